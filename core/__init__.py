@@ -1,0 +1,4 @@
+"""explaincheck core: the GUI-free library (oracle, environments, taxonomy, runner, store, analysis).
+
+Nothing under this package imports PySide6, qasync or ``explaincheck.gui``; tests enforce it.
+"""

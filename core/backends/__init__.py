@@ -1,0 +1,1 @@
+"""backends stage of explaincheck.core."""

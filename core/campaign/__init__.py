@@ -1,0 +1,1 @@
+"""campaign stage of explaincheck.core."""

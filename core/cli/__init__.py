@@ -1,0 +1,1 @@
+"""cli stage of explaincheck.core."""

@@ -1,0 +1,1 @@
+"""environments stage of explaincheck.core."""

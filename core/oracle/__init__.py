@@ -1,0 +1,1 @@
+"""oracle stage of explaincheck.core."""

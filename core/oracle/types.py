@@ -1,0 +1,135 @@
+"""Plain data produced by the oracle: exact ground truth per reachable state.
+
+These dataclasses are the contract between the oracle and every later stage (environments,
+taxonomy, runner, GUI). They hold only JSON-friendly values so the oracle can run in a child
+process and be cached on disk as JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+# Value methods: "exact" = Storm's Rational engine, values are exact fractions, ties exact;
+# "verified" = float policy evaluation of Storm's scheduler with a sparse direct solver, checked
+# against the Bellman equations; ties use ``OracleResult.tie_tolerance``.
+EXACT = "exact"
+VERIFIED = "verified"
+
+
+@dataclass(frozen=True)
+class OracleRequest:
+    """What to model-check: a PRISM file plus constants and the two property labels."""
+
+    model_path: str
+    constants: str = ""  # PRISM style "N=3,p=0.5"
+    goal_label: str = "goal"
+    unsafe_label: str = "unsafe"
+    state_limit: int = 2_000_000
+    exact_state_limit: int = 1_000  # above this many states the verified float method is used
+    method: str = "auto"  # "auto" | "exact" | "verified"
+
+
+@dataclass(frozen=True)
+class StateFacts:
+    """Everything the oracle knows about one reachable state.
+
+    ``q`` has one entry per labelled action; states without labelled actions (goal, trap or
+    deadlock self-loops) have an empty ``q`` and empty ``best``/``worst``.
+    ``value_exact``/``danger_exact``/``q_exact`` are "num/den" strings under the exact method.
+    """
+
+    id: int
+    valuation: dict[str, int | bool | float]
+    labels: tuple[str, ...]
+    value: float  # V(s) = Pmax [F goal]
+    danger: float | None  # D(s) = Pmin [F unsafe]; None when the model has no unsafe label
+    q: dict[str, float]  # Q(s, a) for every labelled action a
+    best: tuple[str, ...]  # A*(s)
+    worst: tuple[str, ...]  # A°(s)
+    action_order: tuple[tuple[str, ...], ...]  # actions grouped by equal Q, best group first
+    optimal_action: str | None  # the optimal scheduler's choice (None without labelled actions)
+    dead_end: bool  # V(s) = 0
+    bottleneck: bool
+    centrality: float  # normalised betweenness centrality C_B(s)
+    is_goal: bool
+    is_unsafe: bool
+    is_initial: bool
+    successors: dict[str, dict[int, float]]  # action -> {successor id: probability}
+    value_exact: str | None = None
+    danger_exact: str | None = None
+    q_exact: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def actions(self) -> tuple[str, ...]:
+        """Labelled actions available here, in model order."""
+        return tuple(self.q)
+
+    def exact_value(self) -> Fraction | None:
+        return Fraction(self.value_exact) if self.value_exact is not None else None
+
+
+@dataclass(frozen=True)
+class ModelSummary:
+    """Facts about the built model as a whole (the ``model`` object of ``oracle --json``)."""
+
+    path: str
+    constants: str
+    goal_label: str
+    unsafe_label: str
+    states: int
+    choices: int
+    transitions: int
+    initial: int
+    variables: tuple[str, ...]
+    labels: tuple[str, ...]  # all labels the model defines
+    actions: tuple[str, ...]  # all action names used by labelled choices
+    content_hash: str  # sha256 of the file content + constants + labels
+
+
+@dataclass(frozen=True)
+class OracleResult:
+    """The exact test oracle of one model: per-state facts plus how they were obtained."""
+
+    model: ModelSummary
+    states: tuple[StateFacts, ...]  # indexed by state id
+    method: str  # EXACT or VERIFIED
+    tie_tolerance: float  # 0.0 under EXACT
+    has_danger: bool  # False when the model has no unsafe label (D absent, never zero-filled)
+    warnings: tuple[str, ...]  # e.g. unlabelled choices of a real decision, multi-label choices
+    seconds: float  # wall time of the computation (0 when loaded from cache)
+    from_cache: bool = False
+
+    def state(self, state_id: int) -> StateFacts:
+        return self.states[state_id]
+
+    @property
+    def initial(self) -> StateFacts:
+        return self.states[self.model.initial]
+
+    @property
+    def bottlenecks(self) -> tuple[int, ...]:
+        return tuple(s.id for s in self.states if s.bottleneck)
+
+    @property
+    def dead_ends(self) -> tuple[int, ...]:
+        return tuple(s.id for s in self.states if s.dead_end)
+
+    def values_equal(self, a: float, b: float) -> bool:
+        """Whether two oracle values count as tied (exactly, or within the tie tolerance)."""
+        return abs(a - b) <= self.tie_tolerance
+
+    def compare(self, first: StateFacts, second: StateFacts, quantity: str = "value") -> int:
+        """-1, 0 or 1 as ``quantity`` ("value" = V or "danger" = D) of ``first`` is below, tied
+        with or above that of ``second``; exact fractions decide under the exact method."""
+        exact_a = getattr(first, f"{quantity}_exact")
+        exact_b = getattr(second, f"{quantity}_exact")
+        if exact_a is not None and exact_b is not None:
+            fa, fb = Fraction(exact_a), Fraction(exact_b)
+            return (fa > fb) - (fa < fb)
+        a, b = getattr(first, quantity), getattr(second, quantity)
+        if a is None or b is None:
+            raise ValueError(f"the oracle has no {quantity} for these states")
+        if abs(a - b) <= self.tie_tolerance:
+            return 0
+        return 1 if a > b else -1

@@ -1,0 +1,1 @@
+"""taxonomy stage of explaincheck.core."""

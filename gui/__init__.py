@@ -1,0 +1,1 @@
+"""explaincheck desktop application (PySide6 views over ``explaincheck.core``)."""
