@@ -1,1 +1,64 @@
-"""oracle stage of explaincheck.core."""
+"""The exact model-checking oracle: PRISM MDP -> V, Q, D, A*, A°, dead ends, bottlenecks, C_B.
+
+Public entry points: ``compute_oracle`` (blocking) and ``compute_oracle_async`` (cancellable),
+both isolated in a child process and cached on disk; ``compute_in_process`` for callers that are
+themselves a child or a benchmark.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from explaincheck.core.oracle import cache
+from explaincheck.core.oracle.compute import compute_in_process, request_hash
+from explaincheck.core.oracle.isolation import OracleJob
+from explaincheck.core.oracle.types import OracleRequest, OracleResult, StateFacts
+
+__all__ = [
+    "OracleRequest",
+    "OracleResult",
+    "StateFacts",
+    "compute_in_process",
+    "compute_oracle",
+    "compute_oracle_async",
+]
+
+
+def _cached(request: OracleRequest, use_cache: bool) -> tuple[str | None, OracleResult | None]:
+    from explaincheck.core.oracle.building import _check_file
+    from pathlib import Path
+
+    _check_file(Path(request.model_path))  # clear errors for missing/empty/binary files first
+    if not use_cache:
+        return None, None
+    key = request_hash(request)
+    return key, cache.load(key)
+
+
+def compute_oracle(
+    request: OracleRequest, *, use_cache: bool = True, timeout: float | None = None
+) -> OracleResult:
+    """The oracle of ``request``: from the cache, or computed in an isolated child process."""
+    key, hit = _cached(request, use_cache)
+    if hit is not None:
+        return hit
+    result = OracleJob(request).wait(timeout)
+    if key is not None:
+        cache.store(key, result)
+    return result
+
+
+async def compute_oracle_async(request: OracleRequest, *, use_cache: bool = True) -> OracleResult:
+    """Like ``compute_oracle`` without blocking the event loop; cancelling kills the child."""
+    key, hit = _cached(request, use_cache)
+    if hit is not None:
+        return hit
+    job = OracleJob(request)
+    try:
+        result = await asyncio.to_thread(job.wait)
+    except asyncio.CancelledError:
+        job.cancel()
+        raise
+    if key is not None:
+        await asyncio.to_thread(cache.store, key, result)
+    return result

@@ -6,8 +6,13 @@ Each of the ten categories (DESIGN.md ids) is one module in this package that su
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from explaincheck.core.oracle.types import OracleResult
+    from explaincheck.core.taxonomy.answers import AnswerForm
 
 # Dimensions as in the paper (section 4) and DESIGN.md.
 STATE = "state"
@@ -33,6 +38,8 @@ class Candidate:
 @dataclass(frozen=True)
 class TestCase:
     """A selected candidate: what the runner executes (once per LLM and repeat)."""
+
+    __test__ = False  # not a pytest test class despite the name
 
     category: str
     states: tuple[int, ...]
@@ -72,3 +79,55 @@ class Grade:
     answer: Any  # the parsed answer (JSON-friendly), or None when invalid
     expected: Any  # the oracle's expected answer (JSON-friendly)
     abs_error: float | None = None  # satisfy only: |p - V(s)|
+
+
+class Category(ABC):
+    """One query category of the taxonomy (paper section 4), registered by ``id``.
+
+    A category knows its candidates and their δ (paper section 5), the question it asks, the form
+    of the answer, the oracle's expected answer and how a read answer is judged. Reading the reply
+    text is shared (``parsing.py``); so are selection (``selection.py``) and the prompt frame
+    (``prompts.py``). Instances are stateless and shared through ``registry.CATEGORIES``.
+    """
+
+    id: ClassVar[str]
+    dimension: ClassVar[str]  # STATE, PREFERENCE, SCOPE or MODE
+    title: ClassVar[str]  # as in the paper, e.g. "Best action?"
+    binary: ClassVar[bool] = False  # yes/no category with balanced positive/negative selection
+
+    @property
+    def lettered(self) -> bool:
+        """Whether the case shows several states named A, B, ... (pairs and subsets)."""
+        return self.dimension in (SCOPE, MODE)
+
+    def not_applicable(self, oracle: OracleResult) -> str | None:
+        """Why this category has no test case on ``oracle`` (the paper's "–"), or None."""
+        return None if self.candidates(oracle) else "no candidate test case"
+
+    @abstractmethod
+    def candidates(self, oracle: OracleResult, seed: int = 0) -> list[Candidate]:
+        """Every candidate (or a documented seeded sample of them), in a deterministic order."""
+
+    @abstractmethod
+    def question(self, case: TestCase, oracle: OracleResult) -> str:
+        """The question sentence(s), referring to "this state" or to states A, B, ..."""
+
+    @abstractmethod
+    def answer_form(self, case: TestCase, oracle: OracleResult) -> AnswerForm:
+        """Key and admissible values of the answer (schema, prompt shape, parsing, random)."""
+
+    @abstractmethod
+    def expected(self, case: TestCase, oracle: OracleResult) -> dict[str, Any]:
+        """What the oracle accepts, JSON-friendly, keyed like the answer; a list under the key
+        means any one of them (best/worst) and a list of lists means groups in any inner order
+        (ranking)."""
+
+    @abstractmethod
+    def oracle_answer(self, case: TestCase, oracle: OracleResult) -> Any:
+        """One right answer value (what the oracle answerer replies)."""
+
+    @abstractmethod
+    def judge(
+        self, answer: Any, case: TestCase, oracle: OracleResult, settings: GradingSettings
+    ) -> Grade:
+        """PASS or FAIL for a read (canonical) answer, with a reason a human can check."""

@@ -1,0 +1,125 @@
+"""Fixed order and labels of categories, dimensions, environments and LLMs in every table.
+
+Tables, figures and the GUI must agree on one column order (the paper's Table 1) and one row
+order, so the layout lives here once instead of in each analysis module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from explaincheck.core.taxonomy.base import MODE, PREFERENCE, SCOPE, STATE
+
+# The ten categories in Table 1 order, each with its dimension (DESIGN.md contracts).
+CATEGORY_DIMENSION: dict[str, str] = {
+    "satisfy": STATE,
+    "bottleneck": STATE,
+    "best_action": PREFERENCE,
+    "worst_action": PREFERENCE,
+    "ranking": PREFERENCE,
+    "subset_bottleneck": SCOPE,
+    "subset_dead_end": SCOPE,
+    "more_promising": MODE,
+    "safer": MODE,
+    "which_bottleneck": MODE,
+}
+CATEGORIES: tuple[str, ...] = tuple(CATEGORY_DIMENSION)
+
+DIMENSION_LABELS: dict[str, str] = {
+    STATE: "State",
+    PREFERENCE: "Preference",
+    SCOPE: "Scope",
+    MODE: "Mode",
+}
+
+# Short column labels as in the paper's Table 1 (which_bottleneck is the Mode "Bttl.").
+CATEGORY_LABELS: dict[str, str] = {
+    "satisfy": "Sat.",
+    "bottleneck": "Bttl.",
+    "best_action": "Best",
+    "worst_action": "Worst",
+    "ranking": "Rank",
+    "subset_bottleneck": "Sub.B",
+    "subset_dead_end": "Sub.D",
+    "more_promising": "Prom.",
+    "safer": "Safe",
+    "which_bottleneck": "W.Bttl.",
+    "average": "Avg.",
+    "total": "Total",
+}
+
+# Longer names where there is room (figure axes, report prose).
+CATEGORY_NAMES: dict[str, str] = {
+    "satisfy": "satisfy property",
+    "bottleneck": "bottleneck",
+    "best_action": "best action",
+    "worst_action": "worst action",
+    "ranking": "action ranking",
+    "subset_bottleneck": "bottleneck in subset",
+    "subset_dead_end": "dead end in subset",
+    "more_promising": "more promising",
+    "safer": "safer state",
+    "which_bottleneck": "which is bottleneck",
+}
+
+# Colours of the four dimensions in every figure (colour-blind safe Okabe-Ito hues).
+DIMENSION_COLOURS: dict[str, str] = {
+    STATE: "#0072B2",
+    PREFERENCE: "#E69F00",
+    SCOPE: "#009E73",
+    MODE: "#CC79A7",
+}
+OTHER_COLOUR = "#999999"
+
+ENVIRONMENTS: tuple[str, ...] = (
+    "frozen_lake",
+    "wolf_goat_cabbage",
+    "water_jug",
+    "transporter",
+    "stock_market",
+    "job_shop",
+    "dam",
+)
+
+AVERAGE = "average"
+BASELINE_LLM = "random"  # the uniform-random answerer every model is compared with
+CEILING_LLM = "oracle"  # answers from the oracle: 1.00 by construction, not a model under test
+NOT_APPLICABLE = "–"
+
+
+def dimension_of(category: str, fallback: str | None = None) -> str:
+    """Dimension of a category; unknown (future) categories keep what the store says."""
+    return CATEGORY_DIMENSION.get(category, fallback or "other")
+
+
+def dimension_label(dimension: str) -> str:
+    return DIMENSION_LABELS.get(dimension, dimension.capitalize())
+
+
+def category_label(category: str) -> str:
+    return CATEGORY_LABELS.get(category, category)
+
+
+def category_name(category: str) -> str:
+    return CATEGORY_NAMES.get(category, category.replace("_", " "))
+
+
+def order_categories(present: Iterable[str]) -> list[str]:
+    """Known categories in Table 1 order, then unknown ones alphabetically."""
+    present = set(present)
+    known = [c for c in CATEGORIES if c in present]
+    return known + sorted(present - set(CATEGORIES))
+
+
+def order_environments(present: Iterable[str]) -> list[str]:
+    """Built-in environments in the paper's order, then other models alphabetically."""
+    present = set(present)
+    known = [e for e in ENVIRONMENTS if e in present]
+    return known + sorted(present - set(ENVIRONMENTS))
+
+
+def order_llms(present: Iterable[str]) -> list[str]:
+    """LLMs under test alphabetically, then the random baseline, then the oracle ceiling."""
+    present = set(present)
+    tail = [name for name in (BASELINE_LLM, CEILING_LLM) if name in present]
+    return sorted(present - set(tail)) + tail

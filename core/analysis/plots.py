@@ -1,0 +1,117 @@
+"""Figures from a results frame: the Table 1 heatmap and the category-difficulty chart.
+
+Each function returns a ``matplotlib.figure.Figure`` built without pyplot, so no global state or
+GUI backend is touched: the CLI saves it (PNG/SVG) and the Qt report view embeds the same object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+import pandas as pd
+from explaincheck.core.analysis.difficulty import category_difficulty
+from explaincheck.core.analysis.layout import (
+    CEILING_LLM,
+    DIMENSION_COLOURS,
+    DIMENSION_LABELS,
+    OTHER_COLOUR,
+    category_label,
+    category_name,
+)
+from explaincheck.core.analysis.scores import score_matrix, selections_present, table1
+from matplotlib import colormaps
+from matplotlib.colors import to_rgb
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+
+NO_DATA = "no scored results"
+
+
+def table1_heatmap(results: pd.DataFrame) -> Figure:
+    """Table 1 as a heatmap: colour = score (mean of the selections), text = the table cell."""
+    text = table1(results)
+    values = score_matrix(results).to_numpy(dtype=float)
+    rows, cols = values.shape
+    if rows == 0:
+        return _empty(NO_DATA)
+    cell_width = 0.8 if len(selections_present(results)) > 1 else 0.5
+    fig = Figure(figsize=(3.5 + cell_width * cols, 1.6 + 0.32 * rows), layout="constrained")
+    ax = fig.add_subplot()
+    cmap = colormaps["RdYlGn"].with_extremes(bad="#e6e6e6")
+    image = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, vmin=0.0, vmax=1.0, aspect="auto")
+    for r in range(rows):
+        for c in range(cols):
+            value = values[r, c]
+            colour = "#333333" if np.isnan(value) else _ink(cmap(value))
+            ax.text(c, r, text.iat[r, c], ha="center", va="center", fontsize=7, color=colour)
+    categories = [category for _, category in text.columns]
+    ax.set_xticks(range(cols), [category_label(c) for c in categories], fontsize=8)
+    ax.set_yticks(range(rows), [f"{env} · {llm}" for env, llm in text.index], fontsize=8)
+    ax.tick_params(length=0)
+    _dimension_header(ax, [d for d, _ in text.columns])
+    environments = [env for env, _ in text.index]
+    for r in range(1, rows):
+        if environments[r] != environments[r - 1]:
+            ax.axhline(r - 0.5, color="white", linewidth=2.5)
+    selections = "/".join(selections_present(results)) or "none"
+    ax.set_title(f"Scores per category ({selections}); colour: mean over selections", fontsize=9)
+    fig.colorbar(image, ax=ax, shrink=0.8, label="score")
+    return fig
+
+
+def difficulty_chart(results: pd.DataFrame, exclude: Iterable[str] = (CEILING_LLM,)) -> Figure:
+    """Figure 3: mean score per category, hardest at the top, bars coloured by dimension."""
+    difficulty = category_difficulty(results, exclude)
+    if difficulty.empty:
+        return _empty(NO_DATA)
+    fig = Figure(figsize=(6.4, 1.5 + 0.36 * len(difficulty)), layout="constrained")
+    ax = fig.add_subplot()
+    colours = [DIMENSION_COLOURS.get(d, OTHER_COLOUR) for d in difficulty["dimension"]]
+    positions = np.arange(len(difficulty))
+    ax.barh(positions, difficulty["score"], color=colours)
+    for y, score in zip(positions, difficulty["score"], strict=True):
+        ax.text(score + 0.01, y, f"{score:.2f}", va="center", fontsize=8)
+    ax.set_yticks(positions, [category_name(c) for c in difficulty["category"]], fontsize=9)
+    ax.invert_yaxis()  # hardest first, at the top
+    ax.set_xlim(0.0, 1.1)
+    ax.set_xticks(np.linspace(0, 1, 6))
+    ax.set_xlabel("mean score (lower is harder)")
+    ax.spines[["top", "right"]].set_visible(False)
+    shown = dict(zip(difficulty["dimension"], difficulty["dimension_label"], strict=True))
+    order = [d for d in DIMENSION_LABELS if d in shown] + sorted(set(shown) - set(DIMENSION_LABELS))
+    handles = [Patch(color=DIMENSION_COLOURS.get(d, OTHER_COLOUR), label=shown[d]) for d in order]
+    fig.legend(
+        handles=handles, loc="outside lower center", ncols=len(handles), fontsize=8, frameon=False
+    )
+    ax.set_title("Category difficulty, pooled over LLMs and both selections", fontsize=10)
+    return fig
+
+
+def _dimension_header(ax, dimensions: list[str]) -> None:
+    """Dimension names over their column groups, with a white line between the groups."""
+    groups: list[tuple[str, int, int]] = []
+    for index, dimension in enumerate(dimensions):
+        if groups and groups[-1][0] == dimension:
+            groups[-1] = (dimension, groups[-1][1], index)
+        else:
+            groups.append((dimension, index, index))
+    top = ax.secondary_xaxis("top")
+    top.set_xticks(
+        [(first + last) / 2 for _, first, last in groups], [name for name, _, _ in groups]
+    )
+    top.tick_params(length=0, labelsize=9)
+    for _, first, _ in groups[1:]:
+        ax.axvline(first - 0.5, color="white", linewidth=2.5)
+
+
+def _ink(background: tuple[float, ...]) -> str:
+    """Black or white text, whichever reads better on the cell colour."""
+    red, green, blue = to_rgb(background)
+    return "black" if 0.299 * red + 0.587 * green + 0.114 * blue > 0.5 else "white"
+
+
+def _empty(message: str) -> Figure:
+    fig = Figure(figsize=(5, 2))
+    fig.text(0.5, 0.5, message, ha="center", va="center")
+    return fig

@@ -1,0 +1,467 @@
+"""The report: every table and figure of the analysis, rendered as text, Markdown, CSV or HTML.
+
+``build_report`` only computes (frames and figures); the ``render_*`` functions return strings
+and ``write_report`` puts files in a folder, so the CLI prints and writes while the GUI can show
+the same sections. Everything that came from the database (LLM names, replies, reasons) is
+untrusted: HTML and Markdown escape it, CSV defuses spreadsheet formulas, the terminal text has
+control characters removed.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from explaincheck.core.analysis import (
+    difficulty,
+    examples,
+    models,
+    plots,
+    prioritization,
+    satisfy,
+    scores,
+)
+from explaincheck.core.analysis.layout import CEILING_LLM, category_label
+from matplotlib.figure import Figure
+
+TEXT, MARKDOWN, CSV, HTML = "text", "md", "csv", "html"
+FORMATS = (MARKDOWN, CSV, HTML)
+EVERYWHERE = frozenset({TEXT, MARKDOWN, CSV, HTML})
+DPI = 150
+
+
+@dataclass
+class Section:
+    """One titled table of the report, with an optional note and figure beneath it."""
+
+    key: str  # file stem for CSV, anchor for HTML
+    title: str
+    table: pd.DataFrame
+    note: str = ""
+    bold: pd.DataFrame | None = None  # True where the prioritised part is shown bold
+    figure: str | None = None  # key into Report.figures
+    formats: frozenset[str] = EVERYWHERE
+
+
+@dataclass
+class Report:
+    summary: str
+    sections: list[Section] = field(default_factory=list)
+    figures: dict[str, Figure] = field(default_factory=dict)
+
+
+def build_report(results: pd.DataFrame, tolerance: float = satisfy.DEFAULT_TOLERANCE) -> Report:
+    """Compute all tables and figures of the paper's section 6.2 from a results frame."""
+    scores.check_columns(results)
+    counts = scores.execution_counts(results)
+    report = Report(summary=_summary(results, counts))
+    report.figures = {
+        "table1_heatmap": plots.table1_heatmap(results),
+        "difficulty": plots.difficulty_chart(results),
+    }
+    selections = "/".join(scores.selections_present(results)) or "none"
+    wilcoxon = prioritization.wilcoxon_test(results)
+    left_out = f"the {CEILING_LLM} answerer is left out (1.00 by construction)"
+    report.sections = [
+        Section(
+            "table1",
+            f"Table 1 — score per category ({selections})",
+            scores.table1(results),
+            note=(
+                "Score = share of passing cases (a case's score is the share of its passing "
+                "repeats). – = not applicable (no case for that environment); err = no reply "
+                "at all. Invalid replies count as not passed; errors are excluded. Bold: "
+                "prioritised score lower than random (* on the terminal)."
+            ),
+            bold=scores.harder_mask(results),
+            figure="table1_heatmap",
+        ),
+        Section(
+            "invalid_share",
+            f"Share of invalid replies per category ({selections})",
+            scores.invalid_table(results),
+        ),
+        Section(
+            "executions",
+            "Executions per environment and LLM",
+            counts,
+            note="errors (no reply) are excluded from every score and retried on resume.",
+        ),
+        Section(
+            "cases",
+            f"Scored cases per category ({selections})",
+            scores.cases_table(results),
+            note="For the balanced binary categories this is 2k (k per class).",
+        ),
+        Section(
+            "rq1_counts",
+            "RQ1 — prioritisation effect over comparable cells",
+            prioritization.effect_counts(results),
+            note=f"harder = prioritised score below random; {left_out}.",
+        ),
+        Section(
+            "rq1_wilcoxon",
+            "RQ1 — one-sided Wilcoxon signed-rank test",
+            wilcoxon.drop(columns="conclusion"),
+            note=wilcoxon["conclusion"].iat[0],
+        ),
+        Section(
+            "rq1_cells",
+            "RQ1 — comparable cells",
+            prioritization.comparable_cells(results),
+            formats=frozenset({CSV}),
+        ),
+        Section(
+            "rq2_models",
+            "RQ2 — mean score per LLM over environments",
+            models.model_comparison(results),
+            note=(
+                "mean = over environments of the Table 1 average; baseline = the random "
+                "answerer on the same environments; vs_baseline = mean − baseline."
+            ),
+        ),
+        Section(
+            "rq3_difficulty",
+            "RQ3 — category difficulty (hardest first)",
+            difficulty.category_difficulty(results)
+            .drop(columns=["dimension", "label"])
+            .rename(columns={"dimension_label": "dimension"}),
+            note=f"Mean cell score pooled over LLMs and both selections; {left_out}.",
+            figure="difficulty",
+        ),
+        Section(
+            "satisfy_errors",
+            "Satisfy — absolute error and both grading rules",
+            satisfy.satisfy_errors(results, tolerance),
+            note=(
+                f"score_absolute: |p − V(s)| ≤ {tolerance:g}; score_half: p and V(s) on the "
+                "same side of ½; score_stored: the verdicts stored by the run. mae over "
+                "answered (parsed) replies."
+            ),
+        ),
+        Section(
+            "invalid_examples",
+            "Examples of invalid replies",
+            examples.invalid_examples(results),
+            formats=frozenset({MARKDOWN, HTML, CSV}),
+        ),
+        Section(
+            "cells",
+            "All cells (numeric)",
+            scores.cell_scores(results),
+            formats=frozenset({CSV}),
+        ),
+    ]
+    return report
+
+
+def render_text(report: Report) -> str:
+    """Plain text for the terminal (aligned tables, control characters removed)."""
+    parts = [examples.printable(report.summary), ""]
+    with pd.option_context("display.width", 250, "display.max_columns", 50):
+        for section in _shown(report, TEXT):
+            table = _display(section.table, examples.printable)
+            if section.bold is not None:
+                table = _mark(table, section.bold, "{}*")
+            parts += [section.title, "=" * len(section.title)]
+            parts.append(table.to_string(index=_has_index(table)) if len(table) else "(none)")
+            if section.note:
+                parts.append(examples.printable(section.note))
+            parts.append("")
+    return "\n".join(parts)
+
+
+def render_markdown(report: Report, figure_links: dict[str, str] | None = None) -> str:
+    """Markdown with escaped cells; figures linked by relative file name."""
+    figure_links = figure_links or {}
+    lines = ["# explaincheck report", "", _md_escape(report.summary), ""]
+    for section in _shown(report, MARKDOWN):
+        lines += [f"## {_md_escape(section.title)}", ""]
+        lines += _md_table(section) if len(section.table) else ["(none)"]
+        lines.append("")
+        if section.note:
+            lines += [_md_escape(section.note), ""]
+        if section.figure and section.figure in figure_links:
+            lines += [f"![{section.figure}]({figure_links[section.figure]})", ""]
+    return "\n".join(lines)
+
+
+def render_html(report: Report) -> str:
+    """One self-contained HTML page: escaped tables, figures embedded as base64 SVG."""
+    body = [
+        "<h1>explaincheck report</h1>",
+        f"<p>{html.escape(report.summary)}</p>",
+    ]
+    for section in _shown(report, HTML):
+        body.append(f'<h2 id="{html.escape(section.key)}">{html.escape(section.title)}</h2>')
+        body.append(_html_table(section) if len(section.table) else "<p>(none)</p>")
+        if section.note:
+            body.append(f'<p class="note">{html.escape(section.note)}</p>')
+        if section.figure and section.figure in report.figures:
+            data = base64.b64encode(figure_bytes(report.figures[section.figure], "svg"))
+            alt = html.escape(section.figure)
+            body.append(
+                f'<figure><img alt="{alt}" src="data:image/svg+xml;base64,{data.decode()}">'
+                "</figure>"
+            )
+    return _HTML_PAGE.format(body="\n".join(body))
+
+
+def write_report(report: Report, out_dir: Path, fmt: str = MARKDOWN) -> list[Path]:
+    """Write the figures (PNG and SVG) and the tables in ``fmt``; return the files written."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown report format {fmt!r}")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    links = {}
+    for key, figure in report.figures.items():
+        for kind in ("png", "svg"):
+            path = out_dir / f"{key}.{kind}"
+            path.write_bytes(figure_bytes(figure, kind))
+            written.append(path)
+        links[key] = f"{key}.png"
+    if fmt == MARKDOWN:
+        path = out_dir / "report.md"
+        path.write_text(render_markdown(report, links), encoding="utf-8")
+        written.append(path)
+    elif fmt == HTML:
+        path = out_dir / "report.html"
+        path.write_text(render_html(report), encoding="utf-8")
+        written.append(path)
+    else:
+        for section in _shown(report, CSV):
+            path = out_dir / f"{section.key}.csv"
+            csv_frame(section.table).to_csv(path, index=False)
+            written.append(path)
+    return written
+
+
+def figure_bytes(figure: Figure, kind: str) -> bytes:
+    """A figure as PNG or SVG bytes (no file, no pyplot)."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format=kind, dpi=DPI, metadata=_METADATA[kind])
+    return buffer.getvalue()
+
+
+def csv_frame(table: pd.DataFrame) -> pd.DataFrame:
+    """A flat frame for CSV: index as columns, one header row, formula-like text defused."""
+    flat = table.copy()
+    if isinstance(flat.columns, pd.MultiIndex):
+        flat.columns = [column[-1] for column in flat.columns]
+    if any(name is not None for name in flat.index.names):
+        flat = flat.reset_index()
+    return flat.map(_csv_safe)
+
+
+_METADATA = {"png": {"Software": None}, "svg": {"Date": None}}
+
+
+def _summary(results: pd.DataFrame, counts: pd.DataFrame) -> str:
+    environments = results["environment"].nunique()
+    llms = ", ".join(sorted(map(str, results["llm"].unique())))
+    errors = int(counts["errors"].sum()) if len(counts) else 0
+    return (
+        f"{len(results)} executions over {environments} environment(s); LLMs: {llms}; "
+        f"{errors} error(s) excluded from scores."
+    )
+
+
+def _shown(report: Report, fmt: str) -> list[Section]:
+    return [s for s in report.sections if fmt in s.formats]
+
+
+def _display(table: pd.DataFrame, clean: Callable[[object], str]) -> pd.DataFrame:
+    """Numbers rounded for reading, labels shortened, untrusted text passed through ``clean``."""
+    shown = table.copy()
+    if isinstance(shown.columns, pd.MultiIndex) and "category" in shown.columns.names:
+        shown.columns = pd.MultiIndex.from_tuples(
+            [(d, category_label(c)) for d, c in shown.columns], names=shown.columns.names
+        )
+    for column in shown.columns:
+        shown[column] = [_cell(column, value, clean) for value in shown[column]]
+    shown.index = shown.index.map(
+        lambda v: tuple(clean(x) for x in v) if isinstance(v, tuple) else clean(v)
+    )
+    return shown
+
+
+def _cell(column: object, value: object, clean: Callable[[object], str]) -> str:
+    """One displayed value: counts as integers, p-values with 3 digits, scores with 2."""
+    name = column[-1] if isinstance(column, tuple) else column
+    if value is None:
+        return "–"
+    if isinstance(value, bool | np.bool_):
+        return str(bool(value))
+    if isinstance(value, int | np.integer):
+        return str(int(value))
+    if isinstance(value, float | np.floating):
+        number = float(value)
+        if math.isnan(number):
+            return "–"
+        if name in _COUNT_COLUMNS and number.is_integer():
+            return str(int(number))
+        return f"{number:.3g}" if name == "p_value" else f"{number:.2f}"
+    return clean(value)
+
+
+_COUNT_COLUMNS = {"cells", "untied", "cases", "answered", "environments", "executions", "errors"}
+
+
+def _md_escape(text: object) -> str:
+    return (
+        html.escape(examples.printable(text), quote=False)
+        .replace("|", "\\|")
+        .replace("*", "\\*")
+        .replace("_", "\\_")
+        .replace("`", "\\`")
+        .replace("[", "\\[")
+    )
+
+
+def _md_table(section: Section) -> list[str]:
+    table = _display(section.table, examples.printable)
+    index_names = [n or "" for n in table.index.names] if _has_index(table) else []
+    headers = index_names + _flat_headers(table)
+    lines = ["| " + " | ".join(_md_escape(h) for h in headers) + " |"]
+    lines.append("|" + "|".join("---" for _ in headers) + "|")
+    for r, (key, row) in enumerate(
+        zip(_sparse_index(table), table.itertuples(index=False), strict=True)
+    ):
+        cells = [_md_escape(v) for v in row]
+        if section.bold is not None:
+            cells = [_bold_md(c, section.bold.iat[r, i]) for i, c in enumerate(cells)]
+        lines.append("| " + " | ".join([*map(_md_escape, key), *cells]) + " |")
+    return lines
+
+
+def _mark(table: pd.DataFrame, bold: pd.DataFrame, pattern: str) -> pd.DataFrame:
+    """The prioritised part of each marked "p/r" cell rewritten with ``pattern``."""
+    marked = table.copy()
+    for r in range(len(marked)):
+        for c in range(marked.shape[1]):
+            cell = marked.iat[r, c]
+            if bold.iat[r, c] and "/" in cell:
+                first, rest = cell.split("/", 1)
+                marked.iat[r, c] = pattern.format(first) + "/" + rest
+    return marked
+
+
+def _bold_md(cell: str, bold: bool) -> str:
+    if not bold or "/" not in cell:
+        return cell
+    first, rest = cell.split("/", 1)
+    return f"**{first}**/{rest}"
+
+
+def _html_table(section: Section) -> str:
+    table = _display(section.table, str)
+    rows = []
+    index_names = [n or "" for n in table.index.names] if _has_index(table) else []
+    if isinstance(table.columns, pd.MultiIndex):
+        groups = _column_groups([c[0] for c in table.columns])
+        top = "<th></th>" * len(index_names)
+        top += "".join(
+            f'<th colspan="{span}">{html.escape(str(name))}</th>' for name, span in groups
+        )
+        rows.append(f"<tr>{top}</tr>")
+    header = [
+        *index_names,
+        *(str(c[-1]) if isinstance(c, tuple) else str(c) for c in table.columns),
+    ]
+    rows.append("<tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr>")
+    for r, (key, row) in enumerate(
+        zip(_sparse_index(table), table.itertuples(index=False), strict=True)
+    ):
+        cells = [f"<th>{html.escape(str(k))}</th>" for k in key]
+        for i, value in enumerate(row):
+            text = html.escape(str(value))
+            if section.bold is not None and section.bold.iat[r, i] and "/" in text:
+                first, rest = text.split("/", 1)
+                text = f"<b>{first}</b>/{rest}"
+            cells.append(f"<td>{text}</td>")
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return "<table>\n" + "\n".join(rows) + "\n</table>"
+
+
+def _has_index(table: pd.DataFrame) -> bool:
+    return any(name is not None for name in table.index.names)
+
+
+def _flat_headers(table: pd.DataFrame) -> list[str]:
+    """Column headers; for grouped columns the group name prefixes its first column."""
+    if not isinstance(table.columns, pd.MultiIndex):
+        return [str(c) for c in table.columns]
+    headers, previous = [], None
+    for group, name in ((c[0], c[-1]) for c in table.columns):
+        headers.append(f"{group} · {name}" if group and group != previous else str(name))
+        previous = group
+    return headers
+
+
+def _sparse_index(table: pd.DataFrame) -> list[tuple[str, ...]]:
+    """Index labels with a repeated leading level blanked, as pandas prints them."""
+    if not _has_index(table):
+        return [() for _ in range(len(table))]
+    keys, previous = [], None
+    for value in table.index:
+        key = value if isinstance(value, tuple) else (value,)
+        shown = tuple(
+            ""
+            if previous is not None and i < len(key) - 1 and key[: i + 1] == previous[: i + 1]
+            else str(part)
+            for i, part in enumerate(key)
+        )
+        keys.append(shown)
+        previous = key
+    return keys
+
+
+def _column_groups(names: list[str]) -> list[tuple[str, int]]:
+    groups: list[tuple[str, int]] = []
+    for name in names:
+        if groups and groups[-1][0] == name:
+            groups[-1] = (name, groups[-1][1] + 1)
+        else:
+            groups.append((name, 1))
+    return groups
+
+
+def _csv_safe(value: object) -> object:
+    """Prefix text a spreadsheet would run as a formula (shared results are untrusted)."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        try:
+            float(value)
+        except ValueError:
+            return "'" + value
+    return value
+
+
+_HTML_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy"
+      content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">
+<title>explaincheck report</title>
+<style>
+body {{ font-family: system-ui, sans-serif; margin: 2em auto; max-width: 80em; color: #222; }}
+table {{ border-collapse: collapse; margin: 0.5em 0; font-size: 0.9em; }}
+th, td {{ border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: right; }}
+th {{ background: #f2f2f2; }}
+td {{ font-variant-numeric: tabular-nums; white-space: pre-wrap; }}
+.note {{ color: #555; font-size: 0.9em; }}
+figure img {{ max-width: 100%; }}
+</style>
+</head>
+<body>
+{body}
+</body>
+</html>
+"""

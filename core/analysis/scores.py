@@ -1,0 +1,249 @@
+"""Per-category scores (the paper's Table 1) from a results frame (one row per execution).
+
+Scoring rules (DESIGN.md): a case's score is the share of its passing repeats; a cell's score
+(environment × LLM × category × selection) is the mean over its cases. ``invalid`` counts as not
+passed and its share is reported apart; ``error`` (no reply) is left out of every score and
+counted instead. A category without any row for an environment is not applicable there ("–").
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import pandas as pd
+from explaincheck.core.analysis.layout import (
+    AVERAGE,
+    NOT_APPLICABLE,
+    dimension_label,
+    dimension_of,
+    order_categories,
+    order_environments,
+    order_llms,
+)
+from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.taxonomy.base import ERROR, INVALID, PASS, PRIORITIZED, RANDOM
+
+CELL_KEYS = ["environment", "llm", "category", "selection"]
+REQUIRED_COLUMNS = [*CELL_KEYS, "case_key", "verdict"]
+SELECTIONS = (PRIORITIZED, RANDOM)
+ALL_ERRORS = "err"  # a side that ran but got no reply at all
+PRECISION = 12  # scores are rounded to this many decimals before comparing them
+
+
+def check_columns(results: pd.DataFrame, extra: tuple[str, ...] = ()) -> None:
+    """Fail with one readable line when a frame lacks the store's columns (e.g. an old db)."""
+    missing = [c for c in (*REQUIRED_COLUMNS, *extra) if c not in results.columns]
+    if missing:
+        raise ExplaincheckError(f"results lack column(s): {', '.join(missing)}")
+
+
+def selections_present(results: pd.DataFrame) -> list[str]:
+    """The selections that ran, prioritized first (decides "p/r" versus a single number)."""
+    present = set(results["selection"]) if len(results) else set()
+    return [s for s in SELECTIONS if s in present]
+
+
+def case_scores(results: pd.DataFrame) -> pd.DataFrame:
+    """One row per case: share of passing and of invalid repeats, errors left out."""
+    check_columns(results)
+    keys = [*CELL_KEYS, "case_key"]
+    scored = results.loc[results["verdict"] != ERROR, [*keys, "verdict"]]
+    scored = scored.assign(
+        passed=(scored["verdict"] == PASS).astype(float),
+        invalid=(scored["verdict"] == INVALID).astype(float),
+    )
+    cases = scored.groupby(keys, sort=False, as_index=False).agg(
+        score=("passed", "mean"), invalid_share=("invalid", "mean"), repeats=("passed", "size")
+    )
+    return cases.reset_index(drop=True)
+
+
+def cell_scores(results: pd.DataFrame) -> pd.DataFrame:
+    """One row per environment × LLM × category × selection that has any execution.
+
+    Columns: score and invalid_share (NaN when every execution was an error), cases (scored
+    cases, the k of a balanced category), executions and errors (counts of rows).
+    """
+    check_columns(results)
+    cases = case_scores(results)
+    per_cell = cases.groupby(CELL_KEYS, sort=False).agg(
+        score=("score", "mean"), invalid_share=("invalid_share", "mean"), cases=("score", "size")
+    )
+    counts = results.groupby(CELL_KEYS, sort=False).agg(
+        executions=("verdict", "size"), errors=("verdict", lambda v: int((v == ERROR).sum()))
+    )
+    cells = counts.join(per_cell, how="left").reset_index()
+    cells["cases"] = cells["cases"].fillna(0).astype(int)
+    fallback = _store_dimensions(results)
+    cells.insert(3, "dimension", [dimension_of(c, fallback.get(c)) for c in cells["category"]])
+    return cells[
+        [
+            *CELL_KEYS[:3],
+            "dimension",
+            "selection",
+            "score",
+            "invalid_share",
+            "cases",
+            "executions",
+            "errors",
+        ]
+    ]
+
+
+def average_scores(cells: pd.DataFrame) -> pd.DataFrame:
+    """Per environment × LLM × selection: unweighted mean over the scored categories (Avg.)."""
+    scored = cells.dropna(subset=["score"])
+    return scored.groupby(["environment", "llm", "selection"], sort=False, as_index=False).agg(
+        score=("score", "mean"),
+        invalid_share=("invalid_share", "mean"),
+        categories=("score", "size"),
+    )
+
+
+def applicability(results: pd.DataFrame) -> set[tuple[str, str]]:
+    """(environment, category) pairs that have rows: the rest is "–" (not applicable)."""
+    return set(zip(results["environment"], results["category"], strict=True))
+
+
+def score_matrix(results: pd.DataFrame, selection: str | None = None) -> pd.DataFrame:
+    """Numeric Table 1: index (environment, llm), columns categories + average.
+
+    ``selection=None`` averages the selections that scored (the heatmap's colour); NaN marks
+    not applicable or unscored cells.
+    """
+    cells = cell_scores(results)
+    averages = average_scores(cells).assign(category=AVERAGE)
+    both = pd.concat([cells[[*CELL_KEYS, "score"]], averages[[*CELL_KEYS, "score"]]])
+    if selection is not None:
+        both = both[both["selection"] == selection]
+    values = both.groupby(["environment", "llm", "category"])["score"].mean()
+    rows = _row_index(results)
+    columns = [*order_categories(results["category"]), AVERAGE]
+    matrix = values.unstack("category") if len(values) else pd.DataFrame(index=rows)
+    return matrix.reindex(index=rows, columns=columns).astype(float)
+
+
+def table1(results: pd.DataFrame) -> pd.DataFrame:
+    """Table 1 as text: "prioritised/random" when both ran, "–" where not applicable."""
+    cells = cell_scores(results)
+    averages = average_scores(cells)
+    return _text_table(results, cells, averages, "score", _two_decimals)
+
+
+def invalid_table(results: pd.DataFrame) -> pd.DataFrame:
+    """Share of invalid (unparseable) replies per cell, laid out like Table 1."""
+    cells = cell_scores(results)
+    averages = average_scores(cells)
+    return _text_table(results, cells, averages, "invalid_share", _two_decimals)
+
+
+def cases_table(results: pd.DataFrame) -> pd.DataFrame:
+    """Number of scored cases per cell (the k of the balanced categories), like Table 1."""
+    cells = cell_scores(results)
+    totals = cells.groupby(["environment", "llm", "selection"], as_index=False)["cases"].sum()
+    return _text_table(results, cells, totals, "cases", lambda v: str(int(v)), last="total")
+
+
+def harder_mask(results: pd.DataFrame) -> pd.DataFrame:
+    """True where the prioritised score is lower than the random one (bold in the paper)."""
+    prioritized = score_matrix(results, PRIORITIZED).round(PRECISION)
+    random = score_matrix(results, RANDOM).round(PRECISION)
+    mask = (prioritized < random).fillna(False).astype(bool)
+    mask.columns = _columns(results, order_categories(results["category"]))
+    return mask
+
+
+def execution_counts(results: pd.DataFrame) -> pd.DataFrame:
+    """Per environment × LLM: executions by verdict, the invalid share and the errors excluded."""
+    check_columns(results)
+    verdicts = pd.crosstab([results["environment"], results["llm"]], results["verdict"])
+    counts = pd.DataFrame(index=verdicts.index)
+    for verdict in (PASS, "fail", INVALID, ERROR):
+        counts[verdict] = verdicts.get(verdict, 0)
+    counts.insert(0, "executions", verdicts.sum(axis=1))
+    scored = counts["executions"] - counts[ERROR]
+    counts["invalid_share"] = (counts[INVALID] / scored.where(scored > 0)).astype(float)
+    counts = counts.rename(columns={ERROR: "errors", INVALID: "invalid", PASS: "pass"})
+    return counts.reindex(_row_index(results))
+
+
+def _text_table(
+    results: pd.DataFrame,
+    cells: pd.DataFrame,
+    averages: pd.DataFrame,
+    value: str,
+    fmt: Callable[[float], str],
+    last: str = AVERAGE,
+) -> pd.DataFrame:
+    """Lay a long per-cell frame out as Table 1 text (rows environment × LLM)."""
+    selections = selections_present(results)
+    applicable = applicability(results)
+    categories = order_categories(results["category"])
+    lookup = {
+        tuple(row[:4]): (row[4], row[5])
+        for row in cells[[*CELL_KEYS, value, "errors"]].itertuples(index=False)
+    }
+    avg = {
+        tuple(row[:3]): row[3]
+        for row in averages[["environment", "llm", "selection", value]].itertuples(index=False)
+    }
+    rows = _row_index(results)
+    data = []
+    for environment, llm in rows:
+        line = []
+        for category in categories:
+            if (environment, category) not in applicable:
+                line.append(NOT_APPLICABLE)
+                continue
+            parts = []
+            for selection in selections:
+                found = lookup.get((environment, llm, category, selection))
+                parts.append(_side(found, fmt))
+            line.append("/".join(parts))
+        sides = [avg.get((environment, llm, s)) for s in selections]
+        line.append("/".join(_side(None if v is None else (v, 0), fmt) for v in sides))
+        data.append(line)
+    columns = _columns(results, categories, last)
+    return pd.DataFrame(data, index=rows, columns=columns, dtype=object)
+
+
+def _side(found: tuple[float, int] | None, fmt: Callable[[float], str]) -> str:
+    """One selection's part of a cell: the value, "err" if every execution failed, "–"."""
+    if found is None:
+        return NOT_APPLICABLE
+    value, errors = found
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ALL_ERRORS if errors else NOT_APPLICABLE
+    return fmt(value)
+
+
+def _two_decimals(value: float) -> str:
+    return f"{value:.2f}"
+
+
+def _columns(results: pd.DataFrame, categories: list[str], last: str = AVERAGE) -> pd.MultiIndex:
+    fallback = _store_dimensions(results)
+    tuples = [(dimension_label(dimension_of(c, fallback.get(c))), c) for c in categories]
+    return pd.MultiIndex.from_tuples([*tuples, ("", last)], names=["dimension", "category"])
+
+
+def _row_index(results: pd.DataFrame) -> pd.MultiIndex:
+    """Environment × LLM pairs that ran, in the fixed layout order."""
+    pairs = set(zip(results["environment"], results["llm"], strict=True))
+    ordered = [
+        (environment, llm)
+        for environment in order_environments(e for e, _ in pairs)
+        for llm in order_llms(m for e, m in pairs if e == environment)
+    ]
+    if not ordered:
+        return pd.MultiIndex.from_arrays([[], []], names=["environment", "llm"])
+    return pd.MultiIndex.from_tuples(ordered, names=["environment", "llm"])
+
+
+def _store_dimensions(results: pd.DataFrame) -> dict[str, str]:
+    """The store's own dimension per category, used only for categories unknown here."""
+    if "dimension" not in results.columns or not len(results):
+        return {}
+    pairs = results[["category", "dimension"]].dropna().drop_duplicates("category")
+    return dict(zip(pairs["category"], pairs["dimension"], strict=True))

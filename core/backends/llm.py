@@ -1,0 +1,67 @@
+"""What the real-LLM backends (ollama, local) add to ``Backend``: decoding, preparation, identity.
+
+Why: the runner caches replies by (backend, host, model, prompt, schema, options) and must know
+the options *before* asking, and repeats need their own seeds (otherwise the cache would hand back
+the first repeat's reply). ``random`` and ``oracle`` need none of this and stay plain ``Backend``s.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from abc import abstractmethod
+from dataclasses import dataclass, field
+from typing import Any
+
+from explaincheck.core.backends.base import Backend, Reply
+from explaincheck.core.taxonomy.base import Prompt, TestCase
+
+
+@dataclass(frozen=True)
+class Decoding:
+    """Sampling settings of a campaign. One sample: greedy (temperature 0) with a fixed seed.
+    Several repeats: each repeat its own seed, at ``repeat_temperature`` (greedy repeats would
+    only return the same answer again)."""
+
+    seed: int = 0
+    repeats: int = 1
+    repeat_temperature: float = 0.7
+
+    def options(self, repeat: int) -> dict[str, Any]:
+        if self.repeats <= 1:
+            return {"temperature": 0.0, "seed": self.seed}
+        return {"temperature": self.repeat_temperature, "seed": self.seed + repeat}
+
+
+@dataclass(frozen=True)
+class RequestIdentity:
+    """Everything that makes two requests the same request (never secrets)."""
+
+    backend: str  # "ollama", "local"
+    hosts: tuple[str, ...]  # the hosts that may answer (a reply from any of them is reused)
+    model: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def request_hash(self, prompt: Prompt) -> str:
+        from explaincheck.core.store import to_json
+
+        text = to_json({"prompt": prompt.text, "schema": prompt.schema, "options": self.options})
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+class LLMBackend(Backend):
+    """A backend that asks a real LLM: its replies are cached and it may need preparing."""
+
+    cacheable = True
+    decoding: Decoding
+
+    async def prepare(self) -> None:
+        """Check once, before the campaign starts, that the model is there (clear message if
+        not), so a missing model fails the run up front instead of every execution."""
+
+    @abstractmethod
+    def request_identity(self, prompt: Prompt, repeat: int = 0) -> RequestIdentity:
+        """The identity of the request ``answer(prompt, case, repeat=repeat)`` will send."""
+
+    @abstractmethod
+    async def answer(self, prompt: Prompt, case: TestCase, *, repeat: int = 0) -> Reply:
+        """Answer one prompt (``repeat`` picks the decoding seed)."""

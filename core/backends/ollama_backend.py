@@ -1,0 +1,246 @@
+"""Ollama backend: the official ``ollama.AsyncClient`` on the native ``/api/chat``.
+
+Why these settings: answers must be reproducible and parseable, so each request carries the
+category's JSON schema as ``format`` (structured output), ``temperature`` 0 and a fixed ``seed``,
+and a ``num_ctx`` large enough that Ollama does not silently cut the prompt (its default context
+is small). The client has no timeout by default, so one is always set; transient failures
+(connection refused, 5xx, a dropped connection) are retried with backoff, on another host when
+several list the model (see ``ollama_hosts.py``). A thinking model's reasoning is kept apart from
+the answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import time
+from typing import Any
+
+import httpx
+import ollama
+from explaincheck.core.backends.base import BackendError, Reply
+from explaincheck.core.backends.llm import Decoding, LLMBackend, RequestIdentity
+from explaincheck.core.backends.ollama_hosts import (
+    Host,
+    HostPool,
+    ModelNotListed,
+    NoHostAvailable,
+    describe_error,
+    model_name,
+)
+from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.taxonomy.base import Prompt, TestCase
+
+log = logging.getLogger("explaincheck.backends.ollama")
+
+MIN_CONTEXT = 8192  # one num_ctx for nearly every prompt: a change makes Ollama reload the model
+ANSWER_RESERVE = 512  # tokens kept free for the answer
+THINKING_RESERVE = 8192  # ... and for a thinking model's reasoning
+_THINK_TAG = re.compile(r"<think>(.*?)</think>", re.DOTALL)
+
+
+class ModelNotFoundError(ExplaincheckError):
+    """The model is not pulled on the host(s)."""
+
+
+def not_found_message(model: str, hosts: tuple[str, ...]) -> str:
+    where = hosts[0] if len(hosts) == 1 else f"any of {', '.join(hosts)}"
+    return f"model {model} not found on {where}: run `ollama pull {model}`"
+
+
+def estimate_tokens(text: str) -> int:
+    """A safe over-estimate of a prompt's tokens (about 3 characters per token)."""
+    return len(text) // 3 + 1
+
+
+def next_power_of_two(n: int) -> int:
+    return 1 << max(n - 1, 1).bit_length()
+
+
+def split_thinking(content: str, thinking: str) -> tuple[str, str]:
+    """The answer without ``<think>`` blocks (older thinking models inline them) + all thinking."""
+    inline = _THINK_TAG.findall(content)
+    if not inline:
+        return content, thinking
+    answer = _THINK_TAG.sub("", content).strip()
+    return answer, "\n".join(part for part in (thinking, *inline) if part.strip()).strip()
+
+
+class OllamaBackend(LLMBackend):
+    """One model on one or several Ollama hosts."""
+
+    def __init__(
+        self,
+        model: str,
+        pool: HostPool,
+        *,
+        spec: str | None = None,
+        decoding: Decoding | None = None,
+        retries: int = 3,
+        think: bool | None = None,
+    ):
+        self.model = model
+        self.pool = pool
+        self.spec = spec or f"ollama:{model}"
+        self.decoding = decoding or Decoding()
+        self.retries = retries
+        self.think = think
+        self._context: int | None = None  # the model's context length (from /api/show)
+        self._thinks = False  # the model has the "thinking" capability
+        self._warned: set[str] = set()
+
+    # -- set-up -------------------------------------------------------------------------------
+
+    @property
+    def concurrency(self) -> int:  # type: ignore[override]
+        return self.pool.capacity_for(self.model)
+
+    async def available_models(self) -> dict[str, list[str]]:
+        """Models listed by each answering host (``/api/tags``)."""
+        await self.pool.refresh(force=True)
+        return {h.url: sorted(h.models) for h in self.pool.answering()}
+
+    async def prepare(self) -> None:
+        """List the hosts' models and read the context length, or say clearly what is wrong."""
+        await self.pool.refresh()
+        if not self.pool.answering():
+            errors = "; ".join(f"{h.url}: {h.last_error}" for h in self.pool.hosts)
+            raise ExplaincheckError(
+                f"no Ollama server answers ({errors}): start one with `ollama serve`, give"
+                " --ollama-host, or use --llm local:gemma3-270m"
+            )
+        listing = self.pool.hosts_for(self.model)
+        if not listing:
+            raise ModelNotFoundError(not_found_message(self.model, self.pool.urls))
+        await self._read_context(listing[0])
+
+    async def _read_context(self, host: Host) -> None:
+        try:
+            shown = await asyncio.wait_for(host.client.show(self.model), self.pool.timeout)
+        except (ollama.ResponseError, httpx.HTTPError, ConnectionError, TimeoutError) as error:
+            log.warning("cannot read %s's context length: %s", self.model, describe_error(error))
+            return
+        info = shown.modelinfo or {}
+        lengths = [v for k, v in info.items() if k.endswith(".context_length") and v]
+        self._context = int(lengths[0]) if lengths else None
+        self._thinks = "thinking" in (shown.capabilities or [])
+
+    # -- requests -----------------------------------------------------------------------------
+
+    def num_ctx(self, prompt: Prompt) -> int:
+        """A context large enough for prompt + schema + answer, capped by the model's own."""
+        from explaincheck.core.store import to_json
+
+        reserve = THINKING_RESERVE if self._thinks and self.think is not False else ANSWER_RESERVE
+        need = estimate_tokens(prompt.text) + estimate_tokens(to_json(prompt.schema)) + reserve
+        size = max(MIN_CONTEXT, next_power_of_two(need))
+        if self._context is None:
+            return size
+        if need > self._context:
+            self._warn_once(
+                "context",
+                f"a prompt of about {need} tokens (with room for the answer) does not fit in"
+                f" {self.model}'s context of {self._context} tokens: Ollama will truncate it",
+            )
+        return min(size, self._context)
+
+    def options(self, prompt: Prompt, repeat: int = 0) -> dict[str, Any]:
+        return {**self.decoding.options(repeat), "num_ctx": self.num_ctx(prompt)}
+
+    def request_identity(self, prompt: Prompt, repeat: int = 0) -> RequestIdentity:
+        hosts = tuple(h.url for h in self.pool.hosts_for(self.model)) or self.pool.urls
+        return RequestIdentity(
+            "ollama", hosts, model_name(self.model), self.options(prompt, repeat)
+        )
+
+    def cache_identity(self) -> dict[str, Any]:
+        return {"spec": self.spec, "backend": "ollama", "model": model_name(self.model)}
+
+    async def answer(self, prompt: Prompt, case: TestCase, *, repeat: int = 0) -> Reply:
+        """Ask the model, retrying transient failures; ``BackendError`` when no reply came."""
+        options = self.options(prompt, repeat)
+        last = "no attempt"
+        for attempt in range(self.retries + 1):
+            wait = self.pool.pause * 2**attempt if attempt else self.pool.pause
+            try:
+                host = await self.pool.acquire(self.model, max_wait=max(wait, 0.05))
+            except ModelNotListed:
+                raise BackendError(not_found_message(self.model, self.pool.urls)) from None
+            except NoHostAvailable as error:
+                last = f"no host available ({error})"
+                continue
+            started = time.monotonic()
+            outcome, error_text = "neutral", ""
+            try:
+                response = await self._chat(host, prompt, options)
+                outcome = "ok"
+            except ollama.ResponseError as error:
+                error_text = describe_error(error)
+                if error.status_code == 404:
+                    outcome = "ok"  # the host answers; it just lacks the model
+                    await self.pool.forget_model(host, self.model)
+                    last = not_found_message(self.model, (host.url,))
+                    continue
+                if error.status_code >= 500 or error.status_code == 429:
+                    outcome, last = "failed", f"{host.url}: {error_text}"
+                    continue
+                raise BackendError(f"{host.url} refused the request: {error_text}") from None
+            except (httpx.TimeoutException, TimeoutError):
+                raise BackendError(
+                    f"no reply from {host.url} within {self.pool.timeout:g} s"
+                ) from None
+            except (ConnectionError, httpx.TransportError) as error:
+                error_text = describe_error(error)
+                outcome, last = "failed", f"{host.url}: {error_text}"
+                continue
+            except ValueError as error:  # a body that is not the expected JSON
+                error_text = describe_error(error)
+                outcome, last = "failed", f"{host.url}: malformed response ({error_text})"
+                continue
+            finally:
+                await self.pool.release(host, outcome, error_text)
+            return self._reply(response, host, options, time.monotonic() - started)
+        raise BackendError(f"no reply after {self.retries + 1} attempts: {last}")
+
+    async def _chat(self, host: Host, prompt: Prompt, options: dict[str, Any]) -> Any:
+        # The client's own timeout covers connect/read/write; wait_for bounds the whole request.
+        return await asyncio.wait_for(
+            host.client.chat(
+                model=self.model,
+                messages=[{"role": "user", "content": prompt.text}],
+                format=prompt.schema,
+                options=options,
+                think=self.think,
+                stream=False,
+            ),
+            timeout=self.pool.timeout,
+        )
+
+    def _reply(self, response: Any, host: Host, options: dict[str, Any], latency: float) -> Reply:
+        message = response.message
+        text, thinking = split_thinking(message.content or "", message.thinking or "")
+        prompt_tokens = response.prompt_eval_count
+        if prompt_tokens is not None and prompt_tokens >= options["num_ctx"] - 1:
+            self._warn_once(
+                "truncated",
+                f"{self.model} read {prompt_tokens} prompt tokens, its whole num_ctx of"
+                f" {options['num_ctx']}: the prompt was probably truncated",
+            )
+        return Reply(
+            text=text,
+            thinking=thinking,
+            latency=latency,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=response.eval_count,
+            host=host.url,
+            extra={"options": options, "done_reason": response.done_reason},
+        )
+
+    def _warn_once(self, kind: str, message: str) -> None:
+        if kind not in self._warned:
+            self._warned.add(kind)
+            log.warning("%s", message)
+
+    async def close(self) -> None:
+        """The pool is shared and closed by whoever made it (the registry context)."""

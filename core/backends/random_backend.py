@@ -1,0 +1,41 @@
+"""The paper's uniform-random baseline answerer (command-line spec ``random``).
+
+Each answer is a uniform draw from the case's answer space (``AnswerForm.random``: an available
+action, a permutation of the actions, a state of the pair, yes/no, a probability in [0, 1]),
+seeded by (seed, case key), so a campaign gives the same answers on every run and machine.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from explaincheck.core.backends.base import Backend, Reply
+from explaincheck.core.environments.types import Environment
+from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.taxonomy.base import Prompt, TestCase
+from explaincheck.core.taxonomy.registry import category as category_by_id
+
+
+class RandomBackend(Backend):
+    """Answers uniformly at random over the answer space, reproducibly per case."""
+
+    spec = "random"
+    concurrency = 64
+
+    def __init__(self, oracle: OracleResult, env: Environment | None = None, seed: int = 0):
+        self.oracle = oracle
+        self.env = env  # kept for the common answerer signature; the words do not matter here
+        self.seed = seed
+
+    async def answer(self, prompt: Prompt, case: TestCase) -> Reply:
+        return Reply(text=self.reply_text(case))
+
+    def reply_text(self, case: TestCase) -> str:
+        """The reply for ``case`` (synchronous, for tests and scripts)."""
+        form = category_by_id(case.category).answer_form(case, self.oracle)
+        rng = random.Random(f"explaincheck/random-answerer/{self.seed}/{case.key}")
+        return form.reply(form.random(rng))
+
+    def cache_identity(self) -> dict[str, Any]:
+        return {"spec": self.spec, "seed": self.seed}

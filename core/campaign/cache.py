@@ -1,0 +1,93 @@
+"""The reply cache: an identical request is never sent twice.
+
+Why: LLM calls are the slow, costly part. A request is identified by (backend, host, model,
+prompt, schema, options); replies are kept in the results database (``replies`` table) so a
+resumed or re-planned campaign reuses them, and identical requests in flight at the same moment
+(the same case picked by both selections) share one call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+
+from explaincheck.core.backends.base import Reply
+from explaincheck.core.backends.llm import RequestIdentity
+from explaincheck.core.store import CachedReply, Store
+from explaincheck.core.taxonomy.base import Prompt
+
+
+class ReplyCache:
+    """Look-ups in the store plus sharing of in-flight requests (one event loop)."""
+
+    def __init__(self, store: Store):
+        self.store = store
+        self._in_flight: dict[str, asyncio.Future[Reply]] = {}
+
+    def lookup(self, identity: RequestIdentity, prompt: Prompt) -> Reply | None:
+        hit = self.store.cached_reply(
+            identity.backend, identity.hosts, identity.model, identity.request_hash(prompt)
+        )
+        if hit is None:
+            return None
+        return Reply(
+            text=hit.text,
+            thinking=hit.thinking,
+            latency=hit.latency or 0.0,
+            prompt_tokens=hit.prompt_tokens,
+            completion_tokens=hit.completion_tokens,
+            host=hit.host,
+            cached=True,
+        )
+
+    async def fetch(
+        self,
+        identity: RequestIdentity,
+        prompt: Prompt,
+        ask: Callable[[], Awaitable[Reply]],
+    ) -> tuple[Reply, CachedReply | None]:
+        """The reply (cached, shared or fresh) and, for a fresh one, the cache entry to store
+        with the execution (one commit for both)."""
+        hit = self.lookup(identity, prompt)
+        if hit is not None:
+            return hit, None
+        key = identity.request_hash(prompt)
+        shared = self._in_flight.get(key)
+        if shared is not None:
+            reply = await asyncio.shield(shared)
+            return replace(reply, cached=True), None
+        future: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
+        future.add_done_callback(_consume)
+        self._in_flight[key] = future
+        try:
+            reply = await ask()
+        except asyncio.CancelledError:
+            future.cancel()  # the run is being cancelled: waiters stop too
+            raise
+        except Exception as error:
+            future.set_exception(error)
+            raise
+        else:
+            future.set_result(reply)
+        finally:
+            del self._in_flight[key]
+        entry = CachedReply(
+            backend=identity.backend,
+            host=reply.host or (identity.hosts[0] if identity.hosts else ""),
+            model=identity.model,
+            request_hash=key,
+            options=identity.options,
+            text=reply.text,
+            thinking=reply.thinking,
+            latency=reply.latency,
+            prompt_tokens=reply.prompt_tokens,
+            completion_tokens=reply.completion_tokens,
+        )
+        return reply, entry
+
+
+def _consume(future: asyncio.Future[Reply]) -> None:
+    """Mark a shared failure as retrieved (its owner already handles it)."""
+    if not future.cancelled():
+        future.exception()

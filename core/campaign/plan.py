@@ -1,0 +1,243 @@
+"""A campaign and its plan: every execution (LLM x test case x repeat) known before the first runs.
+
+Why plan fully up front: the total is known (progress, ETA), each execution gets a stable key
+(resume skips finished ones, never duplicates), and the prompts are rendered once. The key holds
+the model's content hash, the LLM spec, the case and the repeat, plus a hash of the prompt, so
+an edited wording is a new execution rather than a stale one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.taxonomy.base import (
+    MODE,
+    PREFERENCE,
+    PRIORITIZED,
+    RANDOM,
+    SCOPE,
+    STATE,
+    GradingSettings,
+    Prompt,
+    TestCase,
+)
+
+if TYPE_CHECKING:
+    from explaincheck.core.environments.types import Environment
+    from explaincheck.core.oracle.types import OracleResult
+
+BOTH = "both"
+SELECTION_CHOICES = (PRIORITIZED, RANDOM, BOTH)
+
+# Dimensions of the categories (DESIGN.md), used when the taxonomy registry is not at hand.
+DIMENSIONS = {
+    "satisfy": STATE,
+    "bottleneck": STATE,
+    "best_action": PREFERENCE,
+    "worst_action": PREFERENCE,
+    "ranking": PREFERENCE,
+    "subset_bottleneck": SCOPE,
+    "subset_dead_end": SCOPE,
+    "more_promising": MODE,
+    "safer": MODE,
+    "which_bottleneck": MODE,
+}
+
+
+@dataclass(frozen=True)
+class Campaign:
+    """What to test: environment/model (+constants, labels), LLMs, categories, budget, selection,
+    repeats, seed and grading. ``categories`` empty means all ten."""
+
+    environment: str  # a built-in environment id or a PRISM file path
+    llms: tuple[str, ...]
+    categories: tuple[str, ...] = ()
+    budget: int = 20
+    selection: str = PRIORITIZED
+    repeat: int = 1
+    seed: int = 0
+    constants: str | None = None  # None: the environment's defaults
+    goal_label: str | None = None
+    unsafe_label: str | None = None
+    grading: GradingSettings = field(default_factory=GradingSettings)
+    repeat_temperature: float = 0.7  # only when repeat > 1 (greedy repeats would be identical)
+
+    def __post_init__(self) -> None:
+        if not self.llms:
+            raise ExplaincheckError("a campaign needs at least one --llm")
+        if self.selection not in SELECTION_CHOICES:
+            raise ExplaincheckError(
+                f"unknown selection {self.selection!r} (valid: {', '.join(SELECTION_CHOICES)})"
+            )
+        if self.budget < 1:
+            raise ExplaincheckError(f"--budget must be at least 1 (got {self.budget})")
+        if self.repeat < 1:
+            raise ExplaincheckError(f"--repeat must be at least 1 (got {self.repeat})")
+        if len(set(self.llms)) != len(self.llms):
+            raise ExplaincheckError("the same --llm is given twice")
+
+    @property
+    def selections(self) -> tuple[str, ...]:
+        return (PRIORITIZED, RANDOM) if self.selection == BOTH else (self.selection,)
+
+    def settings(self) -> dict[str, Any]:
+        """JSON-friendly settings, as stored with the campaign."""
+        data = asdict(self)
+        data["llms"] = list(self.llms)
+        data["categories"] = list(self.categories)
+        return data
+
+    def identity(self, model_hash: str) -> str:
+        """Same identity = same campaign (the same command resumes it). Grading settings are
+        not part of it: they can change without asking any LLM again."""
+        from explaincheck.core.store import to_json
+
+        data = {k: v for k, v in self.settings().items() if k != "grading"}
+        return _sha(to_json({**data, "model_hash": model_hash}))
+
+
+@dataclass(frozen=True)
+class PlannedExecution:
+    """One execution of the plan: ask ``llm`` the case's prompt (the ``repeat``-th time)."""
+
+    key: str
+    llm: str
+    case: TestCase
+    repeat: int
+    prompt: Prompt
+    dimension: str
+    valuations: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A campaign made concrete: its environment, oracle and every execution, in run order."""
+
+    campaign: Campaign
+    environment: Environment
+    oracle: OracleResult
+    executions: tuple[PlannedExecution, ...]
+    skipped: dict[str, str]  # category id -> why it has no test case here
+    cases: dict[tuple[str, str], int]  # (category, selection) -> number of cases
+
+    @property
+    def total(self) -> int:
+        return len(self.executions)
+
+    @property
+    def model_hash(self) -> str:
+        return self.oracle.model.content_hash
+
+    @property
+    def identity(self) -> str:
+        return self.campaign.identity(self.model_hash)
+
+    @property
+    def environment_name(self) -> str:
+        return self.environment.id or self.campaign.environment
+
+
+def execution_key(model_hash: str, llm: str, case: TestCase, repeat: int, prompt: Prompt) -> str:
+    """Stable identity of one execution across runs (what resume matches on)."""
+    prompt_hash = _sha(prompt.text)[:16]
+    return f"{model_hash[:16]}|{llm}|{case.key}|r{repeat}|{prompt_hash}"
+
+
+def resolve_categories(requested: Iterable[str] | str | None) -> tuple[str, ...]:
+    """``all``/empty -> every category; else the given ids, each checked."""
+    from explaincheck.core.taxonomy.registry import CATEGORIES
+
+    if requested is None or requested == "all":
+        return tuple(CATEGORIES)
+    if isinstance(requested, str):
+        requested = [part for part in requested.split(",")]
+    ids = tuple(part.strip() for part in requested if part.strip())
+    if not ids or ids == ("all",):
+        return tuple(CATEGORIES)
+    unknown = [c for c in ids if c not in CATEGORIES]
+    if unknown:
+        raise ExplaincheckError(
+            f"unknown categor{'y' if len(unknown) == 1 else 'ies'} {', '.join(unknown)}"
+            f" (valid: all or {', '.join(CATEGORIES)})"
+        )
+    return tuple(dict.fromkeys(ids))
+
+
+def load_environment(campaign: Campaign) -> Environment:
+    from explaincheck.core.environments.registry import resolve
+
+    return resolve(campaign.environment)
+
+
+def oracle_for(campaign: Campaign, environment: Environment) -> OracleResult:
+    """The oracle with the campaign's constants and labels (the environment's by default)."""
+    from explaincheck.core.oracle import compute_oracle
+
+    overrides = {
+        name: value
+        for name, value in (
+            ("constants", campaign.constants),
+            ("goal_label", campaign.goal_label),
+            ("unsafe_label", campaign.unsafe_label),
+        )
+        if value is not None
+    }
+    return compute_oracle(environment.request(**overrides))
+
+
+def plan_campaign(
+    campaign: Campaign,
+    *,
+    environment: Environment | None = None,
+    oracle: OracleResult | None = None,
+) -> Plan:
+    """Select the cases of every category and selection, render their prompts, and lay out one
+    execution per LLM and repeat. Order: case by case across categories (so a partial run
+    covers every category), then LLM, then repeat."""
+    from explaincheck.core.taxonomy.prompts import render_prompt
+    from explaincheck.core.taxonomy.registry import CATEGORIES
+    from explaincheck.core.taxonomy.selection import select_cases
+
+    environment = environment or load_environment(campaign)
+    oracle = oracle or oracle_for(campaign, environment)
+    categories = resolve_categories(campaign.categories or None)
+    skipped: dict[str, str] = {}
+    cases: dict[tuple[str, str], int] = {}
+    selected: list[TestCase] = []
+    for category_id in categories:
+        reason = environment.not_applicable.get(category_id) or CATEGORIES[
+            category_id
+        ].not_applicable(oracle)
+        if reason:
+            skipped[category_id] = reason
+            continue
+        for selection in campaign.selections:
+            chosen = select_cases(oracle, category_id, campaign.budget, selection, campaign.seed)
+            cases[(category_id, selection)] = len(chosen)
+            selected.extend(chosen)
+        if not any(cases.get((category_id, s)) for s in campaign.selections):
+            skipped[category_id] = "no candidate test case"
+    order = {c: i for i, c in enumerate(categories)}
+    selected.sort(key=lambda c: (c.index, order[c.category], c.selection))
+    executions: list[PlannedExecution] = []
+    for case in selected:
+        prompt = render_prompt(case, oracle, environment)
+        dimension = getattr(CATEGORIES.get(case.category), "dimension", None) or DIMENSIONS.get(
+            case.category, ""
+        )
+        valuations = tuple(dict(oracle.state(s).valuation) for s in case.states)
+        for llm in campaign.llms:
+            for repeat in range(campaign.repeat):
+                key = execution_key(oracle.model.content_hash, llm, case, repeat, prompt)
+                executions.append(
+                    PlannedExecution(key, llm, case, repeat, prompt, dimension, valuations)
+                )
+    return Plan(campaign, environment, oracle, tuple(executions), skipped, cases)
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()

@@ -1,0 +1,102 @@
+"""Re-grade stored replies under new grading settings, without asking any LLM again.
+
+Why: the satisfy rule (absolute tolerance or "same side of 1/2") and its tolerance are choices a
+user may revisit after an expensive campaign. Every stored reply is graded again against the
+oracle of its own model (recomputed from the campaign's stored settings, or given); ``error``
+rows have no reply and stay as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.store import Store
+from explaincheck.core.taxonomy.base import ERROR, Grade, GradingSettings, TestCase
+
+if TYPE_CHECKING:
+    from explaincheck.core.oracle.types import OracleResult
+
+# grade(case, reply text, oracle, settings) -> Grade
+RegradeFunction = Callable[[TestCase, str, Any, GradingSettings], Grade]
+
+
+@dataclass(frozen=True)
+class RegradeSummary:
+    graded: int  # executions graded again
+    changed: int  # ... whose verdict changed
+
+
+def case_of(row: dict[str, Any]) -> TestCase:
+    """The test case of a stored execution."""
+    return TestCase(
+        category=row["category"],
+        states=tuple(row["states"]),
+        delta=row["delta"],
+        selection=row["selection"],
+        index=row["case_index"],
+        positive=row["positive"],
+    )
+
+
+def regrade(
+    db_path: str | Path,
+    settings: GradingSettings,
+    *,
+    oracles: dict[str, OracleResult] | None = None,
+    grade: RegradeFunction | None = None,
+) -> RegradeSummary:
+    """Grade every stored reply again under ``settings`` (one transaction). ``oracles`` maps
+    model hashes to oracles already at hand; missing ones are recomputed from the campaign."""
+    if grade is None:
+        from explaincheck.core.taxonomy.grading import grade_reply
+
+        grade = grade_reply
+    oracles = dict(oracles or {})
+    graded = changed = 0
+    with Store.open(db_path, create=False) as store:
+        sources = {c.model_hash: c.settings for c in store.campaigns()}
+        rows = [
+            r for r in store.iter_executions() if r["verdict"] != ERROR and r["reply"] is not None
+        ]
+        with store.transaction():
+            for row in rows:
+                model_hash = row["model_hash"]
+                if model_hash not in oracles:
+                    oracles[model_hash] = _oracle_from(sources.get(model_hash), model_hash)
+                result = grade(case_of(row), row["reply"], oracles[model_hash], settings)
+                store.update_grade(
+                    row["id"],
+                    verdict=result.verdict,
+                    reason=result.reason,
+                    answer=result.answer,
+                    expected=result.expected,
+                    abs_error=result.abs_error,
+                    grading=asdict(settings),
+                )
+                graded += 1
+                changed += result.verdict != row["verdict"]
+    return RegradeSummary(graded, changed)
+
+
+def _oracle_from(settings: dict[str, Any] | None, model_hash: str) -> OracleResult:
+    """Recompute (usually: load from the oracle cache) the oracle a campaign ran against."""
+    from explaincheck.core.campaign.plan import Campaign, load_environment, oracle_for
+
+    if settings is None:
+        raise ExplaincheckError(f"no campaign in this database ran on model {model_hash[:12]}")
+    fields = {k: v for k, v in settings.items() if k in Campaign.__dataclass_fields__}
+    fields["llms"] = tuple(fields.get("llms") or ("?",))
+    fields["categories"] = tuple(fields.get("categories") or ())
+    fields["grading"] = GradingSettings(**fields.get("grading", {}))
+    campaign = Campaign(**fields)
+    oracle = oracle_for(campaign, load_environment(campaign))
+    if oracle.model.content_hash != model_hash:
+        raise ExplaincheckError(
+            f"the model of {campaign.environment} has changed since the campaign ran:"
+            " its stored replies cannot be re-graded against the new oracle"
+        )
+    return oracle

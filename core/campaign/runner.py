@@ -1,0 +1,282 @@
+"""The asynchronous campaign runner: executes a plan, grades each reply, stores it at once.
+
+Why asyncio with a fixed set of workers per backend: LLM calls are I/O-bound, so one thread
+keeps many requests in flight, and ``concurrency`` workers per backend are its cap (an Ollama
+backend's cap is the sum of its hosts' caps; the host pool enforces each host's own). Each
+execution is graded and committed before the next is taken, so cancelling (Ctrl-C, the GUI's
+Stop) or killing the process loses only the requests in flight; the same plan run again skips
+what is stored and retries ``error`` ones.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import asdict, dataclass, field
+
+from explaincheck.core.backends.base import Backend, BackendError, Reply
+from explaincheck.core.backends.llm import LLMBackend, RequestIdentity
+from explaincheck.core.campaign.cache import ReplyCache
+from explaincheck.core.campaign.plan import Plan, PlannedExecution
+from explaincheck.core.campaign.progress import Progress, ProgressEvents, Tally
+from explaincheck.core.store import CachedReply, ExecutionRecord, Store, now
+from explaincheck.core.taxonomy.base import ERROR, Grade, TestCase
+
+log = logging.getLogger("explaincheck.campaign")
+
+Grader = Callable[[TestCase, str], Grade]
+
+
+@dataclass
+class RunOutcome:
+    """How a run ended: the last progress snapshot and why backends stopped early, if any."""
+
+    progress: Progress
+    stopped: dict[str, str] = field(default_factory=dict)  # llm -> why it was given up
+
+    @property
+    def complete(self) -> bool:
+        return self.progress.done == self.progress.total
+
+
+class CampaignRunner:
+    """Runs one plan into one store. ``cancel()`` stops it cleanly (call it on the loop's
+    thread, e.g. from a signal handler or a qasync slot; ``cancel_threadsafe`` elsewhere)."""
+
+    def __init__(
+        self,
+        plan: Plan,
+        store: Store,
+        backends: Mapping[str, Backend],
+        *,
+        grade: Grader | None = None,
+        events: ProgressEvents | None = None,
+        max_consecutive_errors: int | None = None,
+    ):
+        missing = [llm for llm in plan.campaign.llms if llm not in backends]
+        if missing:
+            raise ValueError(f"no backend for {', '.join(missing)}")
+        self.plan = plan
+        self.store = store
+        self.backends = dict(backends)
+        self.grade = grade or self._default_grader()
+        self.events = events or ProgressEvents()
+        self.max_consecutive_errors = max_consecutive_errors
+        self.cache = ReplyCache(store)
+        self._tally = Tally(plan.total)
+        self._cancelled = False
+        self._tasks: list[asyncio.Task[None]] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._queues: dict[str, deque[PlannedExecution]] = {}
+        self._consecutive: dict[str, int] = {}
+        self._stopped: dict[str, str] = {}
+        self._campaign_id = 0
+
+    # -- control ------------------------------------------------------------------------------
+
+    def cancel(self) -> None:
+        """Stop taking executions and abandon those in flight; everything stored stays."""
+        self._cancelled = True
+        for task in self._tasks:
+            task.cancel()
+
+    def cancel_threadsafe(self) -> None:
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self.cancel)
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled
+
+    # -- running ------------------------------------------------------------------------------
+
+    async def run(self) -> RunOutcome:
+        """Prepare the backends, then execute everything not yet stored."""
+        self._loop = asyncio.get_running_loop()
+        for backend in self.backends.values():
+            if isinstance(backend, LLMBackend):
+                await backend.prepare()
+        plan = self.plan
+        self._campaign_id = self.store.begin_campaign(
+            identity=plan.identity,
+            settings=plan.campaign.settings(),
+            environment=plan.environment_name,
+            model_path=plan.oracle.model.path,
+            model_hash=plan.model_hash,
+            constants=plan.oracle.model.constants,
+            planned=plan.total,
+        )
+        stored = self.store.stored()
+        attempts: dict[str, int] = {}
+        for execution in plan.executions:
+            verdict, tries = stored.get(execution.key, (None, 0))
+            if verdict is not None and verdict != ERROR:
+                self._tally.count(verdict, resumed=True)
+                continue
+            attempts[execution.key] = tries + 1
+            self._queues.setdefault(execution.llm, deque()).append(execution)
+        self._attempts = attempts
+        self.events.emit(self._tally.snapshot(message=self._resume_message()))
+        for llm, queue in self._queues.items():
+            workers = max(1, min(int(self.backends[llm].concurrency), len(queue)))
+            self._tasks.extend(
+                asyncio.create_task(self._worker(llm), name=f"explaincheck {llm} {i}")
+                for i in range(workers)
+            )
+        if self._cancelled:  # cancelled while preparing
+            for task in self._tasks:
+                task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks = []
+        return self._finish()
+
+    def _resume_message(self) -> str:
+        if self._tally.resumed:
+            return f"resuming: {self._tally.resumed} of {self.plan.total} already stored"
+        return ""
+
+    def _finish(self) -> RunOutcome:
+        if self._cancelled:
+            state = "cancelled"
+        elif self._stopped:
+            state = "stopped"
+        else:
+            state = "finished"
+        snapshot = self._tally.snapshot(state=state, message="; ".join(self._stopped.values()))
+        if snapshot.done == snapshot.total:
+            status = "finished"
+        else:
+            status = "cancelled" if self._cancelled else "incomplete"
+        self.store.end_campaign(self._campaign_id, status)
+        self.events.emit(snapshot)
+        return RunOutcome(snapshot, dict(self._stopped))
+
+    async def _worker(self, llm: str) -> None:
+        queue = self._queues[llm]
+        backend = self.backends[llm]
+        while queue and not self._cancelled:
+            execution = queue.popleft()
+            record = await self._execute(execution, backend)
+            self.store.record(*record)
+            self._after(llm, record[0])
+
+    def _after(self, llm: str, record: ExecutionRecord) -> None:
+        self._tally.count(record.verdict)
+        if record.verdict == ERROR:
+            self._consecutive[llm] = self._consecutive.get(llm, 0) + 1
+            limit = self.max_consecutive_errors or max(10, 2 * int(self.backends[llm].concurrency))
+            queue = self._queues[llm]
+            if self._consecutive[llm] >= limit and queue:
+                self._stopped[llm] = (
+                    f"stopped asking {llm} after {self._consecutive[llm]} errors in a row"
+                    f" ({record.reason}); {len(queue)} executions left for the next run"
+                )
+                log.warning("%s", self._stopped[llm])
+                queue.clear()
+        else:
+            self._consecutive[llm] = 0
+        self.events.emit(self._tally.snapshot(last=record))
+
+    # -- one execution ------------------------------------------------------------------------
+
+    async def _execute(
+        self, execution: PlannedExecution, backend: Backend
+    ) -> tuple[ExecutionRecord, CachedReply | None]:
+        started = now()
+        identity = self._identity(execution, backend)
+        try:
+            reply, entry = await self._reply(execution, backend, identity)
+        except BackendError as error:
+            return self._record(execution, identity, started, error=str(error)), None
+        except Exception as error:  # a backend bug: keep the campaign going, retry on resume
+            log.exception("%s failed on %s", execution.llm, execution.case.key)
+            return self._record(
+                execution, identity, started, error=f"backend failed: {error!r}"
+            ), None
+        try:
+            grade = self.grade(execution.case, reply.text)
+        except Exception as error:
+            log.exception("grading failed on %s", execution.case.key)
+            record = self._record(
+                execution, identity, started, reply=reply, error=f"grading failed: {error!r}"
+            )
+            return record, entry
+        return self._record(execution, identity, started, reply=reply, grade=grade), entry
+
+    def _identity(self, execution: PlannedExecution, backend: Backend) -> RequestIdentity | None:
+        if isinstance(backend, LLMBackend):
+            return backend.request_identity(execution.prompt, execution.repeat)
+        return None
+
+    async def _reply(
+        self,
+        execution: PlannedExecution,
+        backend: Backend,
+        identity: RequestIdentity | None,
+    ) -> tuple[Reply, CachedReply | None]:
+        if identity is None:
+            return await backend.answer(execution.prompt, execution.case), None
+        assert isinstance(backend, LLMBackend)
+
+        def ask() -> Awaitable[Reply]:
+            return backend.answer(execution.prompt, execution.case, repeat=execution.repeat)
+
+        return await self.cache.fetch(identity, execution.prompt, ask)
+
+    def _record(
+        self,
+        execution: PlannedExecution,
+        identity: RequestIdentity | None,
+        started: str,
+        *,
+        reply: Reply | None = None,
+        grade: Grade | None = None,
+        error: str | None = None,
+    ) -> ExecutionRecord:
+        case = execution.case
+        settings = asdict(self.plan.campaign.grading)
+        return ExecutionRecord(
+            exec_key=execution.key,
+            campaign_id=self._campaign_id,
+            environment=self.plan.environment_name,
+            model_hash=self.plan.model_hash,
+            llm=execution.llm,
+            category=case.category,
+            dimension=execution.dimension,
+            selection=case.selection,
+            case_index=case.index,
+            case_key=case.key,
+            positive=case.positive,
+            states=list(case.states),
+            valuations=[dict(v) for v in execution.valuations],
+            delta=float(case.delta),
+            repeat=execution.repeat,
+            prompt=execution.prompt.text,
+            schema=execution.prompt.schema,
+            options=dict(identity.options) if identity else {},
+            reply=reply.text if reply else None,
+            thinking=reply.thinking if reply else "",
+            verdict=grade.verdict if grade else ERROR,
+            reason=grade.reason if grade else (error or "no reply"),
+            answer=grade.answer if grade else None,
+            expected=grade.expected if grade else None,
+            abs_error=grade.abs_error if grade else None,
+            grading=settings,
+            host=reply.host if reply else "",
+            latency=reply.latency if reply else None,
+            prompt_tokens=reply.prompt_tokens if reply else None,
+            completion_tokens=reply.completion_tokens if reply else None,
+            cached=bool(reply and reply.cached),
+            error=error,
+            attempts=self._attempts.get(execution.key, 1),
+            started_at=started,
+            finished_at=now(),
+        )
+
+    def _default_grader(self) -> Grader:
+        from explaincheck.core.taxonomy.grading import grade_reply
+
+        oracle, settings = self.plan.oracle, self.plan.campaign.grading
+        return lambda case, text: grade_reply(case, text, oracle, settings)

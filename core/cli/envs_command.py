@@ -1,0 +1,131 @@
+"""``explaincheck envs``: the built-in environments with their oracle facts.
+
+The numbers (states, bottlenecks, dead ends, V(s0)) come from the oracle, not from the TOML, so
+the listing doubles as a check that every environment still has the structure it promises.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from explaincheck.core.environments.types import Environment
+from explaincheck.core.oracle.types import OracleResult
+
+NAME = "envs"
+HELP = """List the built-in environments: id, title, size, bottlenecks, dead ends, V(s0) and the
+query categories each can serve, all computed by the oracle (cached after the first run).
+
+examples:
+  explaincheck envs
+  explaincheck envs --json
+"""
+
+# Category ids of DESIGN.md, in the order of the paper's Table 1.
+CATEGORIES: tuple[str, ...] = (
+    "satisfy",
+    "bottleneck",
+    "best_action",
+    "worst_action",
+    "ranking",
+    "subset_bottleneck",
+    "subset_dead_end",
+    "more_promising",
+    "safer",
+    "which_bottleneck",
+)
+BOTTLENECK_CATEGORIES = ("bottleneck", "subset_bottleneck", "which_bottleneck")
+PREFERENCE_CATEGORIES = ("best_action", "worst_action", "ranking")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--json", action="store_true", help="print a JSON array, one object per environment"
+    )
+
+
+def served_categories(env: Environment, result: OracleResult) -> list[str]:
+    """Categories with candidates in this environment (and not ruled out by its TOML)."""
+    candidates = [s for s in result.states if not s.is_goal]
+    values = {s.value_exact or s.value for s in candidates}
+    dangers = {s.danger_exact or s.danger for s in candidates if s.danger is not None}
+    has = {
+        "satisfy": bool(candidates),
+        "bottleneck": bool(result.bottlenecks),
+        "subset_bottleneck": bool(result.bottlenecks),
+        "which_bottleneck": bool(result.bottlenecks) and any(not s.bottleneck for s in candidates),
+        "subset_dead_end": any(s.dead_end for s in candidates)
+        and any(not s.dead_end for s in candidates),
+        "more_promising": len(values) >= 2,
+        "safer": result.has_danger and len(dangers) >= 2,
+    }
+    choice = any(len(s.actions) >= 2 for s in candidates)
+    has.update(dict.fromkeys(PREFERENCE_CATEGORIES, choice))
+    return [c for c in CATEGORIES if has[c] and c not in env.not_applicable]
+
+
+def row(env: Environment, result: OracleResult) -> dict[str, Any]:
+    """The facts ``envs`` shows for one environment (the JSON object)."""
+    initial = result.initial
+    between = sum(1 for s in result.states if 0 < s.value < 1)
+    return {
+        "id": env.id,
+        "title": env.title,
+        "constants": env.constants,
+        "states": result.model.states,
+        "choices": result.model.choices,
+        "bottlenecks": len(result.bottlenecks),
+        "dead_ends": len(result.dead_ends),
+        "V0": initial.value,
+        "V0_exact": initial.value_exact,
+        "share_between": between / result.model.states,
+        "categories": served_categories(env, result),
+        "not_applicable": dict(env.not_applicable),
+        "method": result.method,
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    from explaincheck.core.environments.registry import list_builtin
+    from explaincheck.core.oracle import compute_oracle
+
+    rows = [row(env, compute_oracle(env.request())) for env in list_builtin()]
+    if args.json:
+        json.dump(rows, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        print(table_text(rows))
+    return 0
+
+
+def table_text(rows: list[dict[str, Any]]) -> str:
+    header = ("id", "title", "states", "choices", "bottlenecks", "dead ends", "V(s0)", "categories")
+    body = [
+        (
+            r["id"],
+            r["title"],
+            str(r["states"]),
+            str(r["choices"]),
+            str(r["bottlenecks"]),
+            str(r["dead_ends"]),
+            f"{r['V0']:.4f}",
+            _categories_text(r["categories"]),
+        )
+        for r in rows
+    ]
+    widths = [max(len(line[i]) for line in (header, *body)) for i in range(len(header))]
+    lines = [
+        "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
+        for line in (header, *body)
+    ]
+    lines.insert(1, "  ".join("-" * width for width in widths))
+    return "\n".join(lines)
+
+
+def _categories_text(served: list[str]) -> str:
+    missing = [c for c in CATEGORIES if c not in served]
+    if not missing:
+        return f"all {len(CATEGORIES)}"
+    return f"{len(served)} of {len(CATEGORIES)} (not {', '.join(missing)})"

@@ -1,0 +1,63 @@
+"""``explaincheck gui``: open the desktop application (PySide6, imported only here, lazily).
+
+The core never imports Qt; this module only imports ``explaincheck.gui`` inside ``run`` so that
+``explaincheck --help`` and every other sub-command work without PySide6 loaded.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from explaincheck.core.errors import ExplaincheckError
+
+NAME = "gui"
+HELP = """open the desktop application
+
+examples:
+  explaincheck gui
+  explaincheck gui --env frozen_lake
+  explaincheck gui --env my_model.prism --db results.sqlite
+  explaincheck gui --env wolf_goat_cabbage --screenshot window.png --view graph
+"""
+
+VIEWS = ("graph", "results", "report", "teach")
+
+
+def _size(text: str) -> tuple[int, int]:
+    try:
+        width, height = (int(part) for part in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"size must look like 1600x1000, not {text!r}") from None
+    if width < 200 or height < 200:
+        raise argparse.ArgumentTypeError("size must be at least 200x200")
+    return width, height
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--env", metavar="ENV|MODEL", help="built-in environment id or PRISM file")
+    parser.add_argument("--db", metavar="F", help="results database to browse")
+    parser.add_argument(
+        "--screenshot",
+        metavar="PNG",
+        help="open what is given, wait until the views have rendered, save the window, exit",
+    )
+    parser.add_argument("--view", choices=VIEWS, help="tab to show first (default: graph)")
+    parser.add_argument(
+        "--size", type=_size, metavar="WxH", help="window size (screenshots: 1600x1000)"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        from explaincheck.gui.app import run as run_gui
+    except ImportError as error:
+        raise ExplaincheckError(
+            f"the desktop application needs PySide6 and qasync ({error})"
+        ) from None
+    return run_gui(
+        env=args.env,
+        db=args.db,
+        screenshot=args.screenshot,
+        view=args.view,
+        size=args.size,
+    )

@@ -1,0 +1,93 @@
+"""``explaincheck oracle``: model-check a PRISM model (or built-in environment) and print the oracle."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from explaincheck.core.oracle.types import OracleRequest, OracleResult
+
+NAME = "oracle"
+HELP = """Model-check a PRISM MDP and print the exact oracle: V, D, Q, A*, A°, dead ends,
+bottlenecks and betweenness centrality of every reachable state.
+
+examples:
+  explaincheck oracle frozen_lake
+  explaincheck oracle model.prism --const N=3,p=0.5 --goal done --json
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("model", metavar="MODEL|ENV", help="a .prism file or a built-in environment id")
+    parser.add_argument("--const", default=None, help="constant values, e.g. N=3,p=0.5")
+    parser.add_argument("--goal", default=None, help="goal label (default: goal)")
+    parser.add_argument("--unsafe", default=None, help="unsafe label (default: unsafe)")
+    parser.add_argument("--json", action="store_true", help="print the JSON contract of DESIGN.md")
+    parser.add_argument("--method", choices=["auto", "exact", "verified"], default="auto",
+                        help="exact Rational engine, verified float method, or auto by size")
+    parser.add_argument("--state-limit", type=int, default=2_000_000,
+                        help="refuse models with more states (default 2,000,000)")
+    parser.add_argument("--no-cache", action="store_true", help="recompute even if cached")
+
+
+def request_from(args: argparse.Namespace) -> OracleRequest:
+    """Resolve MODEL|ENV (built-in ids take their environment's constants and labels)."""
+    from explaincheck.core.environments.registry import resolve
+
+    environment = resolve(args.model)
+    overrides = {"method": args.method, "state_limit": args.state_limit}
+    if args.const is not None:
+        overrides["constants"] = args.const
+    if args.goal is not None:
+        overrides["goal_label"] = args.goal
+    if args.unsafe is not None:
+        overrides["unsafe_label"] = args.unsafe
+    return environment.request(**overrides)
+
+
+def run(args: argparse.Namespace) -> int:
+    from explaincheck.core.oracle import compute_oracle
+    from explaincheck.core.oracle.serialization import to_contract
+
+    result = compute_oracle(request_from(args), use_cache=not args.no_cache)
+    if args.json:
+        json.dump(to_contract(result), sys.stdout)
+        sys.stdout.write("\n")
+    else:
+        print(summary_text(result))
+    return 0
+
+
+def _fmt(value: float | None) -> str:
+    return "absent" if value is None else f"{value:.6g}"
+
+
+def summary_text(result: OracleResult) -> str:
+    model = result.model
+    initial = result.initial
+    bottlenecks = result.bottlenecks
+    shown = ", ".join(_state_name(result, s) for s in bottlenecks[:10])
+    more = f" and {len(bottlenecks) - 10} more" if len(bottlenecks) > 10 else ""
+    lines = [
+        f"model        {model.path}" + (f"  ({model.constants})" if model.constants else ""),
+        f"size         {model.states:,} states, {model.choices:,} choices, "
+        f"{model.transitions:,} transitions",
+        f"properties   V = Pmax=? [F \"{model.goal_label}\"]"
+        + (f", D = Pmin=? [F \"{model.unsafe_label}\"]" if result.has_danger else ", D absent (no unsafe label)"),
+        f"V(s0)        {_fmt(initial.value)}" + (f" = {initial.value_exact}" if initial.value_exact else ""),
+        f"D(s0)        {_fmt(initial.danger)}",
+        f"dead ends    {len(result.dead_ends):,}",
+        f"bottlenecks  {len(bottlenecks)}" + (f": {shown}{more}" if bottlenecks else ""),
+        f"method       {result.method}"
+        + (f" (tie tolerance {result.tie_tolerance:g})" if result.tie_tolerance else " (exact rationals)"),
+        f"time         {result.seconds:.2f} s" + (" (from cache)" if result.from_cache else ""),
+    ]
+    lines += [f"warning      {w}" for w in result.warnings]
+    return "\n".join(lines)
+
+
+def _state_name(result: OracleResult, state_id: int) -> str:
+    valuation = result.state(state_id).valuation
+    inner = ",".join(f"{k}={v}" for k, v in valuation.items())
+    return f"{state_id} ({inner})"

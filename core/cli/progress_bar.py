@@ -1,0 +1,80 @@
+"""A terminal progress bar for ``explaincheck run`` (a ``ProgressEvents`` subscriber).
+
+Why its own module: the runner only emits events; how they look on a terminal (one redrawn line
+on a TTY, a line every few seconds in a log file or CI) is the command line's business.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+from explaincheck.core.campaign.progress import Progress
+
+WIDTH = 28
+
+
+def duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "--:--"
+    seconds = int(seconds)
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
+
+
+def line(progress: Progress) -> str:
+    """``[#####.....] 120/400 30%  pass 64%  3.1/s  ETA 01:30  (2 errors)``"""
+    filled = int(WIDTH * progress.fraction)
+    bar = "#" * filled + "." * (WIDTH - filled)
+    rate = f"{progress.pass_rate:.0%}" if progress.pass_rate is not None else "--"
+    text = (
+        f"[{bar}] {progress.done}/{progress.total} {progress.fraction:.0%}  pass {rate}"
+        f"  {progress.rate:.1f}/s  ETA {duration(progress.eta)}"
+    )
+    if progress.errors:
+        text += f"  ({progress.errors} error{'s' if progress.errors != 1 else ''})"
+    return text
+
+
+class TerminalProgress:
+    """Redraws one line on a TTY (at most 10 times a second); elsewhere prints a line every
+    ``interval`` seconds, so logs stay short."""
+
+    def __init__(self, stream: TextIO | None = None, interval: float = 5.0):
+        self.stream = stream or sys.stderr
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.interval = 0.1 if self.tty else interval
+        self._last = 0.0
+        self._shown = False
+        self._text = ""
+
+    def __call__(self, progress: Progress) -> None:
+        if progress.message and progress.state == "running" and progress.last is None:
+            self._write_line(progress.message)
+        now = time.monotonic()
+        final = progress.state != "running"
+        if not final and now - self._last < self.interval:
+            return
+        self._last = now
+        text = line(progress)
+        if text == self._text and not (final and self._shown):
+            return  # nothing new to say (e.g. a resumed campaign with nothing left)
+        self._text = text
+        if self.tty:
+            self.stream.write("\r" + text + "\x1b[K")
+            self._shown = True
+            if final:
+                self.stream.write("\n")
+                self._shown = False
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def _write_line(self, text: str) -> None:
+        if self._shown:
+            self.stream.write("\n")
+            self._shown = False
+        self.stream.write(text + "\n")
+        self.stream.flush()

@@ -1,0 +1,60 @@
+"""``explaincheck report``: the paper's tables and figures from a results database."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from explaincheck.core.errors import ExplaincheckError
+
+NAME = "report"
+HELP = """Turn stored results into the evidence of the paper's section 6.2: Table 1 (score per
+category, prioritised/random), invalid shares and error counts, the prioritisation effect (RQ1,
+one-sided Wilcoxon signed-rank test), the model comparison (RQ2), category difficulty (RQ3,
+Figure 3) and the satisfy errors under both grading rules. Nothing asks an LLM.
+
+The tables are printed here and written with the figures (PNG and SVG) to --out; --format html
+writes one self-contained report.html to mail to a colleague.
+
+examples:
+  explaincheck report --db results.sqlite
+  explaincheck report --db results.sqlite --out report --format html
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db", required=True, help="the results database (SQLite)")
+    parser.add_argument(
+        "--out", default=None, help="folder for tables and figures (default: DB name + _report)"
+    )
+    parser.add_argument(
+        "--format",
+        choices=["md", "csv", "html"],
+        default="md",
+        help="file format of the tables (default: md); figures are always PNG and SVG",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from explaincheck.core.analysis.report import build_report, render_text, write_report
+    from explaincheck.core.store import results_frame
+
+    db = Path(args.db)
+    if not db.is_file():
+        raise ExplaincheckError(f"no results database at {db}")
+    results = results_frame(db)
+    if results.empty:
+        raise ExplaincheckError(f"{db} holds no results yet (run a campaign into it first)")
+    out = Path(args.out) if args.out else db.with_name(f"{db.stem}_report")
+    if out.exists() and not out.is_dir():
+        raise ExplaincheckError(f"--out {out} is a file, not a folder")
+    report = build_report(results)
+    print(render_text(report))
+    try:
+        written = write_report(report, out, args.format)
+    except OSError as error:
+        raise ExplaincheckError(f"cannot write the report to {out}: {error.strerror}") from None
+    print(f"wrote {len(written)} files to {out}:")
+    for path in written:
+        print(f"  {path.name}")
+    return 0

@@ -1,0 +1,184 @@
+"""Words for any PRISM model without an ``environment.toml``, and saving wording as a folder.
+
+A user's model has no prose, so the generic wording shows what the model itself says: the
+variables with their ranges, the labels with their definitions, and each action as the PRISM
+commands it stands for (guard -> probability : updates). That is enough for a careful human to
+answer any query from the words alone. ``save_wording`` turns an environment's words into a new
+environment folder (TOML only, data, no code) that ``load_environment`` reads back unchanged.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from explaincheck.core.environments import toml_writer
+from explaincheck.core.environments.loader import (
+    MODEL_NAME,
+    TOML_NAME,
+    EnvironmentFolderError,
+    TemplateDescriber,
+    is_builtin_folder,
+    parse_constants,
+)
+from explaincheck.core.environments.types import Environment
+from explaincheck.core.errors import ModelError
+
+NEUTRAL_GOAL = "reach a state labelled {goal}, avoid states labelled {unsafe}"
+MAX_MEANING = 1200  # characters of PRISM commands shown per action
+
+
+def _parse(model_path: Path):
+    import stormpy
+
+    if not model_path.is_file():
+        raise ModelError(f"{model_path}: no such file")
+    try:
+        return stormpy.parse_prism_program(str(model_path)).substitute_formulas()
+    except Exception as error:  # Storm reports syntax errors as RuntimeError with its own text
+        first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        raise ModelError(f"{model_path}: {first}") from None
+
+
+def _variables(program) -> list[tuple[str, str]]:
+    """(name, kind) for every variable, e.g. ("x", "integer 0..4"), in declaration order."""
+    found: list[tuple[str, str]] = []
+    holders = [program, *program.modules]
+    for holder in holders:
+        ints = holder.global_integer_variables if holder is program else holder.integer_variables
+        bools = holder.global_boolean_variables if holder is program else holder.boolean_variables
+        for var in ints:
+            found.append(
+                (var.name, f"integer {var.lower_bound_expression}..{var.upper_bound_expression}")
+            )
+        for var in bools:
+            found.append((var.name, "true or false"))
+    return found
+
+
+def _commands_by_action(program) -> dict[str, list[str]]:
+    """Action name -> the PRISM commands labelled with it, without the ``[name]`` prefix."""
+    result: dict[str, list[str]] = {}
+    for module in program.modules:
+        for command in module.commands:
+            if not command.is_labeled:
+                continue
+            text = str(command).strip().rstrip(";")
+            prefix = f"[{command.action_name}]"
+            if text.startswith(prefix):
+                text = text[len(prefix) :].strip()
+            result.setdefault(command.action_name, []).append(text)
+    return result
+
+
+def _meaning(commands: list[str]) -> str:
+    text = "PRISM command(s): " + " ; ".join(commands)
+    if len(text) > MAX_MEANING:
+        text = text[: MAX_MEANING - 1].rstrip() + "…"
+    return text
+
+
+def generic_state_template(variables: list[str]) -> str:
+    """``"x = {x}, y = {y} (labels: {labels})"`` for the given variable names."""
+    parts = ", ".join(f"{name} = {{{name}}}" for name in variables)
+    return f"{parts} (labels here: {{labels}})"
+
+
+def generic_environment(
+    model_path: str | Path,
+    *,
+    constants: str = "",
+    goal_label: str = "goal",
+    unsafe_label: str = "unsafe",
+) -> Environment:
+    """Generic words for a PRISM model, read from the model itself."""
+    path = Path(model_path)
+    program = _parse(path)
+    variables = _variables(program)
+    labels = {label.name: str(label.expression) for label in program.labels}
+    commands = _commands_by_action(program)
+    values = parse_constants(constants)
+    name = path.parent.name if path.stem == "model" and path.parent.name else path.stem
+
+    var_text = "; ".join(f"{var} ({kind})" for var, kind in variables) or "none"
+    label_text = "; ".join(f"{label} = {expr}" for label, expr in labels.items()) or "none"
+    const_text = ", ".join(f"{k} = {v}" for k, v in values.items())
+    task = (
+        f"This is a Markov decision process (MDP) given as the PRISM model '{name}'. A state "
+        f"assigns a value to each variable: {var_text}."
+        + (f" Constants: {const_text}." if const_text else "")
+        + f" Labels, with the condition under which a state carries them: {label_text}. In each "
+        "state you choose one of the available actions; what happens next is random, as given by "
+        "the action's PRISM command(s) listed with the actions (guard -> probability : updates, "
+        "where x' is the value of x after the step; a command applies only where its guard holds). "
+        "Your task: " + NEUTRAL_GOAL.format(goal=goal_label, unsafe=unsafe_label) + "."
+    )
+    template = generic_state_template([var for var, _ in variables])
+    return Environment(
+        id=None,
+        title=name,
+        description=(
+            f"The PRISM model {path.name} with generic wording: {len(variables)} variables, "
+            f"{len(commands)} actions, labels {', '.join(labels) or 'none'}."
+        ),
+        model_path=str(path),
+        constants=constants,
+        goal_label=goal_label,
+        unsafe_label=unsafe_label,
+        task=task,
+        action_meanings={action: _meaning(texts) for action, texts in commands.items()},
+        describe=TemplateDescriber(template, values),
+        not_applicable={},
+        folder=None,
+    )
+
+
+def _escape(text: str) -> str:
+    """Saved text is read back as a template: literal braces must be doubled."""
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+def wording_data(env: Environment, *, state_template: str | None = None) -> dict:
+    """The ``environment.toml`` content for ``env`` (the state template must be data)."""
+    template = state_template or getattr(env.describe, "template", None)
+    if not template:
+        variables = [var for var, _ in _variables(_parse(Path(env.model_path)))]
+        template = generic_state_template(variables)
+    return {
+        "title": env.title,
+        "description": env.description,
+        "goal_label": env.goal_label,
+        "unsafe_label": env.unsafe_label,
+        "task": _escape(env.task),
+        "state": template,
+        "constants": parse_constants(env.constants),
+        "actions": {action: _escape(text) for action, text in env.action_meanings.items()},
+        "not_applicable": dict(env.not_applicable),
+    }
+
+
+def save_wording(
+    env: Environment,
+    folder: str | Path,
+    *,
+    state_template: str | None = None,
+    overwrite: bool = False,
+) -> Path:
+    """Write ``env``'s words as a new environment folder (``model.prism`` + ``environment.toml``).
+
+    Only data is written; a ``describe.py`` is never created or copied. Returns the TOML path.
+    """
+    folder = Path(folder)
+    if is_builtin_folder(folder):
+        raise EnvironmentFolderError(f"{folder}: built-in environments cannot be overwritten")
+    target = folder / TOML_NAME
+    if target.exists() and not overwrite:
+        raise EnvironmentFolderError(f"{target}: already exists (choose another folder)")
+    data = wording_data(env, state_template=state_template)
+    folder.mkdir(parents=True, exist_ok=True)
+    model = folder / MODEL_NAME
+    source = Path(env.model_path)
+    if not (model.exists() and model.resolve() == source.resolve()):
+        shutil.copyfile(source, model)
+    target.write_text(toml_writer.dumps(data), encoding="utf-8")
+    return target

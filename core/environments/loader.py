@@ -1,0 +1,246 @@
+"""Load an environment folder (``model.prism`` + ``environment.toml`` + optional ``describe.py``).
+
+The folder is data: the TOML holds every word an LLM reads (task, state template, action
+meanings) and the default constants. Text may name constants in braces (``{N}``), filled in when
+the folder is loaded so the words always match the model that is checked. ``describe.py`` is
+Python and therefore runs only for the built-in folders or when the caller passes
+``trusted=True`` (DESIGN.md, security); an untrusted folder falls back to its ``state`` template.
+"""
+
+from __future__ import annotations
+
+import inspect
+import string
+import tomllib
+import types
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from explaincheck.core.environments.types import Environment, StateDescriber
+from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.oracle.types import StateFacts
+from explaincheck.core.paths import environments_dir
+
+TOML_NAME = "environment.toml"
+MODEL_NAME = "model.prism"
+DESCRIBE_NAME = "describe.py"
+# Labels Storm adds by itself; they say nothing about the task.
+HIDDEN_LABELS = frozenset({"init", "deadlock"})
+
+Constant = int | float | bool
+
+
+class EnvironmentFolderError(ExplaincheckError):
+    """An environment folder is missing a file or a field, or its wording is malformed."""
+
+
+def parse_constants(text: str) -> dict[str, Constant]:
+    """``"N=4,p=0.5"`` -> ``{"N": 4, "p": 0.5}`` (order kept; values typed like PRISM's)."""
+    result: dict[str, Constant] = {}
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        if "=" not in part:
+            raise EnvironmentFolderError(
+                f"bad constant definition {part.strip()!r}: expected NAME=VALUE"
+            )
+        name, raw = (piece.strip() for piece in part.split("=", 1))
+        result[name] = _typed(raw)
+    return result
+
+
+def format_constants(values: Mapping[str, Constant]) -> str:
+    """The inverse of ``parse_constants``: ``{"N": 4}`` -> ``"N=4"``."""
+    return ",".join(f"{name}={_constant_text(value)}" for name, value in values.items())
+
+
+def _typed(raw: str) -> Constant:
+    lowered = raw.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    try:
+        return int(raw)
+    except ValueError:
+        pass
+    try:
+        return float(raw)
+    except ValueError:
+        raise EnvironmentFolderError(
+            f"bad constant value {raw!r}: expected a number or true/false"
+        ) from None
+
+
+def _constant_text(value: Constant) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def fill(template: str, values: Mapping[str, Any], *, where: str) -> str:
+    """``template.format(**values)`` with a one-line error naming an unknown placeholder."""
+    try:
+        return template.format_map(dict(values))
+    except KeyError as error:
+        known = ", ".join(sorted(values)) or "none"
+        raise EnvironmentFolderError(
+            f"{where}: unknown placeholder {{{error.args[0]}}}; known names: {known}"
+        ) from None
+    except (ValueError, IndexError, AttributeError) as error:
+        raise EnvironmentFolderError(f"{where}: malformed template ({error})") from None
+
+
+def placeholders(template: str) -> set[str]:
+    """Names used in braces in a format string (``"at {r}, {c}"`` -> ``{"r", "c"}``)."""
+    try:
+        return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+    except ValueError as error:
+        raise EnvironmentFolderError(f"malformed template {template!r}: {error}") from None
+
+
+@dataclass(frozen=True)
+class TemplateDescriber:
+    """A state description from a format string over the state variables and the constants.
+
+    Kept as data (``template``) rather than a closure so the wording can be saved back to TOML.
+    """
+
+    template: str
+    constants: Mapping[str, Constant]
+
+    def __call__(self, state: StateFacts) -> str:
+        values: dict[str, Any] = dict(self.constants)
+        values.update(state.valuation)
+        values["labels"] = ", ".join(visible_labels(state)) or "none"
+        return fill(self.template, values, where=f"state {state.id}")
+
+
+def visible_labels(state: StateFacts) -> tuple[str, ...]:
+    """The state's labels without Storm's own ``init``/``deadlock``."""
+    return tuple(label for label in state.labels if label not in HIDDEN_LABELS)
+
+
+def is_builtin_folder(folder: Path) -> bool:
+    """Whether ``folder`` is one of the shipped environment folders (whose code is trusted)."""
+    try:
+        return folder.resolve().parent == environments_dir().resolve()
+    except OSError:
+        return False
+
+
+def read_toml(folder: Path) -> dict[str, Any]:
+    path = folder / TOML_NAME
+    if not path.is_file():
+        raise EnvironmentFolderError(f"{folder}: no {TOML_NAME} in this folder")
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as error:
+        raise EnvironmentFolderError(f"{path}: {error}") from None
+
+
+def load_environment(
+    folder: str | Path, *, constants: str | None = None, trusted: bool = False
+) -> Environment:
+    """The ``Environment`` of one folder; ``constants`` ("N=6") overrides the defaults by name."""
+    folder = Path(folder)
+    data = read_toml(folder)
+    where = str(folder / TOML_NAME)
+    model_path = folder / str(data.get("model", MODEL_NAME))
+    if not model_path.is_file():
+        raise EnvironmentFolderError(f"{folder}: the model file {model_path.name} is missing")
+
+    values = _default_constants(data.get("constants", {}), where)
+    if constants:
+        values.update(parse_constants(constants))
+
+    actions = data.get("actions", {})
+    not_applicable = data.get("not_applicable", {})
+    for name, table in (("actions", actions), ("not_applicable", not_applicable)):
+        if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
+            raise EnvironmentFolderError(f"{where}: [{name}] must map names to text")
+    task = _required_text(data, "task", where)
+
+    builtin = is_builtin_folder(folder)
+    describe = _describer(folder, data, values, trusted=trusted or builtin, where=where)
+    return Environment(
+        id=str(data.get("id", folder.name)),
+        title=_required_text(data, "title", where),
+        description=str(data.get("description", "")).strip(),
+        model_path=str(model_path),
+        constants=format_constants(values),
+        goal_label=str(data.get("goal_label", "goal")),
+        unsafe_label=str(data.get("unsafe_label", "unsafe")),
+        task=fill(task, values, where=f"{where}: task").strip(),
+        action_meanings={
+            name: fill(text, values, where=f"{where}: action {name}").strip()
+            for name, text in actions.items()
+        },
+        describe=describe,
+        not_applicable=dict(not_applicable),
+        folder=str(folder),
+    )
+
+
+def _default_constants(raw: Any, where: str) -> dict[str, Constant]:
+    if isinstance(raw, str):
+        return parse_constants(raw)
+    if not isinstance(raw, dict):
+        raise EnvironmentFolderError(f"{where}: [constants] must be a table of NAME = value")
+    values: dict[str, Constant] = {}
+    for name, value in raw.items():
+        if not isinstance(value, int | float | bool):
+            raise EnvironmentFolderError(f"{where}: constant {name} must be a number or true/false")
+        values[name] = value
+    return values
+
+
+def _required_text(data: Mapping[str, Any], key: str, where: str) -> str:
+    value = data.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise EnvironmentFolderError(f"{where}: the field {key!r} is missing or empty")
+    return value
+
+
+def _describer(
+    folder: Path,
+    data: Mapping[str, Any],
+    values: Mapping[str, Constant],
+    *,
+    trusted: bool,
+    where: str,
+) -> StateDescriber:
+    code = folder / DESCRIBE_NAME
+    if code.is_file() and trusted:
+        return _import_describer(code, values)
+    template = data.get("state")
+    if isinstance(template, str) and template.strip():
+        return TemplateDescriber(template.strip(), dict(values))
+    if code.is_file():
+        raise EnvironmentFolderError(
+            f"{folder}: this folder words its states with {DESCRIBE_NAME}, which runs only for "
+            "trusted folders, and has no 'state' template to fall back on"
+        )
+    raise EnvironmentFolderError(
+        f"{where}: the field 'state' is missing (or add a {DESCRIBE_NAME})"
+    )
+
+
+def _import_describer(code: Path, values: Mapping[str, Constant]) -> StateDescriber:
+    """Run ``describe.py`` (without writing bytecode into the data folder) and bind the
+    constants if its ``describe`` takes them."""
+    name = f"explaincheck_env_{code.parent.name}"
+    module = types.ModuleType(name)
+    module.__file__ = str(code)
+    try:
+        exec(compile(code.read_text(encoding="utf-8"), str(code), "exec"), module.__dict__)
+    except SyntaxError as error:
+        raise EnvironmentFolderError(f"{code}:{error.lineno}: {error.msg}") from None
+    describe = getattr(module, "describe", None)
+    if not callable(describe):
+        raise EnvironmentFolderError(f"{code}: defines no describe(state) function")
+    if len(inspect.signature(describe).parameters) >= 2:
+        frozen = dict(values)
+        return lambda state: describe(state, frozen)
+    return describe

@@ -1,0 +1,103 @@
+"""The seven built-in environments, and resolving what a user names (an id or a PRISM file).
+
+Everything that takes ``--env ENV|MODEL`` goes through ``resolve``: a built-in id loads its
+folder, a folder or a ``.prism`` file inside a folder with an ``environment.toml`` loads that
+folder's wording, and any other PRISM file gets generic wording.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from explaincheck.core.environments.generic import generic_environment
+from explaincheck.core.environments.loader import (
+    MODEL_NAME,
+    TOML_NAME,
+    EnvironmentFolderError,
+    load_environment,
+    read_toml,
+)
+from explaincheck.core.environments.types import Environment
+from explaincheck.core.paths import environments_dir
+
+BUILTIN_IDS: tuple[str, ...] = (
+    "frozen_lake",
+    "wolf_goat_cabbage",
+    "water_jug",
+    "transporter",
+    "stock_market",
+    "job_shop",
+    "dam",
+)
+
+
+def builtin_folder(env_id: str) -> Path:
+    if env_id not in BUILTIN_IDS:
+        raise EnvironmentFolderError(
+            f"unknown environment {env_id!r}; built-in ones are: {', '.join(BUILTIN_IDS)}"
+        )
+    return environments_dir() / env_id
+
+
+def load_builtin(env_id: str, *, constants: str | None = None) -> Environment:
+    """A built-in environment; ``constants`` ("N=6") overrides its defaults by name."""
+    return load_environment(builtin_folder(env_id), constants=constants)
+
+
+def list_builtin() -> list[Environment]:
+    return [load_builtin(env_id) for env_id in BUILTIN_IDS]
+
+
+def _folder_of(model: Path) -> Path | None:
+    """The environment folder a PRISM file belongs to, if its TOML names this very file."""
+    folder = model.parent
+    if not (folder / TOML_NAME).is_file():
+        return None
+    declared = folder / str(read_toml(folder).get("model", MODEL_NAME))
+    return folder if declared.resolve() == model.resolve() else None
+
+
+def resolve(
+    env_or_path: str | Path,
+    *,
+    constants: str | None = None,
+    goal_label: str | None = None,
+    unsafe_label: str | None = None,
+    trusted: bool = False,
+) -> Environment:
+    """The environment for a built-in id, an environment folder or a PRISM file.
+
+    ``constants`` override the folder's defaults by name; for a bare PRISM file they are all
+    there is. ``goal_label``/``unsafe_label`` override the folder's labels (generic wording
+    defaults to ``goal``/``unsafe``).
+    """
+    text = str(env_or_path)
+    if text in BUILTIN_IDS:
+        env = load_builtin(text, constants=constants)
+        return _relabelled(env, goal_label, unsafe_label)
+    path = Path(text).expanduser()
+    if path.is_dir():
+        env = load_environment(path, constants=constants, trusted=trusted)
+        return _relabelled(env, goal_label, unsafe_label)
+    if path.is_file():
+        folder = _folder_of(path)
+        if folder is not None:
+            env = load_environment(folder, constants=constants, trusted=trusted)
+            return _relabelled(env, goal_label, unsafe_label)
+        return generic_environment(
+            path,
+            constants=constants or "",
+            goal_label=goal_label or "goal",
+            unsafe_label=unsafe_label or "unsafe",
+        )
+    raise EnvironmentFolderError(
+        f"{text!r} is neither a built-in environment ({', '.join(BUILTIN_IDS)}) nor an existing "
+        "PRISM file or environment folder"
+    )
+
+
+def _relabelled(env: Environment, goal: str | None, unsafe: str | None) -> Environment:
+    if goal is None and unsafe is None:
+        return env
+    return replace(env, goal_label=goal or env.goal_label, unsafe_label=unsafe or env.unsafe_label)

@@ -1,0 +1,89 @@
+"""Bottleneck states: those every path from the initial state to the goal must pass.
+
+DESIGN.md: s (not initial, not goal) is a bottleneck iff making s absorbing makes the goal
+unreachable from s0. As Pmax(s0) > 0 iff a path exists, these are exactly the dominators of a
+virtual sink placed behind all goal states, found in near-linear time from one dominator tree
+(``by_dominators``). ``by_rechecking`` is the paper's definition run literally, one Storm model
+check per state with that state made absorbing; it is kept as the reference implementation.
+"""
+
+from __future__ import annotations
+
+import rustworkx as rx
+
+from explaincheck.core.oracle.structure import ModelStructure
+
+
+def _edges(structure: ModelStructure):
+    for state, state_choices in enumerate(structure.choices):
+        for choice in state_choices:
+            for successor, probability in choice.probabilities.items():
+                if probability > 0 and successor != state:
+                    yield state, successor
+
+
+def by_dominators(structure: ModelStructure, goal: list[bool]) -> set[int]:
+    """Dominators of the goal set from the initial state, excluding s0 and goal states."""
+    if not any(goal):
+        return set()
+    graph = rx.PyDiGraph(multigraph=False)
+    graph.add_nodes_from(range(structure.size + 1))
+    sink = structure.size
+    # a run ends at the first goal state it enters, so goal states only lead to the sink
+    graph.extend_from_edge_list([(s, t) for s, t in _edges(structure) if not goal[s]])
+    graph.extend_from_edge_list([(s, sink) for s in range(structure.size) if goal[s]])
+    idom = rx.immediate_dominators(graph, structure.initial)
+    if sink not in idom:
+        return set()  # the goal is unreachable: V(s0) = 0, nothing can reduce it further
+    result = set()
+    node = idom[sink]
+    while node != structure.initial:
+        if not goal[node]:
+            result.add(node)
+        node = idom[node]
+    return result
+
+
+def by_rechecking(model, structure: ModelStructure, goal_label: str) -> set[int]:
+    """Reference: make each candidate absorbing and re-check Pmax [F goal] from s0 with Storm."""
+    import stormpy
+
+    goal = structure.with_label(goal_label)
+    formula = stormpy.parse_properties(f'Pmax=? [F "{goal_label}"]')[0]
+    base = stormpy.model_checking(model, formula).get_value(structure.initial)
+    if float(base) == 0:
+        return set()
+    result = set()
+    for candidate in range(structure.size):
+        if candidate == structure.initial or goal[candidate]:
+            continue
+        modified = _absorbing_copy(model, structure, candidate)
+        value = stormpy.model_checking(modified, formula).get_value(structure.initial)
+        if float(value) == 0:
+            result.add(candidate)
+    return result
+
+
+def _absorbing_copy(model, structure: ModelStructure, absorbing: int):
+    """The same MDP with every choice of ``absorbing`` replaced by one self-loop."""
+    from stormpy.datastructures import SparseMatrixBuilder
+    from stormpy.models import SparseMdp, SparseModelComponents
+
+    builder = SparseMatrixBuilder(
+        rows=0, columns=0, entries=0, force_dimensions=False, has_custom_row_grouping=True,
+        row_groups=0,
+    )
+    row = 0
+    for state, state_choices in enumerate(structure.choices):
+        builder.new_row_group(row)
+        if state == absorbing:
+            builder.add_next_value(row, state, 1.0)
+            row += 1
+            continue
+        for choice in state_choices:
+            for successor in sorted(choice.probabilities):
+                builder.add_next_value(row, successor, float(choice.probabilities[successor]))
+            row += 1
+    matrix = builder.build()
+    components = SparseModelComponents(transition_matrix=matrix, state_labeling=model.labeling)
+    return SparseMdp(components)

@@ -1,0 +1,153 @@
+"""Parse and build a PRISM MDP with stormpy, turning Storm's exceptions into one-line errors.
+
+Runs inside the oracle's child process (``isolation.py``), so a Storm crash or a state space that
+eats all memory never takes the caller down.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from explaincheck.core.errors import ModelError, ModelTooLargeError
+from explaincheck.core.oracle.types import OracleRequest
+
+_PARSE_POSITION = re.compile(r"[Pp]arsing error at (\d+):(\d+):\s*(.*)")
+
+
+@dataclass
+class ParsedModel:
+    """A parsed, constant-instantiated PRISM program and its two properties."""
+
+    program: object  # stormpy.PrismProgram
+    properties: list  # [Pmax F goal, Pmin F unsafe] (the second only with an unsafe label)
+    has_unsafe: bool
+    labels: tuple[str, ...]
+
+
+def _check_file(path: Path) -> str:
+    if not path.exists():
+        raise ModelError(f"{path}: no such file")
+    if path.is_dir():
+        raise ModelError(f"{path}: is a folder, not a PRISM file")
+    data = path.read_bytes()
+    if not data.strip():
+        raise ModelError(f"{path}: the file is empty")
+    if b"\0" in data[:4096]:
+        raise ModelError(f"{path}: this is a binary file, not a PRISM model")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ModelError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+
+
+def _storm_message(error: Exception) -> str:
+    text = str(error).strip()
+    text = re.sub(r"^\w+Exception:\s*", "", text)
+    return text
+
+
+def parse(request: OracleRequest) -> ParsedModel:
+    """Parse the file, check labels and constants, and instantiate constants."""
+    import stormpy
+
+    path = Path(request.model_path)
+    _check_file(path)
+    try:
+        program = stormpy.parse_prism_program(str(path))
+    except Exception as error:  # Storm raises RuntimeError/StormError with its own text
+        message = _storm_message(error)
+        match = _PARSE_POSITION.search(message)
+        if match:
+            line, column = int(match.group(1)), int(match.group(2))
+            detail = match.group(3).split("\n")[0].strip()
+            detail = re.sub(r",?\s*here:?$", "", detail) or "syntax error"
+            raise ModelError(
+                f"{path}:{line}:{column}: syntax error: {detail}", line=line, column=column
+            ) from None
+        first = message.splitlines()[0] if message else type(error).__name__
+        raise ModelError(f"{path}: {first}") from None
+
+    model_type = str(program.model_type).split(".")[-1]
+    if model_type not in ("MDP", "DTMC"):
+        raise ModelError(
+            f"{path}: model type {model_type} is not supported (explaincheck needs an MDP; "
+            "a DTMC is accepted as an MDP with one action per state)"
+        )
+
+    labels = tuple(label.name for label in program.labels)
+    for role, label in (("goal", request.goal_label),):
+        if label not in labels:
+            raise ModelError(
+                f"{path}: the {role} label {label!r} is not defined; labels are: "
+                f"{', '.join(labels) or 'none'} (use --goal to name another)"
+            )
+    has_unsafe = request.unsafe_label in labels
+
+    program = _instantiate(program, request.constants, path)
+    property_text = f'Pmax=? [F "{request.goal_label}"]'
+    if has_unsafe:
+        property_text += f'; Pmin=? [F "{request.unsafe_label}"]'
+    try:
+        properties = stormpy.parse_properties(property_text, program)
+    except Exception as error:
+        raise ModelError(f"{path}: cannot state the properties: {_storm_message(error)}") from None
+    return ParsedModel(program, properties, has_unsafe, labels)
+
+
+def _instantiate(program, constants: str, path: Path):
+    import stormpy
+
+    given = _constant_names(constants)
+    declared = {c.name for c in program.constants}
+    unknown = sorted(given - declared)
+    if unknown:
+        raise ModelError(
+            f"{path}: unknown constant {', '.join(unknown)} in --const; the model declares: "
+            f"{', '.join(sorted(declared)) or 'none'}"
+        )
+    missing = [c.name for c in program.constants if not c.defined and c.name not in given]
+    if missing:
+        example = ",".join(f"{name}=..." for name in missing)
+        raise ModelError(
+            f"{path}: undefined constant {', '.join(missing)}; give a value with --const {example}"
+        )
+    if not constants.strip():
+        return program
+    try:
+        instantiated, _ = stormpy.instantiate_constants(program, constants, [])
+    except Exception as error:
+        raise ModelError(f"{path}: bad constant definition {constants!r}: {_storm_message(error)}") from None
+    return instantiated
+
+
+def _constant_names(constants: str) -> set[str]:
+    names = set()
+    for part in constants.split(","):
+        if part.strip():
+            if "=" not in part:
+                raise ModelError(f"bad constant definition {part.strip()!r}: expected NAME=VALUE")
+            names.add(part.split("=", 1)[0].strip())
+    return names
+
+
+def build(parsed: ParsedModel, *, exact: bool, state_limit: int, path: str):
+    """Build the sparse model (labels, valuations and choice labels kept)."""
+    import stormpy
+
+    options = stormpy.BuilderOptions(parsed.properties, build_full=True)
+    try:
+        if exact:
+            model = stormpy.build_model[stormpy.Rational](parsed.program, options=options)
+        else:
+            model = stormpy.build_model(parsed.program, options=options)
+    except Exception as error:
+        message = _storm_message(error).splitlines()[0]
+        raise ModelError(f"{path}: cannot build the model: {message}") from None
+    if model.nr_states > state_limit:
+        raise ModelTooLargeError(
+            f"{path}: the model has {model.nr_states:,} states, more than the limit of "
+            f"{state_limit:,} (raise it with --state-limit)"
+        )
+    return model

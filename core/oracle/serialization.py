@@ -1,0 +1,107 @@
+"""Oracle results as JSON: the ``oracle --json`` contract (DESIGN.md) and the on-disk cache.
+
+JSON only (never pickle), so a shared cache or results file cannot run code when read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, fields
+from typing import Any
+
+from explaincheck.core.oracle.types import ModelSummary, OracleResult, StateFacts
+
+CACHE_FORMAT = 1
+
+
+def to_contract(result: OracleResult) -> dict[str, Any]:
+    """The object printed by ``explaincheck oracle --json``."""
+    model = result.model
+    return {
+        "model": {
+            "path": model.path,
+            "states": model.states,
+            "choices": model.choices,
+            "transitions": model.transitions,
+            "initial": model.initial,
+            "constants": model.constants,
+            "goal": model.goal_label,
+            "unsafe": model.unsafe_label,
+            "method": result.method,
+            "tie_tolerance": result.tie_tolerance,
+            "danger": result.has_danger,
+            "bottlenecks": list(result.bottlenecks),
+            "dead_ends": len(result.dead_ends),
+            "warnings": list(result.warnings),
+            "seconds": round(result.seconds, 3),
+        },
+        "states": [
+            {
+                "id": s.id,
+                "valuation": s.valuation,
+                "labels": list(s.labels),
+                "V": s.value,
+                "D": s.danger,
+                "Q": s.q,
+                "best": list(s.best),
+                "worst": list(s.worst),
+                "optimal_action": s.optimal_action,
+                "dead_end": s.dead_end,
+                "bottleneck": s.bottleneck,
+                "centrality": s.centrality,
+                **({"V_exact": s.value_exact} if s.value_exact is not None else {}),
+            }
+            for s in result.states
+        ],
+    }
+
+
+def to_cache(result: OracleResult) -> dict[str, Any]:
+    data = asdict(result)
+    data["format"] = CACHE_FORMAT
+    return data
+
+
+def from_cache(data: dict[str, Any]) -> OracleResult:
+    if data.get("format") != CACHE_FORMAT:
+        raise ValueError("oracle cache entry has another format")
+    model = ModelSummary(**{f.name: _tuple_if_list(data["model"][f.name]) for f in fields(ModelSummary)})
+    states = tuple(_state_from(s) for s in data["states"])
+    return OracleResult(
+        model=model,
+        states=states,
+        method=data["method"],
+        tie_tolerance=data["tie_tolerance"],
+        has_danger=data["has_danger"],
+        warnings=tuple(data["warnings"]),
+        seconds=0.0,
+        from_cache=True,
+    )
+
+
+def _tuple_if_list(value):
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _state_from(data: dict[str, Any]) -> StateFacts:
+    return StateFacts(
+        id=data["id"],
+        valuation=data["valuation"],
+        labels=tuple(data["labels"]),
+        value=data["value"],
+        danger=data["danger"],
+        q=data["q"],
+        best=tuple(data["best"]),
+        worst=tuple(data["worst"]),
+        action_order=tuple(tuple(group) for group in data["action_order"]),
+        optimal_action=data["optimal_action"],
+        dead_end=data["dead_end"],
+        bottleneck=data["bottleneck"],
+        centrality=data["centrality"],
+        is_goal=data["is_goal"],
+        is_unsafe=data["is_unsafe"],
+        is_initial=data["is_initial"],
+        successors={a: {int(t): p for t, p in d.items()} for a, d in data["successors"].items()},
+        value_exact=data["value_exact"],
+        danger_exact=data["danger_exact"],
+        q_exact=data["q_exact"],
+    )

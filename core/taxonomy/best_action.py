@@ -1,0 +1,25 @@
+"""Best action? (preference query): which available action is optimal.
+
+Passes iff the named action lies in A*(s). δ = 1 − |A*(s)|/|Act(s)| (selectivity: a single optimal
+action among many distractors is the hardest to single out).
+"""
+
+from __future__ import annotations
+
+from explaincheck.core.oracle.types import OracleResult, StateFacts
+from explaincheck.core.taxonomy.base import TestCase
+from explaincheck.core.taxonomy.kinds import ActionChoiceCategory
+
+
+class BestAction(ActionChoiceCategory):
+    id = "best_action"
+    title = "Best action?"
+
+    def right_actions(self, state: StateFacts) -> tuple[str, ...]:
+        return state.best
+
+    def question(self, case: TestCase, oracle: OracleResult) -> str:
+        return (
+            "Which available action is the best one here, i.e. gives the highest probability "
+            "of eventually reaching the goal if the agent acts as well as possible afterwards?"
+        )

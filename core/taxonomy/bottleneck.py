@@ -1,0 +1,59 @@
+"""Bottleneck? (state query): must every successful run pass through this state?
+
+Truth: the oracle's exact bottleneck set (the goal becomes unreachable from the initial state when
+the state is made absorbing). δ = C_B(s) (salience: the most central states look most like
+bottlenecks). Binary: selection balances bottlenecks and non-bottlenecks. The initial state is not
+a candidate (see ``sampling``).
+"""
+
+from __future__ import annotations
+
+from explaincheck.core.oracle.types import OracleResult, StateFacts
+from explaincheck.core.taxonomy.base import STATE, TestCase
+from explaincheck.core.taxonomy.kinds import SingleStateCategory, YesNoCategory, number
+from explaincheck.core.taxonomy.sampling import bottleneck_pool
+
+BOTTLENECK_DEFINITION = (
+    "A bottleneck is a state that every successful run from the start must pass through: "
+    "if the agent could never leave that state, the goal could no longer be reached from the "
+    "start at all. The start state itself is not counted as a bottleneck."
+)
+
+
+def bottleneck_reason(oracle: OracleResult) -> str | None:
+    """Why the bottleneck family has no balanced cases here, or None."""
+    pool = bottleneck_pool(oracle)
+    if not any(s.bottleneck for s in pool):
+        return "the model has no bottleneck state"
+    if all(s.bottleneck for s in pool):
+        return "every candidate state is a bottleneck"
+    return None
+
+
+class Bottleneck(SingleStateCategory, YesNoCategory):
+    id = "bottleneck"
+    dimension = STATE
+    title = "Bottleneck?"
+
+    def pool(self, oracle: OracleResult) -> list[StateFacts]:
+        return bottleneck_pool(oracle)
+
+    def not_applicable(self, oracle: OracleResult) -> str | None:
+        return bottleneck_reason(oracle)
+
+    def state_delta(self, state: StateFacts, oracle: OracleResult) -> float:
+        return state.centrality
+
+    def is_positive(self, state: StateFacts) -> bool | None:
+        return state.bottleneck
+
+    def truth(self, case: TestCase, oracle: OracleResult) -> bool:
+        return oracle.state(case.states[0]).bottleneck
+
+    def facts(self, case: TestCase, oracle: OracleResult) -> str:
+        state = oracle.state(case.states[0])
+        kind = "a bottleneck" if state.bottleneck else "not a bottleneck"
+        return f"the state is {kind} (C_B = {number(state.centrality)})"
+
+    def question(self, case: TestCase, oracle: OracleResult) -> str:
+        return f"{BOTTLENECK_DEFINITION} Is this state a bottleneck?"

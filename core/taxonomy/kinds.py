@@ -1,0 +1,286 @@
+"""Shared shapes of categories: one state, yes/no answers, pairs of states, subsets of states.
+
+The ten category modules subclass these and add only what is theirs (pool, δ, question, truth).
+"""
+
+from __future__ import annotations
+
+import string
+from abc import abstractmethod
+from typing import Any
+
+from explaincheck.core.oracle.types import OracleResult, StateFacts
+from explaincheck.core.taxonomy.answers import (
+    NO,
+    YES,
+    AnswerForm,
+    action_form,
+    state_form,
+    yes_no_form,
+)
+from explaincheck.core.taxonomy.base import (
+    FAIL,
+    MODE,
+    PASS,
+    PREFERENCE,
+    SCOPE,
+    Candidate,
+    Category,
+    Grade,
+    GradingSettings,
+    TestCase,
+)
+from explaincheck.core.taxonomy.sampling import (
+    DEFAULT_SUBSET_SIZE,
+    delta,
+    keys_tied,
+    non_goal,
+    preference_pool,
+    quantity_key,
+    rng_for,
+    untied_pairs,
+)
+from explaincheck.core.taxonomy.sampling import subsets as sample_subsets
+
+
+def letters(count: int) -> tuple[str, ...]:
+    """Names of the states of a pair or subset as shown to the LLM: A, B, C, ..."""
+    return tuple(string.ascii_uppercase[:count])
+
+
+def number(value: float | None) -> str:
+    """A value for a human-readable reason (4 significant digits)."""
+    return "n/a" if value is None else f"{value:.4g}"
+
+
+class SingleStateCategory(Category):
+    """Candidates are single states of ``pool`` with a per-state δ."""
+
+    def pool(self, oracle: OracleResult) -> list[StateFacts]:
+        return non_goal(oracle)
+
+    @abstractmethod
+    def state_delta(self, state: StateFacts, oracle: OracleResult) -> float:
+        """δ of the case about ``state`` (paper section 5)."""
+
+    def is_positive(self, state: StateFacts) -> bool | None:
+        """Class of the case in a binary category (None otherwise)."""
+        return None
+
+    def candidates(self, oracle: OracleResult, seed: int = 0) -> list[Candidate]:
+        return [
+            Candidate(self.id, (s.id,), delta(self.state_delta(s, oracle)), self.is_positive(s))
+            for s in self.pool(oracle)
+        ]
+
+
+class PreferenceCategory(SingleStateCategory):
+    """Preference queries: one non-goal state with at least two labelled actions."""
+
+    dimension = PREFERENCE
+
+    def pool(self, oracle: OracleResult) -> list[StateFacts]:
+        return preference_pool(oracle)
+
+    def not_applicable(self, oracle: OracleResult) -> str | None:
+        if self.pool(oracle):
+            return None
+        return "no state outside the goal has two or more labelled actions"
+
+
+class ActionChoiceCategory(PreferenceCategory):
+    """Name one action; it passes iff it lies in the oracle's set (A* or A°) of the state."""
+
+    @abstractmethod
+    def right_actions(self, state: StateFacts) -> tuple[str, ...]:
+        """The accepted actions (A*(s) or A°(s))."""
+
+    def state_delta(self, state: StateFacts, oracle: OracleResult) -> float:
+        return 1.0 - len(self.right_actions(state)) / len(state.q)
+
+    def answer_form(self, case: TestCase, oracle: OracleResult) -> AnswerForm:
+        return action_form(oracle.state(case.states[0]).actions)
+
+    def expected(self, case: TestCase, oracle: OracleResult) -> dict[str, Any]:
+        return {"action": list(self.right_actions(oracle.state(case.states[0])))}
+
+    def oracle_answer(self, case: TestCase, oracle: OracleResult) -> str:
+        return self.right_actions(oracle.state(case.states[0]))[0]
+
+    def judge(
+        self, answer: Any, case: TestCase, oracle: OracleResult, settings: GradingSettings
+    ) -> Grade:
+        state = oracle.state(case.states[0])
+        right = self.right_actions(state)
+        values = ", ".join(f"{a}={number(q)}" for a, q in state.q.items())
+        verdict = PASS if answer in right else FAIL
+        reason = f"answered {answer}; accepted {{{', '.join(right)}}} (Q: {values})"
+        return Grade(verdict, reason, {"action": answer}, {"action": list(right)})
+
+
+class YesNoCategory(Category):
+    """A binary category: the answer is yes/no, the truth comes from the oracle's exact sets."""
+
+    binary = True
+
+    @abstractmethod
+    def truth(self, case: TestCase, oracle: OracleResult) -> bool:
+        """Whether the right answer is yes."""
+
+    @abstractmethod
+    def facts(self, case: TestCase, oracle: OracleResult) -> str:
+        """The oracle facts behind the truth, for the grade's reason."""
+
+    def answer_form(self, case: TestCase, oracle: OracleResult) -> AnswerForm:
+        return yes_no_form()
+
+    def oracle_answer(self, case: TestCase, oracle: OracleResult) -> str:
+        return YES if self.truth(case, oracle) else NO
+
+    def expected(self, case: TestCase, oracle: OracleResult) -> dict[str, Any]:
+        return {"answer": self.oracle_answer(case, oracle)}
+
+    def judge(
+        self, answer: Any, case: TestCase, oracle: OracleResult, settings: GradingSettings
+    ) -> Grade:
+        right = self.oracle_answer(case, oracle)
+        verdict = PASS if answer == right else FAIL
+        reason = f"answered {answer}, expected {right}: {self.facts(case, oracle)}"
+        return Grade(verdict, reason, {"answer": answer}, {"answer": right})
+
+
+class PairCategory(Category):
+    """Mode queries: which of states A and B (the case's two states, in presentation order)."""
+
+    dimension = MODE
+
+    @abstractmethod
+    def right_index(self, case: TestCase, oracle: OracleResult) -> int:
+        """0 if state A is the right answer, 1 if state B is."""
+
+    @abstractmethod
+    def facts(self, case: TestCase, oracle: OracleResult) -> str:
+        """The compared oracle values, for the grade's reason."""
+
+    def answer_form(self, case: TestCase, oracle: OracleResult) -> AnswerForm:
+        return state_form(letters(2))
+
+    def oracle_answer(self, case: TestCase, oracle: OracleResult) -> str:
+        return letters(2)[self.right_index(case, oracle)]
+
+    def expected(self, case: TestCase, oracle: OracleResult) -> dict[str, Any]:
+        return {"state": self.oracle_answer(case, oracle)}
+
+    def judge(
+        self, answer: Any, case: TestCase, oracle: OracleResult, settings: GradingSettings
+    ) -> Grade:
+        right = self.oracle_answer(case, oracle)
+        verdict = PASS if answer == right else FAIL
+        reason = f"answered {answer}, expected {right}: {self.facts(case, oracle)}"
+        return Grade(verdict, reason, {"state": answer}, {"state": right})
+
+
+class QuantityPairCategory(PairCategory):
+    """Which of two non-goal states has the higher V / lower D; tied pairs are not generated.
+
+    δ = 1 − |difference| (ambiguity). Candidate pairs: ``sampling.untied_pairs``.
+    """
+
+    quantity: str  # "value" (V) or "danger" (D)
+    higher_is_right: bool  # V: the higher one; D: the lower one
+    symbol: str  # "V" or "D", for reasons
+
+    def pool(self, oracle: OracleResult) -> list[StateFacts]:
+        return non_goal(oracle)
+
+    def candidates(self, oracle: OracleResult, seed: int = 0) -> list[Candidate]:
+        if self.quantity == "danger" and not oracle.has_danger:
+            return []
+        pool = self.pool(oracle)
+        key_of = quantity_key(oracle, self.quantity)
+        key = {s.id: key_of(s) for s in pool}
+        rng = rng_for(self.id, "candidates", seed)
+        pairs = untied_pairs([s.id for s in pool], key, keys_tied(oracle), rng)
+        amount = {s.id: getattr(s, self.quantity) for s in pool}
+        return [Candidate(self.id, p, delta(1.0 - abs(amount[p[0]] - amount[p[1]]))) for p in pairs]
+
+    def not_applicable(self, oracle: OracleResult) -> str | None:
+        pool = self.pool(oracle)
+        if len(pool) < 2:
+            return "fewer than two states outside the goal"
+        key_of = quantity_key(oracle, self.quantity)
+        keys = [key_of(s) for s in pool]
+        if keys_tied(oracle)(min(keys), max(keys)):
+            return f"all states outside the goal have the same {self.symbol}"
+        return None
+
+    def right_index(self, case: TestCase, oracle: OracleResult) -> int:
+        first, second = (oracle.state(i) for i in case.states)
+        order = oracle.compare(first, second, self.quantity)
+        if order == 0:
+            raise ValueError(f"tied pair {case.states} is no {self.id} case")
+        return 0 if (order > 0) == self.higher_is_right else 1
+
+    def facts(self, case: TestCase, oracle: OracleResult) -> str:
+        a, b = (oracle.state(i) for i in case.states)
+        value_a, value_b = getattr(a, self.quantity), getattr(b, self.quantity)
+        return f"{self.symbol}(A) = {number(value_a)}, {self.symbol}(B) = {number(value_b)}"
+
+
+class SubsetCategory(YesNoCategory):
+    """Scope queries: is at least one state of the subset marked (bottleneck, dead end)?
+
+    Candidates are k-subsets (``subset_size``, default 4) of ``pool`` sampled by
+    ``sampling.subsets``; a subset's δ is computed from the ``score`` of its members.
+    """
+
+    dimension = SCOPE
+    subset_size: int = DEFAULT_SUBSET_SIZE
+    member_word: str  # "bottleneck" or "dead end", for reasons
+
+    def __init__(self, subset_size: int = DEFAULT_SUBSET_SIZE) -> None:
+        self.subset_size = subset_size
+
+    def pool(self, oracle: OracleResult) -> list[StateFacts]:
+        return non_goal(oracle)
+
+    @abstractmethod
+    def marked(self, state: StateFacts) -> bool:
+        """Whether the state makes a subset positive."""
+
+    @abstractmethod
+    def score(self, state: StateFacts) -> float:
+        """The state's contribution to δ (used to seed samples around high-δ states)."""
+
+    @abstractmethod
+    def subset_delta(self, members: list[StateFacts]) -> float:
+        """δ of the subset (paper section 5)."""
+
+    def class_sizes(self, oracle: OracleResult) -> tuple[int, int]:
+        """(#states that can make a positive subset, #states for negative subsets)."""
+        pool = self.pool(oracle)
+        marked = sum(self.marked(s) for s in pool)
+        return marked, len(pool) - marked
+
+    def candidates(self, oracle: OracleResult, seed: int = 0) -> list[Candidate]:
+        pool = self.pool(oracle)
+        marked = {s.id for s in pool if self.marked(s)}
+        score = {s.id: self.score(s) for s in pool}
+        rng = rng_for(self.id, "candidates", seed)
+        found = sample_subsets([s.id for s in pool], marked, score, self.subset_size, rng)
+        result = []
+        for ids in found:
+            members = [oracle.state(i) for i in ids]
+            positive = any(i in marked for i in ids)
+            result.append(Candidate(self.id, ids, delta(self.subset_delta(members)), positive))
+        return result
+
+    def truth(self, case: TestCase, oracle: OracleResult) -> bool:
+        return any(self.marked(oracle.state(i)) for i in case.states)
+
+    def facts(self, case: TestCase, oracle: OracleResult) -> str:
+        names = letters(len(case.states))
+        hits = [n for n, i in zip(names, case.states, strict=True) if self.marked(oracle.state(i))]
+        if not hits:
+            return f"no state of the subset is a {self.member_word}"
+        return f"{self.member_word} in the subset: {', '.join(hits)}"

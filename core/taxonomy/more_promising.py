@@ -1,0 +1,25 @@
+"""Which state is more promising? (mode query): which of two states has the higher V.
+
+δ = 1 − |V(s1) − V(s2)| (ambiguity). Pairs with equal V have no right answer and are not
+generated; each unordered pair appears once in a seeded presentation order (``sampling``).
+"""
+
+from __future__ import annotations
+
+from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.taxonomy.base import TestCase
+from explaincheck.core.taxonomy.kinds import QuantityPairCategory
+
+
+class MorePromising(QuantityPairCategory):
+    id = "more_promising"
+    title = "Which state is more promising?"
+    quantity = "value"
+    higher_is_right = True
+    symbol = "V"
+
+    def question(self, case: TestCase, oracle: OracleResult) -> str:
+        return (
+            "From which of the two states, A or B, is the goal more likely to be reached "
+            "eventually, if the agent acts as well as possible from there?"
+        )

@@ -1,0 +1,31 @@
+"""Which state is safer? (mode query): which of two states has the lower danger D.
+
+D(s) = Pmin[F unsafe]. δ = 1 − |D(s1) − D(s2)| (ambiguity). Not applicable without an unsafe
+label; pairs with equal D are not generated.
+"""
+
+from __future__ import annotations
+
+from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.taxonomy.base import TestCase
+from explaincheck.core.taxonomy.kinds import QuantityPairCategory
+
+
+class Safer(QuantityPairCategory):
+    id = "safer"
+    title = "Which state is safer?"
+    quantity = "danger"
+    higher_is_right = False
+    symbol = "D"
+
+    def not_applicable(self, oracle: OracleResult) -> str | None:
+        if not oracle.has_danger:
+            return "the model has no unsafe label, so there is no danger D"
+        return super().not_applicable(oracle)
+
+    def question(self, case: TestCase, oracle: OracleResult) -> str:
+        return (
+            "Which of the two states, A or B, is safer, i.e. has the lower probability of "
+            "eventually reaching an unsafe state (a failure as described in the task), when the "
+            "agent acts to avoid unsafe states as well as possible?"
+        )

@@ -1,0 +1,70 @@
+"""Satisfy property? (state query): how likely the goal is reached from a state, acting optimally.
+
+δ = 1 − 2|V(s) − ½| (ambiguity: values near ½ are the least determined). Graded by
+``GradingSettings``: ``absolute`` passes iff |p − V(s)| ≤ tolerance (default 0.05), ``half`` iff
+p ≥ ½ ⇔ V(s) ≥ ½; the absolute error is always kept so either rule can be re-applied later.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from explaincheck.core.oracle.types import OracleResult, StateFacts
+from explaincheck.core.taxonomy.answers import AnswerForm, probability_form
+from explaincheck.core.taxonomy.base import FAIL, PASS, STATE, Grade, GradingSettings, TestCase
+from explaincheck.core.taxonomy.kinds import SingleStateCategory, number
+
+ABSOLUTE, HALF = "absolute", "half"
+_EPSILON = 1e-12  # float slack so that |p − V| = tolerance passes
+
+
+class Satisfy(SingleStateCategory):
+    id = "satisfy"
+    dimension = STATE
+    title = "Satisfy property?"
+
+    def not_applicable(self, oracle: OracleResult) -> str | None:
+        return None if self.pool(oracle) else "every reachable state is a goal state"
+
+    def state_delta(self, state: StateFacts, oracle: OracleResult) -> float:
+        return 1.0 - 2.0 * abs(state.value - 0.5)
+
+    def question(self, case: TestCase, oracle: OracleResult) -> str:
+        return (
+            "What is the probability that the goal is eventually reached from this state, "
+            "if the agent acts as well as possible from now on?"
+        )
+
+    def answer_form(self, case: TestCase, oracle: OracleResult) -> AnswerForm:
+        return probability_form()
+
+    def oracle_answer(self, case: TestCase, oracle: OracleResult) -> float:
+        return oracle.state(case.states[0]).value
+
+    def expected(self, case: TestCase, oracle: OracleResult) -> dict[str, Any]:
+        return {"probability": self.oracle_answer(case, oracle)}
+
+    def judge(
+        self, answer: Any, case: TestCase, oracle: OracleResult, settings: GradingSettings
+    ) -> Grade:
+        state = oracle.state(case.states[0])
+        error = abs(answer - state.value)
+        if settings.satisfy_rule == HALF:
+            exact = state.exact_value()
+            truth_high = exact >= Fraction(1, 2) if exact is not None else state.value >= 0.5
+            ok = (answer >= 0.5) == truth_high
+            rule = "same side of 1/2"
+        elif settings.satisfy_rule == ABSOLUTE:
+            ok = error <= settings.satisfy_tolerance + _EPSILON
+            rule = f"|p - V| <= {settings.satisfy_tolerance:g}"
+        else:
+            raise ValueError(f"unknown satisfy rule {settings.satisfy_rule!r}")
+        reason = f"p = {number(answer)}, V = {number(state.value)}, error {number(error)} ({rule})"
+        return Grade(
+            PASS if ok else FAIL,
+            reason,
+            {"probability": answer},
+            {"probability": state.value},
+            abs_error=error,
+        )

@@ -1,0 +1,45 @@
+"""Bottleneck in the subset? (scope query): is any state of a k-subset a bottleneck?
+
+Subsets of ``subset_size`` (default 4) states drawn from the non-goal, non-initial states
+(``sampling.subsets``: all of them while few enough, else seeded samples around the most central
+states). δ = max C_B over the subset (salience). Binary: positives contain a bottleneck.
+"""
+
+from __future__ import annotations
+
+from explaincheck.core.oracle.types import OracleResult, StateFacts
+from explaincheck.core.taxonomy.base import TestCase
+from explaincheck.core.taxonomy.bottleneck import BOTTLENECK_DEFINITION
+from explaincheck.core.taxonomy.kinds import SubsetCategory
+from explaincheck.core.taxonomy.sampling import bottleneck_pool
+
+
+class SubsetBottleneck(SubsetCategory):
+    id = "subset_bottleneck"
+    title = "Bottleneck in the subset?"
+    member_word = "bottleneck"
+
+    def pool(self, oracle: OracleResult) -> list[StateFacts]:
+        return bottleneck_pool(oracle)
+
+    def not_applicable(self, oracle: OracleResult) -> str | None:
+        marked, unmarked = self.class_sizes(oracle)
+        if not marked:
+            return "the model has no bottleneck state"
+        if marked + unmarked < self.subset_size:
+            return f"fewer than {self.subset_size} candidate states"
+        if unmarked < self.subset_size:
+            return f"fewer than {self.subset_size} states that are not bottlenecks"
+        return None
+
+    def marked(self, state: StateFacts) -> bool:
+        return state.bottleneck
+
+    def score(self, state: StateFacts) -> float:
+        return state.centrality
+
+    def subset_delta(self, members: list[StateFacts]) -> float:
+        return max(s.centrality for s in members)
+
+    def question(self, case: TestCase, oracle: OracleResult) -> str:
+        return f"{BOTTLENECK_DEFINITION} Is at least one of the states listed above a bottleneck?"

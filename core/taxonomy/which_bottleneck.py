@@ -1,0 +1,50 @@
+"""Which state is the bottleneck? (mode query): one true bottleneck paired with one decoy.
+
+Pairs one bottleneck with one non-bottleneck decoy (neither goal nor initial state), each pair once
+in a seeded presentation order. δ = C_B(decoy) (salience: a central decoy mimics a bottleneck).
+Not applicable without a bottleneck or without a non-bottleneck decoy.
+"""
+
+from __future__ import annotations
+
+from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.taxonomy.base import Candidate, TestCase
+from explaincheck.core.taxonomy.bottleneck import BOTTLENECK_DEFINITION, bottleneck_reason
+from explaincheck.core.taxonomy.kinds import PairCategory, number
+from explaincheck.core.taxonomy.sampling import bottleneck_pool, cross_pairs, delta, rng_for
+
+
+class WhichBottleneck(PairCategory):
+    id = "which_bottleneck"
+    title = "Which state is the bottleneck?"
+
+    def not_applicable(self, oracle: OracleResult) -> str | None:
+        return bottleneck_reason(oracle)
+
+    def candidates(self, oracle: OracleResult, seed: int = 0) -> list[Candidate]:
+        pool = bottleneck_pool(oracle)
+        true = [s.id for s in pool if s.bottleneck]
+        decoys = [s.id for s in pool if not s.bottleneck]
+        centrality = {s.id: s.centrality for s in pool}
+        pairs = cross_pairs(true, decoys, centrality, rng_for(self.id, "candidates", seed))
+        result = []
+        for pair in pairs:
+            decoy = pair[1] if oracle.state(pair[0]).bottleneck else pair[0]
+            result.append(Candidate(self.id, pair, delta(centrality[decoy])))
+        return result
+
+    def right_index(self, case: TestCase, oracle: OracleResult) -> int:
+        return 0 if oracle.state(case.states[0]).bottleneck else 1
+
+    def facts(self, case: TestCase, oracle: OracleResult) -> str:
+        a, b = (oracle.state(i) for i in case.states)
+        return (
+            f"bottleneck: {'A' if a.bottleneck else 'B'}; "
+            f"C_B(A) = {number(a.centrality)}, C_B(B) = {number(b.centrality)}"
+        )
+
+    def question(self, case: TestCase, oracle: OracleResult) -> str:
+        return (
+            f"{BOTTLENECK_DEFINITION} Exactly one of the two states, A or B, is a bottleneck. "
+            "Which one?"
+        )

@@ -1,0 +1,26 @@
+"""Worst action? (preference query): which available action is most damaging.
+
+Passes iff the named action lies in A°(s). δ = 1 − |A°(s)|/|Act(s)| (selectivity, symmetric to
+best action).
+"""
+
+from __future__ import annotations
+
+from explaincheck.core.oracle.types import OracleResult, StateFacts
+from explaincheck.core.taxonomy.base import TestCase
+from explaincheck.core.taxonomy.kinds import ActionChoiceCategory
+
+
+class WorstAction(ActionChoiceCategory):
+    id = "worst_action"
+    title = "Worst action?"
+
+    def right_actions(self, state: StateFacts) -> tuple[str, ...]:
+        return state.worst
+
+    def question(self, case: TestCase, oracle: OracleResult) -> str:
+        return (
+            "Which available action is the worst one here, i.e. gives the lowest probability "
+            "of eventually reaching the goal, even if the agent acts as well as possible "
+            "afterwards?"
+        )

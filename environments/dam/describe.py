@@ -1,0 +1,40 @@
+"""How a dam state reads: water level against capacity, today's weather and the days left.
+
+The weather is a 0/1 variable and the outcome (flooded, empty, survived) depends on several
+variables at once, which a format string cannot phrase.
+"""
+
+from __future__ import annotations
+
+from explaincheck.core.oracle.types import StateFacts
+
+
+def _units(amount: int) -> str:
+    return f"{amount} unit" if amount == 1 else f"{amount} units"
+
+
+def describe(state: StateFacts, constants: dict) -> str:
+    v = state.valuation
+    level, rain, day = int(v["l"]), int(v["rain"]), int(v["d"])
+    cap, days = int(constants.get("CAP", 6)), int(constants.get("DAYS", 10))
+    if level > cap:
+        return (
+            f"The reservoir has overflowed (more than {_units(cap)} of water) and flooded the "
+            "valley. The task has failed."
+        )
+    if level == 0:
+        return (
+            "The reservoir is empty: the town's demand can no longer be met. The task has failed."
+        )
+    if day >= days:
+        return (
+            f"All {days} days are over and the reservoir holds {_units(level)} of water, "
+            "within the safe range: the task is accomplished."
+        )
+    weather = "rainy" if rain else "dry"
+    left = days - day
+    return (
+        f"The reservoir holds {_units(level)} of water (capacity {_units(cap)}). "
+        f"Today is day {day + 1} of {days} ({left} day{'s' if left != 1 else ''} to go, "
+        f"counting today) and the weather today is {weather}."
+    )

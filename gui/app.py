@@ -1,0 +1,108 @@
+"""Starting the desktop application: QApplication, the qasync event loop, the main window.
+
+``run`` is what ``explaincheck gui`` calls. With ``screenshot`` it opens what was asked, waits
+until every view has rendered, saves the whole window as PNG and exits (tests, docs, README).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+from pathlib import Path
+
+import qasync
+from explaincheck.core.paths import resources_dir
+from explaincheck.gui.main_window import TABS, MainWindow
+from explaincheck.gui.settings import APPLICATION, ORGANISATION, Settings
+from explaincheck.gui.theme import apply_theme
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtGui import QGuiApplication, QIcon
+from PySide6.QtWidgets import QApplication
+
+SCREENSHOT_SIZE = (1600, 1000)
+
+
+def create_app() -> QApplication:
+    """The one QApplication (created once; HiDPI scaling without rounding)."""
+    app = QApplication.instance()
+    if isinstance(app, QApplication):
+        return app
+    QGuiApplication.setHighDpiScaleFactorRoundingPolicy(
+        Qt.HighDpiScaleFactorRoundingPolicy.PassThrough
+    )
+    QCoreApplication.setOrganizationName(ORGANISATION)
+    QCoreApplication.setApplicationName(APPLICATION)
+    app = QApplication(sys.argv[:1])
+    app.setWindowIcon(QIcon(str(resources_dir() / "explaincheck.svg")))
+    return app
+
+
+async def take_screenshot(
+    window: MainWindow, path: str, view: str | None, timeout: float = 600.0
+) -> None:
+    """Wait for the views, show the requested tab, wait again, save the window."""
+    await window.wait_rendered(timeout)
+    if view:
+        window.show_tab(view)
+    if view == "results":
+        window.results_view.executions.select_first_failure()
+    if view == "teach":
+        window.teach_view.reveal_all()
+    await asyncio.sleep(0.2)
+    await window.wait_rendered(timeout)
+    await asyncio.sleep(0.3)
+    QApplication.processEvents()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    if not window.grab().save(path, "PNG"):
+        raise OSError(f"cannot write the screenshot {path}")
+
+
+def run(
+    env: str | None = None,
+    db: str | None = None,
+    screenshot: str | None = None,
+    view: str | None = None,
+    size: tuple[int, int] | None = None,
+) -> int:
+    """Open the window (and, with ``screenshot``, save it and exit). Returns the exit status."""
+    app = create_app()
+    settings = Settings()
+    apply_theme(app, "light" if screenshot else settings.preferences().theme)
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    window = MainWindow(settings)
+    if screenshot or size:
+        window.resize(*(size or SCREENSHOT_SIZE))
+    if view:
+        window.show_tab(view)
+    window.show()
+    window.start(env=env, db=db)
+    status = 0
+    try:
+        if screenshot:
+            loop.run_until_complete(take_screenshot(window, screenshot, view))
+            if window.errors:
+                print(f"explaincheck gui: {window.errors[0]}", file=sys.stderr)
+                status = 2
+            window.close()
+        else:
+            loop.run_forever()
+    finally:
+        window.campaigns.stop()
+        window.model.cancel()
+        loop.run_until_complete(_drain(window))
+        window.campaigns.wait(5.0)
+        loop.close()
+        asyncio.set_event_loop(None)
+    return status
+
+
+async def _drain(window: MainWindow) -> None:
+    """Let cancelled tasks finish (the oracle's child process is killed on cancel)."""
+    window.tasks.cancel_all()
+    with contextlib.suppress(TimeoutError):
+        await window.tasks.wait_idle(timeout=10.0)
+
+
+__all__ = ["TABS", "create_app", "run", "take_screenshot"]

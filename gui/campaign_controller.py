@@ -1,0 +1,143 @@
+"""Running a campaign for the window, on its own thread with its own asyncio loop.
+
+Why a separate thread: planning (case selection, prompt rendering), the SQLite commit after
+every graded execution and the backends' own work would otherwise all run on the GUI thread.
+The core runner reports through plain callbacks (``ProgressEvents``); they are forwarded to the
+GUI thread by Qt signals, which queue across threads. Stop cancels the runner thread-safely;
+everything graded so far stays stored, and running the same campaign again resumes it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from explaincheck.core.environments.types import Environment
+from explaincheck.core.oracle.types import OracleResult
+from explaincheck.gui.results_data import row_of
+from PySide6.QtCore import QObject, Signal
+
+
+@dataclass(frozen=True)
+class BackendSettings:
+    """How backends are created (from the Settings dialog and the campaign panel)."""
+
+    ollama_hosts: tuple[str, ...] = ()
+    timeout: float = 120.0
+    concurrency: int = 4
+
+
+class CampaignController(QObject):
+    """Start/stop one campaign at a time; signals arrive on the GUI thread."""
+
+    planned = Signal(int, object)  # total executions, {category: why skipped}
+    progress = Signal(object)  # core.campaign.progress.Progress
+    row = Signal(object)  # one graded execution as a row dict
+    finished = Signal(object)  # RunOutcome
+    failed = Signal(object)  # exception
+    running_changed = Signal(bool)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._thread: threading.Thread | None = None
+        self._runner: Any = None
+        self._stop_requested = False
+        self._lock = threading.Lock()
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def start(
+        self,
+        campaign: Any,
+        db_path: str,
+        environment: Environment,
+        oracle: OracleResult,
+        backends: BackendSettings,
+    ) -> None:
+        """Plan and run ``campaign`` (a ``core.campaign.plan.Campaign``) into ``db_path``."""
+        if self.running:
+            raise RuntimeError("a campaign is already running")
+        self._stop_requested = False
+        self._thread = threading.Thread(
+            target=self._thread_main,
+            args=(campaign, db_path, environment, oracle, backends),
+            name="explaincheck-campaign",
+            daemon=True,
+        )
+        self.running_changed.emit(True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Cancel cleanly: in-flight requests are abandoned, stored results kept."""
+        with self._lock:
+            self._stop_requested = True
+            if self._runner is not None:
+                self._runner.cancel_threadsafe()
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Join the worker thread (for shutdown)."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    # -- worker thread ---------------------------------------------------------------------
+    def _thread_main(self, campaign, db_path, environment, oracle, backends) -> None:
+        try:
+            outcome = asyncio.run(self._run(campaign, db_path, environment, oracle, backends))
+        except BaseException as error:  # reported in the window, never a crash
+            self.failed.emit(error)
+        else:
+            if outcome is not None:
+                self.finished.emit(outcome)
+        finally:
+            with self._lock:
+                self._runner = None
+            self.running_changed.emit(False)
+
+    async def _run(self, campaign, db_path, environment, oracle, settings: BackendSettings):
+        from explaincheck.core.backends.llm import Decoding
+        from explaincheck.core.backends.registry import BackendContext, create_backend
+        from explaincheck.core.campaign.plan import plan_campaign
+        from explaincheck.core.campaign.progress import ProgressEvents
+        from explaincheck.core.campaign.runner import CampaignRunner
+        from explaincheck.core.store import Store
+
+        plan = plan_campaign(campaign, environment=environment, oracle=oracle)
+        self.planned.emit(plan.total, dict(plan.skipped))
+        context = BackendContext(
+            oracle=oracle,
+            environment=environment,
+            decoding=Decoding(
+                seed=campaign.seed,
+                repeats=campaign.repeat,
+                repeat_temperature=campaign.repeat_temperature,
+            ),
+            concurrency=settings.concurrency,
+            timeout=settings.timeout,
+            ollama_hosts=settings.ollama_hosts,
+        )
+        backends = {spec: create_backend(spec, context) for spec in campaign.llms}
+        events = ProgressEvents()
+        events.subscribe(self._on_progress)
+        store = Store.open(db_path)
+        try:
+            runner = CampaignRunner(plan, store, backends, events=events)
+            with self._lock:
+                self._runner = runner
+                if self._stop_requested:
+                    runner.cancel()
+            return await runner.run()
+        finally:
+            for backend in backends.values():
+                await backend.close()
+            await context.close()
+            store.close()
+
+    def _on_progress(self, progress) -> None:
+        """Called on the worker's loop: forward to the GUI thread (signals queue)."""
+        if progress.last is not None:
+            self.row.emit(row_of(progress.last))
+        self.progress.emit(progress)

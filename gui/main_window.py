@@ -1,0 +1,482 @@
+"""The main window: toolbar, model and campaign docks, Graph | Results | Report | Teach tabs,
+the state inspector and a status bar with the oracle and campaign progress.
+
+The window only wires views to controllers; every long job runs elsewhere (oracle in a child
+process, layouts and SQLite reads on worker threads, campaigns on their own thread).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import traceback
+from pathlib import Path
+
+from explaincheck.core.environments.types import Environment
+from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.paths import resources_dir
+from explaincheck.gui.campaign_controller import BackendSettings, CampaignController
+from explaincheck.gui.model_controller import ModelController, builtin_environments
+from explaincheck.gui.prism_scan import Constant
+from explaincheck.gui.results_data import ResultsData
+from explaincheck.gui.settings import Settings
+from explaincheck.gui.tasks import Tasks, in_thread
+from explaincheck.gui.views.campaign_view import CampaignView
+from explaincheck.gui.views.constants_dialog import ConstantsDialog
+from explaincheck.gui.views.graph_view import GraphView
+from explaincheck.gui.views.model_view import ModelView
+from explaincheck.gui.views.report_view import ReportView
+from explaincheck.gui.views.results_view import ResultsView, environment_matches
+from explaincheck.gui.views.state_inspector import StateInspector
+from explaincheck.gui.views.teach_view import TeachView
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QIcon, QKeySequence
+from PySide6.QtWidgets import (
+    QApplication,
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QProgressBar,
+    QScrollArea,
+    QTabWidget,
+    QToolButton,
+    QWidget,
+)
+
+TABS = ("graph", "results", "report", "teach")
+MODEL_SUFFIXES = (".prism", ".nm", ".pm")
+DATABASE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
+
+
+def _scrolled(widget: QWidget) -> QScrollArea:
+    area = QScrollArea()
+    area.setWidgetResizable(True)
+    area.setWidget(widget)
+    area.setFrameShape(QScrollArea.Shape.NoFrame)
+    return area
+
+
+class MainWindow(QMainWindow):
+    """The explaincheck desktop window."""
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        super().__init__()
+        self.settings = settings or Settings()
+        self.setWindowTitle("explaincheck")
+        self.setWindowIcon(QIcon(str(resources_dir() / "explaincheck.svg")))
+        self.setAcceptDrops(True)
+        self.errors: list[str] = []
+        self.environments: list[Environment] = []
+
+        self.tasks = Tasks(self)
+        self.tasks.failed.connect(self._task_failed)
+        self.results = ResultsData(self)
+        self.model = ModelController(self.tasks, self.settings, ask_constants=self.ask_constants)
+        self.campaigns = CampaignController(self)
+
+        self.graph = GraphView(self.tasks, self)
+        self.results_view = ResultsView(self.results, self)
+        self.report_view = ReportView(self.results, self.tasks, self)
+        self.teach_view = TeachView(self.results, self.tasks, self)
+        self.tabs = QTabWidget(self)
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.graph, "Graph")
+        self.tabs.addTab(self.results_view, "Results")
+        self.tabs.addTab(self.report_view, "Report")
+        self.tabs.addTab(self.teach_view, "Teach")
+        self.setCentralWidget(self.tabs)
+
+        self.inspector = StateInspector(self)
+        self.model_view = ModelView(self.model, self)
+        self.campaign_view = CampaignView(self.tasks, self)
+        prefs = self.settings.preferences()
+        self.campaign_view.host.setText(prefs.ollama_host)
+        self.campaign_view.budget.setValue(prefs.budget)
+        self._build_docks()
+        self._build_actions()
+        self._build_status_bar()
+        self._wire()
+        self._restore()
+
+    # -- layout ----------------------------------------------------------------------------
+    def _build_docks(self) -> None:
+        self.model_dock = QDockWidget("Model", self)
+        self.model_dock.setObjectName("modelDock")
+        self.model_dock.setWidget(_scrolled(self.model_view))
+        self.campaign_dock = QDockWidget("Campaign", self)
+        self.campaign_dock.setObjectName("campaignDock")
+        self.campaign_dock.setWidget(_scrolled(self.campaign_view))
+        self.inspector_dock = QDockWidget("State inspector", self)
+        self.inspector_dock.setObjectName("inspectorDock")
+        self.inspector_dock.setWidget(self.inspector)
+        self.model_dock.setMinimumWidth(350)
+        self.campaign_dock.setMinimumWidth(350)
+        self.inspector_dock.setMinimumWidth(330)
+        left = Qt.DockWidgetArea.LeftDockWidgetArea
+        self.addDockWidget(left, self.model_dock)
+        self.addDockWidget(left, self.campaign_dock)
+        self.splitDockWidget(self.model_dock, self.campaign_dock, Qt.Orientation.Vertical)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.inspector_dock)
+        self.resizeDocks(
+            [self.model_dock, self.inspector_dock], [380, 330], Qt.Orientation.Horizontal
+        )
+
+    def _action(self, text: str, shortcut, handler, tip: str = "") -> QAction:
+        action = QAction(text, self)
+        tip = tip or text
+        if shortcut:
+            action.setShortcut(QKeySequence(shortcut))
+            tip = f"{tip} ({action.shortcut().toString()})"
+        action.setToolTip(tip)
+        action.triggered.connect(handler)
+        self.addAction(action)
+        return action
+
+    def _build_actions(self) -> None:
+        self.open_action = self._action(
+            "Open model…",
+            QKeySequence.StandardKey.Open,
+            self.model_view.choose_file,
+            "Open a PRISM model",
+        )
+        self.build_action = self._action("Build oracle", "Ctrl+B", self.model_view.rebuild)
+        self.run_action = self._action("Run ▶", "F5", self.run_campaign, "Run the campaign")
+        self.stop_action = self._action("Stop ■", "Shift+F5", self.stop, "Stop the campaign")
+        self.stop_action.setEnabled(False)
+        self.open_results_action = self._action(
+            "Open results…", "Ctrl+Shift+O", self.choose_database, "Open a results database"
+        )
+        self.report_action = self._action(
+            "Report", "Ctrl+3", lambda: self.show_tab("report"), "Show the report"
+        )
+        self.settings_action = self._action(
+            "Settings…", QKeySequence.StandardKey.Preferences, self.edit_settings
+        )
+        if self.settings_action.shortcut().isEmpty():
+            self.settings_action.setShortcut(QKeySequence("Ctrl+,"))
+        self.fullscreen_action = self._action(
+            "Full screen", "F11", self.toggle_full_screen, "Full screen (for teaching)"
+        )
+        for i, name in enumerate(TABS):
+            self._action(name.title(), f"Ctrl+{i + 1}", lambda _=False, n=name: self.show_tab(n))
+
+        toolbar = self.addToolBar("Main")
+        toolbar.setObjectName("mainToolbar")
+        toolbar.setMovable(False)
+        toolbar.addAction(self.open_action)
+        self.environments_button = QToolButton(self)
+        self.environments_button.setText("Environments ▾")
+        self.environments_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.environments_menu = QMenu(self)
+        self.environments_button.setMenu(self.environments_menu)
+        toolbar.addWidget(self.environments_button)
+        toolbar.addSeparator()
+        toolbar.addAction(self.run_action)
+        toolbar.addAction(self.stop_action)
+        toolbar.addSeparator()
+        toolbar.addAction(self.open_results_action)
+        toolbar.addAction(self.report_action)
+        toolbar.addSeparator()
+        toolbar.addAction(self.settings_action)
+
+        menu = self.menuBar()
+        file_menu = menu.addMenu("&File")
+        for action in (self.open_action, self.open_results_action, self.build_action):
+            file_menu.addAction(action)
+        file_menu.addSeparator()
+        file_menu.addAction(self.settings_action)
+        file_menu.addAction(self._action("Quit", QKeySequence.StandardKey.Quit, self.close))
+        campaign_menu = menu.addMenu("&Campaign")
+        campaign_menu.addAction(self.run_action)
+        campaign_menu.addAction(self.stop_action)
+        view_menu = menu.addMenu("&View")
+        for dock in (self.model_dock, self.campaign_dock, self.inspector_dock):
+            view_menu.addAction(dock.toggleViewAction())
+        view_menu.addAction(self.fullscreen_action)
+
+    def _build_status_bar(self) -> None:
+        bar = self.statusBar()
+        self.oracle_status = QLabel("No model open", self)
+        bar.addWidget(self.oracle_status, 1)
+        self.campaign_status = QLabel("", self)
+        bar.addPermanentWidget(self.campaign_status)
+        self.campaign_progress = QProgressBar(self)
+        self.campaign_progress.setMaximumWidth(180)
+        self.campaign_progress.setMaximumHeight(14)
+        self.campaign_progress.setFormat("%v / %m")
+        self.campaign_progress.hide()
+        bar.addPermanentWidget(self.campaign_progress)
+
+    def _wire(self) -> None:
+        self.model.oracle_ready.connect(self._oracle_ready)
+        self.model.busy_changed.connect(self._model_busy)
+        self.model.failed.connect(self._model_failed)
+        self.model.cancelled.connect(lambda: self.oracle_status.setText("Oracle: cancelled"))
+        self.graph.state_selected.connect(self.inspector.show_state)
+        self.inspector.state_requested.connect(self.graph.select_state)
+        self.results_view.case_selected.connect(self._case_selected)
+        self.teach_view.state_changed.connect(self._teach_state)
+        self.campaign_view.run_requested.connect(self.run_campaign)
+        self.campaign_view.stop_requested.connect(self.stop)
+        self.campaigns.row.connect(lambda row: self.results.add([row]))
+        self.campaigns.progress.connect(self._campaign_progress)
+        self.campaigns.running_changed.connect(self._campaign_running)
+        self.campaigns.failed.connect(self._campaign_failed)
+        self.campaigns.planned.connect(self._campaign_planned)
+        self.campaigns.finished.connect(self._campaign_finished)
+
+    def _restore(self) -> None:
+        geometry, state = self.settings.window_state()
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1600, 1000)
+        if state is not None:
+            self.restoreState(state)
+
+    # -- start-up --------------------------------------------------------------------------
+    def start(self, env: str | None = None, db: str | None = None) -> None:
+        """Load the environment list, and what the command line asked for."""
+        self.tasks.start(self._load_environments(), "environments")
+        if env:
+            self.model.open_spec(env)
+        if db:
+            self.open_database(db)
+
+    async def _load_environments(self) -> None:
+        try:
+            environments = await in_thread(builtin_environments)
+        except Exception as error:
+            message = f"Built-in environments unavailable: {error}"
+            self.model_view.builtin_description.setText(message)
+            return
+        self.environments = environments
+        self.model_view.set_environments(environments)
+        self.environments_menu.clear()
+        for environment in environments:
+            action = self.environments_menu.addAction(environment.title)
+            action.setToolTip(environment.description)
+            action.triggered.connect(lambda _=False, e=environment: self.model.open_environment(e))
+
+    # -- model -----------------------------------------------------------------------------
+    async def ask_constants(
+        self, constants: list[Constant], defaults: dict[str, str]
+    ) -> dict[str, str] | None:
+        """The undefined-constants dialog, awaited without a nested event loop."""
+        dialog = ConstantsDialog(constants, defaults, self)
+        self.constants_dialog = dialog
+        future: asyncio.Future = asyncio.get_running_loop().create_future()
+        dialog.finished.connect(lambda result: future.done() or future.set_result(result))
+        dialog.open()
+        result = await future
+        self.constants_dialog = None
+        return dialog.values() if result == ConstantsDialog.DialogCode.Accepted else None
+
+    def _model_busy(self, busy: bool) -> None:
+        self.build_action.setEnabled(not busy)
+        if busy:
+            environment = self.model.environment
+            name = environment.title if environment else "the model"
+            self.oracle_status.setText(f"Oracle: model checking {name}…")
+
+    def _model_failed(self, error: BaseException) -> None:
+        self.oracle_status.setText(f"Oracle: failed — {error}")
+        self.errors.append(str(error))
+        if not isinstance(error, ExplaincheckError):
+            traceback.print_exception(error, file=sys.stderr)
+
+    def _oracle_ready(self, oracle: OracleResult, environment: Environment) -> None:
+        describe = environment.describe
+        self.setWindowTitle(f"explaincheck — {environment.title}")
+        self.graph.set_oracle(oracle)
+        self.inspector.set_oracle(oracle, describe)
+        self.inspector.show_state(oracle.model.initial)
+        self.results_view.set_oracle(oracle, environment)
+        self.campaign_view.set_model(oracle, environment)
+        self.teach_view.set_model(oracle, environment)
+        how = "cache" if oracle.from_cache else f"{oracle.seconds:.2f} s"
+        tolerance = f", tie tolerance {oracle.tie_tolerance:g}" if oracle.tie_tolerance else ""
+        self.oracle_status.setText(
+            f"Oracle: {oracle.method}{tolerance} ({how}) · {environment.title} · "
+            f"{oracle.model.states} states, {oracle.model.transitions} transitions"
+        )
+
+    # -- results ---------------------------------------------------------------------------
+    def choose_database(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open results database", "", "SQLite (*.sqlite *.sqlite3 *.db);;All files (*)"
+        )
+        if path:
+            self.open_database(path)
+
+    def open_database(self, path: str) -> asyncio.Task:
+        self.settings.add_recent_database(path)
+        self.campaign_view.database.setText(path)
+        return self.tasks.start(self._open_database(path), "open results")
+
+    async def _open_database(self, path: str) -> None:
+        try:
+            await self.results.load(path)
+        except Exception as error:
+            self.errors.append(str(error))
+            self.statusBar().showMessage(f"Cannot open {path}: {error}", 15000)
+            return
+        self.statusBar().showMessage(f"{len(self.results.rows)} executions from {path}", 8000)
+        if self.model.environment is None and self.results.rows:
+            first = str(self.results.rows[0].get("environment") or "")
+            if first in {e.id for e in self.environments} or Path(first).exists():
+                self.model.open_spec(first)
+
+    def _teach_state(self, state_id: int) -> None:
+        if self.tabs.currentWidget() is self.teach_view:
+            self.inspector.show_state(state_id)
+
+    def _case_selected(self, row: dict) -> None:
+        states = [int(s) for s in (row.get("states") or [])]
+        if environment_matches(row.get("environment"), self.model.environment):
+            self.graph.highlight_states(states)
+            if states:
+                self.inspector.show_state(states[0])
+
+    # -- campaign --------------------------------------------------------------------------
+    def run_campaign(self) -> None:
+        if self.campaigns.running:
+            return
+        if self.model.oracle is None or self.model.environment is None:
+            self._campaign_message("Open a model and let its oracle build first.")
+            return
+        try:
+            campaign = self.campaign_view.campaign(
+                self.model.constants, self.model.goal_label, self.model.unsafe_label
+            )
+            db_path = self.campaign_view.database_path()
+        except (ExplaincheckError, OSError) as error:
+            self._campaign_message(str(error))
+            return
+        self.tasks.start(self._run(campaign, db_path), "campaign")
+
+    async def _run(self, campaign, db_path: str) -> None:
+        if Path(db_path).exists():
+            try:
+                await self.results.load(db_path)
+            except Exception as error:
+                self._campaign_message(f"Cannot use {db_path}: {error}")
+                return
+        else:
+            self.results.clear(db_path)
+        prefs = self.settings.preferences()
+        host = self.campaign_view.host.text().strip() or prefs.ollama_host
+        backends = BackendSettings(
+            ollama_hosts=(host,) if host else (),
+            timeout=prefs.timeout,
+            concurrency=prefs.concurrency,
+        )
+        assert self.model.environment is not None and self.model.oracle is not None
+        self.campaigns.start(campaign, db_path, self.model.environment, self.model.oracle, backends)
+
+    def stop(self) -> None:
+        self.campaigns.stop()
+        self.model.cancel()
+
+    def _campaign_message(self, text: str) -> None:
+        self.campaign_view.progress_text.setText(text)
+        self.statusBar().showMessage(text, 10000)
+
+    def _campaign_planned(self, total: int, skipped: dict) -> None:
+        self.campaign_progress.setMaximum(max(1, total))
+        note = f" · skipped: {', '.join(skipped)}" if skipped else ""
+        self.campaign_status.setText(f"Campaign: {total} executions planned{note}")
+
+    def _campaign_running(self, running: bool) -> None:
+        self.campaign_view.set_running(running)
+        self.run_action.setEnabled(not running)
+        self.stop_action.setEnabled(running)
+        self.campaign_progress.setVisible(running or self.campaign_progress.value() > 0)
+
+    def _campaign_progress(self, progress) -> None:
+        self.campaign_view.show_progress(progress)
+        self.campaign_progress.setMaximum(max(1, progress.total))
+        self.campaign_progress.setValue(progress.done)
+        self.campaign_status.setText(self.campaign_view.progress_text.text())
+
+    def _campaign_failed(self, error: BaseException) -> None:
+        self.errors.append(str(error))
+        self._campaign_message(f"The campaign stopped: {error}")
+        if not isinstance(error, ExplaincheckError):
+            traceback.print_exception(error, file=sys.stderr)
+
+    def _campaign_finished(self, outcome) -> None:
+        if self.results.db_path:  # reload: retried errors replace their old rows
+            self.tasks.start(self._open_database(self.results.db_path), "reload results")
+
+    # -- misc ------------------------------------------------------------------------------
+    def show_tab(self, name: str) -> None:
+        self.tabs.setCurrentIndex(TABS.index(name))
+
+    def edit_settings(self) -> None:
+        from explaincheck.gui.settings_dialog import SettingsDialog
+        from explaincheck.gui.theme import apply_theme
+
+        dialog = SettingsDialog(self.settings.preferences(), self)
+        if dialog.exec():
+            prefs = dialog.preferences()
+            self.settings.save_preferences(prefs)
+            self.campaign_view.host.setText(prefs.ollama_host)
+            app = QApplication.instance()
+            if isinstance(app, QApplication):
+                apply_theme(app, prefs.theme)
+
+    def toggle_full_screen(self) -> None:
+        self.showNormal() if self.isFullScreen() else self.showFullScreen()
+
+    def _task_failed(self, what: str, error: BaseException) -> None:
+        self.errors.append(f"{what}: {error}")
+        self.statusBar().showMessage(f"{what} failed: {error}", 15000)
+        if not isinstance(error, ExplaincheckError):
+            traceback.print_exception(error, file=sys.stderr)
+
+    def busy(self) -> bool:
+        return not self.tasks.idle or self.model.busy or self.campaigns.running
+
+    async def wait_rendered(self, timeout: float = 600.0) -> None:
+        """Wait until no background work is left and the visible views have drawn."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        quiet = 0
+        while quiet < 3:
+            if loop.time() > deadline:
+                raise TimeoutError("the window did not finish rendering in time")
+            await asyncio.sleep(0.05)
+            idle = not self.busy() and (self.model.oracle is None or self.graph.ready)
+            quiet = quiet + 1 if idle else 0
+        QApplication.processEvents()
+
+    # -- drag and drop, closing ------------------------------------------------------------
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if event.mimeData().hasUrls() and any(u.isLocalFile() for u in event.mimeData().urls()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        for url in event.mimeData().urls():
+            if url.isLocalFile():
+                self.open_path(url.toLocalFile())
+                event.acceptProposedAction()
+                return
+
+    def open_path(self, path: str) -> None:
+        """A dropped or given file: results databases by suffix, anything else as a model."""
+        if path.lower().endswith(DATABASE_SUFFIXES):
+            self.open_database(path)
+            self.show_tab("results")
+        else:
+            self.model.open_spec(path)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.settings.save_window_state(self.saveGeometry(), self.saveState())
+        self.campaigns.stop()
+        self.model.cancel()
+        self.tasks.cancel_all()
+        super().closeEvent(event)

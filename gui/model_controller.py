@@ -1,0 +1,188 @@
+"""Opening a model and building its oracle off the GUI thread, with cancel.
+
+The controller owns "the current model": which environment, constants and labels, and the oracle
+once built. Views call it and listen to its signals; it never touches widgets (dialogs are asked
+for through the ``ask_constants`` callback the window supplies).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from explaincheck.core.environments.types import Environment
+from explaincheck.core.errors import ExplaincheckError, ModelError
+from explaincheck.core.oracle.types import OracleResult
+from explaincheck.gui.prism_scan import (
+    Constant,
+    PrismScan,
+    format_constants,
+    missing_constants,
+    parse_constants,
+    scan_file,
+)
+from explaincheck.gui.settings import Settings
+from explaincheck.gui.tasks import Tasks, in_thread
+from PySide6.QtCore import QObject, Signal
+
+AskConstants = Callable[[list[Constant], dict[str, str]], Awaitable[dict[str, str] | None]]
+
+
+def builtin_environments() -> list[Environment]:
+    """The built-in environments (empty when the registry cannot be read)."""
+    from explaincheck.core.environments.registry import list_builtin, load_builtin
+
+    found = []
+    for entry in list_builtin():
+        found.append(entry if isinstance(entry, Environment) else load_builtin(str(entry)))
+    return found
+
+
+def resolve_environment(spec: str) -> Environment:
+    """A built-in id or a PRISM file path -> Environment (generic wording for plain files)."""
+    from explaincheck.core.environments.registry import resolve
+
+    return resolve(spec)
+
+
+def size_key(environment: Environment, constants: str) -> str:
+    name = environment.id or Path(environment.model_path).name
+    return f"{name}|{constants}".replace("/", "_")
+
+
+class ModelController(QObject):
+    """State machine: nothing -> scanned -> building -> ready | failed | cancelled."""
+
+    environment_changed = Signal(object)  # Environment (before the oracle exists)
+    busy_changed = Signal(bool)
+    oracle_ready = Signal(object, object)  # OracleResult, Environment
+    failed = Signal(object)  # the exception (ExplaincheckError for user problems)
+    cancelled = Signal()
+
+    def __init__(
+        self, tasks: Tasks, settings: Settings, ask_constants: AskConstants | None = None
+    ) -> None:
+        super().__init__()
+        self.tasks = tasks
+        self.settings = settings
+        self.ask_constants = ask_constants
+        self.environment: Environment | None = None
+        self.oracle: OracleResult | None = None
+        self.scan = PrismScan((), ())
+        self.constants = ""
+        self.goal_label = "goal"
+        self.unsafe_label = "unsafe"
+        self._build_task: asyncio.Task | None = None
+
+    @property
+    def busy(self) -> bool:
+        return self._build_task is not None and not self._build_task.done()
+
+    # -- opening ---------------------------------------------------------------------------
+    def open_spec(self, spec: str) -> asyncio.Task:
+        """Open a built-in id or a file path (the command line's --env)."""
+        return self.tasks.start(self._open_spec(spec), "open model")
+
+    def open_environment(self, environment: Environment) -> asyncio.Task:
+        return self.tasks.start(self._open(environment), "open model")
+
+    async def _open_spec(self, spec: str) -> None:
+        try:
+            environment = await in_thread(resolve_environment, spec)
+        except ExplaincheckError as error:
+            self.failed.emit(error)
+            return
+        except Exception as error:  # a bug in wording code must not take the window down
+            self.failed.emit(ModelError(f"cannot open {spec}: {error}"))
+            return
+        await self._open(environment)
+
+    async def _open(self, environment: Environment) -> None:
+        self.cancel()
+        if environment.id is None:
+            self.settings.add_recent_file(os.path.abspath(environment.model_path))
+        self.environment = environment
+        self.oracle = None
+        self.scan = await in_thread(scan_file, environment.model_path)
+        self.constants = environment.constants
+        self.goal_label = environment.goal_label
+        self.unsafe_label = environment.unsafe_label
+        self.environment_changed.emit(environment)
+        missing = missing_constants(self.scan, self.constants)
+        if missing:
+            if self.ask_constants is None:
+                names = ", ".join(c.name for c in missing)
+                self.failed.emit(ModelError(f"undefined constants {names}: give their values"))
+                return
+            values = await self.ask_constants(missing, parse_constants(self.constants))
+            if values is None:
+                self.cancelled.emit()
+                return
+            merged = parse_constants(self.constants)
+            merged.update(values)
+            self.constants = format_constants(merged)
+            self.environment_changed.emit(environment)
+        await self._start_build()
+
+    # -- building --------------------------------------------------------------------------
+    def rebuild(
+        self,
+        constants: str | None = None,
+        goal_label: str | None = None,
+        unsafe_label: str | None = None,
+    ) -> asyncio.Task | None:
+        """Build again with changed constants or labels."""
+        if self.environment is None:
+            return None
+        if constants is not None:
+            self.constants = constants
+        if goal_label:
+            self.goal_label = goal_label
+        if unsafe_label:
+            self.unsafe_label = unsafe_label
+        return self.tasks.start(self._start_build(), "build oracle")
+
+    async def _start_build(self) -> None:
+        self.cancel()
+        me = asyncio.current_task()
+        self._build_task = me
+        self.busy_changed.emit(True)
+        try:
+            oracle = await self._compute()
+        except asyncio.CancelledError:
+            if self._build_task is me:  # not replaced by a newer build
+                self.cancelled.emit()
+            raise
+        except Exception as error:  # user errors and bugs alike end up in the window
+            if self._build_task is me:
+                self.failed.emit(error)
+            return
+        finally:
+            if self._build_task is me:
+                self._build_task = None
+                self.busy_changed.emit(False)
+        if self._build_task is not None:  # a newer build started meanwhile
+            return
+        assert self.environment is not None
+        self.oracle = oracle
+        self.settings.remember_size(size_key(self.environment, self.constants), len(oracle.states))
+        self.oracle_ready.emit(oracle, self.environment)
+
+    async def _compute(self) -> OracleResult:
+        from explaincheck.core.oracle import compute_oracle_async
+
+        assert self.environment is not None
+        request = self.environment.request(
+            constants=self.constants,
+            goal_label=self.goal_label,
+            unsafe_label=self.unsafe_label,
+        )
+        return await compute_oracle_async(request)
+
+    def cancel(self) -> None:
+        """Stop a running build (the oracle's child process is killed)."""
+        task = self._build_task
+        if task is not None and not task.done() and task is not asyncio.current_task():
+            task.cancel()

@@ -1,0 +1,125 @@
+"""User settings kept between runs (QSettings), with typed accessors and defaults.
+
+One place knows the keys, so views never spell them, and tests can point the store at a
+temporary INI file (``EXPLAINCHECK_SETTINGS``) instead of the user's real settings.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from PySide6.QtCore import QByteArray, QSettings
+
+ORGANISATION = "explaincheck"
+APPLICATION = "explaincheck"
+MAX_RECENT = 10
+THEMES = ("system", "light", "dark")
+
+
+@dataclass
+class Preferences:
+    """The settings a user edits in the Settings dialog."""
+
+    ollama_host: str = "http://127.0.0.1:11434"
+    timeout: float = 120.0
+    concurrency: int = 4
+    budget: int = 20
+    theme: str = "system"
+
+
+class Settings:
+    """Typed wrapper over QSettings (native store, or an INI file for tests)."""
+
+    def __init__(self, path: str | None = None) -> None:
+        path = path or os.environ.get("EXPLAINCHECK_SETTINGS")
+        if path:
+            self._store = QSettings(path, QSettings.Format.IniFormat)
+        else:
+            self._store = QSettings(ORGANISATION, APPLICATION)
+
+    # -- preferences -------------------------------------------------------------------------
+    def preferences(self) -> Preferences:
+        default = Preferences()
+        host = os.environ.get("OLLAMA_HOST") or default.ollama_host
+        theme = str(self._store.value("theme", default.theme))
+        return Preferences(
+            ollama_host=str(self._store.value("ollama/host", host)),
+            timeout=_as_float(self._store.value("ollama/timeout"), default.timeout),
+            concurrency=_as_int(self._store.value("ollama/concurrency"), default.concurrency),
+            budget=_as_int(self._store.value("campaign/budget"), default.budget),
+            theme=theme if theme in THEMES else default.theme,
+        )
+
+    def save_preferences(self, prefs: Preferences) -> None:
+        self._store.setValue("ollama/host", prefs.ollama_host)
+        self._store.setValue("ollama/timeout", float(prefs.timeout))
+        self._store.setValue("ollama/concurrency", int(prefs.concurrency))
+        self._store.setValue("campaign/budget", int(prefs.budget))
+        self._store.setValue("theme", prefs.theme)
+        self._store.sync()
+
+    # -- recent files ------------------------------------------------------------------------
+    def recent_files(self) -> list[str]:
+        value = self._store.value("recent/files", [])
+        if isinstance(value, str):
+            value = [value]
+        return [str(v) for v in (value or []) if v]
+
+    def add_recent_file(self, path: str) -> list[str]:
+        files = [path] + [p for p in self.recent_files() if p != path]
+        files = files[:MAX_RECENT]
+        self._store.setValue("recent/files", files)
+        return files
+
+    def recent_databases(self) -> list[str]:
+        value = self._store.value("recent/databases", [])
+        if isinstance(value, str):
+            value = [value]
+        return [str(v) for v in (value or []) if v]
+
+    def add_recent_database(self, path: str) -> None:
+        files = [path] + [p for p in self.recent_databases() if p != path]
+        self._store.setValue("recent/databases", files[:MAX_RECENT])
+
+    # -- facts remembered to show before an oracle runs ----------------------------------------
+    def known_size(self, key: str) -> int | None:
+        value = self._store.value(f"sizes/{key}")
+        return _as_int(value, None) if value is not None else None
+
+    def remember_size(self, key: str, states: int) -> None:
+        self._store.setValue(f"sizes/{key}", int(states))
+
+    # -- window state --------------------------------------------------------------------------
+    def window_state(self) -> tuple[QByteArray | None, QByteArray | None]:
+        geometry = self._store.value("window/geometry")
+        state = self._store.value("window/state")
+        return (
+            geometry if isinstance(geometry, QByteArray) else None,
+            state if isinstance(state, QByteArray) else None,
+        )
+
+    def save_window_state(self, geometry: QByteArray, state: QByteArray) -> None:
+        self._store.setValue("window/geometry", geometry)
+        self._store.setValue("window/state", state)
+        self._store.sync()
+
+    def value(self, key: str, default=None):
+        return self._store.value(key, default)
+
+    def set_value(self, key: str, value) -> None:
+        self._store.setValue(key, value)
+
+
+def _as_int(value, default):
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default
+
+
+def _as_float(value, default):
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return default

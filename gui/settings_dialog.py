@@ -1,0 +1,56 @@
+"""The Settings dialog: Ollama host, timeout, concurrency, default budget, theme."""
+
+from __future__ import annotations
+
+from explaincheck.gui.settings import THEMES, Preferences
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QLineEdit,
+    QSpinBox,
+    QWidget,
+)
+
+
+class SettingsDialog(QDialog):
+    def __init__(self, prefs: Preferences, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Settings")
+        form = QFormLayout(self)
+        self.host = QLineEdit(prefs.ollama_host)
+        form.addRow("Ollama host:", self.host)
+        self.timeout = QDoubleSpinBox()
+        self.timeout.setRange(1.0, 3600.0)
+        self.timeout.setSuffix(" s")
+        self.timeout.setValue(prefs.timeout)
+        form.addRow("Request timeout:", self.timeout)
+        self.concurrency = QSpinBox()
+        self.concurrency.setRange(1, 64)
+        self.concurrency.setValue(prefs.concurrency)
+        form.addRow("Concurrent requests per LLM:", self.concurrency)
+        self.budget = QSpinBox()
+        self.budget.setRange(1, 10_000)
+        self.budget.setValue(prefs.budget)
+        form.addRow("Default budget:", self.budget)
+        self.theme = QComboBox()
+        self.theme.addItems(list(THEMES))
+        self.theme.setCurrentText(prefs.theme)
+        form.addRow("Theme:", self.theme)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+    def preferences(self) -> Preferences:
+        return Preferences(
+            ollama_host=self.host.text().strip(),
+            timeout=self.timeout.value(),
+            concurrency=self.concurrency.value(),
+            budget=self.budget.value(),
+            theme=self.theme.currentText(),
+        )

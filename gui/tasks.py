@@ -1,0 +1,84 @@
+"""Background work for the views: asyncio tasks on the qasync loop and blocking calls on threads.
+
+The GUI thread must never block on Storm, an LLM or SQLite. Views start coroutines here; blocking
+functions run on a worker thread through ``in_thread``. ``Tasks`` keeps a reference to every task
+(asyncio holds only weak ones), reports failures through one callback instead of losing them,
+and tells whether anything is still running (the screenshot mode waits for that).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Awaitable, Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from PySide6.QtCore import QObject, Signal
+
+T = TypeVar("T")
+
+# Worker threads for blocking work (layouts, SQLite reads, analysis). Two cores on the reference
+# machine: more threads would only compete with the GUI thread for the GIL.
+_EXECUTOR = ThreadPoolExecutor(max_workers=2, thread_name_prefix="explaincheck-gui")
+
+
+async def in_thread(function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Run a blocking function on a worker thread and await its result."""
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(_EXECUTOR, functools.partial(function, *args, **kwargs))
+
+
+class Tasks(QObject):
+    """Owns the running coroutines of one window."""
+
+    failed = Signal(str, object)  # (what, exception)
+    idle_changed = Signal(bool)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._running: dict[asyncio.Task, str] = {}
+
+    def start(self, coroutine: Coroutine[Any, Any, Any], what: str = "task") -> asyncio.Task:
+        task = asyncio.ensure_future(coroutine)
+        was_idle = not self._running
+        self._running[task] = what
+        task.add_done_callback(self._finished)
+        if was_idle:
+            self.idle_changed.emit(False)
+        return task
+
+    def _finished(self, task: asyncio.Task) -> None:
+        what = self._running.pop(task, "task")
+        if not task.cancelled() and task.exception() is not None:
+            self.failed.emit(what, task.exception())
+        if not self._running:
+            self.idle_changed.emit(True)
+
+    @property
+    def idle(self) -> bool:
+        return not self._running
+
+    def running(self) -> list[str]:
+        return list(self._running.values())
+
+    def cancel_all(self) -> None:
+        for task in list(self._running):
+            task.cancel()
+
+    async def wait_idle(self, timeout: float | None = None) -> None:
+        """Wait until no task runs (tasks may start others meanwhile)."""
+
+        async def _wait() -> None:
+            while self._running:
+                await asyncio.gather(*self._running, return_exceptions=True)
+                await asyncio.sleep(0)
+
+        await asyncio.wait_for(_wait(), timeout)
+
+
+def awaitable_result(value: T) -> Awaitable[T]:
+    """An already finished future (for code paths that may or may not need to wait)."""
+    future: asyncio.Future = asyncio.get_event_loop().create_future()
+    future.set_result(value)
+    return future

@@ -1,0 +1,423 @@
+"""The campaign panel (left dock): LLMs, categories, budget and selection; Run, Pause, Stop.
+
+Categories are grouped by dimension; those that do not apply to the open model are greyed out
+with the reason. Ollama models are listed from the host after a connection check (run on a
+worker thread). Progress shows done/total, pass rate so far and the ETA.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+from explaincheck.core.environments.types import Environment
+from explaincheck.core.oracle.types import OracleResult
+from explaincheck.gui.safe_text import plain_label
+from explaincheck.gui.tasks import Tasks, in_thread
+from PySide6.QtCore import QStandardPaths, Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+DIMENSION_TITLES = (
+    ("state", "State (object)"),
+    ("preference", "Preference (object)"),
+    ("scope", "Scope"),
+    ("mode", "Mode"),
+)
+BASELINES = (("random", "random — uniform guesses (baseline)"), ("oracle", "oracle — ceiling"))
+LOCAL_SPEC = "local:gemma3-270m"
+
+
+def format_eta(seconds: float | None) -> str:
+    if seconds is None:
+        return "—"
+    seconds = round(seconds)
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def not_applicable_reasons(oracle: OracleResult, environment: Environment) -> dict[str, str]:
+    """Why each category has no case here (worker thread: candidates can be costly)."""
+    from explaincheck.core.taxonomy.registry import CATEGORIES
+
+    reasons = {}
+    for category_id, category in CATEGORIES.items():
+        reason = environment.not_applicable.get(category_id) or category.not_applicable(oracle)
+        if reason:
+            reasons[category_id] = reason
+    return reasons
+
+
+def local_model_available() -> bool:
+    try:
+        from explaincheck.core.backends.local_backend import local_available
+    except ImportError:
+        return False
+    return local_available()
+
+
+def list_ollama_models(host: str, timeout: float = 3.0) -> dict[str, list[str]]:
+    """Models per answering host (worker thread with its own loop: no network on the GUI
+    thread)."""
+    from explaincheck.core.backends.registry import ollama_models
+
+    return asyncio.run(ollama_models((host,), timeout=timeout))
+
+
+def default_database() -> str:
+    base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
+    return str(Path(base or Path.home()) / "results.sqlite")
+
+
+class CampaignView(QWidget):
+    """Builds a ``Campaign`` from the widgets; the window runs it through the controller."""
+
+    run_requested = Signal()
+    stop_requested = Signal()
+
+    def __init__(self, tasks: Tasks, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.tasks = tasks
+        self.oracle: OracleResult | None = None
+        self.environment: Environment | None = None
+        self.reasons: dict[str, str] = {}
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+
+        llm_box = QGroupBox("LLMs under test")
+        llm_layout = QVBoxLayout(llm_box)
+        self.llms = QListWidget(self)
+        self.llms.setMaximumHeight(120)
+        llm_layout.addWidget(self.llms)
+        host_row = QHBoxLayout()
+        self.host = QLineEdit(self)
+        self.host.setPlaceholderText("Ollama host, e.g. http://127.0.0.1:11434")
+        host_row.addWidget(self.host, 1)
+        self.check_button = QPushButton("Check")
+        self.check_button.setToolTip("Connect to the Ollama host and list its models")
+        self.check_button.clicked.connect(self.check_host)
+        host_row.addWidget(self.check_button)
+        llm_layout.addLayout(host_row)
+        self.host_status = plain_label("")
+        self.host_status.setWordWrap(True)
+        llm_layout.addWidget(self.host_status)
+        add_row = QHBoxLayout()
+        self.extra_spec = QLineEdit(self)
+        self.extra_spec.setPlaceholderText(
+            "another LLM spec, e.g. ollama:gemma3:1b@http://host:11434"
+        )
+        self.extra_spec.returnPressed.connect(self._add_spec)
+        add_row.addWidget(self.extra_spec, 1)
+        add_button = QPushButton("Add")
+        add_button.clicked.connect(self._add_spec)
+        add_row.addWidget(add_button)
+        llm_layout.addLayout(add_row)
+        layout.addWidget(llm_box)
+        for spec, text in BASELINES:
+            self._add_llm(spec, text, checked=True)
+        local_ok = local_model_available()
+        self._add_llm(
+            LOCAL_SPEC,
+            f"{LOCAL_SPEC} — bundled local model" + ("" if local_ok else " (not installed)"),
+            checked=False,
+            enabled=local_ok,
+            tip="" if local_ok else "install the optional extra: pip install 'explaincheck[local]'",
+        )
+
+        categories_box = QGroupBox("Categories")
+        categories_layout = QVBoxLayout(categories_box)
+        self.categories = QTreeWidget(self)
+        self.categories.setHeaderHidden(True)
+        self.categories.setMinimumHeight(120)
+        self.category_items: dict[str, QTreeWidgetItem] = {}
+        self._fill_categories()
+        categories_layout.addWidget(self.categories)
+        layout.addWidget(categories_box, 1)
+
+        settings_box = QGroupBox("Selection and grading")
+        form = QFormLayout(settings_box)
+        self.budget = QSpinBox(self)
+        self.budget.setRange(1, 10_000)
+        self.budget.setValue(20)
+        self.budget.setToolTip("Test cases per category and selection")
+        self.selection = QComboBox(self)
+        for value, text in (
+            ("prioritized", "prioritised (by δ)"),
+            ("random", "random"),
+            ("both", "both"),
+        ):
+            self.selection.addItem(text, value)
+        self.repeat = QSpinBox(self)
+        self.repeat.setRange(1, 100)
+        self.seed = QSpinBox(self)
+        self.seed.setRange(0, 2**31 - 1)
+        row = QHBoxLayout()
+        row.addWidget(self.budget)
+        row.addWidget(plain_label("repeat"))
+        row.addWidget(self.repeat)
+        row.addWidget(plain_label("seed"))
+        row.addWidget(self.seed)
+        form.addRow("Budget:", row)
+        form.addRow("Selection:", self.selection)
+        rule_row = QHBoxLayout()
+        self.satisfy_rule = QComboBox(self)
+        self.satisfy_rule.addItem("|p − V| ≤ tolerance", "absolute")
+        self.satisfy_rule.addItem("same side of ½", "half")
+        self.tolerance = QDoubleSpinBox(self)
+        self.tolerance.setRange(0.0, 1.0)
+        self.tolerance.setDecimals(3)
+        self.tolerance.setSingleStep(0.01)
+        self.tolerance.setValue(0.05)
+        self.satisfy_rule.currentIndexChanged.connect(
+            lambda _: self.tolerance.setEnabled(self.satisfy_rule.currentData() == "absolute")
+        )
+        rule_row.addWidget(self.satisfy_rule, 1)
+        rule_row.addWidget(self.tolerance)
+        form.addRow("Satisfy:", rule_row)
+        db_row = QHBoxLayout()
+        self.database = QLineEdit(self)
+        self.database.setText(default_database())
+        db_row.addWidget(self.database, 1)
+        browse = QPushButton("…")
+        browse.setMaximumWidth(30)
+        browse.clicked.connect(self._choose_database)
+        db_row.addWidget(browse)
+        form.addRow("Results file:", db_row)
+        layout.addWidget(settings_box)
+
+        run_row = QHBoxLayout()
+        self.run_button = QPushButton("Run ▶")
+        self.run_button.setToolTip("Run the campaign (F5); a stopped one resumes")
+        self.run_button.clicked.connect(self.run_requested)
+        run_row.addWidget(self.run_button)
+        self.pause_button = QPushButton("Pause ❚❚")
+        self.pause_button.setToolTip("Stop after the requests in flight; Run resumes")
+        self.pause_button.clicked.connect(self.stop_requested)
+        run_row.addWidget(self.pause_button)
+        layout.addLayout(run_row)
+        self.progress = QProgressBar(self)
+        self.progress.setFormat("%v / %m")
+        self.progress.setValue(0)
+        layout.addWidget(self.progress)
+        self.progress_text = plain_label("")
+        self.progress_text.setWordWrap(True)
+        layout.addWidget(self.progress_text)
+        self.set_running(False)
+
+    # -- LLMs ------------------------------------------------------------------------------
+    def _add_llm(
+        self, spec: str, text: str, checked: bool, enabled: bool = True, tip: str = ""
+    ) -> QListWidgetItem:
+        for i in range(self.llms.count()):
+            if self.llms.item(i).data(Qt.ItemDataRole.UserRole) == spec:
+                return self.llms.item(i)
+        item = QListWidgetItem(text)
+        item.setData(Qt.ItemDataRole.UserRole, spec)
+        flags = Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemIsSelectable
+        if enabled:
+            flags |= Qt.ItemFlag.ItemIsEnabled
+        item.setFlags(flags)
+        item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+        item.setToolTip(tip or spec)
+        self.llms.addItem(item)
+        return item
+
+    def _add_spec(self) -> None:
+        spec = self.extra_spec.text().strip()
+        if spec:
+            self._add_llm(spec, spec, checked=True)
+            self.extra_spec.clear()
+
+    def set_llm_checked(self, spec: str, checked: bool) -> None:
+        for i in range(self.llms.count()):
+            item = self.llms.item(i)
+            if item.data(Qt.ItemDataRole.UserRole) == spec:
+                item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+
+    def selected_llms(self) -> list[str]:
+        return [
+            self.llms.item(i).data(Qt.ItemDataRole.UserRole)
+            for i in range(self.llms.count())
+            if self.llms.item(i).checkState() == Qt.CheckState.Checked
+            and self.llms.item(i).flags() & Qt.ItemFlag.ItemIsEnabled
+        ]
+
+    def check_host(self) -> asyncio.Task:
+        return self.tasks.start(self._check_host(self.host.text().strip()), "check Ollama host")
+
+    async def _check_host(self, host: str) -> None:
+        self.check_button.setEnabled(False)
+        self.host_status.setText(f"Connecting to {host or 'the default host'}…")
+        try:
+            listing = await in_thread(list_ollama_models, host)
+        except Exception as error:
+            self.host_status.setText(f"✗ {host}: {error}")
+            return
+        finally:
+            self.check_button.setEnabled(True)
+        if not listing:
+            self.host_status.setText(f"✗ no Ollama server answers at {host or 'the default host'}")
+            return
+        count = 0
+        for url, models in listing.items():
+            for model in models:
+                self._add_llm(
+                    f"ollama:{model}@{url}" if host else f"ollama:{model}",
+                    f"ollama:{model} ({url})",
+                    checked=False,
+                )
+                count += 1
+        self.host_status.setText(f"✓ connected: {count} models listed")
+
+    # -- categories ------------------------------------------------------------------------
+    def _fill_categories(self) -> None:
+        try:
+            from explaincheck.core.taxonomy.registry import CATEGORIES
+        except ImportError:
+            return
+        parents: dict[str, QTreeWidgetItem] = {}
+        for dimension, title in DIMENSION_TITLES:
+            parent = QTreeWidgetItem([title])
+            parent.setFlags(
+                Qt.ItemFlag.ItemIsEnabled
+                | Qt.ItemFlag.ItemIsUserCheckable
+                | Qt.ItemFlag.ItemIsAutoTristate
+            )
+            parent.setCheckState(0, Qt.CheckState.Checked)
+            self.categories.addTopLevelItem(parent)
+            parents[dimension] = parent
+        for category_id, category in CATEGORIES.items():
+            parent = parents.get(category.dimension)
+            if parent is None:
+                continue
+            item = QTreeWidgetItem([f"{category.title}  ({category_id})"])
+            item.setData(0, Qt.ItemDataRole.UserRole, category_id)
+            item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(0, Qt.CheckState.Checked)
+            parent.addChild(item)
+            self.category_items[category_id] = item
+        self.categories.expandAll()
+
+    def set_model(self, oracle: OracleResult | None, environment: Environment | None) -> None:
+        """A new model: grey out the categories that do not apply (computed off the thread)."""
+        self.oracle, self.environment = oracle, environment
+        if oracle is not None and environment is not None:
+            self.tasks.start(self._update_applicability(oracle, environment), "categories")
+
+    async def _update_applicability(self, oracle: OracleResult, environment: Environment) -> None:
+        reasons = await in_thread(not_applicable_reasons, oracle, environment)
+        if oracle is not self.oracle:
+            return
+        self.reasons = reasons
+        for category_id, item in self.category_items.items():
+            reason = reasons.get(category_id)
+            base = item.text(0).split("  —")[0]
+            if reason:
+                item.setText(0, f"{base}  — not applicable")
+                item.setToolTip(0, reason)
+                item.setCheckState(0, Qt.CheckState.Unchecked)
+                item.setDisabled(True)
+            else:
+                item.setText(0, base)
+                item.setToolTip(0, "")
+                item.setDisabled(False)
+                item.setCheckState(0, Qt.CheckState.Checked)
+
+    def selected_categories(self) -> list[str]:
+        return [
+            cid
+            for cid, item in self.category_items.items()
+            if item.checkState(0) == Qt.CheckState.Checked and not item.isDisabled()
+        ]
+
+    def set_categories(self, ids: list[str]) -> None:
+        for cid, item in self.category_items.items():
+            if not item.isDisabled():
+                item.setCheckState(
+                    0, Qt.CheckState.Checked if cid in ids else Qt.CheckState.Unchecked
+                )
+
+    # -- campaign --------------------------------------------------------------------------
+    def _choose_database(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(
+            self,
+            "Results database",
+            self.database.text(),
+            "SQLite (*.sqlite *.db);;All files (*)",
+            options=QFileDialog.Option.DontConfirmOverwrite,
+        )
+        if path:
+            self.database.setText(path)
+
+    def database_path(self) -> str:
+        path = os.path.expanduser(self.database.text().strip() or default_database())
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def campaign(self, constants: str, goal_label: str, unsafe_label: str):
+        """The ``Campaign`` these widgets describe (raises ExplaincheckError if incomplete)."""
+        from explaincheck.core.campaign.plan import Campaign
+        from explaincheck.core.errors import ExplaincheckError
+        from explaincheck.core.taxonomy.base import GradingSettings
+
+        if self.environment is None:
+            raise ExplaincheckError("open a model first")
+        categories = self.selected_categories()
+        if not categories:
+            raise ExplaincheckError("choose at least one applicable category")
+        return Campaign(
+            environment=self.environment.id or self.environment.model_path,
+            llms=tuple(self.selected_llms()),
+            categories=tuple(categories),
+            budget=self.budget.value(),
+            selection=self.selection.currentData(),
+            repeat=self.repeat.value(),
+            seed=self.seed.value(),
+            constants=constants,
+            goal_label=goal_label,
+            unsafe_label=unsafe_label,
+            grading=GradingSettings(
+                satisfy_rule=self.satisfy_rule.currentData(),
+                satisfy_tolerance=self.tolerance.value(),
+            ),
+        )
+
+    def set_running(self, running: bool) -> None:
+        self.run_button.setEnabled(not running)
+        self.pause_button.setEnabled(running)
+
+    def show_progress(self, progress) -> None:
+        self.progress.setMaximum(max(1, progress.total))
+        self.progress.setValue(progress.done)
+        rate = progress.pass_rate
+        parts = [f"{progress.done}/{progress.total} done"]
+        parts.append(f"pass rate {rate:.0%}" if rate is not None else "pass rate —")
+        if progress.invalid:
+            parts.append(f"{progress.invalid} invalid")
+        if progress.errors:
+            parts.append(f"{progress.errors} errors")
+        if progress.state == "running":
+            parts.append(f"ETA {format_eta(progress.eta)}")
+        else:
+            parts.append(progress.state)
+        if progress.message:
+            parts.append(progress.message)
+        self.progress_text.setText(" · ".join(parts))

@@ -1,0 +1,149 @@
+"""One execution in full: prompt, raw reply, thinking, parsed vs expected answer, the oracle.
+
+Everything shown here that came from an LLM or a file goes into plain-text widgets
+(QPlainTextEdit / plain labels), so a reply full of HTML is shown as the characters it is.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from explaincheck.core.oracle.types import OracleResult
+from explaincheck.gui.results_model import states_text
+from explaincheck.gui.safe_text import plain_label
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import (
+    QGroupBox,
+    QPlainTextEdit,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+
+def pretty(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False)
+
+
+def oracle_lines(oracle: OracleResult | None, states: list[int]) -> str:
+    """The oracle facts behind a case, one paragraph per state."""
+    if oracle is None:
+        return "Open this case's environment to see the oracle values behind it."
+    lines = []
+    for state_id in states:
+        if not 0 <= state_id < len(oracle.states):
+            lines.append(f"state {state_id}: not in the open model")
+            continue
+        f = oracle.states[state_id]
+        valuation = ", ".join(f"{k}={v}" for k, v in f.valuation.items())
+        lines.append(f"state {f.id} ({valuation})")
+        danger = f"   D = {f.danger:.4g}" if f.danger is not None else ""
+        lines.append(f"  V = {f.value:.4g}{danger}   C_B = {f.centrality:.3g}")
+        if f.q:
+            q = ", ".join(f"{a} {v:.4g}" for a, v in sorted(f.q.items(), key=lambda kv: -kv[1]))
+            lines.append(f"  Q: {q}")
+            lines.append(f"  A* = {{{', '.join(f.best)}}}   A° = {{{', '.join(f.worst)}}}")
+        flags = [
+            n
+            for n, on in (
+                ("bottleneck", f.bottleneck),
+                ("dead end", f.dead_end),
+                ("goal", f.is_goal),
+                ("unsafe", f.is_unsafe),
+            )
+            if on
+        ]
+        lines.append("  " + (", ".join(flags) if flags else "not a bottleneck, not a dead end"))
+    return "\n".join(lines)
+
+
+def _text_box(monospace: bool = False) -> QPlainTextEdit:
+    box = QPlainTextEdit()
+    box.setReadOnly(True)
+    box.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+    if monospace:
+        box.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+    return box
+
+
+class CaseDetail(QWidget):
+    """The lower half of the Results tab (and each side of the comparison)."""
+
+    def __init__(self, parent: QWidget | None = None, compact: bool = False) -> None:
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.header = plain_label("Select an execution to see it in full.")
+        font = self.header.font()
+        font.setBold(True)
+        self.header.setFont(font)
+        self.header.setWordWrap(True)
+        layout.addWidget(self.header)
+        self.reason = plain_label("")
+        self.reason.setWordWrap(True)
+        self.reason.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.reason)
+
+        self.prompt = _text_box()
+        self.reply = _text_box(monospace=True)
+        self.thinking = _text_box()
+        self.answers = _text_box(monospace=True)
+        self.oracle = _text_box(monospace=True)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        if not compact:
+            split.addWidget(self._boxed("Prompt", self.prompt))
+        right = QSplitter(Qt.Orientation.Vertical)
+        right.addWidget(self._boxed("Raw reply", self.reply))
+        self.thinking_box = self._boxed("Thinking", self.thinking)
+        right.addWidget(self.thinking_box)
+        right.addWidget(self._boxed("Parsed answer · expected", self.answers))
+        right.addWidget(self._boxed("Oracle values behind the case", self.oracle))
+        split.addWidget(right)
+        layout.addWidget(split, 1)
+        self.row: dict[str, Any] | None = None
+
+    @staticmethod
+    def _boxed(title: str, widget: QWidget) -> QGroupBox:
+        box = QGroupBox(title)
+        inner = QVBoxLayout(box)
+        inner.setContentsMargins(4, 4, 4, 4)
+        inner.addWidget(widget)
+        return box
+
+    def show_row(self, row: dict[str, Any] | None, oracle: OracleResult | None = None) -> None:
+        self.row = row
+        if row is None:
+            self.header.setText("Select an execution to see it in full.")
+            for box in (self.reason,):
+                box.setText("")
+            for edit in (self.prompt, self.reply, self.thinking, self.answers, self.oracle):
+                edit.setPlainText("")
+            return
+        verdict = str(row.get("verdict", "")).upper()
+        delta = row.get("delta")
+        self.header.setText(
+            f"{verdict} · {row.get('llm')} · {row.get('category')} · {row.get('selection')} · "
+            f"state(s) {states_text(row.get('states'))} · δ = {float(delta or 0):.3f}"
+            f" · repeat {row.get('repeat')}"
+        )
+        self.reason.setText(str(row.get("reason") or ""))
+        self.prompt.setPlainText(str(row.get("prompt") or ""))
+        reply = row.get("reply")
+        self.reply.setPlainText("(no reply)" if reply is None else str(reply))
+        thinking = str(row.get("thinking") or "")
+        self.thinking.setPlainText(thinking)
+        self.thinking_box.setVisible(bool(thinking))
+        answers = f"answer:   {pretty(row.get('answer'))}\nexpected: {pretty(row.get('expected'))}"
+        if row.get("abs_error") is not None:
+            answers += f"\n|error|:  {float(row['abs_error']):.4g}"
+        if row.get("error"):
+            answers += f"\nerror:    {row['error']}"
+        self.answers.setPlainText(answers)
+        states = [int(s) for s in (row.get("states") or [])]
+        self.oracle.setPlainText(oracle_lines(oracle, states))

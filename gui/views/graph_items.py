@@ -1,0 +1,345 @@
+"""The scene items of the MDP graph: one node per state, one edge per ordered state pair.
+
+Items read the shared ``GraphStyle`` at paint time, so toggling an overlay is one
+``scene.update()`` instead of rebuilding thousands of items. Painting uses the level of detail
+of the view transform: zoomed out, nodes are plain discs and edges plain lines.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from explaincheck.core.oracle.types import StateFacts
+from explaincheck.gui.safe_text import tooltip
+from explaincheck.gui.views import colours
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QPainter,
+    QPainterPath,
+    QPainterPathStroker,
+    QPen,
+    QPolygonF,
+)
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QGraphicsPathItem,
+    QStyleOptionGraphicsItem,
+    QWidget,
+)
+
+MARKS = ("initial", "goal", "unsafe", "dead_end", "bottleneck")
+
+
+@dataclass
+class GraphStyle:
+    """What the overlays show; shared by all items of one scene."""
+
+    show: dict[str, bool] = field(
+        default_factory=lambda: {
+            "initial": True,
+            "goal": True,
+            "unsafe": True,
+            "dead_end": True,
+            "bottleneck": True,
+            "optimal": False,
+        }
+    )
+    colour_by: str = "value"  # "value" | "danger" | "none"
+    labels: str = "id"  # "id" | "valuation"
+
+
+def compact_valuation(valuation: dict) -> str:
+    return " ".join(f"{k}={_short(v)}" for k, v in valuation.items())
+
+
+def _short(value) -> str:
+    if isinstance(value, bool):
+        return "T" if value else "F"
+    if isinstance(value, float):
+        return f"{value:.3g}"
+    return str(value)
+
+
+class NodeItem(QGraphicsItem):
+    """One state: a disc coloured by V or D, with rings for its marks."""
+
+    def __init__(self, facts: StateFacts, radius: float, style: GraphStyle) -> None:
+        super().__init__()
+        self.facts = facts
+        self.state_id = facts.id
+        self.radius = radius
+        self.style = style
+        self.marks = self._marks_of(facts)
+        self.expandable = False  # has neighbours that are not shown
+        self.highlighted = False  # part of the selected test case
+        self.on_path = False  # on the path shown by the teaching view
+        self.setAcceptHoverEvents(True)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
+        self.setZValue(2)
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.setToolTip(self._tooltip())
+
+    @staticmethod
+    def _marks_of(facts: StateFacts) -> set[str]:
+        marks = set()
+        if facts.is_initial:
+            marks.add("initial")
+        if facts.is_goal:
+            marks.add("goal")
+        if facts.is_unsafe:
+            marks.add("unsafe")
+        if facts.dead_end:
+            marks.add("dead_end")
+        if facts.bottleneck:
+            marks.add("bottleneck")
+        return marks
+
+    def visible_marks(self) -> set[str]:
+        """The marks drawn under the current toggles (what a user sees)."""
+        return {m for m in self.marks if self.style.show.get(m, False)}
+
+    def fill(self) -> QColor:
+        if self.style.colour_by == "value":
+            return colours.value_colour(self.facts.value)
+        if self.style.colour_by == "danger" and self.facts.danger is not None:
+            return colours.danger_colour(self.facts.danger)
+        return colours.NEUTRAL_FILL
+
+    def _tooltip(self) -> str:
+        f = self.facts
+        lines = [f"state {f.id}: {compact_valuation(f.valuation)}"]
+        if f.labels:
+            lines.append("labels: " + ", ".join(f.labels))
+        danger = f", D = {f.danger:.4g}" if f.danger is not None else ""
+        lines.append(f"V = {f.value:.4g}{danger}")
+        if f.best:
+            lines.append("A* = " + ", ".join(f.best))
+        marks = sorted(self.marks - {"initial"})
+        if marks:
+            lines.append(", ".join(m.replace("_", " ") for m in marks))
+        return tooltip("\n".join(lines))
+
+    def boundingRect(self) -> QRectF:
+        r = self.radius * 1.75
+        return QRectF(-r - 16, -r, 2 * r + 32, 2 * r + self.radius * 1.6)
+
+    def shape(self) -> QPainterPath:
+        path = QPainterPath()
+        path.addEllipse(QPointF(0, 0), self.radius, self.radius)
+        return path
+
+    def paint(
+        self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
+    ) -> None:
+        lod = option.levelOfDetailFromTransform(painter.worldTransform())
+        r = self.radius
+        show = self.visible_marks()
+        fill = self.fill()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, lod > 0.25)
+        if self.highlighted:
+            painter.setPen(Qt.PenStyle.NoPen)
+            glow = QColor(colours.HIGHLIGHT)
+            glow.setAlpha(110)
+            painter.setBrush(glow)
+            painter.drawEllipse(QPointF(0, 0), r * 1.7, r * 1.7)
+        if self.on_path:
+            painter.setPen(QPen(colours.OPTIMAL, r * 0.22))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawEllipse(QPointF(0, 0), r * 1.42, r * 1.42)
+        if "bottleneck" in show:
+            painter.setPen(QPen(colours.BOTTLENECK, max(2.0, r * 0.2)))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            s = r * 1.45
+            diamond = QPolygonF([QPointF(0, -s), QPointF(s, 0), QPointF(0, s), QPointF(-s, 0)])
+            painter.drawPolygon(diamond)
+        border = QPen(QColor("#555555"), max(1.0, r * 0.06))
+        if "initial" in show:
+            border = QPen(colours.INITIAL, r * 0.22)
+        painter.setPen(border)
+        painter.setBrush(QBrush(fill))
+        painter.drawEllipse(QPointF(0, 0), r, r)
+        if "goal" in show:
+            painter.setPen(QPen(colours.GOAL, r * 0.14))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawEllipse(QPointF(0, 0), r * 1.22, r * 1.22)
+        if "unsafe" in show:
+            pen = QPen(colours.UNSAFE, r * 0.14, Qt.PenStyle.DashLine)
+            painter.setPen(pen)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawEllipse(QPointF(0, 0), r * 1.22, r * 1.22)
+        if "initial" in show:
+            painter.setPen(QPen(colours.INITIAL, r * 0.12))
+            painter.drawLine(QPointF(-r * 1.95, 0), QPointF(-r * 1.15, 0))
+            head = QPolygonF(
+                [QPointF(-r * 1.08, 0), QPointF(-r * 1.4, -r * 0.22), QPointF(-r * 1.4, r * 0.22)]
+            )
+            painter.setBrush(colours.INITIAL)
+            painter.drawPolygon(head)
+        if "dead_end" in show:  # a dark cross with a light rim reads on any fill
+            d = r * 0.62
+            for colour, width in (
+                (QColor(255, 255, 255, 170), r * 0.26),
+                (colours.DEAD_END, r * 0.13),
+            ):
+                painter.setPen(QPen(colour, width, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
+                painter.drawLine(QPointF(-d, -d), QPointF(d, d))
+                painter.drawLine(QPointF(-d, d), QPointF(d, -d))
+        if self.isSelected():
+            painter.setPen(QPen(colours.SELECTED, r * 0.16, Qt.PenStyle.DotLine))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawEllipse(QPointF(0, 0), r * 1.55, r * 1.55)
+        if lod * r < 9:  # too small to read any text
+            return
+        font = QFont()
+        font.setPointSizeF(max(1.0, r * 0.5))
+        font.setBold(True)
+        painter.setFont(font)
+        painter.setPen(colours.text_on(fill) if "dead_end" not in show else QColor("#ffffff"))
+        box = QRectF(-r, -r, 2 * r, 2 * r)
+        painter.drawText(box, Qt.AlignmentFlag.AlignCenter, str(self.state_id))
+        if self.expandable:
+            painter.setPen(QColor("#333333"))
+            font.setPointSizeF(max(1.0, r * 0.55))
+            painter.setFont(font)
+            painter.drawText(QRectF(r * 0.55, -r * 1.35, r, r), Qt.AlignmentFlag.AlignCenter, "+")
+        caption = self._caption()
+        if caption and lod * r >= 16:
+            small = QFont()
+            small.setPointSizeF(max(1.0, r * 0.36))
+            painter.setFont(small)
+            painter.setPen(QColor("#333333"))
+            painter.drawText(
+                QRectF(-r * 1.75 - 16, r * 1.05, 2 * r * 1.75 + 32, r * 1.5),
+                Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop,
+                caption,
+            )
+
+    def _caption(self) -> str:
+        parts = []
+        if self.style.labels == "valuation":
+            parts.append(compact_valuation(self.facts.valuation))
+        if self.style.show.get("optimal") and self.facts.optimal_action:
+            parts.append(f"→ {self.facts.optimal_action}")
+        return "\n".join(parts)
+
+    def hoverEnterEvent(self, event) -> None:
+        self.setScale(1.12)
+        super().hoverEnterEvent(event)
+
+    def hoverLeaveEvent(self, event) -> None:
+        self.setScale(1.0)
+        super().hoverLeaveEvent(event)
+
+
+class EdgeItem(QGraphicsPathItem):
+    """Transitions from one state to another (all actions together); hover shows them."""
+
+    def __init__(
+        self,
+        source: NodeItem,
+        target: NodeItem,
+        actions: dict[str, float],
+        bend: bool,
+        style: GraphStyle,
+    ) -> None:
+        super().__init__()
+        self.source, self.target = source, target
+        self.actions = actions
+        self.style = style
+        self.optimal = source.facts.optimal_action in actions
+        self.hovered = False
+        self.on_path = False
+        self.setAcceptHoverEvents(True)
+        self.setZValue(1)
+        self._arrow = QPolygonF()
+        self._build(bend)
+        lines = [f"{source.state_id} → {target.state_id}"]
+        for action, probability in sorted(actions.items(), key=lambda kv: -kv[1]):
+            star = " (optimal)" if action == source.facts.optimal_action else ""
+            lines.append(f"{action}: {probability:.4g}{star}")
+        self.setToolTip(tooltip("\n".join(lines)))
+
+    def _build(self, bend: bool) -> None:
+        p, q = self.source.pos(), self.target.pos()
+        dx, dy = q.x() - p.x(), q.y() - p.y()
+        length = math.hypot(dx, dy) or 1.0
+        ux, uy = dx / length, dy / length
+        nx_, ny_ = -uy, ux  # left normal
+        offset = length * 0.12 if bend else 0.0
+        r_s, r_t = self.source.radius, self.target.radius
+        # leave and enter at the rims, shifted to the bend side
+        shift_x, shift_y = nx_ * offset * 0.3, ny_ * offset * 0.3
+        start = QPointF(p.x() + ux * r_s + shift_x, p.y() + uy * r_s + shift_y)
+        end = QPointF(q.x() - ux * r_t + shift_x, q.y() - uy * r_t + shift_y)
+        control = QPointF((p.x() + q.x()) / 2 + nx_ * offset, (p.y() + q.y()) / 2 + ny_ * offset)
+        path = QPainterPath(start)
+        if bend:
+            path.quadTo(control, end)
+            tx, ty = end.x() - control.x(), end.y() - control.y()
+        else:
+            path.lineTo(end)
+            tx, ty = ux, uy
+        t_len = math.hypot(tx, ty) or 1.0
+        tx, ty = tx / t_len, ty / t_len
+        size = max(5.0, min(r_t * 0.45, 10.0))
+        back_x, back_y = end.x() - tx * size, end.y() - ty * size
+        side_x, side_y = -ty * size * 0.5, tx * size * 0.5
+        self._arrow = QPolygonF(
+            [
+                end,
+                QPointF(back_x + side_x, back_y + side_y),
+                QPointF(back_x - side_x, back_y - side_y),
+            ]
+        )
+        self.setPath(path)
+
+    def shape(self) -> QPainterPath:
+        stroker = QPainterPathStroker()
+        stroker.setWidth(8)
+        return stroker.createStroke(self.path())
+
+    def boundingRect(self) -> QRectF:
+        return super().boundingRect().united(self._arrow.boundingRect()).adjusted(-4, -4, 4, 4)
+
+    def emphasised(self) -> bool:
+        return self.on_path or (self.optimal and self.style.show.get("optimal", False))
+
+    def paint(
+        self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
+    ) -> None:
+        lod = option.levelOfDetailFromTransform(painter.worldTransform())
+        strong = self.emphasised()
+        colour = colours.OPTIMAL if strong else colours.EDGE
+        if self.hovered:
+            colour = colours.HIGHLIGHT
+        width = 3.2 if strong else 1.2
+        if self.hovered:
+            width = 3.0
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, lod > 0.25)
+        pen = QPen(colour, width)
+        pen.setCosmetic(lod < 0.5)
+        painter.setPen(pen)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        if lod < 0.3:
+            painter.drawLine(self.path().pointAtPercent(0), self.path().pointAtPercent(1))
+            return
+        painter.drawPath(self.path())
+        painter.setBrush(colour)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.drawPolygon(self._arrow)
+
+    def hoverEnterEvent(self, event) -> None:
+        self.hovered = True
+        self.setZValue(1.5)
+        self.update()
+        super().hoverEnterEvent(event)
+
+    def hoverLeaveEvent(self, event) -> None:
+        self.hovered = False
+        self.setZValue(1)
+        self.update()
+        super().hoverLeaveEvent(event)

@@ -1,0 +1,109 @@
+"""The legend drawn over the graph: the colour scale in use and the marks that are switched on."""
+
+from __future__ import annotations
+
+from explaincheck.gui.views import colours
+from explaincheck.gui.views.graph_items import GraphStyle
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QLinearGradient, QPainter, QPen, QPolygonF
+from PySide6.QtWidgets import QWidget
+
+_MARK_TEXT = {
+    "initial": "initial state",
+    "goal": "goal",
+    "unsafe": "unsafe",
+    "dead_end": "dead end (V = 0)",
+    "bottleneck": "bottleneck",
+    "optimal": "optimal action",
+}
+
+
+class GraphLegend(QWidget):
+    """A small translucent panel; repaints whenever the style changes."""
+
+    def __init__(self, style: GraphStyle, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.style = style
+        self.present: set[str] = set()  # marks that occur in the model at all
+        self.has_danger = True
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+
+    def _rows(self) -> list[str]:
+        return [
+            m
+            for m in _MARK_TEXT
+            if self.style.show.get(m) and (m in self.present or m == "optimal")
+        ]
+
+    def sizeHint(self) -> QSize:
+        height = 14 + 20 * len(self._rows()) + (46 if self.style.colour_by != "none" else 0)
+        return QSize(190, height)
+
+    def paintEvent(self, event) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(QPen(QColor(0, 0, 0, 60)))
+        painter.setBrush(QColor(255, 255, 255, 225))
+        painter.drawRoundedRect(QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5), 6, 6)
+        painter.setPen(QColor("#222222"))
+        y = 8.0
+        if self.style.colour_by != "none":
+            title = "V(s): P(reach goal)" if self.style.colour_by == "value" else "D(s): P(unsafe)"
+            painter.drawText(QRectF(10, y, 170, 16), Qt.AlignmentFlag.AlignLeft, title)
+            y += 18
+            gradient = QLinearGradient(10, 0, 180, 0)
+            stops = colours.scale_stops(self.style.colour_by)
+            for i, stop in enumerate(stops):
+                gradient.setColorAt(i / (len(stops) - 1), QColor(stop))
+            painter.setBrush(gradient)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.drawRect(QRectF(10, y, 170, 10))
+            painter.setPen(QColor("#222222"))
+            painter.drawText(QRectF(10, y + 10, 40, 14), Qt.AlignmentFlag.AlignLeft, "0")
+            painter.drawText(QRectF(140, y + 10, 40, 14), Qt.AlignmentFlag.AlignRight, "1")
+            y += 28
+        for mark in self._rows():
+            self._draw_symbol(painter, mark, QPointF(20, y + 8))
+            painter.setPen(QColor("#222222"))
+            text_box = QRectF(36, y, 150, 16)
+            painter.drawText(text_box, Qt.AlignmentFlag.AlignVCenter, _MARK_TEXT[mark])
+            y += 20
+
+    @staticmethod
+    def _draw_symbol(painter: QPainter, mark: str, c: QPointF) -> None:
+        r = 6.0
+        painter.setBrush(QColor("#d9d9d9"))
+        if mark == "optimal":
+            painter.setPen(QPen(colours.OPTIMAL, 3))
+            painter.drawLine(QPointF(c.x() - 9, c.y()), QPointF(c.x() + 7, c.y()))
+            return
+        pen = {
+            "initial": QPen(colours.INITIAL, 3),
+            "goal": QPen(colours.GOAL, 2.5),
+            "unsafe": QPen(colours.UNSAFE, 2.5, Qt.PenStyle.DashLine),
+            "dead_end": QPen(QColor("#555555"), 1),
+            "bottleneck": QPen(QColor("#555555"), 1),
+        }[mark]
+        if mark == "bottleneck":
+            painter.setPen(QPen(colours.BOTTLENECK, 2.5))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            s = r * 1.5
+            painter.drawPolygon(
+                QPolygonF(
+                    [
+                        QPointF(c.x(), c.y() - s),
+                        QPointF(c.x() + s, c.y()),
+                        QPointF(c.x(), c.y() + s),
+                        QPointF(c.x() - s, c.y()),
+                    ]
+                )
+            )
+            painter.setBrush(QColor("#d9d9d9"))
+            painter.setPen(QPen(QColor("#555555"), 1))
+        painter.setPen(pen)
+        painter.drawEllipse(c, r, r)
+        if mark == "dead_end":
+            painter.setPen(QPen(colours.DEAD_END, 2))
+            d = r * 0.65
+            painter.drawLine(QPointF(c.x() - d, c.y() - d), QPointF(c.x() + d, c.y() + d))
+            painter.drawLine(QPointF(c.x() - d, c.y() + d), QPointF(c.x() + d, c.y() - d))

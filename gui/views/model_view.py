@@ -1,0 +1,278 @@
+"""The model panel (left dock): choose a model, set constants and labels, watch the oracle build.
+
+Built-in environments (title, size, description), a PRISM file dialog, recent files, goal/unsafe
+pickers filled from the model's labels, a busy indicator with Cancel, and errors shown in the
+panel (with line and column and the offending source line for syntax errors), never as a crash.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from explaincheck.core.environments.types import Environment
+from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.oracle.types import OracleResult
+from explaincheck.gui.model_controller import ModelController, size_key
+from explaincheck.gui.safe_text import plain_label
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont, QFontDatabase
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QFormLayout,
+    QFrame,
+    QGroupBox,
+    QHBoxLayout,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QProgressBar,
+    QPushButton,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+PRISM_FILTER = "PRISM models (*.prism *.nm *.pm);;All files (*)"
+
+
+def error_text(error: BaseException, model_path: str | None = None) -> tuple[str, str]:
+    """(message, source excerpt) for an error; the excerpt points at line/column if known."""
+    message = str(error) or type(error).__name__
+    line = getattr(error, "line", None)
+    column = getattr(error, "column", None)
+    if line is not None:
+        where = f"line {line}" + (f", column {column}" if column is not None else "")
+        if where not in message:
+            message = f"{where}: {message}"
+    if not isinstance(error, ExplaincheckError):
+        message = f"unexpected problem ({type(error).__name__}): {message}"
+    excerpt = ""
+    if line is not None and model_path:
+        try:
+            lines = Path(model_path).read_text(errors="replace").splitlines()
+            if 1 <= line <= len(lines):
+                excerpt = f"{line:>4} | {lines[line - 1]}"
+                if column is not None and column >= 1:
+                    excerpt += "\n" + " " * (7 + column - 1) + "^"
+        except OSError:
+            pass
+    return message, excerpt
+
+
+class ModelView(QWidget):
+    """Left-dock panel over a ``ModelController``."""
+
+    open_file_requested = Signal()
+
+    def __init__(self, controller: ModelController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.controller = controller
+        self.environments: list[Environment] = []
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+
+        builtin_box = QGroupBox("Built-in environments")
+        builtin_layout = QVBoxLayout(builtin_box)
+        self.builtin = QListWidget(self)
+        self.builtin.setAlternatingRowColors(True)
+        self.builtin.itemActivated.connect(self._open_selected)
+        self.builtin.currentItemChanged.connect(self._describe_selected)
+        self.builtin.setMaximumHeight(170)
+        builtin_layout.addWidget(self.builtin)
+        self.builtin_description = plain_label("")
+        self.builtin_description.setWordWrap(True)
+        builtin_layout.addWidget(self.builtin_description)
+        row = QHBoxLayout()
+        self.open_builtin_button = QPushButton("Open environment")
+        self.open_builtin_button.clicked.connect(self._open_selected)
+        row.addWidget(self.open_builtin_button)
+        self.open_file_button = QPushButton("Open PRISM file…")
+        self.open_file_button.setToolTip("Open a PRISM MDP (or drop a .prism file on the window)")
+        self.open_file_button.clicked.connect(self.choose_file)
+        row.addWidget(self.open_file_button)
+        self.recent_button = QToolButton(self)
+        self.recent_button.setText("Recent")
+        self.recent_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.recent_menu = QMenu(self)
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        self.recent_button.setMenu(self.recent_menu)
+        row.addWidget(self.recent_button)
+        builtin_layout.addLayout(row)
+        layout.addWidget(builtin_box)
+
+        model_box = QGroupBox("Model")
+        form = QFormLayout(model_box)
+        self.title = plain_label("No model open")
+        bold = QFont(self.title.font())
+        bold.setBold(True)
+        self.title.setFont(bold)
+        self.title.setWordWrap(True)
+        form.addRow(self.title)
+        self.path = plain_label("")
+        self.path.setWordWrap(True)
+        self.path.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        form.addRow("File:", self.path)
+        self.constants = QLineEdit(self)
+        self.constants.setPlaceholderText("N=4,p=0.5")
+        self.constants.returnPressed.connect(self.rebuild)
+        form.addRow("Constants:", self.constants)
+        self.goal = QComboBox(self)
+        self.goal.setEditable(True)
+        form.addRow("Goal label:", self.goal)
+        self.unsafe = QComboBox(self)
+        self.unsafe.setEditable(True)
+        form.addRow("Unsafe label:", self.unsafe)
+        buttons = QHBoxLayout()
+        self.build_button = QPushButton("Build oracle")
+        self.build_button.setToolTip("Model-check again with these constants and labels (Ctrl+B)")
+        self.build_button.clicked.connect(self.rebuild)
+        buttons.addWidget(self.build_button)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.clicked.connect(controller.cancel)
+        buttons.addWidget(self.cancel_button)
+        form.addRow(buttons)
+        self.progress = QProgressBar(self)
+        self.progress.setRange(0, 0)
+        self.progress.setTextVisible(False)
+        self.progress.setMaximumHeight(10)
+        form.addRow(self.progress)
+        self.status = plain_label("")
+        self.status.setWordWrap(True)
+        form.addRow(self.status)
+        layout.addWidget(model_box)
+
+        self.error_frame = QFrame(self)
+        self.error_frame.setObjectName("errorFrame")
+        self.error_frame.setStyleSheet(
+            "#errorFrame { background: #fdecea; border: 1px solid #d55e00; border-radius: 4px; }"
+        )
+        error_layout = QVBoxLayout(self.error_frame)
+        self.error = plain_label("")
+        self.error.setWordWrap(True)
+        self.error.setStyleSheet("color: #8a1c00;")
+        self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        error_layout.addWidget(self.error)
+        self.error_source = plain_label("")
+        self.error_source.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.error_source.setStyleSheet("color: #222222;")
+        error_layout.addWidget(self.error_source)
+        layout.addWidget(self.error_frame)
+        layout.addStretch(1)
+
+        self._set_busy(False)
+        self.error_frame.hide()
+        controller.environment_changed.connect(self._show_environment)
+        controller.busy_changed.connect(self._set_busy)
+        controller.oracle_ready.connect(self._show_oracle)
+        controller.failed.connect(self.show_error)
+        controller.cancelled.connect(lambda: self.status.setText("Cancelled."))
+
+    # -- built-in list ---------------------------------------------------------------------
+    def set_environments(self, environments: list[Environment]) -> None:
+        self.environments = environments
+        self.builtin.clear()
+        for environment in environments:
+            states = self.controller.settings.known_size(
+                size_key(environment, environment.constants)
+            )
+            size = f"{states} states" if states else "size known after first build"
+            item = QListWidgetItem(f"{environment.title}\n   {environment.id} · {size}")
+            item.setData(Qt.ItemDataRole.UserRole, environment.id)
+            item.setToolTip(environment.description)
+            self.builtin.addItem(item)
+        if environments:
+            self.builtin.setCurrentRow(0)
+
+    def _describe_selected(self, item: QListWidgetItem | None, _previous=None) -> None:
+        environment = self._environment_of(item)
+        self.builtin_description.setText(environment.description if environment else "")
+
+    def _environment_of(self, item: QListWidgetItem | None) -> Environment | None:
+        if item is None:
+            return None
+        env_id = item.data(Qt.ItemDataRole.UserRole)
+        return next((e for e in self.environments if e.id == env_id), None)
+
+    def _open_selected(self, *_args) -> None:
+        environment = self._environment_of(self.builtin.currentItem())
+        if environment is not None:
+            self.controller.open_environment(environment)
+
+    # -- files -----------------------------------------------------------------------------
+    def choose_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open PRISM model", "", PRISM_FILTER)
+        if path:
+            self.controller.open_spec(path)
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        files = self.controller.settings.recent_files()
+        if not files:
+            self.recent_menu.addAction("(no recent files)").setEnabled(False)
+        for path in files:
+            action = self.recent_menu.addAction(path)
+            action.triggered.connect(lambda _=False, p=path: self.controller.open_spec(p))
+
+    # -- current model ---------------------------------------------------------------------
+    def _show_environment(self, environment: Environment) -> None:
+        self.error_frame.hide()
+        self.title.setText(environment.title)
+        self.path.setText(environment.model_path)
+        self.constants.setText(self.controller.constants)
+        labels = list(self.controller.scan.labels)
+        for box, current in (
+            (self.goal, self.controller.goal_label),
+            (self.unsafe, self.controller.unsafe_label),
+        ):
+            box.blockSignals(True)
+            box.clear()
+            box.addItems(labels if current in labels else [*labels, current])
+            box.setCurrentText(current)
+            box.blockSignals(False)
+        self.status.setText("Waiting for constants…" if not self.controller.busy else "")
+
+    def rebuild(self) -> None:
+        self.controller.rebuild(
+            constants=self.constants.text().strip(),
+            goal_label=self.goal.currentText().strip(),
+            unsafe_label=self.unsafe.currentText().strip(),
+        )
+
+    def _set_busy(self, busy: bool) -> None:
+        self.progress.setVisible(busy)
+        self.cancel_button.setVisible(busy)
+        self.build_button.setEnabled(not busy)
+        if busy:
+            self.error_frame.hide()
+            self.status.setText("Model checking with Storm (in a separate process)…")
+
+    def _show_oracle(self, oracle: OracleResult, environment: Environment) -> None:
+        m = oracle.model
+        cached = " (from cache)" if oracle.from_cache else f" in {oracle.seconds:.2f} s"
+        lines = [
+            f"{m.states} states · {m.choices} choices · {m.transitions} transitions",
+            f"Oracle: {oracle.method}{cached}"
+            + (f", tie tolerance {oracle.tie_tolerance:g}" if oracle.tie_tolerance else ""),
+            f"{len(oracle.bottlenecks)} bottlenecks · {len(oracle.dead_ends)} dead ends",
+        ]
+        lines += [f"⚠ {w}" for w in oracle.warnings]
+        self.status.setText("\n".join(lines))
+        for box in (self.goal, self.unsafe):
+            current = box.currentText()
+            box.blockSignals(True)
+            box.clear()
+            box.addItems(list(m.labels) if current in m.labels else [*m.labels, current])
+            box.setCurrentText(current)
+            box.blockSignals(False)
+        self.set_environments(self.environments)  # sizes are known now
+
+    def show_error(self, error: BaseException) -> None:
+        path = self.controller.environment.model_path if self.controller.environment else None
+        message, excerpt = error_text(error, path)
+        self.error.setText(message)
+        self.error_source.setText(excerpt)
+        self.error_source.setVisible(bool(excerpt))
+        self.error_frame.show()
+        self.status.setText("The oracle could not be built.")

@@ -1,0 +1,103 @@
+"""A bar chart of Q(s, a) with the optimal (A*) and worst (A°) actions marked.
+
+Painted with QPainter rather than matplotlib: it redraws on every click in the graph and must
+be instant, crisp at any DPI, and readable on a projector.
+"""
+
+from __future__ import annotations
+
+from explaincheck.core.oracle.types import StateFacts
+from explaincheck.gui.views import colours
+from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPen
+from PySide6.QtWidgets import QSizePolicy, QWidget
+
+ROW = 24
+
+
+class QBars(QWidget):
+    """Horizontal bars, one per labelled action, on a fixed 0..1 axis."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.facts: StateFacts | None = None
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setMinimumHeight(40)
+
+    def set_state(self, facts: StateFacts | None) -> None:
+        self.facts = facts
+        self.setFixedHeight(self.sizeHint().height())
+        self.update()
+
+    def sizeHint(self) -> QSize:
+        rows = len(self.facts.q) if self.facts and self.facts.q else 1
+        return QSize(260, 28 + rows * ROW + 22)
+
+    def rows(self) -> list[tuple[str, float, str]]:
+        """(action, Q, mark) with mark 'best', 'worst' or '' (both sets equal: 'best')."""
+        if self.facts is None:
+            return []
+        best, worst = set(self.facts.best), set(self.facts.worst)
+        out = []
+        for action, value in self.facts.q.items():
+            mark = "best" if action in best else "worst" if action in worst else ""
+            out.append((action, value, mark))
+        return out
+
+    def paintEvent(self, event) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        metrics = QFontMetrics(self.font())
+        palette_text = self.palette().windowText().color()
+        rows = self.rows()
+        if not rows:
+            painter.setPen(palette_text)
+            painter.drawText(
+                self.rect(),
+                Qt.AlignmentFlag.AlignCenter,
+                "no labelled actions here (goal, trap or deadlock)" if self.facts else "",
+            )
+            return
+        name_width = min(140, max(metrics.horizontalAdvance(a + "  A*") for a, _, _ in rows) + 8)
+        left, right = name_width + 6, self.width() - 56
+        width = max(10, right - left)
+        top = 6
+        painter.setPen(palette_text)
+        painter.drawText(QRectF(left, top, width, 16), Qt.AlignmentFlag.AlignLeft, "Q(s, a)")
+        top += 20
+        optimal = self.facts.optimal_action if self.facts else None
+        for i, (action, value, mark) in enumerate(rows):
+            y = top + i * ROW
+            colour = {"best": colours.BEST, "worst": colours.WORST}.get(mark, QColor("#8c8c8c"))
+            painter.setPen(palette_text)
+            tag = " A*" if mark == "best" else " A°" if mark == "worst" else ""
+            label = metrics.elidedText(action, Qt.TextElideMode.ElideRight, name_width - 28)
+            painter.drawText(
+                QRectF(0, y, name_width, ROW - 4),
+                Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                label + tag,
+            )
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QColor(colour.red(), colour.green(), colour.blue(), 60))
+            painter.drawRect(QRectF(left, y + 3, width, ROW - 10))
+            painter.setBrush(colour)
+            painter.drawRect(QRectF(left, y + 3, width * max(0.0, min(1.0, value)), ROW - 10))
+            if action == optimal:
+                painter.setPen(QPen(colours.OPTIMAL, 2))
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+                painter.drawRect(QRectF(left - 2, y + 1, width + 4, ROW - 6))
+            painter.setPen(palette_text)
+            painter.drawText(
+                QRectF(right + 4, y, 52, ROW - 4),
+                Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                f"{value:.3f}",
+            )
+        y = top + len(rows) * ROW
+        painter.setPen(QPen(palette_text, 1))
+        painter.drawLine(int(left), int(y), int(right), int(y))
+        for tick in (0.0, 0.5, 1.0):
+            x = left + width * tick
+            painter.drawLine(int(x), int(y), int(x), int(y + 4))
+            painter.drawText(
+                QRectF(x - 20, y + 4, 40, 14), Qt.AlignmentFlag.AlignHCenter, f"{tick:g}"
+            )

@@ -1,0 +1,238 @@
+"""The Report tab: Table 1 heatmap, category difficulty and RQ1/RQ2, with export buttons.
+
+The report is computed from the shown executions by ``core.analysis.report.build_report`` on a
+worker thread (its figures are pyplot-free ``Figure`` objects, safe to build off the GUI thread)
+and embedded with matplotlib's Qt canvas. Export writes PNG/SVG figures, CSV tables or one
+self-contained HTML file through the same core functions the CLI uses.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from explaincheck.gui.frame_model import FrameModel
+from explaincheck.gui.results_data import ResultsData
+from explaincheck.gui.safe_text import plain_label
+from explaincheck.gui.tasks import Tasks, in_thread
+from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QPushButton,
+    QScrollArea,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+SHOWN_SECTIONS = ("table1", "rq1_counts", "rq1_wilcoxon", "rq2_models")
+
+
+def build(rows: list[dict[str, Any]]):
+    """rows -> core Report (worker thread)."""
+    import pandas as pd
+    from explaincheck.core.analysis.report import build_report
+    from explaincheck.core.store import EXTRA_COLUMNS, RESULT_COLUMNS
+
+    frame = pd.DataFrame(rows, columns=[*RESULT_COLUMNS, *EXTRA_COLUMNS])
+    for column in ("delta", "abs_error", "latency"):
+        frame[column] = pd.to_numeric(frame[column]).astype("float64")
+    return build_report(frame)
+
+
+class FigurePanel(QGroupBox):
+    """A titled matplotlib canvas that keeps the figure's aspect within the panel width."""
+
+    def __init__(self, title: str, parent: QWidget | None = None) -> None:
+        super().__init__(title, parent)
+        self.layout_ = QVBoxLayout(self)
+        self.canvas: FigureCanvasQTAgg | None = None
+        self.figure = None
+        self.placeholder = plain_label("No results yet: run a campaign or open a results file.")
+        self.layout_.addWidget(self.placeholder)
+
+    def set_figure(self, figure) -> None:
+        if self.canvas is not None:
+            self.layout_.removeWidget(self.canvas)
+            self.canvas.deleteLater()
+            self.canvas = None
+        self.figure = figure
+        self.placeholder.setVisible(figure is None)
+        if figure is None:
+            return
+        self.canvas = FigureCanvasQTAgg(figure)
+        _width, height = figure.get_size_inches()
+        dpi = figure.get_dpi()
+        self.canvas.setMinimumHeight(int(min(height * dpi, 900)))
+        self.layout_.addWidget(self.canvas)
+        self.canvas.draw_idle()
+
+
+class ReportView(QWidget):
+    """Recomputes when results change (debounced) and the tab is visible."""
+
+    def __init__(self, results: ResultsData, tasks: Tasks, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.results = results
+        self.tasks = tasks
+        self.report = None
+        self._stale = True
+        self._generation = 0
+        self.ready = False
+
+        bar = QHBoxLayout()
+        self.summary = plain_label("")
+        self.summary.setWordWrap(True)
+        bar.addWidget(self.summary, 1)
+        self.export_buttons: dict[str, QPushButton] = {}
+        for kind, text in (("png", "PNG"), ("svg", "SVG"), ("csv", "CSV"), ("html", "HTML")):
+            button = QPushButton(f"Export {text}…")
+            button.clicked.connect(lambda _=False, k=kind: self.choose_export(k))
+            button.setEnabled(False)
+            self.export_buttons[kind] = button
+            bar.addWidget(button)
+
+        body = QWidget()
+        grid = QGridLayout(body)
+        self.heatmap = FigurePanel("Table 1 — score per category (prioritised/random)")
+        self.difficulty = FigurePanel("Category difficulty (hardest first)")
+        self.tables: dict[str, tuple[QGroupBox, QTableView, FrameModel, Any]] = {}
+        grid.addWidget(self.heatmap, 0, 0, 1, 2)
+        grid.addWidget(self.difficulty, 1, 0, 2, 1)
+        for position, key in ((1, "rq1_counts"), (2, "rq2_models")):
+            grid.addWidget(self._table_box(key), position, 1)
+        grid.addWidget(self._table_box("rq1_wilcoxon"), 3, 1)
+        grid.addWidget(self._table_box("table1"), 3, 0)
+        grid.setColumnStretch(0, 3)
+        grid.setColumnStretch(1, 2)
+        scroll = QScrollArea(self)
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(body)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(bar)
+        layout.addWidget(scroll, 1)
+
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(800)
+        self._timer.timeout.connect(self.refresh_if_visible)
+        results.reset.connect(self.mark_stale)
+        results.rows_added.connect(lambda *_: self.mark_stale())
+
+    def _table_box(self, key: str) -> QGroupBox:
+        box = QGroupBox(key)
+        inner = QVBoxLayout(box)
+        view = QTableView(box)
+        model = FrameModel()
+        view.setModel(model)
+        view.verticalHeader().setVisible(False)
+        view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        view.setMinimumHeight(90)
+        inner.addWidget(view)
+        note = plain_label("")
+        note.setWordWrap(True)
+        inner.addWidget(note)
+        self.tables[key] = (box, view, model, note)
+        return box
+
+    # -- refresh ---------------------------------------------------------------------------
+    def mark_stale(self) -> None:
+        self._stale = True
+        self.ready = False
+        self._timer.start()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self._stale:
+            self._timer.start(0)
+
+    def refresh_if_visible(self) -> None:
+        if self.isVisible() and self._stale:
+            self.refresh()
+
+    def refresh(self):
+        self._stale = False
+        self._generation += 1
+        return self.tasks.start(self._refresh(self._generation), "report")
+
+    async def _refresh(self, generation: int) -> None:
+        rows = list(self.results.rows)
+        if not rows:
+            self._show(None)
+            return
+        self.summary.setText("Computing the report…")
+        try:
+            report = await in_thread(build, rows)
+        except Exception as error:
+            self.summary.setText(f"The report could not be computed: {error}")
+            return
+        if generation == self._generation:
+            self._show(report)
+
+    def _show(self, report) -> None:
+        self.report = report
+        for button in self.export_buttons.values():
+            button.setEnabled(report is not None)
+        if report is None:
+            self.summary.setText("No results yet: run a campaign or open a results file.")
+            self.heatmap.set_figure(None)
+            self.difficulty.set_figure(None)
+            for _box, _view, model, note in self.tables.values():
+                model.set_frame(None)
+                note.setText("")
+            self.ready = True
+            return
+        self.summary.setText(report.summary)
+        self.heatmap.set_figure(report.figures.get("table1_heatmap"))
+        self.difficulty.set_figure(report.figures.get("difficulty"))
+        sections = {s.key: s for s in report.sections}
+        for key, (box, view, model, note) in self.tables.items():
+            section = sections.get(key)
+            if section is None:
+                box.hide()
+                continue
+            box.show()
+            box.setTitle(section.title)
+            model.set_frame(section.table)
+            note.setText(section.note)
+            rows = model.rowCount()
+            view.setMinimumHeight(min(400, 30 + 24 * max(1, rows)))
+        self.ready = True
+
+    # -- export ----------------------------------------------------------------------------
+    def choose_export(self, kind: str) -> None:
+        folder = QFileDialog.getExistingDirectory(self, f"Export {kind.upper()} to folder")
+        if folder:
+            self.tasks.start(self.export(kind, folder), "export report")
+
+    async def export(self, kind: str, folder: str) -> list[Path]:
+        """Write the report as ``kind`` (png, svg, csv, html) into ``folder``."""
+        if self.report is None:
+            return []
+        # on the GUI thread: the figures are attached to live canvases, and saving them from
+        # another thread could race a repaint (user-initiated, well under a second)
+        written = _export(self.report, kind, Path(folder))
+        self.summary.setText(f"Exported {len(written)} file(s) to {folder}")
+        return written
+
+
+def _export(report, kind: str, folder: Path) -> list[Path]:
+    from explaincheck.core.analysis.report import figure_bytes, write_report
+
+    folder.mkdir(parents=True, exist_ok=True)
+    if kind in ("png", "svg"):
+        written = []
+        for key, figure in report.figures.items():
+            path = folder / f"{key}.{kind}"
+            path.write_bytes(figure_bytes(figure, kind))
+            written.append(path)
+        return written
+    files = write_report(report, folder, kind)
+    return [p for p in files if p.suffix == f".{kind}"]

@@ -1,0 +1,301 @@
+"""The Results tab: executions with filters and search, one case in full, two LLMs compared.
+
+Selecting a row shows its prompt, reply, verdict and the oracle behind it, and asks the window
+to highlight the case's states on the graph (``case_selected``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from explaincheck.core.environments.types import Environment
+from explaincheck.core.oracle.types import OracleResult
+from explaincheck.gui.results_data import ResultsData
+from explaincheck.gui.results_model import (
+    NOT_PASSED,
+    PairsModel,
+    ResultsFilter,
+    ResultsTableModel,
+    disagree,
+    paired_rows,
+)
+from explaincheck.gui.views.case_detail import CaseDetail
+from PySide6.QtCore import QItemSelection, Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+FILTERS = (
+    ("environment", "Environment"),
+    ("verdict", "Verdict"),
+    ("category", "Category"),
+    ("llm", "LLM"),
+    ("selection", "Selection"),
+)
+
+
+def environment_matches(row_environment: Any, environment: Environment | None) -> bool:
+    """Whether a stored row belongs to the open model (by id, title, path or file name)."""
+    if environment is None or row_environment is None:
+        return False
+    value = str(row_environment)
+    path = environment.model_path
+    return value in {environment.id, environment.title, path} or (
+        value.rsplit("/", 1)[-1] == path.rsplit("/", 1)[-1]
+    )
+
+
+class ExecutionsPanel(QWidget):
+    """Filter bar, table and case detail."""
+
+    case_selected = Signal(object)  # the row dict
+
+    def __init__(self, results: ResultsData, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.results = results
+        self.oracle: OracleResult | None = None
+        self.environment: Environment | None = None
+        self.model = ResultsTableModel(results)
+        self.proxy = ResultsFilter()
+        self.proxy.setSourceModel(self.model)
+
+        bar = QHBoxLayout()
+        bar.setContentsMargins(0, 0, 0, 0)
+        self.filters: dict[str, QComboBox] = {}
+        for key, title in FILTERS:
+            bar.addWidget(QLabel(f"{title}:"))
+            box = QComboBox(self)
+            box.addItem("all", "")
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+            box.currentIndexChanged.connect(
+                lambda _=0, k=key, b=box: self.proxy.set_equals(k, b.currentData() or "")
+            )
+            self.filters[key] = box
+            bar.addWidget(box)
+        self.failures = QToolButton(self)
+        self.failures.setText("Failures only")
+        self.failures.setCheckable(True)
+        self.failures.setToolTip("Show only failed and invalid answers (Ctrl+Shift+F)")
+        self.failures.setShortcut("Ctrl+Shift+F")
+        self.failures.toggled.connect(self._failures_toggled)
+        bar.addWidget(self.failures)
+        self.search = QLineEdit(self)
+        self.search.setPlaceholderText("Search prompts, replies, reasons…")
+        self.search.setClearButtonEnabled(True)
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(200)
+        self._search_timer.timeout.connect(lambda: self.proxy.set_text(self.search.text()))
+        self.search.textChanged.connect(lambda _: self._search_timer.start())
+        bar.addWidget(self.search, 1)
+        self.count = QLabel("", self)
+        bar.addWidget(self.count)
+
+        self.table = QTableView(self)
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setAlternatingRowColors(True)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(22)
+        header = self.table.horizontalHeader()
+        header.setStretchLastSection(True)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        for column, width in enumerate((130, 120, 130, 90, 80, 60, 45, 70)):
+            self.table.setColumnWidth(column, width)
+        self.table.selectionModel().selectionChanged.connect(self._selection_changed)
+
+        self.detail = CaseDetail(self)
+        split = QSplitter(Qt.Orientation.Vertical, self)
+        split.addWidget(self.table)
+        split.addWidget(self.detail)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(bar)
+        layout.addWidget(split, 1)
+
+        results.reset.connect(self._refresh_filters)
+        results.rows_added.connect(lambda *_: self._refresh_filters())
+        self.proxy.rowsInserted.connect(lambda *_: self._update_count())
+        self.proxy.modelReset.connect(self._update_count)
+        self.proxy.layoutChanged.connect(self._update_count)
+        self._update_count()
+
+    def _failures_toggled(self, on: bool) -> None:
+        self.proxy.set_failures_only(on)
+        self._update_count()
+
+    def _refresh_filters(self) -> None:
+        for key, box in self.filters.items():
+            values = sorted({str(r.get(key)) for r in self.results.rows if r.get(key) is not None})
+            current = box.currentData()
+            box.blockSignals(True)
+            box.clear()
+            box.addItem("all", "")
+            for value in values:
+                box.addItem(value, value)
+            index = box.findData(current)
+            box.setCurrentIndex(max(0, index))
+            box.blockSignals(False)
+        self._update_count()
+
+    def _update_count(self) -> None:
+        total = len(self.results.rows)
+        shown = self.proxy.rowCount()
+        failed = sum(1 for r in self.results.rows if r.get("verdict") in NOT_PASSED)
+        self.count.setText(f"{shown} of {total} shown · {failed} not passed")
+
+    def set_filter(self, key: str, value: str) -> None:
+        box = self.filters[key]
+        index = box.findData(value)
+        box.setCurrentIndex(max(0, index))
+
+    def set_oracle(self, oracle: OracleResult | None, environment: Environment | None) -> None:
+        self.oracle, self.environment = oracle, environment
+        if self.detail.row is not None:
+            self.detail.show_row(self.detail.row, self._oracle_for(self.detail.row))
+
+    def _oracle_for(self, row: dict[str, Any]) -> OracleResult | None:
+        if environment_matches(row.get("environment"), self.environment):
+            return self.oracle
+        return None
+
+    def select_row(self, proxy_row: int) -> None:
+        self.table.selectRow(proxy_row)
+
+    def select_first_failure(self) -> bool:
+        """Select the first shown row that did not pass (for screenshots and demos)."""
+        for proxy_row in range(self.proxy.rowCount()):
+            row = self.model.row(self.proxy.source_row(proxy_row))
+            if row.get("verdict") in NOT_PASSED:
+                self.select_row(proxy_row)
+                return True
+        return False
+
+    def _selection_changed(self, selected: QItemSelection, _deselected: QItemSelection) -> None:
+        indexes = self.table.selectionModel().selectedRows()
+        if not indexes:
+            return
+        row = self.model.row(self.proxy.mapToSource(indexes[0]).row())
+        self.detail.show_row(row, self._oracle_for(row))
+        self.case_selected.emit(row)
+
+
+class ComparePanel(QWidget):
+    """Two LLMs on the same test cases, disagreements first."""
+
+    case_selected = Signal(object)
+
+    def __init__(self, results: ResultsData, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.results = results
+        self.oracle: OracleResult | None = None
+        self.environment: Environment | None = None
+        bar = QHBoxLayout()
+        bar.setContentsMargins(0, 0, 0, 0)
+        bar.addWidget(QLabel("LLM A:"))
+        self.llm_a = QComboBox(self)
+        bar.addWidget(self.llm_a)
+        bar.addWidget(QLabel("LLM B:"))
+        self.llm_b = QComboBox(self)
+        bar.addWidget(self.llm_b)
+        self.summary = QLabel("", self)
+        bar.addWidget(self.summary, 1)
+        for box in (self.llm_a, self.llm_b):
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+            box.currentIndexChanged.connect(lambda _: self.refresh())
+        self.model = PairsModel()
+        self.table = QTableView(self)
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.selectionModel().selectionChanged.connect(self._selected)
+        self.detail_a = CaseDetail(self)
+        self.detail_b = CaseDetail(self, compact=True)
+        details = QSplitter(Qt.Orientation.Horizontal)
+        details.addWidget(self.detail_a)
+        details.addWidget(self.detail_b)
+        split = QSplitter(Qt.Orientation.Vertical, self)
+        split.addWidget(self.table)
+        split.addWidget(details)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(bar)
+        layout.addWidget(split, 1)
+        self._refresh_timer = QTimer(self)
+        self._refresh_timer.setSingleShot(True)
+        self._refresh_timer.setInterval(300)
+        self._refresh_timer.timeout.connect(self._refill_llms)
+        results.reset.connect(self._refill_llms)
+        results.rows_added.connect(lambda *_: self._refresh_timer.start())
+
+    def _refill_llms(self) -> None:
+        llms = self.results.llms()
+        for box, fallback in ((self.llm_a, 0), (self.llm_b, 1)):
+            current = box.currentText()
+            box.blockSignals(True)
+            box.clear()
+            box.addItems(llms)
+            if current in llms:
+                box.setCurrentText(current)
+            elif len(llms) > fallback:
+                box.setCurrentIndex(fallback)
+            box.blockSignals(False)
+        self.refresh()
+
+    def refresh(self) -> None:
+        a, b = self.llm_a.currentText(), self.llm_b.currentText()
+        if not a or not b or a == b:
+            self.model.set_pairs([])
+            self.summary.setText("Choose two different LLMs.")
+            return
+        pairs = paired_rows(self.results.rows, a, b)
+        differing = sum(1 for x, y in pairs if disagree(x, y))
+        self.model.set_pairs(pairs)
+        self.summary.setText(f"{len(pairs)} shared cases · {differing} where they disagree (first)")
+
+    def _selected(self, *_args) -> None:
+        indexes = self.table.selectionModel().selectedRows()
+        if not indexes:
+            return
+        a, b = self.model.pairs[indexes[0].row()]
+        same_model = environment_matches(a.get("environment"), self.environment)
+        oracle = self.oracle if same_model else None
+        self.detail_a.show_row(a, oracle)
+        self.detail_b.show_row(b, oracle)
+        self.case_selected.emit(a)
+
+
+class ResultsView(QTabWidget):
+    """Executions | Side by side."""
+
+    case_selected = Signal(object)
+
+    def __init__(self, results: ResultsData, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.executions = ExecutionsPanel(results, self)
+        self.compare = ComparePanel(results, self)
+        self.addTab(self.executions, "Executions")
+        self.addTab(self.compare, "Side by side")
+        self.executions.case_selected.connect(self.case_selected)
+        self.compare.case_selected.connect(self.case_selected)
+
+    def set_oracle(self, oracle: OracleResult | None, environment: Environment | None) -> None:
+        self.executions.set_oracle(oracle, environment)
+        self.compare.oracle, self.compare.environment = oracle, environment

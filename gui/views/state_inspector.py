@@ -1,0 +1,167 @@
+"""The right dock: everything the oracle knows about the clicked state.
+
+Valuation, labels, V and D (with exact fractions when the oracle is exact), A* and A°, the
+optimal action, bottleneck/dead-end flags, centrality, a Q bar chart and the successors per
+action (double-click one to go there).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from explaincheck.core.oracle.types import OracleResult, StateFacts
+from explaincheck.gui.safe_text import plain_label
+from explaincheck.gui.views.q_bars import QBars
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QGroupBox,
+    QLabel,
+    QScrollArea,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+
+def fmt_value(value: float | None, exact: str | None = None) -> str:
+    if value is None:
+        return "—"
+    text = f"{value:.6g}"
+    if exact is not None and "/" in exact:
+        text += f"  (= {exact})"
+    return text
+
+
+class StateInspector(QScrollArea):
+    """Shows one state of the current oracle; empty until a state is chosen."""
+
+    state_requested = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWidgetResizable(True)
+        self.oracle: OracleResult | None = None
+        self.facts: StateFacts | None = None
+        self.describe: Callable[[StateFacts], str] | None = None
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        self.title = plain_label("No state selected")
+        font = self.title.font()
+        font.setPointSizeF(font.pointSizeF() * 1.25)
+        font.setBold(True)
+        self.title.setFont(font)
+        layout.addWidget(self.title)
+        self.description = plain_label("Click a state in the graph.")
+        self.description.setWordWrap(True)
+        layout.addWidget(self.description)
+
+        facts_box = QGroupBox("Oracle")
+        self.form = QFormLayout(facts_box)
+        self.fields: dict[str, QLabel] = {}
+        for key, text in (
+            ("valuation", "Valuation"),
+            ("labels", "Labels"),
+            ("V", "V(s) = Pmax[F goal]"),
+            ("D", "D(s) = Pmin[F unsafe]"),
+            ("best", "A* (best)"),
+            ("worst", "A° (worst)"),
+            ("optimal", "Scheduler's choice"),
+            ("flags", "Kind"),
+            ("centrality", "Centrality C_B"),
+        ):
+            label = plain_label("")
+            label.setWordWrap(True)
+            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            self.fields[key] = label
+            self.form.addRow(text + ":", label)
+        layout.addWidget(facts_box)
+
+        bars_box = QGroupBox("Action values")
+        bars_layout = QVBoxLayout(bars_box)
+        self.bars = QBars()
+        bars_layout.addWidget(self.bars)
+        layout.addWidget(bars_box)
+
+        successors_box = QGroupBox("Successors (double-click to go)")
+        successors_layout = QVBoxLayout(successors_box)
+        self.successors = QTreeWidget()
+        self.successors.setHeaderLabels(["action / state", "probability"])
+        self.successors.setRootIsDecorated(True)
+        self.successors.itemDoubleClicked.connect(self._go)
+        self.successors.setMinimumHeight(140)
+        successors_layout.addWidget(self.successors)
+        layout.addWidget(successors_box)
+        layout.addStretch(1)
+        self.setWidget(body)
+
+    def set_oracle(
+        self, oracle: OracleResult | None, describe: Callable[[StateFacts], str] | None = None
+    ) -> None:
+        self.oracle = oracle
+        self.describe = describe
+        self.show_state(None)
+
+    def show_state(self, state_id: int | None) -> None:
+        if self.oracle is None or state_id is None or not 0 <= state_id < len(self.oracle.states):
+            self.facts = None
+            self.title.setText("No state selected")
+            self.description.setText("Click a state in the graph.")
+            for label in self.fields.values():
+                label.setText("")
+            self.bars.set_state(None)
+            self.successors.clear()
+            return
+        f = self.oracle.states[state_id]
+        self.facts = f
+        self.title.setText(f"State {f.id}")
+        text = ""
+        if self.describe is not None:
+            try:
+                text = self.describe(f)
+            except Exception as error:  # wording code must never break inspection
+                text = f"(describing this state failed: {error})"
+        self.description.setText(text)
+        self.fields["valuation"].setText(", ".join(f"{k} = {v}" for k, v in f.valuation.items()))
+        self.fields["labels"].setText(", ".join(f.labels) or "—")
+        self.fields["V"].setText(fmt_value(f.value, f.value_exact))
+        self.fields["D"].setText(
+            fmt_value(f.danger, f.danger_exact) if self.oracle.has_danger else "— (no unsafe label)"
+        )
+        self.fields["best"].setText(", ".join(f.best) or "—")
+        self.fields["worst"].setText(", ".join(f.worst) or "—")
+        self.fields["optimal"].setText(f.optimal_action or "—")
+        self.fields["flags"].setText(self.kind(f))
+        self.fields["centrality"].setText(f"{f.centrality:.4g}")
+        self.bars.set_state(f)
+        self.successors.clear()
+        for action, successors in f.successors.items():
+            parent = QTreeWidgetItem([action or "(unlabelled)", ""])
+            for target, probability in sorted(successors.items(), key=lambda kv: -kv[1]):
+                child = QTreeWidgetItem([f"→ state {target}", f"{probability:.4g}"])
+                child.setData(0, Qt.ItemDataRole.UserRole, target)
+                parent.addChild(child)
+            self.successors.addTopLevelItem(parent)
+            parent.setExpanded(True)
+        self.successors.resizeColumnToContents(0)
+
+    @staticmethod
+    def kind(f: StateFacts) -> str:
+        kinds = []
+        if f.is_initial:
+            kinds.append("initial")
+        if f.is_goal:
+            kinds.append("goal")
+        if f.is_unsafe:
+            kinds.append("unsafe")
+        if f.dead_end:
+            kinds.append("dead end (V = 0)")
+        if f.bottleneck:
+            kinds.append("bottleneck")
+        return ", ".join(kinds) or "ordinary"
+
+    def _go(self, item: QTreeWidgetItem, column: int) -> None:
+        target = item.data(0, Qt.ItemDataRole.UserRole)
+        if target is not None:
+            self.state_requested.emit(int(target))

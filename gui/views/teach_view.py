@@ -1,0 +1,351 @@
+"""The Teach tab, for projecting in a lecture: one state at a time, step by step.
+
+Step 1 shows the situation and the question; step 2 the oracle's answer and why (values, the
+optimal action, a bottleneck run on the graph); step 3 reveals an LLM's reply, from the stored
+results or asked live. Space reveals the next step, the arrow keys move between states.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from explaincheck.core.environments.types import Environment
+from explaincheck.core.oracle.types import OracleResult
+from explaincheck.gui.results_data import ResultsData
+from explaincheck.gui.safe_text import plain_label
+from explaincheck.gui.tasks import Tasks, in_thread
+from explaincheck.gui.teaching import TAUGHT, Lesson, lesson, stepping_order
+from explaincheck.gui.views.graph_view import GraphView
+from explaincheck.gui.views.results_view import environment_matches
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+LIVE_ANSWERERS = ("random", "oracle")
+
+
+def ask_live(spec: str, oracle: OracleResult, environment: Environment, lesson_: Lesson):
+    """Ask one backend the lesson's prompt and grade it (worker thread, own event loop)."""
+    from explaincheck.core.backends.registry import BackendContext, create_backend
+    from explaincheck.core.taxonomy.grading import grade_reply
+    from explaincheck.core.taxonomy.prompts import render_prompt
+
+    async def run():
+        context = BackendContext(oracle=oracle, environment=environment)
+        backend = create_backend(spec, context)
+        try:
+            prepare = getattr(backend, "prepare", None)
+            if prepare is not None:
+                await prepare()
+            prompt = render_prompt(lesson_.case, oracle, environment)
+            return await backend.answer(prompt, lesson_.case)
+        finally:
+            await backend.close()
+            await context.close()
+
+    reply = asyncio.run(run())
+    grade = grade_reply(lesson_.case, reply.text, oracle)
+    return reply.text, reply.thinking, grade.verdict, grade.reason
+
+
+class Card(QFrame):
+    """A titled panel of large plain text (never rich text: it may hold LLM output)."""
+
+    def __init__(self, title: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("teachCard")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        layout = QVBoxLayout(self)
+        self.title = plain_label(title)
+        font = self.title.font()
+        font.setBold(True)
+        self.title.setFont(font)
+        layout.addWidget(self.title)
+        self.body = plain_label("")
+        self.body.setWordWrap(True)
+        self.body.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.body.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        layout.addWidget(self.body, 1)
+
+    def set_text(self, text: str) -> None:
+        self.body.setText(text)
+
+
+class TeachView(QWidget):
+    """Question → oracle answer and why → LLM reply."""
+
+    state_changed = Signal(int)
+
+    def __init__(self, results: ResultsData, tasks: Tasks, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.results = results
+        self.tasks = tasks
+        self.oracle: OracleResult | None = None
+        self.environment: Environment | None = None
+        self.order: list[tuple[int, float]] = []
+        self.position = 0
+        self.step = 0
+        self.lesson: Lesson | None = None
+        self.ready = True
+
+        bar = QHBoxLayout()
+        bar.addWidget(QLabel("Category:"))
+        self.category = QComboBox(self)
+        for category_id in TAUGHT:
+            self.category.addItem(category_id.replace("_", " "), category_id)
+        self.category.currentIndexChanged.connect(lambda _: self._reorder())
+        bar.addWidget(self.category)
+        bar.addWidget(QLabel("Order:"))
+        self.ordering = QComboBox(self)
+        self.ordering.addItem("most diagnostic first (δ)", "delta")
+        self.ordering.addItem("by state id", "id")
+        self.ordering.currentIndexChanged.connect(lambda _: self._reorder())
+        bar.addWidget(self.ordering)
+        self.previous_button = QPushButton("◀ Previous")
+        self.previous_button.clicked.connect(lambda: self.move(-1))
+        bar.addWidget(self.previous_button)
+        self.position_label = QLabel("", self)
+        bar.addWidget(self.position_label)
+        self.next_button = QPushButton("Next ▶")
+        self.next_button.clicked.connect(lambda: self.move(1))
+        bar.addWidget(self.next_button)
+        bar.addStretch(1)
+        bar.addWidget(QLabel("LLM:"))
+        self.llm = QComboBox(self)
+        self.llm.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        bar.addWidget(self.llm)
+        self.reveal_button = QPushButton("Reveal ▸ (Space)")
+        self.reveal_button.clicked.connect(self.reveal)
+        bar.addWidget(self.reveal_button)
+        self.zoom_out = QPushButton("A−")
+        self.zoom_out.clicked.connect(lambda: self.scale_text(1 / 1.15))
+        self.zoom_in = QPushButton("A+")
+        self.zoom_in.clicked.connect(lambda: self.scale_text(1.15))
+        bar.addWidget(self.zoom_out)
+        bar.addWidget(self.zoom_in)
+
+        self.question_card = Card("1 · The question")
+        self.oracle_card = Card("2 · The oracle's answer, and why")
+        self.reply_card = Card("3 · The LLM's reply")
+        cards = QWidget()
+        cards_layout = QVBoxLayout(cards)
+        cards_layout.setContentsMargins(0, 0, 0, 0)
+        for card in (self.question_card, self.oracle_card, self.reply_card):
+            cards_layout.addWidget(card, 1)
+        self.graph = GraphView(tasks, self)
+        self.graph.set_overlay("optimal", False)
+        split = QSplitter(Qt.Orientation.Horizontal, self)
+        split.addWidget(cards)
+        split.addWidget(self.graph)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(bar)
+        layout.addWidget(split, 1)
+        self.text_scale = 1.0
+        self.scale_text(1.35)
+
+        for keys, handler in (
+            (Qt.Key.Key_Space, self.reveal),
+            (Qt.Key.Key_Right, lambda: self.move(1)),
+            (Qt.Key.Key_Left, lambda: self.move(-1)),
+        ):
+            shortcut = QShortcut(QKeySequence(keys), self)
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut.activated.connect(handler)
+        results.reset.connect(self._refill_llms)
+        results.rows_added.connect(lambda *_: self._refill_llms())
+        self._refill_llms()
+        self._render()
+
+    # -- model -----------------------------------------------------------------------------
+    def set_model(self, oracle: OracleResult | None, environment: Environment | None) -> None:
+        self.oracle, self.environment = oracle, environment
+        if oracle is not None:
+            self.graph.set_oracle(oracle)
+        self._reorder()
+
+    def _reorder(self) -> None:
+        if self.oracle is None or self.environment is None:
+            self.order = []
+            self._render()
+            return
+        self.ready = False
+        self.tasks.start(self._compute_order(self.oracle, self.category.currentData()), "teach")
+
+    async def _compute_order(self, oracle: OracleResult, category_id: str) -> None:
+        try:
+            order = await in_thread(stepping_order, oracle, category_id)
+        except Exception as error:
+            self.order = []
+            self.question_card.set_text(f"This category cannot be taught here: {error}")
+            self.ready = True
+            return
+        if oracle is not self.oracle or category_id != self.category.currentData():
+            return
+        if self.ordering.currentData() == "id":
+            order.sort()
+        self.order = order
+        self.position = 0
+        self._load_lesson()
+
+    def show_state(self, state_id: int) -> None:
+        """Jump to a state (e.g. clicked in the main graph) if the category covers it."""
+        for i, (state, _delta) in enumerate(self.order):
+            if state == state_id:
+                self.position = i
+                self._load_lesson()
+                return
+
+    def move(self, step: int) -> None:
+        if not self.order:
+            return
+        self.position = (self.position + step) % len(self.order)
+        self._load_lesson()
+
+    def _load_lesson(self) -> None:
+        if not self.order or self.oracle is None or self.environment is None:
+            self.lesson = None
+            self.ready = True
+            self._render()
+            return
+        state_id, delta = self.order[self.position]
+        try:
+            self.lesson = lesson(
+                self.oracle, self.environment, self.category.currentData(), state_id, delta
+            )
+        except Exception as error:
+            self.lesson = None
+            self.question_card.set_text(f"Cannot present state {state_id}: {error}")
+        self.step = 1
+        self.graph.highlight_states([state_id])
+        self.graph.show_path([])
+        self.graph.select_state(state_id)
+        self.state_changed.emit(state_id)
+        self.ready = True
+        self._render()
+
+    # -- steps -----------------------------------------------------------------------------
+    def reveal(self) -> None:
+        if self.lesson is None:
+            return
+        if self.step >= 3:
+            self.move(1)
+            return
+        self.step += 1
+        if self.step == 2:
+            self.graph.show_path(self.lesson.path)
+        if self.step == 3:
+            self._reveal_reply()
+        self._render()
+
+    def reveal_all(self) -> None:
+        while self.lesson is not None and self.step < 3:
+            self.reveal()
+
+    def _render(self) -> None:
+        total = len(self.order)
+        self.position_label.setText(f"{self.position + 1} / {total}" if total else "—")
+        if self.lesson is None:
+            if self.oracle is None:
+                self.question_card.set_text("Open a model to start.")
+            self.oracle_card.set_text("")
+            self.reply_card.set_text("")
+            return
+        lesson_ = self.lesson
+        state = lesson_.case.states[0]
+        self.question_card.set_text(
+            f"State {state}: {lesson_.situation.strip()}\n\n{lesson_.question}"
+        )
+        if self.step >= 2:
+            self.oracle_card.set_text(f"Answer: {lesson_.answer}\n\n" + "\n".join(lesson_.why))
+        else:
+            self.oracle_card.set_text("(press Reveal)")
+        if self.step < 3:
+            self.reply_card.set_text("(press Reveal)" if self.step == 2 else "")
+        self.reveal_button.setText("Next state ▶ (Space)" if self.step >= 3 else "Reveal ▸ (Space)")
+
+    def _reveal_reply(self) -> None:
+        assert self.lesson is not None
+        spec = self.llm.currentData() or ""
+        row = self.stored_reply(spec)
+        if row is not None:
+            self.reply_card.set_text(self._reply_text(spec, row))
+            return
+        if spec in LIVE_ANSWERERS or spec.startswith(("ollama:", "local:")):
+            self.reply_card.set_text(f"Asking {spec}…")
+            self.tasks.start(self._ask(spec, self.lesson), "ask LLM")
+        else:
+            self.reply_card.set_text("No stored reply for this state.")
+
+    def stored_reply(self, spec: str) -> dict[str, Any] | None:
+        if self.lesson is None:
+            return None
+        case = self.lesson.case
+        for row in self.results.rows:
+            if (
+                row.get("llm") == spec
+                and row.get("category") == case.category
+                and list(row.get("states") or []) == list(case.states)
+                and environment_matches(row.get("environment"), self.environment)
+            ):
+                return row
+        return None
+
+    @staticmethod
+    def _reply_text(spec: str, row: dict[str, Any]) -> str:
+        thinking = str(row.get("thinking") or "")
+        text = f"{spec} replied:\n{row.get('reply')}\n\n"
+        if thinking:
+            text += f"(thinking: {thinking[:400]}{'…' if len(thinking) > 400 else ''})\n\n"
+        return text + f"Verdict: {str(row.get('verdict')).upper()} — {row.get('reason')}"
+
+    async def _ask(self, spec: str, lesson_: Lesson) -> None:
+        assert self.oracle is not None and self.environment is not None
+        try:
+            text, thinking, verdict, reason = await in_thread(
+                ask_live, spec, self.oracle, self.environment, lesson_
+            )
+        except Exception as error:
+            if lesson_ is self.lesson:
+                self.reply_card.set_text(f"{spec} could not answer: {error}")
+            return
+        if lesson_ is self.lesson:
+            row = {"reply": text, "thinking": thinking, "verdict": verdict, "reason": reason}
+            self.reply_card.set_text(self._reply_text(spec, row) + "  (asked live)")
+
+    def _refill_llms(self) -> None:
+        current = self.llm.currentData()
+        self.llm.blockSignals(True)
+        self.llm.clear()
+        stored = self.results.llms()
+        for spec in stored:
+            self.llm.addItem(f"{spec} (stored)", spec)
+        for spec in LIVE_ANSWERERS:
+            if spec not in stored:
+                self.llm.addItem(f"{spec} (ask live)", spec)
+        index = self.llm.findData(current)
+        self.llm.setCurrentIndex(max(0, index))
+        self.llm.blockSignals(False)
+
+    def scale_text(self, factor: float) -> None:
+        self.text_scale = max(0.6, min(3.0, self.text_scale * factor))
+        for card in (self.question_card, self.oracle_card, self.reply_card):
+            font = QFont(self.font())
+            font.setPointSizeF(self.font().pointSizeF() * self.text_scale)
+            card.body.setFont(font)
+            title = QFont(font)
+            title.setBold(True)
+            card.title.setFont(title)

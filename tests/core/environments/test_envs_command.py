@@ -1,0 +1,30 @@
+"""``explaincheck envs``: all seven environments with oracle-computed facts."""
+
+from __future__ import annotations
+
+import json
+
+from explaincheck.core.cli.main import main
+from explaincheck.core.environments.registry import BUILTIN_IDS
+
+BOTTLENECKS = {"frozen_lake": 1, "wolf_goat_cabbage": 4}  # the other five have none
+
+
+def test_envs_json_lists_all_seven(capsys):
+    assert main(["envs", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["id"] for r in rows] == list(BUILTIN_IDS)
+    for r in rows:
+        assert r["bottlenecks"] == BOTTLENECKS.get(r["id"], 0)
+        assert r["dead_ends"] > 0 and 0 < r["V0"] < 1
+        served = set(r["categories"])
+        assert {"satisfy", "best_action", "ranking", "more_promising", "safer"} <= served
+        assert ("bottleneck" in served) == (r["bottlenecks"] > 0)
+
+
+def test_envs_table(capsys):
+    assert main(["envs"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].split()[:3] == ["id", "title", "states"]
+    for env_id in BUILTIN_IDS:
+        assert env_id in out

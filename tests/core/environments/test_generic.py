@@ -1,0 +1,77 @@
+"""Generic wording for a PRISM model without an environment.toml, and resolving ids and paths."""
+
+from __future__ import annotations
+
+import pytest
+from explaincheck.core.environments.generic import generic_environment
+from explaincheck.core.environments.preview import preview_prompt
+from explaincheck.core.environments.registry import load_builtin, resolve
+from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.oracle import compute_oracle
+
+MODEL = """\
+mdp
+const int N;
+module walk
+  x : [0..N] init 1;
+  lit : bool init false;
+  [forward] x < N & x > 0 -> 0.7 : (x' = x + 1) + 0.3 : (x' = x - 1);
+  [flip] x < N & x > 0 -> (lit' = !lit);
+endmodule
+label "goal" = x = N;
+label "unsafe" = x = 0;
+"""
+
+
+@pytest.fixture
+def model(tmp_path):
+    path = tmp_path / "walk.prism"
+    path.write_text(MODEL)
+    return path
+
+
+def test_generic_wording_comes_from_the_model(model):
+    env = generic_environment(model, constants="N=3")
+    assert env.id is None and env.title == "walk"
+    assert "reach a state labelled goal, avoid states labelled unsafe" in env.task
+    assert "x (integer 0..N)" in env.task and "lit (true or false)" in env.task
+    assert "goal = (x = N)" in env.task and "N = 3" in env.task
+    assert set(env.action_meanings) == {"forward", "flip"}
+    assert "7/10 : (x' = (x + 1))" in env.action_meanings["forward"]
+    result = compute_oracle(env.request())
+    initial = result.initial
+    text = env.describe(initial)
+    assert text == "x = 1, lit = False (labels here: none)"
+    prompt = preview_prompt(env, initial)
+    assert "- forward: PRISM command(s):" in prompt and "- flip: PRISM command(s):" in prompt
+    goal = next(s for s in result.states if s.is_goal)
+    assert "labels here: goal" in env.describe(goal)
+
+
+def test_generic_labels_follow_the_request(model):
+    env = generic_environment(model, constants="N=3", goal_label="done", unsafe_label="bad")
+    assert "reach a state labelled done, avoid states labelled bad" in env.task
+    assert env.request().goal_label == "done"
+
+
+def test_broken_model_is_one_line_error(tmp_path):
+    path = tmp_path / "broken.prism"
+    path.write_text("mdp\nmodule m\n  x : [0..2 init 0;\nendmodule\n")
+    with pytest.raises(ExplaincheckError) as caught:
+        generic_environment(path)
+    assert "broken.prism" in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_resolve_ids_folders_and_files(model):
+    assert resolve("dam").id == "dam"
+    builtin = load_builtin("water_jug")
+    by_file = resolve(builtin.model_path)
+    assert by_file.id == "water_jug" and by_file.task == builtin.task
+    assert resolve(builtin.folder).id == "water_jug"
+    assert resolve(model, constants="N=3").id is None
+    assert resolve("dam", constants="DAYS=4").constants == "CAP=6,LEVEL=3,DAYS=4"
+    assert resolve("dam", goal_label="survived").goal_label == "survived"
+    with pytest.raises(ExplaincheckError, match="neither a built-in environment"):
+        resolve("no_such_env")
+    with pytest.raises(ExplaincheckError, match="unknown environment"):
+        load_builtin("taxi")
