@@ -11,8 +11,12 @@ from __future__ import annotations
 import random
 
 MOVES = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
-SIDEWAYS = {"up": ("left", "right"), "down": ("left", "right"), "left": ("up", "down"),
-            "right": ("up", "down")}
+SIDEWAYS = {
+    "up": ("left", "right"),
+    "down": ("left", "right"),
+    "left": ("up", "down"),
+    "right": ("up", "down"),
+}
 
 
 def holes(n: int, share: float = 0.1, seed: int = 1) -> set[tuple[int, int]]:
@@ -22,8 +26,11 @@ def holes(n: int, share: float = 0.1, seed: int = 1) -> set[tuple[int, int]]:
     cells = {(x, wall_row) for x in range(n) if x != gap} if n >= 4 else set()
     while len(cells) < int(share * n * n) + len(cells) * 0:
         cell = (rng.randrange(n), rng.randrange(n))
-        if cell not in {(0, 0), (n - 1, n - 1), (gap, wall_row)} and cell[1] != wall_row - 1 \
-                and cell[1] != wall_row + 1:
+        if (
+            cell not in {(0, 0), (n - 1, n - 1), (gap, wall_row)}
+            and cell[1] != wall_row - 1
+            and cell[1] != wall_row + 1
+        ):
             cells.add(cell)
     return cells
 

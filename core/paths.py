@@ -40,6 +40,10 @@ def resources_dir() -> Path:
 def cache_dir() -> Path:
     """Per-user cache (oracle results); ``EXPLAINCHECK_CACHE`` overrides it (tests use a tmp dir)."""
     override = os.environ.get("EXPLAINCHECK_CACHE")
-    base = Path(override) if override else Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "explaincheck"
+    base = (
+        Path(override)
+        if override
+        else Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "explaincheck"
+    )
     base.mkdir(parents=True, exist_ok=True)
     return base

@@ -66,6 +66,12 @@ def run(
     size: tuple[int, int] | None = None,
 ) -> int:
     """Open the window (and, with ``screenshot``, save it and exit). Returns the exit status."""
+    from explaincheck.core.errors import ExplaincheckError
+    from explaincheck.gui.compat import problem
+
+    trouble = problem()
+    if trouble:
+        raise ExplaincheckError(trouble)
     app = create_app()
     settings = Settings()
     apply_theme(app, "light" if screenshot else settings.preferences().theme)

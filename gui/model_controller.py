@@ -75,6 +75,7 @@ class ModelController(QObject):
         self.goal_label = "goal"
         self.unsafe_label = "unsafe"
         self._build_task: asyncio.Task | None = None
+        self.last_path: str | None = None  # the file last opened (error excerpts point into it)
 
     @property
     def busy(self) -> bool:
@@ -89,6 +90,7 @@ class ModelController(QObject):
         return self.tasks.start(self._open(environment), "open model")
 
     async def _open_spec(self, spec: str) -> None:
+        self.last_path = spec if Path(spec).is_file() else None
         try:
             environment = await in_thread(resolve_environment, spec)
         except ExplaincheckError as error:
@@ -101,6 +103,7 @@ class ModelController(QObject):
 
     async def _open(self, environment: Environment) -> None:
         self.cancel()
+        self.last_path = environment.model_path
         if environment.id is None:
             self.settings.add_recent_file(os.path.abspath(environment.model_path))
         self.environment = environment

@@ -6,6 +6,7 @@ GUI backend is touched: the CLI saves it (PNG/SVG) and the Qt report view embeds
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterable
 
 import numpy as np
@@ -18,6 +19,7 @@ from explaincheck.core.analysis.layout import (
     OTHER_COLOUR,
     category_label,
     category_name,
+    order_llms,
 )
 from explaincheck.core.analysis.scores import score_matrix, selections_present, table1
 from matplotlib import colormaps
@@ -70,11 +72,11 @@ def difficulty_chart(results: pd.DataFrame, exclude: Iterable[str] = (CEILING_LL
     colours = [DIMENSION_COLOURS.get(d, OTHER_COLOUR) for d in difficulty["dimension"]]
     positions = np.arange(len(difficulty))
     ax.barh(positions, difficulty["score"], color=colours)
-    for y, score in zip(positions, difficulty["score"], strict=True):
-        ax.text(score + 0.01, y, f"{score:.2f}", va="center", fontsize=8)
+    for y, score, cells in zip(positions, difficulty["score"], difficulty["cells"], strict=True):
+        ax.text(score + 0.01, y, f"{score:.2f}  ({cells} cells)", va="center", fontsize=8)
     ax.set_yticks(positions, [category_name(c) for c in difficulty["category"]], fontsize=9)
     ax.invert_yaxis()  # hardest first, at the top
-    ax.set_xlim(0.0, 1.1)
+    ax.set_xlim(0.0, 1.25)
     ax.set_xticks(np.linspace(0, 1, 6))
     ax.set_xlabel("mean score (lower is harder)")
     ax.spines[["top", "right"]].set_visible(False)
@@ -84,7 +86,12 @@ def difficulty_chart(results: pd.DataFrame, exclude: Iterable[str] = (CEILING_LL
     fig.legend(
         handles=handles, loc="outside lower center", ncols=len(handles), fontsize=8, frameon=False
     )
-    ax.set_title("Category difficulty, pooled over LLMs and both selections", fontsize=10)
+    excluded = set(exclude)
+    pooled = ", ".join(order_llms(set(results["llm"]) - excluded))
+    left_out = sorted(excluded & set(results["llm"]))
+    note = f" ({', '.join(left_out)} left out)" if left_out else ""
+    llms = textwrap.fill(f"LLMs: {pooled}{note}", width=70)
+    ax.set_title(f"Category difficulty, pooled over both selections\n{llms}", fontsize=10)
     return fig
 
 

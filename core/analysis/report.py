@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from explaincheck.core.analysis import (
+    chance,
     difficulty,
     examples,
     models,
@@ -28,7 +29,7 @@ from explaincheck.core.analysis import (
     satisfy,
     scores,
 )
-from explaincheck.core.analysis.layout import CEILING_LLM, category_label
+from explaincheck.core.analysis.layout import BASELINE_LLM, CEILING_LLM, category_label
 from matplotlib.figure import Figure
 
 TEXT, MARKDOWN, CSV, HTML = "text", "md", "csv", "html"
@@ -146,6 +147,7 @@ def build_report(results: pd.DataFrame, tolerance: float = satisfy.DEFAULT_TOLER
                 "answered (parsed) replies."
             ),
         ),
+        *_chance_section(results),
         Section(
             "invalid_examples",
             "Examples of invalid replies",
@@ -261,6 +263,24 @@ def csv_frame(table: pd.DataFrame) -> pd.DataFrame:
 
 
 _METADATA = {"png": {"Software": None}, "svg": {"Date": None}}
+
+
+def _chance_section(results: pd.DataFrame) -> list[Section]:
+    """Random baseline against chance, when the baseline ran and the schemas are stored."""
+    if BASELINE_LLM not in set(results["llm"]) or "schema" not in results.columns:
+        return []
+    return [
+        Section(
+            "chance",
+            f"The {BASELINE_LLM} baseline against chance",
+            chance.chance_table(results),
+            note=(
+                "chance = expected score of a uniform random answer on the same cases (from the "
+                f"stored schema and expected answer); score = the {BASELINE_LLM} answerer's. "
+                "Means over environments; all = mean over categories."
+            ),
+        )
+    ]
 
 
 def _summary(results: pd.DataFrame, counts: pd.DataFrame) -> str:

@@ -69,9 +69,31 @@ def _load(path: Path, n_ctx: int) -> Any:
                 raise ExplaincheckError(
                     "the local model needs the optional extra: pip install 'explaincheck[local]'"
                 ) from None
+            _quiet_llama_log()
             model = Llama(model_path=str(path), n_ctx=n_ctx, verbose=False, seed=0)
             _models[str(path)] = model
         return model
+
+
+_log_callback: Any = None  # kept alive: llama.cpp calls it from C
+
+
+def _quiet_llama_log() -> None:
+    """llama.cpp prints notes on stderr even with ``verbose=False``; route them to debug logs
+    so they do not break the terminal progress bar."""
+    global _log_callback
+    if _log_callback is not None:
+        return
+    import ctypes
+
+    import llama_cpp
+
+    @llama_cpp.llama_log_callback
+    def callback(level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
+        log.debug("llama.cpp: %s", text.decode(errors="replace").rstrip())
+
+    _log_callback = callback
+    llama_cpp.llama_log_set(callback, ctypes.c_void_p())
 
 
 class LocalBackend(LLMBackend):

@@ -19,15 +19,25 @@ examples:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("model", metavar="MODEL|ENV", help="a .prism file or a built-in environment id")
+    parser.add_argument(
+        "model", metavar="MODEL|ENV", help="a .prism file or a built-in environment id"
+    )
     parser.add_argument("--const", default=None, help="constant values, e.g. N=3,p=0.5")
     parser.add_argument("--goal", default=None, help="goal label (default: goal)")
     parser.add_argument("--unsafe", default=None, help="unsafe label (default: unsafe)")
     parser.add_argument("--json", action="store_true", help="print the JSON contract of DESIGN.md")
-    parser.add_argument("--method", choices=["auto", "exact", "verified"], default="auto",
-                        help="exact Rational engine, verified float method, or auto by size")
-    parser.add_argument("--state-limit", type=int, default=2_000_000,
-                        help="refuse models with more states (default 2,000,000)")
+    parser.add_argument(
+        "--method",
+        choices=["auto", "exact", "verified"],
+        default="auto",
+        help="exact Rational engine, verified float method, or auto by size",
+    )
+    parser.add_argument(
+        "--state-limit",
+        type=int,
+        default=2_000_000,
+        help="refuse models with more states (default 2,000,000)",
+    )
     parser.add_argument("--no-cache", action="store_true", help="recompute even if cached")
 
 
@@ -35,15 +45,10 @@ def request_from(args: argparse.Namespace) -> OracleRequest:
     """Resolve MODEL|ENV (built-in ids take their environment's constants and labels)."""
     from explaincheck.core.environments.registry import resolve
 
-    environment = resolve(args.model)
-    overrides = {"method": args.method, "state_limit": args.state_limit}
-    if args.const is not None:
-        overrides["constants"] = args.const
-    if args.goal is not None:
-        overrides["goal_label"] = args.goal
-    if args.unsafe is not None:
-        overrides["unsafe_label"] = args.unsafe
-    return environment.request(**overrides)
+    environment = resolve(
+        args.model, constants=args.const, goal_label=args.goal, unsafe_label=args.unsafe
+    )
+    return environment.request(method=args.method, state_limit=args.state_limit)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -73,14 +78,23 @@ def summary_text(result: OracleResult) -> str:
         f"model        {model.path}" + (f"  ({model.constants})" if model.constants else ""),
         f"size         {model.states:,} states, {model.choices:,} choices, "
         f"{model.transitions:,} transitions",
-        f"properties   V = Pmax=? [F \"{model.goal_label}\"]"
-        + (f", D = Pmin=? [F \"{model.unsafe_label}\"]" if result.has_danger else ", D absent (no unsafe label)"),
-        f"V(s0)        {_fmt(initial.value)}" + (f" = {initial.value_exact}" if initial.value_exact else ""),
+        f'properties   V = Pmax=? [F "{model.goal_label}"]'
+        + (
+            f', D = Pmin=? [F "{model.unsafe_label}"]'
+            if result.has_danger
+            else ", D absent (no unsafe label)"
+        ),
+        f"V(s0)        {_fmt(initial.value)}"
+        + (f" = {initial.value_exact}" if initial.value_exact else ""),
         f"D(s0)        {_fmt(initial.danger)}",
         f"dead ends    {len(result.dead_ends):,}",
         f"bottlenecks  {len(bottlenecks)}" + (f": {shown}{more}" if bottlenecks else ""),
         f"method       {result.method}"
-        + (f" (tie tolerance {result.tie_tolerance:g})" if result.tie_tolerance else " (exact rationals)"),
+        + (
+            f" (tie tolerance {result.tie_tolerance:g})"
+            if result.tie_tolerance
+            else " (exact rationals)"
+        ),
         f"time         {result.seconds:.2f} s" + (" (from cache)" if result.from_cache else ""),
     ]
     lines += [f"warning      {w}" for w in result.warnings]

@@ -29,15 +29,10 @@ MAX_MEANING = 1200  # characters of PRISM commands shown per action
 
 
 def _parse(model_path: Path):
-    import stormpy
+    """The program with formulas inlined; errors as the oracle reports them (line, column)."""
+    from explaincheck.core.oracle.building import parse_program
 
-    if not model_path.is_file():
-        raise ModelError(f"{model_path}: no such file")
-    try:
-        return stormpy.parse_prism_program(str(model_path)).substitute_formulas()
-    except Exception as error:  # Storm reports syntax errors as RuntimeError with its own text
-        first = (str(error).strip().splitlines() or [type(error).__name__])[0]
-        raise ModelError(f"{model_path}: {first}") from None
+    return parse_program(model_path).substitute_formulas()
 
 
 def _variables(program) -> list[tuple[str, str]]:

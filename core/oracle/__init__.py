@@ -8,6 +8,8 @@ themselves a child or a benchmark.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
+from pathlib import Path
 
 from explaincheck.core.oracle import cache
 from explaincheck.core.oracle.compute import compute_in_process, request_hash
@@ -26,7 +28,6 @@ __all__ = [
 
 def _cached(request: OracleRequest, use_cache: bool) -> tuple[str | None, OracleResult | None]:
     from explaincheck.core.oracle.building import _check_file
-    from pathlib import Path
 
     _check_file(Path(request.model_path))  # clear errors for missing/empty/binary files first
     if not use_cache:
@@ -35,13 +36,18 @@ def _cached(request: OracleRequest, use_cache: bool) -> tuple[str | None, Oracle
     return key, cache.load(key)
 
 
+def _as_requested(result: OracleResult, request: OracleRequest) -> OracleResult:
+    """A cache hit keyed by content may come from another copy of the file: name this one."""
+    return replace(result, model=replace(result.model, path=str(request.model_path)))
+
+
 def compute_oracle(
     request: OracleRequest, *, use_cache: bool = True, timeout: float | None = None
 ) -> OracleResult:
     """The oracle of ``request``: from the cache, or computed in an isolated child process."""
     key, hit = _cached(request, use_cache)
     if hit is not None:
-        return hit
+        return _as_requested(hit, request)
     result = OracleJob(request).wait(timeout)
     if key is not None:
         cache.store(key, result)
@@ -52,7 +58,7 @@ async def compute_oracle_async(request: OracleRequest, *, use_cache: bool = True
     """Like ``compute_oracle`` without blocking the event loop; cancelling kills the child."""
     key, hit = _cached(request, use_cache)
     if hit is not None:
-        return hit
+        return _as_requested(hit, request)
     job = OracleJob(request)
     try:
         result = await asyncio.to_thread(job.wait)

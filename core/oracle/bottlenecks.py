@@ -10,7 +10,6 @@ check per state with that state made absorbing; it is kept as the reference impl
 from __future__ import annotations
 
 import rustworkx as rx
-
 from explaincheck.core.oracle.structure import ModelStructure
 
 
@@ -70,7 +69,11 @@ def _absorbing_copy(model, structure: ModelStructure, absorbing: int):
     from stormpy.models import SparseMdp, SparseModelComponents
 
     builder = SparseMatrixBuilder(
-        rows=0, columns=0, entries=0, force_dimensions=False, has_custom_row_grouping=True,
+        rows=0,
+        columns=0,
+        entries=0,
+        force_dimensions=False,
+        has_custom_row_grouping=True,
         row_groups=0,
     )
     row = 0

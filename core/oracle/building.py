@@ -48,11 +48,18 @@ def _storm_message(error: Exception) -> str:
     return text
 
 
-def parse(request: OracleRequest) -> ParsedModel:
-    """Parse the file, check labels and constants, and instantiate constants."""
+def quiet_storm() -> None:
+    """Storm logs its own copy of every error on the terminal; ours are clearer, so mute it."""
+    from stormpy.developer import LogLevel, set_log_level
+
+    set_log_level(LogLevel.OFF)
+
+
+def parse_program(path: Path):
+    """Parse a PRISM file; syntax errors become a ``ModelError`` with line and column."""
     import stormpy
 
-    path = Path(request.model_path)
+    quiet_storm()
     _check_file(path)
     try:
         program = stormpy.parse_prism_program(str(path))
@@ -68,6 +75,15 @@ def parse(request: OracleRequest) -> ParsedModel:
             ) from None
         first = message.splitlines()[0] if message else type(error).__name__
         raise ModelError(f"{path}: {first}") from None
+    return program
+
+
+def parse(request: OracleRequest) -> ParsedModel:
+    """Parse the file, check labels and constants, and instantiate constants."""
+    import stormpy
+
+    path = Path(request.model_path)
+    program = parse_program(path)
 
     model_type = str(program.model_type).split(".")[-1]
     if model_type not in ("MDP", "DTMC"):
@@ -118,7 +134,9 @@ def _instantiate(program, constants: str, path: Path):
     try:
         instantiated, _ = stormpy.instantiate_constants(program, constants, [])
     except Exception as error:
-        raise ModelError(f"{path}: bad constant definition {constants!r}: {_storm_message(error)}") from None
+        raise ModelError(
+            f"{path}: bad constant definition {constants!r}: {_storm_message(error)}"
+        ) from None
     return instantiated
 
 

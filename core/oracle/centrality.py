@@ -8,7 +8,6 @@ values lie in [0, 1] as δ requires; networkx's pure-Python version is only the 
 from __future__ import annotations
 
 import rustworkx as rx
-
 from explaincheck.core.oracle.structure import ModelStructure
 
 

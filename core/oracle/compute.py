@@ -29,8 +29,13 @@ def request_hash(request: OracleRequest) -> str:
     """Identity of a request for the cache: file content, constants, labels and method."""
     content = Path(request.model_path).read_bytes()
     digest = hashlib.sha256(content)
-    for part in (request.constants, request.goal_label, request.unsafe_label, request.method,
-                 str(request.exact_state_limit)):
+    for part in (
+        request.constants,
+        request.goal_label,
+        request.unsafe_label,
+        request.method,
+        str(request.exact_state_limit),
+    ):
         digest.update(b"\0" + part.encode())
     return digest.hexdigest()
 
@@ -54,11 +59,14 @@ def compute_in_process(request: OracleRequest) -> OracleResult:
     if method == EXACT:
         values = exact_values(model, structure, parsed.properties, parsed.has_unsafe)
     else:
-        values = verified_values(model, structure, parsed.properties, parsed.has_unsafe, goal, unsafe)
+        values = verified_values(
+            model, structure, parsed.properties, parsed.has_unsafe, goal, unsafe
+        )
     bottleneck_set = bottlenecks.by_dominators(structure, goal)
     centrality_scores = centrality.betweenness(structure)
-    states = _state_facts(structure, values, goal, unsafe, bottleneck_set, centrality_scores,
-                          exact=method == EXACT)
+    states = _state_facts(
+        structure, values, goal, unsafe, bottleneck_set, centrality_scores, exact=method == EXACT
+    )
     warnings = list(structure.warnings)
     if not parsed.has_unsafe:
         warnings.append(
@@ -104,9 +112,16 @@ def _group_actions(names: list[str], keys: list, tied) -> tuple[tuple[str, ...],
     return tuple(tuple(group) for group in groups)
 
 
-def _state_facts(structure: ModelStructure, values: Values, goal: list[bool],
-                 unsafe: list[bool] | None, bottleneck_set: set[int], scores: list[float],
-                 *, exact: bool) -> list[StateFacts]:
+def _state_facts(
+    structure: ModelStructure,
+    values: Values,
+    goal: list[bool],
+    unsafe: list[bool] | None,
+    bottleneck_set: set[int],
+    scores: list[float],
+    *,
+    exact: bool,
+) -> list[StateFacts]:
     def tied(a, b) -> bool:
         return a == b if exact else abs(a - b) <= TIE_TOLERANCE
 
@@ -142,7 +157,9 @@ def _state_facts(structure: ModelStructure, values: Values, goal: list[bool],
                     for c in structure.choices[state]
                 },
                 value_exact=_fraction_text(value_exact),
-                danger_exact=_fraction_text(values.danger_exact[state]) if values.danger_exact else None,
+                danger_exact=_fraction_text(values.danger_exact[state])
+                if values.danger_exact
+                else None,
                 q_exact={name: _fraction_text(values.q_exact[state][i]) for i, name in labelled}
                 if values.q_exact
                 else {},

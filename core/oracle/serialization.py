@@ -64,7 +64,9 @@ def to_cache(result: OracleResult) -> dict[str, Any]:
 def from_cache(data: dict[str, Any]) -> OracleResult:
     if data.get("format") != CACHE_FORMAT:
         raise ValueError("oracle cache entry has another format")
-    model = ModelSummary(**{f.name: _tuple_if_list(data["model"][f.name]) for f in fields(ModelSummary)})
+    model = ModelSummary(
+        **{f.name: _tuple_if_list(data["model"][f.name]) for f in fields(ModelSummary)}
+    )
     states = tuple(_state_from(s) for s in data["states"])
     return OracleResult(
         model=model,

@@ -106,6 +106,8 @@ def _disambiguate(state_choices: list[Choice]) -> list[Choice]:
             result.append(choice)
             continue
         seen[choice.action] = seen.get(choice.action, 0) + 1
-        name = choice.action if seen[choice.action] == 1 else f"{choice.action}#{seen[choice.action]}"
+        name = (
+            choice.action if seen[choice.action] == 1 else f"{choice.action}#{seen[choice.action]}"
+        )
         result.append(Choice(name, choice.probabilities))
     return result

@@ -1,12 +1,14 @@
 """V, D and Q for every state, by one of two methods.
 
 * ``exact``: Storm's Rational engine gives V and D as fractions; Q is summed exactly here.
-* ``verified``: Storm's float engine gives an optimal scheduler; its values are then computed by
-  a sparse direct solve of the induced Markov chain (policy evaluation, error ~1e-13 instead of
-  value iteration's ~1e-6), zeros are pinned by graph analysis, and the Bellman optimality of the
-  result is checked (policy iteration repairs the scheduler where the check fails). A value
-  that is both attained by a scheduler and a Bellman fixed point is the optimum, so the result is
-  exact up to the solver's round-off, which is reported as ``residual``.
+* ``verified`` (models too large for rationals): policy iteration on Storm's float model. Each
+  policy is evaluated by a sparse direct solve of its Markov chain (error ~1e-12, where Storm's
+  default value iteration stops at ~1e-6 and stalls on slowly mixing chains), zeros are pinned
+  exactly by graph analysis, and iteration stops only when no action improves on the values by
+  more than 1e-12 (the Bellman residual, reported). A value that is attained by a policy and is a
+  Bellman fixed point is the optimum, so the result is exact up to the solver's round-off.
+  The danger D = Pmin [F unsafe] is computed as 1 - Pmax [F Z], Z = states that can avoid
+  unsafe forever, so both quantities are maximal-reachability problems.
 """
 
 from __future__ import annotations
@@ -15,11 +17,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
-from scipy.sparse import csr_matrix, identity
-from scipy.sparse.linalg import spsolve
-
 from explaincheck.core.oracle.graph_analysis import can_avoid_forever, can_reach
 from explaincheck.core.oracle.structure import ModelStructure
+from scipy.sparse import csr_matrix, identity
+from scipy.sparse.linalg import spsolve
 
 TIE_TOLERANCE = 1e-9  # verified method: Q values closer than this count as tied
 
@@ -64,19 +65,6 @@ def exact_values(model, structure: ModelStructure, properties, has_danger: bool)
         danger_exact=danger_exact,
         q_exact=q_exact,
     )
-
-
-def _starting_environment():
-    """Storm settings for the float run that only seeds policy iteration: plain value
-    iteration with a bounded number of sweeps (Storm's default optimistic variant can stall)."""
-    import stormpy
-    from stormpy.developer import MinMaxMethod
-
-    environment = stormpy.Environment()
-    min_max = environment.solver().min_max()
-    min_max.method = MinMaxMethod.VALUE_ITERATION
-    min_max.maximal_number_of_iterations = 20_000
-    return environment
 
 
 def _scheduler_choices(result, size: int) -> list[int]:
@@ -141,8 +129,9 @@ def _evaluate(matrix: _Matrix, policy: np.ndarray, fixed: dict[int, float], zero
     return values
 
 
-def _optimise(matrix: _Matrix, policy: np.ndarray, fixed: dict[int, float], zero: np.ndarray,
-              maximise: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+def _optimise(
+    matrix: _Matrix, policy: np.ndarray, fixed: dict[int, float], zero: np.ndarray, maximise: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """Policy iteration from ``policy`` until no choice improves by more than round-off."""
     counts = np.diff(matrix.first_row)
     state_of_row = np.repeat(np.arange(matrix.size), counts)
@@ -166,31 +155,65 @@ def _optimise(matrix: _Matrix, policy: np.ndarray, fixed: dict[int, float], zero
     raise RuntimeError("policy iteration did not converge in 1000 rounds")
 
 
-def verified_values(model, structure: ModelStructure, properties, has_danger: bool,
-                    goal: list[bool], unsafe: list[bool] | None) -> Values:
-    import stormpy
+def _attractor_policy(structure: ModelStructure, target: np.ndarray) -> np.ndarray:
+    """Per state, the choice with most probability of stepping closer (in graph distance) to
+    ``target``: a policy that reaches it quickly wherever possible, so policy iteration starts
+    from a well-conditioned chain instead of one that lingers for astronomically long."""
+    from collections import deque
 
+    from explaincheck.core.oracle.graph_analysis import predecessors
+
+    distance = np.full(structure.size, np.inf)
+    distance[target] = 0
+    queue = deque(np.flatnonzero(target).tolist())
+    preds = predecessors(structure)
+    while queue:
+        state = queue.popleft()
+        for pred in preds[state]:
+            if distance[pred] == np.inf:
+                distance[pred] = distance[state] + 1
+                queue.append(pred)
+    policy = np.zeros(structure.size, dtype=np.int64)
+    for state, state_choices in enumerate(structure.choices):
+        if len(state_choices) > 1 and np.isfinite(distance[state]):
+            closer = [
+                sum(float(p) for t, p in c.probabilities.items() if distance[t] < distance[state])
+                for c in state_choices
+            ]
+            policy[state] = int(np.argmax(closer))
+    return policy
+
+
+def _minimal_danger(structure: ModelStructure, matrix: _Matrix, unsafe: list[bool]):
+    """D = Pmin [F unsafe] = 1 - Pmax [F Z], Z = states that can avoid unsafe forever.
+
+    Going through the complement makes the danger a maximal reachability problem too, whose
+    policy iteration starts from an attractor policy; Storm's float scheduler for Pmin cannot be
+    used as a start, because value iteration from below stalls on policies that linger."""
+    safe = np.array(can_avoid_forever(structure, unsafe))
+    cannot_reach_safe = ~np.array(can_reach(structure, safe.tolist()))
+    fixed = {int(s): 1.0 for s in np.flatnonzero(safe)}
+    start = _attractor_policy(structure, safe)
+    escape, _, _, residual = _optimise(matrix, start, fixed, cannot_reach_safe, maximise=True)
+    return (1.0 - escape).tolist(), residual
+
+
+def verified_values(
+    model,
+    structure: ModelStructure,
+    properties,
+    has_danger: bool,
+    goal: list[bool],
+    unsafe: list[bool] | None,
+) -> Values:
     matrix = _choice_matrix(structure)
-    environment = _starting_environment()
-    result = stormpy.model_checking(
-        model, properties[0], extract_scheduler=True, environment=environment
-    )
-    policy = np.array(_scheduler_choices(result, structure.size))
+    policy = _attractor_policy(structure, np.array(goal))
     dead = ~np.array(can_reach(structure, goal))
     fixed = {s: 1.0 for s, g in enumerate(goal) if g}
     value, q_flat, policy, residual = _optimise(matrix, policy, fixed, dead, maximise=True)
     danger = None
     if has_danger and unsafe is not None:
-        danger_result = stormpy.model_checking(
-            model, properties[1], extract_scheduler=True, environment=environment
-        )
-        danger_policy = np.array(_scheduler_choices(danger_result, structure.size))
-        safe = np.array(can_avoid_forever(structure, unsafe))
-        fixed_d = {s: 1.0 for s, u in enumerate(unsafe) if u}
-        danger_values, _, _, residual_d = _optimise(
-            matrix, danger_policy, fixed_d, safe, maximise=False
-        )
-        danger = danger_values.tolist()
+        danger, residual_d = _minimal_danger(structure, matrix, unsafe)
         residual = max(residual, residual_d)
     q = [
         q_flat[matrix.first_row[s] : matrix.first_row[s + 1]].tolist()

@@ -7,6 +7,7 @@ panel (with line and column and the offending source line for syntax errors), ne
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from explaincheck.core.environments.types import Environment
@@ -34,6 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+_POSITION = re.compile(r"(?:\bat |:)(\d+):(\d+)\b")
 PRISM_FILTER = "PRISM models (*.prism *.nm *.pm);;All files (*)"
 
 
@@ -42,6 +44,10 @@ def error_text(error: BaseException, model_path: str | None = None) -> tuple[str
     message = str(error) or type(error).__name__
     line = getattr(error, "line", None)
     column = getattr(error, "column", None)
+    if line is None:  # some parser messages carry the position only in the text ("at 5:25")
+        found = _POSITION.search(message)
+        if found:
+            line, column = int(found.group(1)), int(found.group(2))
     if line is not None:
         where = f"line {line}" + (f", column {column}" if column is not None else "")
         if where not in message:
@@ -269,8 +275,7 @@ class ModelView(QWidget):
         self.set_environments(self.environments)  # sizes are known now
 
     def show_error(self, error: BaseException) -> None:
-        path = self.controller.environment.model_path if self.controller.environment else None
-        message, excerpt = error_text(error, path)
+        message, excerpt = error_text(error, self.controller.last_path)
         self.error.setText(message)
         self.error_source.setText(excerpt)
         self.error_source.setVisible(bool(excerpt))

@@ -18,6 +18,21 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 pytest.importorskip("PySide6")
 qasync = pytest.importorskip("qasync")
 
+from explaincheck.gui.compat import problem  # noqa: E402
+
+_PROBLEM = problem()
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def pytest_collection_modifyitems(config, items):
+    """With a PySide6 that corrupts reference counts, running these tests would abort the whole
+    session (not just fail them): skip them with the reason instead."""
+    if not _PROBLEM:
+        return
+    for item in items:
+        if str(item.path).startswith(_HERE):
+            item.add_marker(pytest.mark.skip(reason=_PROBLEM))
+
 
 @pytest.fixture(scope="session")
 def _session_loop(qapp):

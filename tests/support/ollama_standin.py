@@ -81,7 +81,9 @@ class StandinOllama:
         answer: Answerer | None = None,
         port: int = 0,
     ):
-        self.models: dict[str, Script] = dict(models or {"gemma3:1b": Script()})
+        self.models: dict[str, Script] = (
+            dict(models) if models is not None else {"gemma3:1b": Script()}
+        )
         self.answer: Answerer = answer or default_answer
         self.requests: list[dict[str, Any]] = []  # every request: path, headers, body
         self.in_flight = 0  # chat requests being answered now

@@ -1,0 +1,94 @@
+"""Chance level: the score a uniform random answer would get on each stored case.
+
+Why: "the random baseline is at chance" is only checkable if chance is known, and chance is not
+one number per category: a best-action case with three optimal actions out of four is easy to
+guess, a ranking of four distinct actions is not. Computed from the stored answer schema and
+expected answer only (no oracle, no LLM), assuming a uniform choice over the schema:
+
+- one of an ``enum``: |accepted ∩ enum| / |enum| (accepted = the expected value or list);
+- a ranking (array of the enum, groups of tied actions in any inner order): ∏|g|! / n!;
+- a probability in [0, 1] under the absolute rule: |[V − t, V + t] ∩ [0, 1]|; under the half
+  rule: the length of V's side of ½.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+from explaincheck.core.analysis.layout import BASELINE_LLM, order_categories
+from explaincheck.core.analysis.satisfy import DEFAULT_TOLERANCE, as_probability
+from explaincheck.core.analysis.scores import CELL_KEYS, cell_scores, check_columns
+from explaincheck.core.taxonomy.base import ERROR
+
+
+def case_chance(schema: Any, expected: Any, grading: Any = None) -> float:
+    """Probability that a uniform random answer passes this case (NaN if it cannot be told)."""
+    if not isinstance(schema, dict) or not isinstance(expected, dict) or len(expected) != 1:
+        return math.nan
+    key, accepted = next(iter(expected.items()))
+    spec = schema.get("properties", {}).get(key)
+    if not isinstance(spec, dict):
+        return math.nan
+    if "enum" in spec:
+        options = spec["enum"]
+        accepted = accepted if isinstance(accepted, list) else [accepted]
+        return len(set(map(str, accepted)) & set(map(str, options))) / len(options)
+    if spec.get("type") == "array" and isinstance(accepted, list):
+        if not all(isinstance(group, list) for group in accepted):
+            return math.nan
+        sizes = [len(group) for group in accepted]
+        return math.prod(math.factorial(s) for s in sizes) / math.factorial(sum(sizes))
+    if spec.get("type") == "number":
+        return _probability_chance(as_probability(accepted), grading)
+    return math.nan
+
+
+def _probability_chance(value: float | None, grading: Any) -> float:
+    if value is None:
+        return math.nan
+    grading = grading if isinstance(grading, dict) else {}
+    if grading.get("satisfy_rule") == "half":
+        return 0.5  # a uniform p lands on V's side of ½ half of the time
+    tolerance = float(grading.get("satisfy_tolerance", DEFAULT_TOLERANCE))
+    return min(1.0, value + tolerance) - max(0.0, value - tolerance)
+
+
+def chance_cells(results: pd.DataFrame) -> pd.DataFrame:
+    """Mean chance level per environment × category × selection (cases are shared by LLMs)."""
+    check_columns(results, ("schema", "expected"))
+    rows = results[results["verdict"] != ERROR]
+    grading = rows["grading"] if "grading" in rows.columns else pd.Series(None, index=rows.index)
+    chance = [
+        case_chance(s, e, g)
+        for s, e, g in zip(rows["schema"], rows["expected"], grading, strict=True)
+    ]
+    cases = rows[[*CELL_KEYS, "case_key"]].assign(chance=chance)
+    cases = cases.drop_duplicates(["environment", "category", "selection", "case_key"])
+    keys = ["environment", "category", "selection"]
+    return cases.groupby(keys, sort=False, as_index=False)["chance"].mean()
+
+
+def chance_table(results: pd.DataFrame, llm: str = BASELINE_LLM) -> pd.DataFrame:
+    """Per category and selection: chance level next to ``llm``'s score (both pooled over envs).
+
+    Both are means over the environments that ran the category, so a random answerer's score
+    should sit near the chance column whatever the selection picked.
+    """
+    chance = chance_cells(results)
+    scored = cell_scores(results[results["llm"] == llm]).dropna(subset=["score"])
+    merged = chance.merge(
+        scored[["environment", "category", "selection", "score"]],
+        on=["environment", "category", "selection"],
+        how="left",
+    )
+    table = merged.pivot_table(
+        index="category", columns="selection", values=["chance", "score"], aggfunc="mean"
+    )
+    table.columns = [f"{value}_{selection}" for value, selection in table.columns]
+    table = table.reindex(order_categories(table.index))
+    table.index.name = "category"
+    if len(table):
+        table.loc["all"] = table.mean(axis=0, skipna=True)
+    return table

@@ -1,0 +1,61 @@
+"""Specs to backends, shared host pools, and the default real LLM."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from explaincheck.core.backends.local_backend import LocalBackend
+from explaincheck.core.backends.ollama_backend import OllamaBackend
+from explaincheck.core.backends.oracle_backend import OracleBackend
+from explaincheck.core.backends.random_backend import RandomBackend
+from explaincheck.core.backends.registry import (
+    LOCAL_DEFAULT,
+    BackendContext,
+    create_backend,
+    default_llm_spec,
+    parse_spec,
+    split_model_host,
+)
+from explaincheck.core.errors import ExplaincheckError
+from support.campaign_fakes import toy_environment, toy_oracle
+from support.ollama_standin import Script, StandinOllama
+
+
+def context(**changes) -> BackendContext:
+    return BackendContext(oracle=toy_oracle(), environment=toy_environment(), **changes)
+
+
+def test_every_spec_form_makes_its_backend():
+    ctx = context(ollama_hosts=("http://gpu1:11434",))
+    assert isinstance(create_backend("random", ctx), RandomBackend)
+    assert isinstance(create_backend("oracle", ctx), OracleBackend)
+    assert isinstance(create_backend(LOCAL_DEFAULT, ctx), LocalBackend)
+    plain = create_backend("ollama:gemma3:1b", ctx)
+    pinned = create_backend("ollama:qwen3:8b@https://ollama.com", ctx)
+    assert isinstance(plain, OllamaBackend) and isinstance(pinned, OllamaBackend)
+    assert plain.model == "gemma3:1b" and plain.pool.urls == ("http://gpu1:11434",)
+    assert pinned.model == "qwen3:8b" and pinned.pool.urls == ("https://ollama.com:443",)
+    assert pinned.spec == "ollama:qwen3:8b@https://ollama.com"  # the user's words
+    same_hosts = create_backend("ollama:llama3.2", ctx)
+    assert same_hosts.pool is plain.pool  # one pool per host set: caps hold across models
+
+
+def test_spec_errors_are_one_line_and_name_the_forms():
+    with pytest.raises(ExplaincheckError, match=r"unknown LLM 'gpt4'.*ollama:MODEL"):
+        parse_spec("gpt4")
+    with pytest.raises(ExplaincheckError, match="needs a model name"):
+        parse_spec("ollama:")
+    with pytest.raises(ExplaincheckError, match="takes no model name"):
+        parse_spec("oracle:x")
+    assert split_model_host("gemma3:1b@http://h:1") == ("gemma3:1b", "http://h:1")
+    assert split_model_host("gemma3:1b") == ("gemma3:1b", None)
+
+
+def test_default_real_llm_is_ollama_when_a_server_answers_else_local():
+    with StandinOllama({"gemma3:1b": Script()}) as server:
+        url = server.url
+        assert asyncio.run(default_llm_spec((url,))) == "ollama:gemma3:1b"
+    assert asyncio.run(default_llm_spec((url,), timeout=1)) == LOCAL_DEFAULT  # stopped now
+    with StandinOllama({}) as empty:
+        assert asyncio.run(default_llm_spec((empty.url,))) == LOCAL_DEFAULT
