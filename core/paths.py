@@ -38,7 +38,7 @@ def resources_dir() -> Path:
 
 
 def cache_dir() -> Path:
-    """Per-user cache (oracle results); ``EXPLAINCHECK_CACHE`` overrides it (tests use a tmp dir)."""
+    """Per-user cache for oracle results; ``EXPLAINCHECK_CACHE`` overrides it (tests do)."""
     override = os.environ.get("EXPLAINCHECK_CACHE")
     base = (
         Path(override)

@@ -1,4 +1,4 @@
-"""``explaincheck oracle``: model-check a PRISM model (or built-in environment) and print the oracle."""
+"""``explaincheck oracle``: model-check a PRISM model or environment and print the oracle."""
 
 from __future__ import annotations
 
