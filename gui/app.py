@@ -15,6 +15,7 @@ import qasync
 from explaincheck.core.paths import resources_dir
 from explaincheck.gui.main_window import TABS, MainWindow
 from explaincheck.gui.settings import APPLICATION, ORGANISATION, Settings
+from explaincheck.gui.tasks import install_default_executor
 from explaincheck.gui.theme import apply_theme
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QGuiApplication, QIcon
@@ -76,6 +77,7 @@ def run(
     settings = Settings()
     apply_theme(app, "light" if screenshot else settings.preferences().theme)
     loop = qasync.QEventLoop(app)
+    install_default_executor(loop)
     asyncio.set_event_loop(loop)
     window = MainWindow(settings)
     if screenshot or size:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -21,6 +21,12 @@ T = TypeVar("T")
 # Worker threads for blocking work (layouts, SQLite reads, analysis). Two cores on the reference
 # machine: more threads would only compete with the GUI thread for the GIL.
 _EXECUTOR = ThreadPoolExecutor(max_workers=2, thread_name_prefix="explaincheck-gui")
+
+
+def install_default_executor(loop: asyncio.AbstractEventLoop) -> None:
+    """Plain Python threads for ``asyncio.to_thread`` users (the oracle waits for its child
+    process in one): qasync's default QThread pool warns and may crash at interpreter exit."""
+    loop.set_default_executor(ThreadPoolExecutor(max_workers=8, thread_name_prefix="explaincheck"))
 
 
 async def in_thread(function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -75,10 +81,3 @@ class Tasks(QObject):
                 await asyncio.sleep(0)
 
         await asyncio.wait_for(_wait(), timeout)
-
-
-def awaitable_result(value: T) -> Awaitable[T]:
-    """An already finished future (for code paths that may or may not need to wait)."""
-    future: asyncio.Future = asyncio.get_event_loop().create_future()
-    future.set_result(value)
-    return future

@@ -220,7 +220,12 @@ def plan_campaign(
             cases[(category_id, selection)] = len(chosen)
             selected.extend(chosen)
         if not any(cases.get((category_id, s)) for s in campaign.selections):
-            skipped[category_id] = "no candidate test case"
+            binary = getattr(CATEGORIES[category_id], "binary", False)
+            skipped[category_id] = (
+                "a yes/no category needs --budget 2 or more (one case of each answer)"
+                if binary and campaign.budget < 2
+                else "no candidate test case"
+            )
     order = {c: i for i, c in enumerate(categories)}
     selected.sort(key=lambda c: (c.index, order[c.category], c.selection))
     executions: list[PlannedExecution] = []

@@ -25,10 +25,15 @@ MAX_LISTED = 3  # order violations spelled out in a reason
 
 
 def smallest_gap(state: StateFacts) -> float | None:
-    """Smallest Q difference between adjacent groups of tied actions (None: all tied)."""
-    values = [state.q[group[0]] for group in state.action_order]
-    gaps = [values[i] - values[i + 1] for i in range(len(values) - 1)]
-    return min(gaps) if gaps else None
+    """Smallest difference between adjacent action values Q_(i) - Q_(i+1) in the decreasing
+    sort, as the paper defines it (tied actions give a gap of 0, so δ = 1: the paper's formula,
+    which DESIGN.md says wins; ties still grade either-order-correct). None: fewer than 2."""
+    if sum(len(group) for group in state.action_order) < 2:
+        return None
+    if any(len(group) > 1 for group in state.action_order):
+        return 0.0  # exact tie (the groups decide ties exactly, not the float values)
+    ordered = [state.q[group[0]] for group in state.action_order]
+    return min(ordered[i] - ordered[i + 1] for i in range(len(ordered) - 1))
 
 
 class Ranking(PreferenceCategory):

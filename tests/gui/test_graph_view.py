@@ -25,7 +25,9 @@ def test_grid_nodes_and_highlights(qtbot, qloop):
     assert graph.hidden_count == 0
     bottleneck = GRID_CELLS.index(BOTTLENECK)
     hole = GRID_CELLS.index(HOLE)
-    marked_bottleneck = {i for i, n in graph.node_items.items() if "bottleneck" in n.visible_marks()}
+    marked_bottleneck = {
+        i for i, n in graph.node_items.items() if "bottleneck" in n.visible_marks()
+    }
     marked_dead = {i for i, n in graph.node_items.items() if "dead_end" in n.visible_marks()}
     assert marked_bottleneck == {bottleneck}
     assert marked_dead == {hole}

@@ -3,6 +3,7 @@ the window (never a crash), undefined constants asked for, and a responsive GUI 
 
 from __future__ import annotations
 
+import itertools
 import time
 
 import pytest
@@ -46,8 +47,11 @@ def test_clicking_a_state_fills_the_inspector(qtbot, window):
     window.graph.view.centerOn(item)
     point = window.graph.view.mapFromScene(item.scenePos())
     qtbot.mouseClick(window.graph.view.viewport(), Qt.MouseButton.LeftButton, pos=point)
-    wait_for(qtbot, lambda: window.inspector.facts is not None
-             and window.inspector.facts.id == bottleneck, 10)
+    wait_for(
+        qtbot,
+        lambda: window.inspector.facts is not None and window.inspector.facts.id == bottleneck,
+        10,
+    )
     assert "bottleneck" in window.inspector.fields["flags"].text()
     facts = oracle.state(bottleneck)
     rows = window.inspector.bars.rows()
@@ -57,7 +61,9 @@ def test_clicking_a_state_fills_the_inspector(qtbot, window):
 
 def test_broken_prism_file_shows_error(qtbot, window, tmp_path):
     broken = tmp_path / "broken.prism"
-    broken.write_text("mdp\n\nmodule m\n  x : [0..3] init 0;\n  [go] x < 3 -> (x' = x + ) ;\nendmodule\n")
+    broken.write_text(
+        "mdp\n\nmodule m\n  x : [0..3] init 0;\n  [go] x < 3 -> (x' = x + ) ;\nendmodule\n"
+    )
     window.model.open_spec(str(broken))
     wait_for(qtbot, lambda: window.model_view.error_frame.isVisible(), 60)
     message = window.model_view.error.text()
@@ -117,7 +123,7 @@ def test_gui_stays_responsive_while_a_large_oracle_builds(qtbot, window):
     timer.stop()
     elapsed = time.monotonic() - started
     during = [t for t in stamps if t >= started]
-    gaps = [b - a for a, b in zip(during, during[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(during)]
     assert elapsed > 0.5, "the build should take a while for this test to mean anything"
     assert len(during) > elapsed / 0.02 * 0.5, f"only {len(during)} ticks in {elapsed:.1f}s"
     assert max(gaps) < 0.5, f"the GUI thread froze for {max(gaps):.2f}s"

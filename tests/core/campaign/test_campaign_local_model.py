@@ -26,11 +26,11 @@ def stored(db) -> list[dict]:
 
 def test_local_model_answers_a_few_cases_per_category(tmp_path):
     db = tmp_path / "local.sqlite"
-    categories = "best_action,bottleneck,more_promising"
-    args = ["run", "--env", "frozen_lake", "--llm", "local:gemma3-270m", "--budget", "1"]
+    categories = "satisfy,best_action,bottleneck"
+    args = ["run", "--env", "frozen_lake", "--llm", "local:gemma3-270m", "--budget", "2"]
     assert main([*args, "--categories", categories, "--db", str(db)]) == 0
     rows = stored(db)
-    assert {r["category"] for r in rows} == set(categories.split(","))
+    assert len(rows) == 6 and {r["category"] for r in rows} == set(categories.split(","))
     for row in rows:
         assert row["verdict"] in VERDICTS and row["llm"] == "local:gemma3-270m"
         assert row["reply"] and row["host"] == "local" and row["latency"] > 0

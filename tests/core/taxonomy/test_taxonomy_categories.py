@@ -198,15 +198,18 @@ def test_worst_action_delta_expected_and_verdicts(toy):
 # --- ranking ---------------------------------------------------------------------------------
 
 
-def test_ranking_delta_uses_gaps_between_tie_groups(toy):
+def test_ranking_delta_is_one_minus_smallest_adjacent_gap(toy):
+    # the paper's formula over the decreasing sort of all action values: a tie is a gap of 0
     assert deltas(toy, "ranking") == {
-        (0,): 0.75,  # groups {right} > {left, stay}: gap 0.25
+        (0,): 1.0,  # right > left = stay: the tied pair has gap 0
         (1,): 0.75,
-        (2,): 0.0,  # all tied: nothing to order
-        (3,): 0.0,
+        (2,): 1.0,  # all tied
+        (3,): 1.0,
         (6,): 0.9,  # gaps 0.1 and 0.2
     }
-    assert select_cases(toy, "ranking", budget=1)[0].states == (6,)
+    # ties broken by the seeded RNG among the δ = 1 states, then (6,) before (1,)
+    chosen = [c.states for c in select_cases(toy, "ranking", budget=5)]
+    assert sorted(chosen[:3]) == [(0,), (2,), (3,)] and chosen[3:] == [(6,), (1,)]
 
 
 def test_ranking_verdicts(toy):
