@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -154,6 +154,17 @@ class ExecutionRecord:
     cached: bool = False
     error: str | None = None
     attempts: int = 1
+
+
+_RECORD_FIELDS = tuple(f.name for f in fields(ExecutionRecord))
+# Insert, or replace a stored ``error`` row by its retry; a finished row is never overwritten.
+_INSERT_EXECUTION = (
+    f"INSERT INTO executions ({', '.join(_RECORD_FIELDS)})"
+    f" VALUES ({', '.join(f':{c}' for c in _RECORD_FIELDS)})"
+    " ON CONFLICT(exec_key) DO UPDATE SET"
+    f" {', '.join(f'{c} = excluded.{c}' for c in _RECORD_FIELDS if c != 'exec_key')}"
+    f" WHERE executions.verdict = '{ERROR}'"
+)
 
 
 @dataclass(frozen=True)
@@ -301,24 +312,22 @@ class Store:
         """Store one execution (and the reply it came from) in one committed transaction.
 
         A stored ``error`` row is replaced by its retry; a finished row is never overwritten."""
-        values = asdict(record)
+        values = {name: getattr(record, name) for name in _RECORD_FIELDS}  # shallow: fast
         for name in _JSON_COLUMNS:
             if values[name] is not None or name not in ("answer", "expected"):
                 values[name] = to_json(values[name])
         values["positive"] = None if record.positive is None else int(record.positive)
         values["cached"] = int(record.cached)
-        columns = list(values)
-        placeholders = ", ".join(f":{c}" for c in columns)
-        updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c != "exec_key")
+        try:
+            self._write_record(values, reply)
+        except sqlite3.OperationalError as error:  # disk full, read-only file, locked too long
+            raise StoreError(f"cannot write to {self.path}: {error}") from None
+
+    def _write_record(self, values: dict[str, Any], reply: CachedReply | None) -> None:
         with self._transaction():
             if reply is not None:
                 self._put_reply(reply)
-            self._db.execute(
-                f"INSERT INTO executions ({', '.join(columns)}) VALUES ({placeholders})"
-                f" ON CONFLICT(exec_key) DO UPDATE SET {updates}"
-                f" WHERE executions.verdict = '{ERROR}'",
-                values,
-            )
+            self._db.execute(_INSERT_EXECUTION, values)
 
     def update_grade(
         self,

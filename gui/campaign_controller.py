@@ -45,10 +45,17 @@ class CampaignController(QObject):
         self._runner: Any = None
         self._stop_requested = False
         self._lock = threading.Lock()
+        # True from start() until the worker's last signal has been delivered on the GUI
+        # thread (so "not running" implies its rows and its ``finished`` were handled)
+        self._running = False
+        self.running_changed.connect(self._set_running)
 
     @property
     def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        return self._running
+
+    def _set_running(self, running: bool) -> None:
+        self._running = running
 
     def start(
         self,
@@ -62,6 +69,7 @@ class CampaignController(QObject):
         if self.running:
             raise RuntimeError("a campaign is already running")
         self._stop_requested = False
+        self._running = True
         self._thread = threading.Thread(
             target=self._thread_main,
             args=(campaign, db_path, environment, oracle, backends),

@@ -124,17 +124,25 @@ class ResultsFilter(QSortFilterProxyModel):
         self.text = ""
         self.setSortRole(Qt.ItemDataRole.UserRole)
 
+    def _refilter(self, change) -> None:
+        """Apply ``change`` to the filter state and re-filter (Qt >= 6.9 has an explicit API
+        for this; ``invalidateFilter`` is deprecated there)."""
+        if hasattr(self, "beginFilterChange"):
+            self.beginFilterChange()
+            change()
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        else:  # pragma: no cover - older Qt
+            change()
+            self.invalidateFilter()
+
     def set_equals(self, key: str, value: str) -> None:
-        self.equals[key] = value
-        self.invalidateFilter()
+        self._refilter(lambda: self.equals.__setitem__(key, value))
 
     def set_failures_only(self, on: bool) -> None:
-        self.failures_only = on
-        self.invalidateFilter()
+        self._refilter(lambda: setattr(self, "failures_only", on))
 
     def set_text(self, text: str) -> None:
-        self.text = text.strip().lower()
-        self.invalidateFilter()
+        self._refilter(lambda: setattr(self, "text", text.strip().lower()))
 
     def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
         model = self.sourceModel()

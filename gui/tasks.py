@@ -44,9 +44,11 @@ class Tasks(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._running: dict[asyncio.Task, str] = {}
+        # the loop of the thread that made us (signals may arrive when no loop is "running")
+        self._loop = asyncio.get_event_loop()
 
     def start(self, coroutine: Coroutine[Any, Any, Any], what: str = "task") -> asyncio.Task:
-        task = asyncio.ensure_future(coroutine)
+        task = self._loop.create_task(coroutine)
         was_idle = not self._running
         self._running[task] = what
         task.add_done_callback(self._finished)

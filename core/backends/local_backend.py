@@ -10,6 +10,7 @@ block the event loop. Answers are constrained by the category's JSON schema
 from __future__ import annotations
 
 import asyncio
+import atexit
 import logging
 import threading
 import time
@@ -71,8 +72,19 @@ def _load(path: Path, n_ctx: int) -> Any:
                 ) from None
             _quiet_llama_log()
             model = Llama(model_path=str(path), n_ctx=n_ctx, verbose=False, seed=0)
+            if not _models:
+                atexit.register(_close_models)
             _models[str(path)] = model
         return model
+
+
+def _close_models() -> None:
+    """Free the models before interpreter teardown (``Llama.__del__`` fails once llama_cpp's
+    module globals are gone)."""
+    with _lock:
+        for model in _models.values():
+            model.close()
+        _models.clear()
 
 
 _log_callback: Any = None  # kept alive: llama.cpp calls it from C

@@ -164,12 +164,13 @@ class OllamaBackend(LLMBackend):
         for attempt in range(self.retries + 1):
             wait = self.pool.pause * 2**attempt if attempt else self.pool.pause
             try:
-                host = await self.pool.acquire(self.model, max_wait=max(wait, 0.05))
+                lease = await self.pool.acquire(self.model, max_wait=max(wait, 0.05))
             except ModelNotListed:
                 raise BackendError(not_found_message(self.model, self.pool.urls)) from None
             except NoHostAvailable as error:
                 last = f"no host available ({error})"
                 continue
+            host = lease.host
             started = time.monotonic()
             outcome, error_text = "neutral", ""
             try:
@@ -199,7 +200,7 @@ class OllamaBackend(LLMBackend):
                 outcome, last = "failed", f"{host.url}: malformed response ({error_text})"
                 continue
             finally:
-                await self.pool.release(host, outcome, error_text)
+                await self.pool.release(lease, outcome, error_text)
             return self._reply(response, host, options, time.monotonic() - started)
         raise BackendError(f"no reply after {self.retries + 1} attempts: {last}")
 

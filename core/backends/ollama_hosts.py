@@ -94,6 +94,14 @@ class Host:
         return model_name(model) in self.models
 
 
+@dataclass(frozen=True)
+class Lease:
+    """One slot on one host; ``trial`` when it tests a failing host."""
+
+    host: Host
+    trial: bool = False
+
+
 class HostPool:
     """Hosts shared by every Ollama backend of a campaign (so caps are per server)."""
 
@@ -165,7 +173,7 @@ class HostPool:
 
     # -- scheduling ---------------------------------------------------------------------------
 
-    async def acquire(self, model: str, *, max_wait: float) -> Host:
+    async def acquire(self, model: str, *, max_wait: float) -> Lease:
         """A host for one request: a healthy host listing the model with a free slot (least
         busy first), else a failing one whose pause is over (as a trial), else wait."""
         condition = self._condition()
@@ -180,13 +188,13 @@ class HostPool:
                 if free:
                     host = min(free, key=lambda h: (h.in_flight / h.capacity, h.failures))
                     host.in_flight += 1
-                    return host
+                    return Lease(host)
                 due = [h for h in listing if not h.healthy and not h.trial and now >= h.retry_at]
                 if due:
                     host = min(due, key=lambda h: h.retry_at)
                     host.trial = True
                     host.in_flight += 1
-                    return host
+                    return Lease(host, trial=True)
                 if any(h.healthy for h in listing):
                     await condition.wait()  # busy, not failing: wait for a free slot
                     continue
@@ -196,19 +204,23 @@ class HostPool:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(condition.wait(), timeout=max(wake - now, 0.001))
 
-    async def release(self, host: Host, outcome: str, error: str = "") -> None:
+    async def release(self, lease: Lease, outcome: str, error: str = "") -> None:
         """Give the slot back. ``outcome``: ``ok`` (host answered), ``failed`` (connection error,
-        5xx, dropped: skip the host for a while) or ``neutral`` (a timeout or client error)."""
+        5xx, dropped: skip the host for a while) or ``neutral`` (a timeout or client error).
+        Only a healthy host's first failure or a failed trial lengthens the pause, so requests
+        that were in flight together when a host went down count once."""
+        host = lease.host
         condition = self._condition()
         async with condition:
             host.in_flight -= 1
-            host.trial = False
+            if lease.trial:
+                host.trial = False
             if outcome == "ok":
                 if not host.healthy:
                     log.warning("Ollama host %s answers again", host.url)
                 host.failures = 0
                 host.retry_at = 0.0
-            elif outcome == "failed":
+            elif outcome == "failed" and (host.healthy or lease.trial):
                 host.failures += 1
                 host.last_error = error
                 pause = min(self.pause * 2 ** (host.failures - 1), self.max_pause)

@@ -90,7 +90,7 @@ NEEDS_ARGUMENT = {"ollama"}  # prefixes that need ":MODEL"
 
 def split_model_host(rest: str) -> tuple[str, str | None]:
     """``MODEL@URL`` -> (MODEL, URL); a bare MODEL -> (MODEL, None)."""
-    model, at, url = rest.rpartition("@")
+    model, at, url = rest.partition("@")  # model names have no "@"; a URL might
     if at and model and url:
         return model, url
     return rest, None
@@ -106,6 +106,11 @@ def parse_spec(spec: str) -> tuple[str, str]:
         )
     if prefix in NEEDS_ARGUMENT and not rest:
         raise ExplaincheckError(f"LLM {spec!r} needs a model name, e.g. ollama:gemma3:1b")
+    if prefix == "ollama" and "@" in (split_model_host(rest)[1] or ""):
+        raise ExplaincheckError(
+            f"LLM spec for {split_model_host(rest)[0]} has credentials in its URL: the spec is"
+            " stored with every result, so give the key in OLLAMA_API_KEY instead"
+        )
     if prefix in ("random", "oracle") and rest:
         raise ExplaincheckError(f"LLM {spec!r}: {prefix} takes no model name")
     return prefix, rest

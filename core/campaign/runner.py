@@ -73,6 +73,7 @@ class CampaignRunner:
         self._consecutive: dict[str, int] = {}
         self._stopped: dict[str, str] = {}
         self._campaign_id = 0
+        self._grading = asdict(plan.campaign.grading)
 
     # -- control ------------------------------------------------------------------------------
 
@@ -83,8 +84,11 @@ class CampaignRunner:
             task.cancel()
 
     def cancel_threadsafe(self) -> None:
-        if self._loop is not None:
-            self._loop.call_soon_threadsafe(self.cancel)
+        """``cancel`` from another thread (the GUI's), also before ``run`` has started."""
+        self._cancelled = True  # seen by ``run`` and the workers even if the loop is not up yet
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self.cancel)
 
     @property
     def cancelled(self) -> bool:
@@ -128,9 +132,31 @@ class CampaignRunner:
         if self._cancelled:  # cancelled while preparing
             for task in self._tasks:
                 task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        self._tasks = []
+        try:
+            await self._wait_for_workers()
+        except asyncio.CancelledError:  # the task running ``run`` was cancelled: same as cancel()
+            self.cancel()
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+            self._finish()
+            raise
+        finally:
+            self._tasks = []
         return self._finish()
+
+    async def _wait_for_workers(self) -> None:
+        """Wait for every worker; a worker that crashed (e.g. the disk is full) stops the others
+        and its error is raised, never swallowed."""
+        if not self._tasks:
+            return
+        done, pending = await asyncio.wait(self._tasks, return_when=asyncio.FIRST_EXCEPTION)
+        crashed = [t for t in done if not t.cancelled() and t.exception() is not None]
+        if crashed:
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+            self.store.end_campaign(self._campaign_id, "incomplete")
+            raise crashed[0].exception()  # type: ignore[misc]
+        await asyncio.gather(*pending, return_exceptions=True)
 
     def _resume_message(self) -> str:
         if self._tally.resumed:
@@ -158,9 +184,9 @@ class CampaignRunner:
         backend = self.backends[llm]
         while queue and not self._cancelled:
             execution = queue.popleft()
-            record = await self._execute(execution, backend)
-            self.store.record(*record)
-            self._after(llm, record[0])
+            record, reply = await self._execute(execution, backend)
+            self.store.record(record, reply)  # committed before the next one is taken
+            self._after(llm, record)
 
     def _after(self, llm: str, record: ExecutionRecord) -> None:
         self._tally.count(record.verdict)
@@ -236,7 +262,6 @@ class CampaignRunner:
         error: str | None = None,
     ) -> ExecutionRecord:
         case = execution.case
-        settings = asdict(self.plan.campaign.grading)
         return ExecutionRecord(
             exec_key=execution.key,
             campaign_id=self._campaign_id,
@@ -263,7 +288,7 @@ class CampaignRunner:
             answer=grade.answer if grade else None,
             expected=grade.expected if grade else None,
             abs_error=grade.abs_error if grade else None,
-            grading=settings,
+            grading=self._grading,
             host=reply.host if reply else "",
             latency=reply.latency if reply else None,
             prompt_tokens=reply.prompt_tokens if reply else None,

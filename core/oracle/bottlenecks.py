@@ -68,13 +68,20 @@ def _absorbing_copy(model, structure: ModelStructure, absorbing: int):
     from stormpy.datastructures import SparseMatrixBuilder
     from stormpy.models import SparseMdp, SparseModelComponents
 
+    # Explicit dimensions: inferred ones stop at the largest column that has an entry, which
+    # drops the last state when nothing leads to it (e.g. an initial state numbered last).
+    rows = sum(1 if s == absorbing else len(cs) for s, cs in enumerate(structure.choices))
+    entries = sum(
+        1 if s == absorbing else sum(len(c.probabilities) for c in cs)
+        for s, cs in enumerate(structure.choices)
+    )
     builder = SparseMatrixBuilder(
-        rows=0,
-        columns=0,
-        entries=0,
-        force_dimensions=False,
+        rows=rows,
+        columns=structure.size,
+        entries=entries,
+        force_dimensions=True,
         has_custom_row_grouping=True,
-        row_groups=0,
+        row_groups=structure.size,
     )
     row = 0
     for state, state_choices in enumerate(structure.choices):

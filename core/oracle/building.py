@@ -160,8 +160,17 @@ def build(parsed: ParsedModel, *, exact: bool, state_limit: int, path: str):
             model = stormpy.build_model[stormpy.Rational](parsed.program, options=options)
         else:
             model = stormpy.build_model(parsed.program, options=options)
+    except MemoryError:
+        raise ModelTooLargeError(
+            f"{path}: the model is too large: building it ran out of memory"
+        ) from None
     except Exception as error:
         message = _storm_message(error).splitlines()[0]
+        if "bad_alloc" in message:  # Storm's C++ allocation failure (e.g. the child's memory limit)
+            raise ModelTooLargeError(
+                f"{path}: the model is too large: building it ran out of memory "
+                "(use smaller constants)"
+            ) from None
         raise ModelError(f"{path}: cannot build the model: {message}") from None
     if model.nr_states > state_limit:
         raise ModelTooLargeError(

@@ -68,6 +68,8 @@ def exact_values(model, structure: ModelStructure, properties, has_danger: bool)
 
 
 def _scheduler_choices(result, size: int) -> list[int]:
+    if not result.has_scheduler():  # a DTMC: one choice per state, Storm keeps no scheduler
+        return [0] * size
     scheduler = result.get_scheduler()
     return [int(scheduler.get_choice(s).get_deterministic_choice()) for s in range(size)]
 

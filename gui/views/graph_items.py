@@ -147,7 +147,7 @@ class NodeItem(QGraphicsItem):
             painter.setBrush(glow)
             painter.drawEllipse(QPointF(0, 0), r * 1.7, r * 1.7)
         if self.on_path:
-            painter.setPen(QPen(colours.OPTIMAL, r * 0.22))
+            painter.setPen(QPen(colours.PATH, r * 0.16, Qt.PenStyle.DashLine))
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawEllipse(QPointF(0, 0), r * 1.42, r * 1.42)
         if "bottleneck" in show:
@@ -179,15 +179,18 @@ class NodeItem(QGraphicsItem):
             )
             painter.setBrush(colours.INITIAL)
             painter.drawPolygon(head)
-        if "dead_end" in show:  # a dark cross with a light rim reads on any fill
-            d = r * 0.62
-            for colour, width in (
-                (QColor(255, 255, 255, 170), r * 0.26),
-                (colours.DEAD_END, r * 0.13),
-            ):
-                painter.setPen(QPen(colour, width, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
-                painter.drawLine(QPointF(-d, -d), QPointF(d, d))
-                painter.drawLine(QPointF(-d, d), QPointF(d, -d))
+        if "dead_end" in show:  # a badge, so the state's number stays readable
+            c = QPointF(r * 0.72, r * 0.72)
+            b = r * 0.36
+            painter.setPen(QPen(QColor("#ffffff"), r * 0.06))
+            painter.setBrush(colours.DEAD_END)
+            painter.drawEllipse(c, b, b)
+            painter.setPen(
+                QPen(QColor("#ffffff"), r * 0.09, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap)
+            )
+            d = b * 0.5
+            painter.drawLine(c + QPointF(-d, -d), c + QPointF(d, d))
+            painter.drawLine(c + QPointF(-d, d), c + QPointF(d, -d))
         if self.isSelected():
             painter.setPen(QPen(colours.SELECTED, r * 0.16, Qt.PenStyle.DotLine))
             painter.setBrush(Qt.BrushStyle.NoBrush)
@@ -198,7 +201,7 @@ class NodeItem(QGraphicsItem):
         font.setPointSizeF(max(1.0, r * 0.5))
         font.setBold(True)
         painter.setFont(font)
-        painter.setPen(colours.text_on(fill) if "dead_end" not in show else QColor("#ffffff"))
+        painter.setPen(colours.text_on(fill))
         box = QRectF(-r, -r, 2 * r, 2 * r)
         painter.drawText(box, Qt.AlignmentFlag.AlignCenter, str(self.state_id))
         if self.expandable:
@@ -313,7 +316,7 @@ class EdgeItem(QGraphicsPathItem):
     ) -> None:
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
         strong = self.emphasised()
-        colour = colours.OPTIMAL if strong else colours.EDGE
+        colour = colours.PATH if self.on_path else colours.OPTIMAL if strong else colours.EDGE
         if self.hovered:
             colour = colours.HIGHLIGHT
         width = 3.2 if strong else 1.2

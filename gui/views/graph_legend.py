@@ -103,7 +103,11 @@ class GraphLegend(QWidget):
         painter.setPen(pen)
         painter.drawEllipse(c, r, r)
         if mark == "dead_end":
-            painter.setPen(QPen(colours.DEAD_END, 2))
-            d = r * 0.65
-            painter.drawLine(QPointF(c.x() - d, c.y() - d), QPointF(c.x() + d, c.y() + d))
-            painter.drawLine(QPointF(c.x() - d, c.y() + d), QPointF(c.x() + d, c.y() - d))
+            badge = QPointF(c.x() + r * 0.72, c.y() + r * 0.72)
+            painter.setPen(QPen(QColor("#ffffff"), 1))
+            painter.setBrush(colours.DEAD_END)
+            painter.drawEllipse(badge, r * 0.5, r * 0.5)
+            painter.setPen(QPen(QColor("#ffffff"), 1.4))
+            d = r * 0.25
+            painter.drawLine(badge + QPointF(-d, -d), badge + QPointF(d, d))
+            painter.drawLine(badge + QPointF(-d, d), badge + QPointF(d, -d))

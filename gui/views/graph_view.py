@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QSizePolicy,
     QSpinBox,
     QToolBar,
     QToolButton,
@@ -68,21 +69,38 @@ class ZoomableView(QGraphicsView):
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.BoundingRectViewportUpdate)
         self.setOptimizationFlag(QGraphicsView.OptimizationFlag.DontSavePainterState, True)
         self.legend: QWidget | None = None
+        self.auto_fit = True
+        # drag to pan, wheel to zoom: scroll bars would only take room
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
 
     def wheelEvent(self, event: QWheelEvent) -> None:
         factor = 1.0015 ** event.angleDelta().y()
         self.zoom(factor)
 
+    def mousePressEvent(self, event) -> None:
+        self.auto_fit = False  # the user took over: stop re-fitting on resize
+        super().mousePressEvent(event)
+
     def zoom(self, factor: float) -> None:
+        self.auto_fit = False
         current = self.transform().m11()
         factor = max(0.02 / current, min(factor, 8.0 / current))
         self.scale(factor, factor)
 
     def fit(self) -> None:
+        """Show the whole graph, leaving the legend's corner free; keep doing so on resize
+        until the user zooms or pans."""
+        self.auto_fit = True
         rect = self.scene().itemsBoundingRect()
-        if rect.isEmpty():
+        if rect.isEmpty() or self.viewport().width() < 50:
             return
-        self.fitInView(rect.adjusted(-30, -30, 30, 30), Qt.AspectRatioMode.KeepAspectRatio)
+        rect = rect.adjusted(-30, -30, 30, 30)
+        self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
+        if self.legend is not None and self.legend.isVisible():
+            scale = self.transform().m11() or 1.0
+            rect = rect.adjusted(0, 0, (self.legend.width() + 24) / scale, 0)
+            self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
         if self.transform().m11() > 2.0:  # a tiny graph should not be blown up
             self.resetTransform()
             self.scale(2.0, 2.0)
@@ -91,6 +109,8 @@ class ZoomableView(QGraphicsView):
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self.place_legend()
+        if self.auto_fit:
+            self.fit()
 
     def place_legend(self) -> None:
         if self.legend is not None:
@@ -159,31 +179,33 @@ class GraphView(QWidget):
             self.layout_box.addItem(name, name)
         self.layout_box.currentIndexChanged.connect(lambda _: self._relayout())
         bar.addWidget(self.layout_box)
-        bar.addWidget(QLabel(" Labels: "))
+        hood_widgets: list[QWidget] = []
+        hood_widgets.append(QLabel(" Labels: "))
         self.labels_box = QComboBox(self)
         self.labels_box.addItem("id", "id")
         self.labels_box.addItem("valuation", "valuation")
         self.labels_box.currentIndexChanged.connect(
             lambda _: self._set_labels(self.labels_box.currentData())
         )
-        bar.addWidget(self.labels_box)
-        bar.addSeparator()
+        hood_widgets.append(self.labels_box)
         self.search = QLineEdit(self)
         self.search.setPlaceholderText("Find state: id, x=1 y=2 or a label")
         self.search.setClearButtonEnabled(True)
         self.search.setMinimumWidth(150)
         self.search.setMaximumWidth(240)
         self.search.returnPressed.connect(self._search)
-        bar.addWidget(self.search)
+        hood_widgets.append(self.search)
         fit = QToolButton(self)
         fit.setText("Fit")
         fit.setToolTip("Fit the graph in the window (Ctrl+0)")
         fit.clicked.connect(self.view.fit)
-        bar.addWidget(fit)
+        hood_widgets.append(fit)
 
         hood = QHBoxLayout()
         hood.setContentsMargins(4, 0, 4, 2)
         self.status = QLabel("", self)
+        # long messages may be cut, but must never widen the window
+        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         hood.addWidget(self.status, 1)
         self.depth_label = QLabel("Neighbourhood depth:")
         hood.addWidget(self.depth_label)
@@ -201,10 +223,13 @@ class GraphView(QWidget):
         hood.addWidget(self.expand_button)
         self.hidden_label = QLabel("", self)
         hood.addWidget(self.hidden_label)
+        for widget in hood_widgets:
+            hood.addWidget(widget)
 
         layout_ = QVBoxLayout(self)
         layout_.setContentsMargins(0, 0, 0, 0)
         layout_.setSpacing(0)
+        self.toolbar = bar
         layout_.addWidget(bar)
         layout_.addLayout(hood)
         layout_.addWidget(self.view, 1)
@@ -221,6 +246,11 @@ class GraphView(QWidget):
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             action.triggered.connect(handler)
             self.addAction(action)
+
+    def set_controls_visible(self, on: bool) -> None:
+        """Hide the toolbar and status line (the teaching view shows a bare graph)."""
+        self.toolbar.setVisible(on)
+        self.status.setVisible(on)
 
     def _set_neighbourhood_controls(self, on: bool) -> None:
         for widget in (self.depth_label, self.depth, self.expand_button, self.hidden_label):
@@ -363,7 +393,7 @@ class GraphView(QWidget):
         parts = [f"{len(o.states)} states"]
         parts.append(_count(len(o.bottlenecks), "bottleneck"))
         parts.append(_count(len(o.dead_ends), "dead end"))
-        return " · ".join(parts) + " · click a state to inspect it; hover an edge for probabilities"
+        return " · ".join(parts) + " · click a state; hover an edge for probabilities"
 
     # -- overlays --------------------------------------------------------------------------
     def set_overlay(self, key: str, on: bool) -> None:
@@ -409,9 +439,10 @@ class GraphView(QWidget):
         self.scene.clearSelection()
         self.node_items[state_id].setSelected(True)
         if centre:
+            self.view.auto_fit = False
             self.view.centerOn(self.node_items[state_id])
 
-    def highlight_states(self, state_ids: Iterable[int]) -> None:
+    def highlight_states(self, state_ids: Iterable[int], centre: bool = True) -> None:
         """Mark the states of a test case (and show them if they are hidden)."""
         ids = [s for s in state_ids if self.oracle is not None and 0 <= s < len(self.oracle.states)]
         self.highlighted = set(ids)
@@ -421,7 +452,8 @@ class GraphView(QWidget):
         missing = [s for s in ids if s not in self.node_items]
         if missing:
             self.tasks.start(self._bring_into_view(ids), "graph layout")
-        elif ids:
+        elif ids and centre:
+            self.view.auto_fit = False
             self.view.centerOn(self.node_items[ids[0]])
 
     async def _bring_into_view(self, ids: list[int], select: int | None = None) -> None:

@@ -188,8 +188,19 @@ class ModelView(QWidget):
             item.setData(Qt.ItemDataRole.UserRole, environment.id)
             item.setToolTip(environment.description)
             self.builtin.addItem(item)
-        if environments:
+        current = self.controller.environment
+        if current is not None and current.id:
+            self._select_builtin(current.id)
+        elif environments:
             self.builtin.setCurrentRow(0)
+
+    def _select_builtin(self, env_id: str | None) -> None:
+        """Keep the list's selection on the open environment (none for a plain file)."""
+        for row in range(self.builtin.count()):
+            if self.builtin.item(row).data(Qt.ItemDataRole.UserRole) == env_id:
+                self.builtin.setCurrentRow(row)
+                return
+        self.builtin.clearSelection()
 
     def _describe_selected(self, item: QListWidgetItem | None, _previous=None) -> None:
         environment = self._environment_of(item)
@@ -224,6 +235,7 @@ class ModelView(QWidget):
     # -- current model ---------------------------------------------------------------------
     def _show_environment(self, environment: Environment) -> None:
         self.error_frame.hide()
+        self._select_builtin(environment.id)
         self.title.setText(environment.title)
         self.path.setText(environment.model_path)
         self.constants.setText(self.controller.constants)

@@ -72,17 +72,23 @@ class ExecutionsPanel(QWidget):
 
         bar = QHBoxLayout()
         bar.setContentsMargins(0, 0, 0, 0)
+        second = QHBoxLayout()
+        second.setContentsMargins(0, 0, 0, 0)
         self.filters: dict[str, QComboBox] = {}
-        for key, title in FILTERS:
-            bar.addWidget(QLabel(f"{title}:"))
+        for position, (key, title) in enumerate(FILTERS):
+            row_layout = bar if position < 3 else second
+            row_layout.addWidget(QLabel(f"{title}:"))
             box = QComboBox(self)
             box.addItem("all", "")
-            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+            box.setMinimumContentsLength(8)
+            box.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+            )
             box.currentIndexChanged.connect(
                 lambda _=0, k=key, b=box: self.proxy.set_equals(k, b.currentData() or "")
             )
             self.filters[key] = box
-            bar.addWidget(box)
+            row_layout.addWidget(box)
         self.failures = QToolButton(self)
         self.failures.setText("Failures only")
         self.failures.setCheckable(True)
@@ -90,6 +96,7 @@ class ExecutionsPanel(QWidget):
         self.failures.setShortcut("Ctrl+Shift+F")
         self.failures.toggled.connect(self._failures_toggled)
         bar.addWidget(self.failures)
+        bar.addStretch(1)
         self.search = QLineEdit(self)
         self.search.setPlaceholderText("Search prompts, replies, reasons…")
         self.search.setClearButtonEnabled(True)
@@ -98,9 +105,9 @@ class ExecutionsPanel(QWidget):
         self._search_timer.setInterval(200)
         self._search_timer.timeout.connect(lambda: self.proxy.set_text(self.search.text()))
         self.search.textChanged.connect(lambda _: self._search_timer.start())
-        bar.addWidget(self.search, 1)
+        second.addWidget(self.search, 1)
         self.count = QLabel("", self)
-        bar.addWidget(self.count)
+        second.addWidget(self.count)
 
         self.table = QTableView(self)
         self.table.setModel(self.proxy)
@@ -126,6 +133,7 @@ class ExecutionsPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(bar)
+        layout.addLayout(second)
         layout.addWidget(split, 1)
 
         results.reset.connect(self._refresh_filters)

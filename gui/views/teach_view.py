@@ -23,10 +23,11 @@ from PySide6.QtGui import QFont, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
-    QHBoxLayout,
     QLabel,
     QPushButton,
+    QSizePolicy,
     QSplitter,
+    QToolBar,
     QVBoxLayout,
     QWidget,
 )
@@ -98,14 +99,15 @@ class TeachView(QWidget):
         self.lesson: Lesson | None = None
         self.ready = True
 
-        bar = QHBoxLayout()
-        bar.addWidget(QLabel("Category:"))
+        bar = QToolBar(self)
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        bar.addWidget(QLabel("Category: "))
         self.category = QComboBox(self)
         for category_id in TAUGHT:
             self.category.addItem(category_id.replace("_", " "), category_id)
         self.category.currentIndexChanged.connect(lambda _: self._reorder())
         bar.addWidget(self.category)
-        bar.addWidget(QLabel("Order:"))
+        bar.addWidget(QLabel(" Order: "))
         self.ordering = QComboBox(self)
         self.ordering.addItem("most diagnostic first (δ)", "delta")
         self.ordering.addItem("by state id", "id")
@@ -119,20 +121,25 @@ class TeachView(QWidget):
         self.next_button = QPushButton("Next ▶")
         self.next_button.clicked.connect(lambda: self.move(1))
         bar.addWidget(self.next_button)
-        bar.addStretch(1)
-        bar.addWidget(QLabel("LLM:"))
+        second = QToolBar(self)
+        second.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        second.addWidget(QLabel("LLM: "))
         self.llm = QComboBox(self)
         self.llm.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        bar.addWidget(self.llm)
+        second.addWidget(self.llm)
         self.reveal_button = QPushButton("Reveal ▸ (Space)")
         self.reveal_button.clicked.connect(self.reveal)
-        bar.addWidget(self.reveal_button)
+        second.addWidget(self.reveal_button)
         self.zoom_out = QPushButton("A−")
         self.zoom_out.clicked.connect(lambda: self.scale_text(1 / 1.15))
         self.zoom_in = QPushButton("A+")
         self.zoom_in.clicked.connect(lambda: self.scale_text(1.15))
-        bar.addWidget(self.zoom_out)
-        bar.addWidget(self.zoom_in)
+        spacer = QWidget(self)
+        spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        second.addWidget(spacer)
+        second.addWidget(QLabel("Text size: "))
+        second.addWidget(self.zoom_out)
+        second.addWidget(self.zoom_in)
 
         self.question_card = Card("1 · The question")
         self.oracle_card = Card("2 · The oracle's answer, and why")
@@ -143,16 +150,21 @@ class TeachView(QWidget):
         for card in (self.question_card, self.oracle_card, self.reply_card):
             cards_layout.addWidget(card, 1)
         self.graph = GraphView(tasks, self)
-        self.graph.set_overlay("optimal", False)
+        self.graph.set_controls_visible(False)
         split = QSplitter(Qt.Orientation.Horizontal, self)
         split.addWidget(cards)
         split.addWidget(self.graph)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
+        split.setSizes([560, 480])
+        self.graph.setMinimumWidth(320)
+        for card in (self.question_card, self.oracle_card, self.reply_card):
+            card.body.setMinimumWidth(240)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addLayout(bar)
+        layout.addWidget(bar)
+        layout.addWidget(second)
         layout.addWidget(split, 1)
         self.text_scale = 1.0
         self.scale_text(1.35)
@@ -230,9 +242,9 @@ class TeachView(QWidget):
             self.lesson = None
             self.question_card.set_text(f"Cannot present state {state_id}: {error}")
         self.step = 1
-        self.graph.highlight_states([state_id])
+        self.graph.highlight_states([state_id], centre=False)
         self.graph.show_path([])
-        self.graph.select_state(state_id)
+        self.graph.select_state(state_id, centre=False)
         self.state_changed.emit(state_id)
         self.ready = True
         self._render()

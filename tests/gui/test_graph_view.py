@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tests.gui.conftest import wait_for
-from tests.gui.fakes import BOTTLENECK, GRID_CELLS, HOLE, chain_oracle, grid_oracle
+from gui_fakes import BOTTLENECK, GRID_CELLS, HOLE, chain_oracle, grid_oracle
+from gui_helpers import wait_for
 
 
 def make_graph(qtbot, oracle):

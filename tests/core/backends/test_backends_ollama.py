@@ -82,7 +82,7 @@ def test_correct_reply_and_request_settings(server):
     [
         ("fenced", '```json\n{"action": "up"}\n```'),
         ("prose", 'Sure! Here is my answer:\n{"action": "up"}\nI hope this helps.'),
-        ("malformed", '{"action": "up'),
+        ("malformed", '{"action":'),
     ],
 )
 def test_reply_text_is_kept_raw_for_the_parser(server, mode, expected):

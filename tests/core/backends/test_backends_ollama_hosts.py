@@ -10,6 +10,7 @@ from explaincheck.core.backends.ollama_backend import OllamaBackend
 from explaincheck.core.backends.ollama_hosts import (
     DEFAULT_HOST,
     HostPool,
+    NoHostAvailable,
     configured_hosts,
     model_name,
     normalize_host,
@@ -130,3 +131,25 @@ def test_all_hosts_failing_is_an_error_after_the_retries():
 
         with pytest.raises(BackendError, match="no reply after 3 attempts"):
             asyncio.run(go())
+
+
+def test_requests_failing_together_count_as_one_failure():
+    async def go():
+        pool = HostPool(["127.0.0.1:9"], capacity=4, timeout=1, pause=0.5)
+        host = pool.hosts[0]
+        host.models, host.listed = {MODEL}, True
+        leases = [await pool.acquire(MODEL, max_wait=0.1) for _ in range(4)]
+        for lease in leases:  # the server went down under four requests at once
+            await pool.release(lease, "failed", "connection refused")
+        assert host.failures == 1 and not host.healthy
+        pause = host.retry_at
+        with pytest.raises(NoHostAvailable):
+            await pool.acquire(MODEL, max_wait=0.05)  # skipped while its pause lasts
+        host.retry_at = 0.0001  # the pause is over: one trial, which fails again
+        trial = await pool.acquire(MODEL, max_wait=0.1)
+        assert trial.trial
+        await pool.release(trial, "failed", "connection refused")
+        assert host.failures == 2 and host.retry_at > pause - 0.5
+        await pool.close()
+
+    asyncio.run(go())

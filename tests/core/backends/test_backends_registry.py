@@ -48,6 +48,8 @@ def test_spec_errors_are_one_line_and_name_the_forms():
         parse_spec("ollama:")
     with pytest.raises(ExplaincheckError, match="takes no model name"):
         parse_spec("oracle:x")
+    with pytest.raises(ExplaincheckError, match="OLLAMA_API_KEY"):
+        parse_spec("ollama:gemma3:1b@https://me:secret@host")
     assert split_model_host("gemma3:1b@http://h:1") == ("gemma3:1b", "http://h:1")
     assert split_model_host("gemma3:1b") == ("gemma3:1b", None)
 

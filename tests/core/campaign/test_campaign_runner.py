@@ -199,3 +199,65 @@ def test_regrade_changes_verdicts_without_any_llm(store):
     assert summary.graded == 6 and summary.changed == 6
     assert store.count(PASS) == 6 and backend.calls == 6
     assert store.executions()[0]["grading"]["satisfy_tolerance"] == 0.6
+
+
+def test_a_store_failure_stops_the_run_loudly(store, monkeypatch):
+    from explaincheck.core.store import StoreError
+
+    plan = synthetic_plan(cases_per_category=5)
+    real_record = store.record
+    writes = []
+
+    def failing_record(record, reply=None):
+        if len(writes) == 4:
+            raise StoreError(f"cannot write to {store.path}: database or disk is full")
+        writes.append(record)
+        real_record(record, reply)
+
+    monkeypatch.setattr(store, "record", failing_record)
+    with pytest.raises(StoreError, match="disk is full"):
+        run(plan, store, {"fake": ScriptedBackend(delay=0.002, concurrency=2)})
+    assert store.count() == 4
+
+
+def test_cancelling_the_task_that_runs_the_campaign_is_a_clean_stop(store):
+    plan = synthetic_plan(cases_per_category=10)
+    runner = CampaignRunner(
+        plan, store, {"fake": ScriptedBackend(delay=0.01, concurrency=2)}, grade=toy_grade
+    )
+
+    async def go():
+        task = asyncio.create_task(runner.run())
+        while store.count() < 5:
+            await asyncio.sleep(0.005)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(go())
+    assert 5 <= store.count() < plan.total
+    assert store.campaigns()[0].status == "cancelled"
+
+
+def test_cancel_from_another_thread_even_before_the_run_starts(store):
+    plan = synthetic_plan(cases_per_category=3)
+    runner = CampaignRunner(plan, store, {"fake": ScriptedBackend()}, grade=toy_grade)
+    runner.cancel_threadsafe()  # the GUI's Stop, pressed before the worker's loop runs
+    outcome = asyncio.run(runner.run())
+    assert outcome.progress.state == "cancelled" and store.count() == 0
+
+
+def test_api_key_never_reaches_the_database_or_logs(store, monkeypatch, caplog):
+    monkeypatch.setenv("OLLAMA_API_KEY", "sk-never-store-me")
+    plan = synthetic_plan(llms=("ollama:gemma3:1b",), cases_per_category=2)
+    with (
+        caplog.at_level("DEBUG"),
+        StandinOllama({"gemma3:1b": Script(fail_first=2, failure="drop")}) as server,
+    ):
+        assert run_ollama(plan, store, server.url).complete
+        sent = [r["headers"].get("Authorization") for r in server.requests]
+    assert "Bearer sk-never-store-me" in sent  # it is used ...
+    store.close()
+    for path in store.path.parent.glob("r.sqlite*"):
+        assert b"sk-never-store-me" not in path.read_bytes()  # ... never stored
+    assert "sk-never-store-me" not in caplog.text  # ... nor logged

@@ -1,0 +1,143 @@
+"""Runner overhead: >= 2,000 executions against a stand-in Ollama server answering after 50 ms.
+
+Why: with slow LLMs the runner must add next to nothing: the ideal wall time of N executions at a
+fixed 50 ms per reply and 8 in flight is N x 50 ms / 8. The whole real pipeline runs (planned
+frozen_lake cases, real prompts, the official ``ollama`` client over HTTP, grading, a SQLite
+commit per execution); only the LLM is the stand-in, in its own process so it does not share the
+runner's interpreter. Passes when wall time <= 1.25 x ideal.
+
+    python benchmarks/runner_overhead.py [--executions 2000] [--delay 0.05] [--concurrency 8]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from explaincheck.core.backends.llm import Decoding
+from explaincheck.core.backends.registry import BackendContext, create_backend
+from explaincheck.core.campaign.plan import Campaign, Plan, plan_campaign
+from explaincheck.core.campaign.runner import CampaignRunner
+from explaincheck.core.store import Store
+from explaincheck.core.taxonomy.base import ERROR
+
+ROOT = Path(__file__).resolve().parent.parent
+STANDIN = ROOT / "tests" / "support" / "ollama_standin.py"
+MODEL = "bench:latest"
+LIMIT = 1.25
+
+
+def start_standin(delay: float) -> tuple[subprocess.Popen, str]:
+    process = subprocess.Popen(
+        [sys.executable, str(STANDIN), "--model", MODEL, "--delay", str(delay)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    line = process.stdout.readline().split()
+    if line[:1] != ["PORT"]:
+        process.kill()
+        raise SystemExit("the stand-in server did not start")
+    return process, f"http://127.0.0.1:{line[1]}"
+
+
+def plan_for(executions: int) -> Plan:
+    """frozen_lake, every category, prioritized cases (all prompts distinct), repeated (each
+    repeat with its own seed, so a distinct request) until >= ``executions``."""
+    base = Campaign("frozen_lake", (f"ollama:{MODEL}",), budget=20)
+    cases = plan_campaign(base).total
+    repeat = math.ceil(executions / cases)
+    return plan_campaign(Campaign("frozen_lake", base.llms, budget=20, repeat=repeat))
+
+
+async def run(plan: Plan, db: Path, url: str, concurrency: int) -> tuple[float, int, int, int]:
+    campaign = plan.campaign
+    context = BackendContext(
+        oracle=plan.oracle,
+        environment=plan.environment,
+        decoding=Decoding(campaign.seed, campaign.repeat, campaign.repeat_temperature),
+        concurrency=concurrency,
+        timeout=30,
+        ollama_hosts=(url,),
+    )
+    backends = {spec: create_backend(spec, context) for spec in campaign.llms}
+    with Store.open(db) as store:
+        runner = CampaignRunner(plan, store, backends)
+        for backend in backends.values():
+            await backend.prepare()  # listing and /api/show are not part of the measurement
+        started = time.perf_counter()
+        outcome = await runner.run()
+        wall = time.perf_counter() - started
+        errors = store.count(ERROR)
+        stored = store.count()
+        sent = sum(not row["cached"] for row in store.iter_executions())
+    await context.close()
+    assert outcome.complete, outcome
+    return wall, stored, errors, sent
+
+
+async def bare_client(plan: Plan, url: str, concurrency: int) -> float:
+    """The same requests straight from the official client (no runner): the floor on this
+    machine, to tell the runner's own overhead from the client's and the machine's."""
+    import ollama
+
+    client = ollama.AsyncClient(host=url, timeout=30)
+    todo = list(plan.executions)
+
+    async def worker() -> None:
+        while todo:
+            execution = todo.pop()
+            await client.chat(
+                model=MODEL,
+                messages=[{"role": "user", "content": execution.prompt.text}],
+                format=execution.prompt.schema,
+                options={"temperature": 0.0, "seed": execution.repeat, "num_ctx": 8192},
+                stream=False,
+            )
+
+    started = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    wall = time.perf_counter() - started
+    await client.close()
+    return wall
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--executions", type=int, default=2000)
+    parser.add_argument("--delay", type=float, default=0.05)
+    parser.add_argument("--concurrency", type=int, default=8)
+    args = parser.parse_args()
+
+    plan = plan_for(args.executions)
+    server, url = start_standin(args.delay)
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            wall, stored, errors, sent = asyncio.run(
+                run(plan, Path(folder) / "bench.sqlite", url, args.concurrency)
+            )
+        floor = asyncio.run(bare_client(plan, url, args.concurrency))
+    finally:
+        server.kill()
+    ideal = plan.total * args.delay / args.concurrency
+    ratio = wall / ideal
+    print(
+        f"executions {plan.total} (stored {stored}, errors {errors}, requests sent {sent}),"
+        f" reply delay"
+        f" {args.delay * 1000:.0f} ms, concurrency {args.concurrency}\n"
+        f"wall {wall:.2f} s, ideal {ideal:.2f} s, ratio {ratio:.3f}"
+        f" ({'within' if ratio <= LIMIT else 'OVER'} {LIMIT}x)\n"
+        f"the same requests from the bare client, no runner: {floor:.2f} s,"
+        f" ratio {floor / ideal:.3f}"
+    )
+    ok = stored == sent == plan.total and errors == 0
+    return 0 if ratio <= LIMIT and ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

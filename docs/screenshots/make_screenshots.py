@@ -1,0 +1,108 @@
+"""Regenerate the window screenshots in this folder (1600x1000, offscreen).
+
+    QT_QPA_PLATFORM=offscreen python docs/screenshots/make_screenshots.py [ENV ...]
+
+For each environment: open it, run a small campaign with the random and oracle answerers into a
+temporary database, then save the Graph, Results, Report and Teach tabs as
+``<env>-<view>.png``. The same window code as ``explaincheck gui --screenshot`` is used.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ENVIRONMENTS = ("frozen_lake", "wolf_goat_cabbage")
+
+
+async def shoot(window, env: str, out: Path, db: Path) -> list[Path]:
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
+
+    saved = []
+
+    async def save(view: str) -> None:
+        await window.wait_rendered()
+        await asyncio.sleep(0.4)
+        QApplication.processEvents()
+        path = out / f"{env}-{view}.png"
+        window.grab().save(str(path), "PNG")
+        saved.append(path)
+
+    window.model.open_spec(env)
+    await window.wait_rendered()
+    oracle = window.model.oracle
+    if oracle is None:
+        raise RuntimeError(f"{env}: {window.errors}")
+    campaign = window.campaign_view
+    for i in range(campaign.llms.count()):
+        spec = campaign.llms.item(i).data(Qt.ItemDataRole.UserRole)
+        campaign.set_llm_checked(spec, spec in ("random", "oracle"))
+    campaign.budget.setValue(5)
+    campaign.selection.setCurrentIndex(campaign.selection.findData("both"))
+    campaign.database.setText(str(db))
+    window.run_campaign()
+    await asyncio.sleep(0.2)
+    while window.campaigns.running or not window.tasks.idle:
+        await asyncio.sleep(0.1)
+
+    window.show_tab("graph")
+    if oracle.bottlenecks:
+        window.graph.select_state(oracle.bottlenecks[0], centre=False)
+    window.graph.view.fit()
+    await save("graph")
+
+    window.show_tab("results")
+    window.results_view.executions.select_first_failure()
+    await save("results")
+
+    window.show_tab("report")
+    await save("report")
+
+    teach = window.teach_view
+    window.show_tab("teach")
+    teach.category.setCurrentIndex(teach.category.findData("bottleneck"))
+    await window.wait_rendered()
+    if oracle.bottlenecks:
+        teach.show_state(oracle.bottlenecks[0])
+    random_index = teach.llm.findData("random")
+    teach.llm.setCurrentIndex(max(0, random_index))
+    teach.reveal_all()
+    await save("teach")
+    return saved
+
+
+def main(argv: list[str]) -> int:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    scratch = Path(tempfile.mkdtemp(prefix="explaincheck-shots-"))
+    os.environ["EXPLAINCHECK_SETTINGS"] = str(scratch / "settings.ini")
+    import qasync
+    from explaincheck.gui.app import create_app
+    from explaincheck.gui.main_window import MainWindow
+    from explaincheck.gui.settings import Settings
+    from explaincheck.gui.tasks import install_default_executor
+    from explaincheck.gui.theme import apply_theme
+
+    app = create_app()
+    apply_theme(app, "light")
+    loop = qasync.QEventLoop(app)
+    install_default_executor(loop)
+    asyncio.set_event_loop(loop)
+    for env in argv or ENVIRONMENTS:
+        window = MainWindow(Settings())
+        window.resize(1600, 1000)
+        window.show()
+        window.start()
+        saved = loop.run_until_complete(shoot(window, env, HERE, scratch / f"{env}.sqlite"))
+        for path in saved:
+            print(path.relative_to(HERE.parent.parent))
+        window.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
