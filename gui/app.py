@@ -85,7 +85,7 @@ def run(
     if view:
         window.show_tab(view)
     window.show()
-    window.start(env=env, db=db)
+    window.start(env=env, db=db, probe_sizes=not screenshot)
     status = 0
     try:
         if screenshot:
@@ -109,6 +109,10 @@ def run(
 async def _drain(window: MainWindow) -> None:
     """Let cancelled tasks finish (the oracle's child process is killed on cancel)."""
     window.tasks.cancel_all()
+    probe = getattr(window, "_size_probe", None)
+    if probe is not None:
+        probe.cancel()
+        await asyncio.wait([probe], timeout=5.0)
     with contextlib.suppress(TimeoutError):
         await window.tasks.wait_idle(timeout=10.0)
 

@@ -150,7 +150,7 @@ class MainWindow(QMainWindow):
             "Open results…", "Ctrl+Shift+O", self.choose_database, "Open a results database"
         )
         self.report_action = self._action(
-            "Report", "Ctrl+3", lambda: self.show_tab("report"), "Show the report"
+            "Report", None, lambda: self.show_tab("report"), "Show the report (Ctrl+3)"
         )
         self.settings_action = self._action(
             "Settings…", QKeySequence.StandardKey.Preferences, self.edit_settings
@@ -238,15 +238,19 @@ class MainWindow(QMainWindow):
             self.restoreState(state)
 
     # -- start-up --------------------------------------------------------------------------
-    def start(self, env: str | None = None, db: str | None = None) -> None:
-        """Load the environment list, and what the command line asked for."""
-        self.tasks.start(self._load_environments(), "environments")
+    def start(
+        self, env: str | None = None, db: str | None = None, probe_sizes: bool = False
+    ) -> None:
+        """Load the environment list, and what the command line asked for. ``probe_sizes``
+        builds (and caches) the oracles of built-ins whose size is not known yet, one at a time
+        in the background, so the list can show every size."""
+        self.tasks.start(self._load_environments(probe_sizes), "environments")
         if env:
             self.model.open_spec(env)
         if db:
             self.open_database(db)
 
-    async def _load_environments(self) -> None:
+    async def _load_environments(self, probe_sizes: bool = False) -> None:
         try:
             environments = await in_thread(builtin_environments)
         except Exception as error:
@@ -326,8 +330,10 @@ class MainWindow(QMainWindow):
             return
         self.statusBar().showMessage(f"{len(self.results.rows)} executions from {path}", 8000)
         if self.model.environment is None and self.results.rows:
+            from explaincheck.core.environments.registry import BUILTIN_IDS
+
             first = str(self.results.rows[0].get("environment") or "")
-            if first in {e.id for e in self.environments} or Path(first).exists():
+            if first in BUILTIN_IDS or (first and Path(first).is_file()):
                 self.model.open_spec(first)
 
     def _teach_state(self, state_id: int) -> None:
@@ -476,6 +482,9 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.settings.save_window_state(self.saveGeometry(), self.saveState())
+        probe = getattr(self, "_size_probe", None)
+        if probe is not None:
+            probe.cancel()
         self.campaigns.stop()
         self.model.cancel()
         self.tasks.cancel_all()

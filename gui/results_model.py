@@ -127,10 +127,11 @@ class ResultsFilter(QSortFilterProxyModel):
     def _refilter(self, change) -> None:
         """Apply ``change`` to the filter state and re-filter (Qt >= 6.9 has an explicit API
         for this; ``invalidateFilter`` is deprecated there)."""
-        if hasattr(self, "beginFilterChange"):
+        direction = getattr(QSortFilterProxyModel, "Direction", None)
+        if hasattr(self, "beginFilterChange") and direction is not None:
             self.beginFilterChange()
             change()
-            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+            self.endFilterChange(direction.Rows)
         else:  # pragma: no cover - older Qt
             change()
             self.invalidateFilter()

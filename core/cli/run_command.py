@@ -55,7 +55,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="highest-δ cases, a seeded random draw, or both (prioritized)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of selection and decoding (0)")
-    parser.add_argument("--repeat", type=int, default=1, help="times each prompt is asked (1)")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="times each prompt is asked (1); above 1 each repeat has its own seed and"
+        " temperature 0.7 (greedy repeats would only repeat the same answer)",
+    )
     parser.add_argument("--db", default="results.sqlite", help="results database")
     parser.add_argument(
         "--concurrency", type=int, default=4, help="requests in flight per LLM, per Ollama host (4)"

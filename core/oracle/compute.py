@@ -99,7 +99,8 @@ def compute_in_process(request: OracleRequest) -> OracleResult:
 
 
 def _group_actions(names: list[str], keys: list, tied) -> tuple[tuple[str, ...], ...]:
-    """Actions sorted by decreasing value, grouped where values tie."""
+    """Actions sorted by decreasing value, grouped where values tie (model order within a
+    group, so both methods name a tie the same way whatever the round-off)."""
     order = sorted(range(len(names)), key=lambda i: keys[i], reverse=True)
     groups: list[list[str]] = []
     previous = None
@@ -109,7 +110,7 @@ def _group_actions(names: list[str], keys: list, tied) -> tuple[tuple[str, ...],
         else:
             groups.append([names[i]])
         previous = i
-    return tuple(tuple(group) for group in groups)
+    return tuple(tuple(sorted(group, key=names.index)) for group in groups)
 
 
 def _state_facts(

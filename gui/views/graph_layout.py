@@ -17,7 +17,7 @@ from explaincheck.core.oracle.types import OracleResult
 
 CELL = 110.0  # scene units between neighbouring grid cells / typical edge length
 NODE_RADIUS = 20.0
-FULL_LIMIT_GRID = 4000  # grid layouts are free: draw up to this many states whole
+FULL_LIMIT_GRID = 1200  # grid layouts are free, but painting thousands of items is not
 FULL_LIMIT_GRAPH = 600  # force layouts cost O(n^2) per iteration: beyond this, neighbourhoods
 NEIGHBOURHOOD_CAP = 400  # never put more nodes than this in a neighbourhood view
 LAYOUTS = ("auto", "grid", "force", "layers")

@@ -234,6 +234,7 @@ class GraphView(QWidget):
         layout_.addLayout(hood)
         layout_.addWidget(self.view, 1)
         self._set_neighbourhood_controls(False)
+        self._show_hint()
 
         for keys, handler in (
             (QKeySequence.StandardKey.ZoomIn, lambda: self.view.zoom(1.25)),
@@ -257,6 +258,18 @@ class GraphView(QWidget):
             widget.setVisible(on)
 
     # -- loading ---------------------------------------------------------------------------
+    def _show_hint(self) -> None:
+        """What to do when nothing is open (an empty canvas explains nothing)."""
+        hint = self.scene.addText(
+            "Open a built-in environment from the Model panel,\n"
+            "open a PRISM file (Ctrl+O), or drop a .prism file here."
+        )
+        hint.setDefaultTextColor(self.palette().placeholderText().color())
+        font = hint.font()
+        font.setPointSizeF(font.pointSizeF() * 1.3)
+        hint.setFont(font)
+        self.legend.hide()
+
     def clear(self) -> None:
         self._generation += 1
         self.scene.clear()
@@ -284,6 +297,7 @@ class GraphView(QWidget):
         if generation != self._generation:
             return
         self.index = index
+        self.legend.show()
         self.legend.present = {m for s in oracle.states for m in NodeItem._marks_of(s)}
         self.legend.has_danger = oracle.has_danger
         if index.draws_whole():

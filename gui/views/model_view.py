@@ -249,7 +249,8 @@ class ModelView(QWidget):
             box.addItems(labels if current in labels else [*labels, current])
             box.setCurrentText(current)
             box.blockSignals(False)
-        self.status.setText("Waiting for constants…" if not self.controller.busy else "")
+        if not self.controller.busy:
+            self.status.setText("")
 
     def rebuild(self) -> None:
         self.controller.rebuild(

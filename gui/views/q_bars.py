@@ -34,14 +34,15 @@ class QBars(QWidget):
         return QSize(260, 28 + rows * ROW + 22)
 
     def rows(self) -> list[tuple[str, float, str]]:
-        """(action, Q, mark) with mark 'best', 'worst' or '' (both sets equal: 'best')."""
+        """(action, Q, mark): mark 'best', 'worst', 'both' (all actions tied) or ''."""
         if self.facts is None:
             return []
         best, worst = set(self.facts.best), set(self.facts.worst)
         out = []
         for action, value in self.facts.q.items():
-            mark = "best" if action in best else "worst" if action in worst else ""
-            out.append((action, value, mark))
+            in_best, in_worst = action in best, action in worst
+            mark = "both" if in_best and in_worst else "best" if in_best else ""
+            out.append((action, value, mark or ("worst" if in_worst else "")))
         return out
 
     def paintEvent(self, event) -> None:
@@ -58,7 +59,7 @@ class QBars(QWidget):
                 "no labelled actions here (goal, trap or deadlock)" if self.facts else "",
             )
             return
-        name_width = min(140, max(metrics.horizontalAdvance(a + "  A*") for a, _, _ in rows) + 8)
+        name_width = min(150, max(metrics.horizontalAdvance(a + "  A*=A°") for a, _, _ in rows) + 8)
         left, right = name_width + 6, self.width() - 56
         width = max(10, right - left)
         top = 6
@@ -68,10 +69,13 @@ class QBars(QWidget):
         optimal = self.facts.optimal_action if self.facts else None
         for i, (action, value, mark) in enumerate(rows):
             y = top + i * ROW
-            colour = {"best": colours.BEST, "worst": colours.WORST}.get(mark, QColor("#8c8c8c"))
+            colour = {"best": colours.BEST, "both": colours.BEST, "worst": colours.WORST}.get(
+                mark, QColor("#8c8c8c")
+            )
             painter.setPen(palette_text)
-            tag = " A*" if mark == "best" else " A°" if mark == "worst" else ""
-            label = metrics.elidedText(action, Qt.TextElideMode.ElideRight, name_width - 28)
+            tag = {"best": " A*", "worst": " A°", "both": " A*=A°"}.get(mark, "")
+            room = name_width - metrics.horizontalAdvance(tag) - 4
+            label = metrics.elidedText(action, Qt.TextElideMode.ElideRight, max(10, room))
             painter.drawText(
                 QRectF(0, y, name_width, ROW - 4),
                 Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,

@@ -136,12 +136,22 @@ class ExecutionsPanel(QWidget):
         layout.addLayout(second)
         layout.addWidget(split, 1)
 
+        # filter choices are recomputed over all rows: at most every 300 ms while rows stream in
+        self._filters_timer = QTimer(self)
+        self._filters_timer.setSingleShot(True)
+        self._filters_timer.setInterval(300)
+        self._filters_timer.timeout.connect(self._refresh_filters)
         results.reset.connect(self._refresh_filters)
-        results.rows_added.connect(lambda *_: self._refresh_filters())
+        results.rows_added.connect(lambda *_: self._rows_added())
         self.proxy.rowsInserted.connect(lambda *_: self._update_count())
         self.proxy.modelReset.connect(self._update_count)
         self.proxy.layoutChanged.connect(self._update_count)
         self._update_count()
+
+    def _rows_added(self) -> None:
+        self._update_count()
+        if not self._filters_timer.isActive():
+            self._filters_timer.start()
 
     def _failures_toggled(self, on: bool) -> None:
         self.proxy.set_failures_only(on)

@@ -102,3 +102,20 @@ def test_dropped_database_opens_in_results(qtbot, window, tmp_path):
     wait_for(qtbot, lambda: window.results.db_path == str(db) and window.tasks.idle, 30)
     assert window.tabs.currentWidget() is window.results_view
     assert window.campaign_view.database.text() == str(db)
+
+
+def test_keyboard_shortcuts_switch_tabs(qtbot, window):
+    from PySide6.QtCore import Qt
+
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=5000)
+    for key, widget in (
+        (Qt.Key.Key_2, window.results_view),
+        (Qt.Key.Key_3, window.report_view),
+        (Qt.Key.Key_4, window.teach_view),
+        (Qt.Key.Key_1, window.graph),
+    ):
+        qtbot.keyClick(window, key, Qt.KeyboardModifier.ControlModifier)
+        assert window.tabs.currentWidget() is widget
+    assert window.run_action.shortcut().toString() == "F5"
+    assert window.open_action.shortcut().toString() == "Ctrl+O"

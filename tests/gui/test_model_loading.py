@@ -55,7 +55,7 @@ def test_clicking_a_state_fills_the_inspector(qtbot, window):
     facts = oracle.state(bottleneck)
     rows = window.inspector.bars.rows()
     assert [a for a, _, _ in rows] == list(facts.q)
-    assert {a for a, _, m in rows if m == "best"} == set(facts.best)
+    assert {a for a, _, m in rows if m in ("best", "both")} == set(facts.best)
 
 
 def test_broken_prism_file_shows_error(qtbot, window, tmp_path):
@@ -125,9 +125,13 @@ def test_gui_stays_responsive_while_a_large_oracle_builds(qtbot, window):
     gaps = [b - a for a, b in itertools.pairwise(during)]
     assert elapsed > 0.5, "the build should take a while for this test to mean anything"
     assert len(during) > elapsed / 0.02 * 0.5, f"only {len(during)} ticks in {elapsed:.1f}s"
-    print(f"ticks={len(during)} elapsed={elapsed:.2f} max_gap={max(gaps):.3f}")
-    assert max(gaps) < 0.5, f"the GUI thread froze for {max(gaps):.2f}s"
-    assert len(window.graph.node_items) == 43 * 43
+    assert max(gaps) < 0.3, f"the GUI thread froze for {max(gaps):.2f}s"
+    # too big to draw whole: a neighbourhood of the initial state, the rest counted as hidden
+    graph = window.graph
+    assert graph.hidden_count > 0
+    assert len(graph.node_items) + graph.hidden_count == 43 * 43
+    assert f"{graph.hidden_count} of {43 * 43} states hidden" in graph.hidden_label.text()
+    assert window.model.oracle.model.initial in graph.node_items
 
 
 def test_cancel_a_build(qtbot, window):

@@ -1,0 +1,233 @@
+"""Oracle scaling on the slippery N×N gridworld (benchmarks/gridworld.py): one table row per N.
+
+Columns: states; build = parse + float build with Storm; exact = Rational build + structure +
+Storm's exact model checking of V and D; verified = structure + policy iteration (V and D);
+dominators / re-check = bottlenecks in one dominator-tree pass vs one Storm model check per state
+made absorbing, and the speed-up; rustworkx / networkx = exact betweenness centrality; full =
+``compute_in_process`` with the verified method (values, Q, D, bottlenecks, centrality).
+
+The slow methods (exact, re-check, networkx) run only while their projected time, extrapolated
+from the previous size as t * (states ratio)^2.5, stays under their cap; skipped cells show "–".
+The issue's bars: dominators >= 50x faster than re-checking at the largest size both run, and a
+10,000-state full oracle under 60 s. Exit status 1 if a bar is missed.
+
+    python benchmarks/oracle_scaling.py [--sizes 10,20,30,50,70,100] [--exact-cap 30]
+                                        [--recheck-cap 60] [--networkx-cap 60]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import networkx as nx
+from explaincheck.core.oracle import bottlenecks, building, centrality, compute_in_process
+from explaincheck.core.oracle.structure import read_structure
+from explaincheck.core.oracle.types import OracleRequest
+from explaincheck.core.oracle.values import exact_values, verified_values
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gridworld import gridworld_prism
+
+GROWTH = 2.5  # projected time of a slow method grows like states^GROWTH
+
+
+@dataclass
+class Row:
+    """Measured seconds of one gridworld size (None = skipped)."""
+
+    n: int
+    states: int = 0
+    build: float = 0.0
+    exact: float | None = None
+    verified: float = 0.0
+    dominators: float = 0.0
+    recheck: float | None = None
+    rustworkx: float = 0.0
+    networkx: float | None = None
+    full: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+
+def timed(function: Callable[[], object]) -> tuple[float, object]:
+    started = time.perf_counter()
+    result = function()
+    return time.perf_counter() - started, result
+
+
+def best_time(function: Callable[[], object], budget: float = 0.2) -> tuple[float, object]:
+    """Fastest of repeated runs (at least one, until ``budget`` seconds are spent)."""
+    best, result = timed(function)
+    spent = best
+    while spent < budget:
+        seconds, result = timed(function)
+        best, spent = min(best, seconds), spent + seconds
+    return best, result
+
+
+class Cap:
+    """Runs a slow method while its projected time stays under ``seconds``."""
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self.last: tuple[int, float] | None = None  # (states, seconds) of the previous run
+
+    def allows(self, states: int) -> bool:
+        if self.last is None:
+            return True
+        previous_states, previous_seconds = self.last
+        projected = previous_seconds * (states / previous_states) ** GROWTH
+        return projected <= self.seconds
+
+    def record(self, states: int, seconds: float) -> None:
+        self.last = (states, seconds)
+
+
+def measure(n: int, folder: Path, exact_cap: Cap, recheck_cap: Cap, networkx_cap: Cap) -> Row:
+    path = folder / f"gridworld{n}.prism"
+    path.write_text(gridworld_prism(n))
+    request = OracleRequest(str(path), method="verified", state_limit=10**7)
+    row = Row(n)
+
+    def build_float():
+        parsed = building.parse(request)
+        return parsed, building.build(parsed, exact=False, state_limit=10**7, path=str(path))
+
+    row.build, (parsed, model) = timed(build_float)
+    row.states = model.nr_states
+
+    if exact_cap.allows(row.states):
+
+        def exact():
+            rational = building.build(parsed, exact=True, state_limit=10**7, path=str(path))
+            structure = read_structure(rational, exact=True)
+            return exact_values(rational, structure, parsed.properties, parsed.has_unsafe)
+
+        row.exact, _ = timed(exact)
+        exact_cap.record(row.states, row.exact)
+
+    def verified():
+        structure = read_structure(model, exact=False)
+        goal = structure.with_label("goal")
+        unsafe = structure.with_label("unsafe")
+        verified_values(model, structure, parsed.properties, True, goal, unsafe)
+        return structure, goal
+
+    row.verified, (structure, goal) = timed(verified)
+
+    row.dominators, found = best_time(lambda: bottlenecks.by_dominators(structure, goal))
+    if recheck_cap.allows(row.states):
+        row.recheck, reference = timed(lambda: bottlenecks.by_rechecking(model, structure, "goal"))
+        recheck_cap.record(row.states, row.recheck)
+        if reference != found:
+            row.notes.append(
+                f"N={n}: bottleneck sets differ: {sorted(found)} vs {sorted(reference)}"
+            )
+
+    row.rustworkx, scores = timed(lambda: centrality.betweenness(structure))
+    if networkx_cap.allows(row.states):
+        graph = nx.DiGraph()
+        graph.add_nodes_from(range(structure.size))
+        graph.add_edges_from(
+            (s, t)
+            for s, choices in enumerate(structure.choices)
+            for c in choices
+            for t, p in c.probabilities.items()
+            if p > 0 and t != s
+        )
+        row.networkx, expected = timed(lambda: nx.betweenness_centrality(graph, normalized=True))
+        networkx_cap.record(row.states, row.networkx)
+        error = max(abs(scores[s] - expected[s]) for s in range(structure.size))
+        if error > 1e-9:
+            row.notes.append(f"N={n}: rustworkx and networkx differ by {error:.2e}")
+
+    row.full, result = timed(lambda: compute_in_process(request))
+    if set(result.bottlenecks) != found:
+        row.notes.append(f"N={n}: full oracle bottlenecks differ from the dominator pass")
+    return row
+
+
+def cell(seconds: float | None) -> str:
+    if seconds is None:
+        return "–"
+    return f"{seconds * 1000:.2f} ms" if seconds < 0.1 else f"{seconds:.2f} s"
+
+
+def speedup(row: Row) -> str:
+    if row.recheck is None:
+        return "–"
+    return f"{row.recheck / row.dominators:,.0f}×"
+
+
+def print_table(rows: list[Row]) -> None:
+    header = (
+        "| N | states | build | exact | verified | dominators | re-check | speed-up "
+        "| rustworkx | networkx | full (verified) |"
+    )
+    print(header)
+    print("|" + "---|" * 11)
+    for r in rows:
+        print(
+            f"| {r.n} | {r.states:,} | {cell(r.build)} | {cell(r.exact)} | {cell(r.verified)} "
+            f"| {cell(r.dominators)} | {cell(r.recheck)} | {speedup(r)} | {cell(r.rustworkx)} "
+            f"| {cell(r.networkx)} | {cell(r.full)} |",
+            flush=True,
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--sizes",
+        type=lambda text: [int(part) for part in text.split(",") if part.strip()],
+        default=[10, 20, 30, 50, 70, 100],
+        help="comma-separated grid sizes N (N×N states), default 10,20,30,50,70,100",
+    )
+    parser.add_argument("--exact-cap", type=float, default=30.0, help="seconds (projected)")
+    parser.add_argument("--recheck-cap", type=float, default=60.0, help="seconds (projected)")
+    parser.add_argument("--networkx-cap", type=float, default=60.0, help="seconds (projected)")
+    args = parser.parse_args(argv)
+
+    building.quiet_storm()
+    caps = Cap(args.exact_cap), Cap(args.recheck_cap), Cap(args.networkx_cap)
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory() as folder:
+        for n in sorted(args.sizes):
+            rows.append(measure(n, Path(folder), *caps))
+            print(f"N={n} done", file=sys.stderr, flush=True)
+    print_table(rows)
+
+    ok = True
+    for row in rows:
+        for note in row.notes:
+            print(f"MISMATCH {note}")
+            ok = False
+    both = [r for r in rows if r.recheck is not None]
+    if both:
+        largest = both[-1]
+        factor = largest.recheck / largest.dominators
+        passed = factor >= 50
+        ok &= passed
+        print(
+            f"dominators vs re-check at the largest size both ran (N={largest.n}, "
+            f"{largest.states:,} states): {factor:,.0f}× faster (bar 50×: "
+            f"{'met' if passed else 'MISSED'})"
+        )
+    big = [r for r in rows if r.states >= 10_000]
+    if big:
+        passed = big[0].full < 60
+        ok &= passed
+        print(
+            f"full oracle of {big[0].states:,} states (N={big[0].n}): {big[0].full:.1f} s "
+            f"(bar 60 s: {'met' if passed else 'MISSED'})"
+        )
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,44 @@
+"""Shared helpers of the oracle tests: test model paths, the benchmark gridworld, state lookup."""
+
+from __future__ import annotations
+
+import importlib.util
+from fractions import Fraction
+from pathlib import Path
+
+from explaincheck.core.oracle.types import OracleResult, StateFacts
+
+ROOT = Path(__file__).resolve().parents[3]
+MODELS = ROOT / "tests" / "models"
+
+
+def model(name: str) -> str:
+    """Path of a test model under tests/models (``name`` without ``.prism``)."""
+    return str(MODELS / f"{name}.prism")
+
+
+def gridworld_text(n: int) -> str:
+    """The benchmark's slippery N×N gridworld as PRISM text."""
+    spec = importlib.util.spec_from_file_location("gridworld", ROOT / "benchmarks" / "gridworld.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.gridworld_prism(n)
+
+
+def state(result: OracleResult, **valuation: int | bool) -> StateFacts:
+    """The unique state whose valuation includes ``valuation``."""
+    found = [
+        s for s in result.states if all(s.valuation.get(k) == v for k, v in valuation.items())
+    ]
+    assert len(found) == 1, f"{len(found)} states match {valuation}"
+    return found[0]
+
+
+def fraction(text: str | None) -> Fraction:
+    assert text is not None, "no exact value"
+    return Fraction(text)
+
+
+def key(facts: StateFacts) -> tuple:
+    """A state's valuation as a sorted tuple (the join key with the reference)."""
+    return tuple(sorted(facts.valuation.items()))
