@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib.util
+import shutil
+import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -27,9 +29,7 @@ def gridworld_text(n: int) -> str:
 
 def state(result: OracleResult, **valuation: int | bool) -> StateFacts:
     """The unique state whose valuation includes ``valuation``."""
-    found = [
-        s for s in result.states if all(s.valuation.get(k) == v for k, v in valuation.items())
-    ]
+    found = [s for s in result.states if all(s.valuation.get(k) == v for k, v in valuation.items())]
     assert len(found) == 1, f"{len(found)} states match {valuation}"
     return found[0]
 
@@ -42,3 +42,11 @@ def fraction(text: str | None) -> Fraction:
 def key(facts: StateFacts) -> tuple:
     """A state's valuation as a sorted tuple (the join key with the reference)."""
     return tuple(sorted(facts.valuation.items()))
+
+
+def explaincheck_command() -> list[str]:
+    """The installed ``explaincheck`` console script (next to this Python, else on PATH)."""
+    script = Path(sys.executable).parent / "explaincheck"
+    found = str(script) if script.exists() else shutil.which("explaincheck")
+    assert found, "the explaincheck console script is not installed"
+    return [found]

@@ -67,7 +67,9 @@ def build_reference(
     names = {label.name for label in program.labels}
     text = f'Pmax=? [F "{goal_label}"]'
     properties = stormpy.parse_properties(text, program)
-    model = stormpy.build_model(program, options=stormpy.BuilderOptions(properties, build_full=True))
+    model = stormpy.build_model(
+        program, options=stormpy.BuilderOptions(properties, build_full=True)
+    )
     n = model.nr_states
     matrix = model.transition_matrix
     keys = [
@@ -93,9 +95,7 @@ def build_reference(
         start_high = np.where(avoid, 0.0, 1.0)
         danger_low = _iterate(rows, first_row, start_low, unsafe | avoid, maximise=False)
         danger_high = _iterate(rows, first_row, start_high, unsafe | avoid, maximise=False)
-    return Reference(
-        keys, actions, rows, first_row, goal, unsafe, value, danger_low, danger_high
-    )
+    return Reference(keys, actions, rows, first_row, goal, unsafe, value, danger_low, danger_high)
 
 
 def _iterate(

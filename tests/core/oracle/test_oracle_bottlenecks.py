@@ -77,9 +77,7 @@ def line(n: int, goal: set[int], initial: int = 0, extra=()) -> tuple[ModelStruc
     choices = [[Choice("next", {min(i + 1, n - 1): 1.0})] for i in range(n)]
     for source, target in extra:
         choices[source].append(Choice("jump", {target: 1.0}))
-    structure = ModelStructure(
-        initial, [{"i": i} for i in range(n)], [()] * n, choices, ("i",), ()
-    )
+    structure = ModelStructure(initial, [{"i": i} for i in range(n)], [()] * n, choices, ("i",), ())
     return structure, [i in goal for i in range(n)]
 
 

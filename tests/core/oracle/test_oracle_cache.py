@@ -48,7 +48,7 @@ def test_corrupt_cache_entry_is_ignored(cache_folder):
     request = OracleRequest(model("tie"))
     first = compute_oracle(request)
     (entry,) = entries(cache_folder)
-    for garbage in ("{not json", json.dumps({"format": 999}), json.dumps({"format": 1})):
+    for garbage in ("{not json", json.dumps({"format": 1, "states": []})):
         entry.write_text(garbage)
         again = compute_oracle(request)
         assert not again.from_cache
@@ -60,8 +60,10 @@ def test_cache_key_covers_content_constants_and_labels(cache_folder, tmp_path):
     n3 = compute_oracle(OracleRequest(model("gambler"), constants="N=3"))
     n4 = compute_oracle(OracleRequest(model("gambler"), constants="N=4"))
     assert not n4.from_cache and n3.model.states != n4.model.states
-    other_goal = compute_oracle(OracleRequest(model("gambler"), constants="N=3", goal_label="unsafe"))
-    assert not other_goal.from_cache and other_goal.initial.value == pytest.approx(15 / 19)
+    other_goal = compute_oracle(
+        OracleRequest(model("gambler"), constants="N=3", goal_label="unsafe")
+    )
+    assert not other_goal.from_cache and other_goal.initial.value_exact == "1"  # quit
     copy = tmp_path / "copy.prism"
     shutil.copy(model("gambler"), copy)
     copied = compute_oracle(OracleRequest(str(copy), constants="N=3"))

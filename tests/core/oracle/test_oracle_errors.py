@@ -4,7 +4,6 @@ one line on stderr, no traceback); memory limit, cancellation and timeout of an 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -20,7 +19,7 @@ from explaincheck.core.errors import (
 from explaincheck.core.oracle import compute_oracle
 from explaincheck.core.oracle.isolation import OracleJob
 from explaincheck.core.oracle.types import EXACT, OracleRequest
-from oracle_helpers import model
+from oracle_helpers import explaincheck_command, model
 
 # A counter with 50 million states: building it needs gigabytes.
 HUGE_MODEL = """mdp
@@ -112,13 +111,6 @@ def test_compute_oracle_errors(files, case):
 def test_missing_file(tmp_path):
     with pytest.raises(ModelError, match="no such file"):
         compute_oracle(OracleRequest(str(tmp_path / "nothing.prism")))
-
-
-def explaincheck_command() -> list[str]:
-    script = Path(sys.executable).parent / "explaincheck"
-    found = str(script) if script.exists() else shutil.which("explaincheck")
-    assert found, "the explaincheck console script is not installed"
-    return [found]
 
 
 @pytest.fixture(scope="module")

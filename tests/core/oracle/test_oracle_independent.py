@@ -146,9 +146,7 @@ def test_ties_are_decided_exactly(oracle, requests, case):
         q = {a: Fraction(x) for a, x in facts.q_exact.items()}
         assert q.keys() == facts.q.keys()
         distinct = sorted(set(q.values()), reverse=True)
-        groups = tuple(
-            tuple(sorted(a for a in q if q[a] == level)) for level in distinct
-        )
+        groups = tuple(tuple(sorted(a for a in q if q[a] == level)) for level in distinct)
         assert tuple(tuple(sorted(g)) for g in facts.action_order) == groups
         if not q:
             assert facts.best == facts.worst == () and facts.optimal_action is None

@@ -1,0 +1,1 @@
+"""The views of the main window (one module per panel or tab)."""

@@ -1,0 +1,126 @@
+"""``explaincheck oracle``: the ``--json`` contract of DESIGN.md and the readable summary."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from fractions import Fraction
+
+import pytest
+from oracle_helpers import explaincheck_command, model
+
+MODEL_KEYS = {"path", "states", "choices", "transitions", "initial"}
+STATE_KEYS = {
+    "id",
+    "valuation",
+    "labels",
+    "V",
+    "D",
+    "Q",
+    "best",
+    "worst",
+    "dead_end",
+    "bottleneck",
+    "centrality",
+}
+RUNS = {
+    "chain": [model("chain"), "--json"],
+    "gambler": [model("gambler"), "--const", "N=3", "--json"],
+    "no_unsafe": [model("no_unsafe"), "--json"],
+    "relabelled": [model("no_goal"), "--goal", "target", "--json"],
+    "frozen_lake": ["frozen_lake", "--json"],
+    "summary": [model("chain")],
+    "verified": [model("chain"), "--method", "verified", "--json"],
+}
+
+
+@pytest.fixture(scope="module")
+def runs() -> dict[str, subprocess.CompletedProcess]:
+    started = {
+        name: subprocess.Popen(
+            [*explaincheck_command(), "oracle", *arguments],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name, arguments in RUNS.items()
+    }
+    return {
+        name: subprocess.CompletedProcess(p.args, p.wait(120), *p.communicate())
+        for name, p in started.items()
+    }
+
+
+def contract(runs, name: str) -> dict:
+    run = runs[name]
+    assert run.returncode == 0, run.stderr
+    data = json.loads(run.stdout)
+    assert data["model"].keys() >= MODEL_KEYS
+    assert data["model"]["states"] == len(data["states"])
+    assert [s["id"] for s in data["states"]] == list(range(len(data["states"])))
+    for facts in data["states"]:
+        assert facts.keys() >= STATE_KEYS
+        assert isinstance(facts["valuation"], dict) and isinstance(facts["Q"], dict)
+        assert 0.0 <= facts["V"] <= 1.0 and 0.0 <= facts["centrality"] <= 1.0
+        assert set(facts["best"]) <= facts["Q"].keys() and set(facts["worst"]) <= facts["Q"].keys()
+        assert facts["dead_end"] == (facts["V"] == 0)
+    return data
+
+
+def by_s(data: dict, value: int) -> dict:
+    (facts,) = [s for s in data["states"] if s["valuation"].get("s") == value]
+    return facts
+
+
+@pytest.mark.parametrize("name", [n for n in RUNS if n != "summary"])
+def test_json_contract(runs, name):
+    contract(runs, name)
+
+
+def test_json_values_of_the_chain(runs):
+    data = contract(runs, "chain")
+    assert data["model"]["states"] == 7
+    assert data["model"]["choices"] == 8
+    assert data["model"]["transitions"] == 13
+    start = data["states"][data["model"]["initial"]]
+    assert start["valuation"] == {"s": 0}
+    assert start["V"] == float(Fraction(36, 55)) and start["D"] == float(Fraction(19, 55))
+    assert start["Q"] == {"up": 9 / 22, "down": float(Fraction(36, 55))}
+    assert start["best"] == ["down"] and start["worst"] == ["up"]
+    assert {s["valuation"]["s"] for s in data["states"] if s["bottleneck"]} == {3, 4}
+    pit = by_s(data, 6)
+    assert pit["Q"] == {} and pit["best"] == [] and pit["worst"] == []
+    assert pit["V"] == 0 and pit["D"] == 1 and pit["dead_end"]
+    assert "unsafe" in pit["labels"]
+
+
+def test_json_with_constants_and_without_danger(runs):
+    gambler = contract(runs, "gambler")
+    (x1,) = [s for s in gambler["states"] if s["valuation"] == {"x": 1}]
+    assert x1["V"] == 4 / 19 and x1["D"] == 15 / 19
+    no_unsafe = contract(runs, "no_unsafe")
+    assert all(s["D"] is None for s in no_unsafe["states"])
+    relabelled = contract(runs, "relabelled")
+    assert relabelled["states"][relabelled["model"]["initial"]]["V"] == 1.0
+
+
+def test_json_of_a_builtin_environment(runs):
+    data = contract(runs, "frozen_lake")
+    assert data["model"]["states"] == 16
+    assert sum(s["bottleneck"] for s in data["states"]) == 1
+
+
+def test_verified_and_exact_json_agree(runs):
+    exact, verified = contract(runs, "chain"), contract(runs, "verified")
+    for e, v in zip(exact["states"], verified["states"], strict=True):
+        assert e["V"] == pytest.approx(v["V"], abs=1e-12)
+        assert e["best"] == v["best"] and e["bottleneck"] == v["bottleneck"]
+
+
+def test_summary_text(runs):
+    run = runs["summary"]
+    assert run.returncode == 0, run.stderr
+    text = run.stdout
+    for words in ("7 states", "8 choices", "36/55", "dead ends    1", "bottlenecks  2", "exact"):
+        assert words in text
+    assert "time" in text and run.stderr == ""
