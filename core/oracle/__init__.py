@@ -56,7 +56,7 @@ def compute_oracle(
 
 async def compute_oracle_async(request: OracleRequest, *, use_cache: bool = True) -> OracleResult:
     """Like ``compute_oracle`` without blocking the event loop; cancelling kills the child."""
-    key, hit = _cached(request, use_cache)
+    key, hit = await asyncio.to_thread(_cached, request, use_cache)  # JSON parse off the loop
     if hit is not None:
         return _as_requested(hit, request)
     job = OracleJob(request)
