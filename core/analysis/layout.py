@@ -9,20 +9,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from explaincheck.core.taxonomy.base import MODE, PREFERENCE, SCOPE, STATE
+from explaincheck.core.taxonomy.registry import CATEGORY_DIMENSIONS
 
-# The ten categories in Table 1 order, each with its dimension (DESIGN.md contracts).
-CATEGORY_DIMENSION: dict[str, str] = {
-    "satisfy": STATE,
-    "bottleneck": STATE,
-    "best_action": PREFERENCE,
-    "worst_action": PREFERENCE,
-    "ranking": PREFERENCE,
-    "subset_bottleneck": SCOPE,
-    "subset_dead_end": SCOPE,
-    "more_promising": MODE,
-    "safer": MODE,
-    "which_bottleneck": MODE,
-}
+# The ten categories in Table 1 order with their dimensions: the taxonomy registry is the one
+# place they are defined, so a new category shows up here by itself.
+CATEGORY_DIMENSION: dict[str, str] = dict(CATEGORY_DIMENSIONS)
 CATEGORIES: tuple[str, ...] = tuple(CATEGORY_DIMENSION)
 
 DIMENSION_LABELS: dict[str, str] = {

@@ -15,12 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.taxonomy.base import (
-    MODE,
-    PREFERENCE,
     PRIORITIZED,
     RANDOM,
-    SCOPE,
-    STATE,
     GradingSettings,
     Prompt,
     TestCase,
@@ -32,20 +28,6 @@ if TYPE_CHECKING:
 
 BOTH = "both"
 SELECTION_CHOICES = (PRIORITIZED, RANDOM, BOTH)
-
-# Dimensions of the categories (DESIGN.md), used when the taxonomy registry is not at hand.
-DIMENSIONS = {
-    "satisfy": STATE,
-    "bottleneck": STATE,
-    "best_action": PREFERENCE,
-    "worst_action": PREFERENCE,
-    "ranking": PREFERENCE,
-    "subset_bottleneck": SCOPE,
-    "subset_dead_end": SCOPE,
-    "more_promising": MODE,
-    "safer": MODE,
-    "which_bottleneck": MODE,
-}
 
 
 @dataclass(frozen=True)
@@ -231,9 +213,7 @@ def plan_campaign(
     executions: list[PlannedExecution] = []
     for case in selected:
         prompt = render_prompt(case, oracle, environment)
-        dimension = getattr(CATEGORIES.get(case.category), "dimension", None) or DIMENSIONS.get(
-            case.category, ""
-        )
+        dimension = CATEGORIES[case.category].dimension
         valuations = tuple(dict(oracle.state(s).valuation) for s in case.states)
         for llm in campaign.llms:
             for repeat in range(campaign.repeat):

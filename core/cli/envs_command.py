@@ -23,22 +23,6 @@ examples:
   explaincheck envs --json
 """
 
-# Category ids of DESIGN.md, in the order of the paper's Table 1.
-CATEGORIES: tuple[str, ...] = (
-    "satisfy",
-    "bottleneck",
-    "best_action",
-    "worst_action",
-    "ranking",
-    "subset_bottleneck",
-    "subset_dead_end",
-    "more_promising",
-    "safer",
-    "which_bottleneck",
-)
-BOTTLENECK_CATEGORIES = ("bottleneck", "subset_bottleneck", "which_bottleneck")
-PREFERENCE_CATEGORIES = ("best_action", "worst_action", "ranking")
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
@@ -47,23 +31,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def served_categories(env: Environment, result: OracleResult) -> list[str]:
-    """Categories with candidates in this environment (and not ruled out by its TOML)."""
-    candidates = [s for s in result.states if not s.is_goal]
-    values = {s.value_exact or s.value for s in candidates}
-    dangers = {s.danger_exact or s.danger for s in candidates if s.danger is not None}
-    has = {
-        "satisfy": bool(candidates),
-        "bottleneck": bool(result.bottlenecks),
-        "subset_bottleneck": bool(result.bottlenecks),
-        "which_bottleneck": bool(result.bottlenecks) and any(not s.bottleneck for s in candidates),
-        "subset_dead_end": any(s.dead_end for s in candidates)
-        and any(not s.dead_end for s in candidates),
-        "more_promising": len(values) >= 2,
-        "safer": result.has_danger and len(dangers) >= 2,
-    }
-    choice = any(len(s.actions) >= 2 for s in candidates)
-    has.update(dict.fromkeys(PREFERENCE_CATEGORIES, choice))
-    return [c for c in CATEGORIES if has[c] and c not in env.not_applicable]
+    """Categories with test cases here: the category's own check, minus the TOML's exclusions."""
+    from explaincheck.core.taxonomy.registry import CATEGORIES
+
+    return [
+        cid
+        for cid, category in CATEGORIES.items()
+        if cid not in env.not_applicable and category.not_applicable(result) is None
+    ]
 
 
 def row(env: Environment, result: OracleResult) -> dict[str, Any]:
@@ -125,6 +100,8 @@ def table_text(rows: list[dict[str, Any]]) -> str:
 
 
 def _categories_text(served: list[str]) -> str:
+    from explaincheck.core.taxonomy.registry import CATEGORIES
+
     missing = [c for c in CATEGORIES if c not in served]
     if not missing:
         return f"all {len(CATEGORIES)}"

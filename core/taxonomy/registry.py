@@ -31,6 +31,9 @@ CATEGORIES: dict[str, Category] = {
     )
 }
 
+# Category id -> dimension, for code that only needs the names (tables, stored rows).
+CATEGORY_DIMENSIONS: dict[str, str] = {cid: c.dimension for cid, c in CATEGORIES.items()}
+
 
 def category(category_id: str) -> Category:
     """The category with this id; an unknown id is a user error naming the valid ones."""
