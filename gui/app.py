@@ -35,7 +35,8 @@ def create_app() -> QApplication:
     QCoreApplication.setOrganizationName(ORGANISATION)
     QCoreApplication.setApplicationName(APPLICATION)
     app = QApplication(sys.argv[:1])
-    app.setWindowIcon(QIcon(str(resources_dir() / "explaincheck.svg")))
+    app.setWindowIcon(QIcon(str(resources_dir() / "icons" / "explaincheck.svg")))
+    app.setDesktopFileName("io.github.explaincheck")
     return app
 
 

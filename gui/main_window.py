@@ -66,7 +66,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.settings = settings or Settings()
         self.setWindowTitle("explaincheck")
-        self.setWindowIcon(QIcon(str(resources_dir() / "explaincheck.svg")))
+        self.setWindowIcon(QIcon(str(resources_dir() / "icons" / "explaincheck.svg")))
         self.setAcceptDrops(True)
         self.errors: list[str] = []
         self.environments: list[Environment] = []

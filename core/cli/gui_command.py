@@ -11,7 +11,7 @@ import argparse
 from explaincheck.core.errors import ExplaincheckError
 
 NAME = "gui"
-HELP = """open the desktop application
+HELP = """Open the desktop application
 
 examples:
   explaincheck gui

@@ -1,6 +1,6 @@
 """The ``explaincheck`` command: one sub-command per module in this package.
 
-Each sub-command module defines ``NAME``, ``HELP``, ``add_arguments(parser)`` and ``run(args) -> int``
+Each sub-command module defines ``NAME``, ``HELP``, ``add_arguments(parser)`` and ``run(args)``
 and is registered by one line in ``SUBCOMMANDS``. User errors (``ExplaincheckError``) print one
 line on stderr and exit with status 2, never a traceback.
 """
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from explaincheck.core.errors import ExplaincheckError
@@ -39,6 +40,11 @@ def build_parser(selected: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="explaincheck",
         description="Test LLM explainers of MDP policies against an exact model-checking oracle.",
+        epilog="examples:\n  explaincheck envs\n  explaincheck oracle frozen_lake\n"
+        "  explaincheck run --env frozen_lake --llm random --llm oracle --selection both\n"
+        "  explaincheck report --db results.sqlite --format html\n  explaincheck gui\n\n"
+        "Run 'explaincheck COMMAND --help' for the options of a command.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, summary in SUMMARIES.items():
@@ -73,6 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"explaincheck {args.command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # e.g. ``explaincheck oracle ... | head``: the reader left
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # no second error when Python flushes at exit
+        return 0
 
 
 if __name__ == "__main__":

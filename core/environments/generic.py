@@ -22,7 +22,6 @@ from explaincheck.core.environments.loader import (
     parse_constants,
 )
 from explaincheck.core.environments.types import Environment
-from explaincheck.core.errors import ModelError
 
 NEUTRAL_GOAL = "reach a state labelled {goal}, avoid states labelled {unsafe}"
 MAX_MEANING = 1200  # characters of PRISM commands shown per action
