@@ -33,10 +33,10 @@ def describe(state: StateFacts, constants: dict) -> str:
     r, c = int(state.valuation["r"]), int(state.valuation["c"])
     rows = []
     for row in range(n):
-        cells = ["A" if (row, col) == (r, c) else tile(row, col, n) for col in range(n)]
+        cells = ["@" if (row, col) == (r, c) else tile(row, col, n) for col in range(n)]
         rows.append(f"  row {row}: " + " ".join(cells))
     lines = [
-        "Map (S = start, F = frozen ice, H = hole, G = goal, A = you; row 0 is the top row,",
+        "Map (S = start, F = frozen ice, H = hole, G = goal, @ = you; row 0 is the top row,",
         "column 0 the leftmost column):",
         *rows,
     ]
