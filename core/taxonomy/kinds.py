@@ -5,7 +5,6 @@ The ten category modules subclass these and add only what is theirs (pool, δ, q
 
 from __future__ import annotations
 
-import string
 from abc import abstractmethod
 from typing import Any
 
@@ -42,10 +41,17 @@ from explaincheck.core.taxonomy.sampling import (
 )
 from explaincheck.core.taxonomy.sampling import subsets as sample_subsets
 
+# Names of the states of a pair or subset as shown to the LLM. Letters the built-in wordings
+# already use (A, B, C for jobs; S, F, H, G, R, D, X on maps) are left out so that "state A"
+# can never be read as "job A" or a map symbol.
+STATE_NAMES = "KLMNPTUVWYZEIJOQ"
+
 
 def letters(count: int) -> tuple[str, ...]:
-    """Names of the states of a pair or subset as shown to the LLM: A, B, C, ..."""
-    return tuple(string.ascii_uppercase[:count])
+    """Names of the states of a pair or subset as shown to the LLM: K, L, M, N, ..."""
+    if count > len(STATE_NAMES):
+        raise ValueError(f"at most {len(STATE_NAMES)} states can be named in one question")
+    return tuple(STATE_NAMES[:count])
 
 
 def number(value: float | None) -> str:

@@ -294,10 +294,10 @@ def test_more_promising_pairs_delta_and_verdicts(toy):
     assert {frozenset(c.states) for c in top} == {frozenset({1, 6}), frozenset({1, 7})}
     assert all(c.delta == 0.9 for c in top)
     # presentation order decides the letter
-    assert verdict(toy, "more_promising", (1, 6), '{"state": "A"}').verdict == PASS
-    assert verdict(toy, "more_promising", (6, 1), '{"state": "A"}').verdict == FAIL
-    grade = verdict(toy, "more_promising", (6, 1), '{"state": "state b"}')
-    assert grade.verdict == PASS and grade.expected == {"state": "B"}
+    assert verdict(toy, "more_promising", (1, 6), '{"state": "K"}').verdict == PASS
+    assert verdict(toy, "more_promising", (6, 1), '{"state": "K"}').verdict == FAIL
+    grade = verdict(toy, "more_promising", (6, 1), '{"state": "state l"}')
+    assert grade.verdict == PASS and grade.expected == {"state": "L"}
     assert verdict(toy, "more_promising", (6, 1), '{"state": "C"}').verdict == INVALID
 
 
@@ -306,8 +306,8 @@ def test_safer_pairs_delta_and_verdicts(toy):
     assert frozenset({1, 7}) not in {frozenset(p) for p in found}  # D tied at 0.2
     assert len(found) == 20
     assert found[next(p for p in found if set(p) == {4, 2})] == 0.0
-    assert verdict(toy, "safer", (2, 4), '{"state": "A"}').verdict == PASS
-    assert verdict(toy, "safer", (4, 2), '{"state": "A"}').verdict == FAIL
+    assert verdict(toy, "safer", (2, 4), '{"state": "K"}').verdict == PASS
+    assert verdict(toy, "safer", (4, 2), '{"state": "K"}').verdict == FAIL
     no_danger = make_oracle(list(toy.states), has_danger=False)
     assert "no unsafe label" in CATEGORIES["safer"].not_applicable(no_danger)
     assert select_cases(no_danger, "safer") == []
@@ -323,8 +323,8 @@ def test_which_bottleneck_pairs_delta_and_verdicts(toy):
     }
     top = select_cases(toy, "which_bottleneck", budget=2)
     assert {frozenset(c.states) for c in top} == {frozenset({2, 6}), frozenset({7, 6})}
-    assert verdict(toy, "which_bottleneck", (6, 2), '{"state": "B"}').verdict == PASS
-    assert verdict(toy, "which_bottleneck", (6, 2), '{"state": "A"}').verdict == FAIL
+    assert verdict(toy, "which_bottleneck", (6, 2), '{"state": "L"}').verdict == PASS
+    assert verdict(toy, "which_bottleneck", (6, 2), '{"state": "K"}').verdict == FAIL
 
 
 def test_equal_values_everywhere_is_not_applicable():

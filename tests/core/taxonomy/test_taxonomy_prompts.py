@@ -49,15 +49,15 @@ def test_action_prompt_lists_only_available_actions(toy, env):
 
 def test_pair_prompt_names_states_by_letter(toy, env):
     prompt = render_prompt(case("more_promising", 6, 1), toy, env)
-    assert "State A: you stand on tile 6.\nState B: you stand on tile 1." in prompt.text
+    assert "State K: you stand on tile 6.\nState L: you stand on tile 1." in prompt.text
     assert "Current state" not in prompt.text
-    assert prompt.schema["properties"]["state"]["enum"] == ["A", "B"]
-    assert '{"state": "<A or B>"}' in prompt.text
+    assert prompt.schema["properties"]["state"]["enum"] == ["K", "L"]
+    assert '{"state": "<K or L>"}' in prompt.text
 
 
 def test_subset_prompt(toy, env):
     prompt = render_prompt(case("subset_dead_end", 3, 0, 7, 2), toy, env)
-    for letter, state in zip("ABCD", (3, 0, 7, 2), strict=True):
+    for letter, state in zip("KLMN", (3, 0, 7, 2), strict=True):
         assert f"State {letter}: you stand on tile {state}." in prompt.text
     assert "dead end" in prompt.text
     assert prompt.schema["properties"]["answer"]["enum"] == ["yes", "no"]
