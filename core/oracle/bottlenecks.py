@@ -44,20 +44,28 @@ def by_dominators(structure: ModelStructure, goal: list[bool]) -> set[int]:
 
 
 def by_rechecking(model, structure: ModelStructure, goal_label: str) -> set[int]:
-    """Reference: make each candidate absorbing and re-check Pmax [F goal] from s0 with Storm."""
+    """Reference: make each candidate absorbing and re-check Pmax [F goal] from s0 with Storm.
+
+    Uses Storm's classic value iteration (the default of Storm 1.x, as in the paper): only
+    whether Pmax(s0) is 0 matters, and Storm decides that exactly by graph analysis before any
+    iteration. Storm 2.0's default sound engine stalls for minutes on some absorbing copies.
+    """
     import stormpy
+    from stormpy.environments import Environment
 
     goal = structure.with_label(goal_label)
     formula = stormpy.parse_properties(f'Pmax=? [F "{goal_label}"]')[0]
-    base = stormpy.model_checking(model, formula).get_value(structure.initial)
-    if float(base) == 0:
+    environment = Environment()
+    base = stormpy.model_checking(model, formula, environment=environment)
+    if float(base.get_value(structure.initial)) == 0:
         return set()
     result = set()
     for candidate in range(structure.size):
         if candidate == structure.initial or goal[candidate]:
             continue
         modified = _absorbing_copy(model, structure, candidate)
-        value = stormpy.model_checking(modified, formula).get_value(structure.initial)
+        checked = stormpy.model_checking(modified, formula, environment=environment)
+        value = checked.get_value(structure.initial)
         if float(value) == 0:
             result.add(candidate)
     return result

@@ -6,6 +6,7 @@ from fractions import Fraction as F
 
 import pytest
 from explaincheck.core.errors import ModelError
+from explaincheck.core.oracle import compute_in_process
 from explaincheck.core.oracle.types import EXACT, VERIFIED, OracleRequest
 from oracle_helpers import fraction, model, state
 
@@ -238,8 +239,6 @@ def test_constants_are_recorded(oracle):
 
 def test_undefined_constant_is_named_with_how_to_pass_it():
     with pytest.raises(ModelError) as raised:
-        from explaincheck.core.oracle import compute_in_process
-
         compute_in_process(OracleRequest(model("gambler")))
     message = str(raised.value)
     assert "undefined constant N" in message and "--const N=" in message
@@ -250,8 +249,6 @@ def test_undefined_constant_is_named_with_how_to_pass_it():
     ("constants", "named"), [("M=3", "unknown constant M"), ("N=3,p=0.5", "'p'"), ("N", "N")]
 )
 def test_bad_constant_definitions(constants, named):
-    from explaincheck.core.oracle import compute_in_process
-
     with pytest.raises(ModelError) as raised:
         compute_in_process(OracleRequest(model("gambler"), constants=constants))
     assert named in str(raised.value) and "\n" not in str(raised.value)
@@ -277,8 +274,6 @@ def test_model_without_unsafe_label_has_no_danger(oracle):
 
 
 def test_pomdp_is_refused():
-    from explaincheck.core.oracle import compute_in_process
-
     with pytest.raises(ModelError, match="POMDP is not supported"):
         compute_in_process(OracleRequest(model("pomdp")))
 
