@@ -168,7 +168,9 @@ def oracle_for(campaign: Campaign, environment: Environment) -> OracleResult:
         )
         if value is not None
     }
-    return compute_oracle(environment.request(**overrides))
+    return compute_oracle(
+        environment.request(**overrides, require_unsafe=campaign.unsafe_label is not None)
+    )
 
 
 def plan_campaign(

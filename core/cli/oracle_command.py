@@ -48,7 +48,9 @@ def request_from(args: argparse.Namespace) -> OracleRequest:
     environment = resolve(
         args.model, constants=args.const, goal_label=args.goal, unsafe_label=args.unsafe
     )
-    return environment.request(method=args.method, state_limit=args.state_limit)
+    return environment.request(
+        method=args.method, state_limit=args.state_limit, require_unsafe=args.unsafe is not None
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -68,6 +70,11 @@ def _fmt(value: float | None) -> str:
     return "absent" if value is None else f"{value:.6g}"
 
 
+def _exact_suffix(value: float, exact: str | None) -> str:
+    """ " = 14/17" where the fraction says more than the decimal."""
+    return f" = {exact}" if exact and exact != _fmt(value) else ""
+
+
 def summary_text(result: OracleResult) -> str:
     model = result.model
     initial = result.initial
@@ -84,8 +91,7 @@ def summary_text(result: OracleResult) -> str:
             if result.has_danger
             else ", D absent (no unsafe label)"
         ),
-        f"V(s0)        {_fmt(initial.value)}"
-        + (f" = {initial.value_exact}" if initial.value_exact else ""),
+        f"V(s0)        {_fmt(initial.value)}" + _exact_suffix(initial.value, initial.value_exact),
         f"D(s0)        {_fmt(initial.danger)}",
         f"dead ends    {len(result.dead_ends):,}",
         f"bottlenecks  {len(bottlenecks)}" + (f": {shown}{more}" if bottlenecks else ""),

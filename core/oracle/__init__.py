@@ -11,6 +11,7 @@ import asyncio
 from dataclasses import replace
 from pathlib import Path
 
+from explaincheck.core.errors import ModelError
 from explaincheck.core.oracle import cache
 from explaincheck.core.oracle.compute import compute_in_process, request_hash
 from explaincheck.core.oracle.isolation import OracleJob
@@ -37,7 +38,14 @@ def _cached(request: OracleRequest, use_cache: bool) -> tuple[str | None, Oracle
 
 
 def _as_requested(result: OracleResult, request: OracleRequest) -> OracleResult:
-    """A cache hit keyed by content may come from another copy of the file: name this one."""
+    """Check an explicitly named unsafe label, and name this copy of the file (a cache hit
+    keyed by content may come from another copy)."""
+    if request.require_unsafe and not result.has_danger:
+        labels = ", ".join(result.model.labels) or "none"
+        raise ModelError(
+            f"{request.model_path}: the unsafe label {request.unsafe_label!r} is not defined; "
+            f"labels are: {labels}"
+        )
     return replace(result, model=replace(result.model, path=str(request.model_path)))
 
 
@@ -51,7 +59,7 @@ def compute_oracle(
     result = OracleJob(request).wait(timeout)
     if key is not None:
         cache.store(key, result)
-    return result
+    return _as_requested(result, request)
 
 
 async def compute_oracle_async(request: OracleRequest, *, use_cache: bool = True) -> OracleResult:
@@ -67,4 +75,4 @@ async def compute_oracle_async(request: OracleRequest, *, use_cache: bool = True
         raise
     if key is not None:
         await asyncio.to_thread(cache.store, key, result)
-    return result
+    return _as_requested(result, request)

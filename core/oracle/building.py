@@ -123,6 +123,12 @@ def _instantiate(program, constants: str, path: Path):
             f"{path}: unknown constant {', '.join(unknown)} in --const; the model declares: "
             f"{', '.join(sorted(declared)) or 'none'}"
         )
+    fixed = sorted(c.name for c in program.constants if c.defined and c.name in given)
+    if fixed:
+        raise ModelError(
+            f"{path}: constant {', '.join(fixed)} has a value in the model and cannot be set with "
+            "--const (declare it without a value, e.g. 'const double p;', to make it a setting)"
+        )
     missing = [c.name for c in program.constants if not c.defined and c.name not in given]
     if missing:
         example = ",".join(f"{name}=..." for name in missing)

@@ -28,6 +28,9 @@ class OracleRequest:
     state_limit: int = 2_000_000
     exact_state_limit: int = 1_000  # above this many states the verified float method is used
     method: str = "auto"  # "auto" | "exact" | "verified"
+    # A missing unsafe label normally just leaves D absent; when the user named the label
+    # explicitly (--unsafe L) its absence is an error.
+    require_unsafe: bool = False
 
 
 @dataclass(frozen=True)

@@ -202,3 +202,11 @@ def test_timeout_stops_the_child(files):
         job.wait(1)
     job._process.join(5)
     assert not job._process.is_alive()
+
+
+def test_an_explicitly_named_unsafe_label_must_exist():
+    """Without --unsafe a missing label only leaves D absent; naming one that is missing fails."""
+    request = OracleRequest(model("no_unsafe"), unsafe_label="crash")
+    assert compute_oracle(request).has_danger is False
+    with pytest.raises(ModelError, match="unsafe label 'crash' is not defined"):
+        compute_oracle(OracleRequest(model("no_unsafe"), unsafe_label="crash", require_unsafe=True))

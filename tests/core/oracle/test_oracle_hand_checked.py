@@ -246,7 +246,12 @@ def test_undefined_constant_is_named_with_how_to_pass_it():
 
 
 @pytest.mark.parametrize(
-    ("constants", "named"), [("M=3", "unknown constant M"), ("N=3,p=0.5", "'p'"), ("N", "N")]
+    ("constants", "named"),
+    [
+        ("M=3", "unknown constant M"),
+        ("N=3,p=0.5", "constant p has a value in the model"),
+        ("N", "N"),
+    ],
 )
 def test_bad_constant_definitions(constants, named):
     with pytest.raises(ModelError) as raised:
