@@ -17,7 +17,7 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
-    from explaincheck.core.cli.main import main as cli_main
+    from explaincheck.gui.launcher import main as cli_main
 
     args = list(sys.argv[1:] if argv is None else argv)
     return cli_main(args or ["gui"])

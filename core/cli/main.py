@@ -14,29 +14,28 @@ import sys
 
 from explaincheck.core.errors import ExplaincheckError
 
-# Registration: module names under explaincheck.core.cli (imported lazily, so ``explaincheck
-# oracle`` does not pay for pandas or the GUI).
-SUBCOMMANDS = {
-    "envs": "envs_command",
-    "oracle": "oracle_command",
-    "run": "run_command",
-    "results": "results_command",
-    "report": "report_command",
-    "gui": "gui_command",
-}
-
-# One-line help per sub-command, kept here so ``explaincheck --help`` needs no imports.
-SUMMARIES = {
-    "envs": "list the built-in environments",
-    "oracle": "model-check a PRISM model and print the exact oracle",
-    "run": "run a test campaign against LLMs and store graded results",
-    "results": "list stored executions",
-    "report": "tables and figures from stored results",
-    "gui": "open the desktop application",
+# Registration: sub-command -> (module, one-line help). Modules are imported lazily, so
+# ``explaincheck oracle`` does not pay for pandas. The ``gui`` sub-command is not listed here:
+# core never refers to the GUI; ``explaincheck.gui.launcher`` (the console script) adds it.
+Registry = dict[str, tuple[str, str]]
+SUBCOMMANDS: Registry = {
+    "envs": ("explaincheck.core.cli.envs_command", "list the built-in environments"),
+    "oracle": (
+        "explaincheck.core.cli.oracle_command",
+        "model-check a PRISM model and print the exact oracle",
+    ),
+    "run": (
+        "explaincheck.core.cli.run_command",
+        "run a test campaign against LLMs and store graded results",
+    ),
+    "results": ("explaincheck.core.cli.results_command", "list stored executions"),
+    "report": ("explaincheck.core.cli.report_command", "tables and figures from stored results"),
 }
 
 
-def build_parser(selected: str | None = None) -> argparse.ArgumentParser:
+def build_parser(
+    selected: str | None = None, subcommands: Registry | None = None
+) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="explaincheck",
         description="Test LLM explainers of MDP policies against an exact model-checking oracle.",
@@ -47,11 +46,11 @@ def build_parser(selected: str | None = None) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, summary in SUMMARIES.items():
+    for name, (module_name, summary) in (subcommands or SUBCOMMANDS).items():
         if selected is not None and name != selected:
             sub.add_parser(name, help=summary)
             continue
-        module = importlib.import_module(f"explaincheck.core.cli.{SUBCOMMANDS[name]}")
+        module = importlib.import_module(module_name)
         sub_parser = sub.add_parser(
             name,
             help=summary,
@@ -63,10 +62,12 @@ def build_parser(selected: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, extra: Registry | None = None) -> int:
+    """Run one sub-command; ``extra`` adds sub-commands defined outside core (the GUI's)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    selected = next((a for a in argv if a in SUBCOMMANDS), None)
-    parser = build_parser(selected)
+    subcommands = {**SUBCOMMANDS, **(extra or {})}
+    selected = next((a for a in argv if a in subcommands), None)
+    parser = build_parser(selected, subcommands)
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):
         parser.print_help()

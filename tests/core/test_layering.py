@@ -57,7 +57,6 @@ def test_core_imports_without_qt():
         "explaincheck.core.oracle.compute",
         "explaincheck.core.oracle.isolation",
         "explaincheck.core.cli.main",
-        "explaincheck.core.cli.gui_command",
         "explaincheck.core.environments.registry",
     ):
         assert expected in names

@@ -60,6 +60,8 @@ def qloop(qapp, _session_loop):
     deadline = loop.time() + 5
     while any(not t.done() for t in asyncio.all_tasks(loop)) and loop.time() < deadline:
         qapp.processEvents()
+    # leave no loop marked as running, so tests after this one may call asyncio.run()
+    asyncio.events._set_running_loop(None)
 
 
 @pytest.fixture

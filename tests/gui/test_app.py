@@ -13,7 +13,7 @@ def run_cli(*args: str, env_extra: dict | None = None, timeout: float = 300):
 
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", **(env_extra or {}))
     return subprocess.run(
-        [sys.executable, "-m", "explaincheck.core.cli.main", *args],
+        [sys.executable, "-m", "explaincheck.gui.launcher", *args],
         capture_output=True,
         text=True,
         timeout=timeout,

@@ -53,7 +53,7 @@ def test_results_of_a_command_line_run_can_be_browsed(qtbot, window, tmp_path):
     command = [
         sys.executable,
         "-m",
-        "explaincheck.core.cli.main",
+        "explaincheck.gui.launcher",
         "run",
         "--env",
         "frozen_lake",

@@ -1,12 +1,14 @@
-"""``explaincheck gui``: open the desktop application (PySide6, imported only here, lazily).
+"""``explaincheck gui``: open the desktop application (registered by ``gui/launcher.py``).
 
-The core never imports Qt; this module only imports ``explaincheck.gui`` inside ``run`` so that
-``explaincheck --help`` and every other sub-command work without PySide6 loaded.
+PySide6 is imported only inside ``run``, so ``explaincheck --help`` and every other sub-command
+work without Qt loaded.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+from collections.abc import MutableMapping
 
 from explaincheck.core.errors import ExplaincheckError
 
@@ -47,7 +49,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def choose_platform(screenshot: bool, environ: MutableMapping[str, str]) -> None:
+    """Pick Qt's platform before Qt starts: a screenshot needs no screen (offscreen), and a
+    window without any display is a clear error instead of Qt's abort."""
+    if environ.get("QT_QPA_PLATFORM") or environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY"):
+        return
+    if screenshot:
+        environ["QT_QPA_PLATFORM"] = "offscreen"
+        return
+    raise ExplaincheckError(
+        "no display to open a window on (DISPLAY and WAYLAND_DISPLAY are unset); use "
+        "--screenshot PNG to render without a screen, or run under a desktop or Xvfb"
+    )
+
+
 def run(args: argparse.Namespace) -> int:
+    choose_platform(bool(args.screenshot), os.environ)
     try:
         from explaincheck.gui.app import run as run_gui
     except ImportError as error:
