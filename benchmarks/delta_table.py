@@ -13,20 +13,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from explaincheck.core.environments.registry import load_builtin
+from explaincheck.core.environments.registry import BUILTIN_IDS, load_builtin
 from explaincheck.core.oracle import compute_oracle
 from explaincheck.core.taxonomy.registry import CATEGORIES
 from explaincheck.core.taxonomy.selection import select_cases
-
-BUILTIN = (
-    "frozen_lake",
-    "wolf_goat_cabbage",
-    "water_jug",
-    "transporter",
-    "stock_market",
-    "job_shop",
-    "dam",
-)
 
 
 def mean(values: list[float]) -> float:
@@ -53,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
 
     header = ["environment", "states", *CATEGORIES]
     rows, notes, ok = [], {}, True
-    for env_id in BUILTIN:
+    for env_id in BUILTIN_IDS:
         environment = load_builtin(env_id)
         oracle = compute_oracle(environment.request())
         row = [env_id, str(len(oracle.states))]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from explaincheck.core.environments.registry import BUILTIN_IDS
 from explaincheck.core.taxonomy.base import MODE, PREFERENCE, SCOPE, STATE
 from explaincheck.core.taxonomy.registry import CATEGORY_DIMENSIONS
 
@@ -62,15 +63,8 @@ DIMENSION_COLOURS: dict[str, str] = {
 }
 OTHER_COLOUR = "#999999"
 
-ENVIRONMENTS: tuple[str, ...] = (
-    "frozen_lake",
-    "wolf_goat_cabbage",
-    "water_jug",
-    "transporter",
-    "stock_market",
-    "job_shop",
-    "dam",
-)
+# Built-in environments in the paper's order (the registry is the one list).
+ENVIRONMENTS: tuple[str, ...] = BUILTIN_IDS
 
 AVERAGE = "average"
 BASELINE_LLM = "random"  # the uniform-random answerer every model is compared with

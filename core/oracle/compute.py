@@ -47,6 +47,8 @@ def compute_in_process(request: OracleRequest) -> OracleResult:
     parsed = building.parse(request)
     if request.method not in ("auto", EXACT, VERIFIED):
         raise ModelError(f"unknown oracle method {request.method!r}: use auto, exact or verified")
+    # The float build is cheap and tells the size, which decides whether the (much slower)
+    # Rational build is affordable; small models are therefore built twice, on purpose.
     model = building.build(parsed, exact=False, state_limit=request.state_limit, path=path)
     method = request.method
     if method == "auto":

@@ -64,6 +64,19 @@ class StateFacts:
     q_exact: dict[str, str] = field(default_factory=dict)
 
     @property
+    def roles(self) -> tuple[str, ...]:
+        """What kind of state this is, in display order: initial, goal, unsafe, dead_end,
+        bottleneck (empty for an ordinary state)."""
+        flags = (
+            ("initial", self.is_initial),
+            ("goal", self.is_goal),
+            ("unsafe", self.is_unsafe),
+            ("dead_end", self.dead_end),
+            ("bottleneck", self.bottleneck),
+        )
+        return tuple(name for name, holds in flags if holds)
+
+    @property
     def actions(self) -> tuple[str, ...]:
         """Labelled actions available here, in model order."""
         return tuple(self.q)

@@ -85,18 +85,7 @@ class NodeItem(QGraphicsItem):
 
     @staticmethod
     def _marks_of(facts: StateFacts) -> set[str]:
-        marks = set()
-        if facts.is_initial:
-            marks.add("initial")
-        if facts.is_goal:
-            marks.add("goal")
-        if facts.is_unsafe:
-            marks.add("unsafe")
-        if facts.dead_end:
-            marks.add("dead_end")
-        if facts.bottleneck:
-            marks.add("bottleneck")
-        return marks
+        return set(facts.roles)
 
     def visible_marks(self) -> set[str]:
         """The marks drawn under the current toggles (what a user sees)."""

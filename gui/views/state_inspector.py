@@ -148,18 +148,8 @@ class StateInspector(QScrollArea):
 
     @staticmethod
     def kind(f: StateFacts) -> str:
-        kinds = []
-        if f.is_initial:
-            kinds.append("initial")
-        if f.is_goal:
-            kinds.append("goal")
-        if f.is_unsafe:
-            kinds.append("unsafe")
-        if f.dead_end:
-            kinds.append("dead end (V = 0)")
-        if f.bottleneck:
-            kinds.append("bottleneck")
-        return ", ".join(kinds) or "ordinary"
+        names = {"dead_end": "dead end (V = 0)"}
+        return ", ".join(names.get(role, role) for role in f.roles) or "ordinary"
 
     def _go(self, item: QTreeWidgetItem, column: int) -> None:
         target = item.data(0, Qt.ItemDataRole.UserRole)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 from explaincheck.core.backends.oracle_backend import OracleBackend
-from explaincheck.core.environments.registry import load_builtin
+from explaincheck.core.environments.registry import BUILTIN_IDS, load_builtin
 from explaincheck.core.oracle import compute_oracle
 from explaincheck.core.taxonomy.base import PASS
 from explaincheck.core.taxonomy.grading import grade_reply
@@ -16,18 +16,8 @@ from explaincheck.core.taxonomy.prompts import render_prompt
 from explaincheck.core.taxonomy.registry import CATEGORIES
 from explaincheck.core.taxonomy.selection import select_cases
 
-BUILTIN = (
-    "frozen_lake",
-    "wolf_goat_cabbage",
-    "water_jug",
-    "transporter",
-    "stock_market",
-    "job_shop",
-    "dam",
-)
 
-
-@pytest.fixture(scope="module", params=BUILTIN)
+@pytest.fixture(scope="module", params=BUILTIN_IDS)
 def builtin(request):
     environment = load_builtin(request.param)
     return environment, compute_oracle(environment.request())
@@ -65,7 +55,7 @@ def test_prioritized_mean_delta_is_at_least_random(builtin):
 
 def test_bottleneck_categories_follow_the_paper():
     """Frozen Lake and Wolf-Goat-Cabbage have bottlenecks; the other five do not (paper 6.1)."""
-    for env_id in BUILTIN:
+    for env_id in BUILTIN_IDS:
         oracle = compute_oracle(load_builtin(env_id).request())
         has = CATEGORIES["bottleneck"].not_applicable(oracle) is None
         assert has == (env_id in ("frozen_lake", "wolf_goat_cabbage")), env_id
