@@ -97,7 +97,7 @@ class Category(ABC):
 
     @property
     def lettered(self) -> bool:
-        """Whether the case shows several states named A, B, ... (pairs and subsets)."""
+        """Whether the case shows several named states K, L, ... (pairs and subsets)."""
         return self.dimension in (SCOPE, MODE)
 
     def not_applicable(self, oracle: OracleResult) -> str | None:
@@ -110,7 +110,8 @@ class Category(ABC):
 
     @abstractmethod
     def question(self, case: TestCase, oracle: OracleResult) -> str:
-        """The question sentence(s), referring to "this state" or to states A, B, ..."""
+        """The question sentence(s), referring to "this state" or to the states by the names the
+        prompt gives them (``kinds.letters``: K, L, ...)."""
 
     @abstractmethod
     def answer_form(self, case: TestCase, oracle: OracleResult) -> AnswerForm:

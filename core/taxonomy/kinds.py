@@ -155,14 +155,20 @@ class YesNoCategory(Category):
         return Grade(verdict, reason, {"answer": answer}, {"answer": right})
 
 
+def pair_names() -> str:
+    """How a pair question names its two states, as the prompt labels them: "K or L"."""
+    return " or ".join(letters(2))
+
+
 class PairCategory(Category):
-    """Mode queries: which of states A and B (the case's two states, in presentation order)."""
+    """Mode queries: which of the case's two states (named ``letters(2)``, K and L, in presentation
+    order). Questions, reasons and the schema all use the names the prompt shows."""
 
     dimension = MODE
 
     @abstractmethod
     def right_index(self, case: TestCase, oracle: OracleResult) -> int:
-        """0 if state A is the right answer, 1 if state B is."""
+        """0 if the first state (K) is the right answer, 1 if the second (L) is."""
 
     @abstractmethod
     def facts(self, case: TestCase, oracle: OracleResult) -> str:
@@ -228,9 +234,13 @@ class QuantityPairCategory(PairCategory):
         return 0 if (order > 0) == self.higher_is_right else 1
 
     def facts(self, case: TestCase, oracle: OracleResult) -> str:
+        first, second = letters(2)
         a, b = (oracle.state(i) for i in case.states)
         value_a, value_b = getattr(a, self.quantity), getattr(b, self.quantity)
-        return f"{self.symbol}(A) = {number(value_a)}, {self.symbol}(B) = {number(value_b)}"
+        return (
+            f"{self.symbol}({first}) = {number(value_a)}, "
+            f"{self.symbol}({second}) = {number(value_b)}"
+        )
 
 
 class SubsetCategory(YesNoCategory):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.taxonomy.base import TestCase
-from explaincheck.core.taxonomy.kinds import QuantityPairCategory
+from explaincheck.core.taxonomy.kinds import QuantityPairCategory, pair_names
 
 
 class MorePromising(QuantityPairCategory):
@@ -20,6 +20,6 @@ class MorePromising(QuantityPairCategory):
 
     def question(self, case: TestCase, oracle: OracleResult) -> str:
         return (
-            "From which of the two states, A or B, is the goal more likely to be reached "
-            "eventually, if the agent acts as well as possible from there?"
+            f"From which of the two states, {pair_names()}, is the goal more likely to be "
+            "reached eventually, if the agent acts as well as possible from there?"
         )

@@ -1,7 +1,7 @@
 """Rendering a test case into the prompt text and the JSON schema of its answer.
 
 The frame is the paper's template (section 5): the environment's task description, the state in
-words (or states A, B, ... for pairs and subsets), the available actions with their meanings, the
+words (or states K, L, ... for pairs and subsets), the available actions with their meanings, the
 category's question and "Respond only with a JSON object of the form ...". The environment supplies
 all the words (``Environment.task``, ``describe``, ``action_meanings``); categories supply the
 question and the answer form.

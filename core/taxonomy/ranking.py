@@ -4,11 +4,13 @@ Passes iff the answer is a permutation of exactly the available actions and, for
 with Q(a) > Q(b) beyond a tie (the oracle's ``action_order`` groups: exact under the exact method,
 else within the tie tolerance), a comes before b; tied actions may appear in either order.
 
-δ = 1 − the smallest adjacent gap of the true ordering (ambiguity). The true ordering is the
-ordering up to ties, so adjacent means adjacent groups of equal Q: a zero gap between tied actions
-is no decision the answer has to get right (either order passes). A state whose actions are all
-tied has nothing to order and gets δ = 0. (Counting zero gaps would give every state with a tie
-δ = 1, the maximum, and prioritised selection would pick the cases that are easiest to pass.)
+Pool: preference states with at least two *distinct* Q values (two tie groups). A state whose
+actions all tie is not a ranking case: every order passes there.
+
+δ = 1 − the smallest gap between adjacent *distinct* Q values, i.e. between adjacent tie groups of
+the decreasing sort. This deviates from the paper's literal formula (smallest gap between adjacent
+sorted Q values), which gives a gap of 0 and so the maximum δ = 1 to any state with a tie: the
+prioritised selection then picked exactly the cases that are easiest to pass (docs/method.md).
 """
 
 from __future__ import annotations
@@ -25,13 +27,11 @@ MAX_LISTED = 3  # order violations spelled out in a reason
 
 
 def smallest_gap(state: StateFacts) -> float | None:
-    """Smallest difference between adjacent action values Q_(i) - Q_(i+1) in the decreasing
-    sort, as the paper defines it (tied actions give a gap of 0, so δ = 1: the paper's formula,
-    which DESIGN.md says wins; ties still grade either-order-correct). None: fewer than 2."""
-    if sum(len(group) for group in state.action_order) < 2:
+    """Smallest difference between adjacent distinct action values: Q of one tie group minus Q
+    of the next in the decreasing order (``action_order`` decides ties exactly under the exact
+    method). None: fewer than two tie groups, so nothing to order."""
+    if len(state.action_order) < 2:
         return None
-    if any(len(group) > 1 for group in state.action_order):
-        return 0.0  # exact tie (the groups decide ties exactly, not the float values)
     ordered = [state.q[group[0]] for group in state.action_order]
     return min(ordered[i] - ordered[i + 1] for i in range(len(ordered) - 1))
 
@@ -39,6 +39,14 @@ def smallest_gap(state: StateFacts) -> float | None:
 class Ranking(PreferenceCategory):
     id = "ranking"
     title = "Full ranking?"
+
+    def pool(self, oracle: OracleResult) -> list[StateFacts]:
+        return [s for s in super().pool(oracle) if len(s.action_order) >= 2]
+
+    def not_applicable(self, oracle: OracleResult) -> str | None:
+        if self.pool(oracle):
+            return None
+        return "no state outside the goal has two actions of different value"
 
     def state_delta(self, state: StateFacts, oracle: OracleResult) -> float:
         gap = smallest_gap(state)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.taxonomy.base import TestCase
-from explaincheck.core.taxonomy.kinds import QuantityPairCategory
+from explaincheck.core.taxonomy.kinds import QuantityPairCategory, pair_names
 
 
 class Safer(QuantityPairCategory):
@@ -25,7 +25,7 @@ class Safer(QuantityPairCategory):
 
     def question(self, case: TestCase, oracle: OracleResult) -> str:
         return (
-            "Which of the two states, A or B, is safer, i.e. has the lower probability of "
+            f"Which of the two states, {pair_names()}, is safer, i.e. has the lower probability of "
             "eventually reaching an unsafe state (a failure as described in the task), when the "
             "agent acts to avoid unsafe states as well as possible?"
         )

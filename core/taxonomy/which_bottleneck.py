@@ -10,7 +10,7 @@ from __future__ import annotations
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.taxonomy.base import Candidate, TestCase
 from explaincheck.core.taxonomy.bottleneck import BOTTLENECK_DEFINITION, bottleneck_reason
-from explaincheck.core.taxonomy.kinds import PairCategory, number
+from explaincheck.core.taxonomy.kinds import PairCategory, letters, number, pair_names
 from explaincheck.core.taxonomy.sampling import bottleneck_pool, cross_pairs, delta, rng_for
 
 
@@ -37,14 +37,16 @@ class WhichBottleneck(PairCategory):
         return 0 if oracle.state(case.states[0]).bottleneck else 1
 
     def facts(self, case: TestCase, oracle: OracleResult) -> str:
+        first, second = letters(2)
         a, b = (oracle.state(i) for i in case.states)
         return (
-            f"bottleneck: {'A' if a.bottleneck else 'B'}; "
-            f"C_B(A) = {number(a.centrality)}, C_B(B) = {number(b.centrality)}"
+            f"bottleneck: {first if a.bottleneck else second}; "
+            f"C_B({first}) = {number(a.centrality)}, C_B({second}) = {number(b.centrality)}"
         )
 
     def question(self, case: TestCase, oracle: OracleResult) -> str:
         return (
-            f"{BOTTLENECK_DEFINITION} Exactly one of the two states, A or B, is a bottleneck. "
+            f"{BOTTLENECK_DEFINITION} Exactly one of the two states, {pair_names()}, is a "
+            "bottleneck. "
             "Which one?"
         )

@@ -198,18 +198,26 @@ def test_worst_action_delta_expected_and_verdicts(toy):
 # --- ranking ---------------------------------------------------------------------------------
 
 
-def test_ranking_delta_is_one_minus_smallest_adjacent_gap(toy):
-    # the paper's formula over the decreasing sort of all action values: a tie is a gap of 0
+def test_ranking_delta_uses_gaps_between_distinct_values(toy):
+    # 1 − the smallest gap between adjacent tie groups; states whose actions all tie (2: go = wait,
+    # 3: a = b) are no ranking case, since every order passes there (docs/method.md)
     assert deltas(toy, "ranking") == {
-        (0,): 1.0,  # right > left = stay: the tied pair has gap 0
+        (0,): 0.75,  # right .75 > left = stay .5: one gap of .25 between the two groups
         (1,): 0.75,
-        (2,): 1.0,  # all tied
-        (3,): 1.0,
         (6,): 0.9,  # gaps 0.1 and 0.2
     }
-    # ties broken by the seeded RNG among the δ = 1 states, then (6,) before (1,)
     chosen = [c.states for c in select_cases(toy, "ranking", budget=5)]
-    assert sorted(chosen[:3]) == [(0,), (2,), (3,)] and chosen[3:] == [(6,), (1,)]
+    assert chosen[0] == (6,) and sorted(chosen[1:]) == [(0,), (1,)]
+
+
+def test_ranking_not_applicable_when_every_state_ties():
+    tied = make_oracle(
+        [make_state(0, {"go": 0.5, "wait": 0.5}, initial=True), make_state(1, goal=True)]
+    )
+    assert CATEGORIES["ranking"].not_applicable(tied) == (
+        "no state outside the goal has two actions of different value"
+    )
+    assert select_cases(tied, "ranking", budget=5) == []
 
 
 def test_ranking_verdicts(toy):
@@ -222,7 +230,6 @@ def test_ranking_verdicts(toy):
     wrong = rank((0,), ["left", "right", "stay"])
     assert wrong.verdict == FAIL and "left" in wrong.reason
     assert rank((6,), ["x", "z", "y"]).verdict == FAIL
-    assert rank((2,), ["wait", "go"]).verdict == PASS
     short = rank((0,), ["right", "left"])
     assert short.verdict == FAIL and "missing stay" in short.reason
     repeated = rank((0,), ["right", "left", "left"])
