@@ -33,7 +33,8 @@ SELECTION_CHOICES = (PRIORITIZED, RANDOM, BOTH)
 @dataclass(frozen=True)
 class Campaign:
     """What to test: environment/model (+constants, labels), LLMs, categories, budget, selection,
-    repeats, seed and grading. ``categories`` empty means all ten."""
+    repeats, seed and grading. ``categories`` empty means the default set: every category that
+    applies here, less those with a caveat (``registry.applicability``)."""
 
     environment: str  # a built-in environment id or a PRISM file path
     llms: tuple[str, ...]
@@ -122,6 +123,19 @@ class Plan:
     def environment_name(self) -> str:
         return self.environment.id or self.campaign.environment
 
+    def stored_settings(self) -> dict[str, Any]:
+        """The campaign's settings plus what the plan decided (skipped categories and caveats of
+        the categories that ran), as stored with the campaign for reports."""
+        from explaincheck.core.taxonomy.registry import applicability
+
+        ran = {category for category, _ in self.cases}
+        caveats = {
+            cid: found.caveat
+            for cid, found in applicability(self.oracle).items()
+            if found.caveat and cid in ran
+        }
+        return {**self.campaign.settings(), "skipped": dict(self.skipped), "caveats": caveats}
+
 
 def execution_key(model_hash: str, llm: str, case: TestCase, repeat: int, prompt: Prompt) -> str:
     """Stable identity of one execution across runs (what resume matches on)."""
@@ -129,22 +143,31 @@ def execution_key(model_hash: str, llm: str, case: TestCase, repeat: int, prompt
     return f"{model_hash[:16]}|{llm}|{case.key}|r{repeat}|{prompt_hash}"
 
 
+DEFAULT_CATEGORIES = "default"
+
+
 def resolve_categories(requested: Iterable[str] | str | None) -> tuple[str, ...]:
-    """``all``/empty -> every category; else the given ids, each checked."""
+    """``default``/empty -> () (every category that applies and adds something: the plan leaves
+    out those with a caveat, such as a safer that repeats more_promising); ``all`` -> every
+    category by id (caveats included); else the given ids, each checked."""
     from explaincheck.core.taxonomy.registry import CATEGORIES
 
-    if requested is None or requested == "all":
+    if requested is None or requested == DEFAULT_CATEGORIES:
+        return ()
+    if requested == "all":
         return tuple(CATEGORIES)
     if isinstance(requested, str):
         requested = [part for part in requested.split(",")]
     ids = tuple(part.strip() for part in requested if part.strip())
-    if not ids or ids == ("all",):
+    if not ids or ids == (DEFAULT_CATEGORIES,):
+        return ()
+    if ids == ("all",):
         return tuple(CATEGORIES)
     unknown = [c for c in ids if c not in CATEGORIES]
     if unknown:
         raise ExplaincheckError(
             f"unknown categor{'y' if len(unknown) == 1 else 'ies'} {', '.join(unknown)}"
-            f" (valid: all or {', '.join(CATEGORIES)})"
+            f" (valid: default, all or {', '.join(CATEGORIES)})"
         )
     return tuple(dict.fromkeys(ids))
 
@@ -183,19 +206,21 @@ def plan_campaign(
     execution per LLM and repeat. Order: case by case across categories (so a partial run
     covers every category), then LLM, then repeat."""
     from explaincheck.core.taxonomy.prompts import render_prompt
-    from explaincheck.core.taxonomy.registry import CATEGORIES
+    from explaincheck.core.taxonomy.registry import CATEGORIES, applicability
     from explaincheck.core.taxonomy.selection import select_cases
 
     environment = environment or load_environment(campaign)
     oracle = oracle or oracle_for(campaign, environment)
-    categories = resolve_categories(campaign.categories or None)
+    categories = resolve_categories(campaign.categories or None) or tuple(CATEGORIES)
     skipped: dict[str, str] = {}
     cases: dict[tuple[str, str], int] = {}
     selected: list[TestCase] = []
+    applicable = applicability(oracle)
     for category_id in categories:
-        reason = environment.not_applicable.get(category_id) or CATEGORIES[
-            category_id
-        ].not_applicable(oracle)
+        found = applicable[category_id]
+        reason = found.reason
+        if reason is None and found.caveat and not campaign.categories:
+            reason = f"left out by default ({found.caveat}); ask for it by id to test it anyway"
         if reason:
             skipped[category_id] = reason
             continue

@@ -105,7 +105,7 @@ class CampaignRunner:
         plan = self.plan
         self._campaign_id = self.store.begin_campaign(
             identity=plan.identity,
-            settings=plan.campaign.settings(),
+            settings=plan.stored_settings(),
             environment=plan.environment_name,
             model_path=plan.oracle.model.path,
             model_hash=plan.model_hash,

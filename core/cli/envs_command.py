@@ -30,19 +30,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def served_categories(env: Environment, result: OracleResult) -> list[str]:
-    """Categories with test cases here: the category's own check, minus the TOML's exclusions."""
-    from explaincheck.core.taxonomy.registry import CATEGORIES
+def served_categories(result: OracleResult) -> list[str]:
+    """Categories with test cases here, from the oracle (``registry.applicability``)."""
+    from explaincheck.core.taxonomy.registry import applicability
 
-    return [
-        cid
-        for cid, category in CATEGORIES.items()
-        if cid not in env.not_applicable and category.not_applicable(result) is None
-    ]
+    return [cid for cid, found in applicability(result).items() if found.applicable]
 
 
 def row(env: Environment, result: OracleResult) -> dict[str, Any]:
     """The facts ``envs`` shows for one environment (the JSON object)."""
+    from explaincheck.core.taxonomy.registry import applicability
+
+    found = applicability(result)
     initial = result.initial
     between = sum(1 for s in result.states if 0 < s.value < 1)
     return {
@@ -56,8 +55,9 @@ def row(env: Environment, result: OracleResult) -> dict[str, Any]:
         "V0": initial.value,
         "V0_exact": initial.value_exact,
         "share_between": between / result.model.states,
-        "categories": served_categories(env, result),
-        "not_applicable": dict(env.not_applicable),
+        "categories": served_categories(result),
+        "not_applicable": {cid: f.reason for cid, f in found.items() if f.reason},
+        "caveats": {cid: f.caveat for cid, f in found.items() if f.caveat},
         "method": result.method,
     }
 
@@ -86,7 +86,7 @@ def table_text(rows: list[dict[str, Any]]) -> str:
             str(r["bottlenecks"]),
             str(r["dead_ends"]),
             f"{r['V0']:.4f}",
-            _categories_text(r["categories"]),
+            _categories_text(r["categories"]) + ("*" if r.get("caveats") else ""),
         )
         for r in rows
     ]
@@ -96,7 +96,12 @@ def table_text(rows: list[dict[str, Any]]) -> str:
         for line in (header, *body)
     ]
     lines.insert(1, "  ".join("-" * width for width in widths))
-    return "\n".join(lines)
+    notes = [
+        f"* {r['id']}: {cid} is left out of default campaigns: {caveat}"
+        for r in rows
+        for cid, caveat in r.get("caveats", {}).items()
+    ]
+    return "\n".join([*lines, *(["", *notes] if notes else [])])
 
 
 def _categories_text(served: list[str]) -> str:

@@ -45,7 +45,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--llm", action="append", required=True, metavar="SPEC", help="LLM under test (repeatable)"
     )
     parser.add_argument(
-        "--categories", default="all", metavar="all|ID,ID", help="categories to test (default: all)"
+        "--categories",
+        default="default",
+        metavar="default|all|ID,ID",
+        help=(
+            "categories to test (default: every one that applies here, less a safer that "
+            "repeats more_promising; all: every one that applies)"
+        ),
     )
     parser.add_argument("--budget", type=int, default=20, help="test cases per category (20)")
     parser.add_argument(

@@ -23,7 +23,8 @@ from explaincheck.core.environments.loader import (
 )
 from explaincheck.core.environments.types import Environment
 
-NEUTRAL_GOAL = "reach a state labelled {goal}, avoid states labelled {unsafe}"
+NEUTRAL_GOAL = "reach a state labelled {goal}"
+NEUTRAL_AVOID = ", and avoid states labelled {unsafe}"
 MAX_MEANING = 1200  # characters of PRISM commands shown per action
 
 
@@ -72,6 +73,14 @@ def _meaning(commands: list[str]) -> str:
     return text
 
 
+def _goal_text(goal_label: str, unsafe_label: str, labels: dict[str, str]) -> str:
+    """The task sentence; unsafe states are mentioned only when the model labels any."""
+    text = NEUTRAL_GOAL.format(goal=goal_label)
+    if unsafe_label in labels:
+        text += NEUTRAL_AVOID.format(unsafe=unsafe_label)
+    return text
+
+
 def generic_state_template(variables: list[str]) -> str:
     """``"x = {x}, y = {y} (labels: {labels})"`` for the given variable names."""
     parts = ", ".join(f"{name} = {{{name}}}" for name in variables)
@@ -105,7 +114,7 @@ def generic_environment(
         "state you choose one of the available actions; what happens next is random, as given by "
         "the action's PRISM command(s) listed with the actions (guard -> probability : updates, "
         "where x' is the value of x after the step; a command applies only where its guard holds). "
-        "Your task: " + NEUTRAL_GOAL.format(goal=goal_label, unsafe=unsafe_label) + "."
+        "Your task: " + _goal_text(goal_label, unsafe_label, labels) + "."
     )
     template = generic_state_template([var for var, _ in variables])
     return Environment(
@@ -122,7 +131,6 @@ def generic_environment(
         task=task,
         action_meanings={action: _meaning(texts) for action, texts in commands.items()},
         describe=TemplateDescriber(template, values),
-        not_applicable={},
         folder=None,
     )
 
@@ -147,7 +155,6 @@ def wording_data(env: Environment, *, state_template: str | None = None) -> dict
         "state": template,
         "constants": parse_constants(env.constants),
         "actions": {action: _escape(text) for action, text in env.action_meanings.items()},
-        "not_applicable": dict(env.not_applicable),
     }
 
 

@@ -156,10 +156,8 @@ def load_environment(
         values.update(parse_constants(constants))
 
     actions = data.get("actions", {})
-    not_applicable = data.get("not_applicable", {})
-    for name, table in (("actions", actions), ("not_applicable", not_applicable)):
-        if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
-            raise EnvironmentFolderError(f"{where}: [{name}] must map names to text")
+    if not isinstance(actions, dict) or not all(isinstance(v, str) for v in actions.values()):
+        raise EnvironmentFolderError(f"{where}: [actions] must map names to text")
     task = _required_text(data, "task", where)
 
     builtin = is_builtin_folder(folder)
@@ -178,7 +176,6 @@ def load_environment(
             for name, text in actions.items()
         },
         describe=describe,
-        not_applicable=dict(not_applicable),
         folder=str(folder),
     )
 

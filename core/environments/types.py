@@ -8,7 +8,7 @@ gets generic wording built from the model itself (see ``generic.py``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from explaincheck.core.oracle.types import OracleRequest, StateFacts
 
@@ -30,7 +30,6 @@ class Environment:
     task: str  # the task description the LLM reads at the top of every prompt
     action_meanings: dict[str, str]  # action name -> what it does (including randomness)
     describe: StateDescriber  # how a state reads in words
-    not_applicable: dict[str, str] = field(default_factory=dict)  # category id -> why not
     folder: str | None = None
 
     def request(self, **overrides) -> OracleRequest:

@@ -104,6 +104,11 @@ class Category(ABC):
         """Why this category has no test case on ``oracle`` (the paper's "–"), or None."""
         return None if self.candidates(oracle) else "no candidate test case"
 
+    def caveat(self, oracle: OracleResult) -> str | None:
+        """Why this category, though applicable, adds nothing here and is left out of a default
+        campaign (it can still be asked for by id), or None."""
+        return None
+
     @abstractmethod
     def candidates(self, oracle: OracleResult, seed: int = 0) -> list[Candidate]:
         """Every candidate (or a documented seeded sample of them), in a deterministic order."""

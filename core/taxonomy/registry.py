@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.taxonomy.base import Category
 from explaincheck.core.taxonomy.best_action import BestAction
@@ -14,6 +17,9 @@ from explaincheck.core.taxonomy.subset_bottleneck import SubsetBottleneck
 from explaincheck.core.taxonomy.subset_dead_end import SubsetDeadEnd
 from explaincheck.core.taxonomy.which_bottleneck import WhichBottleneck
 from explaincheck.core.taxonomy.worst_action import WorstAction
+
+if TYPE_CHECKING:
+    from explaincheck.core.oracle.types import OracleResult
 
 CATEGORIES: dict[str, Category] = {
     category.id: category
@@ -42,3 +48,34 @@ def category(category_id: str) -> Category:
     except KeyError:
         valid = ", ".join(CATEGORIES)
         raise ExplaincheckError(f"unknown category {category_id!r} (valid: {valid})") from None
+
+
+@dataclass(frozen=True)
+class Applicability:
+    """Whether a category can be tested on one oracle: ``reason`` says why not (None: it can);
+    ``caveat`` says why an applicable category is left out of a default campaign."""
+
+    category: str
+    reason: str | None
+    caveat: str | None = None
+
+    @property
+    def applicable(self) -> bool:
+        return self.reason is None
+
+    @property
+    def default_on(self) -> bool:
+        """Ticked in a default campaign: applicable and without a caveat."""
+        return self.reason is None and self.caveat is None
+
+
+def applicability(oracle: OracleResult) -> dict[str, Applicability]:
+    """Every category's applicability on ``oracle``: the one place the CLI, the plan and the GUI
+    ask. It comes from the oracle at the chosen constants, never from hand-written lists, so a
+    constant that creates bottlenecks enables the bottleneck categories."""
+    result = {}
+    for category_id, category in CATEGORIES.items():
+        reason = category.not_applicable(oracle)
+        caveat = category.caveat(oracle) if reason is None else None
+        result[category_id] = Applicability(category_id, reason, caveat)
+    return result

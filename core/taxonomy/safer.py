@@ -2,9 +2,15 @@
 
 D(s) = Pmin[F unsafe]. δ = 1 − |D(s1) − D(s2)| (ambiguity). Not applicable without an unsafe
 label; pairs with equal D are not generated.
+
+Where every run ends in the goal or in an unsafe state, D = 1 − V on every state, so "safer" asks
+exactly what ``more_promising`` asks (the same pairs, the same answers). The oracle detects this
+(``danger_is_complement``) and the category is then left out of default campaigns.
 """
 
 from __future__ import annotations
+
+from fractions import Fraction
 
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.taxonomy.base import TestCase
@@ -23,9 +29,35 @@ class Safer(QuantityPairCategory):
             return "the model has no unsafe label, so there is no danger D"
         return super().not_applicable(oracle)
 
+    def caveat(self, oracle: OracleResult) -> str | None:
+        if not danger_is_complement(oracle):
+            return None
+        return (
+            "every run ends in the goal or in an unsafe state, so D = 1 − V on every state and "
+            "'Which state is safer?' asks the same as 'Which state is more promising?'"
+        )
+
     def question(self, case: TestCase, oracle: OracleResult) -> str:
         return (
             f"Which of the two states, {pair_names()}, is safer, i.e. has the lower probability of "
             "eventually reaching an unsafe state (a failure as described in the task), when the "
             "agent acts to avoid unsafe states as well as possible?"
         )
+
+
+def danger_is_complement(oracle: OracleResult) -> bool:
+    """Whether D(s) = 1 − V(s) on every state outside the goal (exactly under the exact method,
+    else within the tie tolerance): then safer and more_promising order every pair alike."""
+    if not oracle.has_danger:
+        return False
+    for state in oracle.states:
+        if state.is_goal:
+            continue
+        if state.value_exact is not None and state.danger_exact is not None:
+            if Fraction(state.danger_exact) != 1 - Fraction(state.value_exact):
+                return False
+        elif state.danger is None or abs(state.danger - (1.0 - state.value)) > max(
+            oracle.tie_tolerance, 1e-12
+        ):
+            return False
+    return True

@@ -1,9 +1,14 @@
 """Dead ends in the subset? (scope query): does a k-subset contain a state with V(s) = 0?
 
 Subsets of ``subset_size`` (default 4) non-goal states (``sampling.subsets``: all of them while few
-enough, else seeded samples around the lowest-valued states). δ = 1 − min V over the subset
-(ambiguity on the negatives); positive subsets tie at δ = 1, so the seeded tie-break samples them
-uniformly. Binary: positives contain a dead end.
+enough, else seeded samples around the lowest-valued states). Binary: positives contain a dead end.
+
+δ of a negative subset = 1 − min V over the subset (ambiguity: a state close to V = 0 looks like a
+dead end). The paper's formula gives every positive subset δ = 1; here a positive subset whose dead
+ends are all *live* (V = 0, yet the agent can still move on) keeps δ = 1, while one holding an
+*absorbing* failure state (a hole, an eaten goat: the description shows that it is over) gets
+δ = ½, since the wording gives such a case away. So prioritised selection prefers the live dead
+ends where a model has them (docs/method.md).
 """
 
 from __future__ import annotations
@@ -11,6 +16,19 @@ from __future__ import annotations
 from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.taxonomy.base import TestCase
 from explaincheck.core.taxonomy.kinds import SubsetCategory
+
+VISIBLE_DEAD_END_DELTA = 0.5  # δ of a positive subset that holds an absorbing failure state
+
+
+def is_absorbing(state: StateFacts) -> bool:
+    """Whether every choice of ``state`` leads back to itself (nothing can happen any more)."""
+    return all(set(targets) <= {state.id} for targets in state.successors.values())
+
+
+def is_visible_dead_end(state: StateFacts) -> bool:
+    """A dead end that is an absorbing failure: its description shows that the run is over."""
+    return state.dead_end and is_absorbing(state)
+
 
 DEAD_END_DEFINITION = (
     "A dead end is a state from which the goal can no longer be reached at all (probability 0), "
@@ -37,9 +55,11 @@ class SubsetDeadEnd(SubsetCategory):
         return state.dead_end
 
     def score(self, state: StateFacts) -> float:
-        return 1.0 - state.value
+        return VISIBLE_DEAD_END_DELTA if is_visible_dead_end(state) else 1.0 - state.value
 
     def subset_delta(self, members: list[StateFacts]) -> float:
+        if any(is_visible_dead_end(s) for s in members):
+            return VISIBLE_DEAD_END_DELTA
         return 1.0 - min(s.value for s in members)
 
     def question(self, case: TestCase, oracle: OracleResult) -> str:

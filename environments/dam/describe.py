@@ -20,12 +20,10 @@ def describe(state: StateFacts, constants: dict) -> str:
     if level > cap:
         return (
             f"The reservoir has overflowed (more than {_units(cap)} of water) and flooded the "
-            "valley. The task has failed."
+            "valley."
         )
     if level == 0:
-        return (
-            "The reservoir is empty: the town's demand can no longer be met. The task has failed."
-        )
+        return "The reservoir is empty: there is no water left to meet the town's demand."
     if day >= days:
         return (
             f"All {days} days are over and the reservoir holds {_units(level)} of water, "

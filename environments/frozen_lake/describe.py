@@ -42,10 +42,7 @@ def describe(state: StateFacts, constants: dict) -> str:
     ]
     where = f"row {r}, column {c}"
     if is_hole(r, c, n):
-        lines.append(
-            f"You have fallen into the hole at {where}. "
-            "The game is over: the goal can no longer be reached."
-        )
+        lines.append(f"You have fallen into the hole at {where}.")
         return "\n".join(lines)
     if (r, c) == (n - 1, n - 1):
         lines.append(f"You are on the goal tile at {where}: the task is accomplished.")

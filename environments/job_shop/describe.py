@@ -24,7 +24,7 @@ def describe(state: StateFacts, constants: dict) -> str:
     if hours >= deadline:
         return (
             f"The deadline of {deadline} hours has passed with work left ({jobs}): "
-            "the order is late and the task has failed."
+            "the order is late."
         )
     remaining = deadline - hours
     return (

@@ -31,7 +31,5 @@ def describe(state: StateFacts, constants: dict) -> str:
     if worth >= target:
         lines.append("The portfolio has reached the target value: the task is accomplished.")
     elif worth <= 0:
-        lines.append(
-            "The portfolio value has fallen to 0 or below: you are bankrupt and the game is over."
-        )
+        lines.append("The portfolio value has fallen to 0 or below: you are bankrupt.")
     return "\n".join(lines)

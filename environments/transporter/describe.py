@@ -40,9 +40,7 @@ def describe(state: StateFacts, constants: dict) -> str:
     ]
     where = f"row {r}, column {c}"
     if cell(r, c, n) == "X":
-        lines.append(
-            f"The robot has fallen through the open hatch at {where}. The task has failed."
-        )
+        lines.append(f"The robot has fallen through the open hatch at {where}.")
         return "\n".join(lines)
     if item == 2:
         lines.append(
@@ -55,9 +53,7 @@ def describe(state: StateFacts, constants: dict) -> str:
         "The item is still on the shelf." if item == 0 else "The robot is carrying the item."
     )
     if battery == 0:
-        lines.append(
-            "The battery is empty: the robot cannot move any more and the task has failed."
-        )
+        lines.append("The battery is empty.")
         return "\n".join(lines)
     lines.append(f"Battery left: {battery} move{'s' if battery != 1 else ''}.")
     around = []

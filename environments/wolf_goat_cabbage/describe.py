@@ -25,8 +25,7 @@ def describe(state: StateFacts) -> str:
     lost = int(v["lost"])
     if lost:
         return (
-            f"The {LOST[lost]} fell overboard during the last crossing and was lost in the river. "
-            "The game is over: the goal can no longer be reached."
+            f"The {LOST[lost]} fell overboard during the last crossing and was lost in the river."
         )
     where = {
         "farmer": int(v["f"]),
@@ -43,13 +42,11 @@ def describe(state: StateFacts) -> str:
     alone = BANKS[1 - where["farmer"]]
     if where["wolf"] == where["goat"] != where["farmer"]:
         lines.append(
-            f"The wolf and the goat are alone on the {alone}: the wolf has eaten the goat. "
-            "The game is over: the goal can no longer be reached."
+            f"The wolf and the goat are alone on the {alone}: the wolf has eaten the goat."
         )
     elif where["goat"] == where["cabbage"] != where["farmer"]:
         lines.append(
-            f"The goat and the cabbage are alone on the {alone}: the goat has eaten the "
-            "cabbage. The game is over: the goal can no longer be reached."
+            f"The goat and the cabbage are alone on the {alone}: the goat has eaten the cabbage."
         )
     elif all(side == 1 for side in where.values()):
         lines.append("Everyone is safely on the right bank: the puzzle is solved.")

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.taxonomy.registry import Applicability
 from explaincheck.gui.safe_text import plain_label
 from explaincheck.gui.tasks import Tasks, in_thread
 from PySide6.QtCore import QStandardPaths, Qt, Signal
@@ -54,16 +55,11 @@ def format_eta(seconds: float | None) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
-def not_applicable_reasons(oracle: OracleResult, environment: Environment) -> dict[str, str]:
-    """Why each category has no case here (worker thread: candidates can be costly)."""
-    from explaincheck.core.taxonomy.registry import CATEGORIES
+def category_applicability(oracle: OracleResult) -> dict[str, Applicability]:
+    """Each category's applicability (worker thread: candidates can be costly)."""
+    from explaincheck.core.taxonomy.registry import applicability
 
-    reasons = {}
-    for category_id, category in CATEGORIES.items():
-        reason = environment.not_applicable.get(category_id) or category.not_applicable(oracle)
-        if reason:
-            reasons[category_id] = reason
-    return reasons
+    return applicability(oracle)
 
 
 def local_model_available() -> bool:
@@ -322,22 +318,27 @@ class CampaignView(QWidget):
             self.tasks.start(self._update_applicability(oracle, environment), "categories")
 
     async def _update_applicability(self, oracle: OracleResult, environment: Environment) -> None:
-        reasons = await in_thread(not_applicable_reasons, oracle, environment)
+        found = await in_thread(category_applicability, oracle)
         if oracle is not self.oracle:
             return
-        self.reasons = reasons
+        self.reasons = {cid: f.reason for cid, f in found.items() if f.reason}
         for category_id, item in self.category_items.items():
-            reason = reasons.get(category_id)
+            applies = found[category_id]
             base = item.text(0).split("  —")[0]
-            if reason:
+            if applies.reason:
                 item.setText(0, f"{base}  — not applicable")
-                item.setToolTip(0, reason)
+                item.setToolTip(0, applies.reason)
                 item.setCheckState(0, Qt.CheckState.Unchecked)
                 item.setDisabled(True)
+                continue
+            item.setDisabled(False)
+            if applies.caveat:
+                item.setText(0, f"{base}  — repeats another category here")
+                item.setToolTip(0, f"Left out by default: {applies.caveat}. Tick it to ask anyway.")
+                item.setCheckState(0, Qt.CheckState.Unchecked)
             else:
                 item.setText(0, base)
                 item.setToolTip(0, "")
-                item.setDisabled(False)
                 item.setCheckState(0, Qt.CheckState.Checked)
 
     def selected_categories(self) -> list[str]:

@@ -11,6 +11,7 @@ from explaincheck.core.environments.preview import preview_prompt
 from explaincheck.core.environments.registry import BUILTIN_IDS, list_builtin, load_builtin
 from explaincheck.core.oracle import compute_oracle
 from explaincheck.core.oracle.types import EXACT, OracleResult
+from explaincheck.core.taxonomy.registry import applicability
 
 BOTTLENECKS = {
     "frozen_lake": 1,
@@ -64,13 +65,10 @@ def test_model_builds_with_promised_structure(env_id):
 
 
 @pytest.mark.parametrize("env_id", BUILTIN_IDS)
-def test_not_applicable_matches_bottlenecks(env_id):
-    env = load_builtin(env_id)
-    if BOTTLENECKS[env_id]:
-        assert not BOTTLENECK_CATEGORIES & set(env.not_applicable)
-    else:
-        assert set(env.not_applicable) == BOTTLENECK_CATEGORIES
-        assert all(reason.strip() for reason in env.not_applicable.values())
+def test_bottleneck_categories_apply_exactly_where_the_oracle_finds_bottlenecks(env_id):
+    found = applicability(oracle(env_id))
+    for category_id in BOTTLENECK_CATEGORIES:
+        assert found[category_id].applicable == bool(BOTTLENECKS[env_id]), category_id
 
 
 @pytest.mark.parametrize("env_id", BUILTIN_IDS)

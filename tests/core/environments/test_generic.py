@@ -33,7 +33,7 @@ def model(tmp_path):
 def test_generic_wording_comes_from_the_model(model):
     env = generic_environment(model, constants="N=3")
     assert env.id is None and env.title == "walk"
-    assert "reach a state labelled goal, avoid states labelled unsafe" in env.task
+    assert "reach a state labelled goal, and avoid states labelled unsafe" in env.task
     assert "x (integer 0..N)" in env.task and "lit (true or false)" in env.task
     assert "goal = (x = N)" in env.task and "N = 3" in env.task
     assert set(env.action_meanings) == {"forward", "flip"}
@@ -48,9 +48,11 @@ def test_generic_wording_comes_from_the_model(model):
     assert "labels here: goal" in env.describe(goal)
 
 
-def test_generic_labels_follow_the_request(model):
-    env = generic_environment(model, constants="N=3", goal_label="done", unsafe_label="bad")
-    assert "reach a state labelled done, avoid states labelled bad" in env.task
+def test_generic_labels_follow_the_request(tmp_path):
+    path = tmp_path / "walk.prism"
+    path.write_text(MODEL.replace('"goal"', '"done"').replace('"unsafe"', '"bad"'))
+    env = generic_environment(path, constants="N=3", goal_label="done", unsafe_label="bad")
+    assert "reach a state labelled done, and avoid states labelled bad" in env.task
     assert env.request().goal_label == "done"
 
 
@@ -75,3 +77,11 @@ def test_resolve_ids_folders_and_files(model):
         resolve("no_such_env")
     with pytest.raises(ExplaincheckError, match="unknown environment"):
         load_builtin("taxi")
+
+
+def test_generic_wording_without_unsafe_label_does_not_mention_unsafe_states(tmp_path):
+    path = tmp_path / "walk.prism"
+    path.write_text(MODEL.replace('label "unsafe" = x = 0;', ""))
+    env = generic_environment(path, constants="N=3")
+    assert env.task.endswith("Your task: reach a state labelled goal.")
+    assert "unsafe" not in env.task

@@ -53,7 +53,6 @@ def test_builtin_wording_saved_as_data(tmp_path):
     loaded = load_environment(tmp_path / "river")
     assert not (tmp_path / "river" / "describe.py").exists()
     assert loaded.task == env.task and loaded.action_meanings == env.action_meanings
-    assert loaded.not_applicable == env.not_applicable
     initial = compute_oracle(loaded.request()).initial
     assert loaded.describe(initial) == "Farmer 0, wolf 0, goat 0, cabbage 0, lost 0."
 

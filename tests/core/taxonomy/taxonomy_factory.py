@@ -26,6 +26,7 @@ def make_state(
     centrality: float = 0.0,
     tie_tolerance: float = 0.0,
     exact: bool = True,
+    successors: dict[str, dict[int, float]] | None = None,
 ) -> StateFacts:
     """One state; V defaults to max Q (0 without actions), groups tie within ``tie_tolerance``."""
     q = dict(q or {})
@@ -57,7 +58,7 @@ def make_state(
         is_goal=goal,
         is_unsafe=unsafe,
         is_initial=initial,
-        successors={a: {id: 1.0} for a in q},
+        successors=successors if successors is not None else {a: {id: 1.0} for a in q},
         value_exact=str(Fraction(value)) if exact else None,
         danger_exact=str(Fraction(danger)) if exact and danger is not None else None,
         q_exact={a: str(Fraction(v)) for a, v in q.items()} if exact else {},
@@ -100,7 +101,7 @@ def toy_oracle() -> OracleResult:
     0 initial  Q left .5 right .75 stay .5   V .75  D .1  C_B .3
     1          Q left .25 right .5           V .5   D .2  C_B .2
     2 bottle.  Q go 1 wait 1 (all tied)      V 1    D 0   C_B .6
-    3 dead end Q a 0 b 0                     V 0    D .5  C_B .1
+    3 dead end Q a 0 b 0 (live: moves to 4)  V 0    D .5  C_B .1
     4 unsafe trap, no actions (dead end)     V 0    D 1   C_B 0
     5 goal, no actions                       V 1    D 0   C_B 0
     6          Q x .4 y .3 z .1              V .4   D .3  C_B .5
@@ -117,7 +118,13 @@ def toy_oracle() -> OracleResult:
             ),
             make_state(1, {"left": 0.25, "right": 0.5}, danger=0.2, centrality=0.2),
             make_state(2, {"go": 1.0, "wait": 1.0}, danger=0.0, bottleneck=True, centrality=0.6),
-            make_state(3, {"a": 0.0, "b": 0.0}, danger=0.5, centrality=0.1),
+            make_state(
+                3,
+                {"a": 0.0, "b": 0.0},
+                danger=0.5,
+                centrality=0.1,
+                successors={"a": {4: 1.0}, "b": {3: 0.5, 4: 0.5}},  # a live dead end
+            ),
             make_state(4, danger=1.0, unsafe=True),
             make_state(5, danger=0.0, goal=True),
             make_state(6, {"x": 0.4, "y": 0.3, "z": 0.1}, danger=0.3, centrality=0.5),

@@ -261,7 +261,13 @@ def test_subset_dead_end_candidates_and_verdicts(toy):
     found = deltas(toy, "subset_dead_end")
     assert len(found) == 35  # all 4-subsets of the 7 non-goal states
     positives = {s: d for s, d in found.items() if {3, 4} & set(s)}
-    assert len(positives) == 30 and set(positives.values()) == {1.0}
+    assert len(positives) == 30
+    # 4 is an absorbing failure (its wording gives it away): δ ½; 3 is a live dead end: δ 1
+    assert {s: d for s, d in positives.items() if 4 not in s} == {
+        s: 1.0 for s in positives if 4 not in s
+    }
+    assert sum(4 not in s for s in positives) == 10
+    assert {d for s, d in positives.items() if 4 in s} == {0.5}
     negatives = {frozenset(s): d for s, d in found.items() if s not in positives}
     assert negatives == {
         frozenset({1, 2, 6, 7}): 0.6,
@@ -273,6 +279,8 @@ def test_subset_dead_end_candidates_and_verdicts(toy):
     cases = select_cases(toy, "subset_dead_end", budget=10)
     assert [c.positive for c in cases] == [True, False] * 5
     assert [c.delta for c in cases if not c.positive] == [0.6, 0.6, 0.6, 0.6, 0.5]
+    positives_chosen = [c for c in cases if c.positive]
+    assert all(4 not in c.states and c.delta == 1.0 for c in positives_chosen)  # live ones first
     assert grade_reply(cases[0], '{"answer": "yes"}', toy).verdict == PASS
     assert grade_reply(cases[1], '{"answer": "no"}', toy).verdict == PASS
     assert grade_reply(cases[1], '{"answer": "yes"}', toy).verdict == FAIL
