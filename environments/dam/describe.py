@@ -17,19 +17,20 @@ def describe(state: StateFacts, constants: dict) -> str:
     v = state.valuation
     level, rain, day = int(v["l"]), int(v["rain"]), int(v["d"])
     cap, days = int(constants.get("CAP", 6)), int(constants.get("DAYS", 10))
+    weather = "rainy" if rain else "dry"
+    when = f"when {day} of {days} days had passed (weather: {weather})"
     if level > cap:
         return (
-            f"The reservoir has overflowed (more than {_units(cap)} of water) and flooded the "
+            f"The reservoir overflowed {when} (more than {_units(cap)} of water) and flooded the "
             "valley."
         )
     if level == 0:
-        return "The reservoir is empty: there is no water left to meet the town's demand."
+        return f"The reservoir ran empty {when}: there is no water left to meet the town's demand."
     if day >= days:
         return (
             f"All {days} days are over and the reservoir holds {_units(level)} of water, "
             "within the safe range: the task is accomplished."
         )
-    weather = "rainy" if rain else "dry"
     left = days - day
     return (
         f"The reservoir holds {_units(level)} of water (capacity {_units(cap)}). "

@@ -40,7 +40,11 @@ def describe(state: StateFacts, constants: dict) -> str:
     ]
     where = f"row {r}, column {c}"
     if cell(r, c, n) == "X":
-        lines.append(f"The robot has fallen through the open hatch at {where}.")
+        carried = "it was carrying the item" if item == 1 else "the item was still on the shelf"
+        lines.append(
+            f"The robot has fallen through the open hatch at {where} ({carried}; "
+            f"battery left: {battery} move{'s' if battery != 1 else ''})."
+        )
         return "\n".join(lines)
     if item == 2:
         lines.append(

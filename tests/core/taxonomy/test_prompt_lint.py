@@ -1,0 +1,154 @@
+"""A lint over every prompt the built-in environments produce (both selections, budget 20).
+
+Each rule guards a way a test case can be invalid while looking fine:
+- a name the question uses (a state letter, an action) that the prompt never shows, or that the
+  answer schema does not allow, makes the question unanswerable or the schema contradict it;
+- an expected answer outside the schema's space could never be given under constrained decoding;
+- two states of a pair or subset that read the same cannot be told apart;
+- a state description that restates a verdict (dead end, goal unreachable, bottleneck, safety,
+  best action) lets a keyword answer the question instead of the explainer.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from explaincheck.core.environments.generic import generic_environment
+from explaincheck.core.environments.registry import BUILTIN_IDS, load_builtin
+from explaincheck.core.oracle import compute_oracle
+from explaincheck.core.taxonomy.answers import CHOICE, PROBABILITY, RANKING
+from explaincheck.core.taxonomy.kinds import STATE_NAMES, letters
+from explaincheck.core.taxonomy.prompts import render_prompt
+from explaincheck.core.taxonomy.registry import CATEGORIES
+from explaincheck.core.taxonomy.selection import select_cases
+
+# Inferences the oracle grades; a state description may say what is observed, never these.
+# ("unsafe" is allowed: in the generic wording it is the model's own label, shown as observed.)
+VERDICT_PHRASES = re.compile(
+    r"no longer (?:be )?reach|can(?:not|'t) (?:be )?reach|unreachable|dead[ -]?end|bottleneck"
+    r"|(?:task|game|run) (?:has|is) (?:failed|over|lost)|game over|hopeless|doomed"
+    r"|\bsafer?\b|\bdanger|best (?:action|move)|optimal|(?:goal|target) is lost",
+    re.IGNORECASE,
+)
+# A state letter mentioned in a question: "state K", "states K and L", "K or L".
+MENTIONED_LETTER = re.compile(rf"\b([{STATE_NAMES}])\b")
+
+
+@pytest.fixture(scope="module", params=BUILTIN_IDS)
+def builtin(request):
+    environment = load_builtin(request.param)
+    return environment, compute_oracle(environment.request())
+
+
+def selected_cases(oracle):
+    for category_id, category in CATEGORIES.items():
+        if category.not_applicable(oracle) is not None:
+            continue
+        for selection in ("prioritized", "random"):
+            for case in select_cases(oracle, category_id, 20, selection):
+                yield category, case
+
+
+def answer_values(expected: Any) -> list[Any]:
+    """Every value an expected answer names (a list means any of them; groups are flattened)."""
+    if isinstance(expected, list):
+        return [v for item in expected for v in answer_values(item)]
+    return [expected]
+
+
+def test_names_in_prompt_and_schema_and_expected_in_space(builtin):
+    environment, oracle = builtin
+    checked = 0
+    for category, case in selected_cases(oracle):
+        prompt = render_prompt(case, oracle, environment)
+        form = category.answer_form(case, oracle)
+        value_schema = prompt.schema["properties"][form.key]
+        question = category.question(case, oracle)
+        where = f"{environment.id}/{case.key}"
+        # state letters: the question names only letters the prompt labels
+        shown = letters(len(case.states)) if category.lettered else ()
+        for letter in MENTIONED_LETTER.findall(question):
+            assert letter in shown, f"{where}: question names state {letter}"
+            assert f"State {letter}:" in prompt.text, where
+        # every admissible answer name is shown in the prompt and allowed by the schema
+        if form.kind in (CHOICE, RANKING):
+            enum = value_schema["enum"] if form.kind == CHOICE else value_schema["items"]["enum"]
+            assert list(form.options) == enum, where
+            for name in form.options:
+                assert name in prompt.text, f"{where}: {name!r} not in the prompt"
+        # the expected answer and the oracle's own answer lie in the schema's space
+        expected = category.expected(case, oracle)[form.key]
+        answer = category.oracle_answer(case, oracle)
+        if form.kind == PROBABILITY:
+            assert 0 <= expected <= 1 and 0 <= answer <= 1, where
+        elif form.kind == CHOICE:
+            assert set(answer_values(expected)) <= set(form.options), where
+            assert answer in form.options, where
+        else:
+            assert sorted(answer_values(expected)) == sorted(form.options), where
+            assert sorted(answer) == sorted(form.options), where
+        # the states of a pair or subset can be told apart from their words
+        if len(case.states) > 1:
+            texts = [environment.describe(oracle.state(s)).strip() for s in case.states]
+            assert len(set(texts)) == len(texts), f"{where}: two states read the same"
+        checked += 1
+    assert checked >= 100
+
+
+def test_states_outside_the_goal_read_differently(builtin):
+    environment, oracle = builtin
+    seen: dict[str, int] = {}
+    for state in oracle.states:
+        if not state.is_goal:
+            words = environment.describe(state)
+            assert words not in seen, f"{environment.id}: states {seen[words]} and {state.id}"
+            seen[words] = state.id
+
+
+def test_state_words_never_restate_a_verdict(builtin):
+    environment, oracle = builtin
+    generic = generic_environment(
+        environment.model_path,
+        constants=environment.constants,
+        goal_label=environment.goal_label,
+        unsafe_label=environment.unsafe_label,
+    )
+    for wording in (environment, generic):
+        for state in oracle.states:
+            if state.is_goal:
+                continue  # goal states are never a test case
+            words = wording.describe(state)
+            found = VERDICT_PHRASES.search(words)
+            assert found is None, (
+                f"{environment.id} state {state.id}: {found.group(0)!r} in {words!r}"
+            )
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "You fell into a hole. The game is over: the goal can no longer be reached.",
+        "The task has failed.",
+        "This state is a dead end.",
+        "Row 2 is a bottleneck.",
+        "You are safe here.",
+        "The best action is down.",
+    ],
+)
+def test_lint_catches_verdicts(sentence):
+    assert VERDICT_PHRASES.search(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "You have fallen into the hole at row 1, column 1.",
+        "The wolf and the goat are alone on the left bank: the wolf has eaten the goat.",
+        "The battery is empty.",
+        "Cash: 3 coins. Shares held: 1.",
+    ],
+)
+def test_lint_lets_observations_through(sentence):
+    assert VERDICT_PHRASES.search(sentence) is None
