@@ -79,10 +79,22 @@ def build_report(results: pd.DataFrame, tolerance: float = satisfy.DEFAULT_TOLER
                 "Score = share of passing cases (a case's score is the share of its passing "
                 "repeats). – = not applicable (no case for that environment); err = no reply "
                 "at all. Invalid replies count as not passed; errors are excluded. Bold: "
-                "prioritised score lower than random (* on the terminal)."
+                "prioritised score lower than random (* on the terminal). "
+                f"{scores.SMALL_MARK} = fewer than {scores.SMALL_CELL} cases: a rough "
+                "estimate (see the intervals below)."
             ),
             bold=scores.harder_mask(results),
             figure="table1_heatmap",
+        ),
+        Section(
+            "table1_intervals",
+            f"Table 1 with 95% Wilson intervals and the number of cases ({selections})",
+            scores.interval_table(results),
+            note=(
+                "score [low, high] n=cases: with 95% confidence the explainer's pass rate on "
+                "cases like these lies in the interval (Wilson score interval over the cases). "
+                "Wide intervals mean few cases: differences inside them are not evidence."
+            ),
         ),
         Section(
             "invalid_share",

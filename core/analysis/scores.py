@@ -23,12 +23,16 @@ from explaincheck.core.analysis.layout import (
 )
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.taxonomy.base import ERROR, INVALID, PASS, PRIORITIZED, RANDOM
+from statsmodels.stats.proportion import proportion_confint
 
 CELL_KEYS = ["environment", "llm", "category", "selection"]
 REQUIRED_COLUMNS = [*CELL_KEYS, "case_key", "verdict"]
 SELECTIONS = (PRIORITIZED, RANDOM)
 ALL_ERRORS = "err"  # a side that ran but got no reply at all
 PRECISION = 12  # scores are rounded to this many decimals before comparing them
+SMALL_CELL = 6  # cells with fewer scored cases are marked (†): their score is a rough estimate
+SMALL_MARK = "†"
+CONFIDENCE = 0.95
 
 
 def check_columns(results: pd.DataFrame, extra: tuple[str, ...] = ()) -> None:
@@ -63,13 +67,20 @@ def cell_scores(results: pd.DataFrame) -> pd.DataFrame:
     """One row per environment × LLM × category × selection that has any execution.
 
     Columns: score and invalid_share (NaN when every execution was an error), cases (scored
-    cases, the k of a balanced category), executions and errors (counts of rows).
+    cases, the k of a balanced category), ci_low and ci_high (the 95% Wilson interval of the
+    score over its cases: how far the score could be from the explainer's true pass rate with
+    so few cases), executions and errors (counts of rows).
     """
     check_columns(results)
     cases = case_scores(results)
     per_cell = cases.groupby(CELL_KEYS, sort=False).agg(
-        score=("score", "mean"), invalid_share=("invalid_share", "mean"), cases=("score", "size")
+        score=("score", "mean"),
+        invalid_share=("invalid_share", "mean"),
+        cases=("score", "size"),
+        passed=("score", "sum"),
     )
+    low, high = wilson_interval(per_cell["passed"], per_cell["cases"])
+    per_cell = per_cell.assign(ci_low=low, ci_high=high).drop(columns="passed")
     counts = results.groupby(CELL_KEYS, sort=False).agg(
         executions=("verdict", "size"), errors=("verdict", lambda v: int((v == ERROR).sum()))
     )
@@ -85,10 +96,19 @@ def cell_scores(results: pd.DataFrame) -> pd.DataFrame:
             "score",
             "invalid_share",
             "cases",
+            "ci_low",
+            "ci_high",
             "executions",
             "errors",
         ]
     ]
+
+
+def wilson_interval(passed: pd.Series, cases: pd.Series) -> tuple[pd.Series, pd.Series]:
+    """95% Wilson score interval of passed/cases (statsmodels). A case's score may be a share of
+    repeats, so ``passed`` may be fractional; Wilson's formula takes it as it is."""
+    low, high = proportion_confint(passed, cases, alpha=1 - CONFIDENCE, method="wilson")
+    return pd.Series(low, index=passed.index), pd.Series(high, index=passed.index)
 
 
 def average_scores(cells: pd.DataFrame) -> pd.DataFrame:
@@ -125,10 +145,40 @@ def score_matrix(results: pd.DataFrame, selection: str | None = None) -> pd.Data
 
 
 def table1(results: pd.DataFrame) -> pd.DataFrame:
-    """Table 1 as text: "prioritised/random" when both ran, "–" where not applicable."""
+    """Table 1 as text: "prioritised/random" when both ran, "–" where not applicable; a side
+    scored on fewer than ``SMALL_CELL`` cases carries ``SMALL_MARK``."""
     cells = cell_scores(results)
     averages = average_scores(cells)
-    return _text_table(results, cells, averages, "score", _two_decimals)
+    shown = [_marked(s, n) for s, n in zip(cells["score"], cells["cases"], strict=True)]
+    marked = cells.assign(shown=shown)
+    return _text_table(results, marked, averages, "shown", str, average_fmt=_two_decimals)
+
+
+def interval_table(results: pd.DataFrame) -> pd.DataFrame:
+    """Table 1 with the evidence behind each side: "score [low, high] n=cases" (95% Wilson)."""
+    cells = cell_scores(results)
+    shown = [
+        _with_interval(s, lo, hi, n)
+        for s, lo, hi, n in zip(
+            cells["score"], cells["ci_low"], cells["ci_high"], cells["cases"], strict=True
+        )
+    ]
+    totals = cells.groupby(["environment", "llm", "selection"], as_index=False)["cases"].sum()
+    totals["shown"] = [f"n={int(n)}" for n in totals["cases"]]
+    return _text_table(results, cells.assign(shown=shown), totals, "shown", str, last="total")
+
+
+def _marked(score: float, cases: int) -> float | str:
+    if score is None or (isinstance(score, float) and math.isnan(score)):
+        return score
+    return f"{score:.2f}{SMALL_MARK if cases < SMALL_CELL else ''}"
+
+
+def _with_interval(score: float, low: float, high: float, cases: int) -> float | str:
+    if score is None or (isinstance(score, float) and math.isnan(score)):
+        return score
+    mark = SMALL_MARK if cases < SMALL_CELL else ""
+    return f"{score:.2f} [{low:.2f}, {high:.2f}] n={cases}{mark}"
 
 
 def invalid_table(results: pd.DataFrame) -> pd.DataFrame:
@@ -175,8 +225,11 @@ def _text_table(
     value: str,
     fmt: Callable[[float], str],
     last: str = AVERAGE,
+    average_fmt: Callable[[float], str] | None = None,
 ) -> pd.DataFrame:
-    """Lay a long per-cell frame out as Table 1 text (rows environment × LLM)."""
+    """Lay a long per-cell frame out as Table 1 text (rows environment × LLM); the last column
+    comes from ``averages`` (its ``value`` column, else its score, shown by ``average_fmt``)."""
+    average_fmt = average_fmt or fmt
     selections = selections_present(results)
     applicable = applicability(results)
     categories = order_categories(results["category"])
@@ -184,9 +237,12 @@ def _text_table(
         tuple(row[:4]): (row[4], row[5])
         for row in cells[[*CELL_KEYS, value, "errors"]].itertuples(index=False)
     }
+    average_column = value if value in averages.columns else "score"
     avg = {
         tuple(row[:3]): row[3]
-        for row in averages[["environment", "llm", "selection", value]].itertuples(index=False)
+        for row in averages[["environment", "llm", "selection", average_column]].itertuples(
+            index=False
+        )
     }
     rows = _row_index(results)
     data = []
@@ -202,7 +258,7 @@ def _text_table(
                 parts.append(_side(found, fmt))
             line.append("/".join(parts))
         sides = [avg.get((environment, llm, s)) for s in selections]
-        line.append("/".join(_side(None if v is None else (v, 0), fmt) for v in sides))
+        line.append("/".join(_side(None if v is None else (v, 0), average_fmt) for v in sides))
         data.append(line)
     columns = _columns(results, categories, last)
     return pd.DataFrame(data, index=rows, columns=columns, dtype=object)

@@ -108,6 +108,7 @@ class ReportView(QWidget):
         grid.addWidget(self._table_box("rq1_wilcoxon"), 2, 1)
         grid.addWidget(self._table_box("rq2_models"), 3, 0)
         grid.addWidget(self._table_box("table1"), 3, 1)
+        grid.addWidget(self._table_box("table1_intervals"), 4, 0, 1, 2)
         grid.setColumnStretch(0, 1)
         grid.setColumnStretch(1, 1)
         scroll = QScrollArea(self)

@@ -113,6 +113,12 @@ def test_report_builds_and_exports(qtbot, campaign_window, tmp_path):
     assert report.heatmap.canvas is not None and report.difficulty.canvas is not None
     model = report.tables["table1"][2]
     assert model.rowCount() == 2  # frozen_lake x {oracle, random}
+    # small cells are marked and their intervals and case counts are shown beside
+    box, _view, intervals, note = report.tables["table1_intervals"]
+    assert not box.isHidden() and intervals.rowCount() == 2
+    shown = [str(intervals.index(0, c).data()) for c in range(intervals.columnCount())]
+    assert any("[" in text and "n=" in text for text in shown), shown
+    assert "Wilson" in note.text()
     out = tmp_path / "export"
     for kind in ("png", "svg", "csv", "html"):
         task = window.tasks.start(report.export(kind, str(out)), "export")

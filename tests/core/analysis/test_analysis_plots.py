@@ -22,7 +22,7 @@ def test_heatmap_values_and_annotations():
     assert np.allclose(data[0], [0.75, 7 / 12, 2 / 3])
     assert data.mask[2, 1]  # water_jug bottleneck: not applicable
     texts = [t.get_text() for t in axes.texts]
-    assert "0.50/0.67" in texts and "0.25/err" in texts and "–" in texts
+    assert "0.50†/0.67†" in texts and "0.25†/err" in texts and "–" in texts
 
 
 def test_difficulty_chart_bars_sorted_and_coloured_by_dimension():

@@ -74,10 +74,10 @@ def db(tmp_path):
 def test_database_round_trip_gives_the_hand_computed_table(db):
     table = scores.table1(results_frame(db))
     assert table.values.tolist() == [
-        ["0.50/1.00", "0.50/0.67", "0.50/0.83"],
-        ["0.50/0.00", "0.50/0.50", "0.50/0.25"],
-        ["0.25/err", "–", "0.25/–"],
-        ["1.00/0.50", "–", "1.00/0.50"],
+        ["0.50†/1.00†", "0.50†/0.67†", "0.50/0.83"],
+        ["0.50†/0.00†", "0.50†/0.50†", "0.50/0.25"],
+        ["0.25†/err", "–", "0.25/–"],
+        ["1.00†/0.50†", "–", "1.00/0.50"],
     ]
 
 
@@ -99,7 +99,7 @@ def test_markdown_bolds_harder_cells_and_escapes(tmp_path):
     names = {f.name for f in files}
     assert {"report.md", "difficulty.png", "difficulty.svg", "table1_heatmap.png"} <= names
     text = (tmp_path / "report.md").read_text()
-    assert "| m1 | **0.50**/1.00 | **0.50**/0.67 | **0.50**/0.83 |" in text
+    assert "| m1 | **0.50†**/1.00† | **0.50†**/0.67† | **0.50**/0.83 |" in text
     assert "<script>" not in text and "<img" not in text
     assert "&lt;script&gt;" in text
     assert "![difficulty](difficulty.png)" in text
@@ -116,7 +116,7 @@ def test_html_is_self_contained_and_escaped(tmp_path):
     assert "<script" not in page and "<img src=x" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "&lt;img src=x onerror=alert(2)&gt;" in page
-    assert "<b>0.50</b>/1.00" in page
+    assert "<b>0.50†</b>/1.00†" in page
     images = re.findall(r'<img alt="[^"]*" src="([^"]+)">', page)
     assert len(images) == 2
     for source in images:
@@ -135,7 +135,7 @@ def test_csv_files_are_flat_and_defused(tmp_path):
     table = pd.read_csv(tmp_path / "table1.csv")
     assert table.columns.tolist() == ["environment", "llm", "satisfy", "bottleneck", "average"]
     assert sorted(table["llm"].tolist()[:2]) == ["'=HYPERLINK(1)", "m1"]
-    assert table["satisfy"].tolist() == ["0.50/0.00", "0.50/1.00", "1.00/0.50", "0.25/err"]
+    assert table["satisfy"].tolist() == ["0.50†/0.00†", "0.50†/1.00†", "1.00†/0.50†", "0.25†/err"]
     cells = pd.read_csv(tmp_path / "cells.csv")
     assert len(cells) == 12
     rq1 = pd.read_csv(tmp_path / "rq1_counts.csv")

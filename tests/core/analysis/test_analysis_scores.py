@@ -53,11 +53,12 @@ def test_table1_text_every_cell():
     table = scores.table1(small_results())
     assert list(table.index) == ROWS
     assert list(table.columns) == [("State", "satisfy"), ("State", "bottleneck"), ("", "average")]
+    # every cell here has fewer than 6 cases, so each side is marked †; averages are not
     assert table.values.tolist() == [
-        ["0.50/1.00", "0.50/0.67", "0.50/0.83"],
-        ["0.50/0.00", "0.50/0.50", "0.50/0.25"],
-        ["0.25/err", "–", "0.25/–"],  # water_jug has no bottleneck: not applicable
-        ["1.00/0.50", "–", "1.00/0.50"],
+        ["0.50†/1.00†", "0.50†/0.67†", "0.50/0.83"],
+        ["0.50†/0.00†", "0.50†/0.50†", "0.50/0.25"],
+        ["0.25†/err", "–", "0.25/–"],  # water_jug has no bottleneck: not applicable
+        ["1.00†/0.50†", "–", "1.00/0.50"],
     ]
 
 
@@ -65,10 +66,10 @@ def test_table1_single_selection_shows_one_number():
     results = small_results()
     table = scores.table1(results[results.selection == "prioritized"])
     assert table.values.tolist() == [
-        ["0.50", "0.50", "0.50"],
-        ["0.50", "0.50", "0.50"],
-        ["0.25", "–", "0.25"],
-        ["1.00", "–", "1.00"],
+        ["0.50†", "0.50†", "0.50"],
+        ["0.50†", "0.50†", "0.50"],
+        ["0.25†", "–", "0.25"],
+        ["1.00†", "–", "1.00"],
     ]
 
 
@@ -144,3 +145,30 @@ def test_empty_frame_and_missing_columns():
     assert scores.table1(empty).empty
     with pytest.raises(ExplaincheckError, match="verdict"):
         scores.table1(small_results().drop(columns="verdict"))
+
+
+def test_cells_carry_wilson_intervals_equal_to_scipys():
+    from scipy.stats import binomtest
+
+    cells = scores.cell_scores(small_results()).set_index(scores.CELL_KEYS)
+    for key, cell in cells.dropna(subset=["score"]).iterrows():
+        passed = round(cell["score"] * cell["cases"])
+        if abs(passed - cell["score"] * cell["cases"]) > 1e-9:
+            continue  # a fractional case score (repeats): scipy's test needs whole numbers
+        reference = binomtest(passed, int(cell["cases"])).proportion_ci(0.95, "wilson")
+        assert cell["ci_low"] == pytest.approx(reference.low), key
+        assert cell["ci_high"] == pytest.approx(reference.high), key
+        assert cell["ci_low"] <= cell["score"] <= cell["ci_high"]
+
+
+def test_small_cells_are_marked_and_six_cases_are_not():
+    six = pd.concat([small_results()] * 3, ignore_index=True)
+    six["case_key"] = [f"{k}#{i // len(small_results())}" for i, k in enumerate(six["case_key"])]
+    table = scores.table1(six)
+    counts = scores.cases_table(six)
+    assert counts.iat[0, 0] == "9/6"  # frozen_lake m1 satisfy: 9 prioritised, 6 random cases
+    assert table.iat[0, 0] == "0.50/1.00"  # n >= 6 on both sides: no mark
+    assert counts.iat[3, 0] == "3/6" and table.iat[3, 0] == "1.00†/0.50"  # 3 cases: marked
+    intervals = scores.interval_table(six)
+    assert intervals.iat[3, 0] == "1.00 [0.44, 1.00] n=3†/0.50 [0.19, 0.81] n=6"
+    assert intervals.iat[0, -1] == "n=21/n=15"
