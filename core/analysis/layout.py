@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from explaincheck.core.environments.registry import BUILTIN_IDS
-from explaincheck.core.taxonomy.base import MODE, PREFERENCE, SCOPE, STATE
+from explaincheck.core.taxonomy.base import EXPLANATION, MODE, PREFERENCE, SCOPE, STATE
 from explaincheck.core.taxonomy.registry import CATEGORY_DIMENSIONS
 
 # The ten categories in Table 1 order with their dimensions: the taxonomy registry is the one
@@ -22,6 +22,7 @@ DIMENSION_LABELS: dict[str, str] = {
     PREFERENCE: "Preference",
     SCOPE: "Scope",
     MODE: "Mode",
+    EXPLANATION: "Explanation",
 }
 
 # Short column labels as in the paper's Table 1 (which_bottleneck is the Mode "Bttl.").
@@ -36,6 +37,7 @@ CATEGORY_LABELS: dict[str, str] = {
     "more_promising": "Prom.",
     "safer": "Safe",
     "which_bottleneck": "W.Bttl.",
+    "factors": "Why",
     "average": "Avg.",
     "total": "Total",
 }
@@ -52,6 +54,7 @@ CATEGORY_NAMES: dict[str, str] = {
     "more_promising": "more promising",
     "safer": "safer state",
     "which_bottleneck": "which is bottleneck",
+    "factors": "why (factors)",
 }
 
 # Colours of the four dimensions in every figure (colour-blind safe Okabe-Ito hues).
@@ -60,6 +63,7 @@ DIMENSION_COLOURS: dict[str, str] = {
     PREFERENCE: "#E69F00",
     SCOPE: "#009E73",
     MODE: "#CC79A7",
+    EXPLANATION: "#D55E00",
 }
 OTHER_COLOUR = "#999999"
 

@@ -191,9 +191,26 @@ def oracle_for(campaign: Campaign, environment: Environment) -> OracleResult:
         )
         if value is not None
     }
-    return compute_oracle(
-        environment.request(**overrides, require_unsafe=campaign.unsafe_label is not None)
-    )
+    request = environment.request(**overrides, require_unsafe=campaign.unsafe_label is not None)
+    return _with_factors(campaign, environment, compute_oracle(request), request)
+
+
+def _with_factors(
+    campaign: Campaign, environment: Environment, oracle: OracleResult, request=None
+) -> OracleResult:
+    """The oracle with the factor truth attached when the campaign asks for ``factors`` by id:
+    the intervened oracles are computed (or loaded from the cache) once, here."""
+    if "factors" not in campaign.categories:
+        return oracle
+    from explaincheck.core.factors.attach import attach_factors
+
+    if request is None:  # the oracle was given: intervene on what it was computed from
+        request = environment.request(
+            constants=oracle.model.constants,
+            goal_label=oracle.model.goal_label,
+            unsafe_label=oracle.model.unsafe_label,
+        )
+    return attach_factors(oracle, environment, request)
 
 
 def plan_campaign(
@@ -210,6 +227,7 @@ def plan_campaign(
     from explaincheck.core.taxonomy.selection import select_cases
 
     environment = environment or load_environment(campaign)
+    oracle = _with_factors(campaign, environment, oracle) if oracle else None
     oracle = oracle or oracle_for(campaign, environment)
     categories = resolve_categories(campaign.categories or None) or tuple(CATEGORIES)
     skipped: dict[str, str] = {}

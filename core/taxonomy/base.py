@@ -19,6 +19,7 @@ STATE = "state"
 PREFERENCE = "preference"
 SCOPE = "scope"
 MODE = "mode"
+EXPLANATION = "explanation"  # why-questions graded by exact interventions (factors)
 
 # Verdicts (DESIGN.md). ``error`` is given by the runner when no reply came, never by grading.
 PASS, FAIL, INVALID, ERROR = "pass", "fail", "invalid", "error"

@@ -54,6 +54,9 @@ class Parsed:
 def parse_reply(text: Any, form: AnswerForm) -> Parsed:
     """The answer in ``text`` as ``form`` asks for it, or the reason it cannot be read."""
     try:
+        custom = getattr(form, "read_reply", None)  # a form of several keys reads itself
+        if custom is not None:
+            return custom(text)
         raw, reason = find_value(text, form.key)
         if reason:
             return Parsed(reason=reason)

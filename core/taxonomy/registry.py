@@ -9,6 +9,7 @@ from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.taxonomy.base import Category
 from explaincheck.core.taxonomy.best_action import BestAction
 from explaincheck.core.taxonomy.bottleneck import Bottleneck
+from explaincheck.core.taxonomy.factors import Factors
 from explaincheck.core.taxonomy.more_promising import MorePromising
 from explaincheck.core.taxonomy.ranking import Ranking
 from explaincheck.core.taxonomy.safer import Safer
@@ -34,6 +35,7 @@ CATEGORIES: dict[str, Category] = {
         MorePromising(),
         Safer(),
         WhichBottleneck(),
+        Factors(),
     )
 }
 

@@ -1,0 +1,126 @@
+"""Compute the oracle of every intervened model once per campaign (isolated child, cached).
+
+Per model factor f: the model with f neutral (necessity) and the model with every other model
+factor neutral (sufficiency); plus the model with every model factor neutral (sufficiency of
+state factors). Identical interventions are computed once. A constant that the PRISM file itself
+defines cannot be overridden, so for such a constant a copy of the file without that definition
+is written to the cache folder and the neutral value is passed as a constant.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from pathlib import Path
+
+from explaincheck.core.environments.loader import format_constants, parse_constants
+from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.factors.declare import model_constants
+from explaincheck.core.factors.truth import index, state_factors
+from explaincheck.core.factors.types import MODEL, STATE, Factor, FactorTruth
+from explaincheck.core.oracle.types import OracleRequest, OracleResult
+from explaincheck.core.paths import cache_dir
+
+Compute = Callable[[OracleRequest], OracleResult]
+Values = Mapping[str, int | float | bool]
+
+
+def intervened_request(base: OracleRequest, neutral: Values) -> OracleRequest:
+    """``base`` with the constants ``neutral`` set (a stripped copy of the file if needed)."""
+    if not neutral:
+        return base
+    text = Path(base.model_path).read_text(encoding="utf-8", errors="replace")
+    declared = model_constants(text)
+    strip = sorted(
+        (declared[n] for n in neutral if n in declared and declared[n].defined),
+        key=lambda c: c.span[0],
+        reverse=True,
+    )
+    path = base.model_path
+    if strip:
+        for constant in strip:
+            start, end = constant.span
+            text = text[:start] + f"const {constant.type} {constant.name};" + text[end:]
+        digest = hashlib.sha256(text.encode()).hexdigest()[:24]
+        folder = cache_dir() / "factors"
+        folder.mkdir(parents=True, exist_ok=True)
+        copy = folder / f"{digest}.prism"
+        if not copy.exists():
+            copy.write_text(text, encoding="utf-8")
+        path = str(copy)
+    values = parse_constants(base.constants)
+    values.update(neutral)
+    return replace(base, model_path=path, constants=format_constants(values))
+
+
+def neutral_values(factors: tuple[Factor, ...]) -> dict[str, int | float | bool]:
+    values: dict[str, int | float | bool] = {}
+    for factor in factors:
+        values.update(factor.constants)
+    return values
+
+
+def compute_factor_truth(
+    factors: tuple[Factor, ...],
+    factual: OracleResult,
+    base: OracleRequest,
+    compute: Compute | None = None,
+) -> FactorTruth:
+    """The factor truth of ``factual`` (the oracle of ``base``). A model factor whose
+    intervened model cannot be checked, or a state factor naming no variable of the model, is
+    dropped with its reason rather than failing the campaign."""
+    if compute is None:
+        from explaincheck.core.oracle import compute_oracle
+
+        compute = compute_oracle
+    dropped: dict[str, str] = {}
+    cache: dict[str, OracleResult] = {}
+    hashes: dict[str, str] = {}
+
+    def oracle_with(name: str, values: Values) -> OracleResult:
+        request = intervened_request(base, values)
+        key = f"{request.model_path}|{request.constants}"
+        if key not in cache:
+            cache[key] = compute(request)
+        hashes[name] = cache[key].model.content_hash
+        return cache[key]
+
+    kept: list[Factor] = []
+    necessity: dict[str, OracleResult] = {}
+    for factor in factors:
+        if factor.kind == STATE:
+            if factor.variable not in factual.model.variables:
+                dropped[factor.id] = f"the model has no variable {factor.variable!r}"
+                continue
+            kept.append(factor)
+            continue
+        try:
+            necessity[factor.id] = oracle_with(f"{factor.id}: neutral", factor.constants)
+        except ExplaincheckError as error:
+            dropped[factor.id] = f"the intervened model cannot be checked: {error}"
+            continue
+        kept.append(factor)
+    model_factors = tuple(f for f in kept if f.kind == MODEL)
+    sufficiency: dict[str, OracleResult] = {}
+    try:
+        for factor in model_factors:
+            others = tuple(f for f in model_factors if f.id != factor.id)
+            sufficiency[factor.id] = oracle_with(
+                f"{factor.id}: others neutral", neutral_values(others)
+            )
+        all_neutral = oracle_with("all neutral", neutral_values(model_factors))
+    except ExplaincheckError as error:
+        raise ExplaincheckError(
+            f"the factors' sufficiency models cannot be checked: {error}"
+        ) from None
+    tables = {key: index(o) for key, o in necessity.items()}
+    kept_tables = {key: index(o) for key, o in sufficiency.items()}
+    neutral_table = index(all_neutral)
+    final = tuple(kept)
+    states = {}
+    for state in factual.states:
+        found = state_factors(state, final, factual, tables, kept_tables, neutral_table)
+        if found is not None:
+            states[state.id] = found
+    return FactorTruth(final, states, hashes, dropped)

@@ -1,0 +1,153 @@
+"""Necessity, strength and sufficiency of each factor at each state, from exact oracles.
+
+Pure functions over oracles that are already computed (``intervene.py`` computes them), so the
+definitions of docs/method.md ("Why-questions (factors)") can be tested on hand-checked models.
+States of different oracles are matched by their valuation: an intervened model numbers its
+states differently, and may reach states the factual one does not (and the other way round).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from explaincheck.core.factors.types import (
+    MODEL,
+    Factor,
+    FactorEffect,
+    StateFactors,
+)
+from explaincheck.core.oracle.types import OracleResult, StateFacts
+
+Key = tuple[tuple[str, object], ...]
+
+
+def valuation_key(state: StateFacts) -> Key:
+    return tuple(sorted(state.valuation.items()))
+
+
+def index(oracle: OracleResult) -> dict[Key, StateFacts]:
+    """The oracle's states by valuation."""
+    return {valuation_key(s): s for s in oracle.states}
+
+
+def margin(state: StateFacts, best: tuple[str, ...]) -> float | None:
+    """m = min Q(a) over the group ``best`` minus max Q(b) over the other actions, at ``state``.
+
+    None when ``state`` offers other actions than the group's state did (not comparable) or no
+    action outside the group."""
+    others = [a for a in state.q if a not in best]
+    if not others or any(a not in state.q for a in best):
+        return None
+    return min(state.q[a] for a in best) - max(state.q[b] for b in others)
+
+
+def decided(state: StateFacts) -> bool:
+    """Whether ``state`` has a decision to explain: two or more actions, not all tied."""
+    return len(state.q) >= 2 and len(state.best) < len(state.q)
+
+
+def model_effect(
+    factor: Factor,
+    state: StateFacts,
+    necessity: OracleResult | Mapping[Key, StateFacts],
+    sufficiency: OracleResult | Mapping[Key, StateFacts],
+) -> FactorEffect | None:
+    """The effect of a model factor at ``state``: ``necessity`` is the oracle with the factor
+    neutral, ``sufficiency`` the one with every other model factor neutral. None when the state
+    is not reachable in one of them or offers other actions there."""
+    after = _same_state(state, necessity)
+    kept = _same_state(state, sufficiency)
+    base = margin(state, state.best)
+    if after is None or kept is None or base is None:
+        return None
+    moved = margin(after, state.best)
+    if moved is None or set(kept.q) != set(state.q):
+        return None
+    return FactorEffect(
+        factor=factor.id,
+        necessary=set(after.best) != set(state.best),
+        strength=abs(base - moved),
+        sufficient=set(kept.best) == set(state.best),
+        best_after=after.best,
+    )
+
+
+def state_effect(
+    factor: Factor,
+    state: StateFacts,
+    factual: OracleResult,
+    all_neutral: OracleResult | Mapping[Key, StateFacts],
+) -> FactorEffect | None:
+    """The effect of a state factor (one variable) at ``state``. The alternatives are the
+    reachable states that differ from ``state`` only in that variable and offer the same
+    actions; necessary iff one of them has another A*, strength = the largest margin change,
+    ``best_after`` = A* of the alternative with that change. Sufficiency keeps the state as it
+    is and neutralises every model factor. None when there is no alternative."""
+    variable = factor.variable
+    base = margin(state, state.best)
+    kept = _same_state(state, all_neutral)
+    if variable is None or base is None or kept is None or set(kept.q) != set(state.q):
+        return None
+    strongest: tuple[float, StateFacts] | None = None
+    changed = False
+    for other in _alternatives(state, variable, factual):
+        moved = margin(other, state.best)
+        if moved is None:
+            continue
+        changed = changed or set(other.best) != set(state.best)
+        change = abs(base - moved)
+        if strongest is None or change > strongest[0]:
+            strongest = (change, other)
+    if strongest is None:
+        return None
+    return FactorEffect(
+        factor=factor.id,
+        necessary=changed,
+        strength=strongest[0],
+        sufficient=set(kept.best) == set(state.best),
+        best_after=strongest[1].best,
+    )
+
+
+def state_factors(
+    state: StateFacts,
+    factors: tuple[Factor, ...],
+    factual: OracleResult,
+    necessity: Mapping[str, Mapping[Key, StateFacts]],
+    sufficiency: Mapping[str, Mapping[Key, StateFacts]],
+    all_neutral: Mapping[Key, StateFacts],
+) -> StateFactors | None:
+    """Every factor's effect at ``state``, or None when the state has no decision to explain or
+    some factor's effect is undefined there (the case would have holes in its truth)."""
+    if not decided(state):
+        return None
+    effects = []
+    for factor in factors:
+        if factor.kind == MODEL:
+            found = model_effect(factor, state, necessity[factor.id], sufficiency[factor.id])
+        else:
+            found = state_effect(factor, state, factual, all_neutral)
+        if found is None:
+            return None
+        effects.append(found)
+    base = margin(state, state.best)
+    assert base is not None  # decided(state)
+    return StateFactors(state.id, base, tuple(effects))
+
+
+def _same_state(
+    state: StateFacts, other: OracleResult | Mapping[Key, StateFacts]
+) -> StateFacts | None:
+    table = index(other) if isinstance(other, OracleResult) else other
+    return table.get(valuation_key(state))
+
+
+def _alternatives(state: StateFacts, variable: str, oracle: OracleResult) -> list[StateFacts]:
+    rest = {k: v for k, v in state.valuation.items() if k != variable}
+    return [
+        other
+        for other in oracle.states
+        if other.id != state.id
+        and other.valuation.get(variable) != state.valuation.get(variable)
+        and {k: v for k, v in other.valuation.items() if k != variable} == rest
+    ]

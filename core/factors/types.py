@@ -1,0 +1,96 @@
+"""Plain data of the factor machinery: declarations, per-state effects, the attached truth."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from explaincheck.core.oracle.types import OracleResult
+
+MODEL = "model"  # sets PRISM constants to a neutral value (a new model check)
+STATE = "state"  # one state variable (alternatives are reachable states differing only there)
+
+
+@dataclass(frozen=True)
+class Factor:
+    """One factor an explanation may cite. A model factor sets ``constants`` (name -> neutral
+    value); a state factor names one state ``variable``. ``words`` is what the prompt calls it;
+    ``neutral`` says in words what the intervened model is like (behavioural check)."""
+
+    id: str
+    words: str
+    kind: str
+    constants: dict[str, int | float | bool] = field(default_factory=dict)
+    variable: str | None = None
+    neutral: str = ""
+
+
+@dataclass(frozen=True)
+class FactorEffect:
+    """The exact effect of one factor on the decision at one state (docs/method.md)."""
+
+    factor: str
+    necessary: bool  # the intervention changes A*(s)
+    strength: float  # |m(s) - m_f(s)|: how much the margin of the factual best group changes
+    sufficient: bool  # keeping f and neutralising the other model factors preserves A*(s)
+    best_after: tuple[str, ...]  # A*(s) under the intervention (strongest alternative for state)
+
+
+@dataclass(frozen=True)
+class StateFactors:
+    """Every factor's effect at one state, plus the factual margin m(s)."""
+
+    state: int
+    margin: float
+    effects: tuple[FactorEffect, ...]
+
+    def effect(self, factor_id: str) -> FactorEffect:
+        for found in self.effects:
+            if found.factor == factor_id:
+                return found
+        raise KeyError(factor_id)
+
+    def influence_order(self) -> tuple[str, ...]:
+        """Factor ids, most influential first: necessary before unnecessary, then by strength,
+        then in declaration order (the order the oracle answerer cites)."""
+        position = {e.factor: i for i, e in enumerate(self.effects)}
+        ranked = sorted(
+            self.effects, key=lambda e: (not e.necessary, -e.strength, position[e.factor])
+        )
+        return tuple(e.factor for e in ranked)
+
+
+@dataclass(frozen=True)
+class FactorTruth:
+    """The factors of one campaign and their effects at every state where they are defined.
+    ``intervened`` maps an intervention name to the content hash of its oracle (kept with the
+    campaign; the oracles themselves sit in the oracle cache). ``dropped`` says which factors
+    were left out and why (an intervened model that does not build)."""
+
+    factors: tuple[Factor, ...]
+    states: dict[int, StateFactors]
+    intervened: dict[str, str] = field(default_factory=dict)
+    dropped: dict[str, str] = field(default_factory=dict)
+
+    def factor(self, factor_id: str) -> Factor:
+        for found in self.factors:
+            if found.id == factor_id:
+                return found
+        raise KeyError(factor_id)
+
+
+@dataclass(frozen=True)
+class FactorOracle(OracleResult):
+    """An oracle with the factor truth of its campaign attached (None: not computed)."""
+
+    factors: FactorTruth | None = None
+
+
+def factor_truth(oracle: OracleResult) -> FactorTruth | None:
+    """The factor truth attached to ``oracle``, if any."""
+    return getattr(oracle, "factors", None)
+
+
+def with_factors(oracle: OracleResult, truth: FactorTruth) -> FactorOracle:
+    """``oracle`` carrying ``truth`` (every other field unchanged)."""
+    fields = {name: getattr(oracle, name) for name in OracleResult.__dataclass_fields__}
+    return FactorOracle(**fields, factors=truth)
