@@ -82,7 +82,7 @@ def state_effect(
     reachable states that differ from ``state`` only in that variable and offer the same
     actions; necessary iff one of them has another A*, strength = the largest margin change,
     ``best_after`` = A* of the alternative with that change. Sufficiency keeps the state as it
-    is and neutralises every model factor. None when there is no alternative."""
+    is and neutralises every model factor. Without an alternative: not necessary, strength 0."""
     variable = factor.variable
     base = margin(state, state.best)
     kept = _same_state(state, all_neutral)
@@ -98,8 +98,8 @@ def state_effect(
         change = abs(base - moved)
         if strongest is None or change > strongest[0]:
             strongest = (change, other)
-    if strongest is None:
-        return None
+    if strongest is None:  # nothing to switch to: the factor cannot move the decision here
+        return FactorEffect(factor.id, False, 0.0, set(kept.best) == set(state.best), state.best)
     return FactorEffect(
         factor=factor.id,
         necessary=changed,
