@@ -11,8 +11,15 @@ from explaincheck.core.oracle.types import StateFacts
 DIRECTIONS = (("up", -1, 0), ("down", 1, 0), ("left", 0, -1), ("right", 0, 1))
 
 
+MELTABLE = ((1, 1), (1, 3), (2, 3), (3, 0))  # holes a HOLE_r_c constant can turn into ice
+_constants: dict = {}  # the constants of the last described lake (which holes are ice)
+
+
 def is_hole(r: int, c: int, n: int) -> bool:
-    """The hole pattern of model.prism (for n = 4: the classic map SFFF/FHFH/FFFH/HFFG)."""
+    """The hole pattern of model.prism (for n = 4: the classic map SFFF/FHFH/FFFH/HFFG), less
+    the holes whose HOLE_r_c constant is false."""
+    if (r, c) in MELTABLE and not _constants.get(f"HOLE_{r}_{c}", True):
+        return False
     return (r % 2 == 1 and c % 2 == 1 and r < n - 1) or (r, c) in ((n - 2, n - 1), (n - 1, 0))
 
 
@@ -30,6 +37,8 @@ def tile_name(r: int, c: int, n: int) -> str:
 
 def describe(state: StateFacts, constants: dict) -> str:
     n = int(constants.get("N", 4))
+    _constants.clear()
+    _constants.update(constants)
     r, c = int(state.valuation["r"]), int(state.valuation["c"])
     rows = []
     for row in range(n):

@@ -11,9 +11,15 @@ from explaincheck.core.oracle.types import StateFacts
 DIRECTIONS = (("up", -1, 0), ("down", 1, 0), ("left", 0, -1), ("right", 0, 1))
 
 
+_constants: dict = {}  # the constants of the last described floor (which hatches are open)
+
+
 def cell(r: int, c: int, n: int) -> str:
-    """The fixed layout of model.prism: shelf, drop-off point, open hatches, floor."""
-    if (r, c) in ((1, 1), (n - 2, n - 2)):
+    """The layout of model.prism: shelf, drop-off point, open hatches (HATCH_A at (1, 1),
+    HATCH_B at (n-2, n-2), open unless their constant is false), floor."""
+    if ((r, c) == (1, 1) and _constants.get("HATCH_A", True)) or (
+        (r, c) == (n - 2, n - 2) and _constants.get("HATCH_B", True)
+    ):
         return "X"
     if (r, c) == (0, n - 1):
         return "S"
@@ -27,6 +33,8 @@ NAMES = {"X": "an OPEN HATCH", "S": "the shelf", "D": "the drop-off point", ".":
 
 def describe(state: StateFacts, constants: dict) -> str:
     n = int(constants.get("N", 4))
+    _constants.clear()
+    _constants.update(constants)
     v = state.valuation
     r, c, item, battery = int(v["r"]), int(v["c"]), int(v["item"]), int(v["e"])
     rows = []

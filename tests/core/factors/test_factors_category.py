@@ -1,0 +1,86 @@
+"""The ``factors`` category on the built-in environments: the oracle answerer passes every case,
+the prompt names every factor, a wrong ordering or a weak factor fails, random answers read."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from explaincheck.core.backends.oracle_backend import OracleBackend
+from explaincheck.core.campaign.plan import Campaign, plan_campaign
+from explaincheck.core.taxonomy.base import FAIL, PASS
+from explaincheck.core.taxonomy.grading import grade_reply
+from explaincheck.core.taxonomy.registry import CATEGORIES
+
+WITH_FACTORS = ("frozen_lake", "wolf_goat_cabbage", "transporter", "dam")
+
+
+@pytest.fixture(scope="module", params=("frozen_lake", "wolf_goat_cabbage"))
+def plan(request):
+    campaign = Campaign(
+        environment=request.param, llms=("oracle",), categories=("factors",), budget=30
+    )
+    return plan_campaign(campaign)
+
+
+def test_the_oracle_answerer_passes_every_factors_case(plan):
+    assert plan.executions, plan.skipped
+    backend = OracleBackend(plan.oracle)
+    for execution in plan.executions:
+        grade = grade_reply(execution.case, backend.reply_text(execution.case), plan.oracle)
+        assert grade.verdict == PASS, grade.reason
+
+
+def test_the_prompt_lists_every_factor_and_the_schema_allows_exactly_them(plan):
+    truth = plan.oracle.factors
+    execution = plan.executions[0]
+    for factor in truth.factors:
+        assert f"- {factor.id}: {factor.words}" in execution.prompt.text
+    items = execution.prompt.schema["properties"]["factors"]
+    assert items["items"]["enum"] == [f.id for f in truth.factors]
+    assert (items["minItems"], items["maxItems"], items["uniqueItems"]) == (3, 3, True)
+
+
+def test_a_reversed_order_or_a_weak_factor_fails(plan):
+    category = CATEGORIES["factors"]
+    failed = 0
+    for execution in plan.executions:
+        case = execution.case
+        right = category.oracle_answer(case, plan.oracle)
+        order = plan.oracle.factors.states[case.states[0]].influence_order()
+        weakest = order[-1]
+        strength = category.expected(case, plan.oracle)["strength"]
+        necessary = category.expected(case, plan.oracle)["necessary"]
+        swapped = {"action": right["action"], "factors": [*right["factors"][:2], weakest]}
+        grade = grade_reply(case, json.dumps(swapped), plan.oracle)
+        key = {f: (f in necessary, strength[f]) for f in strength}
+        if key[weakest] < key[right["factors"][2]]:
+            assert grade.verdict == FAIL and "outranks" in grade.reason
+            failed += 1
+    assert failed > 0
+
+
+def test_random_answers_are_readable(plan):
+    category = CATEGORIES["factors"]
+    for execution in plan.executions[:5]:
+        form = category.answer_form(execution.case, plan.oracle)
+        reply = form.reply(form.random(random.Random(1)))
+        grade = grade_reply(execution.case, reply, plan.oracle)
+        assert grade.verdict in (PASS, FAIL)
+
+
+def test_the_slip_factor_matters_somewhere_on_frozen_lake():
+    plan = plan_campaign(
+        Campaign(environment="frozen_lake", llms=("oracle",), categories=("factors",), budget=30)
+    )
+    truth = plan.oracle.factors
+    assert truth.dropped == {}
+    assert any(s.effect("slippery_ice").necessary for s in truth.states.values())
+    assert any(s.effect("hole_1_1").strength > 0 for s in truth.states.values())
+
+
+def test_without_asking_for_factors_no_intervention_is_computed():
+    plan = plan_campaign(Campaign(environment="frozen_lake", llms=("oracle",), budget=2))
+    assert "factors" in plan.skipped
+    assert getattr(plan.oracle, "factors", None) is None
