@@ -23,6 +23,8 @@ def test_treasure_cave_facts_and_prompts():
     assert [oracle.states[s].valuation for s in oracle.bottlenecks] == [{"pos": 3}]
     assert len(oracle.dead_ends) == 2
     for category_id, category in CATEGORIES.items():
+        if category_id == "factors":  # needs the interventions a campaign computes
+            continue
         assert category.not_applicable(oracle) is None, category_id
     bridge = next(s for s in oracle.states if s.valuation == {"pos": 3})
     assert bridge.best == ("cross",)

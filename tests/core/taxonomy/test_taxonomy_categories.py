@@ -9,6 +9,7 @@ import json
 
 import pytest
 from explaincheck.core.taxonomy.base import (
+    EXPLANATION,
     FAIL,
     INVALID,
     MODE,
@@ -49,6 +50,7 @@ def test_registry_ids_and_dimensions():
         "more_promising": MODE,
         "safer": MODE,
         "which_bottleneck": MODE,
+        "factors": EXPLANATION,
     }
     assert all(c.id == cid and c.title for cid, c in CATEGORIES.items())
     assert {cid for cid, c in CATEGORIES.items() if c.binary} == {
