@@ -24,7 +24,7 @@ from explaincheck.core.taxonomy.base import (
 
 if TYPE_CHECKING:
     from explaincheck.core.environments.types import Environment
-    from explaincheck.core.oracle.types import OracleResult
+    from explaincheck.core.oracle.types import OracleRequest, OracleResult
 
 BOTH = "both"
 SELECTION_CHOICES = (PRIORITIZED, RANDOM, BOTH)
@@ -178,10 +178,9 @@ def load_environment(campaign: Campaign) -> Environment:
     return resolve(campaign.environment)
 
 
-def oracle_for(campaign: Campaign, environment: Environment) -> OracleResult:
-    """The oracle with the campaign's constants and labels (the environment's by default)."""
-    from explaincheck.core.oracle import compute_oracle
-
+def oracle_request(campaign: Campaign, environment: Environment) -> OracleRequest:
+    """The oracle request with the campaign's constants and labels (the environment's by
+    default)."""
     overrides = {
         name: value
         for name, value in (
@@ -191,7 +190,14 @@ def oracle_for(campaign: Campaign, environment: Environment) -> OracleResult:
         )
         if value is not None
     }
-    request = environment.request(**overrides, require_unsafe=campaign.unsafe_label is not None)
+    return environment.request(**overrides, require_unsafe=campaign.unsafe_label is not None)
+
+
+def oracle_for(campaign: Campaign, environment: Environment) -> OracleResult:
+    """The oracle with the campaign's constants and labels (the environment's by default)."""
+    from explaincheck.core.oracle import compute_oracle
+
+    request = oracle_request(campaign, environment)
     return _with_factors(campaign, environment, compute_oracle(request), request)
 
 

@@ -85,6 +85,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--const", default=None, help="constant values, e.g. N=3,p=0.5")
     parser.add_argument("--goal", default=None, help="goal label (default: the environment's)")
     parser.add_argument("--unsafe", default=None, help="unsafe label (default: the environment's)")
+    parser.add_argument(
+        "--behavioural",
+        action="store_true",
+        help="for factors cases: ask each LLM the decision question again on every intervened"
+        " model (one extra question per factor) and store whether its decision changes",
+    )
 
 
 def campaign_from(args: argparse.Namespace) -> Any:
@@ -122,6 +128,11 @@ def run(args: argparse.Namespace) -> int:
         _describe(plan, args.db)
         outcome = asyncio.run(_execute(plan, store, args))
         _summary(plan, store)
+        if getattr(args, "behavioural", False) and outcome.complete:
+            from explaincheck.core.factors.run import behavioural
+
+            probed = asyncio.run(behavioural(plan, store, args))
+            print(f"explaincheck run: behavioural check of {probed} factors executions stored")
     progress = outcome.progress
     if progress.state == "cancelled":
         print(

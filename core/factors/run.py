@@ -1,0 +1,54 @@
+"""``explaincheck run --behavioural``: the behavioural probes after a campaign's run."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from explaincheck.core.factors.behaviour import ORACLE_BASED, run_behavioural
+from explaincheck.core.oracle.types import OracleResult
+
+
+async def behavioural(plan: Any, store: Any, args: argparse.Namespace) -> int:
+    """Probe every graded ``factors`` execution of ``plan``. Answerers that read an oracle get
+    one backend per intervened oracle (they must answer about that model); the others one
+    backend each, shared by all probes."""
+    from explaincheck.core.backends.llm import Decoding
+    from explaincheck.core.backends.registry import BackendContext, create_backend, parse_spec
+
+    campaign = plan.campaign
+
+    def context(oracle: OracleResult) -> BackendContext:
+        return BackendContext(
+            oracle=oracle,
+            environment=plan.environment,
+            decoding=Decoding(campaign.seed, 1, campaign.repeat_temperature),
+            concurrency=args.concurrency,
+            timeout=args.timeout,
+            ollama_hosts=tuple(args.ollama_host),
+        )
+
+    contexts: list[BackendContext] = []
+    backends: dict[tuple[str, int], Any] = {}
+
+    def backend_for(spec: str, oracle: OracleResult) -> Any:
+        per_oracle = parse_spec(spec)[0] in ORACLE_BASED
+        key = (spec, id(oracle) if per_oracle else 0)
+        if key not in backends:
+            contexts.append(context(oracle))
+            backends[key] = create_backend(spec, contexts[-1])
+        return backends[key]
+
+    keys = {e.key for e in plan.executions}
+    rows = [
+        r
+        for r in store.iter_executions(category="factors")
+        if r["exec_key"] in keys and r["verdict"] != "error"
+    ]
+    try:
+        return await run_behavioural(plan, str(store.path), backend_for, rows)
+    finally:
+        for backend in backends.values():
+            await backend.close()
+        for found in contexts:
+            await found.close()
