@@ -117,15 +117,18 @@ def _reworded(environment: Environment, factor: Factor, base: OracleRequest) -> 
 
 
 def _strongest_alternative(state: Any, factor: Factor, oracle: OracleResult) -> int | None:
+    """The alternative state to probe: one where A* changes if there is one (that is what makes
+    the factor necessary), else the one with the largest margin change."""
     base = margin(state, state.best)
-    best: tuple[float, int] | None = None
+    best: tuple[bool, float, int] | None = None
     for other in _alternatives(state, factor.variable or "", oracle):
         moved = margin(other, state.best)
         if moved is None or base is None:
             continue
-        if best is None or abs(base - moved) > best[0]:
-            best = (abs(base - moved), other.id)
-    return None if best is None else best[1]
+        key = (set(other.best) != set(state.best), abs(base - moved), other.id)
+        if best is None or key[:2] > best[:2]:
+            best = key
+    return None if best is None else best[2]
 
 
 async def ask_all(

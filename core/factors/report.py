@@ -55,9 +55,9 @@ def summary(db: str) -> dict[str, dict[str, Any]]:
         views_here = [v for v in every if v["does"] is not None]
         for a, b in PAIRS:
             pool = every if "does" not in (a, b) else views_here
-            entry[f"{a}_{b}"] = mean(v[a] == v[b] for v in pool) if pool else None
+            entry[f"{a}_{b}"] = float(mean(v[a] == v[b] for v in pool)) if pool else None
         entry["views"] = len(views_here)
-        entry["does_changes"] = mean(v["does"] for v in views_here) if views_here else None
+        entry["does_changes"] = float(mean(v["does"] for v in views_here)) if views_here else None
         result[llm] = entry
     return result
 
