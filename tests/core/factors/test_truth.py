@@ -121,7 +121,7 @@ def test_a_constant_the_file_defines_is_neutralised_through_a_stripped_copy(fact
 
 
 def test_a_factor_whose_model_does_not_build_is_dropped_with_its_reason(factual):
-    broken = Factor("big", "an impossible risk", MODEL, constants={"p": 2})
+    broken = Factor("big", "a constant the model lacks", MODEL, constants={"nope": 1})
     truth = compute_factor_truth((*HAND, broken), factual, BASE)
     assert "big" in truth.dropped
     assert [f.id for f in truth.factors] == ["p", "r", "w"]
@@ -138,3 +138,21 @@ def test_bad_declarations_are_one_line_errors(tmp_path):
     environment = environment.__class__(**{**environment.__dict__, "folder": str(folder)})
     with pytest.raises(ExplaincheckError, match="exactly one of 'constants' or 'variable'"):
         declared_factors(environment)
+
+
+def test_metrics_and_delta_of_the_worked_example(factual, truth):
+    """docs/method.md, "Why-questions (factors)": the windy state's numbers."""
+    from explaincheck.core.taxonomy.factors import Factors, factor_metrics
+
+    windy = truth.states[state_id(factual, 1, 1)]
+    expected = {
+        "necessary": [e.factor for e in windy.effects if e.necessary],
+        "strength": {e.factor: e.strength for e in windy.effects},
+    }
+    right = factor_metrics(["r", "w", "p"], expected)
+    assert right["precision"] == pytest.approx(2 / 3) and right["best_precision"] == 2 / 3
+    assert right["spearman"] == pytest.approx(0.866, abs=1e-3)  # r and w tie
+    assert not right["inverted"] and not right["uncited_outranks"]
+    wrong = factor_metrics(["p", "r", "w"], expected)
+    assert wrong["spearman"] == pytest.approx(-0.866, abs=1e-3) and wrong["inverted"]
+    assert Factors().state_delta(windy) == pytest.approx(0.8)  # 1 - (0.5 - 0.3)
