@@ -11,14 +11,12 @@ from explaincheck.core.oracle.types import StateFacts
 DIRECTIONS = (("up", -1, 0), ("down", 1, 0), ("left", 0, -1), ("right", 0, 1))
 
 
-_constants: dict = {}  # the constants of the last described floor (which hatches are open)
-
-
-def cell(r: int, c: int, n: int) -> str:
+def cell(r: int, c: int, n: int, constants: dict | None = None) -> str:
     """The layout of model.prism: shelf, drop-off point, open hatches (HATCH_A at (1, 1),
     HATCH_B at (n-2, n-2), open unless their constant is false), floor."""
-    if ((r, c) == (1, 1) and _constants.get("HATCH_A", True)) or (
-        (r, c) == (n - 2, n - 2) and _constants.get("HATCH_B", True)
+    open_hatch = (constants or {}).get
+    if ((r, c) == (1, 1) and open_hatch("HATCH_A", True)) or (
+        (r, c) == (n - 2, n - 2) and open_hatch("HATCH_B", True)
     ):
         return "X"
     if (r, c) == (0, n - 1):
@@ -33,13 +31,11 @@ NAMES = {"X": "an OPEN HATCH", "S": "the shelf", "D": "the drop-off point", ".":
 
 def describe(state: StateFacts, constants: dict) -> str:
     n = int(constants.get("N", 4))
-    _constants.clear()
-    _constants.update(constants)
     v = state.valuation
     r, c, item, battery = int(v["r"]), int(v["c"]), int(v["item"]), int(v["e"])
     rows = []
     for row in range(n):
-        cells = ["R" if (row, col) == (r, c) else cell(row, col, n) for col in range(n)]
+        cells = ["R" if (row, col) == (r, c) else cell(row, col, n, constants) for col in range(n)]
         rows.append(f"  row {row}: " + " ".join(cells))
     lines = [
         "Warehouse map (R = robot, S = shelf, D = drop-off point, X = open hatch, . = floor;",
@@ -47,7 +43,7 @@ def describe(state: StateFacts, constants: dict) -> str:
         *rows,
     ]
     where = f"row {r}, column {c}"
-    if cell(r, c, n) == "X":
+    if cell(r, c, n, constants) == "X":
         carried = "it was carrying the item" if item == 1 else "the item was still on the shelf"
         lines.append(
             f"The robot has fallen through the open hatch at {where} ({carried}; "
@@ -60,7 +56,7 @@ def describe(state: StateFacts, constants: dict) -> str:
             "the task is accomplished."
         )
         return "\n".join(lines)
-    lines.append(f"The robot is at {where} ({NAMES[cell(r, c, n)]}).")
+    lines.append(f"The robot is at {where} ({NAMES[cell(r, c, n, constants)]}).")
     lines.append(
         "The item is still on the shelf." if item == 0 else "The robot is carrying the item."
     )
@@ -72,7 +68,7 @@ def describe(state: StateFacts, constants: dict) -> str:
     for name, dr, dc in DIRECTIONS:
         rr, cc = r + dr, c + dc
         if 0 <= rr < n and 0 <= cc < n:
-            around.append(f"{name}: {NAMES[cell(rr, cc, n)]} (row {rr}, column {cc})")
+            around.append(f"{name}: {NAMES[cell(rr, cc, n, constants)]} (row {rr}, column {cc})")
         else:
             around.append(f"{name}: a wall")
     lines.append("Next to the robot: " + "; ".join(around) + ".")

@@ -84,3 +84,17 @@ def test_without_asking_for_factors_no_intervention_is_computed():
     plan = plan_campaign(Campaign(environment="frozen_lake", llms=("oracle",), budget=2))
     assert "factors" in plan.skipped
     assert getattr(plan.oracle, "factors", None) is None
+
+
+def test_intervened_words_follow_the_constants():
+    from explaincheck.core.environments.registry import resolve
+    from explaincheck.core.oracle import compute_oracle
+
+    melted = resolve("frozen_lake", constants="HOLE_1_1=false,AHEAD=3,SIDE=0")
+    oracle = compute_oracle(melted.request())
+    text = melted.describe(oracle.initial)
+    assert "row 1: F F F H" in text and "row 1: F H F H" not in text
+    assert "with probability 3/3" in melted.task and "0/3 each" in melted.task
+    closed = resolve("transporter", constants="HATCH_A=false,p_slip=0")
+    assert "probability 0 each" in closed.action_meanings["up"]
+    assert "row 1: . . . ." in closed.describe(compute_oracle(closed.request()).initial)
