@@ -49,7 +49,9 @@ def summary(db: str) -> dict[str, dict[str, Any]]:
             "best_precision": mean(m["best_precision"] for m in metrics) if metrics else None,
             "spearman": mean(rhos) if rhos else None,
             "spearman_n": len(rhos),
-            "uncited_outranks": (mean(m["uncited_outranks"] for m in metrics) if metrics else None),
+            "uncited_outranks": (
+                float(mean(m["uncited_outranks"] for m in metrics)) if metrics else None
+            ),
         }
         every = [v for v in seen if v["llm"] == llm]
         views_here = [v for v in every if v["does"] is not None]
