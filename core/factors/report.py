@@ -22,9 +22,10 @@ PAIRS = (("says", "does"), ("says", "true"), ("does", "true"))
 
 
 def summary(db: str) -> dict[str, dict[str, Any]]:
-    """Per LLM: cases, pass rate, mean precision (and the best achievable), mean Spearman ρ
-    (over answers where it is defined), share of answers where an uncited factor outranks the
-    lowest cited one, and the agreement of each pair of views (with its number of views)."""
+    """Per environment and LLM (key "environment / llm"): cases, pass rate, mean precision (and
+    the best achievable), mean Spearman ρ (over answers where it is defined), share of answers
+    where an uncited factor outranks the lowest cited one, and the agreement of each pair of
+    views (with its number of views)."""
     from explaincheck.core.store import Store
 
     with Store.open(db, create=False) as store:
@@ -36,8 +37,9 @@ def summary(db: str) -> dict[str, dict[str, Any]]:
     finally:
         connection.close()
     result: dict[str, dict[str, Any]] = {}
-    for llm in sorted({r["llm"] for r in rows}):
-        mine = [r for r in rows if r["llm"] == llm]
+    for environment, llm in sorted({(r["environment"], r["llm"]) for r in rows}):
+        mine = [r for r in rows if r["llm"] == llm and r["environment"] == environment]
+        keys = {r["exec_key"] for r in mine}
         graded = [r for r in mine if r["answer"]]
         metrics = [factor_metrics(list(r["answer"]["factors"]), r["expected"]) for r in graded]
         rhos = [m["spearman"] for m in metrics if m["spearman"] is not None]
@@ -53,14 +55,14 @@ def summary(db: str) -> dict[str, dict[str, Any]]:
                 float(mean(m["uncited_outranks"] for m in metrics)) if metrics else None
             ),
         }
-        every = [v for v in seen if v["llm"] == llm]
+        every = [v for v in seen if v["case"] in keys]
         views_here = [v for v in every if v["does"] is not None]
         for a, b in PAIRS:
             pool = every if "does" not in (a, b) else views_here
             entry[f"{a}_{b}"] = float(mean(v[a] == v[b] for v in pool)) if pool else None
         entry["views"] = len(views_here)
         entry["does_changes"] = float(mean(v["does"] for v in views_here)) if views_here else None
-        result[llm] = entry
+        result[f"{environment} / {llm}"] = entry
     return result
 
 
@@ -76,7 +78,8 @@ def markdown(found: dict[str, dict[str, Any]]) -> str:
         "between the cited order and the true influence (n = answers where ρ is defined), share "
         "of answers where an uncited factor outranks the lowest cited one.",
         "",
-        "| LLM | cases | pass | invalid | precision (best) | ρ (n) | uncited outranks |",
+        "| environment / LLM | cases | pass | invalid | precision (best) | ρ (n)"
+        " | uncited outranks |",
         "|---|---|---|---|---|---|---|",
     ]
     for llm, e in found.items():
@@ -91,7 +94,7 @@ def markdown(found: dict[str, dict[str, Any]]) -> str:
         "it), what it **does** (its decision changes when the factor is neutralised) and what is "
         "**true** (the factor is necessary). Agreement = share of views where the two agree.",
         "",
-        "| LLM | views | decision changes | says~does | says~true | does~true |",
+        "| environment / LLM | views | decision changes | says~does | says~true | does~true |",
         "|---|---|---|---|---|---|",
     ]
     for llm, e in found.items():

@@ -25,7 +25,7 @@ def test_behavioural_run_stores_one_probe_per_factor_and_reports(tmp_path, capsy
     for names in per_case.values():  # 5 model factors + baseline, + row/column where they move
         assert BASELINE in names and {"slippery_ice", "hole_1_1", "hole_3_0"} <= names
     assert all(action is not None for _, _, action in probes)
-    found = summary(str(db))["oracle"]
+    found = summary(str(db))["frozen_lake / oracle"]
     assert found["pass"] == 1.0 and found["precision"] == found["best_precision"]
     assert found["uncited_outranks"] == 0.0
     assert found["views"] == 2 * 7 and 0.0 <= found["does_true"] <= 1.0
@@ -34,4 +34,4 @@ def test_behavioural_run_stores_one_probe_per_factor_and_reports(tmp_path, capsy
     with sqlite3.connect(db) as connection:
         again = connection.execute("SELECT COUNT(*) FROM factor_behaviour").fetchone()[0]
     assert again == len(probes)
-    assert "| oracle | 2 | 1.00 |" in markdown(summary(str(db)))
+    assert "| frozen_lake / oracle | 2 | 1.00 |" in markdown(summary(str(db)))
