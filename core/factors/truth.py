@@ -142,12 +142,27 @@ def _same_state(
     return table.get(valuation_key(state))
 
 
+_GROUPS: dict[tuple[int, str], tuple[OracleResult, dict[Key, list[StateFacts]]]] = {}
+
+
 def _alternatives(state: StateFacts, variable: str, oracle: OracleResult) -> list[StateFacts]:
-    rest = {k: v for k, v in state.valuation.items() if k != variable}
+    """The states of ``oracle`` equal to ``state`` but in ``variable``. The states are grouped
+    by their other variables once per (oracle, variable), so this is linear overall."""
+    cached = _GROUPS.get((id(oracle), variable))
+    if cached is None or cached[0] is not oracle:
+        groups: dict[Key, list[StateFacts]] = {}
+        for other in oracle.states:
+            groups.setdefault(_rest(other, variable), []).append(other)
+        if len(_GROUPS) > 64:
+            _GROUPS.clear()
+        cached = _GROUPS[(id(oracle), variable)] = (oracle, groups)
+    value = state.valuation.get(variable)
     return [
         other
-        for other in oracle.states
-        if other.id != state.id
-        and other.valuation.get(variable) != state.valuation.get(variable)
-        and {k: v for k, v in other.valuation.items() if k != variable} == rest
+        for other in cached[1].get(_rest(state, variable), [])
+        if other.valuation.get(variable) != value
     ]
+
+
+def _rest(state: StateFacts, variable: str) -> Key:
+    return tuple(sorted((k, v) for k, v in state.valuation.items() if k != variable))

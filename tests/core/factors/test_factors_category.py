@@ -13,8 +13,6 @@ from explaincheck.core.taxonomy.base import FAIL, PASS
 from explaincheck.core.taxonomy.grading import grade_reply
 from explaincheck.core.taxonomy.registry import CATEGORIES
 
-WITH_FACTORS = ("frozen_lake", "wolf_goat_cabbage", "transporter", "dam")
-
 
 @pytest.fixture(scope="module", params=("frozen_lake", "wolf_goat_cabbage"))
 def plan(request):
@@ -98,3 +96,18 @@ def test_intervened_words_follow_the_constants():
     closed = resolve("transporter", constants="HATCH_A=false,p_slip=0")
     assert "probability 0 each" in closed.action_meanings["up"]
     assert "row 1: . . . ." in closed.describe(compute_oracle(closed.request()).initial)
+
+
+@pytest.mark.parametrize("environment", ("transporter", "dam"))
+def test_the_oracle_answerer_passes_on_transporter_and_dam(environment):
+    plan = plan_campaign(
+        Campaign(environment=environment, llms=("oracle",), categories=("factors",), budget=5)
+    )
+    truth = plan.oracle.factors
+    assert truth.dropped == {} and len(plan.executions) == 5
+    backend = OracleBackend(plan.oracle)
+    for execution in plan.executions:
+        grade = grade_reply(execution.case, backend.reply_text(execution.case), plan.oracle)
+        assert grade.verdict == PASS, grade.reason
+    model_factors = [f.id for f in truth.factors if f.constants]
+    assert any(s.effect(f).necessary for s in truth.states.values() for f in model_factors)
