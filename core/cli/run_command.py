@@ -31,6 +31,8 @@ examples:
   explaincheck run --env model.prism --const N=4 --llm ollama:qwen3:8b \\
       --ollama-host http://gpu1:11434 --ollama-host http://gpu2:11434 --concurrency 2
   explaincheck run --env frozen_lake --llm local:gemma3-270m --budget 3
+  explaincheck run --env frozen_lake --llm oracle --llm random --categories factors \\
+      --behavioural
 """
 
 
