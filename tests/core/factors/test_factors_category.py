@@ -111,3 +111,26 @@ def test_the_oracle_answerer_passes_on_transporter_and_dam(environment):
         assert grade.verdict == PASS, grade.reason
     model_factors = [f.id for f in truth.factors if f.constants]
     assert any(s.effect(f).necessary for s in truth.states.values() for f in model_factors)
+
+
+def test_factors_prompts_pass_the_prompt_lint_rules(plan):
+    """The rules of tests/core/taxonomy/test_prompt_lint.py, applied to factors prompts (that
+    lint sees plain oracles, where factors does not apply): expected answers inside the schema,
+    no verdict in the state words or in the factor words."""
+    import importlib.util
+    from pathlib import Path
+
+    lint_path = Path(__file__).parents[1] / "taxonomy" / "test_prompt_lint.py"
+    spec = importlib.util.spec_from_file_location("prompt_lint_rules", lint_path)
+    lint = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(lint)
+    category = CATEGORIES["factors"]
+    for execution in plan.executions:
+        case, schema = execution.case, execution.prompt.schema["properties"]
+        expected = category.expected(case, plan.oracle)
+        assert set(expected["action"]) <= set(schema["action"]["enum"])
+        assert set(expected["factors"]) <= set(schema["factors"]["items"]["enum"])
+        state_words = plan.environment.describe(plan.oracle.state(case.states[0]))
+        assert not lint.VERDICT_PHRASES.search(state_words), state_words
+        for factor in plan.oracle.factors.factors:
+            assert not lint.VERDICT_PHRASES.search(factor.words), factor.words
