@@ -13,16 +13,23 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 
-from explaincheck.core.backends.base import Backend, BackendError, Reply
+from explaincheck.core.backends.base import (
+    MAX_REPLY_CHARS,
+    Backend,
+    BackendError,
+    Reply,
+    bounded_reply,
+)
 from explaincheck.core.backends.llm import LLMBackend, RequestIdentity
 from explaincheck.core.campaign.cache import ReplyCache
 from explaincheck.core.campaign.plan import Plan, PlannedExecution
 from explaincheck.core.campaign.progress import Progress, ProgressEvents, Tally
 from explaincheck.core.store import CachedReply, ExecutionRecord, Store, now
 from explaincheck.core.taxonomy.base import ERROR, Grade, TestCase
+from explaincheck.core.terminal_text import safe_terminal
 
 log = logging.getLogger("explaincheck.campaign")
 
@@ -195,9 +202,9 @@ class CampaignRunner:
             limit = self.max_consecutive_errors or max(10, 2 * int(self.backends[llm].concurrency))
             queue = self._queues[llm]
             if self._consecutive[llm] >= limit and queue:
-                self._stopped[llm] = (
+                self._stopped[llm] = safe_terminal(  # shown on terminals: server text is untrusted
                     f"stopped asking {llm} after {self._consecutive[llm]} errors in a row"
-                    f" ({record.reason}); {len(queue)} executions left for the next run"
+                    f" ({record.reason[:300]}); {len(queue)} executions left for the next run"
                 )
                 log.warning("%s", self._stopped[llm])
                 queue.clear()
@@ -243,13 +250,18 @@ class CampaignRunner:
         identity: RequestIdentity | None,
     ) -> tuple[Reply, CachedReply | None]:
         if identity is None:
-            return await backend.answer(execution.prompt, execution.case), None
+            reply = await backend.answer_repeat(execution.prompt, execution.case, execution.repeat)
+            return bounded_reply(reply), None
         assert isinstance(backend, LLMBackend)
 
-        def ask() -> Awaitable[Reply]:
-            return backend.answer(execution.prompt, execution.case, repeat=execution.repeat)
+        async def ask() -> Reply:
+            reply = await backend.answer(execution.prompt, execution.case, repeat=execution.repeat)
+            return bounded_reply(reply)  # storable and capped before anyone shares it
 
-        return await self.cache.fetch(identity, execution.prompt, ask)
+        reply, entry = await self.cache.fetch(identity, execution.prompt, ask)
+        if "cut" in reply.extra or "thinking_cut" in reply.extra:
+            entry = None  # a cut reply is stored once, with its execution, not in the cache
+        return reply, entry
 
     def _record(
         self,
@@ -284,7 +296,7 @@ class CampaignRunner:
             reply=reply.text if reply else None,
             thinking=reply.thinking if reply else "",
             verdict=grade.verdict if grade else ERROR,
-            reason=grade.reason if grade else (error or "no reply"),
+            reason=_with_cut(grade.reason if grade else (error or "no reply"), reply),
             answer=grade.answer if grade else None,
             expected=grade.expected if grade else None,
             abs_error=grade.abs_error if grade else None,
@@ -305,3 +317,11 @@ class CampaignRunner:
 
         oracle, settings = self.plan.oracle, self.plan.campaign.grading
         return lambda case, text: grade_reply(case, text, oracle, settings)
+
+
+def _with_cut(reason: str, reply: Reply | None) -> str:
+    """The reason, saying so when the reply was cut (the row then shows why it looks odd)."""
+    if reply is None or "cut" not in reply.extra:
+        return reason
+    total = reply.extra["cut"]
+    return f"{reason} (reply cut: {total} characters, the first {MAX_REPLY_CHARS} kept)"
