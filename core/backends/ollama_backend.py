@@ -220,7 +220,8 @@ class OllamaBackend(LLMBackend):
             except ModelNotListed:
                 raise BackendError(not_found_message(self.model, self.pool.urls)) from None
             except NoHostAvailable as error:
-                last = f"no host available ({error})"
+                if last == "no attempt":  # otherwise the first failure says more
+                    last = f"no host available ({error})"
                 continue
             host = lease.host
             started = time.monotonic()

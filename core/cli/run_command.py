@@ -146,14 +146,17 @@ def run(args: argparse.Namespace) -> int:
     from explaincheck.core.campaign.plan import plan_campaign
     from explaincheck.core.store import Store
 
-    _log_to_terminal()
-    campaign = campaign_from(args)
-    with Store.open(args.db) as store:
-        plan = plan_campaign(campaign)
-        _describe(plan, args.db)
-        interrupts = _Interrupts()
-        outcome = asyncio.run(_execute(plan, store, args, interrupts))
-        _summary(plan, store)
+    stop_logging = _log_to_terminal()
+    try:
+        campaign = campaign_from(args)
+        with Store.open(args.db) as store:
+            plan = plan_campaign(campaign)
+            _describe(plan, args.db)
+            interrupts = _Interrupts()
+            outcome = asyncio.run(_execute(plan, store, args, interrupts))
+            _summary(plan, store)
+    finally:
+        stop_logging()
     progress = outcome.progress
     if progress.state == "cancelled":
         print(
@@ -182,10 +185,15 @@ class _SafeFormatter(logging.Formatter):
         return safe_terminal(super().format(record))
 
 
-def _log_to_terminal() -> None:
+def _log_to_terminal() -> Any:
+    """Warnings of the campaign on stderr, made safe; returns the function that removes the
+    handler again (so in-process callers, such as tests, are left as they were)."""
     handler = logging.StreamHandler()
     handler.setFormatter(_SafeFormatter("explaincheck run: %(message)s"))
-    logging.basicConfig(level=logging.WARNING, handlers=[handler])
+    handler.setLevel(logging.WARNING)
+    logger = logging.getLogger("explaincheck")
+    logger.addHandler(handler)
+    return lambda: logger.removeHandler(handler)
 
 
 async def _execute(
