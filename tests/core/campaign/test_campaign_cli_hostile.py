@@ -137,3 +137,14 @@ def test_sigterm_stores_what_finished_and_exits_143(tmp_path):
         stored = connection.execute("SELECT COUNT(*) FROM executions").fetchone()[0]
         status = connection.execute("SELECT status FROM campaigns").fetchone()[0]
     assert stored >= 2 and status == "cancelled"
+
+
+def test_random_answerer_draws_afresh_for_each_repeat(tmp_path, capsys):
+    assert run_cli(tmp_path, "--llm", "random", "--repeat", "3", "--budget", "4") == 0
+    with sqlite3.connect(tmp_path / "r.sqlite") as db:
+        rows = db.execute("SELECT case_key, repeat, reply FROM executions").fetchall()
+    replies: dict[str, set[str]] = {}
+    for case, _, reply in rows:
+        replies.setdefault(case, set()).add(reply)
+    assert len(rows) == 3 * len(replies)
+    assert sum(len(seen) > 1 for seen in replies.values()) >= len(replies) // 2
