@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from explaincheck.core.backends.base import (
     MAX_REPLY_CHARS,
@@ -27,7 +28,7 @@ from explaincheck.core.backends.llm import LLMBackend, RequestIdentity
 from explaincheck.core.campaign.cache import ReplyCache
 from explaincheck.core.campaign.plan import Plan, PlannedExecution
 from explaincheck.core.campaign.progress import Progress, ProgressEvents, Tally
-from explaincheck.core.store import CachedReply, ExecutionRecord, Store, now
+from explaincheck.core.store import CachedReply, ExecutionRecord, Store, StoreError, now
 from explaincheck.core.taxonomy.base import ERROR, Grade, TestCase
 from explaincheck.core.terminal_text import safe_terminal
 
@@ -192,8 +193,34 @@ class CampaignRunner:
         while queue and not self._cancelled:
             execution = queue.popleft()
             record, reply = await self._execute(execution, backend)
-            self.store.record(record, reply)  # committed before the next one is taken
+            record = self._store(record, reply)  # committed before the next one is taken
             self._after(llm, record)
+
+    def _store(self, record: ExecutionRecord, reply: CachedReply | None) -> ExecutionRecord:
+        """Store the execution; if its reply holds something the database refuses, store it as
+        an ``error`` row with the reason instead (retried on the next run). A failing database
+        (disk full, read-only: ``StoreError``) still stops the run."""
+        try:
+            self.store.record(record, reply)
+            return record
+        except StoreError:
+            raise
+        except (ValueError, OverflowError, sqlite3.Error) as error:
+            log.warning("cannot store the reply of %s: %r", record.case_key, error)
+            failed = replace(
+                record,
+                reply=None,
+                thinking="",
+                answer=None,
+                abs_error=None,
+                prompt_tokens=None,
+                completion_tokens=None,
+                verdict=ERROR,
+                reason=f"the reply could not be stored ({type(error).__name__})",
+                error=f"the reply could not be stored ({type(error).__name__})",
+            )
+            self.store.record(failed)
+            return failed
 
     def _after(self, llm: str, record: ExecutionRecord) -> None:
         self._tally.count(record.verdict)

@@ -225,3 +225,29 @@ def test_timeouts_are_retried_within_the_retries(tmp_path):
     assert plan.total == 27 and outcome.complete
     with Store.open(db) as store:
         assert store.count("error") == 0 and store.count() == 27
+
+
+def test_a_reply_the_database_refuses_becomes_an_error_row(tmp_path, monkeypatch):
+    """A value no cleaning foresaw: the row is stored as ``error`` with the reason, the
+    campaign goes on, and the next run asks again."""
+    from explaincheck.core.store import Store as RealStore
+    from support.campaign_fakes import ScriptedBackend
+
+    real_write = RealStore._write_record
+
+    def refusing(self, values, reply):
+        if values["reply"] and "refuse me" in values["reply"]:
+            raise OverflowError("Python int too large to convert to SQLite INTEGER")
+        return real_write(self, values, reply)
+
+    monkeypatch.setattr(RealStore, "_write_record", refusing)
+    plan = synthetic_plan(cases_per_category=2)
+    backend = ScriptedBackend(reply='{"answer": "yes", "note": "refuse me"}')
+    with Store.open(tmp_path / "r.sqlite") as store:
+        outcome = asyncio.run(CampaignRunner(plan, store, {"fake": backend}, grade=toy_grade).run())
+        assert outcome.progress.errors == plan.total
+        assert {r["verdict"] for r in store.executions()} == {"error"}
+        assert "could not be stored (OverflowError)" in store.executions()[0]["reason"]
+        backend.reply = '{"answer": "yes"}'
+        outcome = asyncio.run(CampaignRunner(plan, store, {"fake": backend}, grade=toy_grade).run())
+        assert outcome.complete and store.count("pass") == plan.total
