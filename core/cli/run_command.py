@@ -154,6 +154,7 @@ def run(args: argparse.Namespace) -> int:
             _describe(plan, args.db)
             interrupts = _Interrupts()
             outcome = asyncio.run(_execute(plan, store, args, interrupts))
+            _regrade_resumed(plan, store)
             _summary(plan, store)
     finally:
         stop_logging()
@@ -268,6 +269,21 @@ class _Interrupts:
                 loop.remove_signal_handler(sig)
 
         return remove
+
+
+def _regrade_resumed(plan: Any, store: Any) -> None:
+    """Rows stored by an earlier run under other grading settings are graded again (from the
+    stored replies), so one table never mixes two satisfy rules."""
+    from explaincheck.core.campaign.regrade import regrade_stored
+
+    keys = {e.key for e in plan.executions}
+    summary = regrade_stored(store, keys, plan.oracle, plan.campaign.grading)
+    if summary.graded:
+        print(
+            f"explaincheck run: {summary.graded} stored executions re-graded under the new"
+            f" satisfy settings ({summary.changed} changed verdict)",
+            file=sys.stderr,
+        )
 
 
 def _describe(plan: Any, db: str) -> None:

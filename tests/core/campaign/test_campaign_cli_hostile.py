@@ -148,3 +148,15 @@ def test_random_answerer_draws_afresh_for_each_repeat(tmp_path, capsys):
         replies.setdefault(case, set()).add(reply)
     assert len(rows) == 3 * len(replies)
     assert sum(len(seen) > 1 for seen in replies.values()) >= len(replies) // 2
+
+
+def test_a_resumed_campaign_with_another_satisfy_rule_is_regraded(tmp_path, capsys):
+    assert run_cli(tmp_path, "--llm", "random", "--budget", "3") == 0
+    capsys.readouterr()
+    assert run_cli(tmp_path, "--llm", "random", "--budget", "3", "--satisfy-rule", "half") == 0
+    assert "re-graded under the new satisfy settings" in capsys.readouterr().err
+    with sqlite3.connect(tmp_path / "r.sqlite") as db:
+        gradings = {r[0] for r in db.execute("SELECT grading FROM executions")}
+        campaigns = db.execute("SELECT COUNT(*) FROM campaigns").fetchone()[0]
+    assert gradings == {'{"satisfy_rule":"half","satisfy_tolerance":0.05}'}
+    assert campaigns == 1  # the same campaign, resumed
