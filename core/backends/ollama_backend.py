@@ -4,9 +4,9 @@ Why these settings: answers must be reproducible and parseable, so each request 
 category's JSON schema as ``format`` (structured output), ``temperature`` 0 and a fixed ``seed``,
 and a ``num_ctx`` large enough that Ollama does not silently cut the prompt (its default context
 is small). The client has no timeout by default, so one is always set; transient failures
-(connection refused, 5xx, a dropped connection) are retried with backoff, on another host when
-several list the model (see ``ollama_hosts.py``). A thinking model's reasoning is kept apart from
-the answer.
+(connection refused, 5xx, a dropped connection, a timeout) are retried with backoff, on another
+host when several list the model (see ``ollama_hosts.py``). A thinking model's reasoning is kept
+apart from the answer.
 """
 
 from __future__ import annotations

@@ -28,7 +28,8 @@ against the oracle and store it at once in a SQLite database. Running the same c
 the same database continues where it stopped (errors are retried, nothing is duplicated).
 
 LLM specs: random, oracle, ollama:MODEL (host from --ollama-host or OLLAMA_HOST),
-ollama:MODEL@URL, local:gemma3-270m. OLLAMA_API_KEY is sent as a bearer key when set.
+ollama:MODEL@URL, local:gemma3-270m. OLLAMA_API_KEY is sent as a bearer key when set; a
+URL's user:password@ is refused and its query (?token=...) dropped, so no secret is stored.
 
 examples:
   explaincheck run --env frozen_lake --llm oracle --llm random --budget 20 --selection both
