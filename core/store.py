@@ -10,6 +10,8 @@ results file cannot run code when opened. The reply cache lives in the same file
 from __future__ import annotations
 
 import json
+import math
+import re
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields
@@ -113,6 +115,49 @@ def now() -> str:
 def to_json(value: Any) -> str:
     """Canonical JSON (sorted keys) so equal values give equal text and equal hashes."""
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+# -- storable values: whatever a server sent, a row can be written ----------------------------
+
+_INT64 = (-(2**63), 2**63 - 1)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def storable_text(text: str) -> str:
+    """A string SQLite can store (UTF-8): lone surrogates become U+FFFD."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text)
+    return text
+
+
+def storable(value: Any) -> Any:
+    """A column value SQLite can store: text cleaned, ints beyond INTEGER and non-finite
+    floats become NULL (a token count of 1e29 or NaN latency is not a number we can keep)."""
+    if isinstance(value, str):
+        return storable_text(value)
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        return value if _INT64[0] <= value <= _INT64[1] else None
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    return value
+
+
+def storable_json(value: Any) -> Any:
+    """A JSON-able value whose text can be stored and read back as standard JSON: strings
+    cleaned, non-finite floats as null (JSON has no NaN), keys as text."""
+    if isinstance(value, str):
+        return storable_text(value)
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {storable_text(str(k)): storable_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [storable_json(v) for v in value]
+    return value
 
 
 @dataclass(frozen=True)
@@ -315,9 +360,13 @@ class Store:
         values = {name: getattr(record, name) for name in _RECORD_FIELDS}  # shallow: fast
         for name in _JSON_COLUMNS:
             if values[name] is not None or name not in ("answer", "expected"):
-                values[name] = to_json(values[name])
+                values[name] = to_json(storable_json(values[name]))
         values["positive"] = None if record.positive is None else int(record.positive)
         values["cached"] = int(record.cached)
+        values = {name: storable(value) for name, value in values.items()}
+        for name in ("prompt", "thinking", "verdict", "reason", "started_at", "finished_at"):
+            if values[name] is None:  # NOT NULL text columns
+                values[name] = ""
         try:
             self._write_record(values, reply)
         except sqlite3.OperationalError as error:  # disk full, read-only file, locked too long
@@ -346,11 +395,11 @@ class Store:
             " abs_error = ?, grading = ? WHERE id = ?",
             (
                 verdict,
-                reason,
-                None if answer is None else to_json(answer),
-                None if expected is None else to_json(expected),
-                abs_error,
-                to_json(grading),
+                storable_text(reason),
+                None if answer is None else to_json(storable_json(answer)),
+                None if expected is None else to_json(storable_json(expected)),
+                storable(abs_error),
+                to_json(storable_json(grading)),
                 row_id,
             ),
         )
@@ -423,18 +472,21 @@ class Store:
             "INSERT OR IGNORE INTO replies (backend, host, model, request_hash, options, text,"
             " thinking, latency, prompt_tokens, completion_tokens, created_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                reply.backend,
-                reply.host,
-                reply.model,
-                reply.request_hash,
-                to_json(reply.options),
-                reply.text,
-                reply.thinking,
-                reply.latency,
-                reply.prompt_tokens,
-                reply.completion_tokens,
-                now(),
+            tuple(
+                storable(value)
+                for value in (
+                    reply.backend,
+                    reply.host,
+                    reply.model,
+                    reply.request_hash,
+                    to_json(storable_json(reply.options)),
+                    reply.text,
+                    reply.thinking,
+                    reply.latency,
+                    reply.prompt_tokens,
+                    reply.completion_tokens,
+                    now(),
+                )
             ),
         )
 

@@ -137,7 +137,7 @@ class LocalBackend(LLMBackend):
 
     def request_identity(self, prompt: Prompt, repeat: int = 0) -> RequestIdentity:
         options = {**self.decoding.options(repeat), "max_tokens": self.max_tokens}
-        return RequestIdentity("local", ("local",), self.name, options)
+        return RequestIdentity("local", ("local",), self.name, options, {"n_ctx": self.n_ctx})
 
     def cache_identity(self) -> dict[str, Any]:
         return {"spec": self.spec, "backend": "local", "model": self.name}

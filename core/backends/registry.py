@@ -14,7 +14,12 @@ from typing import TYPE_CHECKING
 
 from explaincheck.core.backends.base import Backend
 from explaincheck.core.backends.llm import Decoding
-from explaincheck.core.backends.ollama_hosts import HostPool, configured_hosts
+from explaincheck.core.backends.ollama_hosts import (
+    HostPool,
+    configured_hosts,
+    normalize_host,
+    redact_url,
+)
 from explaincheck.core.errors import ExplaincheckError
 
 if TYPE_CHECKING:
@@ -96,30 +101,54 @@ def split_model_host(rest: str) -> tuple[str, str | None]:
     return rest, None
 
 
+def normalize_spec(spec: str) -> str:
+    """The spec as stored with every result: no surrounding whitespace (``" random"`` is
+    ``random``) and no userinfo, query or fragment in an Ollama URL (where tokens hide).
+    Never raises, so it may name a spec in an error message."""
+    spec = str(spec).strip()
+    prefix, colon, rest = spec.partition(":")
+    prefix = prefix.strip()
+    if not colon:
+        return prefix
+    if prefix == "ollama":
+        model, url = split_model_host(rest.strip())
+        if url is not None:
+            return f"ollama:{model.strip()}@{redact_url(url)}"
+        return f"ollama:{model.strip()}"
+    return f"{prefix}:{rest.strip()}"
+
+
 def parse_spec(spec: str) -> tuple[str, str]:
     """(prefix, rest) of a spec, or a one-line error naming the valid forms."""
-    prefix, _, rest = spec.strip().partition(":")
+    shown = normalize_spec(spec)
+    prefix, _, rest = shown.partition(":")
+    if prefix not in FACTORIES and ("@" in shown or "?" in shown):
+        shown = shown.split("@", 1)[0].split("?", 1)[0] + "@…"  # nothing after it is shown
     if prefix not in FACTORIES:
         raise ExplaincheckError(
-            f"unknown LLM {spec!r}: use random, oracle, ollama:MODEL, ollama:MODEL@URL or"
+            f"unknown LLM {shown!r}: use random, oracle, ollama:MODEL, ollama:MODEL@URL or"
             f" {LOCAL_DEFAULT}"
         )
     if prefix in NEEDS_ARGUMENT and not rest:
-        raise ExplaincheckError(f"LLM {spec!r} needs a model name, e.g. ollama:gemma3:1b")
-    if prefix == "ollama" and "@" in (split_model_host(rest)[1] or ""):
+        raise ExplaincheckError(f"LLM {shown!r} needs a model name, e.g. ollama:gemma3:1b")
+    model, url = split_model_host(rest)
+    raw_url = split_model_host(str(spec).strip().partition(":")[2])[1]
+    if prefix == "ollama" and "@" in (raw_url or ""):
         raise ExplaincheckError(
-            f"LLM spec for {split_model_host(rest)[0]} has credentials in its URL: the spec is"
+            f"LLM spec for {model} has credentials in its URL: the spec is"
             " stored with every result, so give the key in OLLAMA_API_KEY instead"
         )
+    if prefix == "ollama" and url is not None:
+        normalize_host(url)  # a clear one-line error for a URL that cannot be used
     if prefix in ("random", "oracle") and rest:
-        raise ExplaincheckError(f"LLM {spec!r}: {prefix} takes no model name")
+        raise ExplaincheckError(f"LLM {shown!r}: {prefix} takes no model name")
     return prefix, rest
 
 
 def create_backend(spec: str, ctx: BackendContext) -> Backend:
     prefix, rest = parse_spec(spec)
     backend = FACTORIES[prefix](rest, ctx)
-    backend.spec = spec.strip()  # stored as the ``llm`` of every execution: the user's words
+    backend.spec = normalize_spec(spec)  # stored as the ``llm`` of every execution
     return backend
 
 

@@ -9,6 +9,7 @@ an edited wording is a new execution rather than a stale one.
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 
 BOTH = "both"
 SELECTION_CHOICES = (PRIORITIZED, RANDOM, BOTH)
+SATISFY_RULES = ("absolute", "half")  # |p - V| <= tolerance, or the same side of 1/2
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,13 @@ class Campaign:
     repeat_temperature: float = 0.7  # only when repeat > 1 (greedy repeats would be identical)
 
     def __post_init__(self) -> None:
-        if not self.llms:
+        from explaincheck.core.backends.registry import normalize_spec
+
+        # One series per LLM: " random" is random, a repeated spec is asked once, and a token
+        # in an Ollama URL's query never reaches the stored settings.
+        llms = tuple(dict.fromkeys(normalize_spec(spec) for spec in self.llms))
+        object.__setattr__(self, "llms", llms)
+        if not self.llms or any(not spec for spec in self.llms):
             raise ExplaincheckError("a campaign needs at least one --llm")
         if self.selection not in SELECTION_CHOICES:
             raise ExplaincheckError(
@@ -60,8 +68,18 @@ class Campaign:
             raise ExplaincheckError(f"--budget must be at least 1 (got {self.budget})")
         if self.repeat < 1:
             raise ExplaincheckError(f"--repeat must be at least 1 (got {self.repeat})")
-        if len(set(self.llms)) != len(self.llms):
-            raise ExplaincheckError("the same --llm is given twice")
+        tolerance = self.grading.satisfy_tolerance
+        if not (isinstance(tolerance, int | float) and math.isfinite(tolerance)) or not (
+            0 <= tolerance <= 1
+        ):
+            raise ExplaincheckError(
+                f"--satisfy-tolerance must be a number from 0 to 1 (got {tolerance})"
+            )
+        if self.grading.satisfy_rule not in SATISFY_RULES:
+            raise ExplaincheckError(
+                f"unknown satisfy rule {self.grading.satisfy_rule!r}"
+                f" (valid: {', '.join(SATISFY_RULES)})"
+            )
 
     @property
     def selections(self) -> tuple[str, ...]:
