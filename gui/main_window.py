@@ -24,8 +24,9 @@ from explaincheck.gui.settings import Settings
 from explaincheck.gui.tasks import Tasks, in_thread
 from explaincheck.gui.views.campaign_view import CampaignView
 from explaincheck.gui.views.constants_dialog import ConstantsDialog
+from explaincheck.gui.views.error_overlay import ErrorOverlay
 from explaincheck.gui.views.graph_view import GraphView
-from explaincheck.gui.views.model_view import ModelView
+from explaincheck.gui.views.model_view import ModelView, error_text
 from explaincheck.gui.views.report_view import ReportView
 from explaincheck.gui.views.results_view import ResultsView, environment_matches
 from explaincheck.gui.views.state_inspector import StateInspector
@@ -41,6 +42,7 @@ from PySide6.QtWidgets import (
     QMenu,
     QProgressBar,
     QScrollArea,
+    QSizePolicy,
     QTabWidget,
     QToolButton,
     QWidget,
@@ -78,6 +80,7 @@ class MainWindow(QMainWindow):
         self.campaigns = CampaignController(self)
 
         self.graph = GraphView(self.tasks, self)
+        self.canvas_error = ErrorOverlay(self.graph)
         self.results_view = ResultsView(self.results, self)
         self.report_view = ReportView(self.results, self.tasks, self)
         self.teach_view = TeachView(self.results, self.tasks, self)
@@ -200,6 +203,8 @@ class MainWindow(QMainWindow):
     def _build_status_bar(self) -> None:
         bar = self.statusBar()
         self.oracle_status = QLabel("No model open", self)
+        # a long error message must not set the window's minimum width
+        self.oracle_status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         bar.addWidget(self.oracle_status, 1)
         self.campaign_status = QLabel("", self)
         bar.addPermanentWidget(self.campaign_status)
@@ -282,21 +287,29 @@ class MainWindow(QMainWindow):
     def _model_busy(self, busy: bool) -> None:
         self.build_action.setEnabled(not busy)
         if busy:
+            self.canvas_error.hide()
             environment = self.model.environment
             name = environment.title if environment else "the model"
             self.oracle_status.setText(f"Oracle: model checking {name}…")
 
     def _model_failed(self, error: BaseException) -> None:
-        self.oracle_status.setText(f"Oracle: failed — {error}")
+        message, excerpt = error_text(error, self.model.last_path)
+        self.oracle_status.setText(f"Oracle: failed — {message}")
         self.errors.append(str(error))
+        if self.model.oracle is None:  # nothing to show: the canvas says what went wrong
+            self.graph.clear()
+        self.canvas_error.show_error(message, excerpt)
+        if self.tabs.currentWidget() is not self.graph:
+            self.show_tab("graph")
         if not isinstance(error, ExplaincheckError):
             traceback.print_exception(error, file=sys.stderr)
 
     def _oracle_ready(self, oracle: OracleResult, environment: Environment) -> None:
         describe = environment.describe
+        self.canvas_error.hide()
         self.setWindowTitle(f"explaincheck — {environment.title}")
         self.graph.set_oracle(oracle)
-        self.inspector.set_oracle(oracle, describe)
+        self.inspector.set_oracle(oracle, describe, environment.variables)
         self.inspector.show_state(oracle.model.initial)
         self.results_view.set_oracle(oracle, environment)
         self.campaign_view.set_model(oracle, environment)
@@ -343,7 +356,8 @@ class MainWindow(QMainWindow):
     def _case_selected(self, row: dict) -> None:
         states = [int(s) for s in (row.get("states") or [])]
         if environment_matches(row.get("environment"), self.model.environment):
-            self.graph.highlight_states(states)
+            # the selection ring moves with the inspector to the case's first state
+            self.graph.highlight_states(states, select=states[0] if states else None)
             if states:
                 self.inspector.show_state(states[0])
 

@@ -157,7 +157,9 @@ def load_environment(
 
     actions = data.get("actions", {})
     not_applicable = data.get("not_applicable", {})
-    for name, table in (("actions", actions), ("not_applicable", not_applicable)):
+    variables = data.get("variables", {})
+    tables = (("actions", actions), ("not_applicable", not_applicable), ("variables", variables))
+    for name, table in tables:
         if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
             raise EnvironmentFolderError(f"{where}: [{name}] must map names to text")
     task = _required_text(data, "task", where)
@@ -180,6 +182,7 @@ def load_environment(
         describe=describe,
         not_applicable=dict(not_applicable),
         folder=str(folder),
+        variables=dict(variables),
     )
 
 

@@ -32,6 +32,8 @@ class Environment:
     describe: StateDescriber  # how a state reads in words
     not_applicable: dict[str, str] = field(default_factory=dict)  # category id -> why not
     folder: str | None = None
+    # state variable -> its name for people ("r" -> "row"), in the order to show valuations
+    variables: dict[str, str] = field(default_factory=dict)
 
     def request(self, **overrides) -> OracleRequest:
         """The oracle request for this environment (constants/labels overridable)."""

@@ -7,11 +7,13 @@ Everything shown here that came from an LLM or a file goes into plain-text widge
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.gui.results_model import states_text
 from explaincheck.gui.safe_text import plain_label
+from explaincheck.gui.valuation import valuation_text
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
@@ -31,7 +33,9 @@ def pretty(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False)
 
 
-def oracle_lines(oracle: OracleResult | None, states: list[int]) -> str:
+def oracle_lines(
+    oracle: OracleResult | None, states: list[int], variables: Mapping[str, str] | None = None
+) -> str:
     """The oracle facts behind a case, one paragraph per state."""
     if oracle is None:
         return "Open this case's environment to see the oracle values behind it."
@@ -41,7 +45,7 @@ def oracle_lines(oracle: OracleResult | None, states: list[int]) -> str:
             lines.append(f"state {state_id}: not in the open model")
             continue
         f = oracle.states[state_id]
-        valuation = ", ".join(f"{k}={v}" for k, v in f.valuation.items())
+        valuation = valuation_text(f.valuation, variables)
         lines.append(f"state {f.id} ({valuation})")
         danger = f"   D = {f.danger:.4g}" if f.danger is not None else ""
         lines.append(f"  V = {f.value:.4g}{danger}   C_B = {f.centrality:.3g}")
@@ -116,7 +120,12 @@ class CaseDetail(QWidget):
         inner.addWidget(widget)
         return box
 
-    def show_row(self, row: dict[str, Any] | None, oracle: OracleResult | None = None) -> None:
+    def show_row(
+        self,
+        row: dict[str, Any] | None,
+        oracle: OracleResult | None = None,
+        variables: Mapping[str, str] | None = None,
+    ) -> None:
         self.row = row
         if row is None:
             self.header.setText("Select an execution to see it in full.")
@@ -146,4 +155,4 @@ class CaseDetail(QWidget):
             answers += f"\nerror:    {row['error']}"
         self.answers.setPlainText(answers)
         states = [int(s) for s in (row.get("states") or [])]
-        self.oracle.setPlainText(oracle_lines(oracle, states))
+        self.oracle.setPlainText(oracle_lines(oracle, states, variables))

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QMenu,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -39,32 +40,65 @@ _POSITION = re.compile(r"(?:\bat |:)(\d+):(\d+)\b")
 PRISM_FILTER = "PRISM models (*.prism *.nm *.pm);;All files (*)"
 
 
+EXCERPT_WIDTH = 72  # characters of a source line shown around the error's column
+_LEADING_POSITION = re.compile(r"^(?P<file>[^\n]*?):(?P<line>\d+):(?P<column>\d+):\s*")
+
+
 def error_text(error: BaseException, model_path: str | None = None) -> tuple[str, str]:
-    """(message, source excerpt) for an error; the excerpt points at line/column if known."""
+    """(message, source excerpt) for an error; the excerpt points at line/column if known.
+
+    The position is said once, in words ("broken.prism, line 5, column 20: …"), even when the
+    parser's message starts with ``path:line:column:``."""
     message = str(error) or type(error).__name__
     line = getattr(error, "line", None)
     column = getattr(error, "column", None)
-    if line is None:  # some parser messages carry the position only in the text ("at 5:25")
-        found = _POSITION.search(message)
-        if found:
-            line, column = int(found.group(1)), int(found.group(2))
-    if line is not None:
-        where = f"line {line}" + (f", column {column}" if column is not None else "")
-        if where not in message:
-            message = f"{where}: {message}"
+    leading = _LEADING_POSITION.match(message)
+    if leading and (line is None or int(leading.group("line")) == line):
+        line, column = int(leading.group("line")), int(leading.group("column"))
+        name = Path(leading.group("file")).name
+        message = message[leading.end() :]
+        where = f"line {line}, column {column}"
+        message = f"{name}, {where}: {message}" if name else f"{where}: {message}"
+    else:
+        if line is None:  # some parser messages carry the position only in the text ("at 5:25")
+            found = _POSITION.search(message)
+            if found:
+                line, column = int(found.group(1)), int(found.group(2))
+        if line is not None:
+            where = f"line {line}" + (f", column {column}" if column is not None else "")
+            if where not in message and not _POSITION.search(message):
+                message = f"{where}: {message}"
     if not isinstance(error, ExplaincheckError):
         message = f"unexpected problem ({type(error).__name__}): {message}"
     excerpt = ""
     if line is not None and model_path:
         try:
             lines = Path(model_path).read_text(errors="replace").splitlines()
-            if 1 <= line <= len(lines):
-                excerpt = f"{line:>4} | {lines[line - 1]}"
-                if column is not None and column >= 1:
-                    excerpt += "\n" + " " * (7 + column - 1) + "^"
         except OSError:
-            pass
+            lines = []
+        if 1 <= line <= len(lines):
+            excerpt = source_excerpt(lines[line - 1], line, column)
     return message, excerpt
+
+
+def source_excerpt(text: str, line: int, column: int | None, width: int = EXCERPT_WIDTH) -> str:
+    """The offending line, cut to ``width`` characters around the column (so a long line
+    cannot widen the panel), with a caret under the column."""
+    text = text.expandtabs(4)
+    start = 0
+    if len(text) > width:
+        centre = (column or 1) - 1
+        start = max(0, min(centre - width // 2, len(text) - width))
+    shown = text[start : start + width]
+    if start > 0:
+        shown = "…" + shown[1:]
+    if start + width < len(text):
+        shown = shown[:-1] + "…"
+    prefix = f"{line:>4} | "
+    excerpt = prefix + shown
+    if column is not None and column >= 1:
+        excerpt += "\n" + " " * (len(prefix) + column - 1 - start) + "^"
+    return excerpt
 
 
 class ModelView(QWidget):
@@ -157,14 +191,17 @@ class ModelView(QWidget):
         error_layout = QVBoxLayout(self.error_frame)
         self.error = plain_label("")
         self.error.setWordWrap(True)
+        # long words (paths) and source lines must not widen the panel
+        self.error.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.error.setStyleSheet("color: #8a1c00;")
         self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         error_layout.addWidget(self.error)
         self.error_source = plain_label("")
         self.error_source.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.error_source.setStyleSheet("color: #222222;")
+        self.error_source.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         error_layout.addWidget(self.error_source)
-        layout.addWidget(self.error_frame)
+        layout.insertWidget(1, self.error_frame)  # under the list, above the model's details
         layout.addStretch(1)
 
         self._set_busy(False)
@@ -189,7 +226,7 @@ class ModelView(QWidget):
             item.setToolTip(environment.description)
             self.builtin.addItem(item)
         current = self.controller.environment
-        if current is not None and current.id:
+        if current is not None:  # a plain PRISM file (no id) selects nothing
             self._select_builtin(current.id)
         elif environments:
             self.builtin.setCurrentRow(0)
@@ -200,6 +237,7 @@ class ModelView(QWidget):
             if self.builtin.item(row).data(Qt.ItemDataRole.UserRole) == env_id:
                 self.builtin.setCurrentRow(row)
                 return
+        self.builtin.setCurrentRow(-1)  # no current item: its description goes too
         self.builtin.clearSelection()
 
     def _describe_selected(self, item: QListWidgetItem | None, _previous=None) -> None:
