@@ -98,6 +98,7 @@ class MainWindow(QMainWindow):
         prefs = self.settings.preferences()
         self.campaign_view.host.setText(prefs.ollama_host)
         self.campaign_view.budget.setValue(prefs.budget)
+        self.campaign_view.apply_choices(self.settings.campaign_choices())
         self._build_docks()
         self._build_actions()
         self._build_status_bar()
@@ -376,6 +377,7 @@ class MainWindow(QMainWindow):
         except (ExplaincheckError, OSError) as error:
             self._campaign_message(str(error))
             return
+        self.settings.save_campaign_choices(self.campaign_view.choices())
         self.tasks.start(self._run(campaign, db_path), "campaign")
 
     async def _run(self, campaign, db_path: str) -> None:
@@ -496,6 +498,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.settings.save_window_state(self.saveGeometry(), self.saveState())
+        self.settings.save_campaign_choices(self.campaign_view.choices())
         probe = getattr(self, "_size_probe", None)
         if probe is not None:
             probe.cancel()

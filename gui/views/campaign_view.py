@@ -99,6 +99,8 @@ class CampaignView(QWidget):
         self.oracle: OracleResult | None = None
         self.environment: Environment | None = None
         self.reasons: dict[str, str] = {}
+        self.wanted_categories: set[str] | None = None  # the user's choice (None: all)
+        self._updating = False
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
 
@@ -149,6 +151,7 @@ class CampaignView(QWidget):
         self.categories.setMinimumHeight(120)
         self.category_items: dict[str, QTreeWidgetItem] = {}
         self._fill_categories()
+        self.categories.itemChanged.connect(self._category_toggled)
         categories_layout.addWidget(self.categories)
         layout.addWidget(categories_box, 1)
 
@@ -326,6 +329,8 @@ class CampaignView(QWidget):
         if oracle is not self.oracle:
             return
         self.reasons = reasons
+        wanted = self.wanted_categories
+        self._updating = True
         for category_id, item in self.category_items.items():
             reason = reasons.get(category_id)
             base = item.text(0).split("  —")[0]
@@ -338,7 +343,21 @@ class CampaignView(QWidget):
                 item.setText(0, base)
                 item.setToolTip(0, "")
                 item.setDisabled(False)
-                item.setCheckState(0, Qt.CheckState.Checked)
+                on = wanted is None or category_id in wanted
+                item.setCheckState(0, Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+        self._updating = False
+
+    def _category_toggled(self, item: QTreeWidgetItem, _column: int) -> None:
+        """Remember what the user ticks (not what applicability greys out)."""
+        category_id = item.data(0, Qt.ItemDataRole.UserRole)
+        if self._updating or not category_id or item.isDisabled():
+            return
+        if self.wanted_categories is None:
+            self.wanted_categories = set(self.category_items)
+        if item.checkState(0) == Qt.CheckState.Checked:
+            self.wanted_categories.add(category_id)
+        else:
+            self.wanted_categories.discard(category_id)
 
     def selected_categories(self) -> list[str]:
         return [
@@ -348,11 +367,63 @@ class CampaignView(QWidget):
         ]
 
     def set_categories(self, ids: list[str]) -> None:
+        self.wanted_categories = set(ids)
         for cid, item in self.category_items.items():
             if not item.isDisabled():
                 item.setCheckState(
                     0, Qt.CheckState.Checked if cid in ids else Qt.CheckState.Unchecked
                 )
+
+    # -- remembered between sessions --------------------------------------------------------
+    def choices(self) -> dict:
+        """The set-up as plain data (kept in the settings between sessions)."""
+        llms = []
+        for i in range(self.llms.count()):
+            item = self.llms.item(i)
+            checked = item.checkState() == Qt.CheckState.Checked
+            llms.append([item.data(Qt.ItemDataRole.UserRole), item.text(), checked])
+        wanted = self.wanted_categories
+        return {
+            "llms": llms,
+            "categories": sorted(wanted) if wanted is not None else None,
+            "budget": self.budget.value(),
+            "selection": self.selection.currentData(),
+            "repeat": self.repeat.value(),
+            "seed": self.seed.value(),
+            "satisfy_rule": self.satisfy_rule.currentData(),
+            "tolerance": self.tolerance.value(),
+            "database": self.database.text(),
+        }
+
+    def apply_choices(self, choices: dict) -> None:
+        """Restore ``choices()`` from an earlier session; unknown or bad entries are skipped."""
+        for entry in choices.get("llms") or []:
+            if not (isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str)):
+                continue
+            spec, text, checked = entry
+            item = self._add_llm(spec, str(text), checked=bool(checked))
+            if item.flags() & Qt.ItemFlag.ItemIsEnabled:
+                item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+        categories = choices.get("categories")
+        if isinstance(categories, list):
+            self.wanted_categories = {str(c) for c in categories if str(c) in self.category_items}
+            self._updating = True
+            for cid, item in self.category_items.items():
+                if not item.isDisabled():
+                    on = cid in self.wanted_categories
+                    item.setCheckState(0, Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+            self._updating = False
+        for key, box in (("budget", self.budget), ("repeat", self.repeat), ("seed", self.seed)):
+            if isinstance(choices.get(key), int):
+                box.setValue(choices[key])
+        for key, combo in (("selection", self.selection), ("satisfy_rule", self.satisfy_rule)):
+            index = combo.findData(choices.get(key))
+            if index >= 0:
+                combo.setCurrentIndex(index)
+        if isinstance(choices.get("tolerance"), int | float):
+            self.tolerance.setValue(float(choices["tolerance"]))
+        if isinstance(choices.get("database"), str) and choices["database"].strip():
+            self.database.setText(choices["database"])
 
     # -- campaign --------------------------------------------------------------------------
     def _choose_database(self) -> None:

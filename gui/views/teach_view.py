@@ -12,6 +12,7 @@ from typing import Any
 
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
+from explaincheck.gui.long_text import capped
 from explaincheck.gui.results_data import ResultsData
 from explaincheck.gui.safe_text import plain_label
 from explaincheck.gui.tasks import Tasks, in_thread
@@ -319,7 +320,8 @@ class TeachView(QWidget):
     @staticmethod
     def _reply_text(spec: str, row: dict[str, Any]) -> str:
         thinking = str(row.get("thinking") or "")
-        text = f"{spec} replied:\n{row.get('reply')}\n\n"
+        reply = capped(str(row.get("reply")), 3_000, 500, "see the Results tab").text
+        text = f"{spec} replied:\n{reply}\n\n"
         if thinking:
             text += f"(thinking: {thinking[:400]}{'…' if len(thinking) > 400 else ''})\n\n"
         return text + f"Verdict: {str(row.get('verdict')).upper()} — {row.get('reason')}"
