@@ -12,6 +12,7 @@ import sys
 import traceback
 from pathlib import Path
 
+from explaincheck.core.campaign.eta import EtaEstimator
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.types import OracleResult
@@ -72,6 +73,7 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.errors: list[str] = []
         self.environments: list[Environment] = []
+        self.eta: EtaEstimator | None = None  # per-LLM time left of the running campaign
 
         self.tasks = Tasks(self)
         self.tasks.failed.connect(self._task_failed)
@@ -232,6 +234,7 @@ class MainWindow(QMainWindow):
         self.campaigns.running_changed.connect(self._campaign_running)
         self.campaigns.failed.connect(self._campaign_failed)
         self.campaigns.planned.connect(self._campaign_planned)
+        self.campaigns.llm_plan.connect(self._campaign_llm_plan)
         self.campaigns.finished.connect(self._campaign_finished)
 
     def _restore(self) -> None:
@@ -418,8 +421,14 @@ class MainWindow(QMainWindow):
         self.stop_action.setEnabled(running)
         self.campaign_progress.setVisible(running or self.campaign_progress.value() > 0)
 
+    def _campaign_llm_plan(self, left: dict, concurrency: dict) -> None:
+        self.eta = EtaEstimator.start(left, concurrency)
+
     def _campaign_progress(self, progress) -> None:
-        self.campaign_view.show_progress(progress)
+        last = progress.last
+        if self.eta is not None and last is not None:
+            self.eta.record(last.llm, last.latency, finished=last.verdict != "error")
+        self.campaign_view.show_progress(progress, self.eta)
         self.campaign_progress.setMaximum(max(1, progress.total))
         self.campaign_progress.setValue(progress.done)
         self.campaign_status.setText(self.campaign_view.progress_text.text())

@@ -11,6 +11,7 @@ import asyncio
 import os
 from pathlib import Path
 
+from explaincheck.core.campaign.eta import EtaEstimator
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.gui.safe_text import plain_label
@@ -474,7 +475,9 @@ class CampaignView(QWidget):
         self.run_button.setEnabled(not running)
         self.pause_button.setEnabled(running)
 
-    def show_progress(self, progress) -> None:
+    def show_progress(self, progress, eta: EtaEstimator | None = None) -> None:
+        """Done/total, pass rate and the time left (per LLM when ``eta`` follows the run:
+        instant baselines would otherwise make a pooled rate promise seconds)."""
         self.progress.setMaximum(max(1, progress.total))
         self.progress.setValue(progress.done)
         rate = progress.pass_rate
@@ -485,7 +488,12 @@ class CampaignView(QWidget):
         if progress.errors:
             parts.append(f"{progress.errors} errors")
         if progress.state == "running":
-            parts.append(f"ETA {format_eta(progress.eta)}")
+            seconds = eta.eta() if eta is not None else progress.eta
+            parts.append(f"ETA {format_eta(seconds)}")
+            if eta is not None:
+                self.progress_text.setToolTip(
+                    "\n".join(f"{llm}: {format_eta(t)} left" for llm, t in eta.per_llm().items())
+                )
         else:
             parts.append(progress.state)
         if progress.message:
