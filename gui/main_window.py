@@ -1,4 +1,4 @@
-"""The main window: toolbar, model and campaign docks, Graph | Results | Report | Teach tabs,
+"""The main window: toolbar, the model dock, Graph | Campaign | Results | Report | Teach tabs,
 the state inspector and a status bar with the oracle and campaign progress.
 
 The window only wires views to controllers; every long job runs elsewhere (oracle in a child
@@ -49,7 +49,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-TABS = ("graph", "results", "report", "teach")
+TABS = ("graph", "campaign", "results", "report", "teach")
 MODEL_SUFFIXES = (".prism", ".nm", ".pm")
 DATABASE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
 
@@ -59,6 +59,7 @@ def _scrolled(widget: QWidget) -> QScrollArea:
     area.setWidgetResizable(True)
     area.setWidget(widget)
     area.setFrameShape(QScrollArea.Shape.NoFrame)
+    area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
     return area
 
 
@@ -86,9 +87,11 @@ class MainWindow(QMainWindow):
         self.results_view = ResultsView(self.results, self)
         self.report_view = ReportView(self.results, self.tasks, self)
         self.teach_view = TeachView(self.results, self.tasks, self)
+        self.campaign_view = CampaignView(self.tasks, self)
         self.tabs = QTabWidget(self)
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.graph, "Graph")
+        self.tabs.addTab(self.campaign_view, "Campaign")
         self.tabs.addTab(self.results_view, "Results")
         self.tabs.addTab(self.report_view, "Report")
         self.tabs.addTab(self.teach_view, "Teach")
@@ -96,7 +99,6 @@ class MainWindow(QMainWindow):
 
         self.inspector = StateInspector(self)
         self.model_view = ModelView(self.model, self)
-        self.campaign_view = CampaignView(self.tasks, self)
         prefs = self.settings.preferences()
         self.campaign_view.host.setText(prefs.ollama_host)
         self.campaign_view.budget.setValue(prefs.budget)
@@ -112,22 +114,15 @@ class MainWindow(QMainWindow):
         self.model_dock = QDockWidget("Model", self)
         self.model_dock.setObjectName("modelDock")
         self.model_dock.setWidget(_scrolled(self.model_view))
-        self.campaign_dock = QDockWidget("Campaign", self)
-        self.campaign_dock.setObjectName("campaignDock")
-        self.campaign_dock.setWidget(_scrolled(self.campaign_view))
         self.inspector_dock = QDockWidget("State inspector", self)
         self.inspector_dock.setObjectName("inspectorDock")
         self.inspector_dock.setWidget(self.inspector)
-        self.model_dock.setMinimumWidth(350)
-        self.campaign_dock.setMinimumWidth(350)
-        self.inspector_dock.setMinimumWidth(330)
-        left = Qt.DockWidgetArea.LeftDockWidgetArea
-        self.addDockWidget(left, self.model_dock)
-        self.addDockWidget(left, self.campaign_dock)
-        self.splitDockWidget(self.model_dock, self.campaign_dock, Qt.Orientation.Vertical)
+        self.model_dock.setMinimumWidth(300)
+        self.inspector_dock.setMinimumWidth(300)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.model_dock)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.inspector_dock)
         self.resizeDocks(
-            [self.model_dock, self.inspector_dock], [380, 330], Qt.Orientation.Horizontal
+            [self.model_dock, self.inspector_dock], [360, 320], Qt.Orientation.Horizontal
         )
 
     def _action(self, text: str, shortcut, handler, tip: str = "") -> QAction:
@@ -199,7 +194,10 @@ class MainWindow(QMainWindow):
         campaign_menu.addAction(self.run_action)
         campaign_menu.addAction(self.stop_action)
         view_menu = menu.addMenu("&View")
-        for dock in (self.model_dock, self.campaign_dock, self.inspector_dock):
+        campaign_menu.addAction(
+            self._action("Set up…", None, lambda: self.show_tab("campaign"), "The Campaign tab")
+        )
+        for dock in (self.model_dock, self.inspector_dock):
             view_menu.addAction(dock.toggleViewAction())
         view_menu.addAction(self.fullscreen_action)
 
@@ -409,6 +407,7 @@ class MainWindow(QMainWindow):
     def _campaign_message(self, text: str) -> None:
         self.campaign_view.progress_text.setText(text)
         self.statusBar().showMessage(text, 10000)
+        self.show_tab("campaign")
 
     def _campaign_planned(self, total: int, skipped: dict) -> None:
         self.campaign_progress.setMaximum(max(1, total))

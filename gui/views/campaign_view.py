@@ -1,4 +1,8 @@
-"""The campaign panel (left dock): LLMs, categories, budget and selection; Run, Pause, Stop.
+"""The Campaign tab: a set-up page with LLMs, categories, budget and selection; Run and Pause.
+
+A page of its own (not a second dock under the model panel) so every category, the selection
+settings and Run with the progress fit without scrolling: two columns on a wide window, one on a
+narrow one, with Run and the progress pinned at the bottom.
 
 Categories are grouped by dimension; those that do not apply to the open model are greyed out
 with the reason. Ollama models are listed from the host after a connection check (run on a
@@ -18,10 +22,12 @@ from explaincheck.gui.safe_text import plain_label
 from explaincheck.gui.tasks import Tasks, in_thread
 from PySide6.QtCore import QStandardPaths, Qt, Signal
 from PySide6.QtWidgets import (
+    QBoxLayout,
     QComboBox,
     QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
+    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLineEdit,
@@ -29,6 +35,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QTreeWidget,
     QTreeWidgetItem,
@@ -102,13 +109,21 @@ class CampaignView(QWidget):
         self.reasons: dict[str, str] = {}
         self.wanted_categories: set[str] | None = None  # the user's choice (None: all)
         self._updating = False
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(6, 6, 6, 6)
+        self.columns = QBoxLayout(QBoxLayout.Direction.LeftToRight)
+        left, right = QVBoxLayout(), QVBoxLayout()
+        self.columns.addLayout(left, 1)
+        self.columns.addLayout(right, 1)
+        self.heading = plain_label("Open a model, choose what to ask, and run.")
+        heading_font = self.heading.font()
+        heading_font.setBold(True)
+        self.heading.setFont(heading_font)
+        self.heading.setWordWrap(True)
 
         llm_box = QGroupBox("LLMs under test")
         llm_layout = QVBoxLayout(llm_box)
         self.llms = QListWidget(self)
-        self.llms.setMaximumHeight(84)
+        self.llms.setMinimumHeight(90)
+        self.llms.setMaximumHeight(160)
         llm_layout.addWidget(self.llms)
         host_row = QHBoxLayout()
         self.host = QLineEdit(self)
@@ -133,7 +148,7 @@ class CampaignView(QWidget):
         add_button.clicked.connect(self._add_spec)
         add_row.addWidget(add_button)
         llm_layout.addLayout(add_row)
-        layout.addWidget(llm_box)
+        left.addWidget(llm_box)
         for spec, text in BASELINES:
             self._add_llm(spec, text, checked=True)
         local_ok = local_model_available()
@@ -149,12 +164,12 @@ class CampaignView(QWidget):
         categories_layout = QVBoxLayout(categories_box)
         self.categories = QTreeWidget(self)
         self.categories.setHeaderHidden(True)
-        self.categories.setMinimumHeight(120)
+        self.categories.setMinimumHeight(200)
         self.category_items: dict[str, QTreeWidgetItem] = {}
         self._fill_categories()
         self.categories.itemChanged.connect(self._category_toggled)
         categories_layout.addWidget(self.categories)
-        layout.addWidget(categories_box, 1)
+        right.addWidget(categories_box, 1)
 
         settings_box = QGroupBox("Selection and grading")
         form = QFormLayout(settings_box)
@@ -204,7 +219,8 @@ class CampaignView(QWidget):
         browse.clicked.connect(self._choose_database)
         db_row.addWidget(browse)
         form.addRow("Results file:", db_row)
-        layout.addWidget(settings_box)
+        left.addWidget(settings_box)
+        left.addStretch(1)
 
         run_row = QHBoxLayout()
         self.run_button = QPushButton("Run ▶")
@@ -215,15 +231,41 @@ class CampaignView(QWidget):
         self.pause_button.setToolTip("Stop after the requests in flight; Run resumes")
         self.pause_button.clicked.connect(self.stop_requested)
         run_row.addWidget(self.pause_button)
-        layout.addLayout(run_row)
         self.progress = QProgressBar(self)
-        self.progress.setFormat("%v / %m")
+        self.progress.setFormat("not started")
         self.progress.setValue(0)
-        layout.addWidget(self.progress)
+        run_row.addWidget(self.progress, 1)
         self.progress_text = plain_label("")
         self.progress_text.setWordWrap(True)
-        layout.addWidget(self.progress_text)
+
+        body = QWidget(self)
+        body_layout = QVBoxLayout(body)
+        body_layout.setContentsMargins(0, 0, 0, 0)
+        body_layout.addWidget(self.heading)
+        body_layout.addLayout(self.columns, 1)
+        scroll = QScrollArea(self)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setWidget(body)
+        footer = QFrame(self)
+        footer.setFrameShape(QFrame.Shape.StyledPanel)
+        footer_layout = QVBoxLayout(footer)
+        footer_layout.setContentsMargins(6, 4, 6, 4)
+        footer_layout.addLayout(run_row)
+        footer_layout.addWidget(self.progress_text)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(scroll, 1)
+        layout.addWidget(footer)  # Run and the progress never scroll out of sight
         self.set_running(False)
+
+    def resizeEvent(self, event) -> None:
+        """Two columns when there is room, one (scrolling) when there is not."""
+        wide = event.size().width() >= 640
+        direction = QBoxLayout.Direction.LeftToRight if wide else QBoxLayout.Direction.TopToBottom
+        if self.columns.direction() != direction:
+            self.columns.setDirection(direction)
+        super().resizeEvent(event)
 
     # -- LLMs ------------------------------------------------------------------------------
     def _add_llm(
@@ -312,6 +354,7 @@ class CampaignView(QWidget):
             if parent is None:
                 continue
             item = QTreeWidgetItem([f"{category.title}  ({category_id})"])
+            item.setToolTip(0, f"{category.title}  ({category_id})")
             item.setData(0, Qt.ItemDataRole.UserRole, category_id)
             item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(0, Qt.CheckState.Checked)
@@ -322,6 +365,11 @@ class CampaignView(QWidget):
     def set_model(self, oracle: OracleResult | None, environment: Environment | None) -> None:
         """A new model: grey out the categories that do not apply (computed off the thread)."""
         self.oracle, self.environment = oracle, environment
+        if oracle is not None and environment is not None:
+            self.heading.setText(
+                f"Campaign on {environment.title} ({oracle.model.states} states): choose the "
+                "LLMs and categories, then Run (F5)."
+            )
         if oracle is not None and environment is not None:
             self.tasks.start(self._update_applicability(oracle, environment), "categories")
 
@@ -342,7 +390,7 @@ class CampaignView(QWidget):
                 item.setDisabled(True)
             else:
                 item.setText(0, base)
-                item.setToolTip(0, "")
+                item.setToolTip(0, base)
                 item.setDisabled(False)
                 on = wanted is None or category_id in wanted
                 item.setCheckState(0, Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
@@ -478,6 +526,7 @@ class CampaignView(QWidget):
     def show_progress(self, progress, eta: EtaEstimator | None = None) -> None:
         """Done/total, pass rate and the time left (per LLM when ``eta`` follows the run:
         instant baselines would otherwise make a pooled rate promise seconds)."""
+        self.progress.setFormat("%v / %m")
         self.progress.setMaximum(max(1, progress.total))
         self.progress.setValue(progress.done)
         rate = progress.pass_rate

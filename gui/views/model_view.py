@@ -119,7 +119,8 @@ class ModelView(QWidget):
         self.builtin.setAlternatingRowColors(True)
         self.builtin.itemActivated.connect(self._open_selected)
         self.builtin.currentItemChanged.connect(self._describe_selected)
-        self.builtin.setMaximumHeight(170)
+        self.builtin.setMinimumHeight(120)
+        self.builtin.setMaximumHeight(280)  # all seven built-ins at a usual window height
         builtin_layout.addWidget(self.builtin)
         self.builtin_description = plain_label("")
         self.builtin_description.setWordWrap(True)
@@ -127,7 +128,6 @@ class ModelView(QWidget):
         row = QHBoxLayout()
         self.open_builtin_button = QPushButton("Open environment")
         self.open_builtin_button.clicked.connect(self._open_selected)
-        row.addWidget(self.open_builtin_button)
         self.open_file_button = QPushButton("Open PRISM file…")
         self.open_file_button.setToolTip("Open a PRISM MDP (or drop a .prism file on the window)")
         self.open_file_button.clicked.connect(self.choose_file)
@@ -139,6 +139,8 @@ class ModelView(QWidget):
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         self.recent_button.setMenu(self.recent_menu)
         row.addWidget(self.recent_button)
+        # two rows: three buttons side by side would set the panel's minimum width
+        builtin_layout.addWidget(self.open_builtin_button)
         builtin_layout.addLayout(row)
         layout.addWidget(builtin_box)
 
@@ -153,6 +155,7 @@ class ModelView(QWidget):
         self.path = plain_label("")
         self.path.setWordWrap(True)
         self.path.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.path.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         form.addRow("File:", self.path)
         self.constants = QLineEdit(self)
         self.constants.setPlaceholderText("N=4,p=0.5")
@@ -225,6 +228,8 @@ class ModelView(QWidget):
             item.setData(Qt.ItemDataRole.UserRole, environment.id)
             item.setToolTip(environment.description)
             self.builtin.addItem(item)
+        rows = sum(self.builtin.sizeHintForRow(i) for i in range(self.builtin.count()))
+        self.builtin.setMinimumHeight(min(280, rows + 2 * self.builtin.frameWidth() + 4))
         current = self.controller.environment
         if current is not None:  # a plain PRISM file (no id) selects nothing
             self._select_builtin(current.id)
