@@ -120,6 +120,8 @@ class ModelView(QWidget):
         self.builtin.itemActivated.connect(self._open_selected)
         self.builtin.currentItemChanged.connect(self._describe_selected)
         self.builtin.setMinimumHeight(120)
+        self.builtin.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.builtin.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.builtin.setMaximumHeight(280)  # all seven built-ins at a usual window height
         builtin_layout.addWidget(self.builtin)
         self.builtin_description = plain_label("")
@@ -233,6 +235,8 @@ class ModelView(QWidget):
         current = self.controller.environment
         if current is not None:  # a plain PRISM file (no id) selects nothing
             self._select_builtin(current.id)
+        elif self.controller.last_path is not None:  # a file was asked for (and failed)
+            self._select_builtin(None)
         elif environments:
             self.builtin.setCurrentRow(0)
 
@@ -332,6 +336,9 @@ class ModelView(QWidget):
 
     def show_error(self, error: BaseException) -> None:
         message, excerpt = error_text(error, self.controller.last_path)
+        environment = self.controller.environment
+        if environment is None or environment.id is None:  # no built-in is open
+            self._select_builtin(None)
         self.error.setText(message)
         self.error_source.setText(excerpt)
         self.error_source.setVisible(bool(excerpt))

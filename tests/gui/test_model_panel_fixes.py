@@ -87,3 +87,13 @@ def test_valuation_in_the_environments_order_and_names(qtbot, window):
         "row (r) = 3, column (c) = 2, k = 1"
     )
     assert valuation_text({"b": 1, "a": 2}) == "b = 1, a = 2"
+
+
+def test_a_broken_file_at_start_leaves_no_builtin_selected(qtbot, window, tmp_path):
+    broken = tmp_path / "bad.prism"
+    broken.write_text("mdp\nmodule m\n x : [0..1] init 0;\n [a] x=0 -> (x'=);\nendmodule\n")
+    window.start(env=str(broken))
+    wait_for(qtbot, window.canvas_error.isVisible, 60)
+    wait_for(qtbot, lambda: window.model_view.builtin.count() > 0, 60)
+    assert window.model_view.builtin.currentItem() is None
+    assert window.model_view.builtin_description.text() == ""
