@@ -73,7 +73,7 @@ def lesson(
     states = (states,) if isinstance(states, int) else tuple(states)
     category = by_id(category_id)
     case = TestCase(category_id, states, delta, PRIORITIZED, 0)
-    situation = "\n".join(
+    situation = "\n\n".join(
         f"{name}{_describe(environment, oracle.state(s))}" for name, s in named_states(states)
     )
     right = category.oracle_answer(case, oracle)

@@ -118,7 +118,7 @@ class ExecutionsPanel(QWidget):
         header = self.table.horizontalHeader()
         header.setStretchLastSection(True)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        for column, width in enumerate((130, 120, 130, 90, 80, 60, 45, 70)):
+        for column, width in enumerate((100, 110, 120, 80, 60, 50, 40, 60)):
             self.table.setColumnWidth(column, width)
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
 

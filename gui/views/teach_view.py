@@ -287,7 +287,7 @@ class TeachView(QWidget):
             self.oracle_card.set_text("(press Reveal)")
         if self.step < 3:
             self.reply_card.set_text("(press Reveal)" if self.step == 2 else "")
-        self.reveal_button.setText("Next state ▶ (Space)" if self.step >= 3 else "Reveal ▸ (Space)")
+        self.reveal_button.setText("Next case ▶ (Space)" if self.step >= 3 else "Reveal ▸ (Space)")
 
     def _reveal_reply(self) -> None:
         assert self.lesson is not None
