@@ -156,8 +156,10 @@ def load_environment(
         values.update(parse_constants(constants))
 
     actions = data.get("actions", {})
-    if not isinstance(actions, dict) or not all(isinstance(v, str) for v in actions.values()):
-        raise EnvironmentFolderError(f"{where}: [actions] must map names to text")
+    variables = data.get("variables", {})
+    for name, table in (("actions", actions), ("variables", variables)):
+        if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
+            raise EnvironmentFolderError(f"{where}: [{name}] must map names to text")
     task = _required_text(data, "task", where)
 
     builtin = is_builtin_folder(folder)
@@ -177,6 +179,7 @@ def load_environment(
         },
         describe=describe,
         folder=str(folder),
+        variables=dict(variables),
     )
 
 

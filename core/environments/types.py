@@ -31,6 +31,8 @@ class Environment:
     action_meanings: dict[str, str]  # action name -> what it does (including randomness)
     describe: StateDescriber  # how a state reads in words
     folder: str | None = None
+    # state variable -> its name for people ("r" -> "row"), in the order to show valuations
+    variables: dict[str, str] = field(default_factory=dict)
 
     def request(self, **overrides) -> OracleRequest:
         """The oracle request for this environment (constants/labels overridable)."""

@@ -456,16 +456,22 @@ class GraphView(QWidget):
             self.view.auto_fit = False
             self.view.centerOn(self.node_items[state_id])
 
-    def highlight_states(self, state_ids: Iterable[int], centre: bool = True) -> None:
-        """Mark the states of a test case (and show them if they are hidden)."""
+    def highlight_states(
+        self, state_ids: Iterable[int], centre: bool = True, select: int | None = None
+    ) -> None:
+        """Mark the states of a test case (and show them if they are hidden); ``select`` also
+        moves the selection ring to that state."""
         ids = [s for s in state_ids if self.oracle is not None and 0 <= s < len(self.oracle.states)]
         self.highlighted = set(ids)
         for state_id, item in self.node_items.items():
             item.highlighted = state_id in self.highlighted
             item.update()
         missing = [s for s in ids if s not in self.node_items]
+        if select is not None and select in self.node_items and not missing:
+            self.scene.clearSelection()
+            self.node_items[select].setSelected(True)
         if missing:
-            self.tasks.start(self._bring_into_view(ids), "graph layout")
+            self.tasks.start(self._bring_into_view(ids, select=select), "graph layout")
         elif ids and centre:
             self.view.auto_fit = False
             self.view.centerOn(self.node_items[ids[0]])

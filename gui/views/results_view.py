@@ -84,9 +84,7 @@ class ExecutionsPanel(QWidget):
             box.setSizeAdjustPolicy(
                 QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
             )
-            box.currentIndexChanged.connect(
-                lambda _=0, k=key, b=box: self.proxy.set_equals(k, b.currentData() or "")
-            )
+            box.currentIndexChanged.connect(lambda _=0, k=key, b=box: self._filter_changed(k, b))
             self.filters[key] = box
             row_layout.addWidget(box)
         self.failures = QToolButton(self)
@@ -103,7 +101,7 @@ class ExecutionsPanel(QWidget):
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
         self._search_timer.setInterval(200)
-        self._search_timer.timeout.connect(lambda: self.proxy.set_text(self.search.text()))
+        self._search_timer.timeout.connect(self._search_changed)
         self.search.textChanged.connect(lambda _: self._search_timer.start())
         second.addWidget(self.search, 1)
         self.count = QLabel("", self)
@@ -120,7 +118,7 @@ class ExecutionsPanel(QWidget):
         header = self.table.horizontalHeader()
         header.setStretchLastSection(True)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        for column, width in enumerate((130, 120, 130, 90, 80, 60, 45, 70)):
+        for column, width in enumerate((100, 110, 120, 80, 60, 50, 40, 60)):
             self.table.setColumnWidth(column, width)
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
 
@@ -128,8 +126,9 @@ class ExecutionsPanel(QWidget):
         split = QSplitter(Qt.Orientation.Vertical, self)
         split.addWidget(self.table)
         split.addWidget(self.detail)
-        split.setStretchFactor(0, 1)
-        split.setStretchFactor(1, 1)
+        split.setStretchFactor(0, 3)  # the table gets more room than one case's detail
+        split.setStretchFactor(1, 2)
+        split.setSizes([600, 400])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(bar)
@@ -143,7 +142,10 @@ class ExecutionsPanel(QWidget):
         self._filters_timer.timeout.connect(self._refresh_filters)
         results.reset.connect(self._refresh_filters)
         results.rows_added.connect(lambda *_: self._rows_added())
+        # every way the shown rows change (a filter or the search re-filters by inserting and
+        # removing rows) updates the "N of M shown" label
         self.proxy.rowsInserted.connect(lambda *_: self._update_count())
+        self.proxy.rowsRemoved.connect(lambda *_: self._update_count())
         self.proxy.modelReset.connect(self._update_count)
         self.proxy.layoutChanged.connect(self._update_count)
         self._update_count()
@@ -152,6 +154,14 @@ class ExecutionsPanel(QWidget):
         self._update_count()
         if not self._filters_timer.isActive():
             self._filters_timer.start()
+
+    def _filter_changed(self, key: str, box: QComboBox) -> None:
+        self.proxy.set_equals(key, box.currentData() or "")
+        self._update_count()
+
+    def _search_changed(self) -> None:
+        self.proxy.set_text(self.search.text())
+        self._update_count()
 
     def _failures_toggled(self, on: bool) -> None:
         self.proxy.set_failures_only(on)
@@ -185,7 +195,10 @@ class ExecutionsPanel(QWidget):
     def set_oracle(self, oracle: OracleResult | None, environment: Environment | None) -> None:
         self.oracle, self.environment = oracle, environment
         if self.detail.row is not None:
-            self.detail.show_row(self.detail.row, self._oracle_for(self.detail.row))
+            self.detail.show_row(self.detail.row, self._oracle_for(self.detail.row), self._names())
+
+    def _names(self) -> dict[str, str]:
+        return self.environment.variables if self.environment is not None else {}
 
     def _oracle_for(self, row: dict[str, Any]) -> OracleResult | None:
         if environment_matches(row.get("environment"), self.environment):
@@ -209,7 +222,7 @@ class ExecutionsPanel(QWidget):
         if not indexes:
             return
         row = self.model.row(self.proxy.mapToSource(indexes[0]).row())
-        self.detail.show_row(row, self._oracle_for(row))
+        self.detail.show_row(row, self._oracle_for(row), self._names())
         self.case_selected.emit(row)
 
 
@@ -295,8 +308,9 @@ class ComparePanel(QWidget):
         a, b = self.model.pairs[indexes[0].row()]
         same_model = environment_matches(a.get("environment"), self.environment)
         oracle = self.oracle if same_model else None
-        self.detail_a.show_row(a, oracle)
-        self.detail_b.show_row(b, oracle)
+        names = self.environment.variables if self.environment is not None else {}
+        self.detail_a.show_row(a, oracle, names)
+        self.detail_b.show_row(b, oracle, names)
         self.case_selected.emit(a)
 
 

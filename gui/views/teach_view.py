@@ -1,8 +1,10 @@
-"""The Teach tab, for projecting in a lecture: one state at a time, step by step.
+"""The Teach tab, for projecting in a lecture: one case at a time, step by step.
 
-Step 1 shows the situation and the question; step 2 the oracle's answer and why (values, the
-optimal action, a bottleneck run on the graph); step 3 reveals an LLM's reply, from the stored
-results or asked live. Space reveals the next step, the arrow keys move between states.
+A case is one state, or the two or more states of a pair or subset question (all highlighted on
+the graph). Step 1 shows the situation and the question; step 2 the oracle's answer and why
+(values for each state, the optimal action, a bottleneck run on the graph); step 3 reveals an
+LLM's reply, from the stored results or asked live. Space reveals the next step, the arrow keys
+move between cases.
 """
 
 from __future__ import annotations
@@ -12,10 +14,11 @@ from typing import Any
 
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
+from explaincheck.gui.long_text import capped
 from explaincheck.gui.results_data import ResultsData
 from explaincheck.gui.safe_text import plain_label
 from explaincheck.gui.tasks import Tasks, in_thread
-from explaincheck.gui.teaching import TAUGHT, Lesson, lesson, stepping_order
+from explaincheck.gui.teaching import TAUGHT, Case, Lesson, lesson, stepping_order
 from explaincheck.gui.views.graph_view import GraphView
 from explaincheck.gui.views.results_view import environment_matches
 from PySide6.QtCore import Qt, Signal
@@ -93,7 +96,7 @@ class TeachView(QWidget):
         self.tasks = tasks
         self.oracle: OracleResult | None = None
         self.environment: Environment | None = None
-        self.order: list[tuple[int, float]] = []
+        self.order: list[Case] = []
         self.position = 0
         self.step = 0
         self.lesson: Lesson | None = None
@@ -214,9 +217,9 @@ class TeachView(QWidget):
         self._load_lesson()
 
     def show_state(self, state_id: int) -> None:
-        """Jump to a state (e.g. clicked in the main graph) if the category covers it."""
-        for i, (state, _delta) in enumerate(self.order):
-            if state == state_id:
+        """Jump to the first case with this state (e.g. clicked in the main graph), if any."""
+        for i, (states, _delta) in enumerate(self.order):
+            if state_id in states:
                 self.position = i
                 self._load_lesson()
                 return
@@ -233,19 +236,19 @@ class TeachView(QWidget):
             self.ready = True
             self._render()
             return
-        state_id, delta = self.order[self.position]
+        states, delta = self.order[self.position]
         try:
             self.lesson = lesson(
-                self.oracle, self.environment, self.category.currentData(), state_id, delta
+                self.oracle, self.environment, self.category.currentData(), states, delta
             )
         except Exception as error:
             self.lesson = None
-            self.question_card.set_text(f"Cannot present state {state_id}: {error}")
+            where = ", ".join(map(str, states))
+            self.question_card.set_text(f"Cannot present state(s) {where}: {error}")
         self.step = 1
-        self.graph.highlight_states([state_id], centre=False)
         self.graph.show_path([])
-        self.graph.select_state(state_id, centre=False)
-        self.state_changed.emit(state_id)
+        self.graph.highlight_states(list(states), centre=False, select=states[0])
+        self.state_changed.emit(states[0])
         self.ready = True
         self._render()
 
@@ -277,17 +280,14 @@ class TeachView(QWidget):
             self.reply_card.set_text("")
             return
         lesson_ = self.lesson
-        state = lesson_.case.states[0]
-        self.question_card.set_text(
-            f"State {state}: {lesson_.situation.strip()}\n\n{lesson_.question}"
-        )
+        self.question_card.set_text(f"{lesson_.situation.strip()}\n\n{lesson_.question}")
         if self.step >= 2:
             self.oracle_card.set_text(f"Answer: {lesson_.answer}\n\n" + "\n".join(lesson_.why))
         else:
             self.oracle_card.set_text("(press Reveal)")
         if self.step < 3:
             self.reply_card.set_text("(press Reveal)" if self.step == 2 else "")
-        self.reveal_button.setText("Next state ▶ (Space)" if self.step >= 3 else "Reveal ▸ (Space)")
+        self.reveal_button.setText("Next case ▶ (Space)" if self.step >= 3 else "Reveal ▸ (Space)")
 
     def _reveal_reply(self) -> None:
         assert self.lesson is not None
@@ -319,7 +319,8 @@ class TeachView(QWidget):
     @staticmethod
     def _reply_text(spec: str, row: dict[str, Any]) -> str:
         thinking = str(row.get("thinking") or "")
-        text = f"{spec} replied:\n{row.get('reply')}\n\n"
+        reply = capped(str(row.get("reply")), 3_000, 500, "see the Results tab").text
+        text = f"{spec} replied:\n{reply}\n\n"
         if thinking:
             text += f"(thinking: {thinking[:400]}{'…' if len(thinking) > 400 else ''})\n\n"
         return text + f"Verdict: {str(row.get('verdict')).upper()} — {row.get('reason')}"
