@@ -8,7 +8,7 @@ gets generic wording built from the model itself (see ``generic.py``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from explaincheck.core.oracle.types import OracleRequest, StateFacts
 
