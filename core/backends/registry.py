@@ -1,5 +1,6 @@
-"""From a command-line spec (``random``, ``oracle``, ``ollama:MODEL[@URL]``, ``local:NAME``) to a
-``Backend``: one registration line per backend in ``FACTORIES``.
+"""From a command-line spec (``random``, ``oracle``, ``noisy:Q``, ``flaw:KIND``,
+``ollama:MODEL[@URL]``, ``local:NAME``) to a ``Backend``: one registration line per backend
+in ``FACTORIES``.
 
 Why a context object: backends need different things (the oracle, the environment, hosts,
 timeouts), and every Ollama backend of a campaign must share one host pool per set of hosts so
@@ -64,6 +65,20 @@ def _oracle(rest: str, ctx: BackendContext) -> Backend:
     return OracleBackend(_need_oracle(ctx, "oracle"))
 
 
+def _flaw(rest: str, ctx: BackendContext) -> Backend:
+    from explaincheck.core.backends.flaw_backend import FlawedBackend
+    from explaincheck.core.oracle.flawed import parse_flaw
+
+    return FlawedBackend(_need_oracle(ctx, "flawed"), parse_flaw(rest))
+
+
+def _noisy(rest: str, ctx: BackendContext) -> Backend:
+    from explaincheck.core.backends.noisy_backend import NoisyBackend, parse_share
+
+    oracle = _need_oracle(ctx, "noisy")
+    return NoisyBackend(oracle, parse_share(rest), ctx.environment, ctx.decoding.seed)
+
+
 def _ollama(rest: str, ctx: BackendContext) -> Backend:
     from explaincheck.core.backends.ollama_backend import OllamaBackend
 
@@ -82,10 +97,24 @@ def _local(rest: str, ctx: BackendContext) -> Backend:
 FACTORIES: dict[str, Callable[[str, BackendContext], Backend]] = {
     "random": _random,
     "oracle": _oracle,
+    "flaw": _flaw,
+    "noisy": _noisy,
     "ollama": _ollama,
     "local": _local,
 }
-NEEDS_ARGUMENT = {"ollama"}  # prefixes that need ":MODEL"
+NEEDS_ARGUMENT = {"ollama", "flaw", "noisy"}  # prefixes that need ":MODEL" (":KIND", ":Q")
+
+
+def _check_argument(prefix: str, rest: str) -> None:
+    """A bad ``flaw:``/``noisy:`` argument fails with the spec, before any oracle is computed."""
+    if prefix == "flaw":
+        from explaincheck.core.oracle.flawed import parse_flaw
+
+        parse_flaw(rest)
+    elif prefix == "noisy":
+        from explaincheck.core.backends.noisy_backend import parse_share
+
+        parse_share(rest)
 
 
 def split_model_host(rest: str) -> tuple[str, str | None]:
@@ -101,11 +130,16 @@ def parse_spec(spec: str) -> tuple[str, str]:
     prefix, _, rest = spec.strip().partition(":")
     if prefix not in FACTORIES:
         raise ExplaincheckError(
-            f"unknown LLM {spec!r}: use random, oracle, ollama:MODEL, ollama:MODEL@URL or"
-            f" {LOCAL_DEFAULT}"
+            f"unknown LLM {spec!r}: use random, oracle, noisy:Q, flaw:KIND, ollama:MODEL,"
+            f" ollama:MODEL@URL or {LOCAL_DEFAULT}"
         )
     if prefix in NEEDS_ARGUMENT and not rest:
-        raise ExplaincheckError(f"LLM {spec!r} needs a model name, e.g. ollama:gemma3:1b")
+        what, example = {
+            "flaw": ("a flaw", "flaw:myopic:2"),
+            "noisy": ("a share Q", "noisy:0.5"),
+        }.get(prefix, ("a model name", "ollama:gemma3:1b"))
+        raise ExplaincheckError(f"LLM {spec!r} needs {what}, e.g. {example}")
+    _check_argument(prefix, rest)
     if prefix == "ollama" and "@" in (split_model_host(rest)[1] or ""):
         raise ExplaincheckError(
             f"LLM spec for {split_model_host(rest)[0]} has credentials in its URL: the spec is"
