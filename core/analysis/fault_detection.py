@@ -174,8 +174,10 @@ def _row(environment: str, llm: str, case: TestCase, schema: dict, grade) -> dic
         "category": case.category,
         "selection": case.selection,
         "case_key": case.key,
+        "states": list(case.states),
         "repeat": 0,
         "delta": float(case.delta),
+        "positive": case.positive,
         "verdict": grade.verdict,
         "schema": schema,
         "expected": grade.expected,
@@ -212,8 +214,35 @@ def fail_rates(results: pd.DataFrame) -> pd.DataFrame:
     keys = ["llm", "environment", "category"]
     failing = scored[scored["fails"]].groupby(keys)["delta"].mean().rename("delta_failing")
     passing = scored[~scored["fails"]].groupby(keys)["delta"].mean().rename("delta_passing")
-    rates = rates.join(failing).join(passing).reset_index()
-    return _ordered(rates)
+    rates = rates.join(failing).join(passing)
+    rates["one_class"] = scored.groupby(keys).apply(_fails_one_class, include_groups=False)
+    if "states" in scored:
+        rates["same_cases"] = scored.groupby(keys).apply(_same_cases, include_groups=False)
+    else:
+        rates["same_cases"] = False
+    return _ordered(rates.reset_index())
+
+
+def _same_cases(rows: pd.DataFrame) -> bool:
+    """Whether both selections asked exactly the same cases (the budget covers the pool)."""
+    asked = {
+        selection: {tuple(states) for states in group["states"]}
+        for selection, group in rows.groupby("selection")
+    }
+    return len(asked) == 2 and asked.get(PRIORITIZED) == asked.get(RANDOM)
+
+
+def _fails_one_class(rows: pd.DataFrame) -> bool:
+    """Whether exactly the cases of one class (yes or no) fail: the picture gives one answer to
+    every case of a balanced binary category."""
+    if "positive" not in rows or rows["positive"].isna().any():
+        return False
+    classes = rows.groupby("positive")["fails"].agg(["all", "any"])
+    return (
+        len(classes) == 2
+        and bool(((classes["all"]) | (~classes["any"])).all())
+        and bool(classes["all"].sum() == 1)
+    )
 
 
 def _ordered(frame: pd.DataFrame) -> pd.DataFrame:
@@ -251,6 +280,13 @@ def _why(cell) -> str:
         return "no selected case fails: the flaw does not show in this category here"
     if p == 1 and r == 1:
         return "every selected case fails: nothing left to find sooner"
+    if cell.same_cases:
+        return "the budget covers the whole pool: both selections ask the same cases"
+    if cell.one_class:
+        return (
+            "the picture answers every case alike, so exactly one class fails: balanced "
+            "selection fixes the fail rate at 1/2 whatever δ picks"
+        )
     failing, passing = cell.delta_failing, cell.delta_passing
     if not (math.isnan(failing) or math.isnan(passing)) and failing < passing:
         return (
@@ -276,7 +312,8 @@ def rq1_counts(cells: pd.DataFrame) -> pd.DataFrame:
 
 
 def rq1_by_category(cells: pd.DataFrame) -> pd.DataFrame:
-    """Per category: the outcome counts and the commonest reason where δ does not help."""
+    """Per category: the outcome counts and the reasons (with their cell counts, commonest
+    first) where δ does not help."""
     rows = []
     for category in order_categories(cells["category"]):
         mine = cells[cells["category"] == category]
@@ -288,7 +325,9 @@ def rq1_by_category(cells: pd.DataFrame) -> pd.DataFrame:
                 RAISES: int(counts.get(RAISES, 0)),
                 UNCHANGED: int(counts.get(UNCHANGED, 0)),
                 LOWERS: int(counts.get(LOWERS, 0)),
-                "why δ does not help (commonest)": reasons.mode().iat[0] if len(reasons) else "",
+                "why δ does not help (cells)": "; ".join(
+                    f"{reason} ({count})" for reason, count in reasons.value_counts().items()
+                ),
             }
         )
     return pd.DataFrame(rows).set_index("category")
@@ -382,11 +421,12 @@ def calibration(results: pd.DataFrame) -> pd.DataFrame:
     expected score Q + (1 − Q) · chance (cell by cell, then averaged)."""
     shares = results["llm"].map(noisy_share)
     rows = results[shares.notna()]
-    if rows.empty:
+    if rows.empty or "schema" not in rows or "expected" not in rows:
         return pd.DataFrame(columns=["Q", "score", "chance", "expected", "cells"])
+    grading = rows["grading"] if "grading" in rows else pd.Series(None, index=rows.index)
     chance = [
         case_chance(s, e, g)
-        for s, e, g in zip(rows["schema"], rows["expected"], rows["grading"], strict=True)
+        for s, e, g in zip(rows["schema"], rows["expected"], grading, strict=True)
     ]
     cases = rows.assign(chance=chance)
     keys = ["environment", "llm", "category", "selection"]
