@@ -23,13 +23,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from fractions import Fraction
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
 from explaincheck.core.analysis.chance import case_chance
 from explaincheck.core.analysis.layout import order_categories, order_environments
 from explaincheck.core.analysis.scores import cell_scores
+from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.taxonomy.base import PASS, PRIORITIZED, RANDOM, GradingSettings, TestCase
 
 EXPLAINERS: tuple[str, ...] = (
@@ -56,6 +59,30 @@ class FaultDetection:
 
 
 # ---------------------------------------------------------------- measuring
+
+
+class _ParsedOnce(OracleResult):
+    """The same oracle with its exact V and D parsed once: a pair category's pool asks
+    ``compare`` millions of times, and parsing "num/den" text each time dominated the run."""
+
+    @cached_property
+    def _exact(self) -> dict[str, list[Fraction | None]]:
+        parsed: dict[str, list[Fraction | None]] = {}
+        for quantity in ("value", "danger"):
+            texts = [getattr(s, f"{quantity}_exact") for s in self.states]
+            parsed[quantity] = [None if t is None else Fraction(t) for t in texts]
+        return parsed
+
+    def compare(self, first: StateFacts, second: StateFacts, quantity: str = "value") -> int:
+        a, b = self._exact[quantity][first.id], self._exact[quantity][second.id]
+        if a is not None and b is not None:
+            return (a > b) - (a < b)
+        return super().compare(first, second, quantity)
+
+
+def parsed_once(oracle: OracleResult) -> OracleResult:
+    """``oracle`` with exact comparisons that do not re-parse fractions (same answers)."""
+    return _ParsedOnce(**{f.name: getattr(oracle, f.name) for f in fields(oracle)})
 
 
 def apfd(failing: Sequence[bool]) -> float:
@@ -144,9 +171,11 @@ def _environment(env_id: str, flaws: dict, budget: int, seed: int, shares: Seque
             for i, c in enumerate(candidates)
         ]
         by_delta, shuffled = pool_orders([c.delta for c in cases], category_id, seed)
+        quick_truth = parsed_once(truth)
         for spec, picture in pictures.items():
+            quick = parsed_once(picture)
             failing = [
-                category.judge(picture_answer(c, picture), c, truth, settings).verdict != PASS
+                category.judge(picture_answer(c, quick), c, quick_truth, settings).verdict != PASS
                 for c in cases
             ]
             deltas = np.array([c.delta for c in cases])
