@@ -498,7 +498,8 @@ def fault_sections(results: pd.DataFrame, pools: pd.DataFrame | None = None) -> 
                 note=(
                     "Each flawed explainer answers from an exactly known wrong picture of the "
                     "MDP, so every failing case is a real fault. Cells: share of failing cases, "
-                    "pooled over environments; – = the category never applies."
+                    "pooled over environments; – = the category never applies. "
+                    + _flaw_legend(matrix.index)
                 ),
                 figure="detection_matrix",
             ),
@@ -565,6 +566,14 @@ def fault_sections(results: pd.DataFrame, pools: pd.DataFrame | None = None) -> 
             )
         )
     return sections, figures
+
+
+def _flaw_legend(explainers: Iterable[str]) -> str:
+    """One clause per flaw kind shown: what its picture believes."""
+    from explaincheck.core.oracle.flawed import DESCRIPTIONS
+
+    kinds = dict.fromkeys(str(e).removeprefix(FLAW_PREFIX).partition(":")[0] for e in explainers)
+    return " ".join(f"{kind}: {DESCRIPTIONS[kind]}." for kind in kinds if kind in DESCRIPTIONS)
 
 
 def fault_report(detection: FaultDetection, environments: Sequence[str]):

@@ -15,8 +15,8 @@ environment and category the fail rate under prioritised and random selection, t
 matrix (which questions catch which flaw), RQ1 with ground truth (does δ-prioritisation raise
 the fail rate?), APFD of the whole candidate pool ordered by δ against a seeded random order, and
 the noisy:Q calibration curve. These answerers need no LLM and no database: every candidate is
-answered directly, so the whole analysis takes seconds per environment (the myopic pictures ask
-Storm once per horizon and are cached).
+answered directly, so the analysis takes well under a minute per environment (the myopic
+pictures ask Storm once per horizon and are cached).
 
 Tables are printed and written with the figures (PNG and SVG) to --out as report.md and CSV.
 
