@@ -19,6 +19,8 @@ from explaincheck.core.analysis.layout import (
     OTHER_COLOUR,
     category_label,
     category_name,
+    dimension_label,
+    dimension_of,
     order_llms,
 )
 from explaincheck.core.analysis.scores import score_matrix, selections_present, table1
@@ -121,4 +123,86 @@ def _ink(background: tuple[float, ...]) -> str:
 def _empty(message: str) -> Figure:
     fig = Figure(figsize=(5, 2))
     fig.text(0.5, 0.5, message, ha="center", va="center")
+    return fig
+
+
+def detection_heatmap(matrix: pd.DataFrame) -> Figure:
+    """Fault-detection matrix: flawed explainers × categories, colour = fail rate (mean of the
+    two selections), text = "prioritised/random" fail rates. Red = the category catches the
+    flaw often."""
+    if matrix.empty:
+        return _empty(NO_DATA)
+    categories = list(dict.fromkeys(c for c, _ in matrix.columns))
+    values = np.array(
+        [
+            [
+                matrix.loc[llm, [c for c in matrix.columns if c[0] == cat]].mean()
+                for cat in categories
+            ]
+            for llm in matrix.index
+        ],
+        dtype=float,
+    )
+    rows, cols = values.shape
+    fig = Figure(figsize=(2.8 + 0.95 * cols, 1.7 + 0.42 * rows), layout="constrained")
+    ax = fig.add_subplot()
+    cmap = colormaps["Reds"].with_extremes(bad="#e6e6e6")
+    image = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, vmin=0.0, vmax=1.0, aspect="auto")
+    for r, llm in enumerate(matrix.index):
+        for c, category in enumerate(categories):
+            pair = [
+                matrix.at[llm, (category, s)]
+                for s in ("prioritized", "random")
+                if (category, s) in matrix.columns
+            ]
+            text = "/".join("–" if np.isnan(v) else f"{v:.2f}" for v in pair)
+            colour = "#333333" if np.isnan(values[r, c]) else _ink(cmap(values[r, c]))
+            ax.text(c, r, text, ha="center", va="center", fontsize=7, color=colour)
+    ax.set_xticks(range(cols), [category_label(c) for c in categories], fontsize=8)
+    ax.set_yticks(range(rows), list(matrix.index), fontsize=8)
+    ax.tick_params(length=0)
+    _dimension_header(ax, [dimension_label(dimension_of(c)) for c in categories])
+    ax.set_title(
+        "Which questions catch which flaw: fail rate (prioritized/random), over environments",
+        fontsize=9,
+    )
+    fig.colorbar(image, ax=ax, shrink=0.8, label="fail rate (mean of selections)")
+    return fig
+
+
+def calibration_curve(table: pd.DataFrame) -> Figure:
+    """noisy:Q calibration: measured score against Q, next to the expected Q + (1 − Q)·chance
+    and the chance level; ``table`` is indexed by Q with score, chance and expected."""
+    if table.empty:
+        return _empty(NO_DATA)
+    shares = table.index.to_numpy(dtype=float)
+    fig = Figure(figsize=(5.2, 3.8), layout="constrained")
+    ax = fig.add_subplot()
+    ax.plot(
+        shares,
+        table["expected"],
+        color="#999999",
+        linestyle="--",
+        marker="",
+        label="expected: Q + (1 − Q)·chance",
+    )
+    ax.plot(shares, table["score"], color="#0072B2", marker="o", label="measured score")
+    ax.axhline(
+        float(table["chance"].mean()),
+        color="#E69F00",
+        linestyle=":",
+        label=f"chance ({float(table['chance'].mean()):.2f})",
+    )
+    for q, score in zip(shares, table["score"], strict=True):
+        ax.annotate(
+            f"{score:.2f}", (q, score), textcoords="offset points", xytext=(6, -12), fontsize=8
+        )
+    ax.set_xlim(-0.05, 1.05)
+    ax.set_ylim(0.0, 1.05)
+    ax.set_xticks(shares)
+    ax.set_xlabel("Q (share of oracle answers)")
+    ax.set_ylabel("mean score")
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.legend(fontsize=8, frameon=False, loc="upper left")
+    ax.set_title("noisy:Q calibration: the score should follow the expected line", fontsize=10)
     return fig

@@ -160,6 +160,7 @@ def build_report(results: pd.DataFrame, tolerance: float = satisfy.DEFAULT_TOLER
             ),
         ),
         *_chance_section(results),
+        *_fault_sections(results, report.figures),
         Section(
             "invalid_examples",
             "Examples of invalid replies",
@@ -293,6 +294,16 @@ def _chance_section(results: pd.DataFrame) -> list[Section]:
             ),
         )
     ]
+
+
+def _fault_sections(results: pd.DataFrame, figures: dict[str, Figure]) -> list[Section]:
+    """Fault detection with the reference explainers (flaw:..., noisy:Q), when they ran. APFD
+    needs the whole candidate pool, which a database does not hold: ``explaincheck faults``."""
+    from explaincheck.core.analysis.fault_detection import fault_sections
+
+    sections, found = fault_sections(results)
+    figures.update(found)
+    return sections
 
 
 def _summary(results: pd.DataFrame, counts: pd.DataFrame) -> str:

@@ -1,5 +1,6 @@
-"""From a command-line spec (``random``, ``oracle``, ``ollama:MODEL[@URL]``, ``local:NAME``) to a
-``Backend``: one registration line per backend in ``FACTORIES``.
+"""From a command-line spec (``random``, ``oracle``, ``noisy:Q``, ``flaw:KIND``,
+``ollama:MODEL[@URL]``, ``local:NAME``) to a ``Backend``: one registration line per backend
+in ``FACTORIES``.
 
 Why a context object: backends need different things (the oracle, the environment, hosts,
 timeouts), and every Ollama backend of a campaign must share one host pool per set of hosts so
@@ -69,6 +70,20 @@ def _oracle(rest: str, ctx: BackendContext) -> Backend:
     return OracleBackend(_need_oracle(ctx, "oracle"))
 
 
+def _flaw(rest: str, ctx: BackendContext) -> Backend:
+    from explaincheck.core.backends.flaw_backend import FlawedBackend
+    from explaincheck.core.oracle.flawed import parse_flaw
+
+    return FlawedBackend(_need_oracle(ctx, "flawed"), parse_flaw(rest))
+
+
+def _noisy(rest: str, ctx: BackendContext) -> Backend:
+    from explaincheck.core.backends.noisy_backend import NoisyBackend, parse_share
+
+    oracle = _need_oracle(ctx, "noisy")
+    return NoisyBackend(oracle, parse_share(rest), ctx.environment, ctx.decoding.seed)
+
+
 def _ollama(rest: str, ctx: BackendContext) -> Backend:
     from explaincheck.core.backends.ollama_backend import OllamaBackend
 
@@ -87,10 +102,24 @@ def _local(rest: str, ctx: BackendContext) -> Backend:
 FACTORIES: dict[str, Callable[[str, BackendContext], Backend]] = {
     "random": _random,
     "oracle": _oracle,
+    "flaw": _flaw,
+    "noisy": _noisy,
     "ollama": _ollama,
     "local": _local,
 }
-NEEDS_ARGUMENT = {"ollama"}  # prefixes that need ":MODEL"
+NEEDS_ARGUMENT = {"ollama", "flaw", "noisy"}  # prefixes that need ":MODEL" (":KIND", ":Q")
+
+
+def _check_argument(prefix: str, rest: str) -> None:
+    """A bad ``flaw:``/``noisy:`` argument fails with the spec, before any oracle is computed."""
+    if prefix == "flaw":
+        from explaincheck.core.oracle.flawed import parse_flaw
+
+        parse_flaw(rest)
+    elif prefix == "noisy":
+        from explaincheck.core.backends.noisy_backend import parse_share
+
+        parse_share(rest)
 
 
 def split_model_host(rest: str) -> tuple[str, str | None]:
@@ -126,11 +155,16 @@ def parse_spec(spec: str) -> tuple[str, str]:
         shown = shown.split("@", 1)[0].split("?", 1)[0] + "@…"  # nothing after it is shown
     if prefix not in FACTORIES:
         raise ExplaincheckError(
-            f"unknown LLM {shown!r}: use random, oracle, ollama:MODEL, ollama:MODEL@URL or"
-            f" {LOCAL_DEFAULT}"
+            f"unknown LLM {shown!r}: use random, oracle, noisy:Q, flaw:KIND, ollama:MODEL,"
+            f" ollama:MODEL@URL or {LOCAL_DEFAULT}"
         )
     if prefix in NEEDS_ARGUMENT and not rest:
-        raise ExplaincheckError(f"LLM {shown!r} needs a model name, e.g. ollama:gemma3:1b")
+        what, example = {
+            "flaw": ("a flaw", "flaw:myopic:2"),
+            "noisy": ("a share Q", "noisy:0.5"),
+        }.get(prefix, ("a model name", "ollama:gemma3:1b"))
+        raise ExplaincheckError(f"LLM {shown!r} needs {what}, e.g. {example}")
+    _check_argument(prefix, rest)
     model, url = split_model_host(rest)
     raw_url = split_model_host(str(spec).strip().partition(":")[2])[1]
     if prefix == "ollama" and "@" in (raw_url or ""):

@@ -30,6 +30,10 @@ SUBCOMMANDS: Registry = {
     ),
     "results": ("explaincheck.core.cli.results_command", "list stored executions"),
     "report": ("explaincheck.core.cli.report_command", "tables and figures from stored results"),
+    "faults": (
+        "explaincheck.core.cli.faults_command",
+        "fault detection with known-flaw explainers",
+    ),
 }
 
 
