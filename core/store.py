@@ -764,7 +764,7 @@ _ROW_TYPES: dict[str, tuple[type, ...] | type] = {
 
 # -- analysis view ----------------------------------------------------------------------------
 
-# Columns of ``results --json`` (DESIGN.md), in this order, then the extra ones.
+# Columns of ``results --json`` (the contract scripts read), in this order, then the extras.
 RESULT_COLUMNS = (
     "environment",
     "llm",

@@ -25,6 +25,12 @@ the same database continues where it stopped (errors are retried, nothing is dup
 LLM specs: random, oracle, ollama:MODEL (host from --ollama-host or OLLAMA_HOST),
 ollama:MODEL@URL, local:gemma3-270m. OLLAMA_API_KEY is sent as a bearer key when set.
 
+Category ids for --categories (by dimension; the method is described in docs/method.md):
+  state       satisfy, bottleneck
+  preference  best_action, worst_action, ranking
+  scope       subset_bottleneck, subset_dead_end
+  mode        more_promising, safer, which_bottleneck
+
 examples:
   explaincheck run --env frozen_lake --llm oracle --llm random --budget 20 --selection both
   explaincheck run --env frozen_lake --llm ollama:gemma3:1b --db gemma.sqlite
@@ -45,7 +51,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--llm", action="append", required=True, metavar="SPEC", help="LLM under test (repeatable)"
     )
     parser.add_argument(
-        "--categories", default="all", metavar="all|ID,ID", help="categories to test (default: all)"
+        "--categories",
+        default="all",
+        metavar="all|ID,ID",
+        help="categories to test, ids listed above (default: all)",
     )
     parser.add_argument("--budget", type=int, default=20, help="test cases per category (20)")
     parser.add_argument(
@@ -62,7 +71,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="times each prompt is asked (1); above 1 each repeat has its own seed and"
         " temperature 0.7 (greedy repeats would only repeat the same answer)",
     )
-    parser.add_argument("--db", default="results.sqlite", help="results database")
+    parser.add_argument(
+        "--db", default="results.sqlite", help="results database (default: results.sqlite)"
+    )
     parser.add_argument(
         "--concurrency", type=int, default=4, help="requests in flight per LLM, per Ollama host (4)"
     )
