@@ -29,8 +29,8 @@ def llm_settings(results: pd.DataFrame) -> pd.DataFrame:
     """Per LLM: the hosts it was asked at and the request options it was sent."""
     rows = []
     for llm, group in results.groupby("llm", sort=True):
-        hosts = sorted({str(h) for h in group["host"] if h})
-        options = sorted({_json(o) for o in group["options"] if o})
+        hosts = sorted({str(h) for h in group.get("host", ()) if isinstance(h, str) and h})
+        options = sorted({_json(o) for o in group.get("options", ()) if isinstance(o, dict) and o})
         rows.append(
             {
                 "llm": llm,

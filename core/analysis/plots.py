@@ -12,6 +12,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 from explaincheck.core.analysis.difficulty import category_difficulty
+from explaincheck.core.analysis.examples import printable
 from explaincheck.core.analysis.layout import (
     CEILING_LLM,
     DIMENSION_COLOURS,
@@ -52,7 +53,7 @@ def table1_heatmap(results: pd.DataFrame) -> Figure:
             ax.text(c, r, text.iat[r, c], ha="center", va="center", fontsize=9, color=colour)
     categories = [category for _, category in text.columns]
     ax.set_xticks(range(cols), [category_label(c) for c in categories], fontsize=9)
-    ax.set_yticks(range(rows), [f"{env} · {llm}" for env, llm in text.index], fontsize=9)
+    ax.set_yticks(range(rows), [printable(f"{env} · {llm}") for env, llm in text.index], fontsize=9)
     ax.tick_params(length=0)
     _dimension_header(ax, [d for d, _ in text.columns])
     environments = [env for env, _ in text.index]
@@ -91,7 +92,7 @@ def difficulty_chart(results: pd.DataFrame, exclude: Iterable[str] = (CEILING_LL
         handles=handles, loc="outside lower center", ncols=len(handles), fontsize=8, frameon=False
     )
     excluded = set(exclude)
-    pooled = ", ".join(order_llms(set(results["llm"]) - excluded))
+    pooled = ", ".join(printable(llm) for llm in order_llms(set(results["llm"]) - excluded))
     left_out = sorted(excluded & set(results["llm"]))
     note = f" ({', '.join(left_out)} left out)" if left_out else ""
     llms = textwrap.fill(f"LLMs: {pooled}{note}", width=70)

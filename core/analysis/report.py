@@ -295,7 +295,7 @@ def csv_frame(table: pd.DataFrame) -> pd.DataFrame:
 _METADATA = {"png": {"Software": None}, "svg": {"Date": None}}
 
 
-def _prose(selection: str) -> str:
+def _prose(selection: object) -> object:
     """A selection in the report's prose: British "prioritised" (the stored value keeps the
     contract spelling ``prioritized``)."""
     return "prioritised" if selection == PRIORITIZED else selection
@@ -365,6 +365,8 @@ def _display(table: pd.DataFrame, clean: Callable[[object], str]) -> pd.DataFram
     shown.index = shown.index.map(
         lambda v: tuple(clean(x) for x in v) if isinstance(v, tuple) else clean(v)
     )
+    if not isinstance(shown.columns, pd.MultiIndex):  # a header is prose (CSV keeps the value)
+        shown.columns = pd.Index([_prose(c) for c in shown.columns], name=shown.columns.name)
     return shown
 
 
