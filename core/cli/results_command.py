@@ -53,7 +53,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--db", default="results.sqlite", help="results database (default: results.sqlite)"
     )
     parser.add_argument(
-        "--json", action="store_true", help="print a JSON array (the keys listed above)"
+        "--json",
+        action="store_true",
+        help="print a JSON array, one object per execution: environment, llm, category,"
+        " selection, repeat, states, delta, prompt, reply, answer, expected, verdict, reason,"
+        " then the stored extras",
     )
     parser.add_argument(
         "--verdict",
