@@ -139,3 +139,10 @@ def test_state_limit_must_be_positive(capsys):
             main(["oracle", "frozen_lake", "--state-limit", value])
         assert stopped.value.code == 2
         assert "--state-limit" in capsys.readouterr().err
+
+
+def test_error_lines_quoting_a_template_are_terminal_safe(folder, capsys):
+    edit(folder, TEMPLATE_PLACE, "({A.x\\u001b]0;pwned\\u0007} litres)")  # TOML escapes
+    assert main(["oracle", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert "is not allowed" in err and "\x1b" not in err and "\x07" not in err
