@@ -9,8 +9,12 @@ results file cannot run code when opened. The reply cache lives in the same file
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import importlib.metadata
 import json
 import math
+import os
 import re
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
@@ -18,6 +22,7 @@ from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.taxonomy.base import ERROR
@@ -105,6 +110,18 @@ MIGRATIONS: dict[int, str] = {}
 
 # Columns of ``executions`` that hold JSON text, decoded when rows are read back.
 _JSON_COLUMNS = ("states", "valuations", "schema", "options", "answer", "expected", "grading")
+
+
+# Key of the campaign settings that records which explaincheck ran the campaign.
+VERSION_KEY = "explaincheck_version"
+
+
+def software_version() -> str:
+    """The installed explaincheck version (shown in reports next to the results)."""
+    try:
+        return importlib.metadata.version("explaincheck")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def now() -> str:
@@ -258,21 +275,38 @@ class Store:
     # -- opening ------------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, path: str | Path, *, create: bool = True) -> Store:
-        """Open (and create or migrate) a results database; refuse anything we cannot read."""
+    def open(cls, path: str | Path, *, create: bool = True, readonly: bool = False) -> Store:
+        """Open (and create or migrate) a results database; refuse anything we cannot read.
+
+        ``readonly`` is for reading commands: the file is opened with ``mode=ro`` (or
+        ``immutable=1`` when not even the WAL index can be made, e.g. in a read-only folder)
+        and nothing is ever created or written, not even a schema into an empty file."""
         path = Path(path)
-        if not path.exists() and not create:
+        if not path.exists() and (readonly or not create):
             raise StoreError(f"no results database at {path}")
         if path.exists() and path.is_dir():
             raise StoreError(f"{path} is a folder, not a results database")
         if path.parent and not path.parent.exists():
             raise StoreError(f"folder {path.parent} does not exist")
+        if readonly:
+            return cls(path, _open_readonly(path))
+        _check_writable(path)
         try:
             db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        except sqlite3.DatabaseError as error:
+            raise StoreError(f"cannot open {path}: {error}") from None
+        try:
             db.execute("PRAGMA busy_timeout = 10000")
             _prepare(db, path)
+        except sqlite3.OperationalError as error:
+            db.close()
+            raise StoreError(f"cannot open {path}: {error}") from None
         except sqlite3.DatabaseError as error:
+            db.close()
             raise StoreError(f"{path} is not a results database ({error})") from None
+        except StoreError:
+            db.close()
+            raise
         return cls(path, db)
 
     def close(self) -> None:
@@ -298,11 +332,13 @@ class Store:
         planned: int,
     ) -> int:
         """The id of this campaign (the same id when the same campaign is resumed)."""
-        row = self._db.execute(
-            "SELECT id FROM campaigns WHERE identity = ?", (identity,)
-        ).fetchone()
         stamp = now()
+        # Look up inside the write transaction: two runs starting the same campaign at once
+        # must not both insert it.
         with self._transaction():
+            row = self._db.execute(
+                "SELECT id FROM campaigns WHERE identity = ? ORDER BY id LIMIT 1", (identity,)
+            ).fetchone()
             if row:
                 self._db.execute(
                     "UPDATE campaigns SET updated_at = ?, status = 'running', planned = ? "
@@ -316,7 +352,7 @@ class Store:
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running')",
                 (
                     identity,
-                    to_json(settings),
+                    to_json({VERSION_KEY: software_version(), **settings}),
                     environment,
                     model_path,
                     model_hash,
@@ -337,21 +373,28 @@ class Store:
             )
 
     def campaigns(self) -> list[CampaignRow]:
-        rows = self._db.execute(
-            "SELECT id, identity, settings, environment, model_hash, planned, status, created_at,"
-            " updated_at FROM campaigns ORDER BY id"
-        ).fetchall()
-        return [
-            CampaignRow(r[0], r[1], json.loads(r[2]), r[3], r[4], r[5], r[6], r[7], r[8])
-            for r in rows
-        ]
+        """Every campaign of the file, oldest first (model path and constants in ``extra``)."""
+        with self._reading():
+            rows = self._db.execute(
+                "SELECT id, identity, settings, environment, model_hash, planned, status,"
+                " created_at, updated_at, model_path, constants FROM campaigns ORDER BY id"
+            ).fetchall()
+        campaigns = []
+        for r in rows:
+            settings = self._json(r[2], f"campaign {r[0]}", "settings")
+            if not isinstance(settings, dict) or not all(isinstance(v, str) for v in r[3:5]):
+                raise StoreError(f"{self.path} is damaged: campaign {r[0]} has malformed fields")
+            extra = {"model_path": r[9], "constants": r[10]}
+            campaigns.append(CampaignRow(*r[:2], settings, *r[3:9], extra))
+        return campaigns
 
     # -- executions ---------------------------------------------------------------------------
 
     def stored(self) -> dict[str, tuple[str, int]]:
         """exec_key -> (verdict, attempts) of every stored execution (what resume skips)."""
-        rows = self._db.execute("SELECT exec_key, verdict, attempts FROM executions")
-        return {key: (verdict, attempts) for key, verdict, attempts in rows}
+        with self._reading():
+            rows = self._db.execute("SELECT exec_key, verdict, attempts FROM executions")
+            return {key: (verdict, attempts) for key, verdict, attempts in rows}
 
     def record(self, record: ExecutionRecord, reply: CachedReply | None = None) -> None:
         """Store one execution (and the reply it came from) in one committed transaction.
@@ -408,46 +451,83 @@ class Store:
         """Group several writes (e.g. a whole re-grade) into one commit."""
         return self._transaction()
 
-    def executions(
-        self,
-        *,
-        verdict: str | None = None,
-        category: str | None = None,
-        campaign_id: int | None = None,
-    ) -> list[dict[str, Any]]:
-        """Stored executions as dicts (JSON columns decoded), oldest first."""
-        return list(
-            self.iter_executions(verdict=verdict, category=category, campaign_id=campaign_id)
-        )
+    def executions(self, **filters: Any) -> list[dict[str, Any]]:
+        """Stored executions as dicts (JSON columns decoded), oldest first; the filters of
+        ``iter_executions``."""
+        return list(self.iter_executions(**filters))
 
     def iter_executions(
         self,
         *,
-        verdict: str | None = None,
+        verdict: str | Iterable[str] | None = None,
         category: str | None = None,
         campaign_id: int | None = None,
+        llm: str | Iterable[str] | None = None,
+        row_id: int | None = None,
     ) -> Iterator[dict[str, Any]]:
+        """Stored executions, oldest first; ``verdict`` and ``llm`` take one value or several.
+
+        A damaged file (corrupt pages, malformed JSON, values of the wrong type) raises a
+        ``StoreError`` naming the row, never a bare SQLite or JSON error."""
         clauses, params = [], []
         for column, value in (
             ("verdict", verdict),
             ("category", category),
             ("campaign_id", campaign_id),
+            ("llm", llm),
+            ("id", row_id),
         ):
-            if value is not None:
+            if value is None:
+                continue
+            if isinstance(value, str | int):
                 clauses.append(f"{column} = ?")
                 params.append(value)
+            else:
+                values = list(value)
+                clauses.append(f"{column} IN ({', '.join('?' for _ in values)})")
+                params.extend(values)
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-        cursor = self._db.execute(f"SELECT * FROM executions{where} ORDER BY id", params)
-        names = [d[0] for d in cursor.description]
-        for row in cursor:
-            yield _decode(dict(zip(names, row, strict=True)))
+        with self._reading():
+            cursor = self._db.execute(f"SELECT * FROM executions{where} ORDER BY id", params)
+            names = [d[0] for d in cursor.description]
+            for row in cursor:
+                yield self._decode(dict(zip(names, row, strict=True)))
 
     def count(self, verdict: str | None = None) -> int:
-        if verdict is None:
-            return self._db.execute("SELECT COUNT(*) FROM executions").fetchone()[0]
-        return self._db.execute(
-            "SELECT COUNT(*) FROM executions WHERE verdict = ?", (verdict,)
-        ).fetchone()[0]
+        with self._reading():
+            if verdict is None:
+                return self._db.execute("SELECT COUNT(*) FROM executions").fetchone()[0]
+            return self._db.execute(
+                "SELECT COUNT(*) FROM executions WHERE verdict = ?", (verdict,)
+            ).fetchone()[0]
+
+    def _decode(self, row: dict[str, Any]) -> dict[str, Any]:
+        """JSON columns decoded and every value checked against its column's type."""
+        where = f"execution {row.get('id')}"
+        for name in _JSON_COLUMNS:
+            if row.get(name) is not None:
+                row[name] = self._json(row[name], where, name)
+        for name, kinds in _ROW_TYPES.items():
+            value = row.get(name)
+            if not isinstance(value, kinds) or isinstance(value, bool):
+                shown = type(value).__name__
+                raise StoreError(f"{self.path} is damaged: {where} has a {shown} in {name!r}")
+        if not all(isinstance(s, int) and not isinstance(s, bool) for s in row["states"]):
+            raise StoreError(f"{self.path} is damaged: {where} has malformed 'states'")
+        if row.get("positive") is not None:
+            row["positive"] = bool(row["positive"])
+        row["cached"] = bool(row.get("cached"))
+        return row
+
+    def _json(self, text: object, where: str, name: str) -> Any:
+        if not isinstance(text, str):
+            raise StoreError(f"{self.path} is damaged: {where} has no JSON text in {name!r}")
+        try:
+            return json.loads(text)
+        except (ValueError, RecursionError):
+            raise StoreError(
+                f"{self.path} is damaged: {where} has malformed JSON in {name!r}"
+            ) from None
 
     # -- reply cache --------------------------------------------------------------------------
 
@@ -495,6 +575,14 @@ class Store:
     def _transaction(self) -> _Transaction:
         return _Transaction(self._db)
 
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[None]:
+        """SQLite errors while reading become one clear line naming the file."""
+        try:
+            yield
+        except sqlite3.DatabaseError as error:
+            raise StoreError(_damage_text(self.path, error)) from None
+
 
 class _Transaction:
     """``BEGIN IMMEDIATE`` ... ``COMMIT`` (nested uses join the outer transaction)."""
@@ -515,19 +603,85 @@ class _Transaction:
         self._db.execute("ROLLBACK" if exc_type else "COMMIT")
 
 
+def _open_readonly(path: Path) -> sqlite3.Connection:
+    """A read-only connection, checked; ``immutable=1`` when ``mode=ro`` cannot open (a WAL
+    file in a folder where its ``-shm`` index cannot be created)."""
+    target = quote(str(path.resolve()))
+    error: sqlite3.DatabaseError | None = None
+    for flags in ("mode=ro", "immutable=1"):
+        try:
+            db = sqlite3.connect(
+                f"file:{target}?{flags}", uri=True, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.OperationalError as failure:
+            error = failure
+            continue
+        try:
+            db.execute("PRAGMA busy_timeout = 10000")
+            _check_existing(db, path, writable=False)
+            return db
+        except sqlite3.OperationalError as failure:  # cannot open the WAL index: next flags
+            db.close()
+            error = failure
+        except sqlite3.DatabaseError as failure:
+            db.close()
+            raise StoreError(_damage_text(path, failure)) from None
+        except StoreError:
+            db.close()
+            raise
+    raise StoreError(f"cannot read {path} ({error})")
+
+
+def _check_writable(path: Path) -> None:
+    """A clear line for a file or folder we may not write (read-only, immutable)."""
+    if path.exists() and not os.access(path, os.W_OK):
+        raise StoreError(
+            f"cannot write to {path}: the file is read-only"
+            " (reading commands such as 'explaincheck results' can still open it)"
+        )
+    folder = path.parent if str(path.parent) else Path(".")
+    if not os.access(folder, os.W_OK):
+        raise StoreError(
+            f"cannot write to {path}: its folder {folder} is read-only"
+            " (reading commands such as 'explaincheck results' can still open it)"
+        )
+
+
 def _prepare(db: sqlite3.Connection, path: Path) -> None:
-    """Create a new database, or check (and migrate) an existing one."""
+    """Create a new database, or check (and migrate) an existing one.
+
+    Creation is one ``BEGIN IMMEDIATE`` transaction that looks again for tables after taking
+    the write lock, so two processes creating the same new file never both create it."""
+    if _is_new(db):
+        db.execute("PRAGMA journal_mode = WAL")  # outside a transaction, as SQLite requires
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if _is_new(db):
+                for statement in _SCHEMA_V1.split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+                db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+    _check_existing(db, path, writable=True)
+    _set_wal(db)
+
+
+def _is_new(db: sqlite3.Connection) -> bool:
+    application_id = db.execute("PRAGMA application_id").fetchone()[0]
+    tables = db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0]
+    return application_id == 0 and tables == 0
+
+
+def _check_existing(db: sqlite3.Connection, path: Path, *, writable: bool) -> None:
+    """Refuse a foreign, newer, empty or damaged file; migrate an older one when writable."""
+    if _is_new(db):
+        raise StoreError(f"{path} is empty: no results have been stored in it")
     application_id = db.execute("PRAGMA application_id").fetchone()[0]
     version = db.execute("PRAGMA user_version").fetchone()[0]
-    tables = db.execute("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'").fetchone()[0]
-    if application_id == 0 and tables == 0:
-        db.execute("PRAGMA journal_mode = WAL")
-        db.executescript(
-            f"BEGIN IMMEDIATE; {_SCHEMA_V1} PRAGMA application_id = {APPLICATION_ID};"
-            f" PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
-        )
-        _set_wal(db)
-        return
     if application_id != APPLICATION_ID:
         raise StoreError(f"{path} is not an explaincheck results database")
     if version > SCHEMA_VERSION:
@@ -536,8 +690,50 @@ def _prepare(db: sqlite3.Connection, path: Path) -> None:
             f" version reads up to v{SCHEMA_VERSION}): upgrade explaincheck to open it"
         )
     if version < SCHEMA_VERSION:
+        if not writable:
+            raise StoreError(
+                f"{path} uses the older results schema v{version}: open it once with"
+                " 'explaincheck run' (or the GUI) to migrate it"
+            )
         _migrate(db, path, version)
-    _set_wal(db)
+    _check_tables(db, path)
+
+
+@functools.cache
+def _expected_tables() -> dict[str, tuple[tuple[str, str], ...]]:
+    """table -> ((column, declared type), ...) of the current schema."""
+    memory = sqlite3.connect(":memory:")
+    memory.executescript(_SCHEMA_V1)
+    tables = {
+        name: tuple((row[1], row[2]) for row in memory.execute(f"PRAGMA table_info({name})"))
+        for (name,) in memory.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+    }
+    memory.close()
+    return tables
+
+
+def _check_tables(db: sqlite3.Connection, path: Path) -> None:
+    """Every table and column of the schema present, with its declared type."""
+    for table, expected in _expected_tables().items():
+        found = {row[1]: row[2] for row in db.execute(f"PRAGMA table_info({table})")}
+        if not found:
+            raise StoreError(f"{path} is damaged: the table {table!r} is missing")
+        for column, kind in expected:
+            if column not in found:
+                raise StoreError(f"{path} is damaged: {table}.{column} is missing")
+            if found[column].upper() != kind.upper():
+                raise StoreError(
+                    f"{path} is damaged: {table}.{column} has type {found[column] or 'none'!r},"
+                    f" expected {kind!r}"
+                )
+
+
+def _damage_text(path: Path, error: sqlite3.DatabaseError) -> str:
+    if isinstance(error, sqlite3.OperationalError):  # locked, I/O, read-only: not damage
+        return f"cannot read {path}: {error}"
+    if "not a database" in str(error):
+        return f"{path} is not a results database ({error})"
+    return f"{path} is damaged ({error}): restore a copy or run the campaign into a new --db"
 
 
 def _migrate(db: sqlite3.Connection, path: Path, version: int) -> None:
@@ -569,19 +765,58 @@ def _set_wal(db: sqlite3.Connection) -> None:
     db.execute("PRAGMA foreign_keys = ON")
 
 
-def _decode(row: dict[str, Any]) -> dict[str, Any]:
-    for name in _JSON_COLUMNS:
-        if row.get(name) is not None:
-            row[name] = json.loads(row[name])
-    if row.get("positive") is not None:
-        row["positive"] = bool(row["positive"])
-    row["cached"] = bool(row.get("cached"))
-    return row
+_NUMBER = (int, float)
+_OPTIONAL_NUMBER = (int, float, type(None))
+_OPTIONAL_INT = (int, type(None))
+_OPTIONAL_TEXT = (str, type(None))
+# Python types each stored value must have when read back (SQLite keeps any type in any
+# column; a hand-edited file may hold text where a number belongs).
+_ROW_TYPES: dict[str, tuple[type, ...] | type] = {
+    "id": int,
+    "campaign_id": int,
+    "case_index": int,
+    "repeat": int,
+    "attempts": int,
+    "cached": int,
+    "positive": _OPTIONAL_INT,
+    "prompt_tokens": _OPTIONAL_INT,
+    "completion_tokens": _OPTIONAL_INT,
+    "delta": _NUMBER,
+    "abs_error": _OPTIONAL_NUMBER,
+    "latency": _OPTIONAL_NUMBER,
+    **dict.fromkeys(
+        (
+            "exec_key",
+            "environment",
+            "model_hash",
+            "llm",
+            "host",
+            "category",
+            "dimension",
+            "selection",
+            "case_key",
+            "prompt",
+            "thinking",
+            "verdict",
+            "reason",
+            "started_at",
+            "finished_at",
+        ),
+        str,
+    ),
+    "reply": _OPTIONAL_TEXT,
+    "error": _OPTIONAL_TEXT,
+    "states": list,
+    "valuations": list,
+    "schema": dict,
+    "options": dict,
+    "grading": dict,
+}
 
 
 # -- analysis view ----------------------------------------------------------------------------
 
-# Columns of ``results --json`` (DESIGN.md), in this order, then the extra ones.
+# Columns of ``results --json`` (the contract scripts read), in this order, then the extras.
 RESULT_COLUMNS = (
     "environment",
     "llm",
@@ -637,7 +872,7 @@ def results_frame(
     rest of the stored fields; JSON columns are decoded (``states`` is a list of ids)."""
     import pandas as pd
 
-    with Store.open(db_path, create=False) as store:
+    with Store.open(db_path, readonly=True) as store:
         rows = [result_dict(r) for r in store.iter_executions() if not filter_row or filter_row(r)]
     frame = pd.DataFrame(rows, columns=[*RESULT_COLUMNS, *EXTRA_COLUMNS])
     for column in ("delta", "abs_error", "latency"):

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 from explaincheck.core.analysis.difficulty import category_difficulty
+from explaincheck.core.analysis.examples import printable
 from explaincheck.core.analysis.layout import (
     CEILING_LLM,
     DIMENSION_COLOURS,
@@ -24,6 +25,7 @@ from explaincheck.core.analysis.layout import (
     order_llms,
 )
 from explaincheck.core.analysis.scores import score_matrix, selections_present, table1
+from explaincheck.core.taxonomy.base import PRIORITIZED
 from matplotlib import colormaps
 from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
@@ -39,8 +41,10 @@ def table1_heatmap(results: pd.DataFrame) -> Figure:
     rows, cols = values.shape
     if rows == 0:
         return _empty(NO_DATA)
-    cell_width = 0.8 if len(selections_present(results)) > 1 else 0.5
-    fig = Figure(figsize=(3.5 + cell_width * cols, 1.6 + 0.32 * rows), layout="constrained")
+    # Sizes in points, for a figure shown at 100 %: cell text 9 pt = 12 px (readable).
+    # 11 columns of "0.25/0.50" fit 1,200 px (a 1280 px window) without scaling the text.
+    cell_width = 0.78 if len(selections_present(results)) > 1 else 0.5
+    fig = Figure(figsize=(3.2 + cell_width * cols, 1.9 + 0.36 * rows), layout="constrained")
     ax = fig.add_subplot()
     cmap = colormaps["RdYlGn"].with_extremes(bad="#e6e6e6")
     image = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, vmin=0.0, vmax=1.0, aspect="auto")
@@ -48,18 +52,19 @@ def table1_heatmap(results: pd.DataFrame) -> Figure:
         for c in range(cols):
             value = values[r, c]
             colour = "#333333" if np.isnan(value) else _ink(cmap(value))
-            ax.text(c, r, text.iat[r, c], ha="center", va="center", fontsize=7, color=colour)
+            ax.text(c, r, text.iat[r, c], ha="center", va="center", fontsize=9, color=colour)
     categories = [category for _, category in text.columns]
-    ax.set_xticks(range(cols), [category_label(c) for c in categories], fontsize=8)
-    ax.set_yticks(range(rows), [f"{env} · {llm}" for env, llm in text.index], fontsize=8)
+    ax.set_xticks(range(cols), [category_label(c) for c in categories], fontsize=9)
+    ax.set_yticks(range(rows), [printable(f"{env} · {llm}") for env, llm in text.index], fontsize=9)
     ax.tick_params(length=0)
     _dimension_header(ax, [d for d, _ in text.columns])
     environments = [env for env, _ in text.index]
     for r in range(1, rows):
         if environments[r] != environments[r - 1]:
             ax.axhline(r - 0.5, color="white", linewidth=2.5)
-    selections = "/".join(selections_present(results)) or "none"
-    ax.set_title(f"Scores per category ({selections}); colour: mean over selections", fontsize=9)
+    shown = ["prioritised" if s == PRIORITIZED else s for s in selections_present(results)]
+    selections = "/".join(shown) or "none"
+    ax.set_title(f"Scores per category ({selections}); colour: mean over selections", fontsize=10)
     fig.colorbar(image, ax=ax, shrink=0.8, label="score")
     return fig
 
@@ -75,7 +80,7 @@ def difficulty_chart(results: pd.DataFrame, exclude: Iterable[str] = (CEILING_LL
     positions = np.arange(len(difficulty))
     ax.barh(positions, difficulty["score"], color=colours)
     for y, score, cells in zip(positions, difficulty["score"], difficulty["cells"], strict=True):
-        ax.text(score + 0.01, y, f"{score:.2f}  ({cells} cells)", va="center", fontsize=8)
+        ax.text(score + 0.01, y, f"{score:.2f}  ({cells} cells)", va="center", fontsize=9)
     ax.set_yticks(positions, [category_name(c) for c in difficulty["category"]], fontsize=9)
     ax.invert_yaxis()  # hardest first, at the top
     ax.set_xlim(0.0, 1.25)
@@ -89,7 +94,7 @@ def difficulty_chart(results: pd.DataFrame, exclude: Iterable[str] = (CEILING_LL
         handles=handles, loc="outside lower center", ncols=len(handles), fontsize=8, frameon=False
     )
     excluded = set(exclude)
-    pooled = ", ".join(order_llms(set(results["llm"]) - excluded))
+    pooled = ", ".join(printable(llm) for llm in order_llms(set(results["llm"]) - excluded))
     left_out = sorted(excluded & set(results["llm"]))
     note = f" ({', '.join(left_out)} left out)" if left_out else ""
     llms = textwrap.fill(f"LLMs: {pooled}{note}", width=70)

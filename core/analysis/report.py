@@ -13,7 +13,7 @@ import base64
 import html
 import io
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,6 +23,7 @@ from explaincheck.core.analysis import (
     chance,
     difficulty,
     examples,
+    facts,
     models,
     plots,
     prioritization,
@@ -30,6 +31,9 @@ from explaincheck.core.analysis import (
     scores,
 )
 from explaincheck.core.analysis.layout import BASELINE_LLM, CEILING_LLM, category_label
+from explaincheck.core.store import CampaignRow, now, software_version
+from explaincheck.core.taxonomy.base import PRIORITIZED
+from explaincheck.core.terminal_text import safe_terminal
 from matplotlib.figure import Figure
 
 TEXT, MARKDOWN, CSV, HTML = "text", "md", "csv", "html"
@@ -58,8 +62,14 @@ class Report:
     figures: dict[str, Figure] = field(default_factory=dict)
 
 
-def build_report(results: pd.DataFrame, tolerance: float = satisfy.DEFAULT_TOLERANCE) -> Report:
-    """Compute all tables and figures of the paper's section 6.2 from a results frame."""
+def build_report(
+    results: pd.DataFrame,
+    tolerance: float = satisfy.DEFAULT_TOLERANCE,
+    campaigns: Sequence[CampaignRow] = (),
+) -> Report:
+    """Compute all tables and figures of the evaluation (section 6.2 of "Automated Testing of
+    LLM-Based Post Hoc Explainers Using Model Checking as an Oracle"; see docs/method.md) from
+    a results frame; ``campaigns`` (the file's campaign rows) add the campaign facts."""
     scores.check_columns(results)
     counts = scores.execution_counts(results)
     report = Report(summary=_summary(results, counts))
@@ -67,10 +77,11 @@ def build_report(results: pd.DataFrame, tolerance: float = satisfy.DEFAULT_TOLER
         "table1_heatmap": plots.table1_heatmap(results),
         "difficulty": plots.difficulty_chart(results),
     }
-    selections = "/".join(scores.selections_present(results)) or "none"
+    selections = "/".join(map(_prose, scores.selections_present(results))) or "none"
     wilcoxon = prioritization.wilcoxon_test(results)
     left_out = f"the {CEILING_LLM} answerer is left out (1.00 by construction)"
     report.sections = [
+        *_facts_sections(campaigns, results),
         Section(
             "table1",
             f"Table 1 — score per category ({selections})",
@@ -178,19 +189,34 @@ def build_report(results: pd.DataFrame, tolerance: float = satisfy.DEFAULT_TOLER
 
 
 def render_text(report: Report) -> str:
-    """Plain text for the terminal (aligned tables, control characters removed)."""
-    parts = [examples.printable(report.summary), ""]
+    """Plain text for the terminal (aligned tables; escape sequences and control characters
+    removed from every cell, header and note, and once more from the whole text)."""
+    parts = [_terminal(report.summary), ""]
     with pd.option_context("display.width", 250, "display.max_columns", 50):
         for section in _shown(report, TEXT):
-            table = _display(section.table, examples.printable)
+            table = _display(section.table, _terminal)
+            table.columns = _clean_columns(table.columns)
             if section.bold is not None:
                 table = _mark(table, section.bold, "{}*")
             parts += [section.title, "=" * len(section.title)]
             parts.append(table.to_string(index=_has_index(table)) if len(table) else "(none)")
             if section.note:
-                parts.append(examples.printable(section.note))
+                parts.append(_terminal(section.note))
             parts.append("")
-    return "\n".join(parts)
+    return safe_terminal("\n".join(parts))
+
+
+def _terminal(text: object) -> str:
+    """One terminal-safe line: escape sequences dropped, other controls become spaces."""
+    return examples.printable(safe_terminal("" if text is None else str(text)))
+
+
+def _clean_columns(columns: pd.Index) -> pd.Index:
+    if isinstance(columns, pd.MultiIndex):
+        return pd.MultiIndex.from_tuples(
+            [tuple(_terminal(part) for part in c) for c in columns], names=columns.names
+        )
+    return pd.Index([_terminal(c) for c in columns], name=columns.name)
 
 
 def render_markdown(report: Report, figure_links: dict[str, str] | None = None) -> str:
@@ -216,7 +242,11 @@ def render_html(report: Report) -> str:
     ]
     for section in _shown(report, HTML):
         body.append(f'<h2 id="{html.escape(section.key)}">{html.escape(section.title)}</h2>')
-        body.append(_html_table(section) if len(section.table) else "<p>(none)</p>")
+        body.append(
+            f'<div class="scroll">{_html_table(section)}</div>'
+            if len(section.table)
+            else "<p>(none)</p>"
+        )
         if section.note:
             body.append(f'<p class="note">{html.escape(section.note)}</p>')
         if section.figure and section.figure in report.figures:
@@ -278,6 +308,32 @@ def csv_frame(table: pd.DataFrame) -> pd.DataFrame:
 _METADATA = {"png": {"Software": None}, "svg": {"Date": None}}
 
 
+def _prose(selection: object) -> object:
+    """A selection in the report's prose: British "prioritised" (the stored value keeps the
+    contract spelling ``prioritized``)."""
+    return "prioritised" if selection == PRIORITIZED else selection
+
+
+def _facts_sections(campaigns: Sequence[CampaignRow], results: pd.DataFrame) -> list[Section]:
+    """The campaign facts and the LLM settings, first in every format."""
+    if not campaigns:
+        return []
+    return [
+        Section(
+            "campaign_facts",
+            "Campaign facts",
+            facts.campaign_facts(campaigns),
+            note=f"Report made by explaincheck {software_version()} on {now()[:10]}.",
+        ),
+        Section(
+            "llm_settings",
+            "LLMs and their settings",
+            facts.llm_settings(results),
+            note="hosts without credentials; options as sent with every request.",
+        ),
+    ]
+
+
 def _chance_section(results: pd.DataFrame) -> list[Section]:
     """Random baseline against chance, when the baseline ran and the schemas are stored."""
     if BASELINE_LLM not in set(results["llm"]) or "schema" not in results.columns:
@@ -332,6 +388,8 @@ def _display(table: pd.DataFrame, clean: Callable[[object], str]) -> pd.DataFram
     shown.index = shown.index.map(
         lambda v: tuple(clean(x) for x in v) if isinstance(v, tuple) else clean(v)
     )
+    if not isinstance(shown.columns, pd.MultiIndex):  # a header is prose (CSV keeps the value)
+        shown.columns = pd.Index([_prose(c) for c in shown.columns], name=shown.columns.name)
     return shown
 
 
@@ -430,7 +488,11 @@ def _html_table(section: Section) -> str:
                 text = f"<b>{first}</b>/{rest}"
             cells.append(f"<td>{text}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
-    return "<table>\n" + "\n".join(rows) + "\n</table>"
+    kind = ' class="facts"' if section.key in _FACT_SECTIONS else ""
+    return f"<table{kind}>\n" + "\n".join(rows) + "\n</table>"
+
+
+_FACT_SECTIONS = frozenset({"campaign_facts", "llm_settings"})
 
 
 def _has_index(table: pd.DataFrame) -> bool:
@@ -494,13 +556,17 @@ _HTML_PAGE = """<!DOCTYPE html>
       content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">
 <title>explaincheck report</title>
 <style>
-body {{ font-family: system-ui, sans-serif; margin: 2em auto; max-width: 80em; color: #222; }}
+body {{ font-family: system-ui, sans-serif; margin: 2em auto; padding: 0 2em; max-width: 80em;
+        color: #222; }}
+.scroll {{ overflow-x: auto; }}
 table {{ border-collapse: collapse; margin: 0.5em 0; font-size: 0.9em; }}
+table.facts th, table.facts td {{ text-align: left; }}
 th, td {{ border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: right; }}
 th {{ background: #f2f2f2; }}
 td {{ font-variant-numeric: tabular-nums; white-space: pre-wrap; }}
 .note {{ color: #555; font-size: 0.9em; }}
-figure img {{ max-width: 100%; }}
+figure {{ margin: 1em 0; overflow-x: auto; }}
+figure img {{ max-width: none; }}
 </style>
 </head>
 <body>

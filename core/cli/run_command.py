@@ -17,19 +17,34 @@ from collections import Counter
 from typing import Any
 
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.taxonomy.registry import CATEGORIES
 from explaincheck.core.terminal_text import safe_terminal
 
 EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT)
 EXIT_TERMINATED = 143  # SIGTERM (128 + SIGTERM)
 
+
+def _category_ids() -> str:
+    """The category ids by dimension, from the registry (so a new category lists itself)."""
+    by_dimension: dict[str, list[str]] = {}
+    for category_id, category in CATEGORIES.items():
+        by_dimension.setdefault(category.dimension, []).append(category_id)
+    return "\n".join(f"  {dim:<11} {', '.join(ids)}" for dim, ids in by_dimension.items())
+
+
 NAME = "run"
-HELP = """Run a test campaign: select test cases per category, ask every LLM, grade each reply
+HELP = f"""Run a test campaign: select test cases per category, ask every LLM, grade each reply
 against the oracle and store it at once in a SQLite database. Running the same command again on
 the same database continues where it stopped (errors are retried, nothing is duplicated).
 
 LLM specs: random, oracle, ollama:MODEL (host from --ollama-host or OLLAMA_HOST),
-ollama:MODEL@URL, local:gemma3-270m. OLLAMA_API_KEY is sent as a bearer key when set; a
-URL's user:password@ is refused and its query (?token=...) dropped, so no secret is stored.
+ollama:MODEL@URL, local:gemma3-270m, and the reference explainers with known flaws noisy:Q,
+flaw:myopic:K, flaw:determinised, flaw:distance, flaw:danger-blind (docs/fault-detection.md).
+OLLAMA_API_KEY is sent as a bearer key when set; a URL's user:password@ is refused and its
+query (?token=...) dropped, so no secret is stored.
+
+Category ids for --categories (by dimension; the method is described in docs/method.md):
+{_category_ids()}
 
 examples:
   explaincheck run --env frozen_lake --llm oracle --llm random --budget 20 --selection both
@@ -55,8 +70,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="default",
         metavar="default|all|ID,ID",
         help=(
-            "categories to test (default: every one that applies here, less a safer that "
-            "repeats more_promising; all: every one that applies)"
+            "categories to test, ids listed above (default: every one that applies here, less "
+            "a safer that repeats more_promising; all: every one that applies)"
         ),
     )
     parser.add_argument("--budget", type=int, default=20, help="test cases per category (20)")
@@ -74,7 +89,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="times each prompt is asked (1); above 1 each repeat has its own seed and"
         " temperature 0.7 (greedy repeats would only repeat the same answer)",
     )
-    parser.add_argument("--db", default="results.sqlite", help="results database")
+    parser.add_argument(
+        "--db", default="results.sqlite", help="results database (default: results.sqlite)"
+    )
     parser.add_argument(
         "--concurrency", type=int, default=4, help="requests in flight per LLM, per Ollama host (4)"
     )

@@ -220,3 +220,22 @@ def test_every_category_accepts_every_reference_explainer(spec, frozen_lake):
             assert json.loads(reply.text)["reason"]
             verdicts.append(grade.verdict)
     assert FAIL in verdicts  # each of them is wrong somewhere
+
+
+def test_noisy_draws_a_fresh_coin_for_each_repeat_through_the_runner_entry():
+    import asyncio
+
+    from explaincheck.core.backends.noisy_backend import NoisyBackend
+    from explaincheck.core.environments.registry import load_builtin
+    from explaincheck.core.oracle import compute_oracle
+    from explaincheck.core.taxonomy.selection import select_cases
+
+    env = load_builtin("frozen_lake")
+    oracle = compute_oracle(env.request())
+    backend = NoisyBackend(oracle, 0.5, env)
+    case = select_cases(oracle, "best_action", 1)[0]
+    reasons = {
+        asyncio.run(backend.answer_repeat(None, case, repeat)).text.count("oracle")
+        for repeat in range(20)
+    }
+    assert reasons == {0, 1}  # some repeats get the oracle's answer, some a guess
