@@ -140,7 +140,7 @@ def _environment(env_id: str, flaws: dict, budget: int, seed: int, shares: Seque
     from explaincheck.core.oracle.flawed import flawed_oracle
     from explaincheck.core.taxonomy.grading import grade_reply
     from explaincheck.core.taxonomy.prompts import render_prompt
-    from explaincheck.core.taxonomy.registry import CATEGORIES
+    from explaincheck.core.taxonomy.registry import CATEGORIES, applicability
     from explaincheck.core.taxonomy.selection import select_cases
 
     campaign = Campaign(environment=env_id, llms=("oracle",), budget=budget, seed=seed)
@@ -156,8 +156,9 @@ def _environment(env_id: str, flaws: dict, budget: int, seed: int, shares: Seque
         answerers[noisy.spec] = noisy
     settings = GradingSettings()
     rows, pools = [], []
+    applicable = applicability(truth)
     for category_id, category in CATEGORIES.items():
-        if environment.not_applicable.get(category_id) or category.not_applicable(truth):
+        if not applicable[category_id].applicable:
             continue
         for selection in (PRIORITIZED, RANDOM):
             for case in select_cases(truth, category_id, budget, selection, seed):
