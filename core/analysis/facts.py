@@ -13,8 +13,7 @@ from typing import Any
 
 import pandas as pd
 from explaincheck.core.store import VERSION_KEY, CampaignRow
-
-ALL_CATEGORIES = 10  # an empty category list in the settings means all of them
+from explaincheck.core.taxonomy.registry import CATEGORIES
 
 
 def campaign_facts(campaigns: Sequence[CampaignRow]) -> pd.DataFrame:
@@ -61,11 +60,7 @@ def _facts(campaign: CampaignRow) -> dict[str, str]:
             f"{settings.get('goal_label') or 'goal'} / {settings.get('unsafe_label') or 'unsafe'}"
         ),
         "LLMs": ", ".join(map(str, settings.get("llms", []))),
-        "categories": (
-            f"all {ALL_CATEGORIES}"
-            if not categories or len(categories) == ALL_CATEGORIES
-            else ", ".join(categories)
-        ),
+        "categories": _categories(categories, settings.get("skipped") or {}),
         "budget": f"{settings.get('budget', '?')} cases per category",
         "selection": _selection(settings.get("selection")),
         "repeats": str(repeat)
@@ -74,6 +69,26 @@ def _facts(campaign: CampaignRow) -> dict[str, str]:
         "satisfy rule": _satisfy_rule(grading),
         "executions planned": str(campaign.planned),
     }
+
+
+def category_caveats(campaigns: Sequence[CampaignRow]) -> list[str]:
+    """Footnotes for categories that ran although they add nothing there (a safer that repeats
+    more_promising because D = 1 − V everywhere), one per environment and category."""
+    found: dict[tuple[str, str], str] = {}
+    for campaign in campaigns:
+        for category_id, caveat in (campaign.settings.get("caveats") or {}).items():
+            found.setdefault((campaign.environment, str(category_id)), str(caveat))
+    return [f"{env}, {cid}: {caveat}." for (env, cid), caveat in sorted(found.items())]
+
+
+def _categories(categories: list[str], skipped: dict[str, str]) -> str:
+    """What was asked: the default set (less what it left out) or the ids given."""
+    if not categories:
+        left_out = [c for c, why in skipped.items() if str(why).startswith("left out by default")]
+        return "default" + (f" (left out: {', '.join(left_out)})" if left_out else "")
+    if len(categories) == len(CATEGORIES):
+        return f"all {len(CATEGORIES)}"
+    return ", ".join(categories)
 
 
 def _selection(value: Any) -> str:

@@ -93,6 +93,7 @@ def build_report(
                 "prioritised score lower than random (* on the terminal). "
                 f"{scores.SMALL_MARK} = fewer than {scores.SMALL_CELL} cases: a rough "
                 "estimate (see the intervals below)."
+                + "".join(f" Note — {line}" for line in facts.category_caveats(campaigns))
             ),
             bold=scores.harder_mask(results),
             figure="table1_heatmap",

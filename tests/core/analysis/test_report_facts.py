@@ -9,7 +9,7 @@ import pytest
 from analysis_data import small_rows
 from explaincheck.core.analysis import plots, report
 from explaincheck.core.cli.main import main
-from explaincheck.core.store import ExecutionRecord, Store, software_version
+from explaincheck.core.store import ExecutionRecord, Store, results_frame, software_version
 
 HOSTILE_LLM = "m\x1b]0;pwned\x07\x1b[2J\x9b1m\u202eevil"
 SETTINGS = {
@@ -99,7 +99,7 @@ def test_html_report_states_the_campaign_facts(db, tmp_path, capsys):
     assert pairs["selection"] == "prioritised and random"
     assert pairs["repeats"] == "3 (temperature 0.7)"
     assert pairs["satisfy rule"] == "half: p and V(s) on the same side of ½"
-    assert pairs["categories"] == "all 10"
+    assert pairs["categories"] == "default"  # an empty list: the default set
     assert "http://gpu1:11434" in facts and "&quot;num_ctx&quot;: 4096" in facts
     assert "Campaign facts" in capsys.readouterr().out
 
@@ -140,3 +140,18 @@ def test_terminal_tables_carry_no_escape_sequences(tmp_path, capsys):
 def _campaigns(db):
     with Store.open(db, readonly=True) as store:
         return store.campaigns()
+
+
+def test_redundant_safer_gets_a_footnote_and_default_campaigns_say_what_they_left_out(tmp_path):
+    db = tmp_path / "jug.sqlite"
+    common = ["run", "--env", "water_jug", "--llm", "random", "--budget", "2", "--db", str(db)]
+    assert main(common) == 0  # default categories: safer left out (D = 1 − V in water_jug)
+    assert main([*common, "--categories", "safer"]) == 0  # asked for explicitly
+    with Store.open(db, readonly=True) as store:
+        campaigns = store.campaigns()
+    built = report.build_report(results_frame(db), campaigns=campaigns)
+    sections = {s.key: s for s in built.sections}
+    note = sections["table1"].note
+    assert "water_jug, safer: every run ends in the goal or in an unsafe state" in note
+    shown = sections["campaign_facts"].table.loc["categories"].tolist()
+    assert "default (left out: safer)" in shown and "safer" in shown
