@@ -73,12 +73,16 @@ def _facts(campaign: CampaignRow) -> dict[str, str]:
 
 def category_caveats(campaigns: Sequence[CampaignRow]) -> list[str]:
     """Footnotes for categories that ran although they add nothing there (a safer that repeats
-    more_promising because D = 1 − V everywhere), one per environment and category."""
-    found: dict[tuple[str, str], str] = {}
+    more_promising because D = 1 − V everywhere): one per category and caveat, naming the
+    environments."""
+    found: dict[tuple[str, str], set[str]] = {}
     for campaign in campaigns:
         for category_id, caveat in (campaign.settings.get("caveats") or {}).items():
-            found.setdefault((campaign.environment, str(category_id)), str(caveat))
-    return [f"{env}, {cid}: {caveat}." for (env, cid), caveat in sorted(found.items())]
+            found.setdefault((str(category_id), str(caveat)), set()).add(campaign.environment)
+    return [
+        f"{cid} in {', '.join(sorted(envs))}: {caveat}."
+        for (cid, caveat), envs in sorted(found.items())
+    ]
 
 
 def _categories(categories: list[str], skipped: dict[str, str]) -> str:

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
+from explaincheck.core.analysis import scores
 from explaincheck.core.analysis.difficulty import category_difficulty
 from explaincheck.core.analysis.examples import printable
 from explaincheck.core.analysis.layout import (
@@ -64,7 +65,11 @@ def table1_heatmap(results: pd.DataFrame) -> Figure:
             ax.axhline(r - 0.5, color="white", linewidth=2.5)
     shown = ["prioritised" if s == PRIORITIZED else s for s in selections_present(results)]
     selections = "/".join(shown) or "none"
-    ax.set_title(f"Scores per category ({selections}); colour: mean over selections", fontsize=10)
+    ax.set_title(
+        f"Scores per category ({selections}); colour: mean over selections; "
+        f"{scores.SMALL_MARK} fewer than {scores.SMALL_CELL} cases",
+        fontsize=10,
+    )
     fig.colorbar(image, ax=ax, shrink=0.8, label="score")
     return fig
 

@@ -152,6 +152,6 @@ def test_redundant_safer_gets_a_footnote_and_default_campaigns_say_what_they_lef
     built = report.build_report(results_frame(db), campaigns=campaigns)
     sections = {s.key: s for s in built.sections}
     note = sections["table1"].note
-    assert "water_jug, safer: every run ends in the goal or in an unsafe state" in note
+    assert "safer in water_jug: every run ends in the goal or in an unsafe state" in note
     shown = sections["campaign_facts"].table.loc["categories"].tolist()
     assert "default (left out: safer)" in shown and "safer" in shown
