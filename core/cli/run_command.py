@@ -62,6 +62,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="times each prompt is asked (1); above 1 each repeat has its own seed and"
         " temperature 0.7 (greedy repeats would only repeat the same answer)",
     )
+    parser.add_argument(
+        "--wording",
+        default="0",
+        metavar="0|1|2|all",
+        help="phrasing of each question (0, the original); all asks every phrasing",
+    )
+    parser.add_argument(
+        "--metamorphic",
+        action="store_true",
+        help="also ask each case with its states swapped/reordered/renamed and its actions"
+        " reordered, to measure how consistent the answers are",
+    )
     parser.add_argument("--db", default="results.sqlite", help="results database")
     parser.add_argument(
         "--concurrency", type=int, default=4, help="requests in flight per LLM, per Ollama host (4)"
@@ -83,7 +95,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def campaign_from(args: argparse.Namespace) -> Any:
     from explaincheck.core.backends.registry import parse_spec
-    from explaincheck.core.campaign.plan import Campaign, resolve_categories
+    from explaincheck.core.campaign.plan import Campaign, resolve_categories, resolve_wordings
 
     for spec in args.llm:
         parse_spec(spec)
@@ -102,6 +114,8 @@ def campaign_from(args: argparse.Namespace) -> Any:
         constants=args.const,
         goal_label=args.goal,
         unsafe_label=args.unsafe,
+        wordings=resolve_wordings(args.wording),
+        metamorphic=args.metamorphic,
     )
 
 

@@ -24,6 +24,11 @@ MODE = "mode"
 PASS, FAIL, INVALID, ERROR = "pass", "fail", "invalid", "error"
 PRIORITIZED, RANDOM = "prioritized", "random"
 
+# Phrasings per category question (``Category.phrase``); wording 0 is the original text.
+WORDINGS = 3
+# How a case key marks its wording and its metamorphic variant (read back by the store).
+WORDING_MARK, VARIANT_MARK = "~w", "~m:"
+
 
 @dataclass(frozen=True)
 class Candidate:
@@ -47,11 +52,23 @@ class TestCase:
     selection: str  # PRIORITIZED or RANDOM
     index: int  # position within (category, selection), 0-based
     positive: bool | None = None
+    wording: int = 0  # which phrasing of the question (``Category.phrase``); 0 = the original
+    variant: str = ""  # metamorphic transformation applied (``metamorphic``); "" = none
+    origin: str = ""  # a variant's family: the key of the case it was transformed from
+
+    @property
+    def family(self) -> str:
+        """Key of the untransformed case: what a metamorphic variant is compared with."""
+        if self.origin:
+            return self.origin
+        base = f"{self.category}/{self.selection}/{self.index}/{'-'.join(map(str, self.states))}"
+        return f"{base}{WORDING_MARK}{self.wording}" if self.wording else base
 
     @property
     def key(self) -> str:
-        """Stable identity of the case within one plan (used for resume and de-duplication)."""
-        return f"{self.category}/{self.selection}/{self.index}/{'-'.join(map(str, self.states))}"
+        """Stable identity of the case within one plan (used for resume and de-duplication).
+        Wording 0 without a variant keeps the key of earlier versions, so old databases resume."""
+        return f"{self.family}{VARIANT_MARK}{self.variant}" if self.variant else self.family
 
 
 @dataclass(frozen=True)
@@ -111,7 +128,20 @@ class Category(ABC):
     @abstractmethod
     def question(self, case: TestCase, oracle: OracleResult) -> str:
         """The question sentence(s), referring to "this state" or to the states by the names the
-        prompt gives them (``kinds.letters``: K, L, ...)."""
+        prompt gives them (``kinds.letters``: K, L, ...). This is wording 0."""
+
+    @abstractmethod
+    def rephrasings(self, case: TestCase, oracle: OracleResult) -> tuple[str, str]:
+        """Wordings 1 and 2: the same question in other words, with the same oracle answer
+        (same quantity, same definitions, same answer form)."""
+
+    def phrase(self, case: TestCase, oracle: OracleResult) -> str:
+        """The question in the case's wording (0 = ``question``)."""
+        if case.wording == 0:
+            return self.question(case, oracle)
+        if not 0 < case.wording < WORDINGS:
+            raise ValueError(f"wording {case.wording} does not exist (0..{WORDINGS - 1})")
+        return self.rephrasings(case, oracle)[case.wording - 1]
 
     @abstractmethod
     def answer_form(self, case: TestCase, oracle: OracleResult) -> AnswerForm:
