@@ -189,17 +189,19 @@ def resolve_wordings(requested: str | int | Iterable[int] | None) -> tuple[int, 
 
 def asked_cases(case: TestCase, campaign: Campaign, oracle: OracleResult) -> list[TestCase]:
     """The cases asked for one selected case: one per wording and, with ``metamorphic``, each
-    wording's variants right after it (so a partial run has whole families)."""
+    wording's variants. Ordered variant by variant, wordings inside: the wordings of one prompt
+    differ only in the final question, so a local model reuses its evaluated prompt prefix."""
     from explaincheck.core.taxonomy import metamorphic
     from explaincheck.core.taxonomy.registry import category
 
+    variants = ("",)
+    if campaign.metamorphic:
+        variants += metamorphic.applicable(category(case.category), case, oracle)
     found = []
-    for wording in campaign.wordings:
-        worded = replace(case, wording=wording)
-        found.append(worded)
-        if campaign.metamorphic:
-            variants = metamorphic.applicable(category(case.category), worded, oracle)
-            found.extend(metamorphic.transformed(worded, v) for v in variants)
+    for variant in variants:
+        for wording in campaign.wordings:
+            worded = replace(case, wording=wording)
+            found.append(metamorphic.transformed(worded, variant) if variant else worded)
     return found
 
 
