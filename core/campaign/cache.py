@@ -23,7 +23,9 @@ class ReplyCache:
 
     def __init__(self, store: Store):
         self.store = store
-        self._in_flight: dict[str, asyncio.Future[Reply]] = {}
+        # Keyed by (backend, hosts, model, request hash): two models asked the same prompt at
+        # the same moment are two requests, not one.
+        self._in_flight: dict[tuple[str, tuple[str, ...], str, str], asyncio.Future[Reply]] = {}
 
     def lookup(self, identity: RequestIdentity, prompt: Prompt) -> Reply | None:
         hit = self.store.cached_reply(
@@ -53,13 +55,14 @@ class ReplyCache:
         if hit is not None:
             return hit, None
         key = identity.request_hash(prompt)
-        shared = self._in_flight.get(key)
+        flight = (identity.backend, tuple(identity.hosts), identity.model, key)
+        shared = self._in_flight.get(flight)
         if shared is not None:
             reply = await asyncio.shield(shared)
             return replace(reply, cached=True), None
         future: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
         future.add_done_callback(_consume)
-        self._in_flight[key] = future
+        self._in_flight[flight] = future
         try:
             reply = await ask()
         except asyncio.CancelledError:
@@ -71,7 +74,7 @@ class ReplyCache:
         else:
             future.set_result(reply)
         finally:
-            del self._in_flight[key]
+            del self._in_flight[flight]
         entry = CachedReply(
             backend=identity.backend,
             host=reply.host or (identity.hosts[0] if identity.hosts else ""),
