@@ -10,6 +10,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from explaincheck.core.errors import ExplaincheckError
+
 if TYPE_CHECKING:
     from explaincheck.core.oracle.types import OracleResult
     from explaincheck.core.taxonomy.answers import AnswerForm
@@ -130,18 +132,20 @@ class Category(ABC):
         """The question sentence(s), referring to "this state" or to the states by the names the
         prompt gives them (``kinds.letters``: K, L, ...). This is wording 0."""
 
-    @abstractmethod
-    def rephrasings(self, case: TestCase, oracle: OracleResult) -> tuple[str, str]:
+    def rephrasings(self, case: TestCase, oracle: OracleResult) -> tuple[str, ...]:
         """Wordings 1 and 2: the same question in other words, with the same oracle answer
-        (same quantity, same definitions, same answer form)."""
+        (same quantity, same definitions, same answer form). Every built-in category has them
+        (tests check it); the empty default only keeps a new category importable."""
+        return ()
 
     def phrase(self, case: TestCase, oracle: OracleResult) -> str:
         """The question in the case's wording (0 = ``question``)."""
         if case.wording == 0:
             return self.question(case, oracle)
-        if not 0 < case.wording < WORDINGS:
-            raise ValueError(f"wording {case.wording} does not exist (0..{WORDINGS - 1})")
-        return self.rephrasings(case, oracle)[case.wording - 1]
+        others = self.rephrasings(case, oracle)
+        if not 0 < case.wording <= len(others):
+            raise ExplaincheckError(f"{self.id} has no wording {case.wording}")
+        return others[case.wording - 1]
 
     @abstractmethod
     def answer_form(self, case: TestCase, oracle: OracleResult) -> AnswerForm:
