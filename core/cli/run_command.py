@@ -210,8 +210,13 @@ def _describe(plan: Any, db: str) -> None:
     campaign = plan.campaign
     cases = sum(plan.cases.values())
     skipped = "".join(f"\n  {c}: not applicable ({why})" for c, why in plan.skipped.items())
+    asked = len({e.case.key for e in plan.executions})
+    if asked != cases:  # wordings and metamorphic variants multiply the prompts of a case
+        cases = f"{cases} test cases ({asked} prompts with wordings/variants)"
+    else:
+        cases = f"{cases} test cases"
     print(
-        f"explaincheck run: {plan.environment_name}: {cases} test cases x {len(campaign.llms)}"
+        f"explaincheck run: {plan.environment_name}: {cases} x {len(campaign.llms)}"
         f" LLM(s) x {campaign.repeat} repeat(s) = {plan.total} executions into {db}{skipped}",
         file=sys.stderr,
     )
