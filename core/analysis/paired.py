@@ -158,8 +158,16 @@ def wilson_cells(results: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
     for key, group in replied.groupby(keys, sort=False):
         passed, n = int((group["verdict"] == PASS).sum()), len(group)
         low, high = wilson(passed, n, alpha)
-        rows.append({**dict(zip(keys, key, strict=True)), "passed": passed, "executions": n,
-                     "rate": passed / n, "low": low, "high": high})
+        rows.append(
+            {
+                **dict(zip(keys, key, strict=True)),
+                "passed": passed,
+                "executions": n,
+                "rate": passed / n,
+                "low": low,
+                "high": high,
+            }
+        )
     return pd.DataFrame(rows)
 
 
