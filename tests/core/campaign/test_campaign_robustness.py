@@ -11,10 +11,11 @@ import sqlite3
 import pytest
 from explaincheck.core.analysis import robustness
 from explaincheck.core.campaign.plan import Campaign, plan_campaign, resolve_wordings
+from explaincheck.core.campaign.regrade import regrade
 from explaincheck.core.cli.main import main
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.store import _SCHEMA_V1, APPLICATION_ID, Store, results_frame
-from explaincheck.core.taxonomy.base import WORDINGS
+from explaincheck.core.taxonomy.base import WORDINGS, GradingSettings
 
 CATEGORIES = ("more_promising", "best_action", "subset_dead_end")
 ARGS = ["--env", "frozen_lake", "--llm", "oracle", "--llm", "random", "--budget", "2"]
@@ -67,6 +68,10 @@ def test_run_stores_wording_and_family_and_the_report_reads_them(tmp_path):
     assert set(table.loc["oracle"].index) == set(CATEGORIES)
     wordings = robustness.wording_table(frame)
     assert (wordings.loc["oracle", "spread"] == 0.0).all()
+    # Re-grading rebuilds each case with its wording and variant: renamed and swapped cases
+    # stay graded by the letters their prompt showed.
+    summary = regrade(db, GradingSettings())
+    assert summary.graded == len(frame) and summary.changed == 0
 
 
 def test_a_version_1_database_is_migrated_and_resumed(tmp_path):
