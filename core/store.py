@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 # ``PRAGMA application_id`` marks our files ("EXCK"); ``PRAGMA user_version`` is the schema version.
 APPLICATION_ID = 0x4558434B
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _SCHEMA_V1 = """
 CREATE TABLE campaigns (
@@ -104,9 +104,25 @@ CREATE TABLE replies (
 );
 """
 
-# Migrations from version N to N+1 (SQL run inside one transaction). Empty while only v1 exists;
-# a future v2 adds ``{1: "ALTER TABLE ..."}`` and bumps SCHEMA_VERSION.
-MIGRATIONS: dict[int, str] = {}
+# Migrations from version N to N+1 (SQL run inside one transaction); a new file runs them all
+# after ``_SCHEMA_V1``.
+# v2: ``wording`` (which phrasing of the question) and ``family`` (the key of the case a
+# metamorphic variant came from, else the case's own key), read from ``case_key``
+# (``TestCase.key``: ``...~w1~m:swap``) as virtual columns, so no writer has to fill them and
+# rows stored before v2 get wording 0 and their own key as family.
+_WORDING_MARK, _VARIANT_MARK = "~w", "~m:"
+MIGRATIONS: dict[int, str] = {
+    1: f"""
+    ALTER TABLE executions ADD COLUMN wording INTEGER GENERATED ALWAYS AS (
+        CASE WHEN instr(case_key, '{_WORDING_MARK}') > 0
+        THEN CAST(substr(case_key, instr(case_key, '{_WORDING_MARK}') + 2) AS INTEGER)
+        ELSE 0 END) VIRTUAL;
+    ALTER TABLE executions ADD COLUMN family TEXT GENERATED ALWAYS AS (
+        CASE WHEN instr(case_key, '{_VARIANT_MARK}') > 0
+        THEN substr(case_key, 1, instr(case_key, '{_VARIANT_MARK}') - 1)
+        ELSE case_key END) VIRTUAL
+    """
+}
 
 # Columns of ``executions`` that hold JSON text, decoded when rows are read back.
 _JSON_COLUMNS = ("states", "valuations", "schema", "options", "answer", "expected", "grading")
@@ -657,7 +673,8 @@ def _prepare(db: sqlite3.Connection, path: Path) -> None:
         db.execute("BEGIN IMMEDIATE")
         try:
             if _is_new(db):
-                for statement in _SCHEMA_V1.split(";"):
+                schema = [_SCHEMA_V1, *(MIGRATIONS[v] for v in sorted(MIGRATIONS))]
+                for statement in ";".join(schema).split(";"):
                     if statement.strip():
                         db.execute(statement)
                 db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
@@ -855,6 +872,8 @@ EXTRA_COLUMNS = (
     "campaign_id",
     "model_hash",
     "id",
+    "wording",
+    "family",
 )
 
 

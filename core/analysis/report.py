@@ -21,12 +21,15 @@ import numpy as np
 import pandas as pd
 from explaincheck.core.analysis import (
     chance,
+    cost,
     difficulty,
     examples,
     facts,
     models,
+    paired,
     plots,
     prioritization,
+    robustness,
     satisfy,
     scores,
 )
@@ -173,6 +176,9 @@ def build_report(
         ),
         *_chance_section(results),
         *_fault_sections(results, report.figures),
+        *_robustness_sections(results),
+        *_paired_sections(results),
+        *_cost_sections(results),
         Section(
             "invalid_examples",
             "Examples of invalid replies",
@@ -361,6 +367,139 @@ def _fault_sections(results: pd.DataFrame, figures: dict[str, Figure]) -> list[S
     sections, found = fault_sections(results)
     figures.update(found)
     return sections
+
+
+def _robustness_sections(results: pd.DataFrame) -> list[Section]:
+    """Wording spread, metamorphic consistency and repeat stability, where the run has them."""
+    found = []
+    wordings = robustness.wording_table(results)
+    if len(wordings) and len([c for c in wordings.columns if c.startswith("wording")]) > 1:
+        found.append(
+            Section(
+                "wording_spread",
+                "Robustness — score under each wording of the question",
+                wordings,
+                note=(
+                    "Score per LLM and category (pooled over environments and selections, "
+                    "metamorphic variants left out) for each phrasing of the question; all "
+                    "phrasings have the same oracle answer. spread = max − min: a large spread "
+                    "means the score measures the wording more than the explainer."
+                ),
+            )
+        )
+    consistency = robustness.consistency_table(results)
+    if len(consistency):
+        found.append(
+            Section(
+                "consistency",
+                "Robustness — metamorphic consistency",
+                consistency,
+                note=(
+                    "consistency = share of case families (a case and its variants, same LLM "
+                    "and repeat) whose answers all agree once the transformation is undone "
+                    "(swap: the answer letter swaps; rename: new letters for the same states; "
+                    "actions / subset_order: listed in reverse). Per variant: share agreeing "
+                    "with the untransformed case. Independent of correctness: a model can be "
+                    "consistently wrong."
+                ),
+            )
+        )
+    repeats = robustness.repeat_table(results)
+    if len(repeats):
+        found.append(
+            Section(
+                "repeats",
+                "Robustness — agreement between repeats",
+                repeats,
+                note=(
+                    "Cases asked k times (temperature > 0). agreement = share of cases whose k "
+                    "answers all agree; score = mean share of passing repeats; majority_vote = "
+                    "share of cases where more than half of the repeats pass; pass^k = all k "
+                    "pass; pass@k = at least one passes."
+                ),
+            )
+        )
+    return found
+
+
+def _paired_sections(results: pd.DataFrame) -> list[Section]:
+    """Paired comparison of every two LLMs under test, Wilson intervals per cell, RQ1 per LLM."""
+    found = []
+    for llm_a, llm_b in paired.compared_llms(results):
+        table = paired.compare(results, llm_a, llm_b)
+        if table.empty:
+            continue
+        survivors = [c for c in table.index if c != paired.OVERALL and table.at[c, "significant"]]
+        overall = (
+            f"overall p = {table.at[paired.OVERALL, 'p_mcnemar']:.3g}"
+            if paired.OVERALL in table.index
+            else "no overall pairs"
+        )
+        found.append(
+            Section(
+                f"paired_{_slug(llm_a)}_vs_{_slug(llm_b)}",
+                f"Paired comparison — a = {llm_a} vs b = {llm_b}",
+                _p_text(table, ("p_mcnemar", "p_holm")),
+                note=(
+                    "Pairs = the same case and repeat answered by both (errors drop the pair). "
+                    "Wilson 95% interval per score; difference a − b with a paired bootstrap "
+                    "(BCa) 95% CI; McNemar's exact test on the discordant pairs (a_only, b_only); "
+                    "p_holm = Holm-adjusted across categories. Differences that survive Holm at "
+                    f"0.05: {', '.join(survivors) if survivors else 'none'}; {overall}."
+                ),
+            )
+        )
+    # per-cell Wilson intervals: the table1_intervals section (over cases, as Table 1 scores)
+    rq1 = paired.rq1_per_llm(results)
+    if len(rq1) and (rq1["cells"] > 0).any():
+        found.append(
+            Section(
+                "rq1_per_llm",
+                "RQ1 per LLM — prioritisation effect with effect size",
+                _p_text(rq1, ("wilcoxon_p",)),
+                note=(
+                    "prioritized / random = pooled pass rate of each selection; cohens_h = "
+                    "Cohen's h between them (negative: prioritised cases are harder; |h| 0.2 "
+                    "small, 0.5 medium, 0.8 large); wilcoxon_p = one-sided Wilcoxon over the "
+                    "LLM's comparable cells (– with fewer than 5 untied cells)."
+                ),
+            )
+        )
+    return found
+
+
+def _cost_sections(results: pd.DataFrame) -> list[Section]:
+    """Cost per LLM and category, when replies were timed."""
+    if "latency" not in results.columns or "prompt_tokens" not in results.columns:
+        return []
+    table = cost.cost_table(results)
+    if table.empty:
+        return []
+    return [
+        Section(
+            "cost",
+            "Cost per execution",
+            table,
+            note=(
+                "Generated replies only (cached replies and errors left out). seconds_each = "
+                "mean wall time per reply; tokens = mean per reply; tokens_per_second = "
+                "generated tokens / wall time. A campaign of N executions takes about N × "
+                "seconds_each per LLM (cost.campaign_seconds)."
+            ),
+        )
+    ]
+
+
+def _p_text(table: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
+    """p-values shown with 3 significant digits (the generic cell format rounds to 2 places)."""
+    shown = table.copy()
+    for column in columns:
+        shown[column] = ["–" if pd.isna(v) else f"{float(v):.3g}" for v in shown[column].tolist()]
+    return shown
+
+
+def _slug(text: str) -> str:
+    return "".join(ch if ch.isalnum() else "_" for ch in text)
 
 
 def _summary(results: pd.DataFrame, counts: pd.DataFrame) -> str:

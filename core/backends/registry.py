@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from explaincheck.core.oracle.types import OracleResult
 
 LOCAL_DEFAULT = "local:gemma3-270m"
+LOCAL_SPECS = (LOCAL_DEFAULT, "local:smollm2-135m")  # the bundled models (local_backend.BUNDLED)
 
 
 @dataclass

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.store import Store
 from explaincheck.core.taxonomy.base import ERROR, Grade, GradingSettings, TestCase
+from explaincheck.core.taxonomy.metamorphic import key_parts
 
 if TYPE_CHECKING:
     from explaincheck.core.oracle.types import OracleResult
@@ -39,6 +40,7 @@ def case_of(row: dict[str, Any]) -> TestCase:
         selection=row["selection"],
         index=row["case_index"],
         positive=row["positive"],
+        **key_parts(row.get("case_key") or ""),  # wording and metamorphic variant
     )
 
 

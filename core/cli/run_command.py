@@ -90,6 +90,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         " temperature 0.7 (greedy repeats would only repeat the same answer)",
     )
     parser.add_argument(
+        "--wording",
+        default="0",
+        metavar="0|1|2|all",
+        help="phrasing of each question (0, the original); all asks every phrasing",
+    )
+    parser.add_argument(
+        "--metamorphic",
+        action="store_true",
+        help="also ask each case with its states swapped/reordered/renamed and its actions"
+        " reordered, to measure how consistent the answers are",
+    )
+    parser.add_argument(
         "--db", default="results.sqlite", help="results database (default: results.sqlite)"
     )
     parser.add_argument(
@@ -133,7 +145,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def campaign_from(args: argparse.Namespace) -> Any:
     from explaincheck.core.backends.ollama_hosts import configured_hosts
     from explaincheck.core.backends.registry import parse_spec
-    from explaincheck.core.campaign.plan import Campaign, resolve_categories
+    from explaincheck.core.campaign.plan import Campaign, resolve_categories, resolve_wordings
     from explaincheck.core.taxonomy.base import GradingSettings
 
     for spec in args.llm:
@@ -163,6 +175,8 @@ def campaign_from(args: argparse.Namespace) -> Any:
             satisfy_rule=getattr(args, "satisfy_rule", "absolute"),
             satisfy_tolerance=getattr(args, "satisfy_tolerance", 0.05),
         ),
+        wordings=resolve_wordings(args.wording),
+        metamorphic=args.metamorphic,
     )
 
 
@@ -314,8 +328,13 @@ def _describe(plan: Any, db: str) -> None:
     campaign = plan.campaign
     cases = sum(plan.cases.values())
     skipped = "".join(f"\n  {c}: not applicable ({why})" for c, why in plan.skipped.items())
+    asked = len({e.case.key for e in plan.executions})
+    if asked != cases:  # wordings and metamorphic variants multiply the prompts of a case
+        cases = f"{cases} test cases ({asked} prompts with wordings/variants)"
+    else:
+        cases = f"{cases} test cases"
     text = (
-        f"explaincheck run: {plan.environment_name}: {cases} test cases x {len(campaign.llms)}"
+        f"explaincheck run: {plan.environment_name}: {cases} x {len(campaign.llms)}"
         f" LLM(s) x {campaign.repeat} repeat(s) = {plan.total} executions into {db}{skipped}"
     )
     print(safe_terminal(text), file=sys.stderr)
