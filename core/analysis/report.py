@@ -456,9 +456,9 @@ def _paired_sections(results: pd.DataFrame) -> list[Section]:
             Section(
                 "rq1_per_llm",
                 "RQ1 per LLM — prioritisation effect with effect size",
-                _p_text(rq1, ("wilcoxon_p",)),
+                _p_text(rq1, ("wilcoxon_p",)).rename(columns={"prioritized": "prioritised"}),
                 note=(
-                    "prioritized / random = pooled pass rate of each selection; cohens_h = "
+                    "prioritised / random = pooled pass rate of each selection; cohens_h = "
                     "Cohen's h between them (negative: prioritised cases are harder; |h| 0.2 "
                     "small, 0.5 medium, 0.8 large); wilcoxon_p = one-sided Wilcoxon over the "
                     "LLM's comparable cells (– with fewer than 5 untied cells)."
