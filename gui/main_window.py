@@ -103,6 +103,8 @@ class MainWindow(QMainWindow):
         self.campaign_view.host.setText(prefs.ollama_host)
         self.campaign_view.budget.setValue(prefs.budget)
         self.campaign_view.apply_choices(self.settings.campaign_choices())
+        self.campaign_view.ollama_concurrency = prefs.concurrency
+        self.campaign_view.watch_results(self.results)
         self._build_docks()
         self._build_actions()
         self._build_status_bar()
