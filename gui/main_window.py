@@ -84,7 +84,7 @@ class MainWindow(QMainWindow):
 
         self.graph = GraphView(self.tasks, self)
         self.canvas_error = ErrorOverlay(self.graph)
-        self.results_view = ResultsView(self.results, self)
+        self.results_view = ResultsView(self.results, self, self.tasks)
         self.report_view = ReportView(self.results, self.tasks, self)
         self.teach_view = TeachView(self.results, self.tasks, self)
         self.campaign_view = CampaignView(self.tasks, self)
