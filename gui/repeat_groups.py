@@ -27,6 +27,13 @@ def _canonical(row: dict[str, Any]) -> Any:
         return row.get("answer")
 
 
+def _short_answer(answer: Any) -> str:
+    """A one-field answer by its value alone (k of them side by side stay readable)."""
+    if isinstance(answer, dict) and len(answer) == 1:
+        return _answer_text(next(iter(answer.values())))
+    return _answer_text(answer)
+
+
 def group_repeats(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One dict per case (environment, LLM, category, selection, case key): ``k``, ``passed``,
     ``agreement`` (None for a single answer or when a repeat has no readable answer),
@@ -51,7 +58,7 @@ def group_repeats(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "k": len(members),
                 "passed": sum(1 for r in members if r.get("verdict") == "pass"),
                 "agreement": agreement,
-                "answers": [_answer_text(r.get("answer")) for r in members],
+                "answers": [_short_answer(r.get("answer")) for r in members],
             }
         )
     return found

@@ -272,6 +272,13 @@ class ExecutionsPanel(QWidget):
         self.case_selected.emit(row)
 
 
+def _interval(low: float, high: float) -> str:
+    """A bootstrap CI; a degenerate sample (every pair alike) has none."""
+    if low != low or high != high:  # NaN
+        return "[no CI: degenerate sample]"
+    return f"[{low:+.0%}, {high:+.0%}]"
+
+
 STATS_HEADERS = (
     "Category",
     "Pairs",
@@ -403,7 +410,7 @@ class ComparePanel(QWidget):
                 str(cell["pairs"]),
                 f"{cell['score_a']:.0%}",
                 f"{cell['score_b']:.0%}",
-                f"{cell['difference']:+.0%} [{cell['diff_low']:+.0%}, {cell['diff_high']:+.0%}]",
+                f"{cell['difference']:+.0%} {_interval(cell['diff_low'], cell['diff_high'])}",
                 f"{cell['p_mcnemar']:.3g}",
                 "—" if holm is None else f"{holm:.3g}",
                 cell["mark"],
