@@ -80,18 +80,17 @@ def flawed_answer(truth: OracleResult, spec: str, case: TestCase) -> FlawedAnswe
     from explaincheck.core.backends.flaw_backend import picture_answer, picture_reply
     from explaincheck.core.oracle.flawed import flawed_oracle, parse_flaw
     from explaincheck.core.taxonomy.grading import grade_reply
-    from explaincheck.core.taxonomy.registry import category as by_id
     from explaincheck.gui.teaching import answer_words
 
     flaw = parse_flaw(spec.removeprefix("flaw:"))
     picture = flawed_oracle(truth, flaw)
-    category = by_id(case.category)
     answer = picture_answer(case, picture)
     grade = grade_reply(case, picture_reply(case, picture, flaw.belief), truth)
     return FlawedAnswer(
         spec=spec,
         explanation=explanation(spec),
-        answer=answer_words(case.category, answer, category.expected(case, picture)),
+        # the picture's own answer (not the set it would accept: that reads as "right")
+        answer=answer_words(case.category, answer, {}),
         values=tuple(value_lines(case, truth, picture)),
         verdict=str(grade.verdict),
     )

@@ -30,7 +30,9 @@ def _canonical(row: dict[str, Any]) -> Any:
 def _short_answer(answer: Any) -> str:
     """A one-field answer by its value alone (k of them side by side stay readable)."""
     if isinstance(answer, dict) and len(answer) == 1:
-        return _answer_text(next(iter(answer.values())))
+        answer = next(iter(answer.values()))
+    if isinstance(answer, float):
+        return f"{answer:.4g}"
     return _answer_text(answer)
 
 

@@ -275,7 +275,7 @@ class ExecutionsPanel(QWidget):
 def _interval(low: float, high: float) -> str:
     """A bootstrap CI; a degenerate sample (every pair alike) has none."""
     if low != low or high != high:  # NaN
-        return "[no CI: degenerate sample]"
+        return "[no CI]"
     return f"[{low:+.0%}, {high:+.0%}]"
 
 
@@ -351,7 +351,7 @@ class ComparePanel(QWidget):
         split.addWidget(stats)
         split.addWidget(self.table)
         split.addWidget(details)
-        split.setSizes([180, 400, 300])
+        split.setSizes([260, 340, 260])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(bar)
@@ -420,6 +420,7 @@ class ComparePanel(QWidget):
                 if c == len(values) - 1 and cell["survives"]:
                     item.setBackground(QColor(180, 230, 180))
                 self.stats_table.setItem(r, c, item)
+        self.stats_table.resizeColumnsToContents()
         surviving = [c["category"] for c in found if c["survives"] and c["p_holm"] is not None]
         self.stats_note.setText(
             f"A = {a}, B = {b}: "
