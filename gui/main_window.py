@@ -457,6 +457,8 @@ class MainWindow(QMainWindow):
             prefs = dialog.preferences()
             self.settings.save_preferences(prefs)
             self.campaign_view.host.setText(prefs.ollama_host)
+            self.campaign_view.ollama_concurrency = prefs.concurrency
+            self.campaign_view.update_estimate()
             app = QApplication.instance()
             if isinstance(app, QApplication):
                 apply_theme(app, prefs.theme)

@@ -21,7 +21,7 @@ from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.taxonomy.registry import Applicability
 from explaincheck.gui.safe_text import plain_label
 from explaincheck.gui.tasks import Tasks, in_thread
-from PySide6.QtCore import QStandardPaths, Qt, Signal
+from PySide6.QtCore import QStandardPaths, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QBoxLayout,
     QCheckBox,
@@ -387,6 +387,16 @@ class CampaignView(QWidget):
         read again whenever another file is opened."""
         self._results = results
         results.reset.connect(lambda: self.tasks.start(self._read_rates(), "measured rates"))
+        # rows arriving from a campaign refine the rates, read at most every few seconds
+        self._rates_timer = QTimer(self)
+        self._rates_timer.setSingleShot(True)
+        self._rates_timer.setInterval(3000)
+        self._rates_timer.timeout.connect(
+            lambda: self.tasks.start(self._read_rates(), "measured rates")
+        )
+        results.rows_added.connect(
+            lambda *_: self._rates_timer.isActive() or self._rates_timer.start()
+        )
 
     async def _read_rates(self) -> None:
         from explaincheck.gui.campaign_estimate import measured_rates

@@ -87,3 +87,24 @@ def test_estimate_arithmetic_and_rates_from_rows():
         {"llm": "local:a", "verdict": "error", "latency": 50.0, "category": "satisfy"},
     ]
     assert measured_rates(rows) == {"local:a": 2.0}
+
+
+def test_estimate_uses_the_rates_measured_in_the_results(qtbot, window):
+    view = window.campaign_view
+    view.set_llm_checked("random", False)
+    view.set_llm_checked("oracle", False)
+    view.extra_spec.setText("ollama:gemma3:1b")
+    view._add_spec()
+    view.ollama_concurrency = 2
+    view.set_categories(["satisfy"])
+    view.budget.setValue(40)
+    assert "default rate" in view.estimate_text.text()
+    rows = [
+        {"llm": "ollama:gemma3:1b", "verdict": v, "latency": t, "category": "satisfy"}
+        for v, t in (("pass", 5.0), ("fail", 7.0), ("invalid", 6.0))
+    ]
+    window.results.add(rows)  # as a campaign streams them in: rates are read again
+    wait_for(qtbot, lambda: view.rates == {"ollama:gemma3:1b": 6.0}, 20)
+    # 40 answers × 6 s ÷ 2 in flight = 2 min
+    assert view.estimate_text.text().startswith("Estimate: about 2 min for up to 40 answers")
+    assert "default rate" not in view.estimate_text.text()
