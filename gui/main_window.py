@@ -84,7 +84,7 @@ class MainWindow(QMainWindow):
 
         self.graph = GraphView(self.tasks, self)
         self.canvas_error = ErrorOverlay(self.graph)
-        self.results_view = ResultsView(self.results, self)
+        self.results_view = ResultsView(self.results, self, self.tasks)
         self.report_view = ReportView(self.results, self.tasks, self)
         self.teach_view = TeachView(self.results, self.tasks, self)
         self.campaign_view = CampaignView(self.tasks, self)
@@ -103,6 +103,8 @@ class MainWindow(QMainWindow):
         self.campaign_view.host.setText(prefs.ollama_host)
         self.campaign_view.budget.setValue(prefs.budget)
         self.campaign_view.apply_choices(self.settings.campaign_choices())
+        self.campaign_view.ollama_concurrency = prefs.concurrency
+        self.campaign_view.watch_results(self.results)
         self._build_docks()
         self._build_actions()
         self._build_status_bar()
@@ -455,6 +457,8 @@ class MainWindow(QMainWindow):
             prefs = dialog.preferences()
             self.settings.save_preferences(prefs)
             self.campaign_view.host.setText(prefs.ollama_host)
+            self.campaign_view.ollama_concurrency = prefs.concurrency
+            self.campaign_view.update_estimate()
             app = QApplication.instance()
             if isinstance(app, QApplication):
                 apply_theme(app, prefs.theme)

@@ -21,9 +21,10 @@ from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.taxonomy.registry import Applicability
 from explaincheck.gui.safe_text import plain_label
 from explaincheck.gui.tasks import Tasks, in_thread
-from PySide6.QtCore import QStandardPaths, Qt, Signal
+from PySide6.QtCore import QStandardPaths, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QBoxLayout,
+    QCheckBox,
     QComboBox,
     QDoubleSpinBox,
     QFileDialog,
@@ -52,6 +53,24 @@ DIMENSION_TITLES = (
 )
 BASELINES = (("random", "random — uniform guesses (baseline)"), ("oracle", "oracle — ceiling"))
 LOCAL_SPEC = "local:gemma3-270m"
+NOISY_PREFIX = "noisy:"
+WORDING_CHOICES = (("0", "0 (the original question)"), ("1", "1"), ("2", "2"), ("all", "all three"))
+
+
+def reference_explainers() -> list[tuple[str, str]]:
+    """(spec, one-line description) of the reference explainers with known flaws; ``noisy`` is
+    listed by the view with its own Q box."""
+    from explaincheck.core.oracle.flawed import DESCRIPTIONS
+
+    myopic = DESCRIPTIONS["myopic"]
+    return [
+        ("flaw:myopic:2", "flaw:myopic:2 — " + myopic.replace("K", "2")),
+        ("flaw:myopic:5", "flaw:myopic:5 — " + myopic.replace("K", "5")),
+        *[
+            (f"flaw:{kind}", f"flaw:{kind} — {DESCRIPTIONS[kind]}")
+            for kind in ("determinised", "distance", "danger-blind")
+        ],
+    ]
 
 
 def format_eta(seconds: float | None) -> str:
@@ -145,6 +164,7 @@ class CampaignView(QWidget):
         add_row.addWidget(add_button)
         llm_layout.addLayout(add_row)
         left.addWidget(llm_box)
+        left.addWidget(self._reference_box())
         for spec, text in BASELINES:
             self._add_llm(spec, text, checked=True)
         local_ok = local_model_available()
@@ -191,6 +211,19 @@ class CampaignView(QWidget):
         form.addRow("Budget:", self.budget)
         form.addRow("Repeat:", row)
         form.addRow("Selection:", self.selection)
+        wording_row = QHBoxLayout()
+        self.wording = QComboBox(self)
+        for value, text in WORDING_CHOICES:
+            self.wording.addItem(text, value)
+        self.wording.setToolTip("Which phrasing of each question to ask (--wording)")
+        self.metamorphic = QCheckBox("Metamorphic variants", self)
+        self.metamorphic.setToolTip(
+            "Also ask each case swapped, with the actions reordered and the states renamed, "
+            "and score whether the answers stay consistent (--metamorphic)"
+        )
+        wording_row.addWidget(self.wording, 1)
+        wording_row.addWidget(self.metamorphic)
+        form.addRow("Wording:", wording_row)
         rule_row = QHBoxLayout()
         self.satisfy_rule = QComboBox(self)
         self.satisfy_rule.addItem("|p − V| ≤ tolerance", "absolute")
@@ -233,6 +266,10 @@ class CampaignView(QWidget):
         run_row.addWidget(self.progress, 1)
         self.progress_text = plain_label("")
         self.progress_text.setWordWrap(True)
+        self.estimate_text = plain_label("")
+        self.estimate_text.setWordWrap(True)
+        self.rates: dict[str, float] = {}  # measured seconds per answer, from the results file
+        self.ollama_concurrency = 4
 
         body = QWidget(self)
         body_layout = QVBoxLayout(body)
@@ -247,6 +284,7 @@ class CampaignView(QWidget):
         footer.setFrameShape(QFrame.Shape.StyledPanel)
         footer_layout = QVBoxLayout(footer)
         footer_layout.setContentsMargins(6, 4, 6, 4)
+        footer_layout.addWidget(self.estimate_text)
         footer_layout.addLayout(run_row)
         footer_layout.addWidget(self.progress_text)
         layout = QVBoxLayout(self)
@@ -254,6 +292,19 @@ class CampaignView(QWidget):
         layout.addWidget(scroll, 1)
         layout.addWidget(footer)  # Run and the progress never scroll out of sight
         self.set_running(False)
+        for signal in (
+            self.llms.itemChanged,
+            self.references.itemChanged,
+            self.categories.itemChanged,
+            self.budget.valueChanged,
+            self.selection.currentIndexChanged,
+            self.repeat.valueChanged,
+            self.wording.currentIndexChanged,
+            self.metamorphic.toggled,
+            self.noisy_share.valueChanged,
+        ):
+            signal.connect(self.update_estimate)
+        self.update_estimate()
 
     def resizeEvent(self, event) -> None:
         """Two columns when there is room, one (scrolling) when there is not."""
@@ -262,6 +313,121 @@ class CampaignView(QWidget):
         if self.columns.direction() != direction:
             self.columns.setDirection(direction)
         super().resizeEvent(event)
+
+    # -- reference explainers ----------------------------------------------------------------
+    def _reference_box(self) -> QGroupBox:
+        """Answerers with known flaws, beside the baselines: a campaign that includes them shows
+        which categories catch which flaw (docs/fault-detection.md)."""
+        box = QGroupBox("Reference explainers (known flaws)")
+        layout = QVBoxLayout(box)
+        self.references = QListWidget(self)
+        self.references.setMinimumHeight(150)
+        self.references.setMaximumHeight(220)
+        self.references.setWordWrap(True)  # each description stays readable, on its lines
+        self.references.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        for spec, text in reference_explainers():
+            item = QListWidgetItem(text)
+            item.setData(Qt.ItemDataRole.UserRole, spec)
+            item.setFlags(
+                Qt.ItemFlag.ItemIsUserCheckable
+                | Qt.ItemFlag.ItemIsSelectable
+                | Qt.ItemFlag.ItemIsEnabled
+            )
+            item.setCheckState(Qt.CheckState.Unchecked)
+            item.setToolTip(text)
+            self.references.addItem(item)
+        self.noisy_item = QListWidgetItem(
+            "noisy:Q — the oracle's answer with probability Q, else a random guess"
+        )
+        self.noisy_item.setData(Qt.ItemDataRole.UserRole, NOISY_PREFIX)
+        self.noisy_item.setFlags(self.references.item(0).flags())
+        self.noisy_item.setCheckState(Qt.CheckState.Unchecked)
+        self.references.addItem(self.noisy_item)
+        layout.addWidget(self.references)
+        q_row = QHBoxLayout()
+        q_row.addWidget(plain_label("noisy Q:"))
+        self.noisy_share = QDoubleSpinBox(self)
+        self.noisy_share.setRange(0.0, 1.0)
+        self.noisy_share.setDecimals(2)
+        self.noisy_share.setSingleStep(0.25)
+        self.noisy_share.setValue(0.5)
+        self.noisy_share.setToolTip("Share of cases the noisy explainer answers like the oracle")
+        q_row.addWidget(self.noisy_share)
+        q_row.addStretch(1)
+        layout.addLayout(q_row)
+        return box
+
+    def reference_specs(self) -> list[str]:
+        """The ticked reference explainers as LLM specs (``noisy:Q`` with the Q box's value)."""
+        specs = []
+        for i in range(self.references.count()):
+            item = self.references.item(i)
+            if item.checkState() != Qt.CheckState.Checked:
+                continue
+            spec = item.data(Qt.ItemDataRole.UserRole)
+            specs.append(
+                f"{NOISY_PREFIX}{self.noisy_share.value():g}" if spec == NOISY_PREFIX else spec
+            )
+        return specs
+
+    def set_reference_checked(self, spec: str, checked: bool) -> None:
+        for i in range(self.references.count()):
+            item = self.references.item(i)
+            if item.data(Qt.ItemDataRole.UserRole) == spec:
+                item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+
+    def wordings(self) -> tuple[int, ...]:
+        from explaincheck.core.campaign.plan import resolve_wordings
+
+        return resolve_wordings(self.wording.currentData())
+
+    # -- estimate ---------------------------------------------------------------------------
+    def watch_results(self, results) -> None:
+        """Price the estimate at the rates measured in the open results file (``ResultsData``),
+        read again whenever another file is opened."""
+        self._results = results
+        results.reset.connect(lambda: self.tasks.start(self._read_rates(), "measured rates"))
+        # rows arriving from a campaign refine the rates, read at most every few seconds
+        self._rates_timer = QTimer(self)
+        self._rates_timer.setSingleShot(True)
+        self._rates_timer.setInterval(3000)
+        self._rates_timer.timeout.connect(
+            lambda: self.tasks.start(self._read_rates(), "measured rates")
+        )
+        results.rows_added.connect(
+            lambda *_: self._rates_timer.isActive() or self._rates_timer.start()
+        )
+
+    async def _read_rates(self) -> None:
+        from explaincheck.gui.campaign_estimate import measured_rates
+
+        self.set_rates(await in_thread(measured_rates, list(self._results.rows)))
+
+    def set_rates(self, rates: dict[str, float]) -> None:
+        """Measured seconds per answer per LLM (from the open results file)."""
+        self.rates = dict(rates)
+        self.update_estimate()
+
+    def update_estimate(self, *_args) -> None:
+        """ "about N min" for the set-up as it stands, before Run."""
+        from explaincheck.gui.campaign_estimate import estimate, executions_per_llm
+
+        if not hasattr(self, "estimate_text"):
+            return
+        llms = self.selected_llms()
+        if not llms:
+            self.estimate_text.setText("Estimate: choose at least one LLM")
+            return
+        per_llm = executions_per_llm(
+            len(self.selected_categories()),
+            self.budget.value(),
+            2 if self.selection.currentData() == "both" else 1,
+            self.repeat.value(),
+            len(self.wordings()),
+            self.metamorphic.isChecked(),
+        )
+        found = estimate(llms, per_llm, self.rates, self.ollama_concurrency)
+        self.estimate_text.setText(found.text)
 
     # -- LLMs ------------------------------------------------------------------------------
     def _add_llm(
@@ -294,12 +460,16 @@ class CampaignView(QWidget):
                 item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
 
     def selected_llms(self) -> list[str]:
-        return [
+        """Ticked LLMs, then ticked reference explainers (each spec once)."""
+        chosen = [
             self.llms.item(i).data(Qt.ItemDataRole.UserRole)
             for i in range(self.llms.count())
             if self.llms.item(i).checkState() == Qt.CheckState.Checked
             and self.llms.item(i).flags() & Qt.ItemFlag.ItemIsEnabled
         ]
+        if not hasattr(self, "references"):
+            return chosen
+        return list(dict.fromkeys(chosen + self.reference_specs()))
 
     def check_host(self) -> asyncio.Task:
         return self.tasks.start(self._check_host(self.host.text().strip()), "check Ollama host")
@@ -450,6 +620,14 @@ class CampaignView(QWidget):
             "satisfy_rule": self.satisfy_rule.currentData(),
             "tolerance": self.tolerance.value(),
             "database": self.database.text(),
+            "references": [
+                self.references.item(i).data(Qt.ItemDataRole.UserRole)
+                for i in range(self.references.count())
+                if self.references.item(i).checkState() == Qt.CheckState.Checked
+            ],
+            "noisy_share": self.noisy_share.value(),
+            "wording": self.wording.currentData(),
+            "metamorphic": self.metamorphic.isChecked(),
         }
 
     def apply_choices(self, choices: dict) -> None:
@@ -481,6 +659,19 @@ class CampaignView(QWidget):
             self.tolerance.setValue(float(choices["tolerance"]))
         if isinstance(choices.get("database"), str) and choices["database"].strip():
             self.database.setText(choices["database"])
+        references = choices.get("references")
+        if isinstance(references, list):
+            for i in range(self.references.count()):
+                item = self.references.item(i)
+                on = item.data(Qt.ItemDataRole.UserRole) in references
+                item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+        if isinstance(choices.get("noisy_share"), int | float):
+            self.noisy_share.setValue(float(choices["noisy_share"]))
+        index = self.wording.findData(choices.get("wording"))
+        if index >= 0:
+            self.wording.setCurrentIndex(index)
+        if isinstance(choices.get("metamorphic"), bool):
+            self.metamorphic.setChecked(choices["metamorphic"])
 
     # -- campaign --------------------------------------------------------------------------
     def _choose_database(self) -> None:
@@ -518,6 +709,8 @@ class CampaignView(QWidget):
             selection=self.selection.currentData(),
             repeat=self.repeat.value(),
             seed=self.seed.value(),
+            wordings=self.wordings(),
+            metamorphic=self.metamorphic.isChecked(),
             constants=constants,
             goal_label=goal_label,
             unsafe_label=unsafe_label,

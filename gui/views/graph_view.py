@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.gui.tasks import Tasks, in_thread
+from explaincheck.gui.views.flaw_colouring import FlawColouring, colour_choices
 from explaincheck.gui.views.graph_items import EdgeItem, GraphStyle, NodeItem
 from explaincheck.gui.views.graph_layout import GraphIndex, layout, neighbourhood
 from explaincheck.gui.views.graph_legend import GraphLegend
@@ -169,6 +170,9 @@ class GraphView(QWidget):
         self.colour_box.addItem("V (goal)", "value")
         self.colour_box.addItem("D (danger)", "danger")
         self.colour_box.addItem("none", "none")
+        for text, data in colour_choices():  # a flawed explainer's V̂, or |V̂ − V|
+            self.colour_box.addItem(text, data)
+        self.flaw_colouring = FlawColouring(self.style_, self.tasks, self._recolour)
         self.colour_box.currentIndexChanged.connect(
             lambda _: self.set_colour_by(self.colour_box.currentData())
         )
@@ -288,6 +292,7 @@ class GraphView(QWidget):
         self.highlighted = set()
         self.status.setText(f"Laying out {len(oracle.states)} states…")
         self.colour_box.model().item(1).setEnabled(oracle.has_danger)
+        self.flaw_colouring.set_oracle(oracle)
         if not oracle.has_danger and self.style_.colour_by == "danger":
             self.colour_box.setCurrentIndex(0)
         self.tasks.start(self._load(oracle, self._generation), "graph layout")
@@ -418,8 +423,17 @@ class GraphView(QWidget):
         self.legend.update()
         self.scene.update()
 
+    def _recolour(self) -> None:
+        self.view.place_legend()
+        self.legend.update()
+        self.scene.update()
+
     def set_colour_by(self, kind: str) -> None:
-        self.style_.colour_by = kind
+        if self.flaw_colouring.handles(kind):
+            self.flaw_colouring.apply(kind)
+        else:
+            self.flaw_colouring.clear()
+            self.style_.colour_by = kind
         index = self.colour_box.findData(kind)
         if index >= 0 and self.colour_box.currentIndex() != index:
             self.colour_box.setCurrentIndex(index)

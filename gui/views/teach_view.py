@@ -14,6 +14,7 @@ from typing import Any
 
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
+from explaincheck.gui.flaw_teaching import REFERENCE_FLAWS, FlawedAnswer, explanation, flawed_answer
 from explaincheck.gui.long_text import capped
 from explaincheck.gui.results_data import ResultsData
 from explaincheck.gui.safe_text import plain_label
@@ -130,6 +131,18 @@ class TeachView(QWidget):
         self.llm = QComboBox(self)
         self.llm.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         second.addWidget(self.llm)
+        second.addWidget(QLabel(" Beside the oracle: "))
+        self.flaw = QComboBox(self)
+        self.flaw.addItem("no flawed explainer", "")
+        for spec in REFERENCE_FLAWS:
+            self.flaw.addItem(spec, spec)
+            self.flaw.setItemData(
+                self.flaw.count() - 1, explanation(spec), Qt.ItemDataRole.ToolTipRole
+            )
+        self.flaw.setToolTip("Show what a reference explainer with a known flaw answers")
+        self.flaw.currentIndexChanged.connect(lambda _: self._update_flaw())
+        second.addWidget(self.flaw)
+        self.flawed: FlawedAnswer | None = None
         self.reveal_button = QPushButton("Reveal ▸ (Space)")
         self.reveal_button.clicked.connect(self.reveal)
         second.addWidget(self.reveal_button)
@@ -147,10 +160,12 @@ class TeachView(QWidget):
         self.question_card = Card("1 · The question")
         self.oracle_card = Card("2 · The oracle's answer, and why")
         self.reply_card = Card("3 · The LLM's reply")
+        self.flaw_card = Card("2b · A flawed explainer's answer, and its values")
+        self.flaw_card.hide()
         cards = QWidget()
         cards_layout = QVBoxLayout(cards)
         cards_layout.setContentsMargins(0, 0, 0, 0)
-        for card in (self.question_card, self.oracle_card, self.reply_card):
+        for card in (self.question_card, self.oracle_card, self.flaw_card, self.reply_card):
             cards_layout.addWidget(card, 1)
         self.graph = GraphView(tasks, self)
         self.graph.set_controls_visible(False)
@@ -161,7 +176,7 @@ class TeachView(QWidget):
         split.setStretchFactor(1, 1)
         split.setSizes([560, 480])
         self.graph.setMinimumWidth(320)
-        for card in (self.question_card, self.oracle_card, self.reply_card):
+        for card in (self.question_card, self.oracle_card, self.flaw_card, self.reply_card):
             card.body.setMinimumWidth(240)
 
         layout = QVBoxLayout(self)
@@ -246,6 +261,7 @@ class TeachView(QWidget):
             where = ", ".join(map(str, states))
             self.question_card.set_text(f"Cannot present state(s) {where}: {error}")
         self.step = 1
+        self.flawed = None
         self.graph.show_path([])
         self.graph.highlight_states(list(states), centre=False, select=states[0])
         self.state_changed.emit(states[0])
@@ -262,6 +278,7 @@ class TeachView(QWidget):
         self.step += 1
         if self.step == 2:
             self.graph.show_path(self.lesson.path)
+            self._update_flaw()
         if self.step == 3:
             self._reveal_reply()
         self._render()
@@ -285,9 +302,35 @@ class TeachView(QWidget):
             self.oracle_card.set_text(f"Answer: {lesson_.answer}\n\n" + "\n".join(lesson_.why))
         else:
             self.oracle_card.set_text("(press Reveal)")
+        if self.step < 2 and self.flaw.currentData():
+            self.flaw_card.set_text("(press Reveal)")
         if self.step < 3:
             self.reply_card.set_text("(press Reveal)" if self.step == 2 else "")
         self.reveal_button.setText("Next case ▶ (Space)" if self.step >= 3 else "Reveal ▸ (Space)")
+
+    # -- a flawed explainer beside the oracle ------------------------------------------------
+    def _update_flaw(self) -> None:
+        """Compute the chosen flawed explainer's answer for this case (worker thread: myopic
+        asks Storm) once the oracle's answer is shown."""
+        spec = self.flaw.currentData() or ""
+        self.flaw_card.setVisible(bool(spec))
+        self.flawed = None
+        if not spec or self.lesson is None or self.oracle is None or self.step < 2:
+            self.flaw_card.set_text("(press Reveal)" if spec else "")
+            return
+        self.flaw_card.set_text(f"Asking {spec}…")
+        self.tasks.start(self._compute_flaw(spec, self.lesson, self.oracle), "flawed answer")
+
+    async def _compute_flaw(self, spec: str, lesson_: Lesson, oracle: OracleResult) -> None:
+        try:
+            found = await in_thread(flawed_answer, oracle, spec, lesson_.case)
+        except Exception as error:
+            if lesson_ is self.lesson:
+                self.flaw_card.set_text(f"{spec} could not answer: {error}")
+            return
+        if lesson_ is self.lesson and spec == self.flaw.currentData():
+            self.flawed = found
+            self.flaw_card.set_text(found.text)
 
     def _reveal_reply(self) -> None:
         assert self.lesson is not None
@@ -355,7 +398,7 @@ class TeachView(QWidget):
 
     def scale_text(self, factor: float) -> None:
         self.text_scale = max(0.6, min(3.0, self.text_scale * factor))
-        for card in (self.question_card, self.oracle_card, self.reply_card):
+        for card in (self.question_card, self.oracle_card, self.flaw_card, self.reply_card):
             font = QFont(self.font())
             font.setPointSizeF(self.font().pointSizeF() * self.text_scale)
             card.body.setFont(font)
