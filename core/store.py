@@ -9,13 +9,20 @@ results file cannot run code when opened. The reply cache lives in the same file
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import importlib.metadata
 import json
+import math
+import os
+import re
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.taxonomy.base import ERROR
@@ -25,7 +32,7 @@ if TYPE_CHECKING:
 
 # ``PRAGMA application_id`` marks our files ("EXCK"); ``PRAGMA user_version`` is the schema version.
 APPLICATION_ID = 0x4558434B
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _SCHEMA_V1 = """
 CREATE TABLE campaigns (
@@ -97,12 +104,40 @@ CREATE TABLE replies (
 );
 """
 
-# Migrations from version N to N+1 (SQL run inside one transaction). Empty while only v1 exists;
-# a future v2 adds ``{1: "ALTER TABLE ..."}`` and bumps SCHEMA_VERSION.
-MIGRATIONS: dict[int, str] = {}
+# Migrations from version N to N+1 (SQL run inside one transaction); a new file runs them all
+# after ``_SCHEMA_V1``.
+# v2: ``wording`` (which phrasing of the question) and ``family`` (the key of the case a
+# metamorphic variant came from, else the case's own key), read from ``case_key``
+# (``TestCase.key``: ``...~w1~m:swap``) as virtual columns, so no writer has to fill them and
+# rows stored before v2 get wording 0 and their own key as family.
+_WORDING_MARK, _VARIANT_MARK = "~w", "~m:"
+MIGRATIONS: dict[int, str] = {
+    1: f"""
+    ALTER TABLE executions ADD COLUMN wording INTEGER GENERATED ALWAYS AS (
+        CASE WHEN instr(case_key, '{_WORDING_MARK}') > 0
+        THEN CAST(substr(case_key, instr(case_key, '{_WORDING_MARK}') + 2) AS INTEGER)
+        ELSE 0 END) VIRTUAL;
+    ALTER TABLE executions ADD COLUMN family TEXT GENERATED ALWAYS AS (
+        CASE WHEN instr(case_key, '{_VARIANT_MARK}') > 0
+        THEN substr(case_key, 1, instr(case_key, '{_VARIANT_MARK}') - 1)
+        ELSE case_key END) VIRTUAL
+    """
+}
 
 # Columns of ``executions`` that hold JSON text, decoded when rows are read back.
 _JSON_COLUMNS = ("states", "valuations", "schema", "options", "answer", "expected", "grading")
+
+
+# Key of the campaign settings that records which explaincheck ran the campaign.
+VERSION_KEY = "explaincheck_version"
+
+
+def software_version() -> str:
+    """The installed explaincheck version (shown in reports next to the results)."""
+    try:
+        return importlib.metadata.version("explaincheck")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def now() -> str:
@@ -113,6 +148,49 @@ def now() -> str:
 def to_json(value: Any) -> str:
     """Canonical JSON (sorted keys) so equal values give equal text and equal hashes."""
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+# -- storable values: whatever a server sent, a row can be written ----------------------------
+
+_INT64 = (-(2**63), 2**63 - 1)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def storable_text(text: str) -> str:
+    """A string SQLite can store (UTF-8): lone surrogates become U+FFFD."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text)
+    return text
+
+
+def storable(value: Any) -> Any:
+    """A column value SQLite can store: text cleaned, ints beyond INTEGER and non-finite
+    floats become NULL (a token count of 1e29 or NaN latency is not a number we can keep)."""
+    if isinstance(value, str):
+        return storable_text(value)
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        return value if _INT64[0] <= value <= _INT64[1] else None
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    return value
+
+
+def storable_json(value: Any) -> Any:
+    """A JSON-able value whose text can be stored and read back as standard JSON: strings
+    cleaned, non-finite floats as null (JSON has no NaN), keys as text."""
+    if isinstance(value, str):
+        return storable_text(value)
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {storable_text(str(k)): storable_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [storable_json(v) for v in value]
+    return value
 
 
 @dataclass(frozen=True)
@@ -213,21 +291,38 @@ class Store:
     # -- opening ------------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, path: str | Path, *, create: bool = True) -> Store:
-        """Open (and create or migrate) a results database; refuse anything we cannot read."""
+    def open(cls, path: str | Path, *, create: bool = True, readonly: bool = False) -> Store:
+        """Open (and create or migrate) a results database; refuse anything we cannot read.
+
+        ``readonly`` is for reading commands: the file is opened with ``mode=ro`` (or
+        ``immutable=1`` when not even the WAL index can be made, e.g. in a read-only folder)
+        and nothing is ever created or written, not even a schema into an empty file."""
         path = Path(path)
-        if not path.exists() and not create:
+        if not path.exists() and (readonly or not create):
             raise StoreError(f"no results database at {path}")
         if path.exists() and path.is_dir():
             raise StoreError(f"{path} is a folder, not a results database")
         if path.parent and not path.parent.exists():
             raise StoreError(f"folder {path.parent} does not exist")
+        if readonly:
+            return cls(path, _open_readonly(path))
+        _check_writable(path)
         try:
             db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        except sqlite3.DatabaseError as error:
+            raise StoreError(f"cannot open {path}: {error}") from None
+        try:
             db.execute("PRAGMA busy_timeout = 10000")
             _prepare(db, path)
+        except sqlite3.OperationalError as error:
+            db.close()
+            raise StoreError(f"cannot open {path}: {error}") from None
         except sqlite3.DatabaseError as error:
+            db.close()
             raise StoreError(f"{path} is not a results database ({error})") from None
+        except StoreError:
+            db.close()
+            raise
         return cls(path, db)
 
     def close(self) -> None:
@@ -253,11 +348,13 @@ class Store:
         planned: int,
     ) -> int:
         """The id of this campaign (the same id when the same campaign is resumed)."""
-        row = self._db.execute(
-            "SELECT id FROM campaigns WHERE identity = ?", (identity,)
-        ).fetchone()
         stamp = now()
+        # Look up inside the write transaction: two runs starting the same campaign at once
+        # must not both insert it.
         with self._transaction():
+            row = self._db.execute(
+                "SELECT id FROM campaigns WHERE identity = ? ORDER BY id LIMIT 1", (identity,)
+            ).fetchone()
             if row:
                 self._db.execute(
                     "UPDATE campaigns SET updated_at = ?, status = 'running', planned = ? "
@@ -271,7 +368,7 @@ class Store:
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running')",
                 (
                     identity,
-                    to_json(settings),
+                    to_json({VERSION_KEY: software_version(), **settings}),
                     environment,
                     model_path,
                     model_hash,
@@ -292,21 +389,28 @@ class Store:
             )
 
     def campaigns(self) -> list[CampaignRow]:
-        rows = self._db.execute(
-            "SELECT id, identity, settings, environment, model_hash, planned, status, created_at,"
-            " updated_at FROM campaigns ORDER BY id"
-        ).fetchall()
-        return [
-            CampaignRow(r[0], r[1], json.loads(r[2]), r[3], r[4], r[5], r[6], r[7], r[8])
-            for r in rows
-        ]
+        """Every campaign of the file, oldest first (model path and constants in ``extra``)."""
+        with self._reading():
+            rows = self._db.execute(
+                "SELECT id, identity, settings, environment, model_hash, planned, status,"
+                " created_at, updated_at, model_path, constants FROM campaigns ORDER BY id"
+            ).fetchall()
+        campaigns = []
+        for r in rows:
+            settings = self._json(r[2], f"campaign {r[0]}", "settings")
+            if not isinstance(settings, dict) or not all(isinstance(v, str) for v in r[3:5]):
+                raise StoreError(f"{self.path} is damaged: campaign {r[0]} has malformed fields")
+            extra = {"model_path": r[9], "constants": r[10]}
+            campaigns.append(CampaignRow(*r[:2], settings, *r[3:9], extra))
+        return campaigns
 
     # -- executions ---------------------------------------------------------------------------
 
     def stored(self) -> dict[str, tuple[str, int]]:
         """exec_key -> (verdict, attempts) of every stored execution (what resume skips)."""
-        rows = self._db.execute("SELECT exec_key, verdict, attempts FROM executions")
-        return {key: (verdict, attempts) for key, verdict, attempts in rows}
+        with self._reading():
+            rows = self._db.execute("SELECT exec_key, verdict, attempts FROM executions")
+            return {key: (verdict, attempts) for key, verdict, attempts in rows}
 
     def record(self, record: ExecutionRecord, reply: CachedReply | None = None) -> None:
         """Store one execution (and the reply it came from) in one committed transaction.
@@ -315,9 +419,13 @@ class Store:
         values = {name: getattr(record, name) for name in _RECORD_FIELDS}  # shallow: fast
         for name in _JSON_COLUMNS:
             if values[name] is not None or name not in ("answer", "expected"):
-                values[name] = to_json(values[name])
+                values[name] = to_json(storable_json(values[name]))
         values["positive"] = None if record.positive is None else int(record.positive)
         values["cached"] = int(record.cached)
+        values = {name: storable(value) for name, value in values.items()}
+        for name in ("prompt", "thinking", "verdict", "reason", "started_at", "finished_at"):
+            if values[name] is None:  # NOT NULL text columns
+                values[name] = ""
         try:
             self._write_record(values, reply)
         except sqlite3.OperationalError as error:  # disk full, read-only file, locked too long
@@ -346,11 +454,11 @@ class Store:
             " abs_error = ?, grading = ? WHERE id = ?",
             (
                 verdict,
-                reason,
-                None if answer is None else to_json(answer),
-                None if expected is None else to_json(expected),
-                abs_error,
-                to_json(grading),
+                storable_text(reason),
+                None if answer is None else to_json(storable_json(answer)),
+                None if expected is None else to_json(storable_json(expected)),
+                storable(abs_error),
+                to_json(storable_json(grading)),
                 row_id,
             ),
         )
@@ -359,46 +467,83 @@ class Store:
         """Group several writes (e.g. a whole re-grade) into one commit."""
         return self._transaction()
 
-    def executions(
-        self,
-        *,
-        verdict: str | None = None,
-        category: str | None = None,
-        campaign_id: int | None = None,
-    ) -> list[dict[str, Any]]:
-        """Stored executions as dicts (JSON columns decoded), oldest first."""
-        return list(
-            self.iter_executions(verdict=verdict, category=category, campaign_id=campaign_id)
-        )
+    def executions(self, **filters: Any) -> list[dict[str, Any]]:
+        """Stored executions as dicts (JSON columns decoded), oldest first; the filters of
+        ``iter_executions``."""
+        return list(self.iter_executions(**filters))
 
     def iter_executions(
         self,
         *,
-        verdict: str | None = None,
+        verdict: str | Iterable[str] | None = None,
         category: str | None = None,
         campaign_id: int | None = None,
+        llm: str | Iterable[str] | None = None,
+        row_id: int | None = None,
     ) -> Iterator[dict[str, Any]]:
+        """Stored executions, oldest first; ``verdict`` and ``llm`` take one value or several.
+
+        A damaged file (corrupt pages, malformed JSON, values of the wrong type) raises a
+        ``StoreError`` naming the row, never a bare SQLite or JSON error."""
         clauses, params = [], []
         for column, value in (
             ("verdict", verdict),
             ("category", category),
             ("campaign_id", campaign_id),
+            ("llm", llm),
+            ("id", row_id),
         ):
-            if value is not None:
+            if value is None:
+                continue
+            if isinstance(value, str | int):
                 clauses.append(f"{column} = ?")
                 params.append(value)
+            else:
+                values = list(value)
+                clauses.append(f"{column} IN ({', '.join('?' for _ in values)})")
+                params.extend(values)
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-        cursor = self._db.execute(f"SELECT * FROM executions{where} ORDER BY id", params)
-        names = [d[0] for d in cursor.description]
-        for row in cursor:
-            yield _decode(dict(zip(names, row, strict=True)))
+        with self._reading():
+            cursor = self._db.execute(f"SELECT * FROM executions{where} ORDER BY id", params)
+            names = [d[0] for d in cursor.description]
+            for row in cursor:
+                yield self._decode(dict(zip(names, row, strict=True)))
 
     def count(self, verdict: str | None = None) -> int:
-        if verdict is None:
-            return self._db.execute("SELECT COUNT(*) FROM executions").fetchone()[0]
-        return self._db.execute(
-            "SELECT COUNT(*) FROM executions WHERE verdict = ?", (verdict,)
-        ).fetchone()[0]
+        with self._reading():
+            if verdict is None:
+                return self._db.execute("SELECT COUNT(*) FROM executions").fetchone()[0]
+            return self._db.execute(
+                "SELECT COUNT(*) FROM executions WHERE verdict = ?", (verdict,)
+            ).fetchone()[0]
+
+    def _decode(self, row: dict[str, Any]) -> dict[str, Any]:
+        """JSON columns decoded and every value checked against its column's type."""
+        where = f"execution {row.get('id')}"
+        for name in _JSON_COLUMNS:
+            if row.get(name) is not None:
+                row[name] = self._json(row[name], where, name)
+        for name, kinds in _ROW_TYPES.items():
+            value = row.get(name)
+            if not isinstance(value, kinds) or isinstance(value, bool):
+                shown = type(value).__name__
+                raise StoreError(f"{self.path} is damaged: {where} has a {shown} in {name!r}")
+        if not all(isinstance(s, int) and not isinstance(s, bool) for s in row["states"]):
+            raise StoreError(f"{self.path} is damaged: {where} has malformed 'states'")
+        if row.get("positive") is not None:
+            row["positive"] = bool(row["positive"])
+        row["cached"] = bool(row.get("cached"))
+        return row
+
+    def _json(self, text: object, where: str, name: str) -> Any:
+        if not isinstance(text, str):
+            raise StoreError(f"{self.path} is damaged: {where} has no JSON text in {name!r}")
+        try:
+            return json.loads(text)
+        except (ValueError, RecursionError):
+            raise StoreError(
+                f"{self.path} is damaged: {where} has malformed JSON in {name!r}"
+            ) from None
 
     # -- reply cache --------------------------------------------------------------------------
 
@@ -423,18 +568,21 @@ class Store:
             "INSERT OR IGNORE INTO replies (backend, host, model, request_hash, options, text,"
             " thinking, latency, prompt_tokens, completion_tokens, created_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                reply.backend,
-                reply.host,
-                reply.model,
-                reply.request_hash,
-                to_json(reply.options),
-                reply.text,
-                reply.thinking,
-                reply.latency,
-                reply.prompt_tokens,
-                reply.completion_tokens,
-                now(),
+            tuple(
+                storable(value)
+                for value in (
+                    reply.backend,
+                    reply.host,
+                    reply.model,
+                    reply.request_hash,
+                    to_json(storable_json(reply.options)),
+                    reply.text,
+                    reply.thinking,
+                    reply.latency,
+                    reply.prompt_tokens,
+                    reply.completion_tokens,
+                    now(),
+                )
             ),
         )
 
@@ -442,6 +590,14 @@ class Store:
 
     def _transaction(self) -> _Transaction:
         return _Transaction(self._db)
+
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[None]:
+        """SQLite errors while reading become one clear line naming the file."""
+        try:
+            yield
+        except sqlite3.DatabaseError as error:
+            raise StoreError(_damage_text(self.path, error)) from None
 
 
 class _Transaction:
@@ -463,19 +619,86 @@ class _Transaction:
         self._db.execute("ROLLBACK" if exc_type else "COMMIT")
 
 
+def _open_readonly(path: Path) -> sqlite3.Connection:
+    """A read-only connection, checked; ``immutable=1`` when ``mode=ro`` cannot open (a WAL
+    file in a folder where its ``-shm`` index cannot be created)."""
+    target = quote(str(path.resolve()))
+    error: sqlite3.DatabaseError | None = None
+    for flags in ("mode=ro", "immutable=1"):
+        try:
+            db = sqlite3.connect(
+                f"file:{target}?{flags}", uri=True, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.OperationalError as failure:
+            error = failure
+            continue
+        try:
+            db.execute("PRAGMA busy_timeout = 10000")
+            _check_existing(db, path, writable=False)
+            return db
+        except sqlite3.OperationalError as failure:  # cannot open the WAL index: next flags
+            db.close()
+            error = failure
+        except sqlite3.DatabaseError as failure:
+            db.close()
+            raise StoreError(_damage_text(path, failure)) from None
+        except StoreError:
+            db.close()
+            raise
+    raise StoreError(f"cannot read {path} ({error})")
+
+
+def _check_writable(path: Path) -> None:
+    """A clear line for a file or folder we may not write (read-only, immutable)."""
+    if path.exists() and not os.access(path, os.W_OK):
+        raise StoreError(
+            f"cannot write to {path}: the file is read-only"
+            " (reading commands such as 'explaincheck results' can still open it)"
+        )
+    folder = path.parent if str(path.parent) else Path(".")
+    if not os.access(folder, os.W_OK):
+        raise StoreError(
+            f"cannot write to {path}: its folder {folder} is read-only"
+            " (reading commands such as 'explaincheck results' can still open it)"
+        )
+
+
 def _prepare(db: sqlite3.Connection, path: Path) -> None:
-    """Create a new database, or check (and migrate) an existing one."""
+    """Create a new database, or check (and migrate) an existing one.
+
+    Creation is one ``BEGIN IMMEDIATE`` transaction that looks again for tables after taking
+    the write lock, so two processes creating the same new file never both create it."""
+    if _is_new(db):
+        db.execute("PRAGMA journal_mode = WAL")  # outside a transaction, as SQLite requires
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if _is_new(db):
+                schema = [_SCHEMA_V1, *(MIGRATIONS[v] for v in sorted(MIGRATIONS))]
+                for statement in ";".join(schema).split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+                db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+    _check_existing(db, path, writable=True)
+    _set_wal(db)
+
+
+def _is_new(db: sqlite3.Connection) -> bool:
+    application_id = db.execute("PRAGMA application_id").fetchone()[0]
+    tables = db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0]
+    return application_id == 0 and tables == 0
+
+
+def _check_existing(db: sqlite3.Connection, path: Path, *, writable: bool) -> None:
+    """Refuse a foreign, newer, empty or damaged file; migrate an older one when writable."""
+    if _is_new(db):
+        raise StoreError(f"{path} is empty: no results have been stored in it")
     application_id = db.execute("PRAGMA application_id").fetchone()[0]
     version = db.execute("PRAGMA user_version").fetchone()[0]
-    tables = db.execute("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'").fetchone()[0]
-    if application_id == 0 and tables == 0:
-        db.execute("PRAGMA journal_mode = WAL")
-        db.executescript(
-            f"BEGIN IMMEDIATE; {_SCHEMA_V1} PRAGMA application_id = {APPLICATION_ID};"
-            f" PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
-        )
-        _set_wal(db)
-        return
     if application_id != APPLICATION_ID:
         raise StoreError(f"{path} is not an explaincheck results database")
     if version > SCHEMA_VERSION:
@@ -484,8 +707,50 @@ def _prepare(db: sqlite3.Connection, path: Path) -> None:
             f" version reads up to v{SCHEMA_VERSION}): upgrade explaincheck to open it"
         )
     if version < SCHEMA_VERSION:
+        if not writable:
+            raise StoreError(
+                f"{path} uses the older results schema v{version}: open it once with"
+                " 'explaincheck run' (or the GUI) to migrate it"
+            )
         _migrate(db, path, version)
-    _set_wal(db)
+    _check_tables(db, path)
+
+
+@functools.cache
+def _expected_tables() -> dict[str, tuple[tuple[str, str], ...]]:
+    """table -> ((column, declared type), ...) of the current schema."""
+    memory = sqlite3.connect(":memory:")
+    memory.executescript(_SCHEMA_V1)
+    tables = {
+        name: tuple((row[1], row[2]) for row in memory.execute(f"PRAGMA table_info({name})"))
+        for (name,) in memory.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+    }
+    memory.close()
+    return tables
+
+
+def _check_tables(db: sqlite3.Connection, path: Path) -> None:
+    """Every table and column of the schema present, with its declared type."""
+    for table, expected in _expected_tables().items():
+        found = {row[1]: row[2] for row in db.execute(f"PRAGMA table_info({table})")}
+        if not found:
+            raise StoreError(f"{path} is damaged: the table {table!r} is missing")
+        for column, kind in expected:
+            if column not in found:
+                raise StoreError(f"{path} is damaged: {table}.{column} is missing")
+            if found[column].upper() != kind.upper():
+                raise StoreError(
+                    f"{path} is damaged: {table}.{column} has type {found[column] or 'none'!r},"
+                    f" expected {kind!r}"
+                )
+
+
+def _damage_text(path: Path, error: sqlite3.DatabaseError) -> str:
+    if isinstance(error, sqlite3.OperationalError):  # locked, I/O, read-only: not damage
+        return f"cannot read {path}: {error}"
+    if "not a database" in str(error):
+        return f"{path} is not a results database ({error})"
+    return f"{path} is damaged ({error}): restore a copy or run the campaign into a new --db"
 
 
 def _migrate(db: sqlite3.Connection, path: Path, version: int) -> None:
@@ -517,19 +782,58 @@ def _set_wal(db: sqlite3.Connection) -> None:
     db.execute("PRAGMA foreign_keys = ON")
 
 
-def _decode(row: dict[str, Any]) -> dict[str, Any]:
-    for name in _JSON_COLUMNS:
-        if row.get(name) is not None:
-            row[name] = json.loads(row[name])
-    if row.get("positive") is not None:
-        row["positive"] = bool(row["positive"])
-    row["cached"] = bool(row.get("cached"))
-    return row
+_NUMBER = (int, float)
+_OPTIONAL_NUMBER = (int, float, type(None))
+_OPTIONAL_INT = (int, type(None))
+_OPTIONAL_TEXT = (str, type(None))
+# Python types each stored value must have when read back (SQLite keeps any type in any
+# column; a hand-edited file may hold text where a number belongs).
+_ROW_TYPES: dict[str, tuple[type, ...] | type] = {
+    "id": int,
+    "campaign_id": int,
+    "case_index": int,
+    "repeat": int,
+    "attempts": int,
+    "cached": int,
+    "positive": _OPTIONAL_INT,
+    "prompt_tokens": _OPTIONAL_INT,
+    "completion_tokens": _OPTIONAL_INT,
+    "delta": _NUMBER,
+    "abs_error": _OPTIONAL_NUMBER,
+    "latency": _OPTIONAL_NUMBER,
+    **dict.fromkeys(
+        (
+            "exec_key",
+            "environment",
+            "model_hash",
+            "llm",
+            "host",
+            "category",
+            "dimension",
+            "selection",
+            "case_key",
+            "prompt",
+            "thinking",
+            "verdict",
+            "reason",
+            "started_at",
+            "finished_at",
+        ),
+        str,
+    ),
+    "reply": _OPTIONAL_TEXT,
+    "error": _OPTIONAL_TEXT,
+    "states": list,
+    "valuations": list,
+    "schema": dict,
+    "options": dict,
+    "grading": dict,
+}
 
 
 # -- analysis view ----------------------------------------------------------------------------
 
-# Columns of ``results --json`` (DESIGN.md), in this order, then the extra ones.
+# Columns of ``results --json`` (the contract scripts read), in this order, then the extras.
 RESULT_COLUMNS = (
     "environment",
     "llm",
@@ -568,6 +872,8 @@ EXTRA_COLUMNS = (
     "campaign_id",
     "model_hash",
     "id",
+    "wording",
+    "family",
 )
 
 
@@ -585,7 +891,7 @@ def results_frame(
     rest of the stored fields; JSON columns are decoded (``states`` is a list of ids)."""
     import pandas as pd
 
-    with Store.open(db_path, create=False) as store:
+    with Store.open(db_path, readonly=True) as store:
         rows = [result_dict(r) for r in store.iter_executions() if not filter_row or filter_row(r)]
     frame = pd.DataFrame(rows, columns=[*RESULT_COLUMNS, *EXTRA_COLUMNS])
     for column in ("delta", "abs_error", "latency"):

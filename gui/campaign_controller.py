@@ -33,6 +33,7 @@ class CampaignController(QObject):
     """Start/stop one campaign at a time; signals arrive on the GUI thread."""
 
     planned = Signal(int, object)  # total executions, {category: why skipped}
+    llm_plan = Signal(object, object)  # {llm: executions left}, {llm: concurrency} (for the ETA)
     progress = Signal(object)  # core.campaign.progress.Progress
     row = Signal(object)  # one graded execution as a row dict
     finished = Signal(object)  # RunOutcome
@@ -132,6 +133,7 @@ class CampaignController(QObject):
         events.subscribe(self._on_progress)
         store = Store.open(db_path)
         try:
+            self.llm_plan.emit(*left_per_llm(plan, store.stored(), backends))
             runner = CampaignRunner(plan, store, backends, events=events)
             with self._lock:
                 self._runner = runner
@@ -149,3 +151,17 @@ class CampaignController(QObject):
         if progress.last is not None:
             self.row.emit(row_of(progress.last))
         self.progress.emit(progress)
+
+
+def left_per_llm(plan, stored: dict, backends: dict) -> tuple[dict[str, int], dict[str, int]]:
+    """Executions each LLM still has to answer (stored non-error ones are skipped on resume),
+    and each LLM's concurrency: what the per-LLM ETA needs."""
+    from explaincheck.core.taxonomy.base import ERROR
+
+    left = {llm: 0 for llm in plan.campaign.llms}
+    for execution in plan.executions:
+        verdict = stored.get(execution.key, (None, 0))[0]
+        if verdict is None or verdict == ERROR:
+            left[execution.llm] = left.get(execution.llm, 0) + 1
+    concurrency = {llm: int(getattr(b, "concurrency", 1) or 1) for llm, b in backends.items()}
+    return left, concurrency

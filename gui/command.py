@@ -20,9 +20,10 @@ examples:
   explaincheck gui --env frozen_lake
   explaincheck gui --env my_model.prism --db results.sqlite
   explaincheck gui --env wolf_goat_cabbage --screenshot window.png --view graph
+  explaincheck gui --env frozen_lake --screenshot small.png --size 1366x768 --view campaign
 """
 
-VIEWS = ("graph", "results", "report", "teach")
+VIEWS = ("graph", "campaign", "results", "report", "teach")
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -45,7 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--view", choices=VIEWS, help="tab to show first (default: graph)")
     parser.add_argument(
-        "--size", type=_size, metavar="WxH", help="window size (screenshots: 1600x1000)"
+        "--size", type=_size, metavar="WxH", help="window size (default for screenshots: 1600x1000)"
     )
 
 

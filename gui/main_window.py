@@ -1,4 +1,4 @@
-"""The main window: toolbar, model and campaign docks, Graph | Results | Report | Teach tabs,
+"""The main window: toolbar, the model dock, Graph | Campaign | Results | Report | Teach tabs,
 the state inspector and a status bar with the oracle and campaign progress.
 
 The window only wires views to controllers; every long job runs elsewhere (oracle in a child
@@ -12,6 +12,7 @@ import sys
 import traceback
 from pathlib import Path
 
+from explaincheck.core.campaign.eta import EtaEstimator
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.types import OracleResult
@@ -24,8 +25,9 @@ from explaincheck.gui.settings import Settings
 from explaincheck.gui.tasks import Tasks, in_thread
 from explaincheck.gui.views.campaign_view import CampaignView
 from explaincheck.gui.views.constants_dialog import ConstantsDialog
+from explaincheck.gui.views.error_overlay import ErrorOverlay
 from explaincheck.gui.views.graph_view import GraphView
-from explaincheck.gui.views.model_view import ModelView
+from explaincheck.gui.views.model_view import ModelView, error_text
 from explaincheck.gui.views.report_view import ReportView
 from explaincheck.gui.views.results_view import ResultsView, environment_matches
 from explaincheck.gui.views.state_inspector import StateInspector
@@ -41,12 +43,13 @@ from PySide6.QtWidgets import (
     QMenu,
     QProgressBar,
     QScrollArea,
+    QSizePolicy,
     QTabWidget,
     QToolButton,
     QWidget,
 )
 
-TABS = ("graph", "results", "report", "teach")
+TABS = ("graph", "campaign", "results", "report", "teach")
 MODEL_SUFFIXES = (".prism", ".nm", ".pm")
 DATABASE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
 
@@ -56,6 +59,7 @@ def _scrolled(widget: QWidget) -> QScrollArea:
     area.setWidgetResizable(True)
     area.setWidget(widget)
     area.setFrameShape(QScrollArea.Shape.NoFrame)
+    area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
     return area
 
 
@@ -70,6 +74,7 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.errors: list[str] = []
         self.environments: list[Environment] = []
+        self.eta: EtaEstimator | None = None  # per-LLM time left of the running campaign
 
         self.tasks = Tasks(self)
         self.tasks.failed.connect(self._task_failed)
@@ -78,12 +83,15 @@ class MainWindow(QMainWindow):
         self.campaigns = CampaignController(self)
 
         self.graph = GraphView(self.tasks, self)
-        self.results_view = ResultsView(self.results, self)
+        self.canvas_error = ErrorOverlay(self.graph)
+        self.results_view = ResultsView(self.results, self, self.tasks)
         self.report_view = ReportView(self.results, self.tasks, self)
         self.teach_view = TeachView(self.results, self.tasks, self)
+        self.campaign_view = CampaignView(self.tasks, self)
         self.tabs = QTabWidget(self)
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.graph, "Graph")
+        self.tabs.addTab(self.campaign_view, "Campaign")
         self.tabs.addTab(self.results_view, "Results")
         self.tabs.addTab(self.report_view, "Report")
         self.tabs.addTab(self.teach_view, "Teach")
@@ -91,10 +99,12 @@ class MainWindow(QMainWindow):
 
         self.inspector = StateInspector(self)
         self.model_view = ModelView(self.model, self)
-        self.campaign_view = CampaignView(self.tasks, self)
         prefs = self.settings.preferences()
         self.campaign_view.host.setText(prefs.ollama_host)
         self.campaign_view.budget.setValue(prefs.budget)
+        self.campaign_view.apply_choices(self.settings.campaign_choices())
+        self.campaign_view.ollama_concurrency = prefs.concurrency
+        self.campaign_view.watch_results(self.results)
         self._build_docks()
         self._build_actions()
         self._build_status_bar()
@@ -106,22 +116,15 @@ class MainWindow(QMainWindow):
         self.model_dock = QDockWidget("Model", self)
         self.model_dock.setObjectName("modelDock")
         self.model_dock.setWidget(_scrolled(self.model_view))
-        self.campaign_dock = QDockWidget("Campaign", self)
-        self.campaign_dock.setObjectName("campaignDock")
-        self.campaign_dock.setWidget(_scrolled(self.campaign_view))
         self.inspector_dock = QDockWidget("State inspector", self)
         self.inspector_dock.setObjectName("inspectorDock")
         self.inspector_dock.setWidget(self.inspector)
-        self.model_dock.setMinimumWidth(350)
-        self.campaign_dock.setMinimumWidth(350)
-        self.inspector_dock.setMinimumWidth(330)
-        left = Qt.DockWidgetArea.LeftDockWidgetArea
-        self.addDockWidget(left, self.model_dock)
-        self.addDockWidget(left, self.campaign_dock)
-        self.splitDockWidget(self.model_dock, self.campaign_dock, Qt.Orientation.Vertical)
+        self.model_dock.setMinimumWidth(300)
+        self.inspector_dock.setMinimumWidth(300)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.model_dock)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.inspector_dock)
         self.resizeDocks(
-            [self.model_dock, self.inspector_dock], [380, 330], Qt.Orientation.Horizontal
+            [self.model_dock, self.inspector_dock], [360, 320], Qt.Orientation.Horizontal
         )
 
     def _action(self, text: str, shortcut, handler, tip: str = "") -> QAction:
@@ -193,13 +196,18 @@ class MainWindow(QMainWindow):
         campaign_menu.addAction(self.run_action)
         campaign_menu.addAction(self.stop_action)
         view_menu = menu.addMenu("&View")
-        for dock in (self.model_dock, self.campaign_dock, self.inspector_dock):
+        campaign_menu.addAction(
+            self._action("Set up…", None, lambda: self.show_tab("campaign"), "The Campaign tab")
+        )
+        for dock in (self.model_dock, self.inspector_dock):
             view_menu.addAction(dock.toggleViewAction())
         view_menu.addAction(self.fullscreen_action)
 
     def _build_status_bar(self) -> None:
         bar = self.statusBar()
         self.oracle_status = QLabel("No model open", self)
+        # a long error message must not set the window's minimum width
+        self.oracle_status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         bar.addWidget(self.oracle_status, 1)
         self.campaign_status = QLabel("", self)
         bar.addPermanentWidget(self.campaign_status)
@@ -226,6 +234,7 @@ class MainWindow(QMainWindow):
         self.campaigns.running_changed.connect(self._campaign_running)
         self.campaigns.failed.connect(self._campaign_failed)
         self.campaigns.planned.connect(self._campaign_planned)
+        self.campaigns.llm_plan.connect(self._campaign_llm_plan)
         self.campaigns.finished.connect(self._campaign_finished)
 
     def _restore(self) -> None:
@@ -282,21 +291,29 @@ class MainWindow(QMainWindow):
     def _model_busy(self, busy: bool) -> None:
         self.build_action.setEnabled(not busy)
         if busy:
+            self.canvas_error.hide()
             environment = self.model.environment
             name = environment.title if environment else "the model"
             self.oracle_status.setText(f"Oracle: model checking {name}…")
 
     def _model_failed(self, error: BaseException) -> None:
-        self.oracle_status.setText(f"Oracle: failed — {error}")
+        message, excerpt = error_text(error, self.model.last_path)
+        self.oracle_status.setText(f"Oracle: failed — {message}")
         self.errors.append(str(error))
+        if self.model.oracle is None:  # nothing to show: the canvas says what went wrong
+            self.graph.clear()
+        self.canvas_error.show_error(message, excerpt)
+        if self.tabs.currentWidget() is not self.graph:
+            self.show_tab("graph")
         if not isinstance(error, ExplaincheckError):
             traceback.print_exception(error, file=sys.stderr)
 
     def _oracle_ready(self, oracle: OracleResult, environment: Environment) -> None:
         describe = environment.describe
+        self.canvas_error.hide()
         self.setWindowTitle(f"explaincheck — {environment.title}")
         self.graph.set_oracle(oracle)
-        self.inspector.set_oracle(oracle, describe)
+        self.inspector.set_oracle(oracle, describe, environment.variables)
         self.inspector.show_state(oracle.model.initial)
         self.results_view.set_oracle(oracle, environment)
         self.campaign_view.set_model(oracle, environment)
@@ -343,7 +360,8 @@ class MainWindow(QMainWindow):
     def _case_selected(self, row: dict) -> None:
         states = [int(s) for s in (row.get("states") or [])]
         if environment_matches(row.get("environment"), self.model.environment):
-            self.graph.highlight_states(states)
+            # the selection ring moves with the inspector to the case's first state
+            self.graph.highlight_states(states, select=states[0] if states else None)
             if states:
                 self.inspector.show_state(states[0])
 
@@ -362,6 +380,7 @@ class MainWindow(QMainWindow):
         except (ExplaincheckError, OSError) as error:
             self._campaign_message(str(error))
             return
+        self.settings.save_campaign_choices(self.campaign_view.choices())
         self.tasks.start(self._run(campaign, db_path), "campaign")
 
     async def _run(self, campaign, db_path: str) -> None:
@@ -390,6 +409,7 @@ class MainWindow(QMainWindow):
     def _campaign_message(self, text: str) -> None:
         self.campaign_view.progress_text.setText(text)
         self.statusBar().showMessage(text, 10000)
+        self.show_tab("campaign")
 
     def _campaign_planned(self, total: int, skipped: dict) -> None:
         self.campaign_progress.setMaximum(max(1, total))
@@ -402,8 +422,14 @@ class MainWindow(QMainWindow):
         self.stop_action.setEnabled(running)
         self.campaign_progress.setVisible(running or self.campaign_progress.value() > 0)
 
+    def _campaign_llm_plan(self, left: dict, concurrency: dict) -> None:
+        self.eta = EtaEstimator.start(left, concurrency)
+
     def _campaign_progress(self, progress) -> None:
-        self.campaign_view.show_progress(progress)
+        last = progress.last
+        if self.eta is not None and last is not None:
+            self.eta.record(last.llm, last.latency, finished=last.verdict != "error")
+        self.campaign_view.show_progress(progress, self.eta)
         self.campaign_progress.setMaximum(max(1, progress.total))
         self.campaign_progress.setValue(progress.done)
         self.campaign_status.setText(self.campaign_view.progress_text.text())
@@ -431,6 +457,8 @@ class MainWindow(QMainWindow):
             prefs = dialog.preferences()
             self.settings.save_preferences(prefs)
             self.campaign_view.host.setText(prefs.ollama_host)
+            self.campaign_view.ollama_concurrency = prefs.concurrency
+            self.campaign_view.update_estimate()
             app = QApplication.instance()
             if isinstance(app, QApplication):
                 apply_theme(app, prefs.theme)
@@ -482,6 +510,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.settings.save_window_state(self.saveGeometry(), self.saveState())
+        self.settings.save_campaign_choices(self.campaign_view.choices())
         probe = getattr(self, "_size_probe", None)
         if probe is not None:
             probe.cancel()

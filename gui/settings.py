@@ -6,6 +6,7 @@ temporary INI file (``EXPLAINCHECK_SETTINGS``) instead of the user's real settin
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 
@@ -89,6 +90,20 @@ class Settings:
 
     def remember_size(self, key: str, states: int) -> None:
         self._store.setValue(f"sizes/{key}", int(states))
+
+    # -- the campaign set-up last used ----------------------------------------------------------
+    def campaign_choices(self) -> dict:
+        """LLMs, categories, budget, selection, seed, repeat… as last set (empty if none)."""
+        raw = self._store.value("campaign/choices")
+        try:
+            value = json.loads(str(raw)) if raw else {}
+        except ValueError:
+            return {}
+        return value if isinstance(value, dict) else {}
+
+    def save_campaign_choices(self, choices: dict) -> None:
+        self._store.setValue("campaign/choices", json.dumps(choices))
+        self._store.sync()
 
     # -- window state --------------------------------------------------------------------------
     def window_state(self) -> tuple[QByteArray | None, QByteArray | None]:

@@ -1,7 +1,8 @@
-"""What the teaching view says about one state: the question, the oracle's answer and why.
+"""What the teaching view says about one case: the question, the oracle's answer and why.
 
-Pure Python over core objects (no Qt), so the explanations can be tested on their own. Only
-single-state categories are taught (one state on screen at a time).
+Pure Python over core objects (no Qt), so the explanations can be tested on their own. Every
+category is taught: single-state questions one state at a time, pair and subset questions with
+all their states (A, B, … as the prompt names them) and the oracle's reasoning for each.
 """
 
 from __future__ import annotations
@@ -15,7 +16,19 @@ from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.taxonomy.base import PRIORITIZED, TestCase
 
-TAUGHT = ("satisfy", "bottleneck", "best_action", "worst_action", "ranking")
+TAUGHT = (
+    "satisfy",
+    "bottleneck",
+    "best_action",
+    "worst_action",
+    "ranking",
+    "subset_bottleneck",
+    "subset_dead_end",
+    "more_promising",
+    "safer",
+    "which_bottleneck",
+)
+MAX_CASES = 500  # cases offered per category (pairs and subsets can be very many)
 
 
 @dataclass(frozen=True)
@@ -31,33 +44,43 @@ class Lesson:
     path: list[int]  # a run to highlight (initial -> ... -> goal), may be empty
 
 
-def stepping_order(oracle: OracleResult, category_id: str) -> list[tuple[int, float]]:
-    """(state, δ) of every candidate of the category, most diagnostic (highest δ) first."""
+Case = tuple[tuple[int, ...], float]  # the case's states, and its δ
+
+
+def stepping_order(oracle: OracleResult, category_id: str) -> list[Case]:
+    """(states, δ) of every candidate of the category, most diagnostic (highest δ) first, at
+    most ``MAX_CASES``."""
     from explaincheck.core.taxonomy.registry import category as by_id
 
     candidates = by_id(category_id).candidates(oracle)
-    best: dict[int, float] = {}
+    best: dict[tuple[int, ...], float] = {}
     for candidate in candidates:
-        state = candidate.states[0]
-        best[state] = max(best.get(state, 0.0), candidate.delta)
-    return sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))
+        states = tuple(candidate.states)
+        best[states] = max(best.get(states, 0.0), candidate.delta)
+    return sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))[:MAX_CASES]
 
 
 def lesson(
-    oracle: OracleResult, environment: Environment, category_id: str, state_id: int, delta: float
+    oracle: OracleResult,
+    environment: Environment,
+    category_id: str,
+    states: tuple[int, ...] | int,
+    delta: float,
 ) -> Lesson:
     from explaincheck.core.taxonomy.prompts import render_prompt
     from explaincheck.core.taxonomy.registry import category as by_id
 
+    states = (states,) if isinstance(states, int) else tuple(states)
     category = by_id(category_id)
-    case = TestCase(category_id, (state_id,), delta, PRIORITIZED, 0)
-    state = oracle.state(state_id)
-    try:
-        situation = environment.describe(state)
-    except Exception as error:  # wording code must never break a lecture
-        situation = f"state {state_id} (describing it failed: {error})"
+    case = TestCase(category_id, states, delta, PRIORITIZED, 0)
+    situation = "\n\n".join(
+        f"{name}{_describe(environment, oracle.state(s))}" for name, s in named_states(states)
+    )
     right = category.oracle_answer(case, oracle)
-    why, path = explain(oracle, category_id, state)
+    if len(states) == 1:
+        why, path = explain(oracle, category_id, oracle.state(states[0]))
+    else:
+        why, path = explain_many(oracle, category_id, states)
     return Lesson(
         case=case,
         situation=situation,
@@ -67,6 +90,84 @@ def lesson(
         why=why,
         path=path,
     )
+
+
+def named_states(states: tuple[int, ...]) -> list[tuple[str, int]]:
+    """("State A (id 5): ", 5)… as the prompt names them; "State 5: " for a single state."""
+    from explaincheck.core.taxonomy.kinds import letters
+
+    if len(states) == 1:
+        return [(f"State {states[0]}: ", states[0])]
+    names = letters(len(states))
+    return [(f"State {n} (id {s}): ", s) for n, s in zip(names, states, strict=True)]
+
+
+def _describe(environment: Environment, state: StateFacts) -> str:
+    try:
+        return environment.describe(state).strip()
+    except Exception as error:  # wording code must never break a lecture
+        return f"state {state.id} (describing it failed: {error})"
+
+
+def explain_many(
+    oracle: OracleResult, category_id: str, states: tuple[int, ...]
+) -> tuple[list[str], list[int]]:
+    """For a pair or subset: the fact that decides the answer, for each state, then why the
+    answer follows (and, for a bottleneck question, a run through the bottleneck)."""
+    from explaincheck.core.taxonomy.kinds import letters
+
+    facts = [oracle.state(s) for s in states]
+    names = letters(len(states))
+    lines = [
+        f"{n} (state {f.id}): {state_fact(oracle, category_id, f)}"
+        for n, f in zip(names, facts, strict=True)
+    ]
+    path: list[int] = []
+    if category_id == "more_promising":
+        best = max(facts, key=lambda f: f.value)
+        lines.append(
+            f"{names[facts.index(best)]} is more promising: the higher V, the likelier the goal "
+            "under the best policy."
+        )
+        path = optimal_run(oracle, best.id)
+    elif category_id == "safer":
+        safest = min(facts, key=lambda f: f.danger if f.danger is not None else 1.0)
+        lines.append(
+            f"{names[facts.index(safest)]} is safer: the lower D, the less a careful policy "
+            "risks the unsafe states."
+        )
+    elif category_id in ("which_bottleneck", "subset_bottleneck"):
+        found = [f for f in facts if f.bottleneck]
+        for f in found[:1]:
+            path = run_through(oracle, f.id)
+        if category_id == "which_bottleneck" and found:
+            lines.append(
+                f"{names[facts.index(found[0])]} is the bottleneck: every successful run passes "
+                "through it (highlighted). A central decoy (high C_B) only looks like one."
+            )
+        elif found:
+            lines.append("Yes: at least one of them is a bottleneck (a run through it is shown).")
+        else:
+            lines.append("No: none of them is a bottleneck; the goal is reachable around each.")
+    elif category_id == "subset_dead_end":
+        if any(f.dead_end for f in facts):
+            lines.append("Yes: at least one of them is a dead end (V = 0).")
+        else:
+            lines.append("No: from each of them some policy still reaches the goal (V > 0).")
+    return lines, path
+
+
+def state_fact(oracle: OracleResult, category_id: str, f: StateFacts) -> str:
+    """The oracle's value that matters for this category, for one state of a pair or subset."""
+    value = f"V = Pmax[F goal] = {f.value:.4g}"
+    if category_id == "safer":
+        return f"D = Pmin[F unsafe] = {f.danger:.4g}" if f.danger is not None else "D unknown"
+    if category_id in ("which_bottleneck", "subset_bottleneck"):
+        kind = "a bottleneck" if f.bottleneck else "not a bottleneck"
+        return f"{kind}; centrality C_B = {f.centrality:.3g}"
+    if category_id == "subset_dead_end":
+        return f"{value}: " + ("a dead end" if f.dead_end else "not a dead end")
+    return value
 
 
 def answer_words(category_id: str, right: Any, expected: dict[str, Any]) -> str:
@@ -84,6 +185,8 @@ def answer_words(category_id: str, right: Any, expected: dict[str, Any]) -> str:
         if isinstance(groups, list) and groups and isinstance(groups[0], list):
             return " > ".join(" = ".join(g) if len(g) > 1 else g[0] for g in groups)
         return " > ".join(map(str, right)) if isinstance(right, list) else str(right)
+    if isinstance(right, str):
+        return f"state {right}" if len(right) == 1 and right.isupper() else right
     return json.dumps(right)
 
 

@@ -81,7 +81,7 @@ def wilcoxon_test(
             test = wilcoxon(cells[PRIORITIZED], cells[RANDOM], alternative="less")
         statistic, p_value = float(test.statistic), float(test.pvalue)
         conclusion = (
-            f"one-sided Wilcoxon signed-rank (prioritized < random): W = {statistic:g}, "
+            f"one-sided Wilcoxon signed-rank (prioritised < random): W = {statistic:g}, "
             f"p = {p_value:.3g} over {len(cells)} cells ({untied} untied)"
         )
     return pd.DataFrame(

@@ -13,7 +13,7 @@ import base64
 import html
 import io
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,15 +21,22 @@ import numpy as np
 import pandas as pd
 from explaincheck.core.analysis import (
     chance,
+    cost,
     difficulty,
     examples,
+    facts,
     models,
+    paired,
     plots,
     prioritization,
+    robustness,
     satisfy,
     scores,
 )
 from explaincheck.core.analysis.layout import BASELINE_LLM, CEILING_LLM, category_label
+from explaincheck.core.store import CampaignRow, now, software_version
+from explaincheck.core.taxonomy.base import PRIORITIZED
+from explaincheck.core.terminal_text import safe_terminal
 from matplotlib.figure import Figure
 
 TEXT, MARKDOWN, CSV, HTML = "text", "md", "csv", "html"
@@ -58,8 +65,14 @@ class Report:
     figures: dict[str, Figure] = field(default_factory=dict)
 
 
-def build_report(results: pd.DataFrame, tolerance: float = satisfy.DEFAULT_TOLERANCE) -> Report:
-    """Compute all tables and figures of the paper's section 6.2 from a results frame."""
+def build_report(
+    results: pd.DataFrame,
+    tolerance: float = satisfy.DEFAULT_TOLERANCE,
+    campaigns: Sequence[CampaignRow] = (),
+) -> Report:
+    """Compute all tables and figures of the evaluation (section 6.2 of "Automated Testing of
+    LLM-Based Post Hoc Explainers Using Model Checking as an Oracle"; see docs/method.md) from
+    a results frame; ``campaigns`` (the file's campaign rows) add the campaign facts."""
     scores.check_columns(results)
     counts = scores.execution_counts(results)
     report = Report(summary=_summary(results, counts))
@@ -67,10 +80,11 @@ def build_report(results: pd.DataFrame, tolerance: float = satisfy.DEFAULT_TOLER
         "table1_heatmap": plots.table1_heatmap(results),
         "difficulty": plots.difficulty_chart(results),
     }
-    selections = "/".join(scores.selections_present(results)) or "none"
+    selections = "/".join(map(_prose, scores.selections_present(results))) or "none"
     wilcoxon = prioritization.wilcoxon_test(results)
     left_out = f"the {CEILING_LLM} answerer is left out (1.00 by construction)"
     report.sections = [
+        *_facts_sections(campaigns, results),
         Section(
             "table1",
             f"Table 1 — score per category ({selections})",
@@ -82,6 +96,7 @@ def build_report(results: pd.DataFrame, tolerance: float = satisfy.DEFAULT_TOLER
                 "prioritised score lower than random (* on the terminal). "
                 f"{scores.SMALL_MARK} = fewer than {scores.SMALL_CELL} cases: a rough "
                 "estimate (see the intervals below)."
+                + "".join(f" Note — {line}" for line in facts.category_caveats(campaigns))
             ),
             bold=scores.harder_mask(results),
             figure="table1_heatmap",
@@ -160,6 +175,10 @@ def build_report(results: pd.DataFrame, tolerance: float = satisfy.DEFAULT_TOLER
             ),
         ),
         *_chance_section(results),
+        *_fault_sections(results, report.figures),
+        *_robustness_sections(results),
+        *_paired_sections(results),
+        *_cost_sections(results),
         Section(
             "invalid_examples",
             "Examples of invalid replies",
@@ -177,19 +196,34 @@ def build_report(results: pd.DataFrame, tolerance: float = satisfy.DEFAULT_TOLER
 
 
 def render_text(report: Report) -> str:
-    """Plain text for the terminal (aligned tables, control characters removed)."""
-    parts = [examples.printable(report.summary), ""]
+    """Plain text for the terminal (aligned tables; escape sequences and control characters
+    removed from every cell, header and note, and once more from the whole text)."""
+    parts = [_terminal(report.summary), ""]
     with pd.option_context("display.width", 250, "display.max_columns", 50):
         for section in _shown(report, TEXT):
-            table = _display(section.table, examples.printable)
+            table = _display(section.table, _terminal)
+            table.columns = _clean_columns(table.columns)
             if section.bold is not None:
                 table = _mark(table, section.bold, "{}*")
             parts += [section.title, "=" * len(section.title)]
             parts.append(table.to_string(index=_has_index(table)) if len(table) else "(none)")
             if section.note:
-                parts.append(examples.printable(section.note))
+                parts.append(_terminal(section.note))
             parts.append("")
-    return "\n".join(parts)
+    return safe_terminal("\n".join(parts))
+
+
+def _terminal(text: object) -> str:
+    """One terminal-safe line: escape sequences dropped, other controls become spaces."""
+    return examples.printable(safe_terminal("" if text is None else str(text)))
+
+
+def _clean_columns(columns: pd.Index) -> pd.Index:
+    if isinstance(columns, pd.MultiIndex):
+        return pd.MultiIndex.from_tuples(
+            [tuple(_terminal(part) for part in c) for c in columns], names=columns.names
+        )
+    return pd.Index([_terminal(c) for c in columns], name=columns.name)
 
 
 def render_markdown(report: Report, figure_links: dict[str, str] | None = None) -> str:
@@ -215,7 +249,11 @@ def render_html(report: Report) -> str:
     ]
     for section in _shown(report, HTML):
         body.append(f'<h2 id="{html.escape(section.key)}">{html.escape(section.title)}</h2>')
-        body.append(_html_table(section) if len(section.table) else "<p>(none)</p>")
+        body.append(
+            f'<div class="scroll">{_html_table(section)}</div>'
+            if len(section.table)
+            else "<p>(none)</p>"
+        )
         if section.note:
             body.append(f'<p class="note">{html.escape(section.note)}</p>')
         if section.figure and section.figure in report.figures:
@@ -277,6 +315,32 @@ def csv_frame(table: pd.DataFrame) -> pd.DataFrame:
 _METADATA = {"png": {"Software": None}, "svg": {"Date": None}}
 
 
+def _prose(selection: object) -> object:
+    """A selection in the report's prose: British "prioritised" (the stored value keeps the
+    contract spelling ``prioritized``)."""
+    return "prioritised" if selection == PRIORITIZED else selection
+
+
+def _facts_sections(campaigns: Sequence[CampaignRow], results: pd.DataFrame) -> list[Section]:
+    """The campaign facts and the LLM settings, first in every format."""
+    if not campaigns:
+        return []
+    return [
+        Section(
+            "campaign_facts",
+            "Campaign facts",
+            facts.campaign_facts(campaigns),
+            note=f"Report made by explaincheck {software_version()} on {now()[:10]}.",
+        ),
+        Section(
+            "llm_settings",
+            "LLMs and their settings",
+            facts.llm_settings(results),
+            note="hosts without credentials; options as sent with every request.",
+        ),
+    ]
+
+
 def _chance_section(results: pd.DataFrame) -> list[Section]:
     """Random baseline against chance, when the baseline ran and the schemas are stored."""
     if BASELINE_LLM not in set(results["llm"]) or "schema" not in results.columns:
@@ -293,6 +357,149 @@ def _chance_section(results: pd.DataFrame) -> list[Section]:
             ),
         )
     ]
+
+
+def _fault_sections(results: pd.DataFrame, figures: dict[str, Figure]) -> list[Section]:
+    """Fault detection with the reference explainers (flaw:..., noisy:Q), when they ran. APFD
+    needs the whole candidate pool, which a database does not hold: ``explaincheck faults``."""
+    from explaincheck.core.analysis.fault_detection import fault_sections
+
+    sections, found = fault_sections(results)
+    figures.update(found)
+    return sections
+
+
+def _robustness_sections(results: pd.DataFrame) -> list[Section]:
+    """Wording spread, metamorphic consistency and repeat stability, where the run has them."""
+    found = []
+    wordings = robustness.wording_table(results)
+    if len(wordings) and len([c for c in wordings.columns if c.startswith("wording")]) > 1:
+        found.append(
+            Section(
+                "wording_spread",
+                "Robustness — score under each wording of the question",
+                wordings,
+                note=(
+                    "Score per LLM and category (pooled over environments and selections, "
+                    "metamorphic variants left out) for each phrasing of the question; all "
+                    "phrasings have the same oracle answer. spread = max − min: a large spread "
+                    "means the score measures the wording more than the explainer."
+                ),
+            )
+        )
+    consistency = robustness.consistency_table(results)
+    if len(consistency):
+        found.append(
+            Section(
+                "consistency",
+                "Robustness — metamorphic consistency",
+                consistency,
+                note=(
+                    "consistency = share of case families (a case and its variants, same LLM "
+                    "and repeat) whose answers all agree once the transformation is undone "
+                    "(swap: the answer letter swaps; rename: new letters for the same states; "
+                    "actions / subset_order: listed in reverse). Per variant: share agreeing "
+                    "with the untransformed case. Independent of correctness: a model can be "
+                    "consistently wrong."
+                ),
+            )
+        )
+    repeats = robustness.repeat_table(results)
+    if len(repeats):
+        found.append(
+            Section(
+                "repeats",
+                "Robustness — agreement between repeats",
+                repeats,
+                note=(
+                    "Cases asked k times (temperature > 0). agreement = share of cases whose k "
+                    "answers all agree; score = mean share of passing repeats; majority_vote = "
+                    "share of cases where more than half of the repeats pass; pass^k = all k "
+                    "pass; pass@k = at least one passes."
+                ),
+            )
+        )
+    return found
+
+
+def _paired_sections(results: pd.DataFrame) -> list[Section]:
+    """Paired comparison of every two LLMs under test, Wilson intervals per cell, RQ1 per LLM."""
+    found = []
+    for llm_a, llm_b in paired.compared_llms(results):
+        table = paired.compare(results, llm_a, llm_b)
+        if table.empty:
+            continue
+        survivors = [c for c in table.index if c != paired.OVERALL and table.at[c, "significant"]]
+        overall = (
+            f"overall p = {table.at[paired.OVERALL, 'p_mcnemar']:.3g}"
+            if paired.OVERALL in table.index
+            else "no overall pairs"
+        )
+        found.append(
+            Section(
+                f"paired_{_slug(llm_a)}_vs_{_slug(llm_b)}",
+                f"Paired comparison — a = {llm_a} vs b = {llm_b}",
+                _p_text(table, ("p_mcnemar", "p_holm")),
+                note=(
+                    "Pairs = the same case and repeat answered by both (errors drop the pair). "
+                    "Wilson 95% interval per score; difference a − b with a paired bootstrap "
+                    "(BCa) 95% CI; McNemar's exact test on the discordant pairs (a_only, b_only); "
+                    "p_holm = Holm-adjusted across categories. Differences that survive Holm at "
+                    f"0.05: {', '.join(survivors) if survivors else 'none'}; {overall}."
+                ),
+            )
+        )
+    # per-cell Wilson intervals: the table1_intervals section (over cases, as Table 1 scores)
+    rq1 = paired.rq1_per_llm(results)
+    if len(rq1) and (rq1["cells"] > 0).any():
+        found.append(
+            Section(
+                "rq1_per_llm",
+                "RQ1 per LLM — prioritisation effect with effect size",
+                _p_text(rq1, ("wilcoxon_p",)).rename(columns={"prioritized": "prioritised"}),
+                note=(
+                    "prioritised / random = pooled pass rate of each selection; cohens_h = "
+                    "Cohen's h between them (negative: prioritised cases are harder; |h| 0.2 "
+                    "small, 0.5 medium, 0.8 large); wilcoxon_p = one-sided Wilcoxon over the "
+                    "LLM's comparable cells (– with fewer than 5 untied cells)."
+                ),
+            )
+        )
+    return found
+
+
+def _cost_sections(results: pd.DataFrame) -> list[Section]:
+    """Cost per LLM and category, when replies were timed."""
+    if "latency" not in results.columns or "prompt_tokens" not in results.columns:
+        return []
+    table = cost.cost_table(results)
+    if table.empty:
+        return []
+    return [
+        Section(
+            "cost",
+            "Cost per execution",
+            table,
+            note=(
+                "Generated replies only (cached replies and errors left out). seconds_each = "
+                "mean wall time per reply; tokens = mean per reply; tokens_per_second = "
+                "generated tokens / wall time. A campaign of N executions takes about N × "
+                "seconds_each per LLM (cost.campaign_seconds)."
+            ),
+        )
+    ]
+
+
+def _p_text(table: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
+    """p-values shown with 3 significant digits (the generic cell format rounds to 2 places)."""
+    shown = table.copy()
+    for column in columns:
+        shown[column] = ["–" if pd.isna(v) else f"{float(v):.3g}" for v in shown[column].tolist()]
+    return shown
+
+
+def _slug(text: str) -> str:
+    return "".join(ch if ch.isalnum() else "_" for ch in text)
 
 
 def _summary(results: pd.DataFrame, counts: pd.DataFrame) -> str:
@@ -321,6 +528,8 @@ def _display(table: pd.DataFrame, clean: Callable[[object], str]) -> pd.DataFram
     shown.index = shown.index.map(
         lambda v: tuple(clean(x) for x in v) if isinstance(v, tuple) else clean(v)
     )
+    if not isinstance(shown.columns, pd.MultiIndex):  # a header is prose (CSV keeps the value)
+        shown.columns = pd.Index([_prose(c) for c in shown.columns], name=shown.columns.name)
     return shown
 
 
@@ -419,7 +628,11 @@ def _html_table(section: Section) -> str:
                 text = f"<b>{first}</b>/{rest}"
             cells.append(f"<td>{text}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
-    return "<table>\n" + "\n".join(rows) + "\n</table>"
+    kind = ' class="facts"' if section.key in _FACT_SECTIONS else ""
+    return f"<table{kind}>\n" + "\n".join(rows) + "\n</table>"
+
+
+_FACT_SECTIONS = frozenset({"campaign_facts", "llm_settings"})
 
 
 def _has_index(table: pd.DataFrame) -> bool:
@@ -483,13 +696,17 @@ _HTML_PAGE = """<!DOCTYPE html>
       content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">
 <title>explaincheck report</title>
 <style>
-body {{ font-family: system-ui, sans-serif; margin: 2em auto; max-width: 80em; color: #222; }}
+body {{ font-family: system-ui, sans-serif; margin: 2em auto; padding: 0 2em; max-width: 80em;
+        color: #222; }}
+.scroll {{ overflow-x: auto; }}
 table {{ border-collapse: collapse; margin: 0.5em 0; font-size: 0.9em; }}
+table.facts th, table.facts td {{ text-align: left; }}
 th, td {{ border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: right; }}
 th {{ background: #f2f2f2; }}
 td {{ font-variant-numeric: tabular-nums; white-space: pre-wrap; }}
 .note {{ color: #555; font-size: 0.9em; }}
-figure img {{ max-width: 100%; }}
+figure {{ margin: 1em 0; overflow-x: auto; }}
+figure img {{ max-width: none; }}
 </style>
 </head>
 <body>

@@ -1,6 +1,6 @@
 """Satisfy errors: how far the answered probabilities are from V(s), under both grading rules.
 
-The grading rule for satisfy is a setting (DESIGN.md), so both rules are re-applied here to the
+The grading rule for satisfy is a campaign setting, so both rules are re-applied here to the
 stored answers (no LLM is asked): ``absolute`` passes when |p − V(s)| ≤ tolerance, ``half`` when
 p and V(s) lie on the same side of ½ (p ≥ ½ ⇔ V(s) ≥ ½). A case's score is the share of passing
 repeats, a group's score the mean over its cases (pooled over environments and selections).

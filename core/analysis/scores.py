@@ -1,6 +1,6 @@
 """Per-category scores (the paper's Table 1) from a results frame (one row per execution).
 
-Scoring rules (DESIGN.md): a case's score is the share of its passing repeats; a cell's score
+Scoring rules (docs/method.md): a case's score is the share of its passing repeats; a cell's score
 (environment × LLM × category × selection) is the mean over its cases. ``invalid`` counts as not
 passed and its share is reported apart; ``error`` (no reply) is left out of every score and
 counted instead. A category without any row for an environment is not applicable there ("–").

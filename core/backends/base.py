@@ -8,8 +8,10 @@ prefix of its command-line spec in ``registry.py``.
 
 from __future__ import annotations
 
+import math
+import re
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from explaincheck.core.taxonomy.base import Prompt, TestCase
@@ -29,6 +31,63 @@ class Reply:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+# Longest reply text (and thinking) kept, in characters. A JSON answer is a few hundred; the cap
+# bounds memory, parsing and the database when a server sends megabytes.
+MAX_REPLY_CHARS = 262_144
+MAX_TOKEN_COUNT = 2**63 - 1  # SQLite's INTEGER range
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def clean_text(text: Any) -> str:
+    """``text`` as a string that can be encoded (lone surrogates become U+FFFD)."""
+    if not isinstance(text, str):
+        text = "" if text is None else str(text)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text)
+    return text
+
+
+def clean_count(value: Any) -> int | None:
+    """A token count as a storable non-negative int, or None when the server sent nonsense."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float) and (not math.isfinite(value) or not value.is_integer()):
+        return None
+    value = int(value)
+    return value if 0 <= value <= MAX_TOKEN_COUNT else None
+
+
+def cut_marker(kept: int, total: int) -> str:
+    return f"\n[explaincheck: reply cut after {kept} of {total} characters]"
+
+
+def bounded_reply(reply: Reply, limit: int = MAX_REPLY_CHARS) -> Reply:
+    """The reply with storable fields: text and thinking cleaned and cut at ``limit`` (a cut
+    text ends with a visible marker and ``extra["cut"]`` holds the original length), token
+    counts in range, latency finite."""
+    text, thinking = clean_text(reply.text), clean_text(reply.thinking)
+    extra = dict(reply.extra)
+    if len(text) > limit:
+        extra["cut"] = len(text)
+        text = text[:limit] + cut_marker(limit, len(text))
+    if len(thinking) > limit:
+        extra["thinking_cut"] = len(thinking)
+        thinking = thinking[:limit] + cut_marker(limit, len(thinking))
+    latency = reply.latency if isinstance(reply.latency, int | float) else 0.0
+    return replace(
+        reply,
+        text=text,
+        thinking=thinking,
+        latency=float(latency) if math.isfinite(latency) else 0.0,
+        prompt_tokens=clean_count(reply.prompt_tokens),
+        completion_tokens=clean_count(reply.completion_tokens),
+        host=clean_text(reply.host),
+        extra=extra,
+    )
+
+
 class BackendError(Exception):
     """No reply after retries (the runner records verdict ``error`` and retries on resume)."""
 
@@ -43,6 +102,11 @@ class Backend(ABC):
     @abstractmethod
     async def answer(self, prompt: Prompt, case: TestCase) -> Reply:
         """Answer one prompt. ``case`` lets the oracle/random answerers see what is asked."""
+
+    async def answer_repeat(self, prompt: Prompt, case: TestCase, repeat: int) -> Reply:
+        """Answer the ``repeat``-th asking of a prompt. Answerers that draw (``random``)
+        override it to draw afresh per repeat; the rest answer alike every time."""
+        return await self.answer(prompt, case)
 
     def cache_identity(self) -> dict[str, Any]:
         """What identifies this backend's replies in the reply cache (never secrets)."""

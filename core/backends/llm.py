@@ -32,6 +32,12 @@ class Decoding:
         return {"temperature": self.repeat_temperature, "seed": self.seed + repeat}
 
 
+# Version of the request hash. v1 covered prompt, schema and options only; v2 adds backend,
+# model and the backend's settings, so a reply is only ever reused for the same LLM. Replies
+# stored under v1 hashes are simply never hit again (their requests are asked anew).
+REQUEST_HASH_VERSION = 2
+
+
 @dataclass(frozen=True)
 class RequestIdentity:
     """Everything that makes two requests the same request (never secrets)."""
@@ -40,12 +46,30 @@ class RequestIdentity:
     hosts: tuple[str, ...]  # the hosts that may answer (a reply from any of them is reused)
     model: str
     options: dict[str, Any] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)  # e.g. Ollama's ``think``
 
     def request_hash(self, prompt: Prompt) -> str:
+        """The reply cache's key of this request: backend, model, settings, prompt, schema and
+        options (hosts are matched apart: a reply from any listed host is reused)."""
         from explaincheck.core.store import to_json
 
-        text = to_json({"prompt": prompt.text, "schema": prompt.schema, "options": self.options})
+        text = to_json(
+            {
+                "v": REQUEST_HASH_VERSION,
+                "backend": self.backend,
+                "model": self.model,
+                "settings": self.settings,
+                "prompt": prompt.text,
+                "schema": prompt.schema,
+                "options": self.options,
+            }
+        )
         return hashlib.sha256(text.encode()).hexdigest()
+
+    def flight_key(self, prompt: Prompt) -> tuple[str, tuple[str, ...], str]:
+        """The key that coalesces identical requests in flight: the same request to the same
+        hosts (so two models, or one model on two host sets, never share a reply)."""
+        return (self.backend, tuple(sorted(self.hosts)), self.request_hash(prompt))
 
 
 class LLMBackend(Backend):

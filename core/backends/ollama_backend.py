@@ -4,22 +4,22 @@ Why these settings: answers must be reproducible and parseable, so each request 
 category's JSON schema as ``format`` (structured output), ``temperature`` 0 and a fixed ``seed``,
 and a ``num_ctx`` large enough that Ollama does not silently cut the prompt (its default context
 is small). The client has no timeout by default, so one is always set; transient failures
-(connection refused, 5xx, a dropped connection) are retried with backoff, on another host when
-several list the model (see ``ollama_hosts.py``). A thinking model's reasoning is kept apart from
-the answer.
+(connection refused, 5xx, a dropped connection, a timeout) are retried with backoff, on another
+host when several list the model (see ``ollama_hosts.py``). A thinking model's reasoning is kept
+apart from the answer.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import re
+import math
 import time
 from typing import Any
 
 import httpx
 import ollama
-from explaincheck.core.backends.base import BackendError, Reply
+from explaincheck.core.backends.base import BackendError, Reply, clean_count
 from explaincheck.core.backends.llm import Decoding, LLMBackend, RequestIdentity
 from explaincheck.core.backends.ollama_hosts import (
     Host,
@@ -37,7 +37,9 @@ log = logging.getLogger("explaincheck.backends.ollama")
 MIN_CONTEXT = 8192  # one num_ctx for nearly every prompt: a change makes Ollama reload the model
 ANSWER_RESERVE = 512  # tokens kept free for the answer
 THINKING_RESERVE = 8192  # ... and for a thinking model's reasoning
-_THINK_TAG = re.compile(r"<think>(.*?)</think>", re.DOTALL)
+MAX_CONTEXT = 1 << 24  # a context length above this is not believed (a server's nonsense)
+MAX_BACKOFF = 30.0  # longest pause before retrying a timed-out request
+_OPEN, _CLOSE = "<think>", "</think>"
 
 
 class ModelNotFoundError(ExplaincheckError):
@@ -59,12 +61,49 @@ def next_power_of_two(n: int) -> int:
 
 
 def split_thinking(content: str, thinking: str) -> tuple[str, str]:
-    """The answer without ``<think>`` blocks (older thinking models inline them) + all thinking."""
-    inline = _THINK_TAG.findall(content)
+    """The answer without ``<think>`` blocks (older thinking models inline them) + all thinking.
+
+    Linear time: each block is found with ``str.find`` from where the last one ended, and an
+    opening tag without a closing one ends the search (no later block can close either). The
+    runner caps the length of what is kept (``MAX_REPLY_CHARS``)."""
+    if _OPEN not in content:
+        return content, thinking
+    pieces: list[str] = []
+    inline: list[str] = []
+    position = 0
+    while True:
+        start = content.find(_OPEN, position)
+        if start < 0:
+            break
+        end = content.find(_CLOSE, start + len(_OPEN))
+        if end < 0:
+            break
+        pieces.append(content[position:start])
+        inline.append(content[start + len(_OPEN) : end])
+        position = end + len(_CLOSE)
     if not inline:
         return content, thinking
-    answer = _THINK_TAG.sub("", content).strip()
+    pieces.append(content[position:])
+    answer = "".join(pieces).strip()
     return answer, "\n".join(part for part in (thinking, *inline) if part.strip()).strip()
+
+
+def context_length(info: Any) -> int | None:
+    """The ``<arch>.context_length`` of an ``/api/show`` ``model_info``, or None when it is
+    missing or not a believable positive whole number ("abc", 1e999, -1, a list...)."""
+    if not isinstance(info, dict):
+        return None
+    for key, value in info.items():
+        if not (isinstance(key, str) and key.endswith(".context_length")):
+            continue
+        if isinstance(value, str) and value.strip().isdigit():
+            value = int(value.strip())
+        if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+            value = int(value)
+        if isinstance(value, int) and not isinstance(value, bool) and 0 < value <= MAX_CONTEXT:
+            return value
+        return None
+    return None
 
 
 class OllamaBackend(LLMBackend):
@@ -118,13 +157,18 @@ class OllamaBackend(LLMBackend):
     async def _read_context(self, host: Host) -> None:
         try:
             shown = await asyncio.wait_for(host.client.show(self.model), self.pool.timeout)
-        except (ollama.ResponseError, httpx.HTTPError, ConnectionError, TimeoutError) as error:
+            info = shown.modelinfo
+            capabilities = shown.capabilities
+        except Exception as error:  # a malformed /api/show is not worth stopping a campaign
             log.warning("cannot read %s's context length: %s", self.model, describe_error(error))
             return
-        info = shown.modelinfo or {}
-        lengths = [v for k, v in info.items() if k.endswith(".context_length") and v]
-        self._context = int(lengths[0]) if lengths else None
-        self._thinks = "thinking" in (shown.capabilities or [])
+        self._context = context_length(dict(info) if isinstance(info, dict) else None)
+        if self._context is None:
+            log.warning(
+                "%s's /api/show gives no usable context length: assuming it is large enough",
+                self.model,
+            )
+        self._thinks = isinstance(capabilities, list) and "thinking" in capabilities
 
     # -- requests -----------------------------------------------------------------------------
 
@@ -151,7 +195,11 @@ class OllamaBackend(LLMBackend):
     def request_identity(self, prompt: Prompt, repeat: int = 0) -> RequestIdentity:
         hosts = tuple(h.url for h in self.pool.hosts_for(self.model)) or self.pool.urls
         return RequestIdentity(
-            "ollama", hosts, model_name(self.model), self.options(prompt, repeat)
+            "ollama",
+            hosts,
+            model_name(self.model),
+            self.options(prompt, repeat),
+            {"think": self.think},
         )
 
     def cache_identity(self) -> dict[str, Any]:
@@ -161,14 +209,19 @@ class OllamaBackend(LLMBackend):
         """Ask the model, retrying transient failures; ``BackendError`` when no reply came."""
         options = self.options(prompt, repeat)
         last = "no attempt"
+        timed_out = False
         for attempt in range(self.retries + 1):
+            if timed_out:
+                await asyncio.sleep(min(self.pool.pause * 2 ** (attempt - 1), MAX_BACKOFF))
+                timed_out = False
             wait = self.pool.pause * 2**attempt if attempt else self.pool.pause
             try:
                 lease = await self.pool.acquire(self.model, max_wait=max(wait, 0.05))
             except ModelNotListed:
                 raise BackendError(not_found_message(self.model, self.pool.urls)) from None
             except NoHostAvailable as error:
-                last = f"no host available ({error})"
+                if last == "no attempt":  # otherwise the first failure says more
+                    last = f"no host available ({error})"
                 continue
             host = lease.host
             started = time.monotonic()
@@ -188,9 +241,10 @@ class OllamaBackend(LLMBackend):
                     continue
                 raise BackendError(f"{host.url} refused the request: {error_text}") from None
             except (httpx.TimeoutException, TimeoutError):
-                raise BackendError(
-                    f"no reply from {host.url} within {self.pool.timeout:g} s"
-                ) from None
+                # Transient like any other failure, but not the host's fault (it may be busy):
+                # retried after a pause, without marking the host as failing.
+                last = f"no reply from {host.url} within {self.pool.timeout:g} s"
+                timed_out = True
             except (ConnectionError, httpx.TransportError) as error:
                 error_text = describe_error(error)
                 outcome, last = "failed", f"{host.url}: {error_text}"
@@ -201,7 +255,14 @@ class OllamaBackend(LLMBackend):
                 continue
             finally:
                 await self.pool.release(lease, outcome, error_text)
-            return self._reply(response, host, options, time.monotonic() - started)
+            if timed_out:
+                continue
+            try:
+                return self._reply(response, host, options, time.monotonic() - started)
+            except Exception as error:  # parsed by the client, but not a chat reply
+                raise BackendError(
+                    f"{host.url} sent a malformed reply ({describe_error(error)})"
+                ) from None
         raise BackendError(f"no reply after {self.retries + 1} attempts: {last}")
 
     async def _chat(self, host: Host, prompt: Prompt, options: dict[str, Any]) -> Any:
@@ -220,8 +281,11 @@ class OllamaBackend(LLMBackend):
 
     def _reply(self, response: Any, host: Host, options: dict[str, Any], latency: float) -> Reply:
         message = response.message
-        text, thinking = split_thinking(message.content or "", message.thinking or "")
-        prompt_tokens = response.prompt_eval_count
+        content, thought = message.content or "", message.thinking or ""
+        if not isinstance(content, str) or not isinstance(thought, str):
+            raise ValueError("message content is not text")
+        text, thinking = split_thinking(content, thought)
+        prompt_tokens = clean_count(response.prompt_eval_count)
         if prompt_tokens is not None and prompt_tokens >= options["num_ctx"] - 1:
             self._warn_once(
                 "truncated",
@@ -233,7 +297,7 @@ class OllamaBackend(LLMBackend):
             thinking=thinking,
             latency=latency,
             prompt_tokens=prompt_tokens,
-            completion_tokens=response.eval_count,
+            completion_tokens=clean_count(response.eval_count),
             host=host.url,
             extra={"options": options, "done_reason": response.done_reason},
         )

@@ -13,6 +13,7 @@ import contextlib
 import ipaddress
 import logging
 import os
+import re
 import time
 import urllib.parse
 from collections.abc import Iterable
@@ -20,33 +21,65 @@ from dataclasses import dataclass, field
 
 import httpx
 import ollama
+from explaincheck.core.errors import ExplaincheckError
 
 log = logging.getLogger("explaincheck.backends.ollama")
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
 
 
+_USERINFO = re.compile(r"^((?:[A-Za-z][A-Za-z0-9+.-]*:)?//)?[^/?#@]*@")
+
+
+def redact_url(url: str) -> str:
+    """``url`` without the places where credentials hide: the userinfo (``user:key@``), the
+    query and the fragment. Never raises, so it is safe on any text, even a malformed URL."""
+    url = str(url).strip()
+    url = url.split("#", 1)[0].split("?", 1)[0]
+    return _USERINFO.sub(lambda m: m.group(1) or "", url, count=1)
+
+
+class BadHostError(ExplaincheckError):
+    """An Ollama host URL that cannot be used (the message never shows its credentials)."""
+
+
 def normalize_host(url: str) -> str:
-    """``scheme://host:port[/path]`` as the ollama client would use it (no credentials)."""
-    url = url.strip()
+    """``scheme://host:port[/path]`` as the ollama client would use it (no credentials, no
+    query); a ``BadHostError`` naming the problem for a URL that cannot be used."""
+    shown = redact_url(url)
+    url = redact_url(url)
     port = 11434
-    scheme, _, rest = url.partition("://")
-    if not rest:
+    scheme, separator, rest = url.partition("://")
+    if not separator:
         scheme, rest = "http", url
     elif scheme == "http":
         port = 80
     elif scheme == "https":
         port = 443
-    split = urllib.parse.urlsplit(f"{scheme}://{rest}")
-    host = split.hostname or "127.0.0.1"
+    if scheme not in ("http", "https"):
+        raise BadHostError(f"Ollama host {shown!r}: the scheme must be http or https")
+    try:
+        split = urllib.parse.urlsplit(f"{scheme}://{rest}")
+        given_port = split.port
+    except ValueError as error:
+        raise BadHostError(f"Ollama host {shown!r} is not a valid URL ({error})") from None
+    host = split.hostname
+    if not host:
+        raise BadHostError(f"Ollama host {shown!r} has no host name")
+    if given_port == 0:
+        raise BadHostError(f"Ollama host {shown!r}: port 0 is not a port")
     try:
         if isinstance(ipaddress.ip_address(host), ipaddress.IPv6Address):
             host = f"[{host}]"
     except ValueError:
-        pass
+        if not _HOSTNAME.fullmatch(host):
+            raise BadHostError(f"Ollama host {shown!r} has an invalid host name") from None
     path = split.path.strip("/")
-    base = f"{scheme}://{host}:{split.port or port}"
+    base = f"{scheme}://{host}:{given_port or port}"
     return f"{base}/{path}" if path else base
+
+
+_HOSTNAME = re.compile(r"[A-Za-z0-9_]([A-Za-z0-9_.-]{0,252})?")
 
 
 def configured_hosts(hosts: Iterable[str] = ()) -> tuple[str, ...]:

@@ -2,7 +2,8 @@
 
 Each answer is a uniform draw from the case's answer space (``AnswerForm.random``: an available
 action, a permutation of the actions, a state of the pair, yes/no, a probability in [0, 1]),
-seeded by (seed, case key), so a campaign gives the same answers on every run and machine.
+seeded by (seed, case key, repeat), so a campaign gives the same answers on every run and
+machine, and each repeat of a case is a fresh draw (repeat 0 keeps the seed it always had).
 """
 
 from __future__ import annotations
@@ -31,10 +32,14 @@ class RandomBackend(Backend):
     async def answer(self, prompt: Prompt, case: TestCase) -> Reply:
         return Reply(text=self.reply_text(case))
 
-    def reply_text(self, case: TestCase) -> str:
+    async def answer_repeat(self, prompt: Prompt, case: TestCase, repeat: int) -> Reply:
+        return Reply(text=self.reply_text(case, repeat))
+
+    def reply_text(self, case: TestCase, repeat: int = 0) -> str:
         """The reply for ``case`` (synchronous, for tests and scripts)."""
         form = category_by_id(case.category).answer_form(case, self.oracle)
-        rng = random.Random(f"explaincheck/random-answerer/{self.seed}/{case.key}")
+        seed = f"explaincheck/random-answerer/{self.seed}/{case.key}"
+        rng = random.Random(seed if repeat == 0 else f"{seed}/repeat-{repeat}")
         return form.reply(form.random(rng))
 
     def cache_identity(self) -> dict[str, Any]:

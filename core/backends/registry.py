@@ -1,5 +1,6 @@
-"""From a command-line spec (``random``, ``oracle``, ``ollama:MODEL[@URL]``, ``local:NAME``) to a
-``Backend``: one registration line per backend in ``FACTORIES``.
+"""From a command-line spec (``random``, ``oracle``, ``noisy:Q``, ``flaw:KIND``,
+``ollama:MODEL[@URL]``, ``local:NAME``) to a ``Backend``: one registration line per backend
+in ``FACTORIES``.
 
 Why a context object: backends need different things (the oracle, the environment, hosts,
 timeouts), and every Ollama backend of a campaign must share one host pool per set of hosts so
@@ -14,7 +15,12 @@ from typing import TYPE_CHECKING
 
 from explaincheck.core.backends.base import Backend
 from explaincheck.core.backends.llm import Decoding
-from explaincheck.core.backends.ollama_hosts import HostPool, configured_hosts
+from explaincheck.core.backends.ollama_hosts import (
+    HostPool,
+    configured_hosts,
+    normalize_host,
+    redact_url,
+)
 from explaincheck.core.errors import ExplaincheckError
 
 if TYPE_CHECKING:
@@ -22,6 +28,7 @@ if TYPE_CHECKING:
     from explaincheck.core.oracle.types import OracleResult
 
 LOCAL_DEFAULT = "local:gemma3-270m"
+LOCAL_SPECS = (LOCAL_DEFAULT, "local:smollm2-135m")  # the bundled models (local_backend.BUNDLED)
 
 
 @dataclass
@@ -64,6 +71,20 @@ def _oracle(rest: str, ctx: BackendContext) -> Backend:
     return OracleBackend(_need_oracle(ctx, "oracle"))
 
 
+def _flaw(rest: str, ctx: BackendContext) -> Backend:
+    from explaincheck.core.backends.flaw_backend import FlawedBackend
+    from explaincheck.core.oracle.flawed import parse_flaw
+
+    return FlawedBackend(_need_oracle(ctx, "flawed"), parse_flaw(rest))
+
+
+def _noisy(rest: str, ctx: BackendContext) -> Backend:
+    from explaincheck.core.backends.noisy_backend import NoisyBackend, parse_share
+
+    oracle = _need_oracle(ctx, "noisy")
+    return NoisyBackend(oracle, parse_share(rest), ctx.environment, ctx.decoding.seed)
+
+
 def _ollama(rest: str, ctx: BackendContext) -> Backend:
     from explaincheck.core.backends.ollama_backend import OllamaBackend
 
@@ -82,10 +103,24 @@ def _local(rest: str, ctx: BackendContext) -> Backend:
 FACTORIES: dict[str, Callable[[str, BackendContext], Backend]] = {
     "random": _random,
     "oracle": _oracle,
+    "flaw": _flaw,
+    "noisy": _noisy,
     "ollama": _ollama,
     "local": _local,
 }
-NEEDS_ARGUMENT = {"ollama"}  # prefixes that need ":MODEL"
+NEEDS_ARGUMENT = {"ollama", "flaw", "noisy"}  # prefixes that need ":MODEL" (":KIND", ":Q")
+
+
+def _check_argument(prefix: str, rest: str) -> None:
+    """A bad ``flaw:``/``noisy:`` argument fails with the spec, before any oracle is computed."""
+    if prefix == "flaw":
+        from explaincheck.core.oracle.flawed import parse_flaw
+
+        parse_flaw(rest)
+    elif prefix == "noisy":
+        from explaincheck.core.backends.noisy_backend import parse_share
+
+        parse_share(rest)
 
 
 def split_model_host(rest: str) -> tuple[str, str | None]:
@@ -96,30 +131,59 @@ def split_model_host(rest: str) -> tuple[str, str | None]:
     return rest, None
 
 
+def normalize_spec(spec: str) -> str:
+    """The spec as stored with every result: no surrounding whitespace (``" random"`` is
+    ``random``) and no userinfo, query or fragment in an Ollama URL (where tokens hide).
+    Never raises, so it may name a spec in an error message."""
+    spec = str(spec).strip()
+    prefix, colon, rest = spec.partition(":")
+    prefix = prefix.strip()
+    if not colon:
+        return prefix
+    if prefix == "ollama":
+        model, url = split_model_host(rest.strip())
+        if url is not None:
+            return f"ollama:{model.strip()}@{redact_url(url)}"
+        return f"ollama:{model.strip()}"
+    return f"{prefix}:{rest.strip()}"
+
+
 def parse_spec(spec: str) -> tuple[str, str]:
     """(prefix, rest) of a spec, or a one-line error naming the valid forms."""
-    prefix, _, rest = spec.strip().partition(":")
+    shown = normalize_spec(spec)
+    prefix, _, rest = shown.partition(":")
+    if prefix not in FACTORIES and ("@" in shown or "?" in shown):
+        shown = shown.split("@", 1)[0].split("?", 1)[0] + "@…"  # nothing after it is shown
     if prefix not in FACTORIES:
         raise ExplaincheckError(
-            f"unknown LLM {spec!r}: use random, oracle, ollama:MODEL, ollama:MODEL@URL or"
-            f" {LOCAL_DEFAULT}"
+            f"unknown LLM {shown!r}: use random, oracle, noisy:Q, flaw:KIND, ollama:MODEL,"
+            f" ollama:MODEL@URL or {LOCAL_DEFAULT}"
         )
     if prefix in NEEDS_ARGUMENT and not rest:
-        raise ExplaincheckError(f"LLM {spec!r} needs a model name, e.g. ollama:gemma3:1b")
-    if prefix == "ollama" and "@" in (split_model_host(rest)[1] or ""):
+        what, example = {
+            "flaw": ("a flaw", "flaw:myopic:2"),
+            "noisy": ("a share Q", "noisy:0.5"),
+        }.get(prefix, ("a model name", "ollama:gemma3:1b"))
+        raise ExplaincheckError(f"LLM {shown!r} needs {what}, e.g. {example}")
+    _check_argument(prefix, rest)
+    model, url = split_model_host(rest)
+    raw_url = split_model_host(str(spec).strip().partition(":")[2])[1]
+    if prefix == "ollama" and "@" in (raw_url or ""):
         raise ExplaincheckError(
-            f"LLM spec for {split_model_host(rest)[0]} has credentials in its URL: the spec is"
+            f"LLM spec for {model} has credentials in its URL: the spec is"
             " stored with every result, so give the key in OLLAMA_API_KEY instead"
         )
+    if prefix == "ollama" and url is not None:
+        normalize_host(url)  # a clear one-line error for a URL that cannot be used
     if prefix in ("random", "oracle") and rest:
-        raise ExplaincheckError(f"LLM {spec!r}: {prefix} takes no model name")
+        raise ExplaincheckError(f"LLM {shown!r}: {prefix} takes no model name")
     return prefix, rest
 
 
 def create_backend(spec: str, ctx: BackendContext) -> Backend:
     prefix, rest = parse_spec(spec)
     backend = FACTORIES[prefix](rest, ctx)
-    backend.spec = spec.strip()  # stored as the ``llm`` of every execution: the user's words
+    backend.spec = normalize_spec(spec)  # stored as the ``llm`` of every execution
     return backend
 
 

@@ -1,9 +1,10 @@
 """The reply cache: an identical request is never sent twice.
 
 Why: LLM calls are the slow, costly part. A request is identified by (backend, host, model,
-prompt, schema, options); replies are kept in the results database (``replies`` table) so a
-resumed or re-planned campaign reuses them, and identical requests in flight at the same moment
-(the same case picked by both selections) share one call.
+backend settings, prompt, schema, options), so each LLM spec gets its own replies. Replies are
+kept in the results database (``replies`` table) so a resumed or re-planned campaign reuses them,
+and identical requests in flight at the same moment (the same case picked by both selections)
+share one call.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ class ReplyCache:
 
     def __init__(self, store: Store):
         self.store = store
-        self._in_flight: dict[str, asyncio.Future[Reply]] = {}
+        self._in_flight: dict[tuple[str, tuple[str, ...], str], asyncio.Future[Reply]] = {}
 
     def lookup(self, identity: RequestIdentity, prompt: Prompt) -> Reply | None:
         hit = self.store.cached_reply(
@@ -53,13 +54,14 @@ class ReplyCache:
         if hit is not None:
             return hit, None
         key = identity.request_hash(prompt)
-        shared = self._in_flight.get(key)
+        flight = identity.flight_key(prompt)
+        shared = self._in_flight.get(flight)
         if shared is not None:
             reply = await asyncio.shield(shared)
             return replace(reply, cached=True), None
         future: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
         future.add_done_callback(_consume)
-        self._in_flight[key] = future
+        self._in_flight[flight] = future
         try:
             reply = await ask()
         except asyncio.CancelledError:
@@ -71,7 +73,7 @@ class ReplyCache:
         else:
             future.set_result(reply)
         finally:
-            del self._in_flight[key]
+            del self._in_flight[flight]
         entry = CachedReply(
             backend=identity.backend,
             host=reply.host or (identity.hosts[0] if identity.hosts else ""),

@@ -9,14 +9,16 @@ an edited wording is a new execution rather than a stale one.
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.taxonomy.base import (
     PRIORITIZED,
     RANDOM,
+    WORDINGS,
     GradingSettings,
     Prompt,
     TestCase,
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
 
 BOTH = "both"
 SELECTION_CHOICES = (PRIORITIZED, RANDOM, BOTH)
+SATISFY_RULES = ("absolute", "half")  # |p - V| <= tolerance, or the same side of 1/2
 
 
 @dataclass(frozen=True)
@@ -48,9 +51,17 @@ class Campaign:
     unsafe_label: str | None = None
     grading: GradingSettings = field(default_factory=GradingSettings)
     repeat_temperature: float = 0.7  # only when repeat > 1 (greedy repeats would be identical)
+    wordings: tuple[int, ...] = (0,)  # phrasings of each question to ask (``--wording``)
+    metamorphic: bool = False  # also ask each case's metamorphic variants (``--metamorphic``)
 
     def __post_init__(self) -> None:
-        if not self.llms:
+        from explaincheck.core.backends.registry import normalize_spec
+
+        # One series per LLM: " random" is random, a repeated spec is asked once, and a token
+        # in an Ollama URL's query never reaches the stored settings.
+        llms = tuple(dict.fromkeys(normalize_spec(spec) for spec in self.llms))
+        object.__setattr__(self, "llms", llms)
+        if not self.llms or any(not spec for spec in self.llms):
             raise ExplaincheckError("a campaign needs at least one --llm")
         if self.selection not in SELECTION_CHOICES:
             raise ExplaincheckError(
@@ -60,8 +71,22 @@ class Campaign:
             raise ExplaincheckError(f"--budget must be at least 1 (got {self.budget})")
         if self.repeat < 1:
             raise ExplaincheckError(f"--repeat must be at least 1 (got {self.repeat})")
-        if len(set(self.llms)) != len(self.llms):
-            raise ExplaincheckError("the same --llm is given twice")
+        tolerance = self.grading.satisfy_tolerance
+        if not (isinstance(tolerance, int | float) and math.isfinite(tolerance)) or not (
+            0 <= tolerance <= 1
+        ):
+            raise ExplaincheckError(
+                f"--satisfy-tolerance must be a number from 0 to 1 (got {tolerance})"
+            )
+        if self.grading.satisfy_rule not in SATISFY_RULES:
+            raise ExplaincheckError(
+                f"unknown satisfy rule {self.grading.satisfy_rule!r}"
+                f" (valid: {', '.join(SATISFY_RULES)})"
+            )
+        if not self.wordings or any(w not in range(WORDINGS) for w in self.wordings):
+            raise ExplaincheckError(
+                f"--wording must be one of {', '.join(map(str, range(WORDINGS)))} or all"
+            )
 
     @property
     def selections(self) -> tuple[str, ...]:
@@ -72,6 +97,7 @@ class Campaign:
         data = asdict(self)
         data["llms"] = list(self.llms)
         data["categories"] = list(self.categories)
+        data["wordings"] = list(self.wordings)
         return data
 
     def identity(self, model_hash: str) -> str:
@@ -80,6 +106,11 @@ class Campaign:
         from explaincheck.core.store import to_json
 
         data = {k: v for k, v in self.settings().items() if k != "grading"}
+        # Left out at their defaults, so campaigns stored before these settings existed resume.
+        if data["wordings"] == [0]:
+            del data["wordings"]
+        if not data["metamorphic"]:
+            del data["metamorphic"]
         return _sha(to_json({**data, "model_hash": model_hash}))
 
 
@@ -172,6 +203,49 @@ def resolve_categories(requested: Iterable[str] | str | None) -> tuple[str, ...]
     return tuple(dict.fromkeys(ids))
 
 
+def resolve_wordings(requested: str | int | Iterable[int] | None) -> tuple[int, ...]:
+    """``all`` -> every wording; a number (or list of them) -> those, each checked."""
+    if requested is None:
+        return (0,)
+    if requested == "all":
+        return tuple(range(WORDINGS))
+    if isinstance(requested, str):
+        parts = [p.strip() for p in requested.split(",") if p.strip()]
+        if not parts or not all(p.isdigit() for p in parts):
+            raise ExplaincheckError(
+                f"--wording must be one of {', '.join(map(str, range(WORDINGS)))} or all"
+                f" (got {requested!r})"
+            )
+        requested = [int(p) for p in parts]
+    elif isinstance(requested, int):
+        requested = [requested]
+    wordings = tuple(dict.fromkeys(requested))
+    if not wordings or any(w not in range(WORDINGS) for w in wordings):
+        raise ExplaincheckError(
+            f"--wording must be one of {', '.join(map(str, range(WORDINGS)))} or all"
+            f" (got {', '.join(map(str, wordings))})"
+        )
+    return wordings
+
+
+def asked_cases(case: TestCase, campaign: Campaign, oracle: OracleResult) -> list[TestCase]:
+    """The cases asked for one selected case: one per wording and, with ``metamorphic``, each
+    wording's variants. Ordered variant by variant, wordings inside: the wordings of one prompt
+    differ only in the final question, so a local model reuses its evaluated prompt prefix."""
+    from explaincheck.core.taxonomy import metamorphic
+    from explaincheck.core.taxonomy.registry import category
+
+    variants = ("",)
+    if campaign.metamorphic:
+        variants += metamorphic.applicable(category(case.category), case, oracle)
+    found = []
+    for variant in variants:
+        for wording in campaign.wordings:
+            worded = replace(case, wording=wording)
+            found.append(metamorphic.transformed(worded, variant) if variant else worded)
+    return found
+
+
 def load_environment(campaign: Campaign) -> Environment:
     from explaincheck.core.environments.registry import resolve
 
@@ -262,7 +336,7 @@ def plan_campaign(
     order = {c: i for i, c in enumerate(categories)}
     selected.sort(key=lambda c: (c.index, order[c.category], c.selection))
     executions: list[PlannedExecution] = []
-    for case in selected:
+    for case in (asked for chosen in selected for asked in asked_cases(chosen, campaign, oracle)):
         prompt = render_prompt(case, oracle, environment)
         dimension = CATEGORIES[case.category].dimension
         valuations = tuple(dict(oracle.state(s).valuation) for s in case.states)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.store import Store
 from explaincheck.core.taxonomy.base import ERROR, Grade, GradingSettings, TestCase
+from explaincheck.core.taxonomy.metamorphic import key_parts
 
 if TYPE_CHECKING:
     from explaincheck.core.oracle.types import OracleResult
@@ -39,6 +40,7 @@ def case_of(row: dict[str, Any]) -> TestCase:
         selection=row["selection"],
         index=row["case_index"],
         positive=row["positive"],
+        **key_parts(row.get("case_key") or ""),  # wording and metamorphic variant
     )
 
 
@@ -100,3 +102,37 @@ def _oracle_from(settings: dict[str, Any] | None, model_hash: str) -> OracleResu
             " its stored replies cannot be re-graded against the new oracle"
         )
     return oracle
+
+
+def regrade_stored(
+    store: Store, keys: set[str], oracle: OracleResult, settings: GradingSettings
+) -> RegradeSummary:
+    """Bring the stored executions ``keys`` of one plan to ``settings``: a campaign resumed with
+    another satisfy rule must not mix two rules in one table. Only rows graded otherwise are
+    touched; no LLM is asked."""
+    from explaincheck.core.taxonomy.grading import grade_reply
+
+    wanted = asdict(settings)
+    rows = [
+        r
+        for r in store.iter_executions()
+        if r["exec_key"] in keys
+        and r["verdict"] != ERROR
+        and r["reply"] is not None
+        and r["grading"] != wanted
+    ]
+    changed = 0
+    with store.transaction():
+        for row in rows:
+            result = grade_reply(case_of(row), row["reply"], oracle, settings)
+            store.update_grade(
+                row["id"],
+                verdict=result.verdict,
+                reason=result.reason,
+                answer=result.answer,
+                expected=result.expected,
+                abs_error=result.abs_error,
+                grading=wanted,
+            )
+            changed += result.verdict != row["verdict"]
+    return RegradeSummary(len(rows), changed)

@@ -12,17 +12,25 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 from collections import deque
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field, replace
 
-from explaincheck.core.backends.base import Backend, BackendError, Reply
+from explaincheck.core.backends.base import (
+    MAX_REPLY_CHARS,
+    Backend,
+    BackendError,
+    Reply,
+    bounded_reply,
+)
 from explaincheck.core.backends.llm import LLMBackend, RequestIdentity
 from explaincheck.core.campaign.cache import ReplyCache
 from explaincheck.core.campaign.plan import Plan, PlannedExecution
 from explaincheck.core.campaign.progress import Progress, ProgressEvents, Tally
-from explaincheck.core.store import CachedReply, ExecutionRecord, Store, now
+from explaincheck.core.store import CachedReply, ExecutionRecord, Store, StoreError, now
 from explaincheck.core.taxonomy.base import ERROR, Grade, TestCase
+from explaincheck.core.terminal_text import safe_terminal
 
 log = logging.getLogger("explaincheck.campaign")
 
@@ -185,8 +193,34 @@ class CampaignRunner:
         while queue and not self._cancelled:
             execution = queue.popleft()
             record, reply = await self._execute(execution, backend)
-            self.store.record(record, reply)  # committed before the next one is taken
+            record = self._store(record, reply)  # committed before the next one is taken
             self._after(llm, record)
+
+    def _store(self, record: ExecutionRecord, reply: CachedReply | None) -> ExecutionRecord:
+        """Store the execution; if its reply holds something the database refuses, store it as
+        an ``error`` row with the reason instead (retried on the next run). A failing database
+        (disk full, read-only: ``StoreError``) still stops the run."""
+        try:
+            self.store.record(record, reply)
+            return record
+        except StoreError:
+            raise
+        except (ValueError, OverflowError, sqlite3.Error) as error:
+            log.warning("cannot store the reply of %s: %r", record.case_key, error)
+            failed = replace(
+                record,
+                reply=None,
+                thinking="",
+                answer=None,
+                abs_error=None,
+                prompt_tokens=None,
+                completion_tokens=None,
+                verdict=ERROR,
+                reason=f"the reply could not be stored ({type(error).__name__})",
+                error=f"the reply could not be stored ({type(error).__name__})",
+            )
+            self.store.record(failed)
+            return failed
 
     def _after(self, llm: str, record: ExecutionRecord) -> None:
         self._tally.count(record.verdict)
@@ -195,9 +229,9 @@ class CampaignRunner:
             limit = self.max_consecutive_errors or max(10, 2 * int(self.backends[llm].concurrency))
             queue = self._queues[llm]
             if self._consecutive[llm] >= limit and queue:
-                self._stopped[llm] = (
+                self._stopped[llm] = safe_terminal(  # shown on terminals: server text is untrusted
                     f"stopped asking {llm} after {self._consecutive[llm]} errors in a row"
-                    f" ({record.reason}); {len(queue)} executions left for the next run"
+                    f" ({record.reason[:300]}); {len(queue)} executions left for the next run"
                 )
                 log.warning("%s", self._stopped[llm])
                 queue.clear()
@@ -243,13 +277,18 @@ class CampaignRunner:
         identity: RequestIdentity | None,
     ) -> tuple[Reply, CachedReply | None]:
         if identity is None:
-            return await backend.answer(execution.prompt, execution.case), None
+            reply = await backend.answer_repeat(execution.prompt, execution.case, execution.repeat)
+            return bounded_reply(reply), None
         assert isinstance(backend, LLMBackend)
 
-        def ask() -> Awaitable[Reply]:
-            return backend.answer(execution.prompt, execution.case, repeat=execution.repeat)
+        async def ask() -> Reply:
+            reply = await backend.answer(execution.prompt, execution.case, repeat=execution.repeat)
+            return bounded_reply(reply)  # storable and capped before anyone shares it
 
-        return await self.cache.fetch(identity, execution.prompt, ask)
+        reply, entry = await self.cache.fetch(identity, execution.prompt, ask)
+        if "cut" in reply.extra or "thinking_cut" in reply.extra:
+            entry = None  # a cut reply is stored once, with its execution, not in the cache
+        return reply, entry
 
     def _record(
         self,
@@ -284,7 +323,7 @@ class CampaignRunner:
             reply=reply.text if reply else None,
             thinking=reply.thinking if reply else "",
             verdict=grade.verdict if grade else ERROR,
-            reason=grade.reason if grade else (error or "no reply"),
+            reason=_with_cut(grade.reason if grade else (error or "no reply"), reply),
             answer=grade.answer if grade else None,
             expected=grade.expected if grade else None,
             abs_error=grade.abs_error if grade else None,
@@ -305,3 +344,11 @@ class CampaignRunner:
 
         oracle, settings = self.plan.oracle, self.plan.campaign.grading
         return lambda case, text: grade_reply(case, text, oracle, settings)
+
+
+def _with_cut(reason: str, reply: Reply | None) -> str:
+    """The reason, saying so when the reply was cut (the row then shows why it looks odd)."""
+    if reply is None or "cut" not in reply.extra:
+        return reason
+    total = reply.extra["cut"]
+    return f"{reason} (reply cut: {total} characters, the first {MAX_REPLY_CHARS} kept)"

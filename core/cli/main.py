@@ -13,6 +13,7 @@ import os
 import sys
 
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.terminal_text import safe_terminal
 
 # Registration: sub-command -> (module, one-line help). Modules are imported lazily, so
 # ``explaincheck oracle`` does not pay for pandas. The ``gui`` sub-command is not listed here:
@@ -30,6 +31,10 @@ SUBCOMMANDS: Registry = {
     ),
     "results": ("explaincheck.core.cli.results_command", "list stored executions"),
     "report": ("explaincheck.core.cli.report_command", "tables and figures from stored results"),
+    "faults": (
+        "explaincheck.core.cli.faults_command",
+        "fault detection with known-flaw explainers",
+    ),
 }
 
 
@@ -74,8 +79,8 @@ def main(argv: list[str] | None = None, *, extra: Registry | None = None) -> int
         return 0 if not argv else 2
     try:
         return int(args._run(args) or 0)
-    except ExplaincheckError as error:
-        print(f"explaincheck {args.command}: {error}", file=sys.stderr)
+    except ExplaincheckError as error:  # may quote untrusted text (a template, a file name)
+        print(safe_terminal(f"explaincheck {args.command}: {error}"), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"explaincheck {args.command}: interrupted", file=sys.stderr)

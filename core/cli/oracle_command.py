@@ -25,7 +25,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--const", default=None, help="constant values, e.g. N=3,p=0.5")
     parser.add_argument("--goal", default=None, help="goal label (default: goal)")
     parser.add_argument("--unsafe", default=None, help="unsafe label (default: unsafe)")
-    parser.add_argument("--json", action="store_true", help="print the JSON contract of DESIGN.md")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print the oracle as JSON (the contract other tools read)",
+    )
     parser.add_argument(
         "--method",
         choices=["auto", "exact", "verified"],
@@ -34,11 +38,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--state-limit",
-        type=int,
+        type=positive_int,
         default=2_000_000,
         help="refuse models with more states (default 2,000,000)",
     )
     parser.add_argument("--no-cache", action="store_true", help="recompute even if cached")
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number above zero (``--state-limit -5`` makes no sense)."""
+    try:
+        value = int(text.replace("_", "").replace(",", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def request_from(args: argparse.Namespace) -> OracleRequest:

@@ -10,20 +10,41 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import math
 import signal
 import sys
 from collections import Counter
 from typing import Any
 
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.taxonomy.registry import CATEGORIES
+from explaincheck.core.terminal_text import safe_terminal
+
+EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT)
+EXIT_TERMINATED = 143  # SIGTERM (128 + SIGTERM)
+
+
+def _category_ids() -> str:
+    """The category ids by dimension, from the registry (so a new category lists itself)."""
+    by_dimension: dict[str, list[str]] = {}
+    for category_id, category in CATEGORIES.items():
+        by_dimension.setdefault(category.dimension, []).append(category_id)
+    return "\n".join(f"  {dim:<11} {', '.join(ids)}" for dim, ids in by_dimension.items())
+
 
 NAME = "run"
-HELP = """Run a test campaign: select test cases per category, ask every LLM, grade each reply
+HELP = f"""Run a test campaign: select test cases per category, ask every LLM, grade each reply
 against the oracle and store it at once in a SQLite database. Running the same command again on
 the same database continues where it stopped (errors are retried, nothing is duplicated).
 
 LLM specs: random, oracle, ollama:MODEL (host from --ollama-host or OLLAMA_HOST),
-ollama:MODEL@URL, local:gemma3-270m. OLLAMA_API_KEY is sent as a bearer key when set.
+ollama:MODEL@URL, local:gemma3-270m, and the reference explainers with known flaws noisy:Q,
+flaw:myopic:K, flaw:determinised, flaw:distance, flaw:danger-blind (docs/fault-detection.md).
+OLLAMA_API_KEY is sent as a bearer key when set; a URL's user:password@ is refused and its
+query (?token=...) dropped, so no secret is stored.
+
+Category ids for --categories (by dimension; the method is described in docs/method.md):
+{_category_ids()}
 
 examples:
   explaincheck run --env frozen_lake --llm oracle --llm random --budget 20 --selection both
@@ -51,8 +72,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="default",
         metavar="default|all|ID,ID",
         help=(
-            "categories to test (default: every one that applies here, less a safer that "
-            "repeats more_promising; all: every one that applies)"
+            "categories to test, ids listed above (default: every one that applies here, less "
+            "a safer that repeats more_promising; all: every one that applies)"
         ),
     )
     parser.add_argument("--budget", type=int, default=20, help="test cases per category (20)")
@@ -70,7 +91,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="times each prompt is asked (1); above 1 each repeat has its own seed and"
         " temperature 0.7 (greedy repeats would only repeat the same answer)",
     )
-    parser.add_argument("--db", default="results.sqlite", help="results database")
+    parser.add_argument(
+        "--wording",
+        default="0",
+        metavar="0|1|2|all",
+        help="phrasing of each question (0, the original); all asks every phrasing",
+    )
+    parser.add_argument(
+        "--metamorphic",
+        action="store_true",
+        help="also ask each case with its states swapped/reordered/renamed and its actions"
+        " reordered, to measure how consistent the answers are",
+    )
+    parser.add_argument(
+        "--db", default="results.sqlite", help="results database (default: results.sqlite)"
+    )
     parser.add_argument(
         "--concurrency", type=int, default=4, help="requests in flight per LLM, per Ollama host (4)"
     )
@@ -88,6 +123,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--goal", default=None, help="goal label (default: the environment's)")
     parser.add_argument("--unsafe", default=None, help="unsafe label (default: the environment's)")
     parser.add_argument(
+        "--satisfy-rule",
+        default="absolute",
+        choices=["absolute", "half"],
+        help="satisfy passes when |p - V| <= the tolerance (absolute) or p and V lie on the"
+        " same side of 1/2 (half); stored replies can be re-graded later (absolute)",
+    )
+    parser.add_argument(
+        "--satisfy-tolerance",
+        type=float,
+        default=0.05,
+        metavar="T",
+        help="tolerance of the absolute satisfy rule, from 0 to 1 (0.05)",
+    )
+    parser.add_argument(
+        "--retries",
+        type=int,
+        default=3,
+        help="times a failed or timed-out request is tried again, with growing pauses (3)",
+    )
+    parser.add_argument(
         "--behavioural",
         action="store_true",
         help="for factors cases: ask each LLM the decision question again on every intervened"
@@ -96,15 +151,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def campaign_from(args: argparse.Namespace) -> Any:
+    from explaincheck.core.backends.ollama_hosts import configured_hosts
     from explaincheck.core.backends.registry import parse_spec
-    from explaincheck.core.campaign.plan import Campaign, resolve_categories
+    from explaincheck.core.campaign.plan import Campaign, resolve_categories, resolve_wordings
+    from explaincheck.core.taxonomy.base import GradingSettings
 
     for spec in args.llm:
         parse_spec(spec)
+    configured_hosts(args.ollama_host)  # a bad --ollama-host is one clear line, before any work
     if args.concurrency < 1:
         raise ExplaincheckError(f"--concurrency must be at least 1 (got {args.concurrency})")
-    if args.timeout <= 0:
-        raise ExplaincheckError(f"--timeout must be positive (got {args.timeout:g})")
+    if not math.isfinite(args.timeout) or args.timeout <= 0:
+        raise ExplaincheckError(
+            f"--timeout must be a positive number of seconds (got {args.timeout:g})"
+        )
+    retries = getattr(args, "retries", 3)
+    if retries < 0:
+        raise ExplaincheckError(f"--retries must be 0 or more (got {retries})")
     return Campaign(
         environment=args.env,
         llms=tuple(args.llm),
@@ -116,6 +179,12 @@ def campaign_from(args: argparse.Namespace) -> Any:
         constants=args.const,
         goal_label=args.goal,
         unsafe_label=args.unsafe,
+        grading=GradingSettings(
+            satisfy_rule=getattr(args, "satisfy_rule", "absolute"),
+            satisfy_tolerance=getattr(args, "satisfy_tolerance", 0.05),
+        ),
+        wordings=resolve_wordings(args.wording),
+        metamorphic=args.metamorphic,
     )
 
 
@@ -123,30 +192,35 @@ def run(args: argparse.Namespace) -> int:
     from explaincheck.core.campaign.plan import plan_campaign
     from explaincheck.core.store import Store
 
-    logging.basicConfig(level=logging.WARNING, format="explaincheck run: %(message)s")
-    campaign = campaign_from(args)
-    with Store.open(args.db) as store:
-        plan = plan_campaign(campaign)
-        _describe(plan, args.db)
-        outcome = asyncio.run(_execute(plan, store, args))
-        _summary(plan, store)
-        if getattr(args, "behavioural", False) and outcome.complete:
-            from explaincheck.core.factors.run import behavioural
+    stop_logging = _log_to_terminal()
+    try:
+        campaign = campaign_from(args)
+        with Store.open(args.db) as store:
+            plan = plan_campaign(campaign)
+            _describe(plan, args.db)
+            interrupts = _Interrupts()
+            outcome = asyncio.run(_execute(plan, store, args, interrupts))
+            _regrade_resumed(plan, store)
+            _summary(plan, store)
+            if getattr(args, "behavioural", False) and outcome.complete:
+                from explaincheck.core.factors.run import behavioural
 
-            probed = asyncio.run(behavioural(plan, store, args))
-            print(f"explaincheck run: behavioural check of {probed} factors executions stored")
+                probed = asyncio.run(behavioural(plan, store, args))
+                print(f"explaincheck run: behavioural check of {probed} factors executions stored")
+    finally:
+        stop_logging()
     progress = outcome.progress
     if progress.state == "cancelled":
         print(
-            f"explaincheck run: interrupted; {progress.done} of {progress.total} executions are"
-            " stored: run the same command again to continue",
+            f"explaincheck run: {interrupts.word}; {progress.done} of {progress.total} executions"
+            " are stored: run the same command again to continue",
             file=sys.stderr,
         )
-        return 130
+        return interrupts.exit_status
     if not outcome.complete:
         left = progress.total - progress.done
         for message in outcome.stopped.values():
-            print(f"explaincheck run: {message}", file=sys.stderr)
+            print(f"explaincheck run: {safe_terminal(message)}", file=sys.stderr)
         print(
             f"explaincheck run: {left} executions have no result yet ({progress.errors} ended in"
             " error): run the same command again to retry them",
@@ -156,7 +230,27 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _execute(plan: Any, store: Any, args: argparse.Namespace) -> Any:
+class _SafeFormatter(logging.Formatter):
+    """Log lines carry server error texts: control characters are shown, never obeyed."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return safe_terminal(super().format(record))
+
+
+def _log_to_terminal() -> Any:
+    """Warnings of the campaign on stderr, made safe; returns the function that removes the
+    handler again (so in-process callers, such as tests, are left as they were)."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(_SafeFormatter("explaincheck run: %(message)s"))
+    handler.setLevel(logging.WARNING)
+    logger = logging.getLogger("explaincheck")
+    logger.addHandler(handler)
+    return lambda: logger.removeHandler(handler)
+
+
+async def _execute(
+    plan: Any, store: Any, args: argparse.Namespace, interrupts: _Interrupts | None = None
+) -> Any:
     from explaincheck.core.backends.llm import Decoding
     from explaincheck.core.backends.registry import BackendContext, create_backend
     from explaincheck.core.campaign.progress import ProgressEvents
@@ -171,55 +265,92 @@ async def _execute(plan: Any, store: Any, args: argparse.Namespace) -> Any:
         concurrency=args.concurrency,
         timeout=args.timeout,
         ollama_hosts=tuple(args.ollama_host),
+        retries=getattr(args, "retries", 3),
     )
     backends = {spec: create_backend(spec, context) for spec in campaign.llms}
     events = ProgressEvents()
     events.subscribe(TerminalProgress())
     runner = CampaignRunner(plan, store, backends, events=events)
     loop = asyncio.get_running_loop()
-    interrupts = _on_interrupt(loop, runner)
+    remove = (interrupts or _Interrupts()).install(loop, runner)
     try:
         return await runner.run()
     finally:
-        interrupts()
+        remove()
         for backend in backends.values():
             await backend.close()
         await context.close()
 
 
-def _on_interrupt(loop: asyncio.AbstractEventLoop, runner: Any) -> Any:
-    """First Ctrl-C (or SIGTERM): stop cleanly. A second Ctrl-C: the default (KeyboardInterrupt)."""
+class _Interrupts:
+    """First Ctrl-C or SIGTERM: stop cleanly, keeping what finished. A second Ctrl-C: the
+    default (KeyboardInterrupt). Remembers the signal for the exit status (130 or 143)."""
 
-    def first() -> None:
-        print("\nexplaincheck run: stopping (Ctrl-C again to force)", file=sys.stderr)
-        runner.cancel()
-        loop.remove_signal_handler(signal.SIGINT)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+    def __init__(self) -> None:
+        self.received: int | None = None
 
-    installed = []
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        try:
-            loop.add_signal_handler(sig, first)
-            installed.append(sig)
-        except (NotImplementedError, RuntimeError, ValueError):
-            pass  # Windows or not the main thread: KeyboardInterrupt ends the run instead
+    @property
+    def exit_status(self) -> int:
+        return EXIT_TERMINATED if self.received == signal.SIGTERM else EXIT_INTERRUPTED
 
-    def remove() -> None:
-        for sig in installed:
-            loop.remove_signal_handler(sig)
+    @property
+    def word(self) -> str:
+        return "terminated" if self.received == signal.SIGTERM else "interrupted"
 
-    return remove
+    def install(self, loop: asyncio.AbstractEventLoop, runner: Any) -> Any:
+        def first(sig: int) -> None:
+            if self.received is None:
+                self.received = sig
+            if sig == signal.SIGINT:
+                print("\nexplaincheck run: stopping (Ctrl-C again to force)", file=sys.stderr)
+                loop.remove_signal_handler(signal.SIGINT)
+                signal.signal(signal.SIGINT, signal.default_int_handler)
+            runner.cancel()
+
+        installed = []
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                loop.add_signal_handler(sig, first, sig)
+                installed.append(sig)
+            except (NotImplementedError, RuntimeError, ValueError):
+                pass  # Windows or not the main thread: KeyboardInterrupt ends the run instead
+
+        def remove() -> None:
+            for sig in installed:
+                loop.remove_signal_handler(sig)
+
+        return remove
+
+
+def _regrade_resumed(plan: Any, store: Any) -> None:
+    """Rows stored by an earlier run under other grading settings are graded again (from the
+    stored replies), so one table never mixes two satisfy rules."""
+    from explaincheck.core.campaign.regrade import regrade_stored
+
+    keys = {e.key for e in plan.executions}
+    summary = regrade_stored(store, keys, plan.oracle, plan.campaign.grading)
+    if summary.graded:
+        print(
+            f"explaincheck run: {summary.graded} stored executions re-graded under the new"
+            f" satisfy settings ({summary.changed} changed verdict)",
+            file=sys.stderr,
+        )
 
 
 def _describe(plan: Any, db: str) -> None:
     campaign = plan.campaign
     cases = sum(plan.cases.values())
     skipped = "".join(f"\n  {c}: not applicable ({why})" for c, why in plan.skipped.items())
-    print(
-        f"explaincheck run: {plan.environment_name}: {cases} test cases x {len(campaign.llms)}"
-        f" LLM(s) x {campaign.repeat} repeat(s) = {plan.total} executions into {db}{skipped}",
-        file=sys.stderr,
+    asked = len({e.case.key for e in plan.executions})
+    if asked != cases:  # wordings and metamorphic variants multiply the prompts of a case
+        cases = f"{cases} test cases ({asked} prompts with wordings/variants)"
+    else:
+        cases = f"{cases} test cases"
+    text = (
+        f"explaincheck run: {plan.environment_name}: {cases} x {len(campaign.llms)}"
+        f" LLM(s) x {campaign.repeat} repeat(s) = {plan.total} executions into {db}{skipped}"
     )
+    print(safe_terminal(text), file=sys.stderr)
 
 
 def _summary(plan: Any, store: Any) -> None:
@@ -238,7 +369,8 @@ def _summary(plan: Any, store: Any) -> None:
         c = {v: counts[(llm, category, v)] for v in ("pass", "fail", "invalid", "error")}
         graded = c["pass"] + c["fail"] + c["invalid"]
         score = f"{c['pass'] / graded:.2f}" if graded else "-"
-        print(
+        line = (
             f"{llm:<{width}}  {category:<18} {c['pass']:>4}  {c['fail']:>4}  {c['invalid']:>7}"
             f"  {c['error']:>5}  {score:>5}"
         )
+        print(safe_terminal(line))

@@ -4,12 +4,14 @@ The folder is data: the TOML holds every word an LLM reads (task, state template
 meanings) and the default constants. Text may name constants in braces (``{N}``), filled in when
 the folder is loaded so the words always match the model that is checked. ``describe.py`` is
 Python and therefore runs only for the built-in folders or when the caller passes
-``trusted=True`` (DESIGN.md, security); an untrusted folder falls back to its ``state`` template.
+``trusted=True`` (docs/adding-an-environment.md, section 4); an untrusted folder falls back to
+its ``state`` template. A folder may be untrusted, so templates are bounded and plain.
 """
 
 from __future__ import annotations
 
 import inspect
+import re
 import string
 import tomllib
 import types
@@ -78,17 +80,57 @@ def _constant_text(value: Constant) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
-def fill(template: str, values: Mapping[str, Any], *, where: str) -> str:
-    """``template.format(**values)`` with a one-line error naming an unknown placeholder."""
+# Bounds on what a (possibly untrusted) environment folder can make explaincheck render: a
+# format spec such as ``{A:x>20000000}`` would otherwise turn a 3 KB file into 80 MB prompts.
+MAX_FIELD_WIDTH = 200  # largest width or precision in a template's format spec
+MAX_RENDERED = 20_000  # characters one filled template may have
+MAX_TOML_BYTES = 1_000_000  # an environment.toml is a few KB of prose
+
+_FORMATTER = string.Formatter()
+_SPEC_NUMBER = re.compile(r"\d+")
+
+
+def check_template(template: str, *, where: str) -> None:
+    """Refuse what a template may not do: attribute or index access (``{A.__class__}``,
+    ``{A[0]}``), positional or nested fields, and huge widths in a format spec."""
     try:
-        return template.format_map(dict(values))
+        parsed = list(_FORMATTER.parse(template))
+    except ValueError as error:
+        raise EnvironmentFolderError(f"{where}: malformed template ({error})") from None
+    for _, name, spec, _ in parsed:
+        if name is None:
+            continue
+        if not name.isidentifier():
+            raise EnvironmentFolderError(
+                f"{where}: {{{name}}} is not allowed: a placeholder is a plain constant or"
+                " variable name (no '.', '[' or empty braces)"
+            )
+        if spec and ("{" in spec or "}" in spec):
+            raise EnvironmentFolderError(f"{where}: {{{name}:{spec}}} nests a placeholder")
+        if spec and any(int(n) > MAX_FIELD_WIDTH for n in _SPEC_NUMBER.findall(spec)):
+            raise EnvironmentFolderError(
+                f"{where}: {{{name}:{spec}}} asks for more than {MAX_FIELD_WIDTH} characters"
+            )
+
+
+def fill(template: str, values: Mapping[str, Any], *, where: str) -> str:
+    """``template.format(**values)`` with a one-line error naming an unknown placeholder; the
+    template is checked first and the result bounded (``MAX_RENDERED``)."""
+    check_template(template, where=where)
+    try:
+        text = template.format_map(dict(values))
     except KeyError as error:
         known = ", ".join(sorted(values)) or "none"
         raise EnvironmentFolderError(
             f"{where}: unknown placeholder {{{error.args[0]}}}; known names: {known}"
         ) from None
-    except (ValueError, IndexError, AttributeError) as error:
+    except (ValueError, IndexError, AttributeError, TypeError, OverflowError) as error:
         raise EnvironmentFolderError(f"{where}: malformed template ({error})") from None
+    if len(text) > MAX_RENDERED:
+        raise EnvironmentFolderError(
+            f"{where}: the filled-in text has {len(text):,} characters (at most {MAX_RENDERED:,})"
+        )
+    return text
 
 
 def placeholders(template: str) -> set[str]:
@@ -130,14 +172,54 @@ def is_builtin_folder(folder: Path) -> bool:
 
 
 def read_toml(folder: Path) -> dict[str, Any]:
+    """The parsed TOML; anything that is not a small UTF-8 TOML file is one clear error."""
     path = folder / TOML_NAME
     if not path.is_file():
         raise EnvironmentFolderError(f"{folder}: no {TOML_NAME} in this folder")
     try:
         with path.open("rb") as handle:
-            return tomllib.load(handle)
+            data = handle.read(MAX_TOML_BYTES + 1)
+    except OSError as error:
+        raise EnvironmentFolderError(f"{path}: cannot read ({error.strerror})") from None
+    if len(data) > MAX_TOML_BYTES:
+        raise EnvironmentFolderError(
+            f"{path}: larger than {MAX_TOML_BYTES:,} bytes, too large for an environment file"
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise EnvironmentFolderError(
+            f"{path}: not UTF-8 text ({error.reason} at byte {error.start})"
+        ) from None
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise EnvironmentFolderError(f"{path}: {error}") from None
+    except RecursionError:
+        raise EnvironmentFolderError(f"{path}: nested too deeply to be read") from None
+
+
+def model_in_folder(folder: Path, value: Any, where: str) -> Path:
+    """The folder's model: a ``.prism`` file inside the folder (``model = "/etc/passwd"`` or
+    ``"../other.prism"`` is refused; a model elsewhere is named on the command line instead)."""
+    if not isinstance(value, str) or not value.strip():
+        raise EnvironmentFolderError(f"{where}: 'model' must name a .prism file in the folder")
+    path = folder / value
+    if Path(value).is_absolute() or Path(value).suffix != ".prism":
+        raise EnvironmentFolderError(
+            f"{where}: model = {value!r} is not allowed: it must be a .prism file inside the"
+            " folder (name other models on the command line)"
+        )
+    try:
+        inside = path.resolve().is_relative_to(folder.resolve())
+    except (OSError, RuntimeError):
+        inside = False
+    if not inside:
+        raise EnvironmentFolderError(
+            f"{where}: model = {value!r} points outside the folder; it must be a .prism file"
+            " inside it (name other models on the command line)"
+        )
+    return path
 
 
 def load_environment(
@@ -147,7 +229,7 @@ def load_environment(
     folder = Path(folder)
     data = read_toml(folder)
     where = str(folder / TOML_NAME)
-    model_path = folder / str(data.get("model", MODEL_NAME))
+    model_path = model_in_folder(folder, data.get("model", MODEL_NAME), where)
     if not model_path.is_file():
         raise EnvironmentFolderError(f"{folder}: the model file {model_path.name} is missing")
 
@@ -156,8 +238,10 @@ def load_environment(
         values.update(parse_constants(constants))
 
     actions = data.get("actions", {})
-    if not isinstance(actions, dict) or not all(isinstance(v, str) for v in actions.values()):
-        raise EnvironmentFolderError(f"{where}: [actions] must map names to text")
+    variables = data.get("variables", {})
+    for name, table in (("actions", actions), ("variables", variables)):
+        if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
+            raise EnvironmentFolderError(f"{where}: [{name}] must map names to text")
     task = _required_text(data, "task", where)
 
     builtin = is_builtin_folder(folder)
@@ -177,6 +261,7 @@ def load_environment(
         },
         describe=describe,
         folder=str(folder),
+        variables=dict(variables),
     )
 
 
@@ -213,6 +298,7 @@ def _describer(
         return _import_describer(code, values)
     template = data.get("state")
     if isinstance(template, str) and template.strip():
+        check_template(template, where=f"{where}: state")
         return TemplateDescriber(template.strip(), dict(values))
     if code.is_file():
         raise EnvironmentFolderError(

@@ -1,8 +1,8 @@
 """A minimal TOML writer for saved wording (the standard library only reads TOML).
 
-Wording is saved as data, never code (DESIGN.md security), and its values are only strings,
-numbers, booleans and one level of tables, so a few lines cover it. Round trips through
-``tomllib`` are tested.
+Wording is saved as data, never code (a shared folder must not run code), and its values are
+only strings, numbers, booleans and one level of tables, so a few lines cover it. Round trips
+through ``tomllib`` are tested.
 """
 
 from __future__ import annotations

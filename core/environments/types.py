@@ -8,7 +8,7 @@ gets generic wording built from the model itself (see ``generic.py``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from explaincheck.core.oracle.types import OracleRequest, StateFacts
 
@@ -31,6 +31,8 @@ class Environment:
     action_meanings: dict[str, str]  # action name -> what it does (including randomness)
     describe: StateDescriber  # how a state reads in words
     folder: str | None = None
+    # state variable -> its name for people ("r" -> "row"), in the order to show valuations
+    variables: dict[str, str] = field(default_factory=dict)
 
     def request(self, **overrides) -> OracleRequest:
         """The oracle request for this environment (constants/labels overridable)."""

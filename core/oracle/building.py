@@ -26,16 +26,35 @@ class ParsedModel:
     labels: tuple[str, ...]
 
 
+# A PRISM model is text of a few KB (generated ones a few MB); anything far larger is refused
+# before it is read, and a binary file is recognised from its first bytes.
+MAX_MODEL_BYTES = 64 * 1024 * 1024
+_PREFIX_BYTES = 4096
+
+
 def _check_file(path: Path) -> str:
+    """The file's text, after clear refusals of a missing, empty, binary or huge file; the
+    refusals read at most a prefix, never a whole multi-GB file."""
     if not path.exists():
         raise ModelError(f"{path}: no such file")
     if path.is_dir():
         raise ModelError(f"{path}: is a folder, not a PRISM file")
-    data = path.read_bytes()
+    try:
+        with path.open("rb") as handle:
+            prefix = handle.read(_PREFIX_BYTES)
+            if b"\0" in prefix:
+                raise ModelError(f"{path}: this is a binary file, not a PRISM model")
+            size = path.stat().st_size
+            if size > MAX_MODEL_BYTES:
+                raise ModelError(
+                    f"{path}: {size / 2**20:,.0f} MB is too large for a PRISM model"
+                    f" (at most {MAX_MODEL_BYTES // 2**20} MB)"
+                )
+            data = prefix + handle.read(MAX_MODEL_BYTES + 1 - len(prefix))
+    except OSError as error:
+        raise ModelError(f"{path}: cannot read ({error.strerror})") from None
     if not data.strip():
         raise ModelError(f"{path}: the file is empty")
-    if b"\0" in data[:4096]:
-        raise ModelError(f"{path}: this is a binary file, not a PRISM model")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:

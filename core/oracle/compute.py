@@ -66,7 +66,7 @@ def compute_in_process(request: OracleRequest) -> OracleResult:
         )
     bottleneck_set = bottlenecks.by_dominators(structure, goal)
     centrality_scores = centrality.betweenness(structure)
-    states = _state_facts(
+    states = derive_state_facts(
         structure, values, goal, unsafe, bottleneck_set, centrality_scores, exact=method == EXACT
     )
     warnings = list(structure.warnings)
@@ -115,7 +115,7 @@ def _group_actions(names: list[str], keys: list, tied) -> tuple[tuple[str, ...],
     return tuple(tuple(sorted(group, key=names.index)) for group in groups)
 
 
-def _state_facts(
+def derive_state_facts(
     structure: ModelStructure,
     values: Values,
     goal: list[bool],
@@ -125,6 +125,9 @@ def _state_facts(
     *,
     exact: bool,
 ) -> list[StateFacts]:
+    """Per-state facts (A*, A°, tie groups, dead ends, ...) from values: the one derivation,
+    shared by the oracle and the flawed pictures of ``flawed.py``."""
+
     def tied(a, b) -> bool:
         return a == b if exact else abs(a - b) <= TIE_TOLERANCE
 

@@ -39,8 +39,9 @@ class _Failure:
     column: int | None = None
 
 
-def _child(request: OracleRequest, memory_limit: int, connection) -> None:
-    """Child process body: limit memory, silence Storm's own logging, compute, send back."""
+def _child(request: OracleRequest, memory_limit: int, connection, compute=None) -> None:
+    """Child process body: limit memory, silence Storm's own logging, compute, send back.
+    ``compute(request) -> OracleResult`` defaults to the oracle; flawed pictures pass their own."""
     import resource
 
     if memory_limit > 0:
@@ -52,7 +53,7 @@ def _child(request: OracleRequest, memory_limit: int, connection) -> None:
         from explaincheck.core.oracle.compute import compute_in_process
         from explaincheck.core.oracle.serialization import to_cache
 
-        connection.send(("ok", to_cache(compute_in_process(request))))
+        connection.send(("ok", to_cache((compute or compute_in_process)(request))))
     except ModelTooLargeError as error:
         connection.send(("error", _Failure("too_large", str(error))))
     except ModelError as error:
@@ -80,13 +81,15 @@ def _out_of_memory(request: OracleRequest, memory_limit: int) -> str:
 class OracleJob:
     """One oracle computation in a child process; ``wait`` blocks, ``cancel`` kills it."""
 
-    def __init__(self, request: OracleRequest, memory_limit: int | None = None):
+    def __init__(
+        self, request: OracleRequest, memory_limit: int | None = None, compute=None
+    ) -> None:
         self.request = request
         self._memory_limit = default_memory_limit() if memory_limit is None else memory_limit
         context = multiprocessing.get_context("spawn")
         self._receiver, sender = context.Pipe(duplex=False)
         self._process = context.Process(
-            target=_child, args=(request, self._memory_limit, sender), daemon=True
+            target=_child, args=(request, self._memory_limit, sender, compute), daemon=True
         )
         self._process.start()
         sender.close()

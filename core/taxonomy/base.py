@@ -10,6 +10,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from explaincheck.core.errors import ExplaincheckError
+
 if TYPE_CHECKING:
     from explaincheck.core.oracle.types import OracleResult
     from explaincheck.core.taxonomy.answers import AnswerForm
@@ -24,6 +26,11 @@ EXPLANATION = "explanation"  # why-questions graded by exact interventions (fact
 # Verdicts (DESIGN.md). ``error`` is given by the runner when no reply came, never by grading.
 PASS, FAIL, INVALID, ERROR = "pass", "fail", "invalid", "error"
 PRIORITIZED, RANDOM = "prioritized", "random"
+
+# Phrasings per category question (``Category.phrase``); wording 0 is the original text.
+WORDINGS = 3
+# How a case key marks its wording and its metamorphic variant (read back by the store).
+WORDING_MARK, VARIANT_MARK = "~w", "~m:"
 
 
 @dataclass(frozen=True)
@@ -48,11 +55,23 @@ class TestCase:
     selection: str  # PRIORITIZED or RANDOM
     index: int  # position within (category, selection), 0-based
     positive: bool | None = None
+    wording: int = 0  # which phrasing of the question (``Category.phrase``); 0 = the original
+    variant: str = ""  # metamorphic transformation applied (``metamorphic``); "" = none
+    origin: str = ""  # a variant's family: the key of the case it was transformed from
+
+    @property
+    def family(self) -> str:
+        """Key of the untransformed case: what a metamorphic variant is compared with."""
+        if self.origin:
+            return self.origin
+        base = f"{self.category}/{self.selection}/{self.index}/{'-'.join(map(str, self.states))}"
+        return f"{base}{WORDING_MARK}{self.wording}" if self.wording else base
 
     @property
     def key(self) -> str:
-        """Stable identity of the case within one plan (used for resume and de-duplication)."""
-        return f"{self.category}/{self.selection}/{self.index}/{'-'.join(map(str, self.states))}"
+        """Stable identity of the case within one plan (used for resume and de-duplication).
+        Wording 0 without a variant keeps the key of earlier versions, so old databases resume."""
+        return f"{self.family}{VARIANT_MARK}{self.variant}" if self.variant else self.family
 
 
 @dataclass(frozen=True)
@@ -117,7 +136,22 @@ class Category(ABC):
     @abstractmethod
     def question(self, case: TestCase, oracle: OracleResult) -> str:
         """The question sentence(s), referring to "this state" or to the states by the names the
-        prompt gives them (``kinds.letters``: K, L, ...)."""
+        prompt gives them (``kinds.letters``: K, L, ...). This is wording 0."""
+
+    def rephrasings(self, case: TestCase, oracle: OracleResult) -> tuple[str, ...]:
+        """Wordings 1 and 2: the same question in other words, with the same oracle answer
+        (same quantity, same definitions, same answer form). Every built-in category has them
+        (tests check it); the empty default only keeps a new category importable."""
+        return ()
+
+    def phrase(self, case: TestCase, oracle: OracleResult) -> str:
+        """The question in the case's wording (0 = ``question``)."""
+        if case.wording == 0:
+            return self.question(case, oracle)
+        others = self.rephrasings(case, oracle)
+        if not 0 < case.wording <= len(others):
+            raise ExplaincheckError(f"{self.id} has no wording {case.wording}")
+        return others[case.wording - 1]
 
     @abstractmethod
     def answer_form(self, case: TestCase, oracle: OracleResult) -> AnswerForm:

@@ -23,3 +23,11 @@ class BestAction(ActionChoiceCategory):
             "Which available action is the best one here, i.e. gives the highest probability "
             "of eventually reaching the goal if the agent acts as well as possible afterwards?"
         )
+
+    def rephrasings(self, case: TestCase, oracle: OracleResult) -> tuple[str, str]:
+        return (
+            "If the agent takes one of the available actions now and then plays optimally, "
+            "which action makes eventually reaching the goal most likely?",
+            "Name an optimal action for this state: one that maximises the probability of "
+            "eventually reaching the goal, assuming optimal play after it.",
+        )

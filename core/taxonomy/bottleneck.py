@@ -57,3 +57,11 @@ class Bottleneck(SingleStateCategory, YesNoCategory):
 
     def question(self, case: TestCase, oracle: OracleResult) -> str:
         return f"{BOTTLENECK_DEFINITION} Is this state a bottleneck?"
+
+    def rephrasings(self, case: TestCase, oracle: OracleResult) -> tuple[str, str]:
+        return (
+            f"{BOTTLENECK_DEFINITION} Does every successful run from the start have to pass "
+            "through the current state?",
+            f"{BOTTLENECK_DEFINITION} Would blocking the current state (the agent could never "
+            "leave it) make the goal unreachable from the start?",
+        )

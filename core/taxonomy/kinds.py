@@ -29,6 +29,7 @@ from explaincheck.core.taxonomy.base import (
     GradingSettings,
     TestCase,
 )
+from explaincheck.core.taxonomy.metamorphic import shown_actions, state_names
 from explaincheck.core.taxonomy.sampling import (
     DEFAULT_SUBSET_SIZE,
     delta,
@@ -105,7 +106,7 @@ class ActionChoiceCategory(PreferenceCategory):
         return 1.0 - len(self.right_actions(state)) / len(state.q)
 
     def answer_form(self, case: TestCase, oracle: OracleResult) -> AnswerForm:
-        return action_form(oracle.state(case.states[0]).actions)
+        return action_form(shown_actions(case, oracle.state(case.states[0]).actions))
 
     def expected(self, case: TestCase, oracle: OracleResult) -> dict[str, Any]:
         return {"action": list(self.right_actions(oracle.state(case.states[0])))}
@@ -155,9 +156,9 @@ class YesNoCategory(Category):
         return Grade(verdict, reason, {"answer": answer}, {"answer": right})
 
 
-def pair_names() -> str:
+def pair_names(case: TestCase) -> str:
     """How a pair question names its two states, as the prompt labels them: "K or L"."""
-    return " or ".join(letters(2))
+    return " or ".join(state_names(case, 2))
 
 
 class PairCategory(Category):
@@ -175,10 +176,10 @@ class PairCategory(Category):
         """The compared oracle values, for the grade's reason."""
 
     def answer_form(self, case: TestCase, oracle: OracleResult) -> AnswerForm:
-        return state_form(letters(2))
+        return state_form(state_names(case, 2))
 
     def oracle_answer(self, case: TestCase, oracle: OracleResult) -> str:
-        return letters(2)[self.right_index(case, oracle)]
+        return state_names(case, 2)[self.right_index(case, oracle)]
 
     def expected(self, case: TestCase, oracle: OracleResult) -> dict[str, Any]:
         return {"state": self.oracle_answer(case, oracle)}
@@ -234,7 +235,7 @@ class QuantityPairCategory(PairCategory):
         return 0 if (order > 0) == self.higher_is_right else 1
 
     def facts(self, case: TestCase, oracle: OracleResult) -> str:
-        first, second = letters(2)
+        first, second = state_names(case, 2)
         a, b = (oracle.state(i) for i in case.states)
         value_a, value_b = getattr(a, self.quantity), getattr(b, self.quantity)
         return (
@@ -295,7 +296,7 @@ class SubsetCategory(YesNoCategory):
         return any(self.marked(oracle.state(i)) for i in case.states)
 
     def facts(self, case: TestCase, oracle: OracleResult) -> str:
-        names = letters(len(case.states))
+        names = state_names(case, len(case.states))
         hits = [n for n, i in zip(names, case.states, strict=True) if self.marked(oracle.state(i))]
         if not hits:
             return f"no state of the subset is a {self.member_word}"

@@ -20,6 +20,14 @@ class MorePromising(QuantityPairCategory):
 
     def question(self, case: TestCase, oracle: OracleResult) -> str:
         return (
-            f"From which of the two states, {pair_names()}, is the goal more likely to be "
+            f"From which of the two states, {pair_names(case)}, is the goal more likely to be "
             "reached eventually, if the agent acts as well as possible from there?"
+        )
+
+    def rephrasings(self, case: TestCase, oracle: OracleResult) -> tuple[str, str]:
+        return (
+            f"Acting optimally, the agent starts either in state {pair_names(case)}. In which "
+            "one is its chance of eventually reaching the goal higher?",
+            f"Compare the two states {pair_names(case)}: which has the higher probability of "
+            "eventually reaching the goal under optimal play?",
         )

@@ -13,6 +13,7 @@ which grading turns into verdict ``invalid``. Nothing here evaluates the text.
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 import re
@@ -29,8 +30,8 @@ REASONING_KEYS = frozenset(
     | {"analysis", "justification", "confidence", "notes", "comment"}
 )
 
-_THINK_BLOCK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.IGNORECASE | re.DOTALL)
 _THINK_TAG = re.compile(r"</?(think|thinking|reasoning)>", re.IGNORECASE)
+_THINK_CLOSE = re.compile(r"</(think|thinking|reasoning)>", re.IGNORECASE)
 _FENCE = re.compile(r"```[a-zA-Z0-9_-]*\s*\n?(.*?)```", re.DOTALL)
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _APPROX = re.compile(r"^(?:~|≈|about|approximately|approx\.?|around|roughly|p\s*=)\s*", re.I)
@@ -66,10 +67,40 @@ def parse_reply(text: Any, form: AnswerForm) -> Parsed:
 
 
 def strip_thinking(text: str) -> str:
-    """The reply without reasoning blocks; after an unmatched closing tag only the rest counts."""
-    text = _THINK_BLOCK.sub(" ", text)
-    closing = [m.end() for m in re.finditer(r"</(think|thinking|reasoning)>", text, re.I)]
-    if closing:
+    """The reply without reasoning blocks; after an unmatched closing tag only the rest counts.
+
+    Linear time (one pass over the tags; a regex with a lazy ``.*?`` and a back-reference was
+    quadratic on thousands of unclosed ``<think>`` tags): a block runs from an opening tag to
+    the next closing tag of the same name; opening tags that no closing tag follows stay."""
+    tags = list(_THINK_TAG.finditer(text))
+    if not tags:
+        return text
+    closes: dict[str, list[int]] = {}  # tag name -> indexes (into ``tags``) of closing tags
+    for index, tag in enumerate(tags):
+        if tag.group().startswith("</"):
+            closes.setdefault(tag.group(1).lower(), []).append(index)
+    pieces: list[str] = []
+    kept: list[re.Match[str]] = []  # tags left outside every block
+    position, index = 0, 0
+    while index < len(tags):
+        tag = tags[index]
+        name = tag.group(1).lower()
+        if not tag.group().startswith("</"):
+            candidates = closes.get(name, [])
+            after = bisect.bisect_right(candidates, index)
+            if after < len(candidates):
+                close = tags[candidates[after]]
+                pieces.append(text[position : tag.start()])
+                pieces.append(" ")
+                position = close.end()
+                index = candidates[after] + 1
+                continue
+        kept.append(tag)
+        index += 1
+    pieces.append(text[position:])
+    text = "".join(pieces)
+    if any(tag.group().startswith("</") for tag in kept):
+        closing = [m.end() for m in _THINK_CLOSE.finditer(text)]
         text = text[closing[-1] :]
     return _THINK_TAG.sub(" ", text)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.taxonomy.base import Prompt, TestCase
-from explaincheck.core.taxonomy.kinds import letters
+from explaincheck.core.taxonomy.metamorphic import shown_actions, state_names
 from explaincheck.core.taxonomy.registry import category as category_by_id
 
 
@@ -26,21 +26,25 @@ def render_prompt(case: TestCase, oracle: OracleResult, env: Environment) -> Pro
         parts.append(
             "\n".join(
                 f"State {name}: {env.describe(state).strip()}"
-                for name, state in zip(letters(len(states)), states, strict=True)
+                for name, state in zip(state_names(case, len(states)), states, strict=True)
             )
         )
         actions = oracle.model.actions
         if actions:
-            parts.append(_action_list("Actions in this environment:", actions, env))
+            parts.append(
+                _action_list("Actions in this environment:", shown_actions(case, actions), env)
+            )
     else:
         state = oracle.state(case.states[0])
         parts.append(f"Current state: {env.describe(state).strip()}")
         if state.actions:
-            parts.append(_action_list("Available actions:", state.actions, env))
+            parts.append(
+                _action_list("Available actions:", shown_actions(case, state.actions), env)
+            )
         else:
             parts.append("No actions are available in this state.")
     parts.append(
-        f"{category.question(case, oracle)}\n"
+        f"{category.phrase(case, oracle)}\n"
         f"Respond only with a JSON object of the form {form.shape()}."
     )
     return Prompt(text="\n\n".join(p for p in parts if p), schema=form.schema())

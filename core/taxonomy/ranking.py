@@ -22,6 +22,7 @@ from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.taxonomy.answers import AnswerForm, ranking_form
 from explaincheck.core.taxonomy.base import FAIL, PASS, Grade, GradingSettings, TestCase
 from explaincheck.core.taxonomy.kinds import PreferenceCategory, number
+from explaincheck.core.taxonomy.metamorphic import shown_actions
 
 MAX_LISTED = 3  # order violations spelled out in a reason
 
@@ -59,8 +60,18 @@ class Ranking(PreferenceCategory):
             "afterwards. List every available action exactly once."
         )
 
+    def rephrasings(self, case: TestCase, oracle: OracleResult) -> tuple[str, str]:
+        return (
+            "Rank the available actions: first the one that makes eventually reaching the goal "
+            "most likely if the agent plays optimally after it, last the one that makes it least "
+            "likely. Include each available action once.",
+            "Sort every available action by how likely the goal is eventually reached when the "
+            "agent takes it now and then acts optimally, from highest to lowest. Use each action "
+            "exactly once.",
+        )
+
     def answer_form(self, case: TestCase, oracle: OracleResult) -> AnswerForm:
-        return ranking_form(oracle.state(case.states[0]).actions)
+        return ranking_form(shown_actions(case, oracle.state(case.states[0]).actions))
 
     def oracle_answer(self, case: TestCase, oracle: OracleResult) -> list[str]:
         return [a for group in oracle.state(case.states[0]).action_order for a in group]

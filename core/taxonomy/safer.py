@@ -39,9 +39,20 @@ class Safer(QuantityPairCategory):
 
     def question(self, case: TestCase, oracle: OracleResult) -> str:
         return (
-            f"Which of the two states, {pair_names()}, is safer, i.e. has the lower probability of "
+            f"Which of the two states, {pair_names(case)}, is safer, i.e. has the lower "
+            "probability of "
             "eventually reaching an unsafe state (a failure as described in the task), when the "
             "agent acts to avoid unsafe states as well as possible?"
+        )
+
+    def rephrasings(self, case: TestCase, oracle: OracleResult) -> tuple[str, str]:
+        return (
+            f"The agent does its best to never reach an unsafe state (a failure as described in "
+            f"the task). Starting from which state, {pair_names(case)}, is it less likely to "
+            "end up in an unsafe state?",
+            f"Compare the two states {pair_names(case)}: from which one is the probability of "
+            "eventually reaching an unsafe state (a failure as described in the task) lower, "
+            "when the agent avoids unsafe states as well as possible?",
         )
 
 

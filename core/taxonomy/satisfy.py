@@ -36,6 +36,14 @@ class Satisfy(SingleStateCategory):
             "if the agent acts as well as possible from now on?"
         )
 
+    def rephrasings(self, case: TestCase, oracle: OracleResult) -> tuple[str, str]:
+        return (
+            "Suppose the agent plays optimally from this state onwards. How likely is it that "
+            "the goal is reached at some point?",
+            "Give the highest probability, over all ways the agent can act from here, of "
+            "eventually reaching the goal from this state.",
+        )
+
     def answer_form(self, case: TestCase, oracle: OracleResult) -> AnswerForm:
         return probability_form()
 

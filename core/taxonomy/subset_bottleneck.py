@@ -43,3 +43,10 @@ class SubsetBottleneck(SubsetCategory):
 
     def question(self, case: TestCase, oracle: OracleResult) -> str:
         return f"{BOTTLENECK_DEFINITION} Is at least one of the states listed above a bottleneck?"
+
+    def rephrasings(self, case: TestCase, oracle: OracleResult) -> tuple[str, str]:
+        return (
+            f"{BOTTLENECK_DEFINITION} Does the list of states above contain any bottleneck?",
+            f"{BOTTLENECK_DEFINITION} Among the states listed above, is there one or more that "
+            "every successful run from the start must pass through?",
+        )

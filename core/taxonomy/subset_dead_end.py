@@ -64,3 +64,10 @@ class SubsetDeadEnd(SubsetCategory):
 
     def question(self, case: TestCase, oracle: OracleResult) -> str:
         return f"{DEAD_END_DEFINITION} Is at least one of the states listed above a dead end?"
+
+    def rephrasings(self, case: TestCase, oracle: OracleResult) -> tuple[str, str]:
+        return (
+            f"{DEAD_END_DEFINITION} Does the list of states above contain any dead end?",
+            f"{DEAD_END_DEFINITION} Among the states listed above, is there one or more from "
+            "which the goal can no longer be reached?",
+        )

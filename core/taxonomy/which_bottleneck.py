@@ -10,7 +10,8 @@ from __future__ import annotations
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.taxonomy.base import Candidate, TestCase
 from explaincheck.core.taxonomy.bottleneck import BOTTLENECK_DEFINITION, bottleneck_reason
-from explaincheck.core.taxonomy.kinds import PairCategory, letters, number, pair_names
+from explaincheck.core.taxonomy.kinds import PairCategory, number, pair_names
+from explaincheck.core.taxonomy.metamorphic import state_names
 from explaincheck.core.taxonomy.sampling import bottleneck_pool, cross_pairs, delta, rng_for
 
 
@@ -37,7 +38,7 @@ class WhichBottleneck(PairCategory):
         return 0 if oracle.state(case.states[0]).bottleneck else 1
 
     def facts(self, case: TestCase, oracle: OracleResult) -> str:
-        first, second = letters(2)
+        first, second = state_names(case, 2)
         a, b = (oracle.state(i) for i in case.states)
         return (
             f"bottleneck: {first if a.bottleneck else second}; "
@@ -46,7 +47,15 @@ class WhichBottleneck(PairCategory):
 
     def question(self, case: TestCase, oracle: OracleResult) -> str:
         return (
-            f"{BOTTLENECK_DEFINITION} Exactly one of the two states, {pair_names()}, is a "
+            f"{BOTTLENECK_DEFINITION} Exactly one of the two states, {pair_names(case)}, is a "
             "bottleneck. "
             "Which one?"
+        )
+
+    def rephrasings(self, case: TestCase, oracle: OracleResult) -> tuple[str, str]:
+        return (
+            f"{BOTTLENECK_DEFINITION} One of the states {pair_names(case)} is a bottleneck and "
+            "the other is not. Name the bottleneck.",
+            f"{BOTTLENECK_DEFINITION} Of the two states {pair_names(case)}, exactly one must be "
+            "passed by every successful run from the start. Which?",
         )

@@ -24,3 +24,11 @@ class WorstAction(ActionChoiceCategory):
             "of eventually reaching the goal, even if the agent acts as well as possible "
             "afterwards?"
         )
+
+    def rephrasings(self, case: TestCase, oracle: OracleResult) -> tuple[str, str]:
+        return (
+            "If the agent takes one of the available actions now and then plays optimally, "
+            "which action makes eventually reaching the goal least likely?",
+            "Name the action the agent should avoid most here: the one that minimises the "
+            "probability of eventually reaching the goal, assuming optimal play after it.",
+        )

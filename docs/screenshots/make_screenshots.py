@@ -1,10 +1,12 @@
-"""Regenerate the window screenshots in this folder (1600x1000, offscreen).
+"""Regenerate the window screenshots in this folder (offscreen).
 
     QT_QPA_PLATFORM=offscreen python docs/screenshots/make_screenshots.py [ENV ...]
 
 For each environment: open it, run a small campaign with the random and oracle answerers into a
-temporary database, then save the Graph, Results, Report and Teach tabs as
-``<env>-<view>.png``. The same window code as ``explaincheck gui --screenshot`` is used.
+temporary database, then save the Graph, Campaign, Results, Report and Teach tabs at 1600x1000 as
+``<env>-<view>.png``. For the first environment, the Campaign and Results tabs are also saved at
+the smallest and largest usual screen sizes (``layout-<W>x<H>-<view>.png``), to check the layout.
+The same window code as ``explaincheck gui --screenshot`` is used.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ENVIRONMENTS = ("frozen_lake", "wolf_goat_cabbage")
+SIZE = (1600, 1000)
+LAYOUT_SIZES = ((1366, 768), (1920, 1080))
 
 
 async def shoot(window, env: str, out: Path, db: Path) -> list[Path]:
@@ -50,6 +54,9 @@ async def shoot(window, env: str, out: Path, db: Path) -> list[Path]:
     while window.campaigns.running or not window.tasks.idle:
         await asyncio.sleep(0.1)
 
+    window.show_tab("campaign")
+    await save("campaign")
+
     window.show_tab("graph")
     if oracle.bottlenecks:
         window.graph.select_state(oracle.bottlenecks[0], centre=False)
@@ -73,6 +80,33 @@ async def shoot(window, env: str, out: Path, db: Path) -> list[Path]:
     teach.llm.setCurrentIndex(max(0, random_index))
     teach.reveal_all()
     await save("teach")
+
+    teach.category.setCurrentIndex(teach.category.findData("which_bottleneck"))
+    await window.wait_rendered()
+    if teach.lesson is not None and teach.lesson.case.category == "which_bottleneck":
+        teach.reveal_all()
+        await save("teach-pair")
+    return saved
+
+
+async def shoot_layout(window, env: str, out: Path, size: tuple[int, int]) -> list[Path]:
+    """The Campaign and Results tabs at another window size (after ``shoot`` filled them)."""
+    from PySide6.QtWidgets import QApplication
+
+    window.resize(*size)
+    saved = []
+    for view in ("campaign", "results"):
+        window.show_tab(view)
+        if view == "results":  # select again: the Teach tab moved the inspector meanwhile
+            window.results_view.executions.table.clearSelection()
+            window.results_view.executions.select_first_failure()
+        await window.wait_rendered()
+        await asyncio.sleep(0.4)
+        QApplication.processEvents()
+        path = out / f"layout-{size[0]}x{size[1]}-{view}.png"
+        window.grab().save(str(path), "PNG")
+        saved.append(path)
+    window.resize(*SIZE)
     return saved
 
 
@@ -92,12 +126,15 @@ def main(argv: list[str]) -> int:
     loop = qasync.QEventLoop(app)
     install_default_executor(loop)
     asyncio.set_event_loop(loop)
-    for env in argv or ENVIRONMENTS:
+    for number, env in enumerate(argv or ENVIRONMENTS):
         window = MainWindow(Settings())
-        window.resize(1600, 1000)
+        window.resize(*SIZE)
         window.show()
         window.start()
         saved = loop.run_until_complete(shoot(window, env, HERE, scratch / f"{env}.sqlite"))
+        if number == 0:
+            for size in LAYOUT_SIZES:
+                saved += loop.run_until_complete(shoot_layout(window, env, HERE, size))
         for path in saved:
             print(path.relative_to(HERE.parent.parent))
         window.close()

@@ -1,4 +1,8 @@
-"""The campaign panel (left dock): LLMs, categories, budget and selection; Run, Pause, Stop.
+"""The Campaign tab: a set-up page with LLMs, categories, budget and selection; Run and Pause.
+
+A page of its own (not a second dock under the model panel) so every category, the selection
+settings and Run with the progress fit without scrolling: two columns on a wide window, one on a
+narrow one, with Run and the progress pinned at the bottom.
 
 Categories are grouped by dimension; those that do not apply to the open model are greyed out
 with the reason. Ollama models are listed from the host after a connection check (run on a
@@ -11,17 +15,21 @@ import asyncio
 import os
 from pathlib import Path
 
+from explaincheck.core.campaign.eta import EtaEstimator
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.taxonomy.registry import Applicability
 from explaincheck.gui.safe_text import plain_label
 from explaincheck.gui.tasks import Tasks, in_thread
-from PySide6.QtCore import QStandardPaths, Qt, Signal
+from PySide6.QtCore import QStandardPaths, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
+    QBoxLayout,
+    QCheckBox,
     QComboBox,
     QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
+    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLineEdit,
@@ -29,6 +37,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QTreeWidget,
     QTreeWidgetItem,
@@ -44,6 +53,24 @@ DIMENSION_TITLES = (
 )
 BASELINES = (("random", "random — uniform guesses (baseline)"), ("oracle", "oracle — ceiling"))
 LOCAL_SPEC = "local:gemma3-270m"
+NOISY_PREFIX = "noisy:"
+WORDING_CHOICES = (("0", "0 (the original question)"), ("1", "1"), ("2", "2"), ("all", "all three"))
+
+
+def reference_explainers() -> list[tuple[str, str]]:
+    """(spec, one-line description) of the reference explainers with known flaws; ``noisy`` is
+    listed by the view with its own Q box."""
+    from explaincheck.core.oracle.flawed import DESCRIPTIONS
+
+    myopic = DESCRIPTIONS["myopic"]
+    return [
+        ("flaw:myopic:2", "flaw:myopic:2 — " + myopic.replace("K", "2")),
+        ("flaw:myopic:5", "flaw:myopic:5 — " + myopic.replace("K", "5")),
+        *[
+            (f"flaw:{kind}", f"flaw:{kind} — {DESCRIPTIONS[kind]}")
+            for kind in ("determinised", "distance", "danger-blind")
+        ],
+    ]
 
 
 def format_eta(seconds: float | None) -> str:
@@ -95,13 +122,23 @@ class CampaignView(QWidget):
         self.oracle: OracleResult | None = None
         self.environment: Environment | None = None
         self.reasons: dict[str, str] = {}
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(6, 6, 6, 6)
+        self.wanted_categories: set[str] | None = None  # the user's choice (None: all)
+        self._updating = False
+        self.columns = QBoxLayout(QBoxLayout.Direction.LeftToRight)
+        left, right = QVBoxLayout(), QVBoxLayout()
+        self.columns.addLayout(left, 1)
+        self.columns.addLayout(right, 1)
+        self.heading = plain_label("Open a model, choose what to ask, and run.")
+        heading_font = self.heading.font()
+        heading_font.setBold(True)
+        self.heading.setFont(heading_font)
+        self.heading.setWordWrap(True)
 
         llm_box = QGroupBox("LLMs under test")
         llm_layout = QVBoxLayout(llm_box)
         self.llms = QListWidget(self)
-        self.llms.setMaximumHeight(84)
+        self.llms.setMinimumHeight(90)
+        self.llms.setMaximumHeight(160)
         llm_layout.addWidget(self.llms)
         host_row = QHBoxLayout()
         self.host = QLineEdit(self)
@@ -126,7 +163,8 @@ class CampaignView(QWidget):
         add_button.clicked.connect(self._add_spec)
         add_row.addWidget(add_button)
         llm_layout.addLayout(add_row)
-        layout.addWidget(llm_box)
+        left.addWidget(llm_box)
+        left.addWidget(self._reference_box())
         for spec, text in BASELINES:
             self._add_llm(spec, text, checked=True)
         local_ok = local_model_available()
@@ -142,11 +180,12 @@ class CampaignView(QWidget):
         categories_layout = QVBoxLayout(categories_box)
         self.categories = QTreeWidget(self)
         self.categories.setHeaderHidden(True)
-        self.categories.setMinimumHeight(120)
+        self.categories.setMinimumHeight(200)
         self.category_items: dict[str, QTreeWidgetItem] = {}
         self._fill_categories()
+        self.categories.itemChanged.connect(self._category_toggled)
         categories_layout.addWidget(self.categories)
-        layout.addWidget(categories_box, 1)
+        right.addWidget(categories_box, 1)
 
         settings_box = QGroupBox("Selection and grading")
         form = QFormLayout(settings_box)
@@ -172,6 +211,19 @@ class CampaignView(QWidget):
         form.addRow("Budget:", self.budget)
         form.addRow("Repeat:", row)
         form.addRow("Selection:", self.selection)
+        wording_row = QHBoxLayout()
+        self.wording = QComboBox(self)
+        for value, text in WORDING_CHOICES:
+            self.wording.addItem(text, value)
+        self.wording.setToolTip("Which phrasing of each question to ask (--wording)")
+        self.metamorphic = QCheckBox("Metamorphic variants", self)
+        self.metamorphic.setToolTip(
+            "Also ask each case swapped, with the actions reordered and the states renamed, "
+            "and score whether the answers stay consistent (--metamorphic)"
+        )
+        wording_row.addWidget(self.wording, 1)
+        wording_row.addWidget(self.metamorphic)
+        form.addRow("Wording:", wording_row)
         rule_row = QHBoxLayout()
         self.satisfy_rule = QComboBox(self)
         self.satisfy_rule.addItem("|p − V| ≤ tolerance", "absolute")
@@ -196,7 +248,8 @@ class CampaignView(QWidget):
         browse.clicked.connect(self._choose_database)
         db_row.addWidget(browse)
         form.addRow("Results file:", db_row)
-        layout.addWidget(settings_box)
+        left.addWidget(settings_box)
+        left.addStretch(1)
 
         run_row = QHBoxLayout()
         self.run_button = QPushButton("Run ▶")
@@ -207,15 +260,174 @@ class CampaignView(QWidget):
         self.pause_button.setToolTip("Stop after the requests in flight; Run resumes")
         self.pause_button.clicked.connect(self.stop_requested)
         run_row.addWidget(self.pause_button)
-        layout.addLayout(run_row)
         self.progress = QProgressBar(self)
-        self.progress.setFormat("%v / %m")
+        self.progress.setFormat("not started")
         self.progress.setValue(0)
-        layout.addWidget(self.progress)
+        run_row.addWidget(self.progress, 1)
         self.progress_text = plain_label("")
         self.progress_text.setWordWrap(True)
-        layout.addWidget(self.progress_text)
+        self.estimate_text = plain_label("")
+        self.estimate_text.setWordWrap(True)
+        self.rates: dict[str, float] = {}  # measured seconds per answer, from the results file
+        self.ollama_concurrency = 4
+
+        body = QWidget(self)
+        body_layout = QVBoxLayout(body)
+        body_layout.setContentsMargins(0, 0, 0, 0)
+        body_layout.addWidget(self.heading)
+        body_layout.addLayout(self.columns, 1)
+        scroll = QScrollArea(self)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setWidget(body)
+        footer = QFrame(self)
+        footer.setFrameShape(QFrame.Shape.StyledPanel)
+        footer_layout = QVBoxLayout(footer)
+        footer_layout.setContentsMargins(6, 4, 6, 4)
+        footer_layout.addWidget(self.estimate_text)
+        footer_layout.addLayout(run_row)
+        footer_layout.addWidget(self.progress_text)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(scroll, 1)
+        layout.addWidget(footer)  # Run and the progress never scroll out of sight
         self.set_running(False)
+        for signal in (
+            self.llms.itemChanged,
+            self.references.itemChanged,
+            self.categories.itemChanged,
+            self.budget.valueChanged,
+            self.selection.currentIndexChanged,
+            self.repeat.valueChanged,
+            self.wording.currentIndexChanged,
+            self.metamorphic.toggled,
+            self.noisy_share.valueChanged,
+        ):
+            signal.connect(self.update_estimate)
+        self.update_estimate()
+
+    def resizeEvent(self, event) -> None:
+        """Two columns when there is room, one (scrolling) when there is not."""
+        wide = event.size().width() >= 640
+        direction = QBoxLayout.Direction.LeftToRight if wide else QBoxLayout.Direction.TopToBottom
+        if self.columns.direction() != direction:
+            self.columns.setDirection(direction)
+        super().resizeEvent(event)
+
+    # -- reference explainers ----------------------------------------------------------------
+    def _reference_box(self) -> QGroupBox:
+        """Answerers with known flaws, beside the baselines: a campaign that includes them shows
+        which categories catch which flaw (docs/fault-detection.md)."""
+        box = QGroupBox("Reference explainers (known flaws)")
+        layout = QVBoxLayout(box)
+        self.references = QListWidget(self)
+        self.references.setMinimumHeight(150)
+        self.references.setMaximumHeight(220)
+        self.references.setWordWrap(True)  # each description stays readable, on its lines
+        self.references.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        for spec, text in reference_explainers():
+            item = QListWidgetItem(text)
+            item.setData(Qt.ItemDataRole.UserRole, spec)
+            item.setFlags(
+                Qt.ItemFlag.ItemIsUserCheckable
+                | Qt.ItemFlag.ItemIsSelectable
+                | Qt.ItemFlag.ItemIsEnabled
+            )
+            item.setCheckState(Qt.CheckState.Unchecked)
+            item.setToolTip(text)
+            self.references.addItem(item)
+        self.noisy_item = QListWidgetItem(
+            "noisy:Q — the oracle's answer with probability Q, else a random guess"
+        )
+        self.noisy_item.setData(Qt.ItemDataRole.UserRole, NOISY_PREFIX)
+        self.noisy_item.setFlags(self.references.item(0).flags())
+        self.noisy_item.setCheckState(Qt.CheckState.Unchecked)
+        self.references.addItem(self.noisy_item)
+        layout.addWidget(self.references)
+        q_row = QHBoxLayout()
+        q_row.addWidget(plain_label("noisy Q:"))
+        self.noisy_share = QDoubleSpinBox(self)
+        self.noisy_share.setRange(0.0, 1.0)
+        self.noisy_share.setDecimals(2)
+        self.noisy_share.setSingleStep(0.25)
+        self.noisy_share.setValue(0.5)
+        self.noisy_share.setToolTip("Share of cases the noisy explainer answers like the oracle")
+        q_row.addWidget(self.noisy_share)
+        q_row.addStretch(1)
+        layout.addLayout(q_row)
+        return box
+
+    def reference_specs(self) -> list[str]:
+        """The ticked reference explainers as LLM specs (``noisy:Q`` with the Q box's value)."""
+        specs = []
+        for i in range(self.references.count()):
+            item = self.references.item(i)
+            if item.checkState() != Qt.CheckState.Checked:
+                continue
+            spec = item.data(Qt.ItemDataRole.UserRole)
+            specs.append(
+                f"{NOISY_PREFIX}{self.noisy_share.value():g}" if spec == NOISY_PREFIX else spec
+            )
+        return specs
+
+    def set_reference_checked(self, spec: str, checked: bool) -> None:
+        for i in range(self.references.count()):
+            item = self.references.item(i)
+            if item.data(Qt.ItemDataRole.UserRole) == spec:
+                item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+
+    def wordings(self) -> tuple[int, ...]:
+        from explaincheck.core.campaign.plan import resolve_wordings
+
+        return resolve_wordings(self.wording.currentData())
+
+    # -- estimate ---------------------------------------------------------------------------
+    def watch_results(self, results) -> None:
+        """Price the estimate at the rates measured in the open results file (``ResultsData``),
+        read again whenever another file is opened."""
+        self._results = results
+        results.reset.connect(lambda: self.tasks.start(self._read_rates(), "measured rates"))
+        # rows arriving from a campaign refine the rates, read at most every few seconds
+        self._rates_timer = QTimer(self)
+        self._rates_timer.setSingleShot(True)
+        self._rates_timer.setInterval(3000)
+        self._rates_timer.timeout.connect(
+            lambda: self.tasks.start(self._read_rates(), "measured rates")
+        )
+        results.rows_added.connect(
+            lambda *_: self._rates_timer.isActive() or self._rates_timer.start()
+        )
+
+    async def _read_rates(self) -> None:
+        from explaincheck.gui.campaign_estimate import measured_rates
+
+        self.set_rates(await in_thread(measured_rates, list(self._results.rows)))
+
+    def set_rates(self, rates: dict[str, float]) -> None:
+        """Measured seconds per answer per LLM (from the open results file)."""
+        self.rates = dict(rates)
+        self.update_estimate()
+
+    def update_estimate(self, *_args) -> None:
+        """ "about N min" for the set-up as it stands, before Run."""
+        from explaincheck.gui.campaign_estimate import estimate, executions_per_llm
+
+        if not hasattr(self, "estimate_text"):
+            return
+        llms = self.selected_llms()
+        if not llms:
+            self.estimate_text.setText("Estimate: choose at least one LLM")
+            return
+        per_llm = executions_per_llm(
+            len(self.selected_categories()),
+            self.budget.value(),
+            2 if self.selection.currentData() == "both" else 1,
+            self.repeat.value(),
+            len(self.wordings()),
+            self.metamorphic.isChecked(),
+        )
+        found = estimate(llms, per_llm, self.rates, self.ollama_concurrency)
+        self.estimate_text.setText(found.text)
 
     # -- LLMs ------------------------------------------------------------------------------
     def _add_llm(
@@ -248,12 +460,16 @@ class CampaignView(QWidget):
                 item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
 
     def selected_llms(self) -> list[str]:
-        return [
+        """Ticked LLMs, then ticked reference explainers (each spec once)."""
+        chosen = [
             self.llms.item(i).data(Qt.ItemDataRole.UserRole)
             for i in range(self.llms.count())
             if self.llms.item(i).checkState() == Qt.CheckState.Checked
             and self.llms.item(i).flags() & Qt.ItemFlag.ItemIsEnabled
         ]
+        if not hasattr(self, "references"):
+            return chosen
+        return list(dict.fromkeys(chosen + self.reference_specs()))
 
     def check_host(self) -> asyncio.Task:
         return self.tasks.start(self._check_host(self.host.text().strip()), "check Ollama host")
@@ -304,6 +520,7 @@ class CampaignView(QWidget):
             if parent is None:
                 continue
             item = QTreeWidgetItem([f"{category.title}  ({category_id})"])
+            item.setToolTip(0, f"{category.title}  ({category_id})")
             item.setData(0, Qt.ItemDataRole.UserRole, category_id)
             item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(0, Qt.CheckState.Checked)
@@ -315,6 +532,11 @@ class CampaignView(QWidget):
         """A new model: grey out the categories that do not apply (computed off the thread)."""
         self.oracle, self.environment = oracle, environment
         if oracle is not None and environment is not None:
+            self.heading.setText(
+                f"Campaign on {environment.title} ({oracle.model.states} states): choose the "
+                "LLMs and categories, then Run (F5)."
+            )
+        if oracle is not None and environment is not None:
             self.tasks.start(self._update_applicability(oracle, environment), "categories")
 
     async def _update_applicability(self, oracle: OracleResult, environment: Environment) -> None:
@@ -322,6 +544,8 @@ class CampaignView(QWidget):
         if oracle is not self.oracle:
             return
         self.reasons = {cid: f.reason for cid, f in found.items() if f.reason}
+        wanted = self.wanted_categories
+        self._updating = True
         for category_id, item in self.category_items.items():
             applies = found[category_id]
             base = item.text(0).split("  —")[0]
@@ -335,11 +559,32 @@ class CampaignView(QWidget):
             if applies.caveat:
                 item.setText(0, f"{base}  — repeats another category here")
                 item.setToolTip(0, f"Left out by default: {applies.caveat}. Tick it to ask anyway.")
-                item.setCheckState(0, Qt.CheckState.Unchecked)
+                on = wanted is not None and category_id in wanted
+                item.setCheckState(0, Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
             else:
                 item.setText(0, base)
-                item.setToolTip(0, "")
-                item.setCheckState(0, Qt.CheckState.Checked)
+                item.setToolTip(0, base)
+                on = wanted is None or category_id in wanted
+                item.setCheckState(0, Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+        self._updating = False
+
+    def _category_toggled(self, item: QTreeWidgetItem, _column: int) -> None:
+        """Remember what the user ticks (not what applicability greys out)."""
+        category_id = item.data(0, Qt.ItemDataRole.UserRole)
+        if self._updating or not category_id or item.isDisabled():
+            return
+        if self.wanted_categories is None:
+            # the first tick the user makes: start from what is shown ticked (greyed-out
+            # categories count as wanted, so they come back on a model where they apply)
+            self.wanted_categories = {
+                cid
+                for cid, other in self.category_items.items()
+                if other.isDisabled() or other.checkState(0) == Qt.CheckState.Checked
+            }
+        if item.checkState(0) == Qt.CheckState.Checked:
+            self.wanted_categories.add(category_id)
+        else:
+            self.wanted_categories.discard(category_id)
 
     def selected_categories(self) -> list[str]:
         return [
@@ -349,11 +594,84 @@ class CampaignView(QWidget):
         ]
 
     def set_categories(self, ids: list[str]) -> None:
+        self.wanted_categories = set(ids)
         for cid, item in self.category_items.items():
             if not item.isDisabled():
                 item.setCheckState(
                     0, Qt.CheckState.Checked if cid in ids else Qt.CheckState.Unchecked
                 )
+
+    # -- remembered between sessions --------------------------------------------------------
+    def choices(self) -> dict:
+        """The set-up as plain data (kept in the settings between sessions)."""
+        llms = []
+        for i in range(self.llms.count()):
+            item = self.llms.item(i)
+            checked = item.checkState() == Qt.CheckState.Checked
+            llms.append([item.data(Qt.ItemDataRole.UserRole), item.text(), checked])
+        wanted = self.wanted_categories
+        return {
+            "llms": llms,
+            "categories": sorted(wanted) if wanted is not None else None,
+            "budget": self.budget.value(),
+            "selection": self.selection.currentData(),
+            "repeat": self.repeat.value(),
+            "seed": self.seed.value(),
+            "satisfy_rule": self.satisfy_rule.currentData(),
+            "tolerance": self.tolerance.value(),
+            "database": self.database.text(),
+            "references": [
+                self.references.item(i).data(Qt.ItemDataRole.UserRole)
+                for i in range(self.references.count())
+                if self.references.item(i).checkState() == Qt.CheckState.Checked
+            ],
+            "noisy_share": self.noisy_share.value(),
+            "wording": self.wording.currentData(),
+            "metamorphic": self.metamorphic.isChecked(),
+        }
+
+    def apply_choices(self, choices: dict) -> None:
+        """Restore ``choices()`` from an earlier session; unknown or bad entries are skipped."""
+        for entry in choices.get("llms") or []:
+            if not (isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str)):
+                continue
+            spec, text, checked = entry
+            item = self._add_llm(spec, str(text), checked=bool(checked))
+            if item.flags() & Qt.ItemFlag.ItemIsEnabled:
+                item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+        categories = choices.get("categories")
+        if isinstance(categories, list):
+            self.wanted_categories = {str(c) for c in categories if str(c) in self.category_items}
+            self._updating = True
+            for cid, item in self.category_items.items():
+                if not item.isDisabled():
+                    on = cid in self.wanted_categories
+                    item.setCheckState(0, Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+            self._updating = False
+        for key, box in (("budget", self.budget), ("repeat", self.repeat), ("seed", self.seed)):
+            if isinstance(choices.get(key), int):
+                box.setValue(choices[key])
+        for key, combo in (("selection", self.selection), ("satisfy_rule", self.satisfy_rule)):
+            index = combo.findData(choices.get(key))
+            if index >= 0:
+                combo.setCurrentIndex(index)
+        if isinstance(choices.get("tolerance"), int | float):
+            self.tolerance.setValue(float(choices["tolerance"]))
+        if isinstance(choices.get("database"), str) and choices["database"].strip():
+            self.database.setText(choices["database"])
+        references = choices.get("references")
+        if isinstance(references, list):
+            for i in range(self.references.count()):
+                item = self.references.item(i)
+                on = item.data(Qt.ItemDataRole.UserRole) in references
+                item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+        if isinstance(choices.get("noisy_share"), int | float):
+            self.noisy_share.setValue(float(choices["noisy_share"]))
+        index = self.wording.findData(choices.get("wording"))
+        if index >= 0:
+            self.wording.setCurrentIndex(index)
+        if isinstance(choices.get("metamorphic"), bool):
+            self.metamorphic.setChecked(choices["metamorphic"])
 
     # -- campaign --------------------------------------------------------------------------
     def _choose_database(self) -> None:
@@ -391,6 +709,8 @@ class CampaignView(QWidget):
             selection=self.selection.currentData(),
             repeat=self.repeat.value(),
             seed=self.seed.value(),
+            wordings=self.wordings(),
+            metamorphic=self.metamorphic.isChecked(),
             constants=constants,
             goal_label=goal_label,
             unsafe_label=unsafe_label,
@@ -404,7 +724,10 @@ class CampaignView(QWidget):
         self.run_button.setEnabled(not running)
         self.pause_button.setEnabled(running)
 
-    def show_progress(self, progress) -> None:
+    def show_progress(self, progress, eta: EtaEstimator | None = None) -> None:
+        """Done/total, pass rate and the time left (per LLM when ``eta`` follows the run:
+        instant baselines would otherwise make a pooled rate promise seconds)."""
+        self.progress.setFormat("%v / %m")
         self.progress.setMaximum(max(1, progress.total))
         self.progress.setValue(progress.done)
         rate = progress.pass_rate
@@ -415,7 +738,12 @@ class CampaignView(QWidget):
         if progress.errors:
             parts.append(f"{progress.errors} errors")
         if progress.state == "running":
-            parts.append(f"ETA {format_eta(progress.eta)}")
+            seconds = eta.eta() if eta is not None else progress.eta
+            parts.append(f"ETA {format_eta(seconds)}")
+            if eta is not None:
+                self.progress_text.setToolTip(
+                    "\n".join(f"{llm}: {format_eta(t)} left" for llm, t in eta.per_llm().items())
+                )
         else:
             parts.append(progress.state)
         if progress.message:

@@ -7,16 +7,21 @@ Everything shown here that came from an LLM or a file goes into plain-text widge
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from explaincheck.core.oracle.types import OracleResult
+from explaincheck.gui.long_text import capped
 from explaincheck.gui.results_model import states_text
 from explaincheck.gui.safe_text import plain_label
+from explaincheck.gui.valuation import valuation_text
+from explaincheck.gui.views.full_text_dialog import FullTextDialog
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QGroupBox,
     QPlainTextEdit,
+    QPushButton,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -31,7 +36,9 @@ def pretty(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False)
 
 
-def oracle_lines(oracle: OracleResult | None, states: list[int]) -> str:
+def oracle_lines(
+    oracle: OracleResult | None, states: list[int], variables: Mapping[str, str] | None = None
+) -> str:
     """The oracle facts behind a case, one paragraph per state."""
     if oracle is None:
         return "Open this case's environment to see the oracle values behind it."
@@ -41,7 +48,7 @@ def oracle_lines(oracle: OracleResult | None, states: list[int]) -> str:
             lines.append(f"state {state_id}: not in the open model")
             continue
         f = oracle.states[state_id]
-        valuation = ", ".join(f"{k}={v}" for k, v in f.valuation.items())
+        valuation = valuation_text(f.valuation, variables)
         lines.append(f"state {f.id} ({valuation})")
         danger = f"   D = {f.danger:.4g}" if f.danger is not None else ""
         lines.append(f"  V = {f.value:.4g}{danger}   C_B = {f.centrality:.3g}")
@@ -99,7 +106,11 @@ class CaseDetail(QWidget):
         if not compact:
             split.addWidget(self._boxed("Prompt", self.prompt))
         right = QSplitter(Qt.Orientation.Vertical)
-        right.addWidget(self._boxed("Raw reply", self.reply))
+        self.full_reply_button = QPushButton("Show full reply…")
+        self.full_reply_button.setToolTip("The reply is long: only its start is shown here")
+        self.full_reply_button.clicked.connect(self.show_full_reply)
+        self.full_reply_button.hide()
+        right.addWidget(self._boxed("Raw reply", self.reply, self.full_reply_button))
         self.thinking_box = self._boxed("Thinking", self.thinking)
         right.addWidget(self.thinking_box)
         right.addWidget(self._boxed("Parsed answer · expected", self.answers))
@@ -109,14 +120,30 @@ class CaseDetail(QWidget):
         self.row: dict[str, Any] | None = None
 
     @staticmethod
-    def _boxed(title: str, widget: QWidget) -> QGroupBox:
+    def _boxed(title: str, widget: QWidget, extra: QWidget | None = None) -> QGroupBox:
         box = QGroupBox(title)
         inner = QVBoxLayout(box)
         inner.setContentsMargins(4, 4, 4, 4)
         inner.addWidget(widget)
+        if extra is not None:
+            inner.addWidget(extra)
         return box
 
-    def show_row(self, row: dict[str, Any] | None, oracle: OracleResult | None = None) -> None:
+    def show_full_reply(self) -> FullTextDialog | None:
+        """The whole reply in a dialog (non-modal; it can also save it to a file)."""
+        if self.row is None or self.row.get("reply") is None:
+            return None
+        dialog = FullTextDialog("Full reply", str(self.row["reply"]), self)
+        dialog.show()
+        self.full_text_dialog = dialog
+        return dialog
+
+    def show_row(
+        self,
+        row: dict[str, Any] | None,
+        oracle: OracleResult | None = None,
+        variables: Mapping[str, str] | None = None,
+    ) -> None:
         self.row = row
         if row is None:
             self.header.setText("Select an execution to see it in full.")
@@ -124,6 +151,7 @@ class CaseDetail(QWidget):
                 box.setText("")
             for edit in (self.prompt, self.reply, self.thinking, self.answers, self.oracle):
                 edit.setPlainText("")
+            self.full_reply_button.hide()
             return
         verdict = str(row.get("verdict", "")).upper()
         delta = row.get("delta")
@@ -132,18 +160,21 @@ class CaseDetail(QWidget):
             f"state(s) {states_text(row.get('states'))} · δ = {float(delta or 0):.3f}"
             f" · repeat {row.get('repeat')}"
         )
-        self.reason.setText(str(row.get("reason") or ""))
-        self.prompt.setPlainText(str(row.get("prompt") or ""))
+        self.reason.setText(capped(str(row.get("reason") or ""), 2_000, 500).text)
+        self.prompt.setPlainText(capped(str(row.get("prompt") or "")).text)
         reply = row.get("reply")
-        self.reply.setPlainText("(no reply)" if reply is None else str(reply))
+        shown = capped("" if reply is None else str(reply), hint="“Show full reply…” has it all")
+        self.reply.setPlainText("(no reply)" if reply is None else shown.text)
+        self.full_reply_button.setVisible(shown.shortened)
         thinking = str(row.get("thinking") or "")
-        self.thinking.setPlainText(thinking)
+        self.thinking.setPlainText(capped(thinking).text)
         self.thinking_box.setVisible(bool(thinking))
         answers = f"answer:   {pretty(row.get('answer'))}\nexpected: {pretty(row.get('expected'))}"
+        answers = capped(answers, 5_000, 1_000).text
         if row.get("abs_error") is not None:
             answers += f"\n|error|:  {float(row['abs_error']):.4g}"
         if row.get("error"):
             answers += f"\nerror:    {row['error']}"
         self.answers.setPlainText(answers)
         states = [int(s) for s in (row.get("states") or [])]
-        self.oracle.setPlainText(oracle_lines(oracle, states))
+        self.oracle.setPlainText(oracle_lines(oracle, states, variables))

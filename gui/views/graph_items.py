@@ -8,6 +8,7 @@ of the view transform: zoomed out, nodes are plain discs and edges plain lines.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from explaincheck.core.oracle.types import StateFacts
@@ -49,6 +50,9 @@ class GraphStyle:
         }
     )
     colour_by: str = "value"  # "value" | "danger" | "none"
+    # hook: a state's fill from another source (e.g. a flawed explainer's V̂, flaw_colouring.py)
+    fill_source: Callable[[int], QColor | None] | None = None
+    scale_title: str = ""  # the legend's scale title when fill_source sets the colours
     labels: str = "id"  # "id" | "valuation"
 
 
@@ -92,6 +96,10 @@ class NodeItem(QGraphicsItem):
         return {m for m in self.marks if self.style.show.get(m, False)}
 
     def fill(self) -> QColor:
+        if self.style.fill_source is not None:
+            colour = self.style.fill_source(self.state_id)
+            if colour is not None:
+                return colour
         if self.style.colour_by == "value":
             return colours.value_colour(self.facts.value)
         if self.style.colour_by == "danger" and self.facts.danger is not None:

@@ -48,7 +48,9 @@ class GraphLegend(QWidget):
         painter.setPen(QColor("#222222"))
         y = 8.0
         if self.style.colour_by != "none":
-            title = "V(s): P(reach goal)" if self.style.colour_by == "value" else "D(s): P(unsafe)"
+            title = self.style.scale_title or (
+                "V(s): P(reach goal)" if self.style.colour_by == "value" else "D(s): P(unsafe)"
+            )
             painter.drawText(QRectF(10, y, 170, 16), Qt.AlignmentFlag.AlignLeft, title)
             y += 18
             gradient = QLinearGradient(10, 0, 180, 0)

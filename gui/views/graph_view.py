@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.gui.tasks import Tasks, in_thread
+from explaincheck.gui.views.flaw_colouring import FlawColouring, colour_choices
 from explaincheck.gui.views.graph_items import EdgeItem, GraphStyle, NodeItem
 from explaincheck.gui.views.graph_layout import GraphIndex, layout, neighbourhood
 from explaincheck.gui.views.graph_legend import GraphLegend
@@ -169,6 +170,9 @@ class GraphView(QWidget):
         self.colour_box.addItem("V (goal)", "value")
         self.colour_box.addItem("D (danger)", "danger")
         self.colour_box.addItem("none", "none")
+        for text, data in colour_choices():  # a flawed explainer's V̂, or |V̂ − V|
+            self.colour_box.addItem(text, data)
+        self.flaw_colouring = FlawColouring(self.style_, self.tasks, self._recolour)
         self.colour_box.currentIndexChanged.connect(
             lambda _: self.set_colour_by(self.colour_box.currentData())
         )
@@ -288,6 +292,7 @@ class GraphView(QWidget):
         self.highlighted = set()
         self.status.setText(f"Laying out {len(oracle.states)} states…")
         self.colour_box.model().item(1).setEnabled(oracle.has_danger)
+        self.flaw_colouring.set_oracle(oracle)
         if not oracle.has_danger and self.style_.colour_by == "danger":
             self.colour_box.setCurrentIndex(0)
         self.tasks.start(self._load(oracle, self._generation), "graph layout")
@@ -418,8 +423,17 @@ class GraphView(QWidget):
         self.legend.update()
         self.scene.update()
 
+    def _recolour(self) -> None:
+        self.view.place_legend()
+        self.legend.update()
+        self.scene.update()
+
     def set_colour_by(self, kind: str) -> None:
-        self.style_.colour_by = kind
+        if self.flaw_colouring.handles(kind):
+            self.flaw_colouring.apply(kind)
+        else:
+            self.flaw_colouring.clear()
+            self.style_.colour_by = kind
         index = self.colour_box.findData(kind)
         if index >= 0 and self.colour_box.currentIndex() != index:
             self.colour_box.setCurrentIndex(index)
@@ -456,16 +470,22 @@ class GraphView(QWidget):
             self.view.auto_fit = False
             self.view.centerOn(self.node_items[state_id])
 
-    def highlight_states(self, state_ids: Iterable[int], centre: bool = True) -> None:
-        """Mark the states of a test case (and show them if they are hidden)."""
+    def highlight_states(
+        self, state_ids: Iterable[int], centre: bool = True, select: int | None = None
+    ) -> None:
+        """Mark the states of a test case (and show them if they are hidden); ``select`` also
+        moves the selection ring to that state."""
         ids = [s for s in state_ids if self.oracle is not None and 0 <= s < len(self.oracle.states)]
         self.highlighted = set(ids)
         for state_id, item in self.node_items.items():
             item.highlighted = state_id in self.highlighted
             item.update()
         missing = [s for s in ids if s not in self.node_items]
+        if select is not None and select in self.node_items and not missing:
+            self.scene.clearSelection()
+            self.node_items[select].setSelected(True)
         if missing:
-            self.tasks.start(self._bring_into_view(ids), "graph layout")
+            self.tasks.start(self._bring_into_view(ids, select=select), "graph layout")
         elif ids and centre:
             self.view.auto_fit = False
             self.view.centerOn(self.node_items[ids[0]])

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QMenu,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -39,32 +40,65 @@ _POSITION = re.compile(r"(?:\bat |:)(\d+):(\d+)\b")
 PRISM_FILTER = "PRISM models (*.prism *.nm *.pm);;All files (*)"
 
 
+EXCERPT_WIDTH = 72  # characters of a source line shown around the error's column
+_LEADING_POSITION = re.compile(r"^(?P<file>[^\n]*?):(?P<line>\d+):(?P<column>\d+):\s*")
+
+
 def error_text(error: BaseException, model_path: str | None = None) -> tuple[str, str]:
-    """(message, source excerpt) for an error; the excerpt points at line/column if known."""
+    """(message, source excerpt) for an error; the excerpt points at line/column if known.
+
+    The position is said once, in words ("broken.prism, line 5, column 20: …"), even when the
+    parser's message starts with ``path:line:column:``."""
     message = str(error) or type(error).__name__
     line = getattr(error, "line", None)
     column = getattr(error, "column", None)
-    if line is None:  # some parser messages carry the position only in the text ("at 5:25")
-        found = _POSITION.search(message)
-        if found:
-            line, column = int(found.group(1)), int(found.group(2))
-    if line is not None:
-        where = f"line {line}" + (f", column {column}" if column is not None else "")
-        if where not in message:
-            message = f"{where}: {message}"
+    leading = _LEADING_POSITION.match(message)
+    if leading and (line is None or int(leading.group("line")) == line):
+        line, column = int(leading.group("line")), int(leading.group("column"))
+        name = Path(leading.group("file")).name
+        message = message[leading.end() :]
+        where = f"line {line}, column {column}"
+        message = f"{name}, {where}: {message}" if name else f"{where}: {message}"
+    else:
+        if line is None:  # some parser messages carry the position only in the text ("at 5:25")
+            found = _POSITION.search(message)
+            if found:
+                line, column = int(found.group(1)), int(found.group(2))
+        if line is not None:
+            where = f"line {line}" + (f", column {column}" if column is not None else "")
+            if where not in message and not _POSITION.search(message):
+                message = f"{where}: {message}"
     if not isinstance(error, ExplaincheckError):
         message = f"unexpected problem ({type(error).__name__}): {message}"
     excerpt = ""
     if line is not None and model_path:
         try:
             lines = Path(model_path).read_text(errors="replace").splitlines()
-            if 1 <= line <= len(lines):
-                excerpt = f"{line:>4} | {lines[line - 1]}"
-                if column is not None and column >= 1:
-                    excerpt += "\n" + " " * (7 + column - 1) + "^"
         except OSError:
-            pass
+            lines = []
+        if 1 <= line <= len(lines):
+            excerpt = source_excerpt(lines[line - 1], line, column)
     return message, excerpt
+
+
+def source_excerpt(text: str, line: int, column: int | None, width: int = EXCERPT_WIDTH) -> str:
+    """The offending line, cut to ``width`` characters around the column (so a long line
+    cannot widen the panel), with a caret under the column."""
+    text = text.expandtabs(4)
+    start = 0
+    if len(text) > width:
+        centre = (column or 1) - 1
+        start = max(0, min(centre - width // 2, len(text) - width))
+    shown = text[start : start + width]
+    if start > 0:
+        shown = "…" + shown[1:]
+    if start + width < len(text):
+        shown = shown[:-1] + "…"
+    prefix = f"{line:>4} | "
+    excerpt = prefix + shown
+    if column is not None and column >= 1:
+        excerpt += "\n" + " " * (len(prefix) + column - 1 - start) + "^"
+    return excerpt
 
 
 class ModelView(QWidget):
@@ -85,7 +119,10 @@ class ModelView(QWidget):
         self.builtin.setAlternatingRowColors(True)
         self.builtin.itemActivated.connect(self._open_selected)
         self.builtin.currentItemChanged.connect(self._describe_selected)
-        self.builtin.setMaximumHeight(170)
+        self.builtin.setMinimumHeight(120)
+        self.builtin.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.builtin.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.builtin.setMaximumHeight(280)  # all seven built-ins at a usual window height
         builtin_layout.addWidget(self.builtin)
         self.builtin_description = plain_label("")
         self.builtin_description.setWordWrap(True)
@@ -93,7 +130,6 @@ class ModelView(QWidget):
         row = QHBoxLayout()
         self.open_builtin_button = QPushButton("Open environment")
         self.open_builtin_button.clicked.connect(self._open_selected)
-        row.addWidget(self.open_builtin_button)
         self.open_file_button = QPushButton("Open PRISM file…")
         self.open_file_button.setToolTip("Open a PRISM MDP (or drop a .prism file on the window)")
         self.open_file_button.clicked.connect(self.choose_file)
@@ -105,6 +141,8 @@ class ModelView(QWidget):
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         self.recent_button.setMenu(self.recent_menu)
         row.addWidget(self.recent_button)
+        # two rows: three buttons side by side would set the panel's minimum width
+        builtin_layout.addWidget(self.open_builtin_button)
         builtin_layout.addLayout(row)
         layout.addWidget(builtin_box)
 
@@ -119,6 +157,7 @@ class ModelView(QWidget):
         self.path = plain_label("")
         self.path.setWordWrap(True)
         self.path.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.path.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         form.addRow("File:", self.path)
         self.constants = QLineEdit(self)
         self.constants.setPlaceholderText("N=4,p=0.5")
@@ -157,14 +196,17 @@ class ModelView(QWidget):
         error_layout = QVBoxLayout(self.error_frame)
         self.error = plain_label("")
         self.error.setWordWrap(True)
+        # long words (paths) and source lines must not widen the panel
+        self.error.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.error.setStyleSheet("color: #8a1c00;")
         self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         error_layout.addWidget(self.error)
         self.error_source = plain_label("")
         self.error_source.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.error_source.setStyleSheet("color: #222222;")
+        self.error_source.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         error_layout.addWidget(self.error_source)
-        layout.addWidget(self.error_frame)
+        layout.insertWidget(1, self.error_frame)  # under the list, above the model's details
         layout.addStretch(1)
 
         self._set_busy(False)
@@ -188,9 +230,13 @@ class ModelView(QWidget):
             item.setData(Qt.ItemDataRole.UserRole, environment.id)
             item.setToolTip(environment.description)
             self.builtin.addItem(item)
+        rows = sum(self.builtin.sizeHintForRow(i) for i in range(self.builtin.count()))
+        self.builtin.setMinimumHeight(min(280, rows + 2 * self.builtin.frameWidth() + 4))
         current = self.controller.environment
-        if current is not None and current.id:
+        if current is not None:  # a plain PRISM file (no id) selects nothing
             self._select_builtin(current.id)
+        elif self.controller.last_path is not None:  # a file was asked for (and failed)
+            self._select_builtin(None)
         elif environments:
             self.builtin.setCurrentRow(0)
 
@@ -200,6 +246,7 @@ class ModelView(QWidget):
             if self.builtin.item(row).data(Qt.ItemDataRole.UserRole) == env_id:
                 self.builtin.setCurrentRow(row)
                 return
+        self.builtin.setCurrentRow(-1)  # no current item: its description goes too
         self.builtin.clearSelection()
 
     def _describe_selected(self, item: QListWidgetItem | None, _previous=None) -> None:
@@ -289,6 +336,9 @@ class ModelView(QWidget):
 
     def show_error(self, error: BaseException) -> None:
         message, excerpt = error_text(error, self.controller.last_path)
+        environment = self.controller.environment
+        if environment is None or environment.id is None:  # no built-in is open
+            self._select_builtin(None)
         self.error.setText(message)
         self.error_source.setText(excerpt)
         self.error_source.setVisible(bool(excerpt))

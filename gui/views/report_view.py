@@ -220,7 +220,7 @@ class ReportView(QWidget):
         # on the GUI thread: the figures are attached to live canvases, and saving them from
         # another thread could race a repaint (user-initiated, well under a second)
         written = _export(self.report, kind, Path(folder))
-        self.summary.setText(f"Exported {len(written)} file(s) to {folder}")
+        self.summary.setText(export_summary(written, folder))
         return written
 
 
@@ -235,5 +235,13 @@ def _export(report, kind: str, folder: Path) -> list[Path]:
             path.write_bytes(figure_bytes(figure, kind))
             written.append(path)
         return written
-    files = write_report(report, folder, kind)
-    return [p for p in files if p.suffix == f".{kind}"]
+    return list(write_report(report, folder, kind))
+
+
+def export_summary(written: list[Path], folder: str | Path) -> str:
+    """What an export wrote and where (every file, the figures an HTML report needs too)."""
+    if not written:
+        return f"Nothing was exported to {folder}."
+    names = ", ".join(p.name for p in written[:6]) + (" …" if len(written) > 6 else "")
+    noun = "file" if len(written) == 1 else "files"
+    return f"Exported {len(written)} {noun} to {folder}: {names}"

@@ -10,6 +10,8 @@ from typing import Any
 
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
+from explaincheck.gui.paired_summary import paired_summary
+from explaincheck.gui.repeat_groups import RepeatGroupsModel
 from explaincheck.gui.results_data import ResultsData
 from explaincheck.gui.results_model import (
     NOT_PASSED,
@@ -19,8 +21,10 @@ from explaincheck.gui.results_model import (
     disagree,
     paired_rows,
 )
+from explaincheck.gui.tasks import Tasks, in_thread
 from explaincheck.gui.views.case_detail import CaseDetail
 from PySide6.QtCore import QItemSelection, Qt, QTimer, Signal
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -30,6 +34,8 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QSplitter,
     QTableView,
+    QTableWidget,
+    QTableWidgetItem,
     QTabWidget,
     QToolButton,
     QVBoxLayout,
@@ -84,9 +90,7 @@ class ExecutionsPanel(QWidget):
             box.setSizeAdjustPolicy(
                 QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
             )
-            box.currentIndexChanged.connect(
-                lambda _=0, k=key, b=box: self.proxy.set_equals(k, b.currentData() or "")
-            )
+            box.currentIndexChanged.connect(lambda _=0, k=key, b=box: self._filter_changed(k, b))
             self.filters[key] = box
             row_layout.addWidget(box)
         self.failures = QToolButton(self)
@@ -96,6 +100,14 @@ class ExecutionsPanel(QWidget):
         self.failures.setShortcut("Ctrl+Shift+F")
         self.failures.toggled.connect(self._failures_toggled)
         bar.addWidget(self.failures)
+        self.group_button = QToolButton(self)
+        self.group_button.setText("Group repeats")
+        self.group_button.setCheckable(True)
+        self.group_button.setToolTip(
+            "One row per case: its k answers, whether they agree and how many passed"
+        )
+        self.group_button.toggled.connect(self._group_toggled)
+        bar.addWidget(self.group_button)
         bar.addStretch(1)
         self.search = QLineEdit(self)
         self.search.setPlaceholderText("Search prompts, replies, reasons…")
@@ -103,7 +115,7 @@ class ExecutionsPanel(QWidget):
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
         self._search_timer.setInterval(200)
-        self._search_timer.timeout.connect(lambda: self.proxy.set_text(self.search.text()))
+        self._search_timer.timeout.connect(self._search_changed)
         self.search.textChanged.connect(lambda _: self._search_timer.start())
         second.addWidget(self.search, 1)
         self.count = QLabel("", self)
@@ -120,16 +132,28 @@ class ExecutionsPanel(QWidget):
         header = self.table.horizontalHeader()
         header.setStretchLastSection(True)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        for column, width in enumerate((130, 120, 130, 90, 80, 60, 45, 70)):
+        for column, width in enumerate((100, 110, 120, 80, 60, 50, 40, 60)):
             self.table.setColumnWidth(column, width)
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
+
+        self.groups = RepeatGroupsModel()
+        self.group_table = QTableView(self)
+        self.group_table.setModel(self.groups)
+        self.group_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.group_table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.group_table.verticalHeader().setVisible(False)
+        self.group_table.horizontalHeader().setStretchLastSection(True)
+        self.group_table.selectionModel().selectionChanged.connect(self._group_selected)
+        self.group_table.hide()
 
         self.detail = CaseDetail(self)
         split = QSplitter(Qt.Orientation.Vertical, self)
         split.addWidget(self.table)
+        split.addWidget(self.group_table)
         split.addWidget(self.detail)
-        split.setStretchFactor(0, 1)
-        split.setStretchFactor(1, 1)
+        split.setStretchFactor(0, 3)  # the table gets more room than one case's detail
+        split.setStretchFactor(1, 2)
+        split.setSizes([600, 400])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(bar)
@@ -143,7 +167,10 @@ class ExecutionsPanel(QWidget):
         self._filters_timer.timeout.connect(self._refresh_filters)
         results.reset.connect(self._refresh_filters)
         results.rows_added.connect(lambda *_: self._rows_added())
+        # every way the shown rows change (a filter or the search re-filters by inserting and
+        # removing rows) updates the "N of M shown" label
         self.proxy.rowsInserted.connect(lambda *_: self._update_count())
+        self.proxy.rowsRemoved.connect(lambda *_: self._update_count())
         self.proxy.modelReset.connect(self._update_count)
         self.proxy.layoutChanged.connect(self._update_count)
         self._update_count()
@@ -152,6 +179,33 @@ class ExecutionsPanel(QWidget):
         self._update_count()
         if not self._filters_timer.isActive():
             self._filters_timer.start()
+
+    def _group_toggled(self, on: bool) -> None:
+        self.table.setVisible(not on)
+        self.group_table.setVisible(on)
+        if on:
+            self.refresh_groups()
+
+    def refresh_groups(self) -> None:
+        """Group the rows the filters and search show (so "Failures only" still applies)."""
+        shown = [self.model.row(self.proxy.source_row(i)) for i in range(self.proxy.rowCount())]
+        self.groups.set_rows(shown)
+
+    def _group_selected(self, *_args) -> None:
+        indexes = self.group_table.selectionModel().selectedRows()
+        if not indexes:
+            return
+        row = self.groups.groups[indexes[0].row()]["row"]
+        self.detail.show_row(row, self._oracle_for(row), self._names())
+        self.case_selected.emit(row)
+
+    def _filter_changed(self, key: str, box: QComboBox) -> None:
+        self.proxy.set_equals(key, box.currentData() or "")
+        self._update_count()
+
+    def _search_changed(self) -> None:
+        self.proxy.set_text(self.search.text())
+        self._update_count()
 
     def _failures_toggled(self, on: bool) -> None:
         self.proxy.set_failures_only(on)
@@ -172,6 +226,8 @@ class ExecutionsPanel(QWidget):
         self._update_count()
 
     def _update_count(self) -> None:
+        if self.group_button.isChecked():
+            self.refresh_groups()
         total = len(self.results.rows)
         shown = self.proxy.rowCount()
         failed = sum(1 for r in self.results.rows if r.get("verdict") in NOT_PASSED)
@@ -185,7 +241,10 @@ class ExecutionsPanel(QWidget):
     def set_oracle(self, oracle: OracleResult | None, environment: Environment | None) -> None:
         self.oracle, self.environment = oracle, environment
         if self.detail.row is not None:
-            self.detail.show_row(self.detail.row, self._oracle_for(self.detail.row))
+            self.detail.show_row(self.detail.row, self._oracle_for(self.detail.row), self._names())
+
+    def _names(self) -> dict[str, str]:
+        return self.environment.variables if self.environment is not None else {}
 
     def _oracle_for(self, row: dict[str, Any]) -> OracleResult | None:
         if environment_matches(row.get("environment"), self.environment):
@@ -209,8 +268,27 @@ class ExecutionsPanel(QWidget):
         if not indexes:
             return
         row = self.model.row(self.proxy.mapToSource(indexes[0]).row())
-        self.detail.show_row(row, self._oracle_for(row))
+        self.detail.show_row(row, self._oracle_for(row), self._names())
         self.case_selected.emit(row)
+
+
+def _interval(low: float, high: float) -> str:
+    """A bootstrap CI; a degenerate sample (every pair alike) has none."""
+    if low != low or high != high:  # NaN
+        return "[no CI]"
+    return f"[{low:+.0%}, {high:+.0%}]"
+
+
+STATS_HEADERS = (
+    "Category",
+    "Pairs",
+    "Score A",
+    "Score B",
+    "A − B [95% CI]",
+    "McNemar p",
+    "Holm p",
+    "Survives?",
+)
 
 
 class ComparePanel(QWidget):
@@ -218,11 +296,15 @@ class ComparePanel(QWidget):
 
     case_selected = Signal(object)
 
-    def __init__(self, results: ResultsData, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, results: ResultsData, parent: QWidget | None = None, tasks: Tasks | None = None
+    ) -> None:
         super().__init__(parent)
         self.results = results
+        self.tasks = tasks
         self.oracle: OracleResult | None = None
         self.environment: Environment | None = None
+        self.statistics: list[dict[str, Any]] = []
         bar = QHBoxLayout()
         bar.setContentsMargins(0, 0, 0, 0)
         bar.addWidget(QLabel("LLM A:"))
@@ -244,14 +326,32 @@ class ComparePanel(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.selectionModel().selectionChanged.connect(self._selected)
+        self.stats_table = QTableWidget(0, len(STATS_HEADERS), self)
+        self.stats_table.setHorizontalHeaderLabels(STATS_HEADERS)
+        self.stats_table.verticalHeader().setVisible(False)
+        self.stats_table.horizontalHeader().setStretchLastSection(True)
+        self.stats_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.stats_table.setToolTip(
+            "Per category: McNemar's exact test on the paired outcomes; Holm's correction across "
+            "the categories decides which differences survive. The overall row is one test."
+        )
+        self.stats_note = QLabel("", self)
+        self.stats_note.setWordWrap(True)
         self.detail_a = CaseDetail(self)
         self.detail_b = CaseDetail(self, compact=True)
         details = QSplitter(Qt.Orientation.Horizontal)
         details.addWidget(self.detail_a)
         details.addWidget(self.detail_b)
+        stats = QWidget(self)
+        stats_layout = QVBoxLayout(stats)
+        stats_layout.setContentsMargins(0, 0, 0, 0)
+        stats_layout.addWidget(self.stats_note)
+        stats_layout.addWidget(self.stats_table, 1)
         split = QSplitter(Qt.Orientation.Vertical, self)
+        split.addWidget(stats)
         split.addWidget(self.table)
         split.addWidget(details)
+        split.setSizes([260, 340, 260])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(bar)
@@ -287,6 +387,51 @@ class ComparePanel(QWidget):
         differing = sum(1 for x, y in pairs if disagree(x, y))
         self.model.set_pairs(pairs)
         self.summary.setText(f"{len(pairs)} shared cases · {differing} where they disagree (first)")
+        rows = list(self.results.rows)
+        if self.tasks is None:
+            self.show_statistics(a, b, paired_summary(rows, a, b))
+        else:
+            self.stats_note.setText("Computing McNemar and Holm…")
+            self.tasks.start(self._statistics(rows, a, b), "paired statistics")
+
+    async def _statistics(self, rows: list[dict[str, Any]], a: str, b: str) -> None:
+        found = await in_thread(paired_summary, rows, a, b)
+        if (self.llm_a.currentText(), self.llm_b.currentText()) == (a, b):
+            self.show_statistics(a, b, found)
+
+    def show_statistics(self, a: str, b: str, found: list[dict[str, Any]]) -> None:
+        """The paired statistics table: which differences survive Holm's correction."""
+        self.statistics = found
+        self.stats_table.setRowCount(len(found))
+        for r, cell in enumerate(found):
+            holm = cell["p_holm"]
+            values = (
+                cell["category"],
+                str(cell["pairs"]),
+                f"{cell['score_a']:.0%}",
+                f"{cell['score_b']:.0%}",
+                f"{cell['difference']:+.0%} {_interval(cell['diff_low'], cell['diff_high'])}",
+                f"{cell['p_mcnemar']:.3g}",
+                "—" if holm is None else f"{holm:.3g}",
+                cell["mark"],
+            )
+            for c, value in enumerate(values):
+                item = QTableWidgetItem(value)
+                if c == len(values) - 1 and cell["survives"]:
+                    item.setBackground(QColor(180, 230, 180))
+                self.stats_table.setItem(r, c, item)
+        self.stats_table.resizeColumnsToContents()
+        surviving = [c["category"] for c in found if c["survives"] and c["p_holm"] is not None]
+        self.stats_note.setText(
+            f"A = {a}, B = {b}: "
+            + (
+                f"differences that survive Holm: {', '.join(surviving)}"
+                if surviving
+                else "no per-category difference survives Holm's correction"
+            )
+            if found
+            else "No paired outcomes (the two LLMs share no answered case)."
+        )
 
     def _selected(self, *_args) -> None:
         indexes = self.table.selectionModel().selectedRows()
@@ -295,8 +440,9 @@ class ComparePanel(QWidget):
         a, b = self.model.pairs[indexes[0].row()]
         same_model = environment_matches(a.get("environment"), self.environment)
         oracle = self.oracle if same_model else None
-        self.detail_a.show_row(a, oracle)
-        self.detail_b.show_row(b, oracle)
+        names = self.environment.variables if self.environment is not None else {}
+        self.detail_a.show_row(a, oracle, names)
+        self.detail_b.show_row(b, oracle, names)
         self.case_selected.emit(a)
 
 
@@ -305,10 +451,12 @@ class ResultsView(QTabWidget):
 
     case_selected = Signal(object)
 
-    def __init__(self, results: ResultsData, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, results: ResultsData, parent: QWidget | None = None, tasks: Tasks | None = None
+    ) -> None:
         super().__init__(parent)
         self.executions = ExecutionsPanel(results, self)
-        self.compare = ComparePanel(results, self)
+        self.compare = ComparePanel(results, self, tasks)
         self.addTab(self.executions, "Executions")
         self.addTab(self.compare, "Side by side")
         self.executions.case_selected.connect(self.case_selected)

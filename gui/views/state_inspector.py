@@ -7,10 +7,11 @@ action (double-click one to go there).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.gui.safe_text import plain_label
+from explaincheck.gui.valuation import valuation_text
 from explaincheck.gui.views.q_bars import QBars
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -45,6 +46,7 @@ class StateInspector(QScrollArea):
         self.oracle: OracleResult | None = None
         self.facts: StateFacts | None = None
         self.describe: Callable[[StateFacts], str] | None = None
+        self.variables: dict[str, str] = {}
         body = QWidget()
         layout = QVBoxLayout(body)
         self.title = plain_label("No state selected")
@@ -97,10 +99,14 @@ class StateInspector(QScrollArea):
         self.setWidget(body)
 
     def set_oracle(
-        self, oracle: OracleResult | None, describe: Callable[[StateFacts], str] | None = None
+        self,
+        oracle: OracleResult | None,
+        describe: Callable[[StateFacts], str] | None = None,
+        variables: Mapping[str, str] | None = None,
     ) -> None:
         self.oracle = oracle
         self.describe = describe
+        self.variables = dict(variables or {})
         self.show_state(None)
 
     def show_state(self, state_id: int | None) -> None:
@@ -123,7 +129,7 @@ class StateInspector(QScrollArea):
             except Exception as error:  # wording code must never break inspection
                 text = f"(describing this state failed: {error})"
         self.description.setText(text)
-        self.fields["valuation"].setText(", ".join(f"{k} = {v}" for k, v in f.valuation.items()))
+        self.fields["valuation"].setText(valuation_text(f.valuation, self.variables))
         self.fields["labels"].setText(", ".join(f.labels) or "—")
         self.fields["V"].setText(fmt_value(f.value, f.value_exact))
         self.fields["D"].setText(

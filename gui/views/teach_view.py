@@ -1,8 +1,10 @@
-"""The Teach tab, for projecting in a lecture: one state at a time, step by step.
+"""The Teach tab, for projecting in a lecture: one case at a time, step by step.
 
-Step 1 shows the situation and the question; step 2 the oracle's answer and why (values, the
-optimal action, a bottleneck run on the graph); step 3 reveals an LLM's reply, from the stored
-results or asked live. Space reveals the next step, the arrow keys move between states.
+A case is one state, or the two or more states of a pair or subset question (all highlighted on
+the graph). Step 1 shows the situation and the question; step 2 the oracle's answer and why
+(values for each state, the optimal action, a bottleneck run on the graph); step 3 reveals an
+LLM's reply, from the stored results or asked live. Space reveals the next step, the arrow keys
+move between cases.
 """
 
 from __future__ import annotations
@@ -12,10 +14,12 @@ from typing import Any
 
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
+from explaincheck.gui.flaw_teaching import REFERENCE_FLAWS, FlawedAnswer, explanation, flawed_answer
+from explaincheck.gui.long_text import capped
 from explaincheck.gui.results_data import ResultsData
 from explaincheck.gui.safe_text import plain_label
 from explaincheck.gui.tasks import Tasks, in_thread
-from explaincheck.gui.teaching import TAUGHT, Lesson, lesson, stepping_order
+from explaincheck.gui.teaching import TAUGHT, Case, Lesson, lesson, stepping_order
 from explaincheck.gui.views.graph_view import GraphView
 from explaincheck.gui.views.results_view import environment_matches
 from PySide6.QtCore import Qt, Signal
@@ -93,7 +97,7 @@ class TeachView(QWidget):
         self.tasks = tasks
         self.oracle: OracleResult | None = None
         self.environment: Environment | None = None
-        self.order: list[tuple[int, float]] = []
+        self.order: list[Case] = []
         self.position = 0
         self.step = 0
         self.lesson: Lesson | None = None
@@ -127,6 +131,18 @@ class TeachView(QWidget):
         self.llm = QComboBox(self)
         self.llm.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         second.addWidget(self.llm)
+        second.addWidget(QLabel(" Beside the oracle: "))
+        self.flaw = QComboBox(self)
+        self.flaw.addItem("no flawed explainer", "")
+        for spec in REFERENCE_FLAWS:
+            self.flaw.addItem(spec, spec)
+            self.flaw.setItemData(
+                self.flaw.count() - 1, explanation(spec), Qt.ItemDataRole.ToolTipRole
+            )
+        self.flaw.setToolTip("Show what a reference explainer with a known flaw answers")
+        self.flaw.currentIndexChanged.connect(lambda _: self._update_flaw())
+        second.addWidget(self.flaw)
+        self.flawed: FlawedAnswer | None = None
         self.reveal_button = QPushButton("Reveal ▸ (Space)")
         self.reveal_button.clicked.connect(self.reveal)
         second.addWidget(self.reveal_button)
@@ -144,10 +160,12 @@ class TeachView(QWidget):
         self.question_card = Card("1 · The question")
         self.oracle_card = Card("2 · The oracle's answer, and why")
         self.reply_card = Card("3 · The LLM's reply")
+        self.flaw_card = Card("2b · A flawed explainer's answer, and its values")
+        self.flaw_card.hide()
         cards = QWidget()
         cards_layout = QVBoxLayout(cards)
         cards_layout.setContentsMargins(0, 0, 0, 0)
-        for card in (self.question_card, self.oracle_card, self.reply_card):
+        for card in (self.question_card, self.oracle_card, self.flaw_card, self.reply_card):
             cards_layout.addWidget(card, 1)
         self.graph = GraphView(tasks, self)
         self.graph.set_controls_visible(False)
@@ -158,7 +176,7 @@ class TeachView(QWidget):
         split.setStretchFactor(1, 1)
         split.setSizes([560, 480])
         self.graph.setMinimumWidth(320)
-        for card in (self.question_card, self.oracle_card, self.reply_card):
+        for card in (self.question_card, self.oracle_card, self.flaw_card, self.reply_card):
             card.body.setMinimumWidth(240)
 
         layout = QVBoxLayout(self)
@@ -214,9 +232,9 @@ class TeachView(QWidget):
         self._load_lesson()
 
     def show_state(self, state_id: int) -> None:
-        """Jump to a state (e.g. clicked in the main graph) if the category covers it."""
-        for i, (state, _delta) in enumerate(self.order):
-            if state == state_id:
+        """Jump to the first case with this state (e.g. clicked in the main graph), if any."""
+        for i, (states, _delta) in enumerate(self.order):
+            if state_id in states:
                 self.position = i
                 self._load_lesson()
                 return
@@ -233,19 +251,20 @@ class TeachView(QWidget):
             self.ready = True
             self._render()
             return
-        state_id, delta = self.order[self.position]
+        states, delta = self.order[self.position]
         try:
             self.lesson = lesson(
-                self.oracle, self.environment, self.category.currentData(), state_id, delta
+                self.oracle, self.environment, self.category.currentData(), states, delta
             )
         except Exception as error:
             self.lesson = None
-            self.question_card.set_text(f"Cannot present state {state_id}: {error}")
+            where = ", ".join(map(str, states))
+            self.question_card.set_text(f"Cannot present state(s) {where}: {error}")
         self.step = 1
-        self.graph.highlight_states([state_id], centre=False)
+        self.flawed = None
         self.graph.show_path([])
-        self.graph.select_state(state_id, centre=False)
-        self.state_changed.emit(state_id)
+        self.graph.highlight_states(list(states), centre=False, select=states[0])
+        self.state_changed.emit(states[0])
         self.ready = True
         self._render()
 
@@ -259,6 +278,7 @@ class TeachView(QWidget):
         self.step += 1
         if self.step == 2:
             self.graph.show_path(self.lesson.path)
+            self._update_flaw()
         if self.step == 3:
             self._reveal_reply()
         self._render()
@@ -277,17 +297,40 @@ class TeachView(QWidget):
             self.reply_card.set_text("")
             return
         lesson_ = self.lesson
-        state = lesson_.case.states[0]
-        self.question_card.set_text(
-            f"State {state}: {lesson_.situation.strip()}\n\n{lesson_.question}"
-        )
+        self.question_card.set_text(f"{lesson_.situation.strip()}\n\n{lesson_.question}")
         if self.step >= 2:
             self.oracle_card.set_text(f"Answer: {lesson_.answer}\n\n" + "\n".join(lesson_.why))
         else:
             self.oracle_card.set_text("(press Reveal)")
+        if self.step < 2 and self.flaw.currentData():
+            self.flaw_card.set_text("(press Reveal)")
         if self.step < 3:
             self.reply_card.set_text("(press Reveal)" if self.step == 2 else "")
-        self.reveal_button.setText("Next state ▶ (Space)" if self.step >= 3 else "Reveal ▸ (Space)")
+        self.reveal_button.setText("Next case ▶ (Space)" if self.step >= 3 else "Reveal ▸ (Space)")
+
+    # -- a flawed explainer beside the oracle ------------------------------------------------
+    def _update_flaw(self) -> None:
+        """Compute the chosen flawed explainer's answer for this case (worker thread: myopic
+        asks Storm) once the oracle's answer is shown."""
+        spec = self.flaw.currentData() or ""
+        self.flaw_card.setVisible(bool(spec))
+        self.flawed = None
+        if not spec or self.lesson is None or self.oracle is None or self.step < 2:
+            self.flaw_card.set_text("(press Reveal)" if spec else "")
+            return
+        self.flaw_card.set_text(f"Asking {spec}…")
+        self.tasks.start(self._compute_flaw(spec, self.lesson, self.oracle), "flawed answer")
+
+    async def _compute_flaw(self, spec: str, lesson_: Lesson, oracle: OracleResult) -> None:
+        try:
+            found = await in_thread(flawed_answer, oracle, spec, lesson_.case)
+        except Exception as error:
+            if lesson_ is self.lesson:
+                self.flaw_card.set_text(f"{spec} could not answer: {error}")
+            return
+        if lesson_ is self.lesson and spec == self.flaw.currentData():
+            self.flawed = found
+            self.flaw_card.set_text(found.text)
 
     def _reveal_reply(self) -> None:
         assert self.lesson is not None
@@ -319,7 +362,8 @@ class TeachView(QWidget):
     @staticmethod
     def _reply_text(spec: str, row: dict[str, Any]) -> str:
         thinking = str(row.get("thinking") or "")
-        text = f"{spec} replied:\n{row.get('reply')}\n\n"
+        reply = capped(str(row.get("reply")), 3_000, 500, "see the Results tab").text
+        text = f"{spec} replied:\n{reply}\n\n"
         if thinking:
             text += f"(thinking: {thinking[:400]}{'…' if len(thinking) > 400 else ''})\n\n"
         return text + f"Verdict: {str(row.get('verdict')).upper()} — {row.get('reason')}"
@@ -354,7 +398,7 @@ class TeachView(QWidget):
 
     def scale_text(self, factor: float) -> None:
         self.text_scale = max(0.6, min(3.0, self.text_scale * factor))
-        for card in (self.question_card, self.oracle_card, self.reply_card):
+        for card in (self.question_card, self.oracle_card, self.flaw_card, self.reply_card):
             font = QFont(self.font())
             font.setPointSizeF(self.font().pointSizeF() * self.text_scale)
             card.body.setFont(font)

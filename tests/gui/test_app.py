@@ -110,9 +110,10 @@ def test_keyboard_shortcuts_switch_tabs(qtbot, window):
     window.activateWindow()
     qtbot.waitUntil(window.isActiveWindow, timeout=5000)
     for key, widget in (
-        (Qt.Key.Key_2, window.results_view),
-        (Qt.Key.Key_3, window.report_view),
-        (Qt.Key.Key_4, window.teach_view),
+        (Qt.Key.Key_2, window.campaign_view),
+        (Qt.Key.Key_3, window.results_view),
+        (Qt.Key.Key_4, window.report_view),
+        (Qt.Key.Key_5, window.teach_view),
         (Qt.Key.Key_1, window.graph),
     ):
         qtbot.keyClick(window, key, Qt.KeyboardModifier.ControlModifier)

@@ -60,6 +60,9 @@ def test_rows_appear_live_and_match_the_database(qtbot, campaign_window):
     assert window.results_view.executions.proxy.rowCount() == len(rows)
     progress = window.campaign_view.progress
     assert progress.value() == progress.maximum() == len(rows)
+    # the per-LLM ETA followed the run: every LLM's executions were counted down to none
+    assert window.eta is not None and set(window.eta.paces) == {"random", "oracle"}
+    assert all(p.remaining == 0 for p in window.eta.paces.values()) and window.eta.eta() == 0.0
     from explaincheck.core.store import results_frame
 
     assert len(results_frame(db)) == len(rows)

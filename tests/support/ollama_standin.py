@@ -43,6 +43,10 @@ class Script:
     failure: str = "http500"
     thinking: str = "Let me think step by step about the states."
     context_length: int = 32768
+    slow_every: int = 0  # every n-th chat request is ``slow`` (0: never)
+    fields: dict[str, Any] = field(default_factory=dict)  # merged into each chat response
+    show_body: str | None = None  # raw body of /api/show (malformed on purpose), if given
+    error_text: str = "llama runner process has terminated: scripted failure"  # of http500
     seen: int = field(default=0, repr=False)
 
 
@@ -220,6 +224,9 @@ class _Handler(BaseHTTPRequestHandler):
         if script is None:
             self._send(404, {"error": f"model '{model}' not found"})
             return
+        if script.show_body is not None:
+            self._send_raw(200, script.show_body.encode())
+            return
         capabilities = ["completion"] + (["thinking"] if script.mode == "thinking" else [])
         self._send(
             200,
@@ -245,13 +252,16 @@ class _Handler(BaseHTTPRequestHandler):
         with self.standin.lock:
             script.seen += 1
             failing = script.seen <= script.fail_first
+            slow_now = bool(script.slow_every) and script.seen % script.slow_every == 0
         mode = script.failure if failing else script.mode
+        if slow_now:
+            mode = "slow"
         if script.delay:
             time.sleep(script.delay)
         if mode == "slow":
             time.sleep(max(script.delay, 30.0))
         if mode == "http500":
-            self._send(500, {"error": "llama runner process has terminated: scripted failure"})
+            self._send(500, {"error": script.error_text})
             return
         if mode == "drop":
             self._drop()
@@ -282,6 +292,7 @@ class _Handler(BaseHTTPRequestHandler):
                 "total_duration": int(script.delay * 1e9),
                 "prompt_eval_count": max(1, len(prompt) // 4),
                 "eval_count": max(1, len(content) // 4),
+                **script.fields,
             },
         )
 
@@ -294,7 +305,9 @@ class _Handler(BaseHTTPRequestHandler):
             )
 
     def _send(self, status: int, payload: dict[str, Any]) -> None:
-        data = json.dumps(payload).encode()
+        self._send_raw(status, json.dumps(payload).encode())
+
+    def _send_raw(self, status: int, data: bytes) -> None:
         try:
             self.send_response(status)
             self.send_header("Content-Type", "application/json; charset=utf-8")

