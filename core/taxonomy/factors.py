@@ -173,14 +173,29 @@ class Factors(Category):
         return 1.0 - min(1.0, min(gaps)) if gaps else 0.0
 
     def question(self, case: TestCase, oracle: OracleResult) -> str:
-        truth = self.truth(oracle)
-        listed = "\n".join(f"- {f.id}: {f.words}" for f in truth.factors)
+        listed = self._listed(oracle)
         return (
             "In this state the agent should act as well as possible, i.e. maximise the "
             "probability of eventually reaching the goal. Which available action is best, and "
             f"which three of these factors most influence that choice, most influential first?\n"
             f"Factors:\n{listed}"
         )
+
+    def rephrasings(self, case: TestCase, oracle: OracleResult) -> tuple[str, ...]:
+        listed = self._listed(oracle)
+        return (
+            "Suppose the agent acts as well as possible from here on, i.e. it maximises the "
+            "probability of eventually reaching the goal. Which available action should it take "
+            "now, and which three of the factors below influence that choice most, the most "
+            f"influential one first?\nFactors:\n{listed}",
+            "Name the available action that gives the highest probability of eventually "
+            "reaching the goal (acting as well as possible afterwards), and rank the three "
+            "factors below that matter most for choosing it, from most to least influential."
+            f"\nFactors:\n{listed}",
+        )
+
+    def _listed(self, oracle: OracleResult) -> str:
+        return "\n".join(f"- {f.id}: {f.words}" for f in self.truth(oracle).factors)
 
     def answer_form(self, case: TestCase, oracle: OracleResult) -> FactorsForm:
         ids = tuple(f.id for f in self.truth(oracle).factors)
