@@ -74,18 +74,21 @@ def run(args: argparse.Namespace) -> int:
 
 class OracleProgressLine:
     """The oracle's phase, counts, time and memory on stderr: one redrawn line on a terminal
-    (from the second second on, so quick runs stay silent), a line every 10 s elsewhere."""
+    from the second second on, elsewhere (logs, CI) a line every 10 s from the 15th, so quick
+    runs stay silent."""
 
-    def __init__(self, stream, delay: float = 1.0):
+    def __init__(self, stream, delay: float | None = None):
         self.stream = stream
         self.tty = bool(getattr(stream, "isatty", lambda: False)())
-        self.delay = delay
+        self.delay = delay if delay is not None else (1.0 if self.tty else 30.0)
         self.interval = 0.25 if self.tty else 10.0
         self._last = -1e9
         self._shown = False
 
     def __call__(self, progress) -> None:
-        if progress.seconds < self.delay or progress.seconds - self._last < self.interval:
+        if progress.phase == "starting" or progress.seconds < self.delay:
+            return
+        if progress.seconds - self._last < self.interval:
             return
         self._last = progress.seconds
         counts = ", ".join(f"{value:,} {name}" for name, value in progress.counts.items() if value)

@@ -174,3 +174,20 @@ def test_an_inherited_hard_ulimit_does_not_break_the_oracle(grid30):
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert int(done.stdout.split()[-1]) > 800
+
+
+def test_progress_line_on_a_log_stream():
+    import io
+
+    from explaincheck.core.cli.oracle_command import OracleProgressLine
+    from explaincheck.core.oracle import OracleProgress
+
+    stream = io.StringIO()
+    line = OracleProgressLine(stream)
+    line(OracleProgress("building", {"states": 0}, 20.0, 100 << 20))  # quick runs: silent
+    assert stream.getvalue() == ""
+    line(OracleProgress("values", {"states": 1_002_001}, 75.0, 512 << 20))
+    line(OracleProgress("values", {"states": 1_002_001}, 76.0, 512 << 20))  # within 10 s
+    assert (
+        stream.getvalue() == "oracle: values (1,002,001 states)  01:15  512 MB  (Ctrl-C cancels)\n"
+    )
