@@ -1,4 +1,17 @@
-"""Oracle scaling on the slippery N×N gridworld (benchmarks/gridworld.py): one table row per N.
+"""Oracle scaling: time per phase and peak memory (default), or the methods compared (--methods).
+
+Default mode (issue 17): one row per model, each computed by ``compute_in_process`` in a fresh
+process (so its peak resident memory is its own): the slippery gridworld at 10^4, 4·10^4 and
+10^5 states and two counters 0..1000 (1,002,001 states). Columns: seconds per phase (building =
+parse + Storm build, structure = reading the model + Storm's warm-start check, values, danger,
+bottlenecks, centrality, facts), total, peak memory, and for the first row the ratio to Storm's
+own build + check of V (classic value iteration) on the same model. Goals: 10k <= 2 s,
+40k <= 15 s, 1M <= 10 min.
+
+    python benchmarks/oracle_scaling.py [--models grid100,grid200,grid317,counters1000]
+                                        [--timeout 900]
+
+--methods mode, the slippery N×N gridworld (benchmarks/gridworld.py): one table row per N.
 
 Columns: states; build = parse + float build with Storm; exact = Rational build + structure +
 Storm's exact model checking of V and D; verified = structure + policy iteration (V and D);
@@ -180,7 +193,120 @@ def print_table(rows: list[Row]) -> None:
         )
 
 
+COUNTERS = """mdp
+module counters
+  a : [0..{n}] init 0;
+  b : [0..{n}] init 0;
+  [inc_a] a<{n} -> 0.9:(a'=a+1) + 0.1:true;
+  [inc_b] b<{n} -> 0.9:(b'=b+1) + 0.1:true;
+endmodule
+label "goal" = a={n} & b={n};
+label "unsafe" = a={half} & b<10;
+"""
+
+PHASES = ["building", "structure", "values", "danger", "bottlenecks", "centrality", "facts"]
+
+
+def model_text(name: str) -> str:
+    """``gridN`` (slippery N×N gridworld) or ``countersN`` (two counters 0..N)."""
+    if name.startswith("grid"):
+        return gridworld_prism(int(name[4:]))
+    n = int(name[len("counters") :])
+    return COUNTERS.format(n=n, half=n // 2)
+
+
+def measure_phases(path: str) -> dict:
+    """Run in a fresh process: the oracle's phases, total and peak memory as a dict."""
+    import resource
+
+    started = time.perf_counter()
+    result = compute_in_process(OracleRequest(path, method="verified", state_limit=10**7))
+    return {
+        "states": result.model.states,
+        "phases": result.phases,
+        "total": time.perf_counter() - started,
+        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "values": result.values_method,
+        "centrality": result.centrality_method,
+    }
+
+
+def storm_only(path: str) -> float:
+    """Storm's own build + float check of V (classic value iteration), in seconds. D is left
+    out: Storm's value iteration for Pmin [F unsafe] does not finish here in minutes."""
+    import stormpy
+    from stormpy.environments import Environment
+
+    started = time.perf_counter()
+    parsed = building.parse(OracleRequest(path))
+    model = building.build(parsed, exact=False, state_limit=10**7, path=path)
+    stormpy.model_checking(model, parsed.properties[0], environment=Environment())
+    return time.perf_counter() - started
+
+
+def phases_main(models: list[str], timeout: float) -> int:
+    import json
+    import subprocess
+
+    print("| model | states | " + " | ".join(PHASES) + " | total | peak memory | note |")
+    print("|" + "---|" * (len(PHASES) + 5))
+    with tempfile.TemporaryDirectory() as folder:
+        for index, name in enumerate(models):
+            path = Path(folder) / f"{name}.prism"
+            path.write_text(model_text(name))
+            here = str(Path(__file__).resolve().parent)
+            code = (
+                f"import json, sys; sys.path.insert(0, {here!r}); import oracle_scaling as o; "
+                f"print(json.dumps(o.measure_phases({str(path)!r})))"
+            )
+            try:
+                done = subprocess.run(
+                    [sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout
+                )
+            except subprocess.TimeoutExpired:
+                print(
+                    f"| {name} | – | "
+                    + " | ".join("–" for _ in PHASES)
+                    + f" | > {timeout:.0f} s | – | timed out |",
+                    flush=True,
+                )
+                continue
+            if done.returncode != 0:
+                print(f"| {name} | failed: {done.stderr.strip().splitlines()[-1:]} |", flush=True)
+                continue
+            row = json.loads(done.stdout.strip().splitlines()[-1])
+            note = ""
+            if index == 0:
+                storm = storm_only(str(path))
+                note = f"Storm build + check of V {storm:.2f} s: ratio {row['total'] / storm:.1f}×"
+            cells = " | ".join(cell(row["phases"].get(p)) for p in PHASES)
+            print(
+                f"| {name} | {row['states']:,} | {cells} | {cell(row['total'])} "
+                f"| {row['peak_mb']:,.0f} MB | {note} |",
+                flush=True,
+            )
+            print(
+                f"  {name}: values by {row['values']}; centrality {row['centrality']}",
+                file=sys.stderr,
+                flush=True,
+            )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if "--methods" not in argv:
+        parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+        parser.add_argument(
+            "--models",
+            type=lambda text: [part for part in text.split(",") if part.strip()],
+            default=["grid100", "grid200", "grid317", "counters1000"],
+        )
+        parser.add_argument("--timeout", type=float, default=900.0, help="seconds per model")
+        args = parser.parse_args(argv)
+        building.quiet_storm()
+        return phases_main(args.models, args.timeout)
+    argv = [a for a in argv if a != "--methods"]
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--sizes",

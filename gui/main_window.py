@@ -223,6 +223,7 @@ class MainWindow(QMainWindow):
         self.model.busy_changed.connect(self._model_busy)
         self.model.failed.connect(self._model_failed)
         self.model.cancelled.connect(lambda: self.oracle_status.setText("Oracle: cancelled"))
+        self.model.progress.connect(self.oracle_status.setText)
         self.graph.state_selected.connect(self.inspector.show_state)
         self.inspector.state_requested.connect(self.graph.select_state)
         self.results_view.case_selected.connect(self._case_selected)

@@ -60,6 +60,7 @@ class ModelController(QObject):
     oracle_ready = Signal(object, object)  # OracleResult, Environment
     failed = Signal(object)  # the exception (ExplaincheckError for user problems)
     cancelled = Signal()
+    progress = Signal(str)  # the running oracle's phase, counts, time and memory, in words
 
     def __init__(
         self, tasks: Tasks, settings: Settings, ask_constants: AskConstants | None = None
@@ -182,7 +183,17 @@ class ModelController(QObject):
             goal_label=self.goal_label,
             unsafe_label=self.unsafe_label,
         )
-        return await compute_oracle_async(request)
+        return await compute_oracle_async(request, on_progress=self._report)
+
+    def _report(self, progress) -> None:
+        """Oracle progress (on the event loop's thread) as one status-bar line."""
+        counts = ", ".join(f"{value:,} {name}" for name, value in progress.counts.items() if value)
+        minutes, seconds = divmod(int(progress.seconds), 60)
+        self.progress.emit(
+            f"Oracle: {progress.phase}"
+            + (f" ({counts})" if counts else "")
+            + f" · {minutes}:{seconds:02d} · {progress.memory / (1 << 20):,.0f} MB"
+        )
 
     def cancel(self) -> None:
         """Stop a running build (the oracle's child process is killed)."""

@@ -72,13 +72,59 @@ def run(args: argparse.Namespace) -> int:
     from explaincheck.core.oracle import compute_oracle
     from explaincheck.core.oracle.serialization import to_contract
 
-    result = compute_oracle(request_from(args), use_cache=not args.no_cache)
+    progress = OracleProgressLine(sys.stderr)
+    try:
+        result = compute_oracle(
+            request_from(args), use_cache=not args.no_cache, on_progress=progress
+        )
+    finally:
+        progress.close()
     if args.json:
         json.dump(to_contract(result), sys.stdout)
         sys.stdout.write("\n")
     else:
         print(summary_text(result))
     return 0
+
+
+class OracleProgressLine:
+    """The oracle's phase, counts, time and memory on stderr: one redrawn line on a terminal
+    from the second second on, elsewhere (logs, CI) a line every 10 s from the 15th, so quick
+    runs stay silent."""
+
+    def __init__(self, stream, delay: float | None = None):
+        self.stream = stream
+        self.tty = bool(getattr(stream, "isatty", lambda: False)())
+        self.delay = delay if delay is not None else (1.0 if self.tty else 30.0)
+        self.interval = 0.25 if self.tty else 10.0
+        self._last = -1e9
+        self._shown = False
+
+    def __call__(self, progress) -> None:
+        if progress.phase == "starting" or progress.seconds < self.delay:
+            return
+        if progress.seconds - self._last < self.interval:
+            return
+        self._last = progress.seconds
+        counts = ", ".join(f"{value:,} {name}" for name, value in progress.counts.items() if value)
+        text = (
+            f"oracle: {progress.phase}"
+            + (f" ({counts})" if counts else "")
+            + f"  {int(progress.seconds // 60):02d}:{int(progress.seconds % 60):02d}"
+            + f"  {progress.memory / (1 << 20):,.0f} MB  (Ctrl-C cancels)"
+        )
+        if self.tty:
+            self.stream.write("\r" + text + "\x1b[K")
+            self._shown = True
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self._shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self._shown = False
 
 
 def _fmt(value: float | None) -> str:
@@ -118,6 +164,9 @@ def summary_text(result: OracleResult) -> str:
         ),
         f"time         {result.seconds:.2f} s" + (" (from cache)" if result.from_cache else ""),
     ]
+    if result.values_method:
+        lines.append(f"values by    {result.values_method}")
+    lines.append(f"centrality   {result.centrality_method}")
     lines += [f"warning      {w}" for w in result.warnings]
     return "\n".join(lines)
 

@@ -14,10 +14,11 @@ from pathlib import Path
 from explaincheck.core.errors import ModelError
 from explaincheck.core.oracle import cache
 from explaincheck.core.oracle.compute import compute_in_process, request_hash
-from explaincheck.core.oracle.isolation import OracleJob
+from explaincheck.core.oracle.isolation import OracleJob, OracleProgress, ProgressCallback
 from explaincheck.core.oracle.types import OracleRequest, OracleResult, StateFacts
 
 __all__ = [
+    "OracleProgress",
     "OracleRequest",
     "OracleResult",
     "StateFacts",
@@ -50,24 +51,42 @@ def _as_requested(result: OracleResult, request: OracleRequest) -> OracleResult:
 
 
 def compute_oracle(
-    request: OracleRequest, *, use_cache: bool = True, timeout: float | None = None
+    request: OracleRequest,
+    *,
+    use_cache: bool = True,
+    timeout: float | None = None,
+    on_progress: ProgressCallback | None = None,
 ) -> OracleResult:
-    """The oracle of ``request``: from the cache, or computed in an isolated child process."""
+    """The oracle of ``request``: from the cache, or computed in an isolated child process
+    (``on_progress`` hears its phase, counts and memory a few times a second)."""
     key, hit = _cached(request, use_cache)
     if hit is not None:
         return _as_requested(hit, request)
-    result = OracleJob(request).wait(timeout)
+    result = OracleJob(request, on_progress=on_progress).wait(timeout)
     if key is not None:
         cache.store(key, result)
     return _as_requested(result, request)
 
 
-async def compute_oracle_async(request: OracleRequest, *, use_cache: bool = True) -> OracleResult:
-    """Like ``compute_oracle`` without blocking the event loop; cancelling kills the child."""
+async def compute_oracle_async(
+    request: OracleRequest,
+    *,
+    use_cache: bool = True,
+    on_progress: ProgressCallback | None = None,
+) -> OracleResult:
+    """Like ``compute_oracle`` without blocking the event loop; cancelling kills the child.
+    ``on_progress`` is called on the event loop's thread."""
     key, hit = await asyncio.to_thread(_cached, request, use_cache)  # JSON parse off the loop
     if hit is not None:
         return _as_requested(hit, request)
-    job = OracleJob(request)
+    callback = None
+    if on_progress is not None:
+        loop = asyncio.get_running_loop()
+
+        def callback(progress: OracleProgress) -> None:
+            loop.call_soon_threadsafe(on_progress, progress)
+
+    job = OracleJob(request, on_progress=callback)
     try:
         result = await asyncio.to_thread(job.wait)
     except asyncio.CancelledError:

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
 from explaincheck.core.errors import ModelError
 from explaincheck.core.oracle import bottlenecks, building, centrality
+from explaincheck.core.oracle.arrays import choice_arrays
 from explaincheck.core.oracle.structure import ModelStructure, read_structure
 from explaincheck.core.oracle.types import (
     EXACT,
@@ -40,10 +43,38 @@ def request_hash(request: OracleRequest) -> str:
     return digest.hexdigest()
 
 
-def compute_in_process(request: OracleRequest) -> OracleResult:
-    """Model-check ``request`` here and now (may take long or crash: prefer ``compute_oracle``)."""
+Progress = Callable[..., None]  # progress(phase, **counts), e.g. ("building", states=0)
+
+
+class _Phases:
+    """Reports each phase as it starts and keeps the seconds it took."""
+
+    def __init__(self, progress: Progress | None):
+        self.progress = progress or (lambda phase, **counts: None)
+        self.seconds: dict[str, float] = {}
+        self._current: tuple[str, float] | None = None
+
+    def __call__(self, phase: str, **counts) -> None:
+        self.end()
+        self._current = (phase, time.perf_counter())
+        self.progress(phase, **counts)
+
+    def end(self) -> None:
+        if self._current is not None:
+            name, since = self._current
+            self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - since
+            self._current = None
+
+
+def compute_in_process(request: OracleRequest, progress: Progress | None = None) -> OracleResult:
+    """Model-check ``request`` here and now (may take long or crash: prefer ``compute_oracle``).
+
+    ``progress(phase, **counts)`` is called as each phase starts: building, structure, values,
+    danger, bottlenecks, centrality, facts."""
     started = time.perf_counter()
+    phase = _Phases(progress)
     path = request.model_path
+    phase("building", states=0)
     parsed = building.parse(request)
     if request.method not in ("auto", EXACT, VERIFIED):
         raise ModelError(f"unknown oracle method {request.method!r}: use auto, exact or verified")
@@ -55,19 +86,38 @@ def compute_in_process(request: OracleRequest) -> OracleResult:
         method = EXACT if model.nr_states <= request.exact_state_limit else VERIFIED
     if method == EXACT:
         model = building.build(parsed, exact=True, state_limit=request.state_limit, path=path)
+    phase("structure", states=model.nr_states)
     structure = read_structure(model, exact=method == EXACT)
+    arrays = choice_arrays(structure)
     goal = structure.with_label(request.goal_label)
     unsafe = structure.with_label(request.unsafe_label) if parsed.has_unsafe else None
     if method == EXACT:
+        phase("values", states=structure.size)
         values = exact_values(model, structure, parsed.properties, parsed.has_unsafe)
+        values_method = "exact rationals (Storm's Rational engine); Q summed exactly"
     else:
         values = verified_values(
-            model, structure, parsed.properties, parsed.has_unsafe, goal, unsafe
+            model, structure, parsed.properties, parsed.has_unsafe, goal, unsafe, arrays, phase
         )
-    bottleneck_set = bottlenecks.by_dominators(structure, goal)
-    centrality_scores = centrality.betweenness(structure)
+        values_method = (
+            f"policy iteration from {values.start}: {values.rounds} sparse direct solves, "
+            f"Bellman residual {values.residual:.1e} (V, Q and D)"
+        )
+    phase("bottlenecks", states=structure.size)
+    bottleneck_set = bottlenecks.by_dominators_arrays(
+        arrays, np.array(goal, dtype=bool), structure.initial
+    )
+    phase("centrality", states=structure.size)
+    scores = centrality.estimate(structure.size, arrays.edge_sources, arrays.edge_targets)
+    phase("facts", states=structure.size)
     states = derive_state_facts(
-        structure, values, goal, unsafe, bottleneck_set, centrality_scores, exact=method == EXACT
+        structure,
+        values,
+        goal,
+        unsafe,
+        bottleneck_set,
+        scores.scores.tolist(),
+        exact=method == EXACT,
     )
     warnings = list(structure.warnings)
     if not parsed.has_unsafe:
@@ -97,7 +147,15 @@ def compute_in_process(request: OracleRequest) -> OracleResult:
         has_danger=parsed.has_unsafe,
         warnings=tuple(warnings),
         seconds=time.perf_counter() - started,
+        values_method=values_method,
+        centrality_method=scores.describe(),
+        phases=_finished(phase),
     )
+
+
+def _finished(phase: _Phases) -> dict[str, float]:
+    phase.end()
+    return dict(phase.seconds)
 
 
 def _group_actions(names: list[str], keys: list, tied) -> tuple[tuple[str, ...], ...]:

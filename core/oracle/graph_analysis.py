@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import deque
 
+import numpy as np
 from explaincheck.core.oracle.structure import ModelStructure
 
 
@@ -55,4 +56,27 @@ def can_avoid_forever(structure: ModelStructure, bad: list[bool]) -> list[bool]:
             ):
                 inside[pred] = False
                 queue.append(pred)
+    return inside
+
+
+def can_avoid_forever_arrays(arrays, bad: np.ndarray) -> np.ndarray:
+    """``can_avoid_forever`` on ``ChoiceArrays``, vectorised by removal layers: a choice is
+    spoilt once one successor has left the set; a state leaves when all its choices are."""
+    inside = ~bad
+    pattern = arrays.rows.copy()
+    pattern.data = (pattern.data > 0).astype(np.int8)
+    pattern.eliminate_zeros()
+    by_successor = pattern.T.tocsr()  # successor -> rows reaching it with positive probability
+    spoilt = np.zeros(arrays.rows.shape[0], dtype=bool)
+    spoilt_count = np.zeros(arrays.size, dtype=np.int64)
+    counts = np.diff(arrays.first_row)
+    removed = np.flatnonzero(bad)
+    while len(removed):
+        rows = np.unique(by_successor[removed].indices)
+        rows = rows[~spoilt[rows]]
+        spoilt[rows] = True
+        np.add.at(spoilt_count, arrays.state_of_row[rows], 1)
+        states = np.unique(arrays.state_of_row[rows])
+        removed = states[inside[states] & (spoilt_count[states] == counts[states])]
+        inside[removed] = False
     return inside

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from explaincheck.core.errors import (
@@ -20,6 +23,9 @@ from explaincheck.core.errors import (
     OracleCancelled,
 )
 from explaincheck.core.oracle.types import OracleRequest, OracleResult
+
+BUILD_BYTES_PER_STATE = 1024  # Storm's explicit build needs ~300 B a state (10^6 counters)
+BUILD_BASE_BYTES = 512 << 20  # interpreter, Storm and the parsed program
 
 
 def default_memory_limit() -> int:
@@ -31,6 +37,25 @@ def default_memory_limit() -> int:
     return int(total * 0.75)
 
 
+def build_memory_bound(state_limit: int) -> int:
+    """Resident memory a build within ``state_limit`` states cannot need: a build that passes it
+    is a model beyond the limit, stopped long before it exhausts the machine."""
+    return BUILD_BASE_BYTES + state_limit * BUILD_BYTES_PER_STATE
+
+
+@dataclass(frozen=True)
+class OracleProgress:
+    """What the child is doing: a phase, its counts and the child's resident memory."""
+
+    phase: str  # building, structure, values, danger, bottlenecks, centrality, facts
+    counts: dict[str, int]
+    seconds: float  # since the job started
+    memory: int  # bytes resident in the child
+
+
+ProgressCallback = Callable[[OracleProgress], None]
+
+
 @dataclass(frozen=True)
 class _Failure:
     kind: str  # "model", "too_large", "other"
@@ -39,21 +64,64 @@ class _Failure:
     column: int | None = None
 
 
-def _child(request: OracleRequest, memory_limit: int, connection, compute=None) -> None:
-    """Child process body: limit memory, silence Storm's own logging, compute, send back.
-    ``compute(request) -> OracleResult`` defaults to the oracle; flawed pictures pass their own."""
+def lower_memory_limit(limit: int) -> None:
+    """Set the address-space limit to ``limit`` unless an inherited one is already lower; the
+    hard limit is never touched (a child cannot raise it, so trying would fail)."""
     import resource
 
-    if memory_limit > 0:
-        resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    caps = [value for value in (soft, hard, limit) if value not in (resource.RLIM_INFINITY, 0)]
+    if limit <= 0 or not caps:
+        return
+    resource.setrlimit(resource.RLIMIT_AS, (min(caps), hard))
+
+
+def _die_with_parent(parent: int) -> None:
+    """End this child when the parent ends, however it ends (SIGTERM, SIGKILL, a crash): the
+    kernel's parent-death signal, plus a polling thread for when that is unavailable."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:  # the parent died before the signal was armed
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def _child(
+    request: OracleRequest,
+    memory_limit: int,
+    connection,
+    parent: int,
+    compute: Callable[[OracleRequest], OracleResult] | None = None,
+) -> None:
+    """Child process body: limit memory, silence Storm's own logging, compute, send back.
+    ``compute(request) -> OracleResult`` defaults to the oracle; flawed pictures pass their own
+    (a module-level function, so ``spawn`` can pickle it by name)."""
+    _die_with_parent(parent)
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)  # Storm logs warnings and errors itself; ours travel by pipe
     os.dup2(devnull, 2)
     try:
+        lower_memory_limit(memory_limit)
         from explaincheck.core.oracle.compute import compute_in_process
         from explaincheck.core.oracle.serialization import to_cache
 
-        connection.send(("ok", to_cache((compute or compute_in_process)(request))))
+        def progress(phase: str, **counts) -> None:
+            connection.send(("progress", (phase, counts)))
+
+        result = compute(request) if compute else compute_in_process(request, progress)
+        connection.send(("ok", to_cache(result)))
     except ModelTooLargeError as error:
         connection.send(("error", _Failure("too_large", str(error))))
     except ModelError as error:
@@ -71,6 +139,14 @@ def _child(request: OracleRequest, memory_limit: int, connection, compute=None) 
         connection.close()
 
 
+def _resident(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/statm") as stream:
+            return int(stream.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def _out_of_memory(request: OracleRequest, memory_limit: int) -> str:
     return (
         f"{request.model_path}: the model is too large: building it ran out of the "
@@ -81,36 +157,81 @@ def _out_of_memory(request: OracleRequest, memory_limit: int) -> str:
 class OracleJob:
     """One oracle computation in a child process; ``wait`` blocks, ``cancel`` kills it."""
 
+    POLL = 0.25  # seconds between progress reports and memory checks
+
     def __init__(
-        self, request: OracleRequest, memory_limit: int | None = None, compute=None
-    ) -> None:
+        self,
+        request: OracleRequest,
+        memory_limit: int | None = None,
+        on_progress: ProgressCallback | None = None,
+        compute: Callable[[OracleRequest], OracleResult] | None = None,
+    ):
         self.request = request
         self._memory_limit = default_memory_limit() if memory_limit is None else memory_limit
+        self._build_bound = build_memory_bound(request.state_limit)
+        self._on_progress = on_progress
+        self._started = time.monotonic()
         context = multiprocessing.get_context("spawn")
         self._receiver, sender = context.Pipe(duplex=False)
         self._process = context.Process(
-            target=_child, args=(request, self._memory_limit, sender, compute), daemon=True
+            target=_child,
+            args=(request, self._memory_limit, sender, os.getpid(), compute),
+            daemon=True,
         )
         self._process.start()
         sender.close()
         self._cancelled = threading.Event()
+        self._phase = "starting"
+        self._counts: dict[str, int] = {}
 
     def cancel(self) -> None:
         self._cancelled.set()
         if self._process.is_alive():
             self._process.kill()
 
+    def _tick(self) -> None:
+        """Report progress; stop a build that passes what the state limit can need."""
+        memory = _resident(self._process.pid) if self._process.pid else 0
+        if self._phase == "building" and memory > self._build_bound:
+            self.cancel()
+            raise ModelTooLargeError(
+                f"{self.request.model_path}: the model is too large: its build passed "
+                f"{self._build_bound / (1 << 30):.1f} GiB, more than {self.request.state_limit:,} "
+                "states can need (raise --state-limit or use smaller constants)"
+            )
+        if self._on_progress is not None:
+            seconds = time.monotonic() - self._started
+            self._on_progress(OracleProgress(self._phase, dict(self._counts), seconds, memory))
+
+    def _receive(self, timeout: float | None):
+        """The final message, handling progress messages and ticks on the way."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            wait = self.POLL
+            if deadline is not None:
+                wait = min(wait, deadline - time.monotonic())
+                if wait <= 0:
+                    self.cancel()
+                    raise ModelError(
+                        f"{self.request.model_path}: the oracle took longer than {timeout:.0f} s"
+                    )
+            if self._receiver.poll(wait):
+                kind, payload = self._receiver.recv()
+                if kind != "progress":
+                    return kind, payload
+                self._phase, self._counts = payload
+                self._tick()  # every phase change is reported, however quick
+                continue
+            if self._cancelled.is_set():
+                raise EOFError
+            self._tick()
+
     def wait(self, timeout: float | None = None) -> OracleResult:
         """The result, or the child's error as an ``ExplaincheckError``."""
         from explaincheck.core.oracle.serialization import from_cache
 
         try:
-            if not self._receiver.poll(timeout):
-                self.cancel()
-                raise ModelError(
-                    f"{self.request.model_path}: the oracle took longer than {timeout:.0f} s"
-                )
-            status, payload = self._receiver.recv()
+            status, payload = self._receive(timeout)
         except (EOFError, OSError):
             self._process.join(5)
             if self._cancelled.is_set():
@@ -121,6 +242,9 @@ class OracleJob:
             raise ModelError(
                 f"{self.request.model_path}: the model checker crashed (exit status {code})"
             ) from None
+        except BaseException:
+            self.cancel()  # interrupted (Ctrl-C, a refused build, a timeout): no orphan child
+            raise
         finally:
             self._receiver.close()
         self._process.join(5)

@@ -33,6 +33,8 @@ def to_contract(result: OracleResult) -> dict[str, Any]:
             "dead_ends": len(result.dead_ends),
             "warnings": list(result.warnings),
             "seconds": round(result.seconds, 3),
+            "values_method": result.values_method,
+            "centrality_method": result.centrality_method,
         },
         "states": [
             {
@@ -57,6 +59,7 @@ def to_contract(result: OracleResult) -> dict[str, Any]:
 
 def to_cache(result: OracleResult) -> dict[str, Any]:
     data = asdict(result)
+    data.pop("phases", None)
     data["format"] = CACHE_FORMAT
     return data
 
@@ -77,6 +80,8 @@ def from_cache(data: dict[str, Any]) -> OracleResult:
         warnings=tuple(data["warnings"]),
         seconds=0.0,
         from_cache=True,
+        values_method=data.get("values_method", ""),
+        centrality_method=data.get("centrality_method", "exact (Brandes)"),
     )
 
 

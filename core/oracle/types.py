@@ -115,6 +115,10 @@ class OracleResult:
     warnings: tuple[str, ...]  # e.g. unlabelled choices of a real decision, multi-label choices
     seconds: float  # wall time of the computation (0 when loaded from cache)
     from_cache: bool = False
+    # which method gave which numbers, in words (``oracle --json`` and the GUI show them)
+    values_method: str = ""  # e.g. "exact rationals (Storm)" or "policy iteration ..."
+    centrality_method: str = "exact (Brandes)"  # or "approximate ...: ±ε with probability 1-δ"
+    phases: dict[str, float] = field(default_factory=dict)  # seconds per phase (fresh runs)
 
     def state(self, state_id: int) -> StateFacts:
         return self.states[state_id]

@@ -1,12 +1,14 @@
 """V, D and Q for every state, by one of two methods.
 
 * ``exact``: Storm's Rational engine gives V and D as fractions; Q is summed exactly here.
-* ``verified`` (models too large for rationals): policy iteration on Storm's float model. Each
-  policy is evaluated by a sparse direct solve of its Markov chain (error ~1e-12, where Storm's
-  default value iteration stops at ~1e-6 and stalls on slowly mixing chains), zeros are pinned
-  exactly by graph analysis, and iteration stops only when no action improves on the values by
-  more than 1e-12 (the Bellman residual, reported). A value that is attained by a policy and is a
-  Bellman fixed point is the optimum, so the result is exact up to the solver's round-off.
+* ``verified`` (models too large for rationals): policy iteration on Storm's float model,
+  warm-started from the scheduler of Storm's own (classic value iteration) float check, so it
+  needs a handful of rounds. Each policy is evaluated by a sparse direct solve of its Markov
+  chain (error ~1e-12, where value iteration stops at ~1e-6), zeros are pinned exactly by graph
+  analysis, and iteration stops only when no action improves on the values by more than 1e-12
+  (the Bellman residual, reported). A value that is attained by a policy and is a Bellman fixed
+  point is the optimum, so the result is exact up to the solver's round-off. The improvement
+  step is vectorised (numpy segment reductions), never a loop over states.
   The danger D = Pmin [F unsafe] is computed as 1 - Pmax [F Z], Z = states that can avoid
   unsafe forever, so both quantities are maximal-reachability problems.
 """
@@ -17,7 +19,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
-from explaincheck.core.oracle.graph_analysis import can_avoid_forever, can_reach
+from explaincheck.core.oracle.arrays import ChoiceArrays, choice_arrays, reaching
+from explaincheck.core.oracle.graph_analysis import can_avoid_forever_arrays
 from explaincheck.core.oracle.structure import ModelStructure
 from scipy.sparse import csr_matrix, identity
 from scipy.sparse.linalg import spsolve
@@ -37,6 +40,8 @@ class Values:
     danger_exact: list[Fraction] | None = None
     q_exact: list[list[Fraction]] | None = None
     residual: float = 0.0
+    rounds: int = 0  # policy evaluations of the verified method (V and D together)
+    start: str = ""  # where policy iteration started
 
 
 # ---------------------------------------------------------------- exact (Storm Rational engine)
@@ -77,127 +82,126 @@ def _scheduler_choices(result, size: int) -> list[int]:
 # ---------------------------------------------------------------- verified float method
 
 
-@dataclass
-class _Matrix:
-    """All choices as rows of one sparse matrix (choice -> successor probabilities)."""
-
-    rows: csr_matrix
-    first_row: np.ndarray  # first row index of each state's choices
-    size: int
-
-
-def _choice_matrix(structure: ModelStructure) -> _Matrix:
-    data, cols, indptr, first = [], [], [0], []
-    for state_choices in structure.choices:
-        first.append(len(indptr) - 1)
-        for choice in state_choices:
-            for successor, probability in choice.probabilities.items():
-                cols.append(successor)
-                data.append(float(probability))
-            indptr.append(len(cols))
-    first.append(len(indptr) - 1)
-    shape = (len(indptr) - 1, structure.size)
-    rows = csr_matrix((np.array(data), np.array(cols, dtype=np.int64), np.array(indptr)), shape)
-    return _Matrix(rows, np.array(first), structure.size)
-
-
-def _evaluate(matrix: _Matrix, policy: np.ndarray, fixed: dict[int, float], zero: np.ndarray):
-    """Values of the chain induced by ``policy``: ``fixed`` states keep their value, states
-    that cannot reach a positive fixed state under the policy get 0, the rest are solved."""
-    n = matrix.size
-    chain = matrix.rows[matrix.first_row[:-1] + policy]
-    values = np.zeros(n)
-    target = np.zeros(n, dtype=bool)
-    for state, value in fixed.items():
-        values[state] = value
-        target[state] = value > 0
-    # states that reach a positive fixed state in the induced chain (backward search)
-    reach = target.copy()
-    transposed = chain.T.tocsr()
-    frontier = list(np.flatnonzero(target))
-    while frontier:
-        state = frontier.pop()
-        for pred in transposed.indices[transposed.indptr[state] : transposed.indptr[state + 1]]:
-            if not reach[pred]:
-                reach[pred] = True
-                frontier.append(pred)
-    free = reach & ~np.isin(np.arange(n), list(fixed)) & ~zero
+def _evaluate(arrays: ChoiceArrays, policy: np.ndarray, fixed: np.ndarray, zero: np.ndarray):
+    """Values of the chain induced by ``policy``: ``fixed`` states (value 1) keep it, states
+    that cannot reach one under the policy get 0, the rest are solved."""
+    chain = arrays.rows[arrays.first_row[:-1] + policy]
+    values = fixed.astype(float)
+    pattern = chain.copy()
+    pattern.data = (pattern.data > 0).astype(np.int8)
+    reach = reaching(pattern, fixed)
+    free = reach & ~fixed & ~zero
     index = np.flatnonzero(free)
     if len(index):
-        sub = chain[index][:, index]
-        rhs = chain[index] @ values
-        solved = spsolve((identity(len(index), format="csc") - sub).tocsc(), rhs)
+        sub = chain[index]
+        rhs = sub @ values
+        square = sub[:, index]
+        solved = spsolve((identity(len(index), format="csc") - square).tocsc(), rhs)
         values[index] = np.clip(np.atleast_1d(solved), 0.0, 1.0)
     return values
 
 
 def _optimise(
-    matrix: _Matrix, policy: np.ndarray, fixed: dict[int, float], zero: np.ndarray, maximise: bool
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """Policy iteration from ``policy`` until no choice improves by more than round-off."""
-    counts = np.diff(matrix.first_row)
-    state_of_row = np.repeat(np.arange(matrix.size), counts)
-    free = np.ones(matrix.size, dtype=bool)
-    free[list(fixed)] = False
-    free &= ~zero
-    for _ in range(1000):
-        values = _evaluate(matrix, policy, fixed, zero)
-        q = matrix.rows @ values
-        signed = q if maximise else -q
-        best = np.full(matrix.size, -np.inf)
-        np.maximum.at(best, state_of_row, signed)
-        gain = best - (values if maximise else -values)
+    arrays: ChoiceArrays, policy: np.ndarray, fixed: np.ndarray, zero: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, int]:
+    """Maximising policy iteration from ``policy`` until no choice improves by more than
+    round-off; returns values, Q per row, the policy, the Bellman residual and the rounds."""
+    first = arrays.first_row[:-1]
+    has_rows = np.diff(arrays.first_row) > 0
+    free = ~fixed & ~zero & has_rows
+    rows_index = np.arange(arrays.rows.shape[0])
+    for rounds in range(1, 1001):
+        values = _evaluate(arrays, policy, fixed, zero)
+        q = arrays.rows @ values
+        best = np.full(arrays.size, -np.inf)
+        best[has_rows] = np.maximum.reduceat(q, first[has_rows])
+        gain = best - values
         improvable = free & (gain > 1e-12)
         if not improvable.any():
             residual = float(np.max(np.abs(gain[free]), initial=0.0))
-            return values, q, policy, residual
-        for state in np.flatnonzero(improvable):
-            lo, hi = matrix.first_row[state], matrix.first_row[state + 1]
-            policy[state] = int(np.argmax(signed[lo:hi]))
+            return values, q, policy, residual, rounds
+        # first row of each state attaining its best Q (ties keep model order)
+        attains = q >= best[arrays.state_of_row]
+        candidate = np.where(attains, rows_index, np.iinfo(np.int64).max)
+        argbest = np.minimum.reduceat(candidate, first[has_rows]) - first[has_rows]
+        chosen = np.zeros(arrays.size, dtype=np.int64)
+        chosen[has_rows] = argbest
+        policy = np.where(improvable, chosen, policy)
     raise RuntimeError("policy iteration did not converge in 1000 rounds")
 
 
-def _attractor_policy(structure: ModelStructure, target: np.ndarray) -> np.ndarray:
+def storm_policy(model, formula, size: int) -> np.ndarray | None:
+    """The scheduler of Storm's float check (classic value iteration; Storm 2.0's default
+    sound engine can take minutes here), or None when Storm gives none."""
+    import stormpy
+    from stormpy.environments import Environment
+
+    try:
+        result = stormpy.model_checking(
+            model, formula, extract_scheduler=True, environment=Environment()
+        )
+    except Exception:  # a warm start is an optimisation only: fall back to the attractor
+        return None
+    if not result.has_scheduler():
+        return None
+    return np.array(_scheduler_choices(result, size), dtype=np.int64)
+
+
+def _attractor_policy(arrays: ChoiceArrays, target: np.ndarray) -> np.ndarray:
     """Per state, the choice with most probability of stepping closer (in graph distance) to
     ``target``: a policy that reaches it quickly wherever possible, so policy iteration starts
     from a well-conditioned chain instead of one that lingers for astronomically long."""
-    from collections import deque
+    from scipy.sparse.csgraph import shortest_path
 
-    from explaincheck.core.oracle.graph_analysis import predecessors
-
-    distance = np.full(structure.size, np.inf)
-    distance[target] = 0
-    queue = deque(np.flatnonzero(target).tolist())
-    preds = predecessors(structure)
-    while queue:
-        state = queue.popleft()
-        for pred in preds[state]:
-            if distance[pred] == np.inf:
-                distance[pred] = distance[state] + 1
-                queue.append(pred)
-    policy = np.zeros(structure.size, dtype=np.int64)
-    for state, state_choices in enumerate(structure.choices):
-        if len(state_choices) > 1 and np.isfinite(distance[state]):
-            closer = [
-                sum(float(p) for t, p in c.probabilities.items() if distance[t] < distance[state])
-                for c in state_choices
-            ]
-            policy[state] = int(np.argmax(closer))
+    n = arrays.size
+    reverse = arrays.state_graph.T.tocsr()
+    ones = np.ones(int(target.sum()), dtype=np.int8)
+    extra = csr_matrix(
+        (ones, (np.full(len(ones), n), np.flatnonzero(target))), shape=(n + 1, n + 1)
+    )
+    augmented = csr_matrix(
+        (reverse.data, reverse.indices, np.concatenate([reverse.indptr, [reverse.indptr[-1]]])),
+        shape=(n + 1, n + 1),
+    )
+    augmented = (augmented + extra).tocsr()
+    distance = shortest_path(augmented, unweighted=True, indices=n)[:n] - 1
+    entry_state = np.repeat(arrays.state_of_row, np.diff(arrays.rows.indptr))
+    closer = distance[arrays.rows.indices] < distance[entry_state]
+    weights = np.where(closer, arrays.rows.data, 0.0)
+    row_sums = np.add.reduceat(weights, arrays.rows.indptr[:-1]) if len(weights) else weights
+    row_sums[np.diff(arrays.rows.indptr) == 0] = 0.0
+    has_rows = np.diff(arrays.first_row) > 0
+    first = arrays.first_row[:-1][has_rows]
+    best = np.full(n, -np.inf)
+    best[has_rows] = np.maximum.reduceat(row_sums, first)
+    candidate = np.where(
+        row_sums >= best[arrays.state_of_row], np.arange(len(row_sums)), np.iinfo(np.int64).max
+    )
+    policy = np.zeros(n, dtype=np.int64)
+    policy[has_rows] = np.minimum.reduceat(candidate, first) - first
     return policy
 
 
-def _minimal_danger(structure: ModelStructure, matrix: _Matrix, unsafe: list[bool]):
-    """D = Pmin [F unsafe] = 1 - Pmax [F Z], Z = states that can avoid unsafe forever.
+def _start(model, formula, arrays: ChoiceArrays, target: np.ndarray) -> tuple[np.ndarray, str]:
+    policy = storm_policy(model, formula, arrays.size) if model is not None else None
+    if policy is not None:
+        return policy, "Storm's float scheduler"
+    return _attractor_policy(arrays, target), "attractor policy"
 
-    Going through the complement makes the danger a maximal reachability problem too, whose
-    policy iteration starts from an attractor policy; Storm's float scheduler for Pmin cannot be
-    used as a start, because value iteration from below stalls on policies that linger."""
-    safe = np.array(can_avoid_forever(structure, unsafe))
-    cannot_reach_safe = ~np.array(can_reach(structure, safe.tolist()))
-    fixed = {int(s): 1.0 for s in np.flatnonzero(safe)}
-    start = _attractor_policy(structure, safe)
-    escape, _, _, residual = _optimise(matrix, start, fixed, cannot_reach_safe, maximise=True)
-    return (1.0 - escape).tolist(), residual
+
+def _safe_formula(model, safe: np.ndarray):
+    """Pmax [F Z] with Z put on the model as a fresh label, for Storm's warm start."""
+    import stormpy
+
+    label = "explaincheck_can_avoid_unsafe"
+    try:
+        bits = stormpy.BitVector(len(safe), np.flatnonzero(safe).tolist())
+        if not model.labeling.contains_label(label):
+            model.labeling.add_label(label)
+        model.labeling.set_states(label, bits)
+        return stormpy.parse_properties(f'Pmax=? [F "{label}"]')[0]
+    except Exception:
+        return None
 
 
 def verified_values(
@@ -207,18 +211,33 @@ def verified_values(
     has_danger: bool,
     goal: list[bool],
     unsafe: list[bool] | None,
+    arrays: ChoiceArrays | None = None,
+    progress=None,
 ) -> Values:
-    matrix = _choice_matrix(structure)
-    policy = _attractor_policy(structure, np.array(goal))
-    dead = ~np.array(can_reach(structure, goal))
-    fixed = {s: 1.0 for s, g in enumerate(goal) if g}
-    value, q_flat, policy, residual = _optimise(matrix, policy, fixed, dead, maximise=True)
+    """V (and D) by warm-started policy iteration; ``model`` may be None (no warm start)."""
+    report = progress or (lambda phase, **counts: None)
+    arrays = arrays or choice_arrays(structure)
+    goal_array = np.array(goal, dtype=bool)
+    policy, start = _start(model, properties[0] if properties else None, arrays, goal_array)
+    dead = ~reaching(arrays.state_graph, goal_array)
+    report("values", states=arrays.size)
+    value, q_flat, policy, residual, rounds = _optimise(arrays, policy, goal_array, dead)
     danger = None
     if has_danger and unsafe is not None:
-        danger, residual_d = _minimal_danger(structure, matrix, unsafe)
+        report("danger", states=arrays.size)
+        safe = can_avoid_forever_arrays(arrays, np.array(unsafe, dtype=bool))
+        cannot_reach_safe = ~reaching(arrays.state_graph, safe)
+        formula = _safe_formula(model, safe) if model is not None else None
+        if formula is not None:
+            start_d, _ = _start(model, formula, arrays, safe)
+        else:
+            start_d = _attractor_policy(arrays, safe)
+        escape, _, _, residual_d, rounds_d = _optimise(arrays, start_d, safe, cannot_reach_safe)
+        danger = (1.0 - escape).tolist()
         residual = max(residual, residual_d)
-    q = [
-        q_flat[matrix.first_row[s] : matrix.first_row[s + 1]].tolist()
-        for s in range(structure.size)
-    ]
-    return Values(value.tolist(), danger, q, policy.tolist(), residual=residual)
+        rounds += rounds_d
+    bounds = arrays.first_row
+    q = [q_flat[bounds[s] : bounds[s + 1]].tolist() for s in range(arrays.size)]
+    return Values(
+        value.tolist(), danger, q, policy.tolist(), residual=residual, rounds=rounds, start=start
+    )

@@ -83,6 +83,8 @@ class NodeItem(QGraphicsItem):
         self.on_path = False  # on the path shown by the teaching view
         self.setAcceptHoverEvents(True)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
+        # panning repaints the viewport: reuse each node's pixmap instead of redrawing its text
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.setZValue(2)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setToolTip(self._tooltip())

@@ -120,6 +120,30 @@ class ZoomableView(QGraphicsView):
             self.legend.move(self.viewport().width() - size.width() - 12, 12)
 
 
+class ElidedLabel(QLabel):
+    """A one-line label that shows as much of its text as fits, ending in "…"."""
+
+    def __init__(self, parent=None):
+        super().__init__("", parent)
+        self._full = ""
+
+    def setText(self, text: str) -> None:
+        self._full = text
+        self.setToolTip(text if text else "")
+        self._elide()
+
+    def text(self) -> str:
+        return self._full
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, self.width())
+        QLabel.setText(self, shown)
+
+
 class GraphView(QWidget):
     """Graph tab: toolbar of overlays, the zoomable scene, the legend and the hidden count."""
 
@@ -207,8 +231,10 @@ class GraphView(QWidget):
 
         hood = QHBoxLayout()
         hood.setContentsMargins(4, 0, 4, 2)
-        self.status = QLabel("", self)
-        # long messages may be cut, but must never widen the window
+        hood.setSpacing(8)
+        self.status = ElidedLabel(self)
+        # long messages are elided with "…" (full text in the tooltip): they must neither widen
+        # the window nor run into the depth control
         self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         hood.addWidget(self.status, 1)
         self.depth_label = QLabel("Neighbourhood depth:")

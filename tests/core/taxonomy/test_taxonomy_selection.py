@@ -15,6 +15,7 @@ from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.taxonomy import sampling
 from explaincheck.core.taxonomy.registry import CATEGORIES
 from explaincheck.core.taxonomy.selection import select_cases
+from explaincheck.core.taxonomy.subset_dead_end import is_visible_dead_end
 from taxonomy_factory import make_oracle, make_state
 
 
@@ -67,6 +68,8 @@ def random_oracle(count: int, seed: int = 1, bottlenecks: int = 3, dead_ends: in
                 initial=i == 0,
                 bottleneck=dead_ends < i <= dead_ends + bottlenecks,
                 centrality=rng.choice(range(1000)) / 1000,
+                # the first two dead ends are live (they move on to state 0), the rest absorbing
+                successors={"a": {0: 1.0}, "b": {0: 1.0}} if 0 < i <= 2 else None,
             )
         )
     return make_oracle(states)
@@ -112,6 +115,9 @@ def test_subsets_are_sampled_and_reach_the_top_delta_per_class(category_id):
     pool = category.pool(oracle)
     best_negative = max(category.score(s) for s in pool if not category.marked(s))
     best_positive = max(category.score(s) for s in pool)
+    if category_id == "subset_dead_end":  # a subset of live dead ends only: δ 1 (method.md §4)
+        assert any(category.marked(s) and not is_visible_dead_end(s) for s in pool)
+        best_positive = 1.0
     cases = select_cases(oracle, category_id, budget=20)
     assert len(cases) == 20
     for c in cases:

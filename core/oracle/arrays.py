@@ -1,0 +1,84 @@
+"""The model's choices as flat numpy/scipy arrays, built once and shared by every later phase.
+
+Values, graph analysis, bottlenecks and centrality all work on these arrays in C (numpy, scipy,
+rustworkx, networkit), so no phase loops over states in Python.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+from explaincheck.core.oracle.structure import ModelStructure
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import breadth_first_order
+
+
+@dataclass
+class ChoiceArrays:
+    """All choices as rows of one sparse matrix (choice -> successor probabilities)."""
+
+    rows: csr_matrix  # one row per choice, one column per state
+    first_row: np.ndarray  # first row of each state's choices; len = states + 1
+
+    @property
+    def size(self) -> int:
+        return self.rows.shape[1]
+
+    @cached_property
+    def state_of_row(self) -> np.ndarray:
+        return np.repeat(np.arange(self.size), np.diff(self.first_row))
+
+    @cached_property
+    def edge_sources(self) -> np.ndarray:
+        """Source state of every positive transition (parallel to ``rows.indices``)."""
+        return np.repeat(self.state_of_row, np.diff(self.rows.indptr))[self.rows.data > 0]
+
+    @cached_property
+    def edge_targets(self) -> np.ndarray:
+        return self.rows.indices[self.rows.data > 0]
+
+    @cached_property
+    def state_graph(self) -> csr_matrix:
+        """Adjacency s -> s' (some choice of s reaches s' with positive probability)."""
+        ones = np.ones(len(self.edge_sources), dtype=np.int8)
+        graph = csr_matrix((ones, (self.edge_sources, self.edge_targets)), (self.size,) * 2)
+        graph.data[:] = 1
+        return graph
+
+
+def choice_arrays(structure: ModelStructure) -> ChoiceArrays:
+    counts = np.fromiter((len(cs) for cs in structure.choices), np.int64, structure.size)
+    first_row = np.concatenate([[0], np.cumsum(counts)])
+    lengths = np.fromiter(
+        (len(c.probabilities) for cs in structure.choices for c in cs), np.int64, first_row[-1]
+    )
+    indptr = np.concatenate([[0], np.cumsum(lengths)])
+    cols = np.fromiter(
+        (t for cs in structure.choices for c in cs for t in c.probabilities), np.int64, indptr[-1]
+    )
+    data = np.fromiter(
+        (float(p) for cs in structure.choices for c in cs for p in c.probabilities.values()),
+        np.float64,
+        indptr[-1],
+    )
+    rows = csr_matrix((data, cols, indptr), shape=(int(first_row[-1]), structure.size))
+    return ChoiceArrays(rows, first_row)
+
+
+def reaching(graph: csr_matrix, targets: np.ndarray) -> np.ndarray:
+    """States with a path to a target in ``graph`` (one BFS in C from a virtual super-target)."""
+    n = graph.shape[0]
+    if not targets.any():
+        return np.zeros(n, dtype=bool)
+    # reverse graph plus a node n with an edge to every target
+    reverse = graph.T.tocsr()
+    extra_rows = np.concatenate([reverse.indptr, [reverse.indptr[-1] + int(targets.sum())]])
+    extra_cols = np.concatenate([reverse.indices, np.flatnonzero(targets)])
+    data = np.ones(len(extra_cols), dtype=np.int8)
+    augmented = csr_matrix((data, extra_cols, extra_rows), shape=(n + 1, n + 1))
+    order = breadth_first_order(augmented, n, directed=True, return_predecessors=False)
+    found = np.zeros(n + 1, dtype=bool)
+    found[order] = True
+    return found[:n]
