@@ -78,4 +78,6 @@ def picture_reply(case: TestCase, picture: OracleResult, belief: str) -> str:
     """JSON reply: the picture's answer under the answer key plus a ``reason``."""
     form = category_by_id(case.category).answer_form(case, picture)
     reason = f"{belief}: {picture_reason(case, picture)}"
-    return json.dumps({form.key: picture_answer(case, picture), "reason": reason})
+    answer = picture_answer(case, picture)
+    body = dict(answer) if isinstance(answer, dict) else {form.key: answer}  # several keys
+    return json.dumps({**body, "reason": reason})

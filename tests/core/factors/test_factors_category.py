@@ -134,3 +134,19 @@ def test_factors_prompts_pass_the_prompt_lint_rules(plan):
         assert not lint.VERDICT_PHRASES.search(state_words), state_words
         for factor in plan.oracle.factors.factors:
             assert not lint.VERDICT_PHRASES.search(factor.words), factor.words
+
+
+def test_flaw_determinised_fails_where_the_slip_factor_matters():
+    from explaincheck.core.backends.registry import BackendContext, create_backend
+
+    plan = plan_campaign(
+        Campaign(environment="frozen_lake", llms=("oracle",), categories=("factors",), budget=10)
+    )
+    backend = create_backend("flaw:determinised", BackendContext(oracle=plan.oracle))
+    verdicts = []
+    for execution in plan.executions:
+        grade = grade_reply(execution.case, backend.reply_text(execution.case), plan.oracle)
+        verdicts.append(grade.verdict)
+        if grade.verdict == FAIL:
+            assert "slippery_ice" in grade.expected["necessary"], grade.reason
+    assert FAIL in verdicts and "invalid" not in verdicts
