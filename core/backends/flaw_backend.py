@@ -36,15 +36,26 @@ class FlawedBackend(Backend):
     def picture(self) -> OracleResult:
         """The flawed picture (computed on first use: myopic asks Storm in a child process)."""
         if self._picture is None:
-            self._picture = flawed_oracle(self.truth, self.flaw)
+            self._picture = self._with_factors(flawed_oracle(self.truth, self.flaw))
         return self._picture
 
     async def answer(self, prompt: Prompt, case: TestCase) -> Reply:
         if self._picture is None:
             async with self._lock:  # one computation, off the event loop
                 if self._picture is None:
-                    self._picture = await asyncio.to_thread(flawed_oracle, self.truth, self.flaw)
+                    picture = await asyncio.to_thread(flawed_oracle, self.truth, self.flaw)
+                    self._picture = self._with_factors(picture)
         return Reply(text=self.reply_text(case))
+
+    def _with_factors(self, picture: OracleResult) -> OracleResult:
+        """The picture keeps the true factor truth (a flaw's own view of the factors is not
+        modelled): on ``factors`` cases a flaw shows in the action part only."""
+        from explaincheck.core.factors.types import factor_truth, with_factors
+
+        truth = factor_truth(self.truth)
+        if truth is None or factor_truth(picture) is not None:
+            return picture
+        return with_factors(picture, truth)
 
     def reply_text(self, case: TestCase) -> str:
         """The reply for ``case`` (synchronous, for tests, scripts and the analysis)."""

@@ -195,8 +195,12 @@ def test_noisy_is_the_oracle_or_the_random_answerer_and_monotone_in_q():
 
 @pytest.fixture(scope="module")
 def frozen_lake():
+    from explaincheck.core.factors.attach import attach_factors
+
     environment = resolve("frozen_lake")
-    return environment, compute_oracle(environment.request())
+    request = environment.request()
+    # With the factor truth attached, as a campaign that asks for factors has it.
+    return environment, attach_factors(compute_oracle(request), environment, request)
 
 
 @pytest.mark.parametrize("spec", [*FLAW_SPECS, "noisy:0.5"])
