@@ -122,7 +122,7 @@ def regrade_stored(
     return RegradeSummary(len(rows), changed)
 
 
-def _store_grade(store: Store, row_id: int, result: Any, settings: GradingSettings) -> None:
+def _store_grade(store: Store, row_id: int, result: Grade, settings: GradingSettings) -> None:
     """Write a new grade over a stored execution (the reply itself is never touched)."""
     store.update_grade(
         row_id,
