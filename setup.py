@@ -1,6 +1,6 @@
 """Maps the repository folders onto the ``explaincheck`` import package.
 
-``core/`` installs as ``explaincheck.core`` and ``gui/`` as ``explaincheck.gui`` (DESIGN.md);
+``core/`` installs as ``explaincheck.core`` and ``gui/`` as ``explaincheck.gui`` (architecture.md);
 ``environments/`` and ``resources/`` ship as data packages so a non-editable install finds them.
 Everything else lives in pyproject.toml.
 """

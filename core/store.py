@@ -17,6 +17,7 @@ import math
 import os
 import re
 import sqlite3
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
@@ -313,7 +314,7 @@ class Store:
             raise StoreError(f"cannot open {path}: {error}") from None
         try:
             db.execute("PRAGMA busy_timeout = 10000")
-            _prepare(db, path)
+            _prepare_retrying(db, path)
         except sqlite3.OperationalError as error:
             db.close()
             raise StoreError(f"cannot open {path}: {error}") from None
@@ -661,6 +662,20 @@ def _check_writable(path: Path) -> None:
             f"cannot write to {path}: its folder {folder} is read-only"
             " (reading commands such as 'explaincheck results' can still open it)"
         )
+
+
+def _prepare_retrying(db: sqlite3.Connection, path: Path, attempts: int = 6) -> None:
+    """``_prepare``, tried again when SQLite says "locked" without waiting: switching a new
+    file to WAL, or opening one while another process does, can fail at once instead of going
+    through the busy timeout (two ``run``s starting on one new file)."""
+    for attempt in range(attempts):
+        try:
+            _prepare(db, path)
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or attempt == attempts - 1:
+                raise
+            time.sleep(0.05 * 2**attempt)
 
 
 def _prepare(db: sqlite3.Connection, path: Path) -> None:

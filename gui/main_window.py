@@ -313,7 +313,7 @@ class MainWindow(QMainWindow):
         describe = environment.describe
         self.canvas_error.hide()
         self.setWindowTitle(f"explaincheck — {environment.title}")
-        self.graph.set_oracle(oracle)
+        self.graph.set_oracle(oracle, environment.variables)
         self.inspector.set_oracle(oracle, describe, environment.variables)
         self.inspector.show_state(oracle.model.initial)
         self.results_view.set_oracle(oracle, environment)

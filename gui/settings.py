@@ -68,6 +68,7 @@ class Settings:
         return [str(v) for v in (value or []) if v]
 
     def add_recent_file(self, path: str) -> list[str]:
+        path = _absolute(path)  # a relative path would mean another file from another folder
         files = [path] + [p for p in self.recent_files() if p != path]
         files = files[:MAX_RECENT]
         self._store.setValue("recent/files", files)
@@ -80,6 +81,7 @@ class Settings:
         return [str(v) for v in (value or []) if v]
 
     def add_recent_database(self, path: str) -> None:
+        path = _absolute(path)
         files = [path] + [p for p in self.recent_databases() if p != path]
         self._store.setValue("recent/databases", files[:MAX_RECENT])
 
@@ -138,3 +140,8 @@ def _as_float(value, default):
         return float(value)
     except (TypeError, ValueError):
         return default
+
+
+def _absolute(path: str) -> str:
+    """``path`` made absolute against the current folder (recent lists outlive it)."""
+    return os.path.abspath(os.path.expanduser(str(path)))

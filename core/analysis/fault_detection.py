@@ -533,7 +533,7 @@ def fault_sections(results: pd.DataFrame, pools: pd.DataFrame | None = None) -> 
                 "Fault detection — APFD per category (whole candidate pool)",
                 apfd_table(pools, "category"),
                 note=(
-                    "APFD of the whole candidate pool ordered by δ (prioritized) and in a seeded "
+                    "APFD of the whole candidate pool ordered by δ (prioritised) and in a seeded "
                     "random order; 1 = failing cases first, 0.5 = as a random order, below 0.5 = "
                     "late. Means over the explainer × environment cells where any case fails; "
                     "failing_share = failing cases / pool."

@@ -173,7 +173,7 @@ def detection_heatmap(matrix: pd.DataFrame) -> Figure:
     ax.tick_params(length=0)
     _dimension_header(ax, [dimension_label(dimension_of(c)) for c in categories])
     ax.set_title(
-        "Which questions catch which flaw: fail rate (prioritized/random), over environments",
+        "Which questions catch which flaw: fail rate (prioritised/random), over environments",
         fontsize=9,
     )
     fig.colorbar(image, ax=ax, shrink=0.8, label="fail rate (mean of selections)")

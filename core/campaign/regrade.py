@@ -70,15 +70,7 @@ def regrade(
                 if model_hash not in oracles:
                     oracles[model_hash] = _oracle_from(sources.get(model_hash), model_hash)
                 result = grade(case_of(row), row["reply"], oracles[model_hash], settings)
-                store.update_grade(
-                    row["id"],
-                    verdict=result.verdict,
-                    reason=result.reason,
-                    answer=result.answer,
-                    expected=result.expected,
-                    abs_error=result.abs_error,
-                    grading=asdict(settings),
-                )
+                _store_grade(store, row["id"], result, settings)
                 graded += 1
                 changed += result.verdict != row["verdict"]
     return RegradeSummary(graded, changed)
@@ -125,14 +117,19 @@ def regrade_stored(
     with store.transaction():
         for row in rows:
             result = grade_reply(case_of(row), row["reply"], oracle, settings)
-            store.update_grade(
-                row["id"],
-                verdict=result.verdict,
-                reason=result.reason,
-                answer=result.answer,
-                expected=result.expected,
-                abs_error=result.abs_error,
-                grading=wanted,
-            )
+            _store_grade(store, row["id"], result, settings)
             changed += result.verdict != row["verdict"]
     return RegradeSummary(len(rows), changed)
+
+
+def _store_grade(store: Store, row_id: int, result: Grade, settings: GradingSettings) -> None:
+    """Write a new grade over a stored execution (the reply itself is never touched)."""
+    store.update_grade(
+        row_id,
+        verdict=result.verdict,
+        reason=result.reason,
+        answer=result.answer,
+        expected=result.expected,
+        abs_error=result.abs_error,
+        grading=asdict(settings),
+    )

@@ -1,6 +1,6 @@
 """Bottleneck states: those every path from the initial state to the goal must pass.
 
-DESIGN.md: s (not initial, not goal) is a bottleneck iff making s absorbing makes the goal
+docs/method.md §1: s (not initial, not goal) is a bottleneck iff making s absorbing makes the goal
 unreachable from s0. As Pmax(s0) > 0 iff a path exists, these are exactly the dominators of a
 virtual sink placed behind all goal states, found in near-linear time from one dominator tree
 (``by_dominators``). ``by_rechecking`` is the paper's definition run literally, one Storm model

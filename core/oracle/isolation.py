@@ -24,7 +24,7 @@ from explaincheck.core.errors import (
 )
 from explaincheck.core.oracle.types import OracleRequest, OracleResult
 
-BUILD_BYTES_PER_STATE = 1024  # Storm's explicit build needs ~300 B a state (10^6 counters)
+BUILD_BYTES_PER_STATE = 512  # Storm's explicit build needed ~300 B a state (10^6 counters)
 BUILD_BASE_BYTES = 512 << 20  # interpreter, Storm and the parsed program
 
 

@@ -1,4 +1,4 @@
-"""Oracle results as JSON: the ``oracle --json`` contract (DESIGN.md) and the on-disk cache.
+"""Oracle results as JSON: the ``oracle --json`` contract (docs/method.md §1) and the cache.
 
 JSON only (never pickle), so a shared cache or results file cannot run code when read.
 """

@@ -1,6 +1,6 @@
 """Contract of the query taxonomy: test cases, prompts, grades and the ``Category`` base class.
 
-Each of the ten categories (DESIGN.md ids) is one module in this package that subclasses
+Each of the ten categories (ids in docs/method.md §2) is one module here that subclasses
 ``Category`` and is registered by id in ``registry.py``.
 """
 
@@ -16,14 +16,14 @@ if TYPE_CHECKING:
     from explaincheck.core.oracle.types import OracleResult
     from explaincheck.core.taxonomy.answers import AnswerForm
 
-# Dimensions as in the paper (section 4) and DESIGN.md.
+# Dimensions as in the paper (section 4) and docs/method.md.
 STATE = "state"
 PREFERENCE = "preference"
 SCOPE = "scope"
 MODE = "mode"
 EXPLANATION = "explanation"  # why-questions graded by exact interventions (factors)
 
-# Verdicts (DESIGN.md). ``error`` is given by the runner when no reply came, never by grading.
+# Verdicts (docs/method.md §6). ``error`` comes from the runner when no reply came, never grading.
 PASS, FAIL, INVALID, ERROR = "pass", "fail", "invalid", "error"
 PRIORITIZED, RANDOM = "prioritized", "random"
 

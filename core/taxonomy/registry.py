@@ -1,4 +1,4 @@
-"""The ten query categories by id (DESIGN.md ids, in the paper's Table 1 column order)."""
+"""The ten query categories by id (as in docs/method.md), in the paper's Table 1 column order."""
 
 from __future__ import annotations
 

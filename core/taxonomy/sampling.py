@@ -1,9 +1,9 @@
 """Which states, pairs and subsets are candidates, and how they are sampled when there are too many.
 
-Pools (DESIGN.md): state and preference queries use every reachable non-goal state (preference
-queries only those with at least two labelled actions). The bottleneck family also leaves out the
-initial state: it is a bottleneck by no definition, yet every run passes through it, so asking
-about it would be a trick question.
+Pools (docs/method.md §2): state and preference queries use every reachable non-goal state
+(preference queries only those with at least two labelled actions). The bottleneck family also
+leaves out the initial state: it is a bottleneck by no definition, yet every run passes through
+it, so asking about it would be a trick question.
 
 Pairs (mode queries): each unordered pair once, in a seeded random presentation order; pairs whose
 compared quantity is tied are left out by the caller. Up to ``PAIR_LIMIT`` pairs all are listed.

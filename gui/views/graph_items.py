@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from explaincheck.core.oracle.types import StateFacts
 from explaincheck.gui.safe_text import tooltip
+from explaincheck.gui.valuation import ordered_items, valuation_text
 from explaincheck.gui.views import colours
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import (
@@ -54,10 +55,13 @@ class GraphStyle:
     fill_source: Callable[[int], QColor | None] | None = None
     scale_title: str = ""  # the legend's scale title when fill_source sets the colours
     labels: str = "id"  # "id" | "valuation"
+    # the environment's variable order and names ("r" -> "row"), as the words use them
+    variables: dict[str, str] = field(default_factory=dict)
 
 
-def compact_valuation(valuation: dict) -> str:
-    return " ".join(f"{k}={_short(v)}" for k, v in valuation.items())
+def compact_valuation(valuation: dict, variables: dict[str, str] | None = None) -> str:
+    """``r=3 c=2`` in the environment's variable order (Storm's order for unnamed ones)."""
+    return " ".join(f"{k}={_short(v)}" for k, _name, v in ordered_items(valuation, variables))
 
 
 def _short(value) -> str:
@@ -110,7 +114,7 @@ class NodeItem(QGraphicsItem):
 
     def _tooltip(self) -> str:
         f = self.facts
-        lines = [f"state {f.id}: {compact_valuation(f.valuation)}"]
+        lines = [f"state {f.id}: {valuation_text(f.valuation, self.style.variables)}"]
         if f.labels:
             lines.append("labels: " + ", ".join(f.labels))
         danger = f", D = {f.danger:.4g}" if f.danger is not None else ""
@@ -223,7 +227,7 @@ class NodeItem(QGraphicsItem):
     def _caption(self) -> str:
         parts = []
         if self.style.labels == "valuation":
-            parts.append(compact_valuation(self.facts.valuation))
+            parts.append(compact_valuation(self.facts.valuation, self.style.variables))
         if self.style.show.get("optimal") and self.facts.optimal_action:
             parts.append(f"→ {self.facts.optimal_action}")
         return "\n".join(parts)

@@ -311,10 +311,12 @@ class GraphView(QWidget):
         self.ready = False
         self.status.setText("")
 
-    def set_oracle(self, oracle: OracleResult) -> None:
-        """Show a new model; the graph index and layout are computed off the GUI thread."""
+    def set_oracle(self, oracle: OracleResult, variables: dict[str, str] | None = None) -> None:
+        """Show a new model; the graph index and layout are computed off the GUI thread.
+        ``variables``: the environment's variable order and names, for labels and tooltips."""
         self.clear()
         self.oracle = oracle
+        self.style_.variables = dict(variables or {})
         self.highlighted = set()
         self.status.setText(f"Laying out {len(oracle.states)} states…")
         self.colour_box.model().item(1).setEnabled(oracle.has_danger)

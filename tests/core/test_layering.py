@@ -1,4 +1,4 @@
-"""Layering (DESIGN.md): every module under ``explaincheck.core`` imports with Qt absent.
+"""Layering (docs/architecture.md): every module under ``explaincheck.core`` imports with Qt absent.
 
 A fresh interpreter installs a meta-path finder that refuses PySide6, qasync and
 ``explaincheck.gui``, then imports each module found by ``pkgutil.walk_packages``.

@@ -120,3 +120,15 @@ def test_keyboard_shortcuts_switch_tabs(qtbot, window):
         assert window.tabs.currentWidget() is widget
     assert window.run_action.shortcut().toString() == "F5"
     assert window.open_action.shortcut().toString() == "Ctrl+O"
+
+
+def test_recent_databases_and_files_are_stored_as_absolute_paths(tmp_path, monkeypatch):
+    from explaincheck.gui.settings import Settings
+
+    monkeypatch.chdir(tmp_path)
+    settings = Settings(str(tmp_path / "settings.ini"))
+    settings.add_recent_database("results.sqlite")
+    settings.add_recent_file("models/walk.prism")
+    again = Settings(str(tmp_path / "settings.ini"))
+    assert again.recent_databases() == [str(tmp_path / "results.sqlite")]
+    assert again.recent_files() == [str(tmp_path / "models" / "walk.prism")]

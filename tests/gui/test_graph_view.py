@@ -96,3 +96,22 @@ def test_big_model_shows_a_neighbourhood(qtbot, qloop):
     wait_for(qtbot, lambda: 2500 in graph.node_items and graph.selected_state() == 2500, 30)
     graph.highlight_states([4000])
     wait_for(qtbot, lambda: 4000 in graph.node_items and graph.node_items[4000].highlighted, 30)
+
+
+def test_tooltips_and_labels_follow_the_environments_variable_order(qtbot, qloop):
+    from explaincheck.gui.views.graph_view import GraphView
+
+    graph = GraphView()
+    qtbot.addWidget(graph)
+    graph.resize(900, 700)
+    graph.show()
+    oracle = grid_oracle()
+    state = oracle.states[GRID_CELLS.index((1, 0))]
+    names = {"y": "row", "x": "column"}  # the words say "row y, column x"
+    graph.set_oracle(oracle, names)
+    wait_for(qtbot, lambda: graph.ready, 30)
+    node = graph.node_items[state.id]
+    tip = node.toolTip()
+    assert f"row (y) = {state.valuation['y']}, column (x) = {state.valuation['x']}" in tip
+    graph.style_.labels = "valuation"
+    assert node._caption().startswith(f"y={state.valuation['y']} x=")

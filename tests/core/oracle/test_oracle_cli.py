@@ -1,4 +1,4 @@
-"""``explaincheck oracle``: the ``--json`` contract of DESIGN.md and the readable summary."""
+"""``explaincheck oracle``: the ``--json`` contract and the readable summary."""
 
 from __future__ import annotations
 

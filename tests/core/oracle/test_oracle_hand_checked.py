@@ -109,7 +109,7 @@ EXPECTED = {
     ),
 }
 
-# model -> bottleneck states (values of the variable), by the DESIGN.md definition.
+# model -> bottleneck states (values of the variable), by the definition in docs/method.md §1.
 BOTTLENECKS = {
     "tie": set(),
     "dead_end": set(),
