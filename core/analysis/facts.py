@@ -90,8 +90,11 @@ def _categories(categories: list[str], skipped: dict[str, str]) -> str:
     if not categories:
         left_out = [c for c, why in skipped.items() if str(why).startswith("left out by default")]
         return "default" + (f" (left out: {', '.join(left_out)})" if left_out else "")
-    if len(categories) == len(CATEGORIES):
+    missing = [c for c in CATEGORIES if c not in categories]
+    if not missing:
         return f"all {len(CATEGORIES)}"
+    if len(missing) <= 2 and len(categories) > len(missing):
+        return f"all but {', '.join(missing)}"
     return ", ".join(categories)
 
 
