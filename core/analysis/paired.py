@@ -149,28 +149,6 @@ def compared_llms(
     return list(itertools.combinations(llms, 2))
 
 
-def wilson_cells(results: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
-    """Per environment × LLM × category × selection: passes, executions (repeats count as
-    executions) and the Wilson interval of the pass rate."""
-    replied = results[results["verdict"] != ERROR]
-    keys = ["environment", "llm", "category", "selection"]
-    rows = []
-    for key, group in replied.groupby(keys, sort=False):
-        passed, n = int((group["verdict"] == PASS).sum()), len(group)
-        low, high = wilson(passed, n, alpha)
-        rows.append(
-            {
-                **dict(zip(keys, key, strict=True)),
-                "passed": passed,
-                "executions": n,
-                "rate": passed / n,
-                "low": low,
-                "high": high,
-            }
-        )
-    return pd.DataFrame(rows)
-
-
 def rq1_per_llm(results: pd.DataFrame, exclude: Iterable[str] = (CEILING_LLM,)) -> pd.DataFrame:
     """RQ1 for each LLM: comparable cells, the one-sided Wilcoxon p (prioritised < random) over
     them, the pooled pass rates of both selections and Cohen's h between them (negative: the
