@@ -283,7 +283,8 @@ class StoreError(ExplaincheckError):
 
 
 class Store:
-    """An open results database. Single-threaded: use it from one thread (the event loop's)."""
+    """An open results database, used on the thread that opened it (SQLite refuses any other:
+    a front end that runs a campaign on its own thread opens the store there)."""
 
     def __init__(self, path: Path, connection: sqlite3.Connection):
         self.path = path
@@ -309,7 +310,7 @@ class Store:
             return cls(path, _open_readonly(path))
         _check_writable(path)
         try:
-            db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            db = sqlite3.connect(path, isolation_level=None)
         except sqlite3.DatabaseError as error:
             raise StoreError(f"cannot open {path}: {error}") from None
         try:
@@ -627,9 +628,7 @@ def _open_readonly(path: Path) -> sqlite3.Connection:
     error: sqlite3.DatabaseError | None = None
     for flags in ("mode=ro", "immutable=1"):
         try:
-            db = sqlite3.connect(
-                f"file:{target}?{flags}", uri=True, isolation_level=None, check_same_thread=False
-            )
+            db = sqlite3.connect(f"file:{target}?{flags}", uri=True, isolation_level=None)
         except sqlite3.OperationalError as failure:
             error = failure
             continue

@@ -1,32 +1,79 @@
-"""Running a campaign for the window, on its own thread with its own asyncio loop.
+"""Running a campaign for the window, on its own thread with its own asyncio loop; and what the
+Campaign tab asks of the core before that (a host's model list, the ``Campaign`` and its folder).
 
 Why a separate thread: planning (case selection, prompt rendering), the SQLite commit after
 every graded execution and the backends' own work would otherwise all run on the GUI thread.
 The core runner reports through plain callbacks (``ProgressEvents``); they are forwarded to the
 GUI thread by Qt signals, which queue across threads. Stop cancels the runner thread-safely;
 everything graded so far stays stored, and running the same campaign again resumes it.
+
+Listing a host's models is a short network call: it runs as a task on the window's qasync loop,
+never on the views' two worker threads (where a slow host would hold up layouts and reads).
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
-from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from explaincheck.core.campaign.session import BackendSettings, CampaignSession
 from explaincheck.core.environments.types import Environment
+from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.gui.results_data import row_of
+from explaincheck.gui.tasks import Tasks
 from PySide6.QtCore import QObject, Signal
 
+if TYPE_CHECKING:
+    from explaincheck.core.campaign.plan import Campaign
+    from explaincheck.gui.views.campaign_view import CampaignSetup
 
-@dataclass(frozen=True)
-class BackendSettings:
-    """How backends are created (from the Settings dialog and the campaign panel)."""
+__all__ = ["BackendSettings", "CampaignController", "build_campaign", "left_per_llm"]
+HOST_CHECK_TIMEOUT = 3.0  # seconds a host has to list its models
 
-    ollama_hosts: tuple[str, ...] = ()
-    timeout: float = 120.0
-    concurrency: int = 4
+
+def build_campaign(
+    setup: CampaignSetup,
+    environment: Environment | None,
+    constants: str,
+    goal_label: str,
+    unsafe_label: str,
+) -> Campaign:
+    """The ``Campaign`` the tab's set-up describes on the open model (an ExplaincheckError with
+    one line when it is incomplete)."""
+    from explaincheck.core.campaign.plan import Campaign, resolve_wordings
+    from explaincheck.core.taxonomy.base import GradingSettings
+
+    if environment is None:
+        raise ExplaincheckError("open a model first")
+    if not setup.categories:
+        raise ExplaincheckError("choose at least one applicable category")
+    return Campaign(
+        environment=environment.id or environment.model_path,
+        llms=setup.llms,
+        categories=setup.categories,
+        budget=setup.budget,
+        selection=setup.selection,
+        repeat=setup.repeat,
+        seed=setup.seed,
+        wordings=resolve_wordings(setup.wording),
+        metamorphic=setup.metamorphic,
+        constants=constants,
+        goal_label=goal_label,
+        unsafe_label=unsafe_label,
+        grading=GradingSettings(satisfy_rule=setup.satisfy_rule, satisfy_tolerance=setup.tolerance),
+    )
+
+
+def results_path(path: str) -> str:
+    """The results file as typed (``~`` expanded), its folder made if missing (OSError if it
+    cannot be)."""
+    path = os.path.expanduser(path.strip())
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    return path
 
 
 class CampaignController(QObject):
@@ -39,11 +86,14 @@ class CampaignController(QObject):
     finished = Signal(object)  # RunOutcome
     failed = Signal(object)  # exception
     running_changed = Signal(bool)
+    host_checked = Signal(str, object)  # the host as typed, {url: [models]} ({}: none answers)
+    host_failed = Signal(str, str)  # the host as typed, one line saying why
 
-    def __init__(self, parent: QObject | None = None) -> None:
+    def __init__(self, tasks: Tasks, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        self.tasks = tasks
         self._thread: threading.Thread | None = None
-        self._runner: Any = None
+        self._session: CampaignSession | None = None
         self._stop_requested = False
         self._lock = threading.Lock()
         # True from start() until the worker's last signal has been delivered on the GUI
@@ -84,8 +134,8 @@ class CampaignController(QObject):
         """Cancel cleanly: in-flight requests are abandoned, stored results kept."""
         with self._lock:
             self._stop_requested = True
-            if self._runner is not None:
-                self._runner.cancel_threadsafe()
+            if self._session is not None:
+                self._session.cancel()
 
     def wait(self, timeout: float | None = None) -> None:
         """Join the worker thread (for shutdown)."""
@@ -103,48 +153,42 @@ class CampaignController(QObject):
                 self.finished.emit(outcome)
         finally:
             with self._lock:
-                self._runner = None
+                self._session = None
             self.running_changed.emit(False)
 
     async def _run(self, campaign, db_path, environment, oracle, settings: BackendSettings):
-        from explaincheck.core.backends.llm import Decoding
-        from explaincheck.core.backends.registry import BackendContext, create_backend
         from explaincheck.core.campaign.plan import plan_campaign
         from explaincheck.core.campaign.progress import ProgressEvents
-        from explaincheck.core.campaign.runner import CampaignRunner
-        from explaincheck.core.store import Store
 
         plan = plan_campaign(campaign, environment=environment, oracle=oracle)
         self.planned.emit(plan.total, dict(plan.skipped))
-        context = BackendContext(
-            oracle=oracle,
-            environment=environment,
-            decoding=Decoding(
-                seed=campaign.seed,
-                repeats=campaign.repeat,
-                repeat_temperature=campaign.repeat_temperature,
-            ),
-            concurrency=settings.concurrency,
-            timeout=settings.timeout,
-            ollama_hosts=settings.ollama_hosts,
-        )
-        backends = {spec: create_backend(spec, context) for spec in campaign.llms}
         events = ProgressEvents()
         events.subscribe(self._on_progress)
-        store = Store.open(db_path)
-        try:
-            self.llm_plan.emit(*left_per_llm(plan, store.stored(), backends))
-            runner = CampaignRunner(plan, store, backends, events=events)
+        with CampaignSession.open(db_path, settings) as session:  # on this thread: SQLite's rule
             with self._lock:
-                self._runner = runner
+                self._session = session
                 if self._stop_requested:
-                    runner.cancel()
-            return await runner.run()
-        finally:
-            for backend in backends.values():
-                await backend.close()
-            await context.close()
-            store.close()
+                    session.cancel()
+
+            def started(backends) -> None:
+                self.llm_plan.emit(*left_per_llm(plan, session.store.stored(), backends))
+
+            return await session.run(plan, events=events, started=started)
+
+    # -- Ollama host check (on the window's loop) ----------------------------------------------
+    def check_host(self, host: str) -> asyncio.Task:
+        """List the models of the Ollama host ``host`` (empty: the default host)."""
+        return self.tasks.start(self._check_host(host), "check Ollama host")
+
+    async def _check_host(self, host: str) -> None:
+        from explaincheck.core.backends.registry import ollama_models
+
+        try:
+            listing = await ollama_models((host,), timeout=HOST_CHECK_TIMEOUT)
+        except Exception as error:  # a bad URL or a broken connection: said in the panel
+            self.host_failed.emit(host, str(error) or type(error).__name__)
+            return
+        self.host_checked.emit(host, listing)
 
     def _on_progress(self, progress) -> None:
         """Called on the worker's loop: forward to the GUI thread (signals queue)."""

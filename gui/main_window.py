@@ -13,11 +13,13 @@ import traceback
 from pathlib import Path
 
 from explaincheck.core.campaign.eta import EtaEstimator
+from explaincheck.core.campaign.session import BackendSettings
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.paths import resources_dir
-from explaincheck.gui.campaign_controller import BackendSettings, CampaignController
+from explaincheck.gui.campaign_controller import CampaignController, build_campaign, results_path
+from explaincheck.gui.live_question_controller import LiveQuestionController
 from explaincheck.gui.model_controller import ModelController, builtin_environments
 from explaincheck.gui.prism_scan import Constant
 from explaincheck.gui.results_data import ResultsData
@@ -80,7 +82,8 @@ class MainWindow(QMainWindow):
         self.tasks.failed.connect(self._task_failed)
         self.results = ResultsData(self)
         self.model = ModelController(self.tasks, self.settings, ask_constants=self.ask_constants)
-        self.campaigns = CampaignController(self)
+        self.campaigns = CampaignController(self.tasks, self)
+        self.live = LiveQuestionController(self.tasks, self.backend_settings, self)
 
         self.graph = GraphView(self.tasks, self)
         self.canvas_error = ErrorOverlay(self.graph)
@@ -230,6 +233,12 @@ class MainWindow(QMainWindow):
         self.teach_view.state_changed.connect(self._teach_state)
         self.campaign_view.run_requested.connect(self.run_campaign)
         self.campaign_view.stop_requested.connect(self.stop)
+        self.campaign_view.check_requested.connect(self.campaigns.check_host)
+        self.campaigns.host_checked.connect(self.campaign_view.show_host_models)
+        self.campaigns.host_failed.connect(self.campaign_view.show_host_error)
+        self.teach_view.live_requested.connect(self._ask_live)
+        self.live.answered.connect(self.teach_view.show_live_answer)
+        self.live.failed.connect(self.teach_view.show_live_error)
         self.campaigns.row.connect(lambda row: self.results.add([row]))
         self.campaigns.progress.connect(self._campaign_progress)
         self.campaigns.running_changed.connect(self._campaign_running)
@@ -373,11 +382,16 @@ class MainWindow(QMainWindow):
         if self.model.oracle is None or self.model.environment is None:
             self._campaign_message("Open a model and let its oracle build first.")
             return
+        setup = self.campaign_view.setup()
         try:
-            campaign = self.campaign_view.campaign(
-                self.model.constants, self.model.goal_label, self.model.unsafe_label
+            campaign = build_campaign(
+                setup,
+                self.model.environment,
+                self.model.constants,
+                self.model.goal_label,
+                self.model.unsafe_label,
             )
-            db_path = self.campaign_view.database_path()
+            db_path = results_path(setup.database)
         except (ExplaincheckError, OSError) as error:
             self._campaign_message(str(error))
             return
@@ -393,15 +407,26 @@ class MainWindow(QMainWindow):
                 return
         else:
             self.results.clear(db_path)
+        assert self.model.environment is not None and self.model.oracle is not None
+        self.campaigns.start(
+            campaign, db_path, self.model.environment, self.model.oracle, self.backend_settings()
+        )
+
+    def backend_settings(self) -> BackendSettings:
+        """The user's backend settings: the Campaign tab's Ollama host, else the one in
+        Settings; timeout and concurrency from Settings (campaigns and Teach's ask live)."""
         prefs = self.settings.preferences()
-        host = self.campaign_view.host.text().strip() or prefs.ollama_host
-        backends = BackendSettings(
+        host = self.campaign_view.ollama_host() or prefs.ollama_host
+        return BackendSettings(
             ollama_hosts=(host,) if host else (),
             timeout=prefs.timeout,
             concurrency=prefs.concurrency,
         )
-        assert self.model.environment is not None and self.model.oracle is not None
-        self.campaigns.start(campaign, db_path, self.model.environment, self.model.oracle, backends)
+
+    def _ask_live(self, spec: str, case) -> None:
+        if self.model.oracle is None or self.model.environment is None:
+            return
+        self.live.ask(spec, case, self.model.oracle, self.model.environment)
 
     def stop(self) -> None:
         self.campaigns.stop()

@@ -190,22 +190,22 @@ def campaign_from(args: argparse.Namespace) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     from explaincheck.core.campaign.plan import plan_campaign
-    from explaincheck.core.store import Store
+    from explaincheck.core.campaign.session import CampaignSession
 
     stop_logging = _log_to_terminal()
     try:
         campaign = campaign_from(args)
-        with Store.open(args.db) as store:
+        with CampaignSession.open(args.db, backend_settings(args)) as session:
             plan = plan_campaign(campaign)
             _describe(plan, args.db)
             interrupts = _Interrupts()
-            outcome = asyncio.run(_execute(plan, store, args, interrupts))
-            _regrade_resumed(plan, store)
-            _summary(plan, store)
+            outcome = asyncio.run(_execute(plan, session, interrupts))
+            _regrade_resumed(plan, session.store)
+            _summary(plan, session.store)
             if getattr(args, "behavioural", False) and outcome.complete:
                 from explaincheck.core.factors.run import behavioural
 
-                probed = asyncio.run(behavioural(plan, store, args))
+                probed = asyncio.run(behavioural(plan, session.store, args))
                 print(f"explaincheck run: behavioural check of {probed} factors executions stored")
     finally:
         stop_logging()
@@ -248,38 +248,30 @@ def _log_to_terminal() -> Any:
     return lambda: logger.removeHandler(handler)
 
 
-async def _execute(
-    plan: Any, store: Any, args: argparse.Namespace, interrupts: _Interrupts | None = None
-) -> Any:
-    from explaincheck.core.backends.llm import Decoding
-    from explaincheck.core.backends.registry import BackendContext, create_backend
-    from explaincheck.core.campaign.progress import ProgressEvents
-    from explaincheck.core.campaign.runner import CampaignRunner
-    from explaincheck.core.cli.progress_bar import TerminalProgress
+def backend_settings(args: argparse.Namespace) -> Any:
+    """The backend settings the command line gives (``--ollama-host``, ``--timeout``, ...)."""
+    from explaincheck.core.campaign.session import BackendSettings
 
-    campaign = plan.campaign
-    context = BackendContext(
-        oracle=plan.oracle,
-        environment=plan.environment,
-        decoding=Decoding(campaign.seed, campaign.repeat, campaign.repeat_temperature),
-        concurrency=args.concurrency,
-        timeout=args.timeout,
+    return BackendSettings(
         ollama_hosts=tuple(args.ollama_host),
+        timeout=args.timeout,
+        concurrency=args.concurrency,
         retries=getattr(args, "retries", 3),
     )
-    backends = {spec: create_backend(spec, context) for spec in campaign.llms}
+
+
+async def _execute(plan: Any, session: Any, interrupts: _Interrupts | None = None) -> Any:
+    from explaincheck.core.campaign.progress import ProgressEvents
+    from explaincheck.core.cli.progress_bar import TerminalProgress
+
     events = ProgressEvents()
     events.subscribe(TerminalProgress())
-    runner = CampaignRunner(plan, store, backends, events=events)
     loop = asyncio.get_running_loop()
-    remove = (interrupts or _Interrupts()).install(loop, runner)
+    remove = (interrupts or _Interrupts()).install(loop, session)
     try:
-        return await runner.run()
+        return await session.run(plan, events=events)
     finally:
         remove()
-        for backend in backends.values():
-            await backend.close()
-        await context.close()
 
 
 class _Interrupts:
@@ -297,7 +289,7 @@ class _Interrupts:
     def word(self) -> str:
         return "terminated" if self.received == signal.SIGTERM else "interrupted"
 
-    def install(self, loop: asyncio.AbstractEventLoop, runner: Any) -> Any:
+    def install(self, loop: asyncio.AbstractEventLoop, session: Any) -> Any:
         def first(sig: int) -> None:
             if self.received is None:
                 self.received = sig
@@ -305,7 +297,7 @@ class _Interrupts:
                 print("\nexplaincheck run: stopping (Ctrl-C again to force)", file=sys.stderr)
                 loop.remove_signal_handler(signal.SIGINT)
                 signal.signal(signal.SIGINT, signal.default_int_handler)
-            runner.cancel()
+            session.cancel()
 
         installed = []
         for sig in (signal.SIGINT, signal.SIGTERM):

@@ -5,18 +5,19 @@ settings and Run with the progress fit without scrolling: two columns on a wide 
 narrow one, with Run and the progress pinned at the bottom.
 
 Categories are grouped by dimension; those that do not apply to the open model are greyed out
-with the reason. Ollama models are listed from the host after a connection check (run on a
-worker thread). Progress shows done/total, pass rate so far and the ETA.
+with the reason. Ollama models are listed from the host after a connection check (asked of
+the window's controller through ``check_requested``). Progress shows done/total, pass rate so
+far and the ETA. The view hands its set-up over as plain data (``setup()``); the controller
+builds the ``Campaign`` from it.
 """
 
 from __future__ import annotations
 
-import asyncio
-import os
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from explaincheck.core.backends.registry import LOCAL_SPECS
-from explaincheck.core.campaign.eta import EtaEstimator
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.taxonomy.registry import Applicability
@@ -97,24 +98,43 @@ def local_model_available() -> bool:
     return local_available()
 
 
-def list_ollama_models(host: str, timeout: float = 3.0) -> dict[str, list[str]]:
-    """Models per answering host (worker thread with its own loop: no network on the GUI
-    thread)."""
-    from explaincheck.core.backends.registry import ollama_models
-
-    return asyncio.run(ollama_models((host,), timeout=timeout))
-
-
 def default_database() -> str:
     base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
     return str(Path(base or Path.home()) / "results.sqlite")
 
 
+@dataclass(frozen=True)
+class CampaignSetup:
+    """What the widgets say, as plain data (``campaign_controller.build_campaign`` makes the
+    ``Campaign`` of it)."""
+
+    llms: tuple[str, ...]
+    categories: tuple[str, ...]
+    budget: int
+    selection: str
+    repeat: int
+    seed: int
+    wording: str  # "0", "1", "2" or "all"
+    metamorphic: bool
+    satisfy_rule: str
+    tolerance: float
+    database: str  # the results file as typed (the default when the box is empty)
+
+
+class TimeLeft(Protocol):
+    """The per-LLM time left of a running campaign (``core.campaign.eta.EtaEstimator``)."""
+
+    def eta(self) -> float | None: ...
+
+    def per_llm(self) -> dict[str, float | None]: ...
+
+
 class CampaignView(QWidget):
-    """Builds a ``Campaign`` from the widgets; the window runs it through the controller."""
+    """Gives its set-up as plain data; the window runs it through the controller."""
 
     run_requested = Signal()
     stop_requested = Signal()
+    check_requested = Signal(str)  # list the models of this Ollama host (empty: the default)
 
     def __init__(self, tasks: Tasks, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -378,10 +398,9 @@ class CampaignView(QWidget):
             if item.data(Qt.ItemDataRole.UserRole) == spec:
                 item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
 
-    def wordings(self) -> tuple[int, ...]:
-        from explaincheck.core.campaign.plan import resolve_wordings
-
-        return resolve_wordings(self.wording.currentData())
+    def wording_count(self) -> int:
+        """Phrasings asked of each question: one, or every single one listed for "all"."""
+        return self.wording.count() - 1 if self.wording.currentData() == "all" else 1
 
     # -- estimate ---------------------------------------------------------------------------
     def watch_results(self, results) -> None:
@@ -425,7 +444,7 @@ class CampaignView(QWidget):
             self.budget.value(),
             2 if self.selection.currentData() == "both" else 1,
             self.repeat.value(),
-            len(self.wordings()),
+            self.wording_count(),
             self.metamorphic.isChecked(),
         )
         found = estimate(llms, per_llm, self.rates, self.ollama_concurrency)
@@ -473,19 +492,23 @@ class CampaignView(QWidget):
             return chosen
         return list(dict.fromkeys(chosen + self.reference_specs()))
 
-    def check_host(self) -> asyncio.Task:
-        return self.tasks.start(self._check_host(self.host.text().strip()), "check Ollama host")
+    def ollama_host(self) -> str:
+        return self.host.text().strip()
 
-    async def _check_host(self, host: str) -> None:
+    def check_host(self) -> None:
+        """Ask the controller to list the host's models (``show_host_models`` shows them)."""
+        host = self.ollama_host()
         self.check_button.setEnabled(False)
         self.host_status.setText(f"Connecting to {host or 'the default host'}…")
-        try:
-            listing = await in_thread(list_ollama_models, host)
-        except Exception as error:
-            self.host_status.setText(f"✗ {host}: {error}")
-            return
-        finally:
-            self.check_button.setEnabled(True)
+        self.check_requested.emit(host)
+
+    def show_host_error(self, host: str, message: str) -> None:
+        self.check_button.setEnabled(True)
+        self.host_status.setText(f"✗ {host}: {message}")
+
+    def show_host_models(self, host: str, listing: dict[str, list[str]]) -> None:
+        """Add the models each answering host lists (``{}``: none answered)."""
+        self.check_button.setEnabled(True)
         if not listing:
             self.host_status.setText(f"✗ no Ollama server answers at {host or 'the default host'}")
             return
@@ -687,46 +710,27 @@ class CampaignView(QWidget):
         if path:
             self.database.setText(path)
 
-    def database_path(self) -> str:
-        path = os.path.expanduser(self.database.text().strip() or default_database())
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        return path
-
-    def campaign(self, constants: str, goal_label: str, unsafe_label: str):
-        """The ``Campaign`` these widgets describe (raises ExplaincheckError if incomplete)."""
-        from explaincheck.core.campaign.plan import Campaign
-        from explaincheck.core.errors import ExplaincheckError
-        from explaincheck.core.taxonomy.base import GradingSettings
-
-        if self.environment is None:
-            raise ExplaincheckError("open a model first")
-        categories = self.selected_categories()
-        if not categories:
-            raise ExplaincheckError("choose at least one applicable category")
-        return Campaign(
-            environment=self.environment.id or self.environment.model_path,
+    def setup(self) -> CampaignSetup:
+        """The set-up as it stands (applicable ticked categories, ticked LLMs and references)."""
+        return CampaignSetup(
             llms=tuple(self.selected_llms()),
-            categories=tuple(categories),
+            categories=tuple(self.selected_categories()),
             budget=self.budget.value(),
             selection=self.selection.currentData(),
             repeat=self.repeat.value(),
             seed=self.seed.value(),
-            wordings=self.wordings(),
+            wording=self.wording.currentData(),
             metamorphic=self.metamorphic.isChecked(),
-            constants=constants,
-            goal_label=goal_label,
-            unsafe_label=unsafe_label,
-            grading=GradingSettings(
-                satisfy_rule=self.satisfy_rule.currentData(),
-                satisfy_tolerance=self.tolerance.value(),
-            ),
+            satisfy_rule=self.satisfy_rule.currentData(),
+            tolerance=self.tolerance.value(),
+            database=self.database.text().strip() or default_database(),
         )
 
     def set_running(self, running: bool) -> None:
         self.run_button.setEnabled(not running)
         self.pause_button.setEnabled(running)
 
-    def show_progress(self, progress, eta: EtaEstimator | None = None) -> None:
+    def show_progress(self, progress, eta: TimeLeft | None = None) -> None:
         """Done/total, pass rate and the time left (per LLM when ``eta`` follows the run:
         instant baselines would otherwise make a pooled rate promise seconds)."""
         self.progress.setFormat("%v / %m")

@@ -3,13 +3,13 @@
 A case is one state, or the two or more states of a pair or subset question (all highlighted on
 the graph). Step 1 shows the situation and the question; step 2 the oracle's answer and why
 (values for each state, the optimal action, a bottleneck run on the graph); step 3 reveals an
-LLM's reply, from the stored results or asked live. Space reveals the next step, the arrow keys
-move between cases.
+LLM's reply, from the stored results or asked live (through ``live_requested``: the window's
+controller asks with the user's backend settings and answers with ``show_live_answer``). Space
+reveals the next step, the arrow keys move between cases.
 """
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from explaincheck.core.environments.types import Environment
@@ -39,30 +39,6 @@ from PySide6.QtWidgets import (
 LIVE_ANSWERERS = ("random", "oracle")
 
 
-def ask_live(spec: str, oracle: OracleResult, environment: Environment, lesson_: Lesson):
-    """Ask one backend the lesson's prompt and grade it (worker thread, own event loop)."""
-    from explaincheck.core.backends.registry import BackendContext, create_backend
-    from explaincheck.core.taxonomy.grading import grade_reply
-    from explaincheck.core.taxonomy.prompts import render_prompt
-
-    async def run():
-        context = BackendContext(oracle=oracle, environment=environment)
-        backend = create_backend(spec, context)
-        try:
-            prepare = getattr(backend, "prepare", None)
-            if prepare is not None:
-                await prepare()
-            prompt = render_prompt(lesson_.case, oracle, environment)
-            return await backend.answer(prompt, lesson_.case)
-        finally:
-            await backend.close()
-            await context.close()
-
-    reply = asyncio.run(run())
-    grade = grade_reply(lesson_.case, reply.text, oracle)
-    return reply.text, reply.thinking, grade.verdict, grade.reason
-
-
 class Card(QFrame):
     """A titled panel of large plain text (never rich text: it may hold LLM output)."""
 
@@ -90,6 +66,7 @@ class TeachView(QWidget):
     """Question → oracle answer and why → LLM reply."""
 
     state_changed = Signal(int)
+    live_requested = Signal(str, object)  # LLM spec, the TestCase to ask it live
 
     def __init__(self, results: ResultsData, tasks: Tasks, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -341,7 +318,7 @@ class TeachView(QWidget):
             return
         if spec in LIVE_ANSWERERS or spec.startswith(("ollama:", "local:")):
             self.reply_card.set_text(f"Asking {spec}…")
-            self.tasks.start(self._ask(spec, self.lesson), "ask LLM")
+            self.live_requested.emit(spec, self.lesson.case)
         else:
             self.reply_card.set_text("No stored reply for this state.")
 
@@ -368,19 +345,20 @@ class TeachView(QWidget):
             text += f"(thinking: {thinking[:400]}{'…' if len(thinking) > 400 else ''})\n\n"
         return text + f"Verdict: {str(row.get('verdict')).upper()} — {row.get('reason')}"
 
-    async def _ask(self, spec: str, lesson_: Lesson) -> None:
-        assert self.oracle is not None and self.environment is not None
-        try:
-            text, thinking, verdict, reason = await in_thread(
-                ask_live, spec, self.oracle, self.environment, lesson_
-            )
-        except Exception as error:
-            if lesson_ is self.lesson:
-                self.reply_card.set_text(f"{spec} could not answer: {error}")
-            return
-        if lesson_ is self.lesson:
-            row = {"reply": text, "thinking": thinking, "verdict": verdict, "reason": reason}
-            self.reply_card.set_text(self._reply_text(spec, row) + "  (asked live)")
+    def show_live_answer(self, case: Any, answer: Any) -> None:
+        """A live reply (``core.campaign.session.LiveAnswer``), if still on the case asked."""
+        if self.lesson is not None and case is self.lesson.case:
+            row = {
+                "reply": answer.reply,
+                "thinking": answer.thinking,
+                "verdict": answer.verdict,
+                "reason": answer.reason,
+            }
+            self.reply_card.set_text(self._reply_text(answer.spec, row) + "  (asked live)")
+
+    def show_live_error(self, case: Any, spec: str, message: str) -> None:
+        if self.lesson is not None and case is self.lesson.case:
+            self.reply_card.set_text(f"{spec} could not answer: {message}")
 
     def _refill_llms(self) -> None:
         current = self.llm.currentData()

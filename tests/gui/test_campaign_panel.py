@@ -32,8 +32,8 @@ def test_ollama_host_check_lists_models(qtbot, window):
     with StandinOllama({"gemma3:1b": Script(), "qwen3:4b": Script()}) as server:
         view = window.campaign_view
         view.host.setText(server.url)
-        task = view.check_host()
-        wait_for(qtbot, task.done, 30)
+        view.check_host()
+        wait_for(qtbot, lambda: view.check_button.isEnabled(), 30)
     specs = [view.llms.item(i).data(Qt.ItemDataRole.UserRole) for i in range(view.llms.count())]
     assert f"ollama:gemma3:1b@{server.url}" in specs
     assert f"ollama:qwen3:4b@{server.url}" in specs
@@ -43,8 +43,8 @@ def test_ollama_host_check_lists_models(qtbot, window):
 def test_ollama_host_check_reports_no_server(qtbot, window):
     view = window.campaign_view
     view.host.setText("http://127.0.0.1:9")  # discard port: nothing listens
-    task = view.check_host()
-    wait_for(qtbot, task.done, 30)
+    view.check_host()
+    wait_for(qtbot, lambda: view.check_button.isEnabled(), 30)
     assert view.host_status.text().startswith("✗")
 
 

@@ -3,9 +3,16 @@ are remembered, and the estimate before Run follows the set-up and the measured 
 
 from __future__ import annotations
 
+from explaincheck.gui.campaign_controller import build_campaign
 from explaincheck.gui.campaign_estimate import estimate, executions_per_llm, measured_rates
 from explaincheck.gui.main_window import MainWindow
 from gui_helpers import open_env, wait_for
+
+def window_campaign(window):
+    """The Campaign the tab's set-up gives on the open model (as Run builds it)."""
+    environment = window.model.environment
+    return build_campaign(window.campaign_view.setup(), environment, "N=4", "goal", "unsafe")
+
 
 KINDS = ("flaw:myopic", "flaw:determinised", "flaw:distance", "flaw:danger-blind", "noisy:")
 
@@ -27,12 +34,12 @@ def test_reference_group_lists_five_kinds_and_feeds_the_campaign(qtbot, window):
     view.noisy_share.setValue(0.25)
     view.wording.setCurrentIndex(view.wording.findData("all"))
     view.metamorphic.setChecked(True)
-    campaign = view.campaign("N=4", "goal", "unsafe")
+    campaign = window_campaign(window)
     assert campaign.llms == ("random", "oracle", "flaw:myopic:2", "flaw:determinised", "noisy:0.25")
     assert campaign.wordings == (0, 1, 2)
     assert campaign.metamorphic is True
     view.wording.setCurrentIndex(view.wording.findData("1"))
-    assert view.campaign("N=4", "goal", "unsafe").wordings == (1,)
+    assert window_campaign(window).wordings == (1,)
 
 
 def test_reference_wording_and_metamorphic_choices_survive_a_new_window(qtbot, qloop, settings):
