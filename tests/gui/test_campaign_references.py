@@ -8,6 +8,7 @@ from explaincheck.gui.campaign_estimate import estimate, executions_per_llm, mea
 from explaincheck.gui.main_window import MainWindow
 from gui_helpers import open_env, wait_for
 
+
 def window_campaign(window):
     """The Campaign the tab's set-up gives on the open model (as Run builds it)."""
     environment = window.model.environment
