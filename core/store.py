@@ -595,9 +595,12 @@ class Store:
 
     @contextlib.contextmanager
     def _reading(self) -> Iterator[None]:
-        """SQLite errors while reading become one clear line naming the file."""
+        """SQLite errors while reading become one clear line naming the file; misuse (another
+        thread's or a closed connection) is a bug in the caller, never called damage."""
         try:
             yield
+        except sqlite3.ProgrammingError:
+            raise
         except sqlite3.DatabaseError as error:
             raise StoreError(_damage_text(self.path, error)) from None
 
