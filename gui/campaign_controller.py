@@ -4,7 +4,8 @@ Campaign tab asks of the core before that (a host's model list, the ``Campaign``
 Why a separate thread: planning (case selection, prompt rendering), the SQLite commit after
 every graded execution and the backends' own work would otherwise all run on the GUI thread.
 The core runner reports through plain callbacks (``ProgressEvents``); they are forwarded to the
-GUI thread by Qt signals, which queue across threads. Stop cancels the runner thread-safely;
+GUI thread by Qt signals, which queue across threads. The run itself is a ``CampaignSession``
+(core/campaign/session.py), opened on the campaign thread; Stop cancels it thread-safely;
 everything graded so far stays stored, and running the same campaign again resumes it.
 
 Listing a host's models is a short network call: it runs as a task on the window's qasync loop,

@@ -15,18 +15,19 @@ async def behavioural(plan: Any, store: Any, args: argparse.Namespace) -> int:
     backend each, shared by all probes."""
     from explaincheck.core.backends.llm import Decoding
     from explaincheck.core.backends.registry import BackendContext, create_backend, parse_spec
+    from explaincheck.core.campaign.session import BackendSettings, backend_context
 
     campaign = plan.campaign
+    settings = BackendSettings(
+        ollama_hosts=tuple(args.ollama_host),
+        timeout=args.timeout,
+        concurrency=args.concurrency,
+        retries=getattr(args, "retries", 3),
+    )
+    decoding = Decoding(campaign.seed, 1, campaign.repeat_temperature)
 
     def context(oracle: OracleResult) -> BackendContext:
-        return BackendContext(
-            oracle=oracle,
-            environment=plan.environment,
-            decoding=Decoding(campaign.seed, 1, campaign.repeat_temperature),
-            concurrency=args.concurrency,
-            timeout=args.timeout,
-            ollama_hosts=tuple(args.ollama_host),
-        )
+        return backend_context(settings, oracle, plan.environment, decoding)
 
     contexts: list[BackendContext] = []
     backends: dict[tuple[str, int], Any] = {}
