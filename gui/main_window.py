@@ -15,11 +15,11 @@ from pathlib import Path
 from explaincheck.core.campaign.eta import EtaEstimator
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.oracle.program import ProgramConstant as Constant
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.paths import resources_dir
 from explaincheck.gui.campaign_controller import BackendSettings, CampaignController
 from explaincheck.gui.model_controller import ModelController, builtin_environments
-from explaincheck.gui.prism_scan import Constant
 from explaincheck.gui.results_data import ResultsData
 from explaincheck.gui.settings import Settings
 from explaincheck.gui.tasks import Tasks, in_thread

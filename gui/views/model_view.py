@@ -286,7 +286,7 @@ class ModelView(QWidget):
         self.title.setText(environment.title)
         self.path.setText(environment.model_path)
         self.constants.setText(self.controller.constants)
-        labels = list(self.controller.scan.labels)
+        labels = list(self.controller.program.label_names) if self.controller.program else []
         for box, current in (
             (self.goal, self.controller.goal_label),
             (self.unsafe, self.controller.unsafe_label),
