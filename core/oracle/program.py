@@ -15,7 +15,7 @@ import json
 import multiprocessing
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -37,7 +37,7 @@ class ProgramVariable:
     type: str  # "int" or "bool"
     lower: str | None  # integer bounds, e.g. "0" and "(CAP + 1)"
     upper: str | None
-    initial: str | None  # None when the file gives no init (the lower bound, or false)
+    initial: str | None  # Storm fills in the default (lower bound, false) when there is no init
 
     @property
     def range_text(self) -> str:
@@ -136,15 +136,19 @@ def describe_program(
     return replace(found, path=str(path))
 
 
-def _in_child(path: Path, timeout: float) -> ProgramDescription:
+def _in_child(path: Path, timeout: float, target: Callable | None = None) -> ProgramDescription:
+    """Run ``target`` (default ``program_child.child``, a module-level function so ``spawn``
+    can pickle it by name) in a fresh child; its death or silence is one ``ModelError``."""
     from explaincheck.core.oracle.isolation import default_memory_limit
-    from explaincheck.core.oracle.program_child import child
+
+    if target is None:
+        from explaincheck.core.oracle.program_child import child as target
 
     context = multiprocessing.get_context("spawn")
     receiver, sender = context.Pipe(duplex=False)
     limit = min(PARSE_MEMORY, default_memory_limit())
     process = context.Process(
-        target=child, args=(str(path), limit, sender, os.getpid()), daemon=True
+        target=target, args=(str(path), limit, sender, os.getpid()), daemon=True
     )
     process.start()
     sender.close()
