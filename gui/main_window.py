@@ -274,6 +274,8 @@ class MainWindow(QMainWindow):
             action = self.environments_menu.addAction(environment.title)
             action.setToolTip(environment.description)
             action.triggered.connect(lambda _=False, e=environment: self.model.open_environment(e))
+        if probe_sizes:  # cancelled and awaited on close (``closeEvent``, ``app._drain``)
+            self._size_probe = asyncio.create_task(self.model.probe_sizes(environments))
 
     # -- model -----------------------------------------------------------------------------
     async def ask_constants(

@@ -55,6 +55,7 @@ class ModelController(QObject):
     failed = Signal(object)  # the exception (ExplaincheckError for user problems)
     cancelled = Signal()
     progress = Signal(str)  # the running oracle's phase, counts, time and memory, in words
+    sizes_changed = Signal()  # a built-in's number of states was learnt (``probe_sizes``)
 
     def __init__(
         self, tasks: Tasks, settings: Settings, ask_constants: AskConstants | None = None
@@ -71,6 +72,7 @@ class ModelController(QObject):
         self.unsafe_label = "unsafe"
         self._build_task: asyncio.Task | None = None
         self.last_path: str | None = None  # the file last opened (error excerpts point into it)
+        self.probing = False  # whether ``probe_sizes`` is still learning sizes
 
     @property
     def busy(self) -> bool:
@@ -196,6 +198,32 @@ class ModelController(QObject):
             + (f" ({counts})" if counts else "")
             + f" · {minutes}:{seconds:02d} · {progress.memory / (1 << 20):,.0f} MB"
         )
+
+    async def probe_sizes(self, environments: list[Environment]) -> None:
+        """Learn the number of states of every built-in whose size is not remembered yet, from
+        the source ``explaincheck envs`` uses: its oracle with the default constants, computed
+        in the isolated child (then cached on disk), one at a time and never beside the user's
+        own build. A built-in whose oracle fails is skipped: opening it shows the error."""
+        from explaincheck.core.oracle import compute_oracle_async
+
+        self.probing = True
+        self.sizes_changed.emit()
+        try:
+            for environment in environments:
+                key = size_key(environment, environment.constants)
+                if self.settings.known_size(key):
+                    continue
+                while self.busy:
+                    await asyncio.sleep(0.5)
+                try:
+                    oracle = await compute_oracle_async(environment.request())
+                except ExplaincheckError:
+                    continue
+                self.settings.remember_size(key, oracle.model.states)
+                self.sizes_changed.emit()
+        finally:
+            self.probing = False
+            self.sizes_changed.emit()  # sizes still unknown now read so
 
     def cancel(self) -> None:
         """Stop a running build (the oracle's child process is killed)."""

@@ -216,17 +216,14 @@ class ModelView(QWidget):
         controller.oracle_ready.connect(self._show_oracle)
         controller.failed.connect(self.show_error)
         controller.cancelled.connect(lambda: self.status.setText("Cancelled."))
+        controller.sizes_changed.connect(self._show_sizes)
 
     # -- built-in list ---------------------------------------------------------------------
     def set_environments(self, environments: list[Environment]) -> None:
         self.environments = environments
         self.builtin.clear()
         for environment in environments:
-            states = self.controller.settings.known_size(
-                size_key(environment, environment.constants)
-            )
-            size = f"{states} states" if states else "size known after first build"
-            item = QListWidgetItem(f"{environment.title}\n   {environment.id} · {size}")
+            item = QListWidgetItem(self._item_text(environment))
             item.setData(Qt.ItemDataRole.UserRole, environment.id)
             item.setToolTip(environment.description)
             self.builtin.addItem(item)
@@ -239,6 +236,22 @@ class ModelView(QWidget):
             self._select_builtin(None)
         elif environments:
             self.builtin.setCurrentRow(0)
+
+    def _item_text(self, environment: Environment) -> str:
+        """Title, id and number of states (remembered from a build or ``probe_sizes``)."""
+        states = self.controller.settings.known_size(size_key(environment, environment.constants))
+        if states:
+            size = f"{states:,} states"
+        else:
+            size = "counting states…" if self.controller.probing else "size not known yet"
+        return f"{environment.title}\n   {environment.id} · {size}"
+
+    def _show_sizes(self) -> None:
+        """New sizes in the list's texts; selection and scroll position stay."""
+        for row in range(self.builtin.count()):
+            environment = self._environment_of(self.builtin.item(row))
+            if environment is not None:
+                self.builtin.item(row).setText(self._item_text(environment))
 
     def _select_builtin(self, env_id: str | None) -> None:
         """Keep the list's selection on the open environment (none for a plain file)."""
