@@ -142,7 +142,9 @@ def _in_child(path: Path, timeout: float, target: Callable | None = None) -> Pro
     from explaincheck.core.oracle.isolation import default_memory_limit
 
     if target is None:
-        from explaincheck.core.oracle.program_child import child as target
+        from explaincheck.core.oracle.program_child import child
+
+        target = child
 
     context = multiprocessing.get_context("spawn")
     receiver, sender = context.Pipe(duplex=False)
