@@ -16,12 +16,12 @@ from explaincheck.core.campaign.eta import EtaEstimator
 from explaincheck.core.campaign.session import BackendSettings
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.oracle.program import ProgramConstant as Constant
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.paths import resources_dir
 from explaincheck.gui.campaign_controller import CampaignController, build_campaign, results_path
 from explaincheck.gui.live_question_controller import LiveQuestionController
 from explaincheck.gui.model_controller import ModelController, builtin_environments
-from explaincheck.gui.prism_scan import Constant
 from explaincheck.gui.results_data import ResultsData
 from explaincheck.gui.settings import Settings
 from explaincheck.gui.tasks import Tasks, in_thread
@@ -283,6 +283,8 @@ class MainWindow(QMainWindow):
             action = self.environments_menu.addAction(environment.title)
             action.setToolTip(environment.description)
             action.triggered.connect(lambda _=False, e=environment: self.model.open_environment(e))
+        if probe_sizes:  # cancelled and awaited on close (``closeEvent``, ``app._drain``)
+            self._size_probe = asyncio.create_task(self.model.probe_sizes(environments))
 
     # -- model -----------------------------------------------------------------------------
     async def ask_constants(

@@ -12,22 +12,16 @@ import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from explaincheck.core.environments.loader import constant_text, format_constants, parse_constants
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.errors import ExplaincheckError, ModelError
+from explaincheck.core.oracle.program import ProgramConstant, ProgramDescription, describe_program
 from explaincheck.core.oracle.types import OracleResult
-from explaincheck.gui.prism_scan import (
-    Constant,
-    PrismScan,
-    format_constants,
-    missing_constants,
-    parse_constants,
-    scan_file,
-)
 from explaincheck.gui.settings import Settings
 from explaincheck.gui.tasks import Tasks, in_thread
 from PySide6.QtCore import QObject, Signal
 
-AskConstants = Callable[[list[Constant], dict[str, str]], Awaitable[dict[str, str] | None]]
+AskConstants = Callable[[list[ProgramConstant], dict[str, str]], Awaitable[dict[str, str] | None]]
 
 
 def builtin_environments() -> list[Environment]:
@@ -53,7 +47,7 @@ def size_key(environment: Environment, constants: str) -> str:
 
 
 class ModelController(QObject):
-    """State machine: nothing -> scanned -> building -> ready | failed | cancelled."""
+    """State machine: nothing -> described -> building -> ready | failed | cancelled."""
 
     environment_changed = Signal(object)  # Environment (before the oracle exists)
     busy_changed = Signal(bool)
@@ -61,6 +55,7 @@ class ModelController(QObject):
     failed = Signal(object)  # the exception (ExplaincheckError for user problems)
     cancelled = Signal()
     progress = Signal(str)  # the running oracle's phase, counts, time and memory, in words
+    sizes_changed = Signal()  # a built-in's number of states was learnt (``probe_sizes``)
 
     def __init__(
         self, tasks: Tasks, settings: Settings, ask_constants: AskConstants | None = None
@@ -71,12 +66,13 @@ class ModelController(QObject):
         self.ask_constants = ask_constants
         self.environment: Environment | None = None
         self.oracle: OracleResult | None = None
-        self.scan = PrismScan((), ())
+        self.program: ProgramDescription | None = None  # what the open PRISM file declares
         self.constants = ""
         self.goal_label = "goal"
         self.unsafe_label = "unsafe"
         self._build_task: asyncio.Task | None = None
         self.last_path: str | None = None  # the file last opened (error excerpts point into it)
+        self.probing = False  # whether ``probe_sizes`` is still learning sizes
 
     @property
     def busy(self) -> bool:
@@ -109,24 +105,32 @@ class ModelController(QObject):
             self.settings.add_recent_file(os.path.abspath(environment.model_path))
         self.environment = environment
         self.oracle = None
-        self.scan = await in_thread(scan_file, environment.model_path)
+        self.program = None
         self.constants = environment.constants
         self.goal_label = environment.goal_label
         self.unsafe_label = environment.unsafe_label
+        try:  # Storm's parser, in the oracle's isolated child (cached by file content)
+            self.program = await in_thread(describe_program, environment.model_path)
+            given = parse_constants(self.constants)
+        except ExplaincheckError as error:
+            self.environment_changed.emit(environment)
+            self.failed.emit(error)
+            return
         self.environment_changed.emit(environment)
-        missing = missing_constants(self.scan, self.constants)
+        missing = self.program.missing_constants(given)
         if missing:
             if self.ask_constants is None:
                 names = ", ".join(c.name for c in missing)
                 self.failed.emit(ModelError(f"undefined constants {names}: give their values"))
                 return
-            values = await self.ask_constants(missing, parse_constants(self.constants))
+            defaults = {name: constant_text(value) for name, value in given.items()}
+            values = await self.ask_constants(list(missing), defaults)
             if values is None:
                 self.cancelled.emit()
                 return
-            merged = parse_constants(self.constants)
-            merged.update(values)
-            self.constants = format_constants(merged)
+            answered = ",".join(f"{name}={text}" for name, text in values.items() if text)
+            given.update(parse_constants(answered))
+            self.constants = format_constants(given)
             self.environment_changed.emit(environment)
         await self._start_build()
 
@@ -194,6 +198,32 @@ class ModelController(QObject):
             + (f" ({counts})" if counts else "")
             + f" · {minutes}:{seconds:02d} · {progress.memory / (1 << 20):,.0f} MB"
         )
+
+    async def probe_sizes(self, environments: list[Environment]) -> None:
+        """Learn the number of states of every built-in whose size is not remembered yet, from
+        the source ``explaincheck envs`` uses: its oracle with the default constants, computed
+        in the isolated child (then cached on disk), one at a time and never beside the user's
+        own build. A built-in whose oracle fails is skipped: opening it shows the error."""
+        from explaincheck.core.oracle import compute_oracle_async
+
+        self.probing = True
+        self.sizes_changed.emit()
+        try:
+            for environment in environments:
+                key = size_key(environment, environment.constants)
+                if self.settings.known_size(key):
+                    continue
+                while self.busy:
+                    await asyncio.sleep(0.5)
+                try:
+                    oracle = await compute_oracle_async(environment.request())
+                except ExplaincheckError:
+                    continue
+                self.settings.remember_size(key, oracle.model.states)
+                self.sizes_changed.emit()
+        finally:
+            self.probing = False
+            self.sizes_changed.emit()  # sizes still unknown now read so
 
     def cancel(self) -> None:
         """Stop a running build (the oracle's child process is killed)."""

@@ -22,48 +22,22 @@ from explaincheck.core.environments.loader import (
     parse_constants,
 )
 from explaincheck.core.environments.types import Environment
+from explaincheck.core.oracle.program import ProgramDescription, describe_program
 
 NEUTRAL_GOAL = "reach a state labelled {goal}"
 NEUTRAL_AVOID = ", and avoid states labelled {unsafe}"
 MAX_MEANING = 1200  # characters of PRISM commands shown per action
 
 
-def _parse(model_path: Path):
-    """The program with formulas inlined; errors as the oracle reports them (line, column)."""
-    from explaincheck.core.oracle.building import parse_program
-
-    return parse_program(model_path).substitute_formulas()
-
-
-def _variables(program) -> list[tuple[str, str]]:
-    """(name, kind) for every variable, e.g. ("x", "integer 0..4"), in declaration order."""
-    found: list[tuple[str, str]] = []
-    holders = [program, *program.modules]
-    for holder in holders:
-        ints = holder.global_integer_variables if holder is program else holder.integer_variables
-        bools = holder.global_boolean_variables if holder is program else holder.boolean_variables
-        for var in ints:
-            found.append(
-                (var.name, f"integer {var.lower_bound_expression}..{var.upper_bound_expression}")
-            )
-        for var in bools:
-            found.append((var.name, "true or false"))
-    return found
+def _describe(model_path: Path) -> ProgramDescription:
+    """What the model declares, read by Storm in the oracle's isolated child (errors with line
+    and column, as the oracle reports them)."""
+    return describe_program(model_path)
 
 
-def _commands_by_action(program) -> dict[str, list[str]]:
+def _commands_by_action(program: ProgramDescription) -> dict[str, list[str]]:
     """Action name -> the PRISM commands labelled with it, without the ``[name]`` prefix."""
-    result: dict[str, list[str]] = {}
-    for module in program.modules:
-        for command in module.commands:
-            if not command.is_labeled:
-                continue
-            text = str(command).strip().rstrip(";")
-            prefix = f"[{command.action_name}]"
-            if text.startswith(prefix):
-                text = text[len(prefix) :].strip()
-            result.setdefault(command.action_name, []).append(text)
-    return result
+    return {action: [c.text for c in program.commands_of(action)] for action in program.actions}
 
 
 def _meaning(commands: list[str]) -> str:
@@ -96,9 +70,9 @@ def generic_environment(
 ) -> Environment:
     """Generic words for a PRISM model, read from the model itself."""
     path = Path(model_path)
-    program = _parse(path)
-    variables = _variables(program)
-    labels = {label.name: str(label.expression) for label in program.labels}
+    program = _describe(path)
+    variables = [(var.name, var.range_text) for var in program.variables]
+    labels = {label.name: label.expression for label in program.labels}
     commands = _commands_by_action(program)
     values = parse_constants(constants)
     name = path.parent.name if path.stem == "model" and path.parent.name else path.stem
@@ -144,7 +118,7 @@ def wording_data(env: Environment, *, state_template: str | None = None) -> dict
     """The ``environment.toml`` content for ``env`` (the state template must be data)."""
     template = state_template or getattr(env.describe, "template", None)
     if not template:
-        variables = [var for var, _ in _variables(_parse(Path(env.model_path)))]
+        variables = list(_describe(Path(env.model_path)).variable_names)
         template = generic_state_template(variables)
     return {
         "title": env.title,

@@ -55,7 +55,7 @@ def parse_constants(text: str) -> dict[str, Constant]:
 
 def format_constants(values: Mapping[str, Constant]) -> str:
     """The inverse of ``parse_constants``: ``{"N": 4}`` -> ``"N=4"``."""
-    return ",".join(f"{name}={_constant_text(value)}" for name, value in values.items())
+    return ",".join(f"{name}={constant_text(value)}" for name, value in values.items())
 
 
 def _typed(raw: str) -> Constant:
@@ -74,7 +74,8 @@ def _typed(raw: str) -> Constant:
         ) from None
 
 
-def _constant_text(value: Constant) -> str:
+def constant_text(value: Constant) -> str:
+    """How a value reads in ``--const`` (``true``, ``4``, ``0.5``)."""
     if isinstance(value, bool):
         return "true" if value else "false"
     return repr(value) if isinstance(value, float) else str(value)

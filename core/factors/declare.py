@@ -11,7 +11,6 @@ environment's factors.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,31 +21,9 @@ from explaincheck.core.environments.loader import (
 )
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.factors.types import MODEL, STATE, Factor
+from explaincheck.core.oracle.program import describe_program
 
-_COMMENT = re.compile(r"//[^\n]*")
-_CONST = re.compile(
-    r"\bconst\s+(?:(int|double|bool)\s+)?([A-Za-z_]\w*)\s*(?:=\s*([^;]+))?;", re.MULTILINE
-)
 _ID = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
-
-
-@dataclass(frozen=True)
-class ModelConstant:
-    """A ``const`` of a PRISM file: its type and whether the file gives it a value."""
-
-    name: str
-    type: str  # int, double or bool
-    defined: bool
-    span: tuple[int, int]  # where the declaration stands in the file text
-
-
-def model_constants(text: str) -> dict[str, ModelConstant]:
-    """The constants a PRISM text declares, by name (comments ignored)."""
-    blanked = _COMMENT.sub(lambda m: " " * len(m.group(0)), text)
-    return {
-        m.group(2): ModelConstant(m.group(2), m.group(1) or "int", m.group(3) is not None, m.span())
-        for m in _CONST.finditer(blanked)
-    }
 
 
 def declared_factors(environment: Environment) -> tuple[Factor, ...]:
@@ -67,14 +44,14 @@ def declared_factors(environment: Environment) -> tuple[Factor, ...]:
 
 def automatic_factors(environment: Environment, variables: tuple[str, ...]) -> tuple[Factor, ...]:
     """One state factor per variable, one model factor per constant with a default (neutral 0)."""
-    text = Path(environment.model_path).read_text(encoding="utf-8", errors="replace")
-    declared = model_constants(text)
+    program = describe_program(environment.model_path)
     given = parse_constants(environment.constants)
     factors = [
         Factor(id=name, words=f"the state variable {name}", kind=STATE, variable=name)
         for name in variables
     ]
-    for name, constant in declared.items():
+    for constant in program.constants:
+        name = constant.name
         if not (constant.defined or name in given):
             continue
         neutral: int | float | bool = (

@@ -10,37 +10,37 @@ is written to the cache folder and the neutral value is passed as a constant.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
 from explaincheck.core.environments.loader import format_constants, parse_constants
 from explaincheck.core.errors import ExplaincheckError
-from explaincheck.core.factors.declare import model_constants
 from explaincheck.core.factors.truth import index, state_factors
 from explaincheck.core.factors.types import MODEL, STATE, Factor, FactorTruth
+from explaincheck.core.oracle.program import describe_program
 from explaincheck.core.oracle.types import OracleRequest, OracleResult
 from explaincheck.core.paths import cache_dir
 
 Compute = Callable[[OracleRequest], OracleResult]
 Values = Mapping[str, int | float | bool]
+_COMMENT = re.compile(r"//[^\n]*")
 
 
 def intervened_request(base: OracleRequest, neutral: Values) -> OracleRequest:
     """``base`` with the constants ``neutral`` set (a stripped copy of the file if needed)."""
     if not neutral:
         return base
+    program = describe_program(base.model_path)
     text = Path(base.model_path).read_text(encoding="utf-8", errors="replace")
-    declared = model_constants(text)
-    strip = sorted(
-        (declared[n] for n in neutral if n in declared and declared[n].defined),
-        key=lambda c: c.span[0],
-        reverse=True,
+    defined = [c for c in program.constants if c.name in neutral and c.defined]
+    spans = sorted(
+        ((_definition_span(text, c.name), c) for c in defined), key=lambda p: p[0], reverse=True
     )
     path = base.model_path
-    if strip:
-        for constant in strip:
-            start, end = constant.span
+    if spans:
+        for (start, end), constant in spans:
             text = text[:start] + f"const {constant.type} {constant.name};" + text[end:]
         digest = hashlib.sha256(text.encode()).hexdigest()[:24]
         folder = cache_dir() / "factors"
@@ -52,6 +52,18 @@ def intervened_request(base: OracleRequest, neutral: Values) -> OracleRequest:
     values = parse_constants(base.constants)
     values.update(neutral)
     return replace(base, model_path=path, constants=format_constants(values))
+
+
+def _definition_span(text: str, name: str) -> tuple[int, int]:
+    """Where ``const [type] name = ...;`` stands in the text (comments blanked). Which constants
+    are defined comes from Storm's parser (``describe_program``); it gives no source positions,
+    and the copy must differ from the file only in that declaration."""
+    blanked = _COMMENT.sub(lambda m: " " * len(m.group(0)), text)
+    pattern = rf"\bconst\s+(?:(?:int|double|bool)\s+)?{re.escape(name)}\s*=\s*[^;]+;"
+    match = re.search(pattern, blanked)
+    if match is None:
+        raise ExplaincheckError(f"{name}: cannot find the definition of this constant to set it")
+    return match.span()
 
 
 def neutral_values(factors: tuple[Factor, ...]) -> dict[str, int | float | bool]:

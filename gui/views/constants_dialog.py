@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from explaincheck.gui.prism_scan import Constant
+from explaincheck.core.oracle.program import ProgramConstant as Constant
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,

@@ -112,7 +112,16 @@ class ModelView(QWidget):
         self.environments: list[Environment] = []
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self._build_builtin_box())
+        layout.addWidget(self._build_model_box())
+        layout.insertWidget(1, self._build_error_frame())  # under the list, above the model
+        layout.addStretch(1)
+        self._set_busy(False)
+        self.error_frame.hide()
+        self._connect_controller()
 
+    def _build_builtin_box(self) -> QGroupBox:
+        """The built-in list with its description, Open environment, Open PRISM file, Recent."""
         builtin_box = QGroupBox("Built-in environments")
         builtin_layout = QVBoxLayout(builtin_box)
         self.builtin = QListWidget(self)
@@ -144,8 +153,10 @@ class ModelView(QWidget):
         # two rows: three buttons side by side would set the panel's minimum width
         builtin_layout.addWidget(self.open_builtin_button)
         builtin_layout.addLayout(row)
-        layout.addWidget(builtin_box)
+        return builtin_box
 
+    def _build_model_box(self) -> QGroupBox:
+        """The open model: title, file, constants, goal/unsafe labels, Build/Cancel, status."""
         model_box = QGroupBox("Model")
         form = QFormLayout(model_box)
         self.title = plain_label("No model open")
@@ -175,7 +186,7 @@ class ModelView(QWidget):
         self.build_button.clicked.connect(self.rebuild)
         buttons.addWidget(self.build_button)
         self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.clicked.connect(controller.cancel)
+        self.cancel_button.clicked.connect(self.controller.cancel)
         buttons.addWidget(self.cancel_button)
         form.addRow(buttons)
         self.progress = QProgressBar(self)
@@ -186,8 +197,10 @@ class ModelView(QWidget):
         self.status = plain_label("")
         self.status.setWordWrap(True)
         form.addRow(self.status)
-        layout.addWidget(model_box)
+        return model_box
 
+    def _build_error_frame(self) -> QFrame:
+        """The error box: the message and the offending source line with a caret."""
         self.error_frame = QFrame(self)
         self.error_frame.setObjectName("errorFrame")
         self.error_frame.setStyleSheet(
@@ -206,27 +219,23 @@ class ModelView(QWidget):
         self.error_source.setStyleSheet("color: #222222;")
         self.error_source.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         error_layout.addWidget(self.error_source)
-        layout.insertWidget(1, self.error_frame)  # under the list, above the model's details
-        layout.addStretch(1)
+        return self.error_frame
 
-        self._set_busy(False)
-        self.error_frame.hide()
-        controller.environment_changed.connect(self._show_environment)
-        controller.busy_changed.connect(self._set_busy)
-        controller.oracle_ready.connect(self._show_oracle)
-        controller.failed.connect(self.show_error)
-        controller.cancelled.connect(lambda: self.status.setText("Cancelled."))
+    def _connect_controller(self) -> None:
+        """The panel follows the controller: it never changes the model itself."""
+        self.controller.environment_changed.connect(self._show_environment)
+        self.controller.busy_changed.connect(self._set_busy)
+        self.controller.oracle_ready.connect(self._show_oracle)
+        self.controller.failed.connect(self.show_error)
+        self.controller.cancelled.connect(lambda: self.status.setText("Cancelled."))
+        self.controller.sizes_changed.connect(self._show_sizes)
 
     # -- built-in list ---------------------------------------------------------------------
     def set_environments(self, environments: list[Environment]) -> None:
         self.environments = environments
         self.builtin.clear()
         for environment in environments:
-            states = self.controller.settings.known_size(
-                size_key(environment, environment.constants)
-            )
-            size = f"{states} states" if states else "size known after first build"
-            item = QListWidgetItem(f"{environment.title}\n   {environment.id} · {size}")
+            item = QListWidgetItem(self._item_text(environment))
             item.setData(Qt.ItemDataRole.UserRole, environment.id)
             item.setToolTip(environment.description)
             self.builtin.addItem(item)
@@ -239,6 +248,22 @@ class ModelView(QWidget):
             self._select_builtin(None)
         elif environments:
             self.builtin.setCurrentRow(0)
+
+    def _item_text(self, environment: Environment) -> str:
+        """Title, id and number of states (remembered from a build or ``probe_sizes``)."""
+        states = self.controller.settings.known_size(size_key(environment, environment.constants))
+        if states:
+            size = f"{states:,} states"
+        else:
+            size = "counting states…" if self.controller.probing else "size not known yet"
+        return f"{environment.title}\n   {environment.id} · {size}"
+
+    def _show_sizes(self) -> None:
+        """New sizes in the list's texts; selection and scroll position stay."""
+        for row in range(self.builtin.count()):
+            environment = self._environment_of(self.builtin.item(row))
+            if environment is not None:
+                self.builtin.item(row).setText(self._item_text(environment))
 
     def _select_builtin(self, env_id: str | None) -> None:
         """Keep the list's selection on the open environment (none for a plain file)."""
@@ -286,7 +311,7 @@ class ModelView(QWidget):
         self.title.setText(environment.title)
         self.path.setText(environment.model_path)
         self.constants.setText(self.controller.constants)
-        labels = list(self.controller.scan.labels)
+        labels = list(self.controller.program.label_names) if self.controller.program else []
         for box, current in (
             (self.goal, self.controller.goal_label),
             (self.unsafe, self.controller.unsafe_label),

@@ -1,0 +1,219 @@
+"""One description of a PRISM program: modules, variables, labels, constants, commands.
+
+Everything outside the oracle that needs to know what a PRISM file declares (generic wording,
+automatic factors, the GUI's constants form and label choices) reads this plain data instead of
+walking stormpy objects or scanning the text itself. It is computed by Storm's own parser in a
+spawned child with a memory limit (``program_child.py``), so a parser crash never takes the
+caller down, and a broken file gives one line with line and column. Descriptions are cached by
+file content, in memory and on disk.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing
+import os
+import tempfile
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+from explaincheck.core.errors import ModelError
+from explaincheck.core.paths import cache_dir
+
+PARSE_TIMEOUT = 120.0  # seconds; parsing a PRISM file takes milliseconds, the child's start ~1 s
+PARSE_MEMORY = 4 << 30  # address space for the child: the interpreter, Storm and the program
+_VERSION = 1  # bump when the description's fields change (old cache entries are then ignored)
+_memory: dict[str, ProgramDescription] = {}
+
+
+@dataclass(frozen=True)
+class ProgramVariable:
+    """A state variable; bounds and initial value are Storm's text of the expressions."""
+
+    name: str
+    module: str | None  # None for a global variable
+    type: str  # "int" or "bool"
+    lower: str | None  # integer bounds, e.g. "0" and "(CAP + 1)"
+    upper: str | None
+    initial: str | None  # Storm fills in the default (lower bound, false) when there is no init
+
+    @property
+    def range_text(self) -> str:
+        """``"integer 0..4"`` or ``"true or false"``."""
+        return f"integer {self.lower}..{self.upper}" if self.type == "int" else "true or false"
+
+
+@dataclass(frozen=True)
+class ProgramConstant:
+    """A ``const``: its PRISM type and, when the file defines it, the definition and value."""
+
+    name: str
+    type: str  # "int", "double" or "bool"
+    definition: str | None  # Storm's text of the defining expression; None if undefined
+    default: int | float | bool | None  # its value, when it needs no undefined constant
+
+    @property
+    def defined(self) -> bool:
+        return self.definition is not None
+
+
+@dataclass(frozen=True)
+class ProgramLabel:
+    name: str
+    expression: str  # with formulas inlined
+
+
+@dataclass(frozen=True)
+class ProgramCommand:
+    module: str
+    action: str | None  # None for an unlabelled command
+    guard: str
+    text: str  # "guard -> p : updates + ...", without the "[action]" prefix
+
+
+@dataclass(frozen=True)
+class ProgramDescription:
+    """What a PRISM file declares, in declaration order, as plain data."""
+
+    path: str
+    content_hash: str
+    model_type: str  # "MDP", "DTMC", ...
+    modules: tuple[str, ...]
+    variables: tuple[ProgramVariable, ...]
+    labels: tuple[ProgramLabel, ...]
+    constants: tuple[ProgramConstant, ...]
+    commands: tuple[ProgramCommand, ...]
+
+    @property
+    def variable_names(self) -> tuple[str, ...]:
+        return tuple(v.name for v in self.variables)
+
+    @property
+    def label_names(self) -> tuple[str, ...]:
+        return tuple(label.name for label in self.labels)
+
+    @property
+    def actions(self) -> tuple[str, ...]:
+        """The action names of labelled commands, each once, in order of appearance."""
+        return tuple(dict.fromkeys(c.action for c in self.commands if c.action))
+
+    @property
+    def undefined(self) -> tuple[ProgramConstant, ...]:
+        return tuple(c for c in self.constants if not c.defined)
+
+    def constant(self, name: str) -> ProgramConstant | None:
+        return next((c for c in self.constants if c.name == name), None)
+
+    def commands_of(self, action: str) -> tuple[ProgramCommand, ...]:
+        return tuple(c for c in self.commands if c.action == action)
+
+    def missing_constants(self, given: Iterable[str]) -> tuple[ProgramConstant, ...]:
+        """The undefined constants that ``given`` (names set by ``--const``) leaves open."""
+        names = set(given)
+        return tuple(c for c in self.undefined if c.name not in names)
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def describe_program(
+    path: str | Path, *, use_cache: bool = True, timeout: float = PARSE_TIMEOUT
+) -> ProgramDescription:
+    """The description of the PRISM file at ``path``, from the cache or Storm's parser in an
+    isolated child. Raises ``ModelError`` (one line; line and column for a syntax error)."""
+    from explaincheck.core.oracle.building import _check_file
+
+    path = Path(path)
+    key = f"{content_hash(_check_file(path))}-v{_VERSION}"
+    found = _load(key) if use_cache else None
+    if found is None:
+        found = _in_child(path, timeout)
+        if use_cache:
+            _store(key, found)
+    return replace(found, path=str(path))
+
+
+def _in_child(path: Path, timeout: float, target: Callable | None = None) -> ProgramDescription:
+    """Run ``target`` (default ``program_child.child``, a module-level function so ``spawn``
+    can pickle it by name) in a fresh child; its death or silence is one ``ModelError``."""
+    from explaincheck.core.oracle.isolation import default_memory_limit
+
+    if target is None:
+        from explaincheck.core.oracle.program_child import child
+
+        target = child
+
+    context = multiprocessing.get_context("spawn")
+    receiver, sender = context.Pipe(duplex=False)
+    limit = min(PARSE_MEMORY, default_memory_limit())
+    process = context.Process(
+        target=target, args=(str(path), limit, sender, os.getpid()), daemon=True
+    )
+    process.start()
+    sender.close()
+    try:
+        if not receiver.poll(timeout):
+            raise ModelError(f"{path}: reading the PRISM program took longer than {timeout:.0f} s")
+        status, payload = receiver.recv()
+    except (EOFError, OSError):
+        process.join(5)
+        raise ModelError(
+            f"{path}: the PRISM parser crashed (exit status {process.exitcode})"
+        ) from None
+    finally:
+        receiver.close()
+        if process.is_alive():
+            process.join(5)
+        if process.is_alive():
+            process.kill()
+            process.join(5)
+    if status == "ok":
+        return from_data(payload)
+    message, line, column = payload
+    raise ModelError(message, line=line, column=column)
+
+
+def from_data(data: dict) -> ProgramDescription:
+    """The inverse of ``dataclasses.asdict`` (lists from JSON become tuples again)."""
+    return ProgramDescription(
+        path=data["path"],
+        content_hash=data["content_hash"],
+        model_type=data["model_type"],
+        modules=tuple(data["modules"]),
+        variables=tuple(ProgramVariable(**v) for v in data["variables"]),
+        labels=tuple(ProgramLabel(**label) for label in data["labels"]),
+        constants=tuple(ProgramConstant(**c) for c in data["constants"]),
+        commands=tuple(ProgramCommand(**c) for c in data["commands"]),
+    )
+
+
+def _entry(key: str) -> Path:
+    folder = cache_dir() / "program"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / f"{key}.json"
+
+
+def _load(key: str) -> ProgramDescription | None:
+    if key in _memory:
+        return _memory[key]
+    path = _entry(key)
+    if not path.exists():
+        return None
+    try:
+        found = from_data(json.loads(path.read_text(encoding="utf-8")))
+    except (ValueError, KeyError, TypeError):  # corrupt or outdated: read the file again
+        return None
+    _memory[key] = found
+    return found
+
+
+def _store(key: str, description: ProgramDescription) -> None:
+    _memory[key] = description
+    path = _entry(key)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    with os.fdopen(handle, "w", encoding="utf-8") as stream:
+        json.dump(asdict(description), stream)
+    os.replace(temporary, path)  # atomic: readers never see half a file
