@@ -14,12 +14,12 @@ from typing import Any
 
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.taxonomy.teaching import Case, Lesson, lesson, stepping_order, taught
 from explaincheck.gui.flaw_teaching import REFERENCE_FLAWS, FlawedAnswer, explanation, flawed_answer
 from explaincheck.gui.long_text import capped
 from explaincheck.gui.results_data import ResultsData
 from explaincheck.gui.safe_text import plain_label
 from explaincheck.gui.tasks import Tasks, in_thread
-from explaincheck.gui.teaching import TAUGHT, Case, Lesson, lesson, stepping_order
 from explaincheck.gui.views.graph_view import GraphView
 from explaincheck.gui.views.results_view import environment_matches
 from PySide6.QtCore import Qt, Signal
@@ -107,8 +107,8 @@ class TeachView(QWidget):
         bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         bar.addWidget(QLabel("Category: "))
         self.category = QComboBox(self)
-        for category_id in TAUGHT:
-            self.category.addItem(category_id.replace("_", " "), category_id)
+        for category in taught():
+            self.category.addItem(category.name, category.id)
         self.category.currentIndexChanged.connect(lambda _: self._reorder())
         bar.addWidget(self.category)
         bar.addWidget(QLabel(" Order: "))
