@@ -16,13 +16,6 @@ from explaincheck.core.taxonomy.base import PREFERENCE, TestCase
 from explaincheck.core.taxonomy.kinds import QuantityPairCategory
 from explaincheck.core.taxonomy.registry import category
 
-REFERENCE_FLAWS = (
-    "flaw:myopic:2",
-    "flaw:myopic:5",
-    "flaw:determinised",
-    "flaw:distance",
-    "flaw:danger-blind",
-)
 SHOWN_ACTIONS = 6  # Q̂ values listed per state (a state may have many actions)
 
 
@@ -50,11 +43,9 @@ class FlawedAnswer:
 
 def explanation(spec: str) -> str:
     """The flaw's one-line description (``flaw:myopic:K`` with its K filled in)."""
-    from explaincheck.core.oracle.flawed import DESCRIPTIONS, MYOPIC, parse_flaw
+    from explaincheck.core.backends.registry import KINDS
 
-    flaw = parse_flaw(spec.removeprefix("flaw:"))
-    text = DESCRIPTIONS[flaw.kind]
-    return text.replace("K", str(flaw.steps)) if flaw.kind == MYOPIC else text
+    return KINDS["flaw"].description(spec)
 
 
 def _number(value) -> str:

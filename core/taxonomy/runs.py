@@ -7,8 +7,10 @@ Kept apart from the categories and from ``teaching`` so that both can use them w
 from __future__ import annotations
 
 from collections import deque
+from typing import TYPE_CHECKING
 
-from explaincheck.core.oracle.types import OracleResult, StateFacts
+if TYPE_CHECKING:
+    from explaincheck.core.oracle.types import OracleResult, StateFacts
 
 
 def _successors(state: StateFacts) -> set[int]:

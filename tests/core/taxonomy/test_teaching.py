@@ -7,9 +7,7 @@ import pytest
 from explaincheck.core.analysis import layout
 from explaincheck.core.environments.registry import load_builtin
 from explaincheck.core.oracle import compute_oracle
-from explaincheck.core.taxonomy import registry
 from explaincheck.core.taxonomy.kinds import letters
-from explaincheck.core.taxonomy.more_promising import MorePromising
 from explaincheck.core.taxonomy.registry import CATEGORIES
 from explaincheck.core.taxonomy.teaching import (
     explain,
@@ -96,26 +94,3 @@ def test_order_keeps_whole_cases(lake):
     assert deltas == sorted(deltas, reverse=True)
     single = lesson(oracle, environment, "satisfy", oracle.model.initial, 0.5)
     assert single.situation.startswith(f"State {oracle.model.initial}: ")
-
-
-class LessPromising(MorePromising):
-    """A throwaway category: one class and one registry entry, nothing else."""
-
-    id = "less_promising"
-    title = "Which state is less promising?"
-    label = "Less"
-    name = "less promising"
-    higher_is_right = False
-
-
-def test_a_new_category_needs_only_its_class_and_registration(monkeypatch, toy, env):
-    monkeypatch.setitem(registry.CATEGORIES, LessPromising.id, LessPromising())
-    assert layout.category_label("less_promising") == "Less"
-    assert layout.category_name("less_promising") == "less promising"
-    assert layout.order_categories({"less_promising", "satisfy"}) == ["satisfy", "less_promising"]
-    assert layout.dimension_of("less_promising") == "mode"
-    assert "less_promising" in [c.id for c in taught()]
-    assert registry.applicability(toy)["less_promising"].applicable
-    taught_pair = lesson(toy, env, "less_promising", (6, 1), 0.9)
-    assert taught_pair.answer == "state K"  # V(6) = .4 < V(1) = .5
-    assert taught_pair.why[0] == "K (state 6): V = Pmax[F goal] = 0.4"
