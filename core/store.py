@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote
 
 from explaincheck.core.errors import ExplaincheckError
@@ -260,6 +260,39 @@ class CachedReply:
     latency: float | None = None
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+
+
+# The reply part that ``Reply`` (core/backends/base.py), ``CachedReply`` and ``ExecutionRecord``
+# share, by ``Reply``'s names (an ``ExecutionRecord`` keeps the text as ``reply``).
+REPLY_FIELDS = (
+    "text",
+    "thinking",
+    "latency",
+    "prompt_tokens",
+    "completion_tokens",
+    "host",
+    "cached",
+)
+_TEXT_FIELD: dict[type, str] = {ExecutionRecord: "reply"}
+_T = TypeVar("_T")
+
+
+def copy_reply(source: Any, target: type[_T], **rest: Any) -> _T:
+    """A ``target`` (``Reply``, ``CachedReply`` or ``ExecutionRecord``) holding ``source``'s
+    reply fields (those both have) plus ``rest``, which may override them: the one place a reply
+    is copied between the three. ``source`` None is an execution without a reply (text None)."""
+    names = {f.name for f in fields(target)}  # type: ignore[arg-type]
+    values: dict[str, Any] = {}
+    if source is None:
+        values[_TEXT_FIELD.get(target, "text")] = None
+    else:
+        for name in REPLY_FIELDS:
+            there = _TEXT_FIELD.get(type(source), "text") if name == "text" else name
+            here = _TEXT_FIELD.get(target, "text") if name == "text" else name
+            if here in names and hasattr(source, there):
+                values[here] = getattr(source, there)
+    values.update(rest)
+    return target(**values)
 
 
 @dataclass(frozen=True)

@@ -12,15 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from explaincheck.core.oracle.types import OracleResult
-from explaincheck.core.taxonomy.base import TestCase
+from explaincheck.core.taxonomy.base import PREFERENCE, TestCase
+from explaincheck.core.taxonomy.kinds import QuantityPairCategory
+from explaincheck.core.taxonomy.registry import category
 
-REFERENCE_FLAWS = (
-    "flaw:myopic:2",
-    "flaw:myopic:5",
-    "flaw:determinised",
-    "flaw:distance",
-    "flaw:danger-blind",
-)
 SHOWN_ACTIONS = 6  # Q̂ values listed per state (a state may have many actions)
 
 
@@ -48,11 +43,9 @@ class FlawedAnswer:
 
 def explanation(spec: str) -> str:
     """The flaw's one-line description (``flaw:myopic:K`` with its K filled in)."""
-    from explaincheck.core.oracle.flawed import DESCRIPTIONS, MYOPIC, parse_flaw
+    from explaincheck.core.backends.registry import KINDS
 
-    flaw = parse_flaw(spec.removeprefix("flaw:"))
-    text = DESCRIPTIONS[flaw.kind]
-    return text.replace("K", str(flaw.steps)) if flaw.kind == MYOPIC else text
+    return KINDS["flaw"].description(spec)
 
 
 def _number(value) -> str:
@@ -62,13 +55,14 @@ def _number(value) -> str:
 def value_lines(case: TestCase, truth: OracleResult, picture: OracleResult) -> list[str]:
     """Per state of the case: V̂ beside the true V; D̂ for danger questions, Q̂ for action ones."""
     lines = []
+    asked = category(case.category)
     for state_id in case.states:
         seen, real = picture.state(state_id), truth.state(state_id)
         line = f"state {state_id}: V̂ = {_number(seen.value)}  (true V = {_number(real.value)})"
-        if case.category == "safer":
+        if isinstance(asked, QuantityPairCategory) and asked.quantity == "danger":
             line += f";  D̂ = {_number(seen.danger)}  (true D = {_number(real.danger)})"
         lines.append(line)
-        if case.category in ("best_action", "worst_action", "ranking") and seen.q:
+        if asked.dimension == PREFERENCE and seen.q:
             for action, value in list(seen.q.items())[:SHOWN_ACTIONS]:
                 true_q = real.q.get(action)
                 lines.append(f"    Q̂({action}) = {_number(value)}  (true Q = {_number(true_q)})")
@@ -80,7 +74,6 @@ def flawed_answer(truth: OracleResult, spec: str, case: TestCase) -> FlawedAnswe
     from explaincheck.core.backends.flaw_backend import picture_answer, picture_reply
     from explaincheck.core.oracle.flawed import flawed_oracle, parse_flaw
     from explaincheck.core.taxonomy.grading import grade_reply
-    from explaincheck.gui.teaching import answer_words
 
     flaw = parse_flaw(spec.removeprefix("flaw:"))
     picture = flawed_oracle(truth, flaw)
@@ -90,7 +83,7 @@ def flawed_answer(truth: OracleResult, spec: str, case: TestCase) -> FlawedAnswe
         spec=spec,
         explanation=explanation(spec),
         # the picture's own answer (not the set it would accept: that reads as "right")
-        answer=answer_words(case.category, answer, {}),
+        answer=category(case.category).answer_words(answer, {}),
         values=tuple(value_lines(case, truth, picture)),
         verdict=str(grade.verdict),
     )

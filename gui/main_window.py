@@ -19,6 +19,7 @@ from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.program import ProgramConstant as Constant
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.paths import resources_dir
+from explaincheck.gui.backend_choices import llm_choices
 from explaincheck.gui.campaign_controller import CampaignController, build_campaign, results_path
 from explaincheck.gui.live_question_controller import LiveQuestionController
 from explaincheck.gui.model_controller import ModelController, builtin_environments
@@ -89,8 +90,9 @@ class MainWindow(QMainWindow):
         self.canvas_error = ErrorOverlay(self.graph)
         self.results_view = ResultsView(self.results, self, self.tasks)
         self.report_view = ReportView(self.results, self.tasks, self)
-        self.teach_view = TeachView(self.results, self.tasks, self)
-        self.campaign_view = CampaignView(self.tasks, self)
+        answerers = llm_choices()  # the backend registry's kinds, as plain data for the views
+        self.teach_view = TeachView(self.results, self.tasks, self, answerers=answerers)
+        self.campaign_view = CampaignView(self.tasks, self, answerers=answerers)
         self.tabs = QTabWidget(self)
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.graph, "Graph")

@@ -12,8 +12,8 @@ from collections.abc import Iterable
 
 import pandas as pd
 from explaincheck.core.analysis.layout import (
-    CATEGORIES,
     CEILING_LLM,
+    category_ids,
     category_label,
     dimension_label,
     dimension_of,
@@ -38,7 +38,7 @@ def category_difficulty(
     per["dimension"] = [dimension_of(c, fallback.get(c)) for c in per["category"]]
     per["dimension_label"] = [dimension_label(d) for d in per["dimension"]]
     per["label"] = [category_label(c) for c in per["category"]]
-    rank = {c: i for i, c in enumerate(CATEGORIES)}
+    rank = {c: i for i, c in enumerate(category_ids())}
     per["_order"] = [rank.get(c, len(rank)) for c in per["category"]]
     per = per.sort_values(["score", "_order", "category"], kind="stable")
     columns = ["category", "label", "dimension", "dimension_label", "score", "cells"]

@@ -1,7 +1,9 @@
 """Fixed order and labels of categories, dimensions, environments and LLMs in every table.
 
 Tables, figures and the GUI must agree on one column order (the paper's Table 1) and one row
-order, so the layout lives here once instead of in each analysis module.
+order, so the layout lives here once instead of in each analysis module. Category order, labels
+and names come from the taxonomy registry (each category declares its own): nothing here lists
+categories.
 """
 
 from __future__ import annotations
@@ -10,12 +12,7 @@ from collections.abc import Iterable
 
 from explaincheck.core.environments.registry import BUILTIN_IDS
 from explaincheck.core.taxonomy.base import EXPLANATION, MODE, PREFERENCE, SCOPE, STATE
-from explaincheck.core.taxonomy.registry import CATEGORY_DIMENSIONS
-
-# The ten categories in Table 1 order with their dimensions: the taxonomy registry is the one
-# place they are defined, so a new category shows up here by itself.
-CATEGORY_DIMENSION: dict[str, str] = dict(CATEGORY_DIMENSIONS)
-CATEGORIES: tuple[str, ...] = tuple(CATEGORY_DIMENSION)
+from explaincheck.core.taxonomy.registry import CATEGORIES as REGISTERED
 
 DIMENSION_LABELS: dict[str, str] = {
     STATE: "State",
@@ -25,37 +22,8 @@ DIMENSION_LABELS: dict[str, str] = {
     EXPLANATION: "Explanation",
 }
 
-# Short column labels as in the paper's Table 1 (which_bottleneck is the Mode "Bttl.").
-CATEGORY_LABELS: dict[str, str] = {
-    "satisfy": "Sat.",
-    "bottleneck": "Bttl.",
-    "best_action": "Best",
-    "worst_action": "Worst",
-    "ranking": "Rank",
-    "subset_bottleneck": "Sub.B",
-    "subset_dead_end": "Sub.D",
-    "more_promising": "Prom.",
-    "safer": "Safe",
-    "which_bottleneck": "W.Bttl.",
-    "factors": "Why",
-    "average": "Avg.",
-    "total": "Total",
-}
-
-# Longer names where there is room (figure axes, report prose).
-CATEGORY_NAMES: dict[str, str] = {
-    "satisfy": "satisfy property",
-    "bottleneck": "bottleneck",
-    "best_action": "best action",
-    "worst_action": "worst action",
-    "ranking": "action ranking",
-    "subset_bottleneck": "bottleneck in subset",
-    "subset_dead_end": "dead end in subset",
-    "more_promising": "more promising",
-    "safer": "safer state",
-    "which_bottleneck": "which is bottleneck",
-    "factors": "why (factors)",
-}
+# Short labels of the rows that are not categories (a category's own is ``Category.label``).
+SUMMARY_LABELS: dict[str, str] = {"average": "Avg.", "total": "Total"}
 
 # Colours of the four dimensions in every figure (colour-blind safe Okabe-Ito hues).
 DIMENSION_COLOURS: dict[str, str] = {
@@ -76,9 +44,16 @@ CEILING_LLM = "oracle"  # answers from the oracle: 1.00 by construction, not a m
 NOT_APPLICABLE = "–"
 
 
+def category_ids() -> tuple[str, ...]:
+    """The registered categories in Table 1 order (read when asked: the registry is the one
+    place they are listed, so a new category shows up here by itself)."""
+    return tuple(REGISTERED)
+
+
 def dimension_of(category: str, fallback: str | None = None) -> str:
     """Dimension of a category; unknown (future) categories keep what the store says."""
-    return CATEGORY_DIMENSION.get(category, fallback or "other")
+    found = REGISTERED.get(category)
+    return found.dimension if found else fallback or "other"
 
 
 def dimension_label(dimension: str) -> str:
@@ -86,18 +61,22 @@ def dimension_label(dimension: str) -> str:
 
 
 def category_label(category: str) -> str:
-    return CATEGORY_LABELS.get(category, category)
+    """Short column label: the category's own (Table 1), else the id (e.g. from an old file)."""
+    found = REGISTERED.get(category)
+    return found.label if found else SUMMARY_LABELS.get(category, category)
 
 
 def category_name(category: str) -> str:
-    return CATEGORY_NAMES.get(category, category.replace("_", " "))
+    """Longer name for figure axes and prose: the category's own, else the id in words."""
+    found = REGISTERED.get(category)
+    return found.name if found else category.replace("_", " ")
 
 
 def order_categories(present: Iterable[str]) -> list[str]:
     """Known categories in Table 1 order, then unknown ones alphabetically."""
     present = set(present)
-    known = [c for c in CATEGORIES if c in present]
-    return known + sorted(present - set(CATEGORIES))
+    known = [c for c in REGISTERED if c in present]
+    return known + sorted(present - set(REGISTERED))
 
 
 def order_environments(present: Iterable[str]) -> list[str]:

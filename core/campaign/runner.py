@@ -28,7 +28,14 @@ from explaincheck.core.backends.llm import LLMBackend, RequestIdentity
 from explaincheck.core.campaign.cache import ReplyCache
 from explaincheck.core.campaign.plan import Plan, PlannedExecution
 from explaincheck.core.campaign.progress import Progress, ProgressEvents, Tally
-from explaincheck.core.store import CachedReply, ExecutionRecord, Store, StoreError, now
+from explaincheck.core.store import (
+    CachedReply,
+    ExecutionRecord,
+    Store,
+    StoreError,
+    copy_reply,
+    now,
+)
 from explaincheck.core.taxonomy.base import ERROR, Grade, TestCase
 from explaincheck.core.terminal_text import safe_terminal
 
@@ -301,7 +308,9 @@ class CampaignRunner:
         error: str | None = None,
     ) -> ExecutionRecord:
         case = execution.case
-        return ExecutionRecord(
+        return copy_reply(
+            reply,
+            ExecutionRecord,
             exec_key=execution.key,
             campaign_id=self._campaign_id,
             environment=self.plan.environment_name,
@@ -320,19 +329,12 @@ class CampaignRunner:
             prompt=execution.prompt.text,
             schema=execution.prompt.schema,
             options=dict(identity.options) if identity else {},
-            reply=reply.text if reply else None,
-            thinking=reply.thinking if reply else "",
             verdict=grade.verdict if grade else ERROR,
             reason=_with_cut(grade.reason if grade else (error or "no reply"), reply),
             answer=grade.answer if grade else None,
             expected=grade.expected if grade else None,
             abs_error=grade.abs_error if grade else None,
             grading=self._grading,
-            host=reply.host if reply else "",
-            latency=reply.latency if reply else None,
-            prompt_tokens=reply.prompt_tokens if reply else None,
-            completion_tokens=reply.completion_tokens if reply else None,
-            cached=bool(reply and reply.cached),
             error=error,
             attempts=self._attempts.get(execution.key, 1),
             started_at=started,

@@ -26,7 +26,6 @@ from explaincheck.core.taxonomy.base import Prompt, TestCase
 from explaincheck.core.taxonomy.parsing import parse_reply
 
 BASELINE = "(baseline)"
-ORACLE_BASED = frozenset({"random", "oracle", "noisy", "flaw"})  # answerers that read an oracle
 TABLE = """CREATE TABLE IF NOT EXISTS factor_behaviour (
     llm TEXT NOT NULL, exec_key TEXT NOT NULL, probe TEXT NOT NULL, state INTEGER NOT NULL,
     prompt TEXT NOT NULL, reply TEXT, action TEXT,

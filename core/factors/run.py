@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from explaincheck.core.factors.behaviour import ORACLE_BASED, run_behavioural
+from explaincheck.core.factors.behaviour import run_behavioural
 from explaincheck.core.oracle.types import OracleResult
 
 
@@ -14,7 +14,12 @@ async def behavioural(plan: Any, store: Any, args: argparse.Namespace) -> int:
     one backend per intervened oracle (they must answer about that model); the others one
     backend each, shared by all probes."""
     from explaincheck.core.backends.llm import Decoding
-    from explaincheck.core.backends.registry import BackendContext, create_backend, parse_spec
+    from explaincheck.core.backends.registry import (
+        KINDS,
+        BackendContext,
+        create_backend,
+        parse_spec,
+    )
     from explaincheck.core.campaign.session import BackendSettings, backend_context
 
     campaign = plan.campaign
@@ -33,7 +38,7 @@ async def behavioural(plan: Any, store: Any, args: argparse.Namespace) -> int:
     backends: dict[tuple[str, int], Any] = {}
 
     def backend_for(spec: str, oracle: OracleResult) -> Any:
-        per_oracle = parse_spec(spec)[0] in ORACLE_BASED
+        per_oracle = KINDS[parse_spec(spec)[0]].reads_oracle
         key = (spec, id(oracle) if per_oracle else 0)
         if key not in backends:
             contexts.append(context(oracle))

@@ -6,14 +6,16 @@ Each of the ten categories (ids in docs/method.md §2) is one module here that s
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.taxonomy.runs import optimal_run
 
 if TYPE_CHECKING:
-    from explaincheck.core.oracle.types import OracleResult
+    from explaincheck.core.oracle.types import OracleResult, StateFacts
     from explaincheck.core.taxonomy.answers import AnswerForm
 
 # Dimensions as in the paper (section 4) and docs/method.md.
@@ -108,12 +110,19 @@ class Category(ABC):
     of the answer, the oracle's expected answer and how a read answer is judged. Reading the reply
     text is shared (``parsing.py``); so are selection (``selection.py``) and the prompt frame
     (``prompts.py``). Instances are stateless and shared through ``registry.CATEGORIES``.
+
+    It also owns its presentation (``label``, ``name``, ``teachable`` and the ``answer_words`` /
+    ``state_fact`` / ``*_reasons`` the Teach tab shows), so tables, figures and the Teach tab list
+    no category ids: a new category is its module plus one line in ``registry.py``.
     """
 
     id: ClassVar[str]
-    dimension: ClassVar[str]  # STATE, PREFERENCE, SCOPE or MODE
+    dimension: ClassVar[str]  # STATE, PREFERENCE, SCOPE, MODE or EXPLANATION
     title: ClassVar[str]  # as in the paper, e.g. "Best action?"
+    label: ClassVar[str]  # short table column label as in the paper's Table 1, e.g. "Best"
+    name: ClassVar[str]  # longer name where there is room (figure axes, report prose)
     binary: ClassVar[bool] = False  # yes/no category with balanced positive/negative selection
+    teachable: ClassVar[bool] = True  # offered in the Teach tab (``teaching.taught``)
 
     @property
     def lettered(self) -> bool:
@@ -172,3 +181,29 @@ class Category(ABC):
         self, answer: Any, case: TestCase, oracle: OracleResult, settings: GradingSettings
     ) -> Grade:
         """PASS or FAIL for a read (canonical) answer, with a reason a human can check."""
+
+    # --- presentation in the Teach tab (``teaching.lesson``) --------------------------------
+
+    def answer_words(self, right: Any, expected: dict[str, Any]) -> str:
+        """The oracle's answer (``right`` = ``oracle_answer``) in words for a person."""
+        if isinstance(right, str):
+            return f"state {right}" if len(right) == 1 and right.isupper() else right
+        return json.dumps(right)
+
+    def state_fact(self, oracle: OracleResult, state: StateFacts) -> str:
+        """The oracle's value that decides the answer, for one state of a pair or subset."""
+        return f"V = Pmax[F goal] = {state.value:.4g}"
+
+    def state_reasons(self, oracle: OracleResult, state: StateFacts) -> tuple[list[str], list[int]]:
+        """For a one-state case: why the answer holds, beyond V and Q (lines), and a run to
+        highlight on the graph (may be empty)."""
+        if state.dead_end:
+            return ["Dead end: V(s) = 0, no policy can reach the goal from here."], []
+        return [], optimal_run(oracle, state.id)
+
+    def group_reasons(
+        self, oracle: OracleResult, states: list[StateFacts], names: tuple[str, ...]
+    ) -> tuple[list[str], list[int]]:
+        """For a pair or subset (its states named ``names`` as in the prompt): why the answer
+        follows from the states' facts, and a run to highlight (may be empty)."""
+        return [], []

@@ -14,6 +14,8 @@ from explaincheck.core.taxonomy.kinds import ActionChoiceCategory
 class BestAction(ActionChoiceCategory):
     id = "best_action"
     title = "Best action?"
+    label = "Best"
+    name = "best action"
 
     def right_actions(self, state: StateFacts) -> tuple[str, ...]:
         return state.best

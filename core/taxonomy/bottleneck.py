@@ -8,9 +8,12 @@ a candidate (see ``sampling``).
 
 from __future__ import annotations
 
+from typing import Any
+
 from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.taxonomy.base import STATE, TestCase
 from explaincheck.core.taxonomy.kinds import SingleStateCategory, YesNoCategory, number
+from explaincheck.core.taxonomy.runs import run_avoiding, run_through
 from explaincheck.core.taxonomy.sampling import bottleneck_pool
 
 BOTTLENECK_DEFINITION = (
@@ -30,10 +33,18 @@ def bottleneck_reason(oracle: OracleResult) -> str | None:
     return None
 
 
+def bottleneck_fact(state: StateFacts) -> str:
+    """Whether one state of a pair or subset is a bottleneck, and how central it looks."""
+    kind = "a bottleneck" if state.bottleneck else "not a bottleneck"
+    return f"{kind}; centrality C_B = {state.centrality:.3g}"
+
+
 class Bottleneck(SingleStateCategory, YesNoCategory):
     id = "bottleneck"
     dimension = STATE
     title = "Bottleneck?"
+    label = "Bttl."
+    name = "bottleneck"
 
     def pool(self, oracle: OracleResult) -> list[StateFacts]:
         return bottleneck_pool(oracle)
@@ -65,3 +76,22 @@ class Bottleneck(SingleStateCategory, YesNoCategory):
             f"{BOTTLENECK_DEFINITION} Would blocking the current state (the agent could never "
             "leave it) make the goal unreachable from the start?",
         )
+
+    def answer_words(self, right: Any, expected: dict[str, Any]) -> str:
+        return "yes, it is a bottleneck" if right in (True, "yes") else "no, it is not a bottleneck"
+
+    def state_reasons(self, oracle: OracleResult, state: StateFacts) -> tuple[list[str], list[int]]:
+        if state.bottleneck:
+            why = (
+                "Bottleneck: making this state absorbing makes the goal unreachable from the "
+                "initial state, so every successful run passes through it."
+            )
+            return [why], run_through(oracle, state.id)
+        path = run_avoiding(oracle, state.id)
+        if state.is_goal or state.is_initial:
+            why = "Not a bottleneck: the initial and goal states never count."
+        elif path:
+            why = "Not a bottleneck: the highlighted run reaches the goal without it."
+        else:
+            why = "Not a bottleneck: no run from the initial state reaches the goal."
+        return [why], path

@@ -140,6 +140,9 @@ class Factors(Category):
     id = "factors"
     dimension = EXPLANATION
     title = "Why? (factors)"
+    label = "Why"
+    name = "why (factors)"
+    teachable = False  # its Teach part (the factor panel) is built apart
 
     def truth(self, oracle: OracleResult) -> FactorTruth:
         found = factor_truth(oracle)

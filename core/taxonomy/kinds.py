@@ -114,6 +114,12 @@ class ActionChoiceCategory(PreferenceCategory):
     def oracle_answer(self, case: TestCase, oracle: OracleResult) -> str:
         return self.right_actions(oracle.state(case.states[0]))[0]
 
+    def answer_words(self, right: Any, expected: dict[str, Any]) -> str:
+        accepted = next(iter(expected.values()), [right])
+        if isinstance(accepted, list) and len(accepted) > 1:
+            return f"{right} (any of {', '.join(map(str, accepted))} is right)"
+        return str(right)
+
     def judge(
         self, answer: Any, case: TestCase, oracle: OracleResult, settings: GradingSettings
     ) -> Grade:

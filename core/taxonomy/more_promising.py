@@ -6,14 +6,17 @@ generated; each unordered pair appears once in a seeded presentation order (``sa
 
 from __future__ import annotations
 
-from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.taxonomy.base import TestCase
 from explaincheck.core.taxonomy.kinds import QuantityPairCategory, pair_names
+from explaincheck.core.taxonomy.runs import optimal_run
 
 
 class MorePromising(QuantityPairCategory):
     id = "more_promising"
     title = "Which state is more promising?"
+    label = "Prom."
+    name = "more promising"
     quantity = "value"
     higher_is_right = True
     symbol = "V"
@@ -31,3 +34,13 @@ class MorePromising(QuantityPairCategory):
             f"Compare the two states {pair_names(case)}: which has the higher probability of "
             "eventually reaching the goal under optimal play?",
         )
+
+    def group_reasons(
+        self, oracle: OracleResult, states: list[StateFacts], names: tuple[str, ...]
+    ) -> tuple[list[str], list[int]]:
+        best = max(states, key=lambda f: f.value)
+        why = (
+            f"{names[states.index(best)]} is more promising: the higher V, the likelier the goal "
+            "under the best policy."
+        )
+        return [why], optimal_run(oracle, best.id)

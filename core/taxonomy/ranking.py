@@ -40,6 +40,14 @@ def smallest_gap(state: StateFacts) -> float | None:
 class Ranking(PreferenceCategory):
     id = "ranking"
     title = "Full ranking?"
+    label = "Rank"
+    name = "action ranking"
+
+    def answer_words(self, right: Any, expected: dict[str, Any]) -> str:
+        groups = next(iter(expected.values()), None)
+        if isinstance(groups, list) and groups and isinstance(groups[0], list):
+            return " > ".join(" = ".join(g) if len(g) > 1 else g[0] for g in groups)
+        return " > ".join(map(str, right)) if isinstance(right, list) else str(right)
 
     def pool(self, oracle: OracleResult) -> list[StateFacts]:
         return [s for s in super().pool(oracle) if len(s.action_order) >= 2]

@@ -1,4 +1,9 @@
-"""The ten query categories by id (as in docs/method.md), in the paper's Table 1 column order."""
+"""The query categories by id (as in docs/method.md), in the paper's Table 1 column order.
+
+The one list of categories: tables, figures, the Teach tab and the GUI read the category objects
+from here (each declares its label, name, whether it is taught and its answer words), so a new
+category is its module plus one line below.
+"""
 
 from __future__ import annotations
 
@@ -38,9 +43,6 @@ CATEGORIES: dict[str, Category] = {
         Factors(),
     )
 }
-
-# Category id -> dimension, for code that only needs the names (tables, stored rows).
-CATEGORY_DIMENSIONS: dict[str, str] = {cid: c.dimension for cid, c in CATEGORIES.items()}
 
 
 def category(category_id: str) -> Category:

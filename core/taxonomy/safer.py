@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.taxonomy.base import TestCase
 from explaincheck.core.taxonomy.kinds import QuantityPairCategory, pair_names
 
@@ -20,6 +20,8 @@ from explaincheck.core.taxonomy.kinds import QuantityPairCategory, pair_names
 class Safer(QuantityPairCategory):
     id = "safer"
     title = "Which state is safer?"
+    label = "Safe"
+    name = "safer state"
     quantity = "danger"
     higher_is_right = False
     symbol = "D"
@@ -54,6 +56,21 @@ class Safer(QuantityPairCategory):
             "eventually reaching an unsafe state (a failure as described in the task) lower, "
             "when the agent avoids unsafe states as well as possible?",
         )
+
+    def state_fact(self, oracle: OracleResult, state: StateFacts) -> str:
+        if state.danger is None:
+            return "D unknown"
+        return f"D = Pmin[F unsafe] = {state.danger:.4g}"
+
+    def group_reasons(
+        self, oracle: OracleResult, states: list[StateFacts], names: tuple[str, ...]
+    ) -> tuple[list[str], list[int]]:
+        safest = min(states, key=lambda f: f.danger if f.danger is not None else 1.0)
+        why = (
+            f"{names[states.index(safest)]} is safer: the lower D, the less a careful policy "
+            "risks the unsafe states."
+        )
+        return [why], []
 
 
 def danger_is_complement(oracle: OracleResult) -> bool:

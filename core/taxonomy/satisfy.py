@@ -23,6 +23,11 @@ class Satisfy(SingleStateCategory):
     id = "satisfy"
     dimension = STATE
     title = "Satisfy property?"
+    label = "Sat."
+    name = "satisfy property"
+
+    def answer_words(self, right: Any, expected: dict[str, Any]) -> str:
+        return f"probability {float(right):.4g}"
 
     def not_applicable(self, oracle: OracleResult) -> str | None:
         return None if self.pool(oracle) else "every reachable state is a goal state"

@@ -9,14 +9,17 @@ from __future__ import annotations
 
 from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.taxonomy.base import TestCase
-from explaincheck.core.taxonomy.bottleneck import BOTTLENECK_DEFINITION
+from explaincheck.core.taxonomy.bottleneck import BOTTLENECK_DEFINITION, bottleneck_fact
 from explaincheck.core.taxonomy.kinds import SubsetCategory
+from explaincheck.core.taxonomy.runs import run_through
 from explaincheck.core.taxonomy.sampling import bottleneck_pool
 
 
 class SubsetBottleneck(SubsetCategory):
     id = "subset_bottleneck"
     title = "Bottleneck in the subset?"
+    label = "Sub.B"
+    name = "bottleneck in subset"
     member_word = "bottleneck"
 
     def pool(self, oracle: OracleResult) -> list[StateFacts]:
@@ -50,3 +53,15 @@ class SubsetBottleneck(SubsetCategory):
             f"{BOTTLENECK_DEFINITION} Among the states listed above, is there one or more that "
             "every successful run from the start must pass through?",
         )
+
+    def state_fact(self, oracle: OracleResult, state: StateFacts) -> str:
+        return bottleneck_fact(state)
+
+    def group_reasons(
+        self, oracle: OracleResult, states: list[StateFacts], names: tuple[str, ...]
+    ) -> tuple[list[str], list[int]]:
+        found = [f for f in states if f.bottleneck]
+        if not found:
+            return ["No: none of them is a bottleneck; the goal is reachable around each."], []
+        why = "Yes: at least one of them is a bottleneck (a run through it is shown)."
+        return [why], run_through(oracle, found[0].id)

@@ -39,6 +39,8 @@ DEAD_END_DEFINITION = (
 class SubsetDeadEnd(SubsetCategory):
     id = "subset_dead_end"
     title = "Dead ends in the subset?"
+    label = "Sub.D"
+    name = "dead end in subset"
     member_word = "dead end"
 
     def not_applicable(self, oracle: OracleResult) -> str | None:
@@ -71,3 +73,14 @@ class SubsetDeadEnd(SubsetCategory):
             f"{DEAD_END_DEFINITION} Among the states listed above, is there one or more from "
             "which the goal can no longer be reached?",
         )
+
+    def state_fact(self, oracle: OracleResult, state: StateFacts) -> str:
+        kind = "a dead end" if state.dead_end else "not a dead end"
+        return f"{super().state_fact(oracle, state)}: {kind}"
+
+    def group_reasons(
+        self, oracle: OracleResult, states: list[StateFacts], names: tuple[str, ...]
+    ) -> tuple[list[str], list[int]]:
+        if any(f.dead_end for f in states):
+            return ["Yes: at least one of them is a dead end (V = 0)."], []
+        return ["No: from each of them some policy still reaches the goal (V > 0)."], []

@@ -7,17 +7,24 @@ Not applicable without a bottleneck or without a non-bottleneck decoy.
 
 from __future__ import annotations
 
-from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.taxonomy.base import Candidate, TestCase
-from explaincheck.core.taxonomy.bottleneck import BOTTLENECK_DEFINITION, bottleneck_reason
+from explaincheck.core.taxonomy.bottleneck import (
+    BOTTLENECK_DEFINITION,
+    bottleneck_fact,
+    bottleneck_reason,
+)
 from explaincheck.core.taxonomy.kinds import PairCategory, number, pair_names
 from explaincheck.core.taxonomy.metamorphic import state_names
+from explaincheck.core.taxonomy.runs import run_through
 from explaincheck.core.taxonomy.sampling import bottleneck_pool, cross_pairs, delta, rng_for
 
 
 class WhichBottleneck(PairCategory):
     id = "which_bottleneck"
     title = "Which state is the bottleneck?"
+    label = "W.Bttl."
+    name = "which is bottleneck"
 
     def not_applicable(self, oracle: OracleResult) -> str | None:
         return bottleneck_reason(oracle)
@@ -59,3 +66,18 @@ class WhichBottleneck(PairCategory):
             f"{BOTTLENECK_DEFINITION} Of the two states {pair_names(case)}, exactly one must be "
             "passed by every successful run from the start. Which?",
         )
+
+    def state_fact(self, oracle: OracleResult, state: StateFacts) -> str:
+        return bottleneck_fact(state)
+
+    def group_reasons(
+        self, oracle: OracleResult, states: list[StateFacts], names: tuple[str, ...]
+    ) -> tuple[list[str], list[int]]:
+        found = [f for f in states if f.bottleneck]
+        if not found:
+            return [], []
+        why = (
+            f"{names[states.index(found[0])]} is the bottleneck: every successful run passes "
+            "through it (highlighted). A central decoy (high C_B) only looks like one."
+        )
+        return [why], run_through(oracle, found[0].id)

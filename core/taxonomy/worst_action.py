@@ -14,6 +14,8 @@ from explaincheck.core.taxonomy.kinds import ActionChoiceCategory
 class WorstAction(ActionChoiceCategory):
     id = "worst_action"
     title = "Worst action?"
+    label = "Worst"
+    name = "worst action"
 
     def right_actions(self, state: StateFacts) -> tuple[str, ...]:
         return state.worst

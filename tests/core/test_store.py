@@ -193,3 +193,28 @@ def test_nothing_is_pickled(store):
     for table in ("executions", "replies", "campaigns"):
         for column in db.execute(f"PRAGMA table_info({table})"):
             assert column[2] in ("INTEGER", "TEXT", "REAL"), (table, column)
+
+
+def test_copy_reply_carries_every_reply_field_between_the_three_shapes():
+    from dataclasses import asdict
+
+    from explaincheck.core.backends.base import Reply
+    from explaincheck.core.store import copy_reply
+
+    sent = Reply("{}", "hmm", 1.5, 100, 8, host="http://h:1", cached=False)
+    ids = dict(backend="ollama", model="m", request_hash="r", options={"seed": 0})
+    entry = copy_reply(sent, CachedReply, **ids)
+    assert entry == CachedReply(host="http://h:1", text="{}", thinking="hmm", latency=1.5,
+                                prompt_tokens=100, completion_tokens=8, **ids)  # fmt: skip
+    again = copy_reply(entry, Reply, cached=True)
+    assert again == Reply("{}", "hmm", 1.5, 100, 8, host="http://h:1", cached=True)
+    shape = {k: v for k, v in asdict(record()).items() if k not in Reply.__dataclass_fields__}
+    shape.pop("reply")
+    stored = copy_reply(again, ExecutionRecord, **shape)
+    assert (stored.reply, stored.thinking, stored.latency) == ("{}", "hmm", 1.5)
+    assert stored.host == "http://h:1"
+    assert (stored.prompt_tokens, stored.completion_tokens, stored.cached) == (100, 8, True)
+    back = copy_reply(stored, Reply)
+    assert back == again
+    failed = copy_reply(None, ExecutionRecord, **shape)
+    assert failed.reply is None and failed.thinking == "" and failed.latency is None

@@ -4,7 +4,7 @@ the oracle's reasoning is given for each, with the values the oracle computed.""
 from __future__ import annotations
 
 from explaincheck.core.taxonomy.kinds import letters
-from explaincheck.gui.teaching import TAUGHT, explain_many, lesson, stepping_order
+from explaincheck.core.taxonomy.teaching import explain_many, taught
 from gui_helpers import open_env, wait_for
 
 
@@ -21,11 +21,10 @@ def highlighted(graph) -> set[int]:
     return {i for i, n in graph.node_items.items() if n.highlighted}
 
 
-def test_every_category_is_taught():
-    from explaincheck.core.taxonomy.registry import CATEGORIES
-
-    # factors (why-questions, issue 14) is not in Teach yet: its GUI part is still to be built.
-    assert set(TAUGHT) == set(CATEGORIES) - {"factors"}
+def test_the_category_box_offers_every_taught_category(qtbot, window):
+    box = window.teach_view.category
+    offered = [(box.itemText(i), box.itemData(i)) for i in range(box.count())]
+    assert offered == [(c.name, c.id) for c in taught()]
 
 
 def test_pair_question_shows_both_states_and_their_values(qtbot, window):
@@ -73,13 +72,3 @@ def test_which_bottleneck_and_subsets(qtbot, window):
     for line, is_dead in zip(lines, dead, strict=False):
         assert line.endswith("a dead end") and (("not a dead end" in line) != is_dead)
     assert lines[-1].startswith("Yes" if any(dead) else "No")
-
-
-def test_order_keeps_whole_cases(qtbot, window):
-    oracle = open_env(qtbot, window, "frozen_lake")
-    order = stepping_order(oracle, "safer")
-    assert order and all(len(states) == 2 for states, _ in order)
-    deltas = [d for _, d in order]
-    assert deltas == sorted(deltas, reverse=True)
-    single = lesson(oracle, window.model.environment, "satisfy", oracle.model.initial, 0.5)
-    assert single.situation.startswith(f"State {oracle.model.initial}: ")

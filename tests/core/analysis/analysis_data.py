@@ -22,16 +22,10 @@ from __future__ import annotations
 from typing import Any
 
 import pandas as pd
+from explaincheck.core.analysis.layout import dimension_of
 
 FL, WJ = "frozen_lake", "water_jug"
 P, R = "prioritized", "random"
-DIMENSION = {
-    "satisfy": "state",
-    "bottleneck": "state",
-    "best_action": "preference",
-    "worst_action": "preference",
-    "ranking": "preference",
-}
 
 
 def row(
@@ -49,7 +43,7 @@ def row(
         "environment": environment,
         "llm": llm,
         "category": category,
-        "dimension": DIMENSION.get(category, "mode"),
+        "dimension": dimension_of(category, "mode"),  # as the store writes it
         "selection": selection,
         "repeat": repeat,
         "case_key": f"{category}/{selection}/{case}/{case}",

@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
+from explaincheck.core.backends.base import Backend, Reply
 from explaincheck.core.backends.local_backend import LocalBackend
 from explaincheck.core.backends.ollama_backend import OllamaBackend
 from explaincheck.core.backends.oracle_backend import OracleBackend
 from explaincheck.core.backends.random_backend import RandomBackend
 from explaincheck.core.backends.registry import (
+    KINDS,
     LOCAL_DEFAULT,
     BackendContext,
+    BackendKind,
     create_backend,
     default_llm_spec,
     parse_spec,
+    spec_forms,
     split_model_host,
 )
 from explaincheck.core.errors import ExplaincheckError
@@ -61,3 +66,55 @@ def test_default_real_llm_is_ollama_when_a_server_answers_else_local():
     assert asyncio.run(default_llm_spec((url,), timeout=1)) == LOCAL_DEFAULT  # stopped now
     with StandinOllama({}) as empty:
         assert asyncio.run(default_llm_spec((empty.url,))) == LOCAL_DEFAULT
+
+
+def test_the_kinds_table_is_the_spec_syntax():
+    assert spec_forms() == ", ".join(kind.form for kind in KINDS.values())
+    assert {"random", "noisy:Q", "flaw:KIND", "ollama:MODEL[@URL]", "local[:NAME]"} <= set(
+        spec_forms().split(", ")
+    )
+    assert [k.prefix for k in KINDS.values() if k.live] == ["random", "oracle", "ollama", "local"]
+    assert KINDS["flaw"].offered()[0] == "flaw:myopic:2"
+    assert KINDS["flaw"].description("flaw:myopic:5").startswith("plans only 5 steps ahead")
+    assert KINDS["ollama"].offered() == ()  # needs a model name typed or listed from a host
+    assert KINDS["random"].offered() == ("random",)
+
+
+class Echo(Backend):
+    """A throwaway backend: replies with the text of its spec."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    async def answer(self, prompt, case) -> Reply:
+        return Reply(text=self.text)
+
+
+def test_a_new_backend_is_one_kind_in_the_table(monkeypatch, tmp_path, capsys):
+    from explaincheck.core.backends import registry
+    from explaincheck.core.cli.main import main
+
+    kind = BackendKind(
+        "echo",
+        lambda rest, ctx: Echo(rest),
+        "replies its argument",
+        argument="TEXT",
+        argument_words="a reply text",
+        example='echo:{"answer": "yes"}',
+        live=True,
+    )
+    monkeypatch.setitem(registry.KINDS, "echo", kind)
+    assert "echo:TEXT" in spec_forms()
+    with pytest.raises(ExplaincheckError, match=r"needs a reply text, e\.g\. echo:"):
+        parse_spec("echo:")
+    assert create_backend("echo: yes ", context()).spec == "echo:yes"
+    db = tmp_path / "echo.sqlite"
+    reply = 'echo:{"answer": "yes"}'
+    args = ["run", "--env", "frozen_lake", "--llm", reply, "--categories", "bottleneck"]
+    assert main([*args, "--budget", "4", "--db", str(db)]) == 0
+    capsys.readouterr()
+    assert main(["results", "--db", str(db), "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert rows and {r["llm"] for r in rows} == {reply}
+    # "yes" is right exactly on the bottleneck cases (selection balances yes and no)
+    assert {r["verdict"] for r in rows} == {"pass", "fail"}

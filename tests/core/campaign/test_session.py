@@ -87,8 +87,16 @@ class BrokenLLM(LLMBackend):
 def spies(monkeypatch):
     SpyOracle.made.clear()
     BrokenLLM.made.clear()
-    monkeypatch.setitem(registry.FACTORIES, "spy", lambda rest, ctx: SpyOracle(ctx.oracle))
-    monkeypatch.setitem(registry.FACTORIES, "broken", lambda rest, ctx: BrokenLLM())
+    monkeypatch.setitem(
+        registry.KINDS,
+        "spy",
+        registry.BackendKind("spy", lambda rest, ctx: SpyOracle(ctx.oracle), "test"),
+    )
+    monkeypatch.setitem(
+        registry.KINDS,
+        "broken",
+        registry.BackendKind("broken", lambda rest, ctx: BrokenLLM(), "test"),
+    )
     return SpyOracle.made, BrokenLLM.made
 
 
@@ -173,7 +181,7 @@ def test_a_backend_that_cannot_be_made_closes_those_made_before(plan, tmp_path, 
     def refuse(rest, ctx):
         raise ExplaincheckError("no such answerer here")
 
-    monkeypatch.setitem(registry.FACTORIES, "refused", refuse)
+    monkeypatch.setitem(registry.KINDS, "refused", registry.BackendKind("refused", refuse, "test"))
     with (
         CampaignSession.open(tmp_path / "r.sqlite") as session,
         pytest.raises(ExplaincheckError, match="no such answerer"),

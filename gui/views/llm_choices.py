@@ -1,0 +1,43 @@
+"""The answerers a view offers, as plain data handed in by the window (``gui/backend_choices``).
+
+Views never import the backend registry: the window turns its table of backend kinds into these
+small records, so a new backend shows up in every view without any view changing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class LlmChoice:
+    """One complete spec a view lists, with its line of text."""
+
+    spec: str  # e.g. "random", "local:gemma3-270m", "flaw:myopic:2"
+    text: str  # "random — uniform guesses (baseline)"
+    live: bool = False  # can be asked one question on demand
+    baseline: bool = False  # a baseline or ceiling every model is compared with (pre-ticked)
+    reference: bool = False  # a reference explainer with a known flaw
+    tip: str = ""  # why it cannot be used here ("" = it can)
+
+    @property
+    def enabled(self) -> bool:
+        return not self.tip
+
+    @property
+    def model(self) -> bool:
+        """An LLM under test (neither a baseline nor a reference)."""
+        return not (self.baseline or self.reference)
+
+
+@dataclass(frozen=True)
+class LlmChoices:
+    """Everything a view needs to know about answerers: what to list, and which spec prefixes
+    can be asked live."""
+
+    offered: tuple[LlmChoice, ...] = ()
+    live_prefixes: tuple[str, ...] = ()
+
+    def can_ask_live(self, spec: str) -> bool:
+        """Whether a spec (say, one stored in a results file) can be asked a question now."""
+        return spec.partition(":")[0] in self.live_prefixes
