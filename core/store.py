@@ -379,7 +379,8 @@ class Store:
                     stamp,
                 ),
             )
-            return int(cursor.lastrowid)
+            assert cursor.lastrowid is not None  # set by every INSERT
+            return cursor.lastrowid
 
     def end_campaign(self, campaign_id: int, status: str) -> None:
         """Mark a campaign ``finished``, ``cancelled`` or ``incomplete``."""
@@ -402,7 +403,9 @@ class Store:
             if not isinstance(settings, dict) or not all(isinstance(v, str) for v in r[3:5]):
                 raise StoreError(f"{self.path} is damaged: campaign {r[0]} has malformed fields")
             extra = {"model_path": r[9], "constants": r[10]}
-            campaigns.append(CampaignRow(*r[:2], settings, *r[3:9], extra))
+            campaigns.append(
+                CampaignRow(r[0], r[1], settings, r[3], r[4], r[5], r[6], r[7], r[8], extra)
+            )
         return campaigns
 
     # -- executions ---------------------------------------------------------------------------
@@ -562,7 +565,7 @@ class Store:
         ).fetchone()
         if row is None:
             return None
-        return CachedReply(*row[:4], json.loads(row[4]), *row[5:])
+        return CachedReply(row[0], row[1], row[2], row[3], json.loads(row[4]), *row[5:])
 
     def _put_reply(self, reply: CachedReply) -> None:
         self._db.execute(

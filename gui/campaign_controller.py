@@ -14,10 +14,11 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+from PySide6.QtCore import QObject, Signal
+
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.gui.results_data import row_of
-from PySide6.QtCore import QObject, Signal
 
 
 @dataclass(frozen=True)

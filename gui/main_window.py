@@ -12,6 +12,23 @@ import sys
 import traceback
 from pathlib import Path
 
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QIcon, QKeySequence
+from PySide6.QtWidgets import (
+    QApplication,
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QProgressBar,
+    QScrollArea,
+    QSizePolicy,
+    QTabWidget,
+    QToolButton,
+    QWidget,
+)
+
 from explaincheck.core.campaign.eta import EtaEstimator
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.errors import ExplaincheckError
@@ -32,25 +49,8 @@ from explaincheck.gui.views.report_view import ReportView
 from explaincheck.gui.views.results_view import ResultsView, environment_matches
 from explaincheck.gui.views.state_inspector import StateInspector
 from explaincheck.gui.views.teach_view import TeachView
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QIcon, QKeySequence
-from PySide6.QtWidgets import (
-    QApplication,
-    QDockWidget,
-    QFileDialog,
-    QLabel,
-    QMainWindow,
-    QMenu,
-    QProgressBar,
-    QScrollArea,
-    QSizePolicy,
-    QTabWidget,
-    QToolButton,
-    QWidget,
-)
 
 TABS = ("graph", "campaign", "results", "report", "teach")
-MODEL_SUFFIXES = (".prism", ".nm", ".pm")
 DATABASE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
 
 

@@ -12,6 +12,8 @@ import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from PySide6.QtCore import QObject, Signal
+
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.errors import ExplaincheckError, ModelError
 from explaincheck.core.oracle.types import OracleResult
@@ -25,7 +27,6 @@ from explaincheck.gui.prism_scan import (
 )
 from explaincheck.gui.settings import Settings
 from explaincheck.gui.tasks import Tasks, in_thread
-from PySide6.QtCore import QObject, Signal
 
 AskConstants = Callable[[list[Constant], dict[str, str]], Awaitable[dict[str, str] | None]]
 

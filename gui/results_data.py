@@ -12,8 +12,9 @@ from dataclasses import asdict, is_dataclass
 from pathlib import Path
 from typing import Any
 
-from explaincheck.gui.tasks import in_thread
 from PySide6.QtCore import QObject, Signal
+
+from explaincheck.gui.tasks import in_thread
 
 
 def _clean(value: Any) -> Any:
@@ -35,7 +36,7 @@ def row_of(record: Any) -> dict[str, Any]:
     """A runner event's execution record -> a row dict like ``read_rows`` gives."""
     from explaincheck.core.store import result_dict
 
-    data = asdict(record) if is_dataclass(record) else dict(record)
+    data = asdict(record) if is_dataclass(record) and not isinstance(record, type) else dict(record)
     return result_dict(data)
 
 

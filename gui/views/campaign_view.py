@@ -15,13 +15,6 @@ import asyncio
 import os
 from pathlib import Path
 
-from explaincheck.core.backends.registry import LOCAL_SPECS
-from explaincheck.core.campaign.eta import EtaEstimator
-from explaincheck.core.environments.types import Environment
-from explaincheck.core.oracle.types import OracleResult
-from explaincheck.core.taxonomy.registry import Applicability
-from explaincheck.gui.safe_text import plain_label
-from explaincheck.gui.tasks import Tasks, in_thread
 from PySide6.QtCore import QStandardPaths, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QBoxLayout,
@@ -45,6 +38,14 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from explaincheck.core.backends.registry import LOCAL_SPECS
+from explaincheck.core.campaign.eta import EtaEstimator
+from explaincheck.core.environments.types import Environment
+from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.taxonomy.registry import Applicability
+from explaincheck.gui.safe_text import plain_label
+from explaincheck.gui.tasks import Tasks, in_thread
 
 DIMENSION_TITLES = (
     ("state", "State (object)"),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from explaincheck.gui.prism_scan import Constant
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -12,6 +11,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from explaincheck.gui.prism_scan import Constant
 
 _EXAMPLES = {"int": "e.g. 4", "double": "e.g. 0.5", "bool": "true or false"}
 

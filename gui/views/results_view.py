@@ -8,21 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from explaincheck.core.environments.types import Environment
-from explaincheck.core.oracle.types import OracleResult
-from explaincheck.gui.paired_summary import paired_summary
-from explaincheck.gui.repeat_groups import RepeatGroupsModel
-from explaincheck.gui.results_data import ResultsData
-from explaincheck.gui.results_model import (
-    NOT_PASSED,
-    PairsModel,
-    ResultsFilter,
-    ResultsTableModel,
-    disagree,
-    paired_rows,
-)
-from explaincheck.gui.tasks import Tasks, in_thread
-from explaincheck.gui.views.case_detail import CaseDetail
 from PySide6.QtCore import QItemSelection, Qt, QTimer, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
@@ -41,6 +26,22 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from explaincheck.core.environments.types import Environment
+from explaincheck.core.oracle.types import OracleResult
+from explaincheck.gui.paired_summary import paired_summary
+from explaincheck.gui.repeat_groups import RepeatGroupsModel
+from explaincheck.gui.results_data import ResultsData
+from explaincheck.gui.results_model import (
+    NOT_PASSED,
+    PairsModel,
+    ResultsFilter,
+    ResultsTableModel,
+    disagree,
+    paired_rows,
+)
+from explaincheck.gui.tasks import Tasks, in_thread
+from explaincheck.gui.views.case_detail import CaseDetail
 
 FILTERS = (
     ("environment", "Environment"),

@@ -12,16 +12,6 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from explaincheck.core.environments.types import Environment
-from explaincheck.core.oracle.types import OracleResult
-from explaincheck.gui.flaw_teaching import REFERENCE_FLAWS, FlawedAnswer, explanation, flawed_answer
-from explaincheck.gui.long_text import capped
-from explaincheck.gui.results_data import ResultsData
-from explaincheck.gui.safe_text import plain_label
-from explaincheck.gui.tasks import Tasks, in_thread
-from explaincheck.gui.teaching import TAUGHT, Case, Lesson, lesson, stepping_order
-from explaincheck.gui.views.graph_view import GraphView
-from explaincheck.gui.views.results_view import environment_matches
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -35,6 +25,17 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from explaincheck.core.environments.types import Environment
+from explaincheck.core.oracle.types import OracleResult
+from explaincheck.gui.flaw_teaching import REFERENCE_FLAWS, FlawedAnswer, explanation, flawed_answer
+from explaincheck.gui.long_text import capped
+from explaincheck.gui.results_data import ResultsData
+from explaincheck.gui.safe_text import plain_label
+from explaincheck.gui.tasks import Tasks, in_thread
+from explaincheck.gui.teaching import TAUGHT, Case, Lesson, lesson, stepping_order
+from explaincheck.gui.views.graph_view import GraphView
+from explaincheck.gui.views.results_view import environment_matches
 
 LIVE_ANSWERERS = ("random", "oracle")
 

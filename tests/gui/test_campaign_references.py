@@ -3,9 +3,10 @@ are remembered, and the estimate before Run follows the set-up and the measured 
 
 from __future__ import annotations
 
+from gui_helpers import open_env, wait_for
+
 from explaincheck.gui.campaign_estimate import estimate, executions_per_llm, measured_rates
 from explaincheck.gui.main_window import MainWindow
-from gui_helpers import open_env, wait_for
 
 KINDS = ("flaw:myopic", "flaw:determinised", "flaw:distance", "flaw:danger-blind", "noisy:")
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from support.campaign_fakes import toy_environment, toy_oracle
+from support.ollama_standin import Script, StandinOllama
+
 from explaincheck.core.backends.local_backend import LocalBackend
 from explaincheck.core.backends.ollama_backend import OllamaBackend
 from explaincheck.core.backends.oracle_backend import OracleBackend
@@ -18,8 +21,6 @@ from explaincheck.core.backends.registry import (
     split_model_host,
 )
 from explaincheck.core.errors import ExplaincheckError
-from support.campaign_fakes import toy_environment, toy_oracle
-from support.ollama_standin import Script, StandinOllama
 
 
 def context(**changes) -> BackendContext:
