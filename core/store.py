@@ -907,11 +907,17 @@ def results_frame(
 
     Holds every ``results --json`` column plus abs_error, dimension, latency, thinking and the
     rest of the stored fields; JSON columns are decoded (``states`` is a list of ids)."""
-    import pandas as pd
-
     with Store.open(db_path, readonly=True) as store:
         rows = [result_dict(r) for r in store.iter_executions() if not filter_row or filter_row(r)]
-    frame = pd.DataFrame(rows, columns=[*RESULT_COLUMNS, *EXTRA_COLUMNS])
+    return rows_frame(rows)
+
+
+def rows_frame(rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
+    """Row dicts of the ``results_frame`` shape (e.g. a window's live rows) as its DataFrame,
+    with the same columns and number types."""
+    import pandas as pd
+
+    frame = pd.DataFrame(list(rows), columns=[*RESULT_COLUMNS, *EXTRA_COLUMNS])
     for column in ("delta", "abs_error", "latency"):
         frame[column] = pd.to_numeric(frame[column]).astype("float64")
     return frame

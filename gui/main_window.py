@@ -37,7 +37,7 @@ from explaincheck.core.paths import resources_dir
 from explaincheck.gui.campaign_controller import BackendSettings, CampaignController
 from explaincheck.gui.model_controller import ModelController, builtin_environments
 from explaincheck.gui.prism_scan import Constant
-from explaincheck.gui.results_data import ResultsData
+from explaincheck.gui.results_data import ResultsData, same_model
 from explaincheck.gui.settings import Settings
 from explaincheck.gui.tasks import Tasks, in_thread
 from explaincheck.gui.views.campaign_view import CampaignView
@@ -46,7 +46,7 @@ from explaincheck.gui.views.error_overlay import ErrorOverlay
 from explaincheck.gui.views.graph_view import GraphView
 from explaincheck.gui.views.model_view import ModelView, error_text
 from explaincheck.gui.views.report_view import ReportView
-from explaincheck.gui.views.results_view import ResultsView, environment_matches
+from explaincheck.gui.views.results_view import ResultsView
 from explaincheck.gui.views.state_inspector import StateInspector
 from explaincheck.gui.views.teach_view import TeachView
 
@@ -74,6 +74,7 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.errors: list[str] = []
         self.environments: list[Environment] = []
+        self.constants_dialog: ConstantsDialog | None = None  # while it is open
         self.eta: EtaEstimator | None = None  # per-LLM time left of the running campaign
 
         self.tasks = Tasks(self)
@@ -100,10 +101,9 @@ class MainWindow(QMainWindow):
         self.inspector = StateInspector(self)
         self.model_view = ModelView(self.model, self)
         prefs = self.settings.preferences()
-        self.campaign_view.host.setText(prefs.ollama_host)
-        self.campaign_view.budget.setValue(prefs.budget)
+        self.campaign_view.apply_preferences(prefs.ollama_host, prefs.concurrency)
+        self.campaign_view.set_budget(prefs.budget)
         self.campaign_view.apply_choices(self.settings.campaign_choices())
-        self.campaign_view.ollama_concurrency = prefs.concurrency
         self.campaign_view.watch_results(self.results)
         self._build_docks()
         self._build_actions()
@@ -230,6 +230,7 @@ class MainWindow(QMainWindow):
         self.teach_view.state_changed.connect(self._teach_state)
         self.campaign_view.run_requested.connect(self.run_campaign)
         self.campaign_view.stop_requested.connect(self.stop)
+        self.campaign_view.progress_message.connect(self.campaign_status.setText)
         self.campaigns.row.connect(lambda row: self.results.add([row]))
         self.campaigns.progress.connect(self._campaign_progress)
         self.campaigns.running_changed.connect(self._campaign_running)
@@ -265,7 +266,7 @@ class MainWindow(QMainWindow):
             environments = await in_thread(builtin_environments)
         except Exception as error:
             message = f"Built-in environments unavailable: {error}"
-            self.model_view.builtin_description.setText(message)
+            self.model_view.show_environments_error(message)
             return
         self.environments = environments
         self.model_view.set_environments(environments)
@@ -283,7 +284,12 @@ class MainWindow(QMainWindow):
         dialog = ConstantsDialog(constants, defaults, self)
         self.constants_dialog = dialog
         future: asyncio.Future = asyncio.get_running_loop().create_future()
-        dialog.finished.connect(lambda result: future.done() or future.set_result(result))
+
+        def finished(result: int) -> None:
+            if not future.done():
+                future.set_result(result)
+
+        dialog.finished.connect(finished)
         dialog.open()
         result = await future
         self.constants_dialog = None
@@ -336,7 +342,7 @@ class MainWindow(QMainWindow):
 
     def open_database(self, path: str) -> asyncio.Task:
         self.settings.add_recent_database(path)
-        self.campaign_view.database.setText(path)
+        self.campaign_view.set_database(path)
         return self.tasks.start(self._open_database(path), "open results")
 
     async def _open_database(self, path: str) -> None:
@@ -360,7 +366,7 @@ class MainWindow(QMainWindow):
 
     def _case_selected(self, row: dict) -> None:
         states = [int(s) for s in (row.get("states") or [])]
-        if environment_matches(row.get("environment"), self.model.environment):
+        if same_model(row, self.model.oracle):
             # the selection ring moves with the inspector to the case's first state
             self.graph.highlight_states(states, select=states[0] if states else None)
             if states:
@@ -394,7 +400,7 @@ class MainWindow(QMainWindow):
         else:
             self.results.clear(db_path)
         prefs = self.settings.preferences()
-        host = self.campaign_view.host.text().strip() or prefs.ollama_host
+        host = self.campaign_view.ollama_host() or prefs.ollama_host
         backends = BackendSettings(
             ollama_hosts=(host,) if host else (),
             timeout=prefs.timeout,
@@ -408,7 +414,7 @@ class MainWindow(QMainWindow):
         self.model.cancel()
 
     def _campaign_message(self, text: str) -> None:
-        self.campaign_view.progress_text.setText(text)
+        self.campaign_view.show_message(text)
         self.statusBar().showMessage(text, 10000)
         self.show_tab("campaign")
 
@@ -433,7 +439,6 @@ class MainWindow(QMainWindow):
         self.campaign_view.show_progress(progress, self.eta)
         self.campaign_progress.setMaximum(max(1, progress.total))
         self.campaign_progress.setValue(progress.done)
-        self.campaign_status.setText(self.campaign_view.progress_text.text())
 
     def _campaign_failed(self, error: BaseException) -> None:
         self.errors.append(str(error))
@@ -457,9 +462,7 @@ class MainWindow(QMainWindow):
         if dialog.exec():
             prefs = dialog.preferences()
             self.settings.save_preferences(prefs)
-            self.campaign_view.host.setText(prefs.ollama_host)
-            self.campaign_view.ollama_concurrency = prefs.concurrency
-            self.campaign_view.update_estimate()
+            self.campaign_view.apply_preferences(prefs.ollama_host, prefs.concurrency)
             app = QApplication.instance()
             if isinstance(app, QApplication):
                 apply_theme(app, prefs.theme)

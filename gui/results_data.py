@@ -10,11 +10,16 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
 from explaincheck.gui.tasks import in_thread
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from explaincheck.core.oracle.types import OracleResult
 
 
 def _clean(value: Any) -> Any:
@@ -30,6 +35,20 @@ def read_rows(db_path: str) -> list[dict[str, Any]]:
 
     frame = results_frame(db_path)
     return [{k: _clean(v) for k, v in row.items()} for row in frame.to_dict("records")]
+
+
+def rows_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """Shown rows as the DataFrame ``results_frame`` gives for a file (worker thread)."""
+    from explaincheck.core.store import rows_frame as frame_of
+
+    return frame_of(rows)
+
+
+def same_model(row: dict[str, Any], oracle: OracleResult | None) -> bool:
+    """Whether a stored row was graded on the open model: its ``model_hash`` is the open
+    oracle's content hash (file bytes, constants, labels, method), as the store records it.
+    Two files both called ``model.prism`` differ here."""
+    return oracle is not None and row.get("model_hash") == oracle.model.content_hash
 
 
 def row_of(record: Any) -> dict[str, Any]:

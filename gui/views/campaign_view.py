@@ -116,6 +116,7 @@ class CampaignView(QWidget):
 
     run_requested = Signal()
     stop_requested = Signal()
+    progress_message = Signal(str)  # the progress line, for the window's status bar
 
     def __init__(self, tasks: Tasks, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -752,3 +753,25 @@ class CampaignView(QWidget):
         if progress.message:
             parts.append(progress.message)
         self.progress_text.setText(" · ".join(parts))
+        self.progress_message.emit(self.progress_text.text())
+
+    # -- what the window reads and sets (it never reaches into the widgets) -----------------
+    def apply_preferences(self, host: str, concurrency: int) -> None:
+        """The Ollama host and concurrency of the Settings dialog (the estimate follows)."""
+        self.host.setText(host)
+        self.ollama_concurrency = concurrency
+        self.update_estimate()
+
+    def set_budget(self, budget: int) -> None:
+        self.budget.setValue(budget)
+
+    def ollama_host(self) -> str:
+        """The host typed in the panel ("" when empty)."""
+        return self.host.text().strip()
+
+    def set_database(self, path: str) -> None:
+        self.database.setText(path)
+
+    def show_message(self, text: str) -> None:
+        """A one-line message where the progress goes (why a run did not start, ...)."""
+        self.progress_text.setText(text)

@@ -217,6 +217,10 @@ class ModelView(QWidget):
         controller.cancelled.connect(lambda: self.status.setText("Cancelled."))
 
     # -- built-in list ---------------------------------------------------------------------
+    def show_environments_error(self, message: str) -> None:
+        """Why the built-in list is empty (it could not be read)."""
+        self.builtin_description.setText(message)
+
     def set_environments(self, environments: list[Environment]) -> None:
         self.environments = environments
         self.builtin.clear()

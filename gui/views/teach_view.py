@@ -30,12 +30,11 @@ from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.gui.flaw_teaching import REFERENCE_FLAWS, FlawedAnswer, explanation, flawed_answer
 from explaincheck.gui.long_text import capped
-from explaincheck.gui.results_data import ResultsData
+from explaincheck.gui.results_data import ResultsData, same_model
 from explaincheck.gui.safe_text import plain_label
 from explaincheck.gui.tasks import Tasks, in_thread
 from explaincheck.gui.teaching import TAUGHT, Case, Lesson, lesson, stepping_order
 from explaincheck.gui.views.graph_view import GraphView
-from explaincheck.gui.views.results_view import environment_matches
 
 LIVE_ANSWERERS = ("random", "oracle")
 
@@ -355,7 +354,7 @@ class TeachView(QWidget):
                 row.get("llm") == spec
                 and row.get("category") == case.category
                 and list(row.get("states") or []) == list(case.states)
-                and environment_matches(row.get("environment"), self.environment)
+                and same_model(row, self.oracle)
             ):
                 return row
         return None
