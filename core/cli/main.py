@@ -13,6 +13,7 @@ import os
 import sys
 
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.store import software_version
 from explaincheck.core.terminal_text import safe_terminal
 
 # Registration: sub-command -> (module, one-line help). Modules are imported lazily, so
@@ -35,6 +36,10 @@ SUBCOMMANDS: Registry = {
         "explaincheck.core.cli.faults_command",
         "fault detection with known-flaw explainers",
     ),
+    "regrade": (
+        "explaincheck.core.cli.regrade_command",
+        "grade stored replies again under another satisfy rule (no LLM asked)",
+    ),
 }
 
 
@@ -49,6 +54,9 @@ def build_parser(
         "  explaincheck report --db results.sqlite --format html\n  explaincheck gui\n\n"
         "Run 'explaincheck COMMAND --help' for the options of a command.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "-V", "--version", action="version", version=f"explaincheck {software_version()}"
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, summary) in (subcommands or SUBCOMMANDS).items():
