@@ -45,6 +45,7 @@ from explaincheck.gui.views.constants_dialog import ConstantsDialog
 from explaincheck.gui.views.error_overlay import ErrorOverlay
 from explaincheck.gui.views.graph_view import GraphView
 from explaincheck.gui.views.model_view import ModelView, error_text
+from explaincheck.gui.views.regrade_dialog import RegradeDialog
 from explaincheck.gui.views.report_view import ReportView
 from explaincheck.gui.views.results_view import ResultsView
 from explaincheck.gui.views.state_inspector import StateInspector
@@ -152,6 +153,20 @@ class MainWindow(QMainWindow):
         self.open_results_action = self._action(
             "Open results…", "Ctrl+Shift+O", self.choose_database, "Open a results database"
         )
+        self.regrade_action = self._action(
+            "Re-grade results…",
+            None,
+            self.choose_regrade,
+            "Grade the stored replies again under another satisfy rule (no LLM asked)",
+        )
+        self.regrade_action.setEnabled(False)
+        self.save_wording_action = self._action(
+            "Save wording as environment folder…",
+            None,
+            self.choose_wording_folder,
+            "Write the open PRISM model and its generic wording as an environment folder",
+        )
+        self.save_wording_action.setEnabled(False)
         self.report_action = self._action(
             "Report", None, lambda: self.show_tab("report"), "Show the report (Ctrl+3)"
         )
@@ -189,12 +204,14 @@ class MainWindow(QMainWindow):
         file_menu = menu.addMenu("&File")
         for action in (self.open_action, self.open_results_action, self.build_action):
             file_menu.addAction(action)
+        file_menu.addAction(self.save_wording_action)
         file_menu.addSeparator()
         file_menu.addAction(self.settings_action)
         file_menu.addAction(self._action("Quit", QKeySequence.StandardKey.Quit, self.close))
         campaign_menu = menu.addMenu("&Campaign")
         campaign_menu.addAction(self.run_action)
         campaign_menu.addAction(self.stop_action)
+        campaign_menu.addAction(self.regrade_action)
         view_menu = menu.addMenu("&View")
         campaign_menu.addAction(
             self._action("Set up…", None, lambda: self.show_tab("campaign"), "The Campaign tab")
@@ -232,6 +249,7 @@ class MainWindow(QMainWindow):
         self.campaign_view.stop_requested.connect(self.stop)
         self.campaign_view.progress_message.connect(self.campaign_status.setText)
         self.campaigns.row.connect(lambda row: self.results.add([row]))
+        self.results.reset.connect(self._results_reset)
         self.campaigns.progress.connect(self._campaign_progress)
         self.campaigns.running_changed.connect(self._campaign_running)
         self.campaigns.failed.connect(self._campaign_failed)
@@ -325,6 +343,7 @@ class MainWindow(QMainWindow):
         self.results_view.set_oracle(oracle, environment)
         self.campaign_view.set_model(oracle, environment)
         self.teach_view.set_model(oracle, environment)
+        self.save_wording_action.setEnabled(environment.folder is None)  # a bare PRISM file
         how = "cache" if oracle.from_cache else f"{oracle.seconds:.2f} s"
         tolerance = f", tie tolerance {oracle.tie_tolerance:g}" if oracle.tie_tolerance else ""
         self.oracle_status.setText(
@@ -359,6 +378,66 @@ class MainWindow(QMainWindow):
             first = str(self.results.rows[0].get("environment") or "")
             if first in BUILTIN_IDS or (first and Path(first).is_file()):
                 self.model.open_spec(first)
+
+    def _results_reset(self) -> None:
+        self.regrade_action.setEnabled(
+            self.results.db_path is not None and not self.campaigns.running
+        )
+
+    def choose_regrade(self) -> None:
+        db_path = self.results.db_path
+        if db_path is None or self.campaigns.running:
+            return
+        dialog = RegradeDialog(db_path, parent=self)
+        if dialog.exec():
+            self.regrade(dialog.satisfy_rule(), dialog.satisfy_tolerance())
+
+    def regrade(self, satisfy_rule: str, satisfy_tolerance: float) -> asyncio.Task:
+        """Re-grade the open results file off the GUI thread; the views reload after."""
+        return self.tasks.start(self._regrade(satisfy_rule, satisfy_tolerance), "re-grade")
+
+    async def _regrade(self, satisfy_rule: str, satisfy_tolerance: float) -> None:
+        self.regrade_action.setEnabled(False)
+        self.statusBar().showMessage("Re-grading the stored replies…")
+        try:
+            summary = await self.results.regrade(satisfy_rule, satisfy_tolerance)
+        except Exception as error:
+            self.errors.append(str(error))
+            self.statusBar().showMessage(f"Re-grading failed: {error}", 15000)
+            return
+        finally:
+            self._results_reset()
+        self.statusBar().showMessage(
+            f"{summary.graded} replies graded again under the {satisfy_rule} rule:"
+            f" {summary.changed} changed verdict",
+            15000,
+        )
+
+    def choose_wording_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Save wording as environment folder")
+        if folder:
+            self.save_wording(folder)
+
+    def save_wording(self, folder: str) -> asyncio.Task:
+        """Write the open bare model and its generic wording as an environment folder, to edit
+        and reopen as an environment."""
+        return self.tasks.start(self._save_wording(folder), "save wording")
+
+    async def _save_wording(self, folder: str) -> None:
+        from explaincheck.core.environments.generic import save_wording
+
+        environment = self.model.environment
+        if environment is None:
+            return
+        try:
+            written = await in_thread(save_wording, environment, folder)
+        except (ExplaincheckError, OSError) as error:
+            self.errors.append(str(error))
+            self.statusBar().showMessage(f"Cannot save the wording: {error}", 15000)
+            return
+        self.statusBar().showMessage(
+            f"Saved {written}: edit it, then open {Path(folder) / 'model.prism'}", 15000
+        )
 
     def _teach_state(self, state_id: int) -> None:
         if self.tabs.currentWidget() is self.teach_view:
@@ -425,6 +504,7 @@ class MainWindow(QMainWindow):
 
     def _campaign_running(self, running: bool) -> None:
         self.campaign_view.set_running(running)
+        self._results_reset()
         self.run_action.setEnabled(not running)
         self.stop_action.setEnabled(running)
         self.campaign_progress.setVisible(running or self.campaign_progress.value() > 0)

@@ -19,6 +19,7 @@ from explaincheck.gui.tasks import in_thread
 if TYPE_CHECKING:
     import pandas as pd
 
+    from explaincheck.core.campaign.regrade import RegradeSummary
     from explaincheck.core.oracle.types import OracleResult
 
 
@@ -79,6 +80,20 @@ class ResultsData(QObject):
         self.db_path = db_path
         self.rows = rows
         self.reset.emit()
+
+    async def regrade(self, satisfy_rule: str, satisfy_tolerance: float) -> RegradeSummary:
+        """Grade the stored replies of the open database again (worker thread, no LLM asked),
+        then reload its rows so every view shows the new verdicts."""
+        from explaincheck.core.campaign.regrade import regrade
+        from explaincheck.core.taxonomy.base import GradingSettings
+
+        if self.db_path is None:
+            raise FileNotFoundError("open a results database first")
+        db_path = self.db_path
+        settings = GradingSettings(satisfy_rule, satisfy_tolerance)
+        summary = await in_thread(regrade, db_path, settings)
+        await self.load(db_path)
+        return summary
 
     def clear(self, db_path: str | None = None) -> None:
         self.rows = []
