@@ -12,7 +12,7 @@ import subprocess
 import sys
 import tomllib
 
-from tests.support.package_mirror import PYPROJECT, mirror
+from support.package_mirror import PYPROJECT, mirror
 
 LINT = """
 import sys

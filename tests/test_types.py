@@ -11,8 +11,7 @@ import tempfile
 from pathlib import Path
 
 from mypy import api
-
-from tests.support.package_mirror import PYPROJECT, REPO, mirror
+from support.package_mirror import PYPROJECT, REPO, mirror
 
 
 def checkout_key() -> str:
