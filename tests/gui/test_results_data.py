@@ -32,3 +32,22 @@ def test_two_model_prism_files_in_two_folders_do_not_share_rows(tmp_path):
     third.parent.mkdir()
     third.write_text(text)
     assert same_model(row_a, compute_oracle(OracleRequest(str(third))))
+
+
+def test_the_report_frame_of_shown_rows_is_the_stored_results_frame(tmp_path):
+    """The Report tab builds its frame from the window's rows; it must be the frame the CLI's
+    report reads from the file (same columns, same values, same number types)."""
+    import pandas as pd
+
+    from explaincheck.core.cli.main import main
+    from explaincheck.core.store import results_frame
+    from explaincheck.gui.results_data import read_rows, rows_frame
+
+    db = tmp_path / "r.sqlite"
+    run = "run --env frozen_lake --llm random --categories satisfy,ranking --budget 4"
+    assert main([*run.split(), "--db", str(db)]) == 0
+    stored = results_frame(db)
+    shown = rows_frame(read_rows(str(db)))
+    assert len(stored) == 8 and stored["abs_error"].notna().any()
+    assert shown["delta"].dtype == "float64" and shown["latency"].dtype == "float64"
+    pd.testing.assert_frame_equal(shown, stored)
