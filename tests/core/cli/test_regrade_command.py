@@ -51,13 +51,3 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert err[0].startswith("explaincheck regrade: no results database at")
     assert err[1] == "explaincheck regrade: --satisfy-tolerance 2 is not in [0, 1]"
-
-
-def test_version(capsys):
-    for flag in ("--version", "-V"):
-        try:
-            main([flag])
-        except SystemExit as done:
-            assert done.code == 0
-        out = capsys.readouterr().out.strip()
-        assert out.startswith("explaincheck ") and out.split()[1][0].isdigit()
