@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import networkx as nx
+
 from explaincheck.core.oracle import bottlenecks, building, centrality, compute_in_process
 from explaincheck.core.oracle.structure import read_structure
 from explaincheck.core.oracle.types import OracleRequest

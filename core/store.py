@@ -413,7 +413,8 @@ class Store:
                     stamp,
                 ),
             )
-            return int(cursor.lastrowid)
+            assert cursor.lastrowid is not None  # set by every INSERT
+            return cursor.lastrowid
 
     def end_campaign(self, campaign_id: int, status: str) -> None:
         """Mark a campaign ``finished``, ``cancelled`` or ``incomplete``."""
@@ -436,7 +437,9 @@ class Store:
             if not isinstance(settings, dict) or not all(isinstance(v, str) for v in r[3:5]):
                 raise StoreError(f"{self.path} is damaged: campaign {r[0]} has malformed fields")
             extra = {"model_path": r[9], "constants": r[10]}
-            campaigns.append(CampaignRow(*r[:2], settings, *r[3:9], extra))
+            campaigns.append(
+                CampaignRow(r[0], r[1], settings, r[3], r[4], r[5], r[6], r[7], r[8], extra)
+            )
         return campaigns
 
     # -- executions ---------------------------------------------------------------------------
@@ -596,7 +599,7 @@ class Store:
         ).fetchone()
         if row is None:
             return None
-        return CachedReply(*row[:4], json.loads(row[4]), *row[5:])
+        return CachedReply(row[0], row[1], row[2], row[3], json.loads(row[4]), *row[5:])
 
     def _put_reply(self, reply: CachedReply) -> None:
         self._db.execute(
@@ -939,11 +942,17 @@ def results_frame(
 
     Holds every ``results --json`` column plus abs_error, dimension, latency, thinking and the
     rest of the stored fields; JSON columns are decoded (``states`` is a list of ids)."""
-    import pandas as pd
-
     with Store.open(db_path, readonly=True) as store:
         rows = [result_dict(r) for r in store.iter_executions() if not filter_row or filter_row(r)]
-    frame = pd.DataFrame(rows, columns=[*RESULT_COLUMNS, *EXTRA_COLUMNS])
+    return rows_frame(rows)
+
+
+def rows_frame(rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
+    """Row dicts of the ``results_frame`` shape (e.g. a window's live rows) as its DataFrame,
+    with the same columns and number types."""
+    import pandas as pd
+
+    frame = pd.DataFrame(list(rows), columns=[*RESULT_COLUMNS, *EXTRA_COLUMNS])
     for column in ("delta", "abs_error", "latency"):
         frame[column] = pd.to_numeric(frame[column]).astype("float64")
     return frame

@@ -12,14 +12,15 @@ import sys
 from pathlib import Path
 
 import qasync
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtGui import QGuiApplication, QIcon
+from PySide6.QtWidgets import QApplication
+
 from explaincheck.core.paths import resources_dir
 from explaincheck.gui.main_window import TABS, MainWindow
 from explaincheck.gui.settings import APPLICATION, ORGANISATION, Settings
 from explaincheck.gui.tasks import install_default_executor
 from explaincheck.gui.theme import apply_theme
-from PySide6.QtCore import QCoreApplication, Qt
-from PySide6.QtGui import QGuiApplication, QIcon
-from PySide6.QtWidgets import QApplication
 
 SCREENSHOT_SIZE = (1600, 1000)
 

@@ -20,13 +20,14 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from PySide6.QtCore import QObject, Signal
+
 from explaincheck.core.campaign.session import BackendSettings, CampaignSession
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.gui.results_data import row_of
 from explaincheck.gui.tasks import Tasks
-from PySide6.QtCore import QObject, Signal
 
 if TYPE_CHECKING:
     from explaincheck.core.campaign.plan import Campaign

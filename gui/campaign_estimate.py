@@ -68,6 +68,7 @@ def executions_per_llm(
 def measured_rates(rows: Iterable[Mapping[str, Any]]) -> dict[str, float]:
     """LLM -> measured seconds per execution in these result rows (worker thread: pandas)."""
     import pandas as pd
+
     from explaincheck.core.analysis.cost import seconds_per_execution
 
     frame = pd.DataFrame(list(rows))

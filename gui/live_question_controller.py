@@ -13,13 +13,14 @@ import asyncio
 import logging
 from collections.abc import Callable
 
+from PySide6.QtCore import QObject, Signal
+
 from explaincheck.core.campaign.session import BackendSettings, LiveAnswer, ask_live
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.taxonomy.base import TestCase
 from explaincheck.gui.tasks import Tasks
-from PySide6.QtCore import QObject, Signal
 
 log = logging.getLogger("explaincheck.gui")
 

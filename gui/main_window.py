@@ -12,29 +12,6 @@ import sys
 import traceback
 from pathlib import Path
 
-from explaincheck.core.campaign.eta import EtaEstimator
-from explaincheck.core.campaign.session import BackendSettings
-from explaincheck.core.environments.types import Environment
-from explaincheck.core.errors import ExplaincheckError
-from explaincheck.core.oracle.program import ProgramConstant as Constant
-from explaincheck.core.oracle.types import OracleResult
-from explaincheck.core.paths import resources_dir
-from explaincheck.gui.backend_choices import llm_choices
-from explaincheck.gui.campaign_controller import CampaignController, build_campaign, results_path
-from explaincheck.gui.live_question_controller import LiveQuestionController
-from explaincheck.gui.model_controller import ModelController, builtin_environments
-from explaincheck.gui.results_data import ResultsData
-from explaincheck.gui.settings import Settings
-from explaincheck.gui.tasks import Tasks, in_thread
-from explaincheck.gui.views.campaign_view import CampaignView
-from explaincheck.gui.views.constants_dialog import ConstantsDialog
-from explaincheck.gui.views.error_overlay import ErrorOverlay
-from explaincheck.gui.views.graph_view import GraphView
-from explaincheck.gui.views.model_view import ModelView, error_text
-from explaincheck.gui.views.report_view import ReportView
-from explaincheck.gui.views.results_view import ResultsView, environment_matches
-from explaincheck.gui.views.state_inspector import StateInspector
-from explaincheck.gui.views.teach_view import TeachView
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QIcon, QKeySequence
 from PySide6.QtWidgets import (
@@ -52,8 +29,36 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from explaincheck.core.campaign.eta import EtaEstimator
+from explaincheck.core.campaign.session import BackendSettings
+from explaincheck.core.environments.types import Environment
+from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.oracle.program import ProgramConstant as Constant
+from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.paths import resources_dir
+from explaincheck.gui.backend_choices import llm_choices
+from explaincheck.gui.campaign_controller import (
+    CampaignController,
+    build_campaign,
+    results_path,
+)
+from explaincheck.gui.live_question_controller import LiveQuestionController
+from explaincheck.gui.model_controller import ModelController, builtin_environments
+from explaincheck.gui.results_data import ResultsData, same_model
+from explaincheck.gui.settings import Settings
+from explaincheck.gui.tasks import Tasks, in_thread
+from explaincheck.gui.views.campaign_view import CampaignView
+from explaincheck.gui.views.constants_dialog import ConstantsDialog
+from explaincheck.gui.views.error_overlay import ErrorOverlay
+from explaincheck.gui.views.graph_view import GraphView
+from explaincheck.gui.views.model_view import ModelView, error_text
+from explaincheck.gui.views.regrade_dialog import RegradeDialog
+from explaincheck.gui.views.report_view import ReportView
+from explaincheck.gui.views.results_view import ResultsView
+from explaincheck.gui.views.state_inspector import StateInspector
+from explaincheck.gui.views.teach_view import TeachView
+
 TABS = ("graph", "campaign", "results", "report", "teach")
-MODEL_SUFFIXES = (".prism", ".nm", ".pm")
 DATABASE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
 
 
@@ -77,6 +82,7 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.errors: list[str] = []
         self.environments: list[Environment] = []
+        self.constants_dialog: ConstantsDialog | None = None  # while it is open
         self.eta: EtaEstimator | None = None  # per-LLM time left of the running campaign
 
         self.tasks = Tasks(self)
@@ -105,10 +111,9 @@ class MainWindow(QMainWindow):
         self.inspector = StateInspector(self)
         self.model_view = ModelView(self.model, self)
         prefs = self.settings.preferences()
-        self.campaign_view.host.setText(prefs.ollama_host)
-        self.campaign_view.budget.setValue(prefs.budget)
+        self.campaign_view.apply_preferences(prefs.ollama_host, prefs.concurrency)
+        self.campaign_view.set_budget(prefs.budget)
         self.campaign_view.apply_choices(self.settings.campaign_choices())
-        self.campaign_view.ollama_concurrency = prefs.concurrency
         self.campaign_view.watch_results(self.results)
         self._build_docks()
         self._build_actions()
@@ -157,6 +162,20 @@ class MainWindow(QMainWindow):
         self.open_results_action = self._action(
             "Open results…", "Ctrl+Shift+O", self.choose_database, "Open a results database"
         )
+        self.regrade_action = self._action(
+            "Re-grade results…",
+            None,
+            self.choose_regrade,
+            "Grade the stored replies again under another satisfy rule (no LLM asked)",
+        )
+        self.regrade_action.setEnabled(False)
+        self.save_wording_action = self._action(
+            "Save wording as environment folder…",
+            None,
+            self.choose_wording_folder,
+            "Write the open PRISM model and its generic wording as an environment folder",
+        )
+        self.save_wording_action.setEnabled(False)
         self.report_action = self._action(
             "Report", None, lambda: self.show_tab("report"), "Show the report (Ctrl+3)"
         )
@@ -194,12 +213,14 @@ class MainWindow(QMainWindow):
         file_menu = menu.addMenu("&File")
         for action in (self.open_action, self.open_results_action, self.build_action):
             file_menu.addAction(action)
+        file_menu.addAction(self.save_wording_action)
         file_menu.addSeparator()
         file_menu.addAction(self.settings_action)
         file_menu.addAction(self._action("Quit", QKeySequence.StandardKey.Quit, self.close))
         campaign_menu = menu.addMenu("&Campaign")
         campaign_menu.addAction(self.run_action)
         campaign_menu.addAction(self.stop_action)
+        campaign_menu.addAction(self.regrade_action)
         view_menu = menu.addMenu("&View")
         campaign_menu.addAction(
             self._action("Set up…", None, lambda: self.show_tab("campaign"), "The Campaign tab")
@@ -241,7 +262,9 @@ class MainWindow(QMainWindow):
         self.teach_view.live_requested.connect(self._ask_live)
         self.live.answered.connect(self.teach_view.show_live_answer)
         self.live.failed.connect(self.teach_view.show_live_error)
+        self.campaign_view.progress_message.connect(self.campaign_status.setText)
         self.campaigns.row.connect(lambda row: self.results.add([row]))
+        self.results.reset.connect(self._results_reset)
         self.campaigns.progress.connect(self._campaign_progress)
         self.campaigns.running_changed.connect(self._campaign_running)
         self.campaigns.failed.connect(self._campaign_failed)
@@ -276,7 +299,7 @@ class MainWindow(QMainWindow):
             environments = await in_thread(builtin_environments)
         except Exception as error:
             message = f"Built-in environments unavailable: {error}"
-            self.model_view.builtin_description.setText(message)
+            self.model_view.show_environments_error(message)
             return
         self.environments = environments
         self.model_view.set_environments(environments)
@@ -296,7 +319,12 @@ class MainWindow(QMainWindow):
         dialog = ConstantsDialog(constants, defaults, self)
         self.constants_dialog = dialog
         future: asyncio.Future = asyncio.get_running_loop().create_future()
-        dialog.finished.connect(lambda result: future.done() or future.set_result(result))
+
+        def finished(result: int) -> None:
+            if not future.done():
+                future.set_result(result)
+
+        dialog.finished.connect(finished)
         dialog.open()
         result = await future
         self.constants_dialog = None
@@ -332,6 +360,7 @@ class MainWindow(QMainWindow):
         self.results_view.set_oracle(oracle, environment)
         self.campaign_view.set_model(oracle, environment)
         self.teach_view.set_model(oracle, environment)
+        self.save_wording_action.setEnabled(environment.folder is None)  # a bare PRISM file
         how = "cache" if oracle.from_cache else f"{oracle.seconds:.2f} s"
         tolerance = f", tie tolerance {oracle.tie_tolerance:g}" if oracle.tie_tolerance else ""
         self.oracle_status.setText(
@@ -349,7 +378,7 @@ class MainWindow(QMainWindow):
 
     def open_database(self, path: str) -> asyncio.Task:
         self.settings.add_recent_database(path)
-        self.campaign_view.database.setText(path)
+        self.campaign_view.set_database(path)
         return self.tasks.start(self._open_database(path), "open results")
 
     async def _open_database(self, path: str) -> None:
@@ -367,13 +396,73 @@ class MainWindow(QMainWindow):
             if first in BUILTIN_IDS or (first and Path(first).is_file()):
                 self.model.open_spec(first)
 
+    def _results_reset(self) -> None:
+        self.regrade_action.setEnabled(
+            self.results.db_path is not None and not self.campaigns.running
+        )
+
+    def choose_regrade(self) -> None:
+        db_path = self.results.db_path
+        if db_path is None or self.campaigns.running:
+            return
+        dialog = RegradeDialog(db_path, parent=self)
+        if dialog.exec():
+            self.regrade(dialog.satisfy_rule(), dialog.satisfy_tolerance())
+
+    def regrade(self, satisfy_rule: str, satisfy_tolerance: float) -> asyncio.Task:
+        """Re-grade the open results file off the GUI thread; the views reload after."""
+        return self.tasks.start(self._regrade(satisfy_rule, satisfy_tolerance), "re-grade")
+
+    async def _regrade(self, satisfy_rule: str, satisfy_tolerance: float) -> None:
+        self.regrade_action.setEnabled(False)
+        self.statusBar().showMessage("Re-grading the stored replies…")
+        try:
+            summary = await self.results.regrade(satisfy_rule, satisfy_tolerance)
+        except Exception as error:
+            self.errors.append(str(error))
+            self.statusBar().showMessage(f"Re-grading failed: {error}", 15000)
+            return
+        finally:
+            self._results_reset()
+        self.statusBar().showMessage(
+            f"{summary.graded} replies graded again under the {satisfy_rule} rule:"
+            f" {summary.changed} changed verdict",
+            15000,
+        )
+
+    def choose_wording_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Save wording as environment folder")
+        if folder:
+            self.save_wording(folder)
+
+    def save_wording(self, folder: str) -> asyncio.Task:
+        """Write the open bare model and its generic wording as an environment folder, to edit
+        and reopen as an environment."""
+        return self.tasks.start(self._save_wording(folder), "save wording")
+
+    async def _save_wording(self, folder: str) -> None:
+        from explaincheck.core.environments.generic import save_wording
+
+        environment = self.model.environment
+        if environment is None:
+            return
+        try:
+            written = await in_thread(save_wording, environment, folder)
+        except (ExplaincheckError, OSError) as error:
+            self.errors.append(str(error))
+            self.statusBar().showMessage(f"Cannot save the wording: {error}", 15000)
+            return
+        self.statusBar().showMessage(
+            f"Saved {written}: edit it, then open {Path(folder) / 'model.prism'}", 15000
+        )
+
     def _teach_state(self, state_id: int) -> None:
         if self.tabs.currentWidget() is self.teach_view:
             self.inspector.show_state(state_id)
 
     def _case_selected(self, row: dict) -> None:
         states = [int(s) for s in (row.get("states") or [])]
-        if environment_matches(row.get("environment"), self.model.environment):
+        if same_model(row, self.model.oracle):
             # the selection ring moves with the inspector to the case's first state
             self.graph.highlight_states(states, select=states[0] if states else None)
             if states:
@@ -437,7 +526,7 @@ class MainWindow(QMainWindow):
         self.model.cancel()
 
     def _campaign_message(self, text: str) -> None:
-        self.campaign_view.progress_text.setText(text)
+        self.campaign_view.show_message(text)
         self.statusBar().showMessage(text, 10000)
         self.show_tab("campaign")
 
@@ -448,6 +537,7 @@ class MainWindow(QMainWindow):
 
     def _campaign_running(self, running: bool) -> None:
         self.campaign_view.set_running(running)
+        self._results_reset()
         self.run_action.setEnabled(not running)
         self.stop_action.setEnabled(running)
         self.campaign_progress.setVisible(running or self.campaign_progress.value() > 0)
@@ -462,7 +552,6 @@ class MainWindow(QMainWindow):
         self.campaign_view.show_progress(progress, self.eta)
         self.campaign_progress.setMaximum(max(1, progress.total))
         self.campaign_progress.setValue(progress.done)
-        self.campaign_status.setText(self.campaign_view.progress_text.text())
 
     def _campaign_failed(self, error: BaseException) -> None:
         self.errors.append(str(error))
@@ -486,9 +575,7 @@ class MainWindow(QMainWindow):
         if dialog.exec():
             prefs = dialog.preferences()
             self.settings.save_preferences(prefs)
-            self.campaign_view.host.setText(prefs.ollama_host)
-            self.campaign_view.ollama_concurrency = prefs.concurrency
-            self.campaign_view.update_estimate()
+            self.campaign_view.apply_preferences(prefs.ollama_host, prefs.concurrency)
             app = QApplication.instance()
             if isinstance(app, QApplication):
                 apply_theme(app, prefs.theme)

@@ -12,6 +12,8 @@ import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from PySide6.QtCore import QObject, Signal
+
 from explaincheck.core.environments.loader import constant_text, format_constants, parse_constants
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.errors import ExplaincheckError, ModelError
@@ -19,7 +21,6 @@ from explaincheck.core.oracle.program import ProgramConstant, ProgramDescription
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.gui.settings import Settings
 from explaincheck.gui.tasks import Tasks, in_thread
-from PySide6.QtCore import QObject, Signal
 
 AskConstants = Callable[[list[ProgramConstant], dict[str, str]], Awaitable[dict[str, str] | None]]
 

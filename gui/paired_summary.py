@@ -14,6 +14,7 @@ def paired_summary(rows: list[dict[str, Any]], llm_a: str, llm_b: str) -> list[d
     """One dict per category (and ``all``): pairs, scores, difference with its CI, McNemar p,
     Holm p and the verdict text (the overall row is one test of its own, judged by its p)."""
     import pandas as pd
+
     from explaincheck.core.analysis.paired import OVERALL, compare
 
     frame = pd.DataFrame(rows)

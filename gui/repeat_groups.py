@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from explaincheck.gui.results_model import _answer_text, states_text
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
+
+from explaincheck.gui.results_model import _answer_text, states_text
 
 Index = QModelIndex | QPersistentModelIndex
 GROUP_KEYS = ("environment", "llm", "category", "selection", "case_key")

@@ -10,10 +10,17 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, Signal
 
 from explaincheck.gui.tasks import in_thread
-from PySide6.QtCore import QObject, Signal
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from explaincheck.core.campaign.regrade import RegradeSummary
+    from explaincheck.core.oracle.types import OracleResult
 
 
 def _clean(value: Any) -> Any:
@@ -31,11 +38,25 @@ def read_rows(db_path: str) -> list[dict[str, Any]]:
     return [{k: _clean(v) for k, v in row.items()} for row in frame.to_dict("records")]
 
 
+def rows_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """Shown rows as the DataFrame ``results_frame`` gives for a file (worker thread)."""
+    from explaincheck.core.store import rows_frame as frame_of
+
+    return frame_of(rows)
+
+
+def same_model(row: dict[str, Any], oracle: OracleResult | None) -> bool:
+    """Whether a stored row was graded on the open model: its ``model_hash`` is the open
+    oracle's content hash (file bytes, constants, labels, method), as the store records it.
+    Two files both called ``model.prism`` differ here."""
+    return oracle is not None and row.get("model_hash") == oracle.model.content_hash
+
+
 def row_of(record: Any) -> dict[str, Any]:
     """A runner event's execution record -> a row dict like ``read_rows`` gives."""
     from explaincheck.core.store import result_dict
 
-    data = asdict(record) if is_dataclass(record) else dict(record)
+    data = asdict(record) if is_dataclass(record) and not isinstance(record, type) else dict(record)
     return result_dict(data)
 
 
@@ -59,6 +80,20 @@ class ResultsData(QObject):
         self.db_path = db_path
         self.rows = rows
         self.reset.emit()
+
+    async def regrade(self, satisfy_rule: str, satisfy_tolerance: float) -> RegradeSummary:
+        """Grade the stored replies of the open database again (worker thread, no LLM asked),
+        then reload its rows so every view shows the new verdicts."""
+        from explaincheck.core.campaign.regrade import regrade
+        from explaincheck.core.taxonomy.base import GradingSettings
+
+        if self.db_path is None:
+            raise FileNotFoundError("open a results database first")
+        db_path = self.db_path
+        settings = GradingSettings(satisfy_rule, satisfy_tolerance)
+        summary = await in_thread(regrade, db_path, settings)
+        await self.load(db_path)
+        return summary
 
     def clear(self, db_path: str | None = None) -> None:
         self.rows = []

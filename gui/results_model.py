@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from explaincheck.gui.results_data import ResultsData
 from PySide6.QtCore import (
     QAbstractTableModel,
     QModelIndex,
@@ -14,6 +13,8 @@ from PySide6.QtCore import (
     Qt,
 )
 from PySide6.QtGui import QBrush, QColor
+
+from explaincheck.gui.results_data import ResultsData
 
 VERDICT_COLOURS = {
     "pass": QColor("#d4f0e2"),

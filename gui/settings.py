@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
+from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings
 
@@ -62,7 +63,7 @@ class Settings:
 
     # -- recent files ------------------------------------------------------------------------
     def recent_files(self) -> list[str]:
-        value = self._store.value("recent/files", [])
+        value: Any = self._store.value("recent/files", [])
         if isinstance(value, str):
             value = [value]
         return [str(v) for v in (value or []) if v]
@@ -75,7 +76,7 @@ class Settings:
         return files
 
     def recent_databases(self) -> list[str]:
-        value = self._store.value("recent/databases", [])
+        value: Any = self._store.value("recent/databases", [])
         if isinstance(value, str):
             value = [value]
         return [str(v) for v in (value or []) if v]
@@ -120,12 +121,6 @@ class Settings:
         self._store.setValue("window/geometry", geometry)
         self._store.setValue("window/state", state)
         self._store.sync()
-
-    def value(self, key: str, default=None):
-        return self._store.value(key, default)
-
-    def set_value(self, key: str, value) -> None:
-        self._store.setValue(key, value)
 
 
 def _as_int(value, default):

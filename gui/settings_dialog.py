@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from explaincheck.gui.settings import THEMES, Preferences
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -13,6 +12,8 @@ from PySide6.QtWidgets import (
     QSpinBox,
     QWidget,
 )
+
+from explaincheck.gui.settings import THEMES, Preferences
 
 
 class SettingsDialog(QDialog):

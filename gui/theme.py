@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from explaincheck.core.paths import resources_dir
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
+
+from explaincheck.core.paths import resources_dir
 
 
 def style_sheet() -> str:

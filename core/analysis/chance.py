@@ -17,6 +17,7 @@ import math
 from typing import Any
 
 import pandas as pd
+
 from explaincheck.core.analysis.layout import BASELINE_LLM, order_categories
 from explaincheck.core.analysis.satisfy import DEFAULT_TOLERANCE, as_probability
 from explaincheck.core.analysis.scores import CELL_KEYS, cell_scores, check_columns

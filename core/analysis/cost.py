@@ -13,6 +13,7 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
+
 from explaincheck.core.analysis.layout import order_categories, order_llms
 from explaincheck.core.taxonomy.base import ERROR
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import pandas as pd
+
 from explaincheck.core.analysis.layout import (
     CEILING_LLM,
     category_ids,

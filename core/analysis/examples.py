@@ -9,6 +9,7 @@ from __future__ import annotations
 import unicodedata
 
 import pandas as pd
+
 from explaincheck.core.analysis.layout import order_llms
 from explaincheck.core.analysis.scores import check_columns
 from explaincheck.core.taxonomy.base import INVALID

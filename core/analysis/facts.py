@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
+
 from explaincheck.core.store import VERSION_KEY, CampaignRow
 from explaincheck.core.taxonomy.registry import CATEGORIES
 

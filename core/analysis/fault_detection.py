@@ -29,6 +29,7 @@ from functools import cached_property
 
 import numpy as np
 import pandas as pd
+
 from explaincheck.core.analysis.chance import case_chance
 from explaincheck.core.analysis.layout import order_categories, order_environments
 from explaincheck.core.analysis.scores import cell_scores

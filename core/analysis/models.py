@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+
 from explaincheck.core.analysis.layout import BASELINE_LLM, order_llms
 from explaincheck.core.analysis.scores import (
     SELECTIONS,

@@ -23,11 +23,12 @@ from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
-from explaincheck.core.analysis.layout import BASELINE_LLM, CEILING_LLM, order_categories
-from explaincheck.core.taxonomy.base import ERROR, PASS, PRIORITIZED, RANDOM
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint, proportion_effectsize
+
+from explaincheck.core.analysis.layout import BASELINE_LLM, CEILING_LLM, order_categories
+from explaincheck.core.taxonomy.base import ERROR, PASS, PRIORITIZED, RANDOM
 
 ALPHA = 0.05
 RESAMPLES = 9999

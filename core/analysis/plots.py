@@ -11,6 +11,11 @@ from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
+from matplotlib import colormaps
+from matplotlib.colors import to_rgb
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+
 from explaincheck.core.analysis import scores
 from explaincheck.core.analysis.difficulty import category_difficulty
 from explaincheck.core.analysis.examples import printable
@@ -27,10 +32,6 @@ from explaincheck.core.analysis.layout import (
 )
 from explaincheck.core.analysis.scores import score_matrix, selections_present, table1
 from explaincheck.core.taxonomy.base import PRIORITIZED
-from matplotlib import colormaps
-from matplotlib.colors import to_rgb
-from matplotlib.figure import Figure
-from matplotlib.patches import Patch
 
 NO_DATA = "no scored results"
 
@@ -85,7 +86,7 @@ def difficulty_chart(results: pd.DataFrame, exclude: Iterable[str] = (CEILING_LL
     positions = np.arange(len(difficulty))
     ax.barh(positions, difficulty["score"], color=colours)
     for y, score, cells in zip(positions, difficulty["score"], difficulty["cells"], strict=True):
-        ax.text(score + 0.01, y, f"{score:.2f}  ({cells} cells)", va="center", fontsize=9)
+        ax.text(score + 0.01, float(y), f"{score:.2f}  ({cells} cells)", va="center", fontsize=9)
     ax.set_yticks(positions, [category_name(c) for c in difficulty["category"]], fontsize=9)
     ax.invert_yaxis()  # hardest first, at the top
     ax.set_xlim(0.0, 1.25)
@@ -124,7 +125,7 @@ def _dimension_header(ax, dimensions: list[str]) -> None:
         ax.axvline(first - 0.5, color="white", linewidth=2.5)
 
 
-def _ink(background: tuple[float, ...]) -> str:
+def _ink(background: tuple[float, float, float, float]) -> str:
     """Black or white text, whichever reads better on the cell colour."""
     red, green, blue = to_rgb(background)
     return "black" if 0.299 * red + 0.587 * green + 0.114 * blue > 0.5 else "white"

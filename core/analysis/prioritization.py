@@ -14,10 +14,11 @@ from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
+from scipy.stats import wilcoxon
+
 from explaincheck.core.analysis.layout import CEILING_LLM
 from explaincheck.core.analysis.scores import PRECISION, cell_scores
 from explaincheck.core.taxonomy.base import PRIORITIZED, RANDOM
-from scipy.stats import wilcoxon
 
 HARDER, EASIER, TIED = "harder", "easier", "tied"
 # Below five untied cells even the most extreme one-sided result has p >= 1/16, so a p-value

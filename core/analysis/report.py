@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from matplotlib.figure import Figure
+
 from explaincheck.core.analysis import (
     chance,
     cost,
@@ -37,7 +39,6 @@ from explaincheck.core.analysis.layout import BASELINE_LLM, CEILING_LLM, categor
 from explaincheck.core.store import CampaignRow, now, software_version
 from explaincheck.core.taxonomy.base import PRIORITIZED
 from explaincheck.core.terminal_text import safe_terminal
-from matplotlib.figure import Figure
 
 TEXT, MARKDOWN, CSV, HTML = "text", "md", "csv", "html"
 FORMATS = (MARKDOWN, CSV, HTML)
@@ -80,7 +81,7 @@ def build_report(
         "table1_heatmap": plots.table1_heatmap(results),
         "difficulty": plots.difficulty_chart(results),
     }
-    selections = "/".join(map(_prose, scores.selections_present(results))) or "none"
+    selections = "/".join(str(_prose(s)) for s in scores.selections_present(results)) or "none"
     wilcoxon = prioritization.wilcoxon_test(results)
     left_out = f"the {CEILING_LLM} answerer is left out (1.00 by construction)"
     report.sections = [

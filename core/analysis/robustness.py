@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
 from explaincheck.core.analysis.layout import order_categories, order_llms
 from explaincheck.core.analysis.scores import case_scores
 from explaincheck.core.taxonomy.base import ERROR, PASS
@@ -49,7 +50,7 @@ def canonical(row: dict[str, Any] | pd.Series) -> Any:
     if not isinstance(answer, dict) or len(answer) != 1:
         return None
     key, value = next(iter(answer.items()))
-    names: Sequence[str] = ()
+    names: tuple[str, ...] | list[str] = ()
     if key == "state":
         schema = row.get("schema") or {}
         names = schema.get("properties", {}).get("state", {}).get("enum", ())

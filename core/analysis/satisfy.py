@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
 from explaincheck.core.analysis.layout import order_llms
 from explaincheck.core.analysis.scores import CELL_KEYS, check_columns
 from explaincheck.core.taxonomy.base import ERROR, INVALID, PASS

@@ -12,6 +12,8 @@ import math
 from collections.abc import Callable
 
 import pandas as pd
+from statsmodels.stats.proportion import proportion_confint
+
 from explaincheck.core.analysis.layout import (
     AVERAGE,
     NOT_APPLICABLE,
@@ -23,7 +25,6 @@ from explaincheck.core.analysis.layout import (
 )
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.taxonomy.base import ERROR, INVALID, PASS, PRIORITIZED, RANDOM
-from statsmodels.stats.proportion import proportion_confint
 
 CELL_KEYS = ["environment", "llm", "category", "selection"]
 REQUIRED_COLUMNS = [*CELL_KEYS, "case_key", "verdict"]

@@ -15,7 +15,7 @@ import importlib.util
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 log = logging.getLogger("explaincheck.backends.local")
 
@@ -104,7 +104,7 @@ class LlamaCppModel:
             )
         except (ValueError, RuntimeError) as error:
             raise BindingError(str(error)) from None
-        return _chat_result(result)
+        return _chat_result(cast(dict[str, Any], result))  # not streamed: one response
 
     def close(self) -> None:
         # Explicit, because ``Llama.__del__`` fails once llama_cpp's module globals are gone.

@@ -75,7 +75,6 @@ class RequestIdentity:
 class LLMBackend(Backend):
     """A backend that asks a real LLM: its replies are cached and it may need preparing."""
 
-    cacheable = True
     decoding: Decoding
 
     async def prepare(self) -> None:

@@ -19,6 +19,7 @@ from typing import Any
 
 import httpx
 import ollama
+
 from explaincheck.core.backends.base import BackendError, Reply, clean_count
 from explaincheck.core.backends.llm import Decoding, LLMBackend, RequestIdentity
 from explaincheck.core.backends.ollama_hosts import (

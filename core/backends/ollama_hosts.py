@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import httpx
 import ollama
+
 from explaincheck.core.errors import ExplaincheckError
 
 log = logging.getLogger("explaincheck.backends.ollama")

@@ -235,7 +235,7 @@ def asked_cases(case: TestCase, campaign: Campaign, oracle: OracleResult) -> lis
     from explaincheck.core.taxonomy import metamorphic
     from explaincheck.core.taxonomy.registry import category
 
-    variants = ("",)
+    variants: tuple[str, ...] = ("",)
     if campaign.metamorphic:
         variants += metamorphic.applicable(category(case.category), case, oracle)
     found = []

@@ -26,9 +26,21 @@ RegradeFunction = Callable[[TestCase, str, Any, GradingSettings], Grade]
 
 
 @dataclass(frozen=True)
+class VerdictChange:
+    """One stored execution whose verdict a re-grade changed."""
+
+    id: int
+    llm: str
+    category: str
+    before: str
+    after: str
+
+
+@dataclass(frozen=True)
 class RegradeSummary:
     graded: int  # executions graded again
     changed: int  # ... whose verdict changed
+    changes: tuple[VerdictChange, ...] = ()  # those executions (``regrade`` fills it)
 
 
 def case_of(row: dict[str, Any]) -> TestCase:
@@ -58,7 +70,8 @@ def regrade(
 
         grade = grade_reply
     oracles = dict(oracles or {})
-    graded = changed = 0
+    graded = 0
+    changes: list[VerdictChange] = []
     with Store.open(db_path, create=False) as store:
         sources = {c.model_hash: c.settings for c in store.campaigns()}
         rows = [
@@ -72,8 +85,13 @@ def regrade(
                 result = grade(case_of(row), row["reply"], oracles[model_hash], settings)
                 _store_grade(store, row["id"], result, settings)
                 graded += 1
-                changed += result.verdict != row["verdict"]
-    return RegradeSummary(graded, changed)
+                if result.verdict != row["verdict"]:
+                    changes.append(
+                        VerdictChange(
+                            row["id"], row["llm"], row["category"], row["verdict"], result.verdict
+                        )
+                    )
+    return RegradeSummary(graded, len(changes), tuple(changes))
 
 
 def _oracle_from(settings: dict[str, Any] | None, model_hash: str) -> OracleResult:

@@ -35,7 +35,25 @@ SUBCOMMANDS: Registry = {
         "explaincheck.core.cli.faults_command",
         "fault detection with known-flaw explainers",
     ),
+    "regrade": (
+        "explaincheck.core.cli.regrade_command",
+        "grade stored replies again under another satisfy rule (no LLM asked)",
+    ),
 }
+
+
+class _Version(argparse.Action):
+    """``-V``/``--version``: the installed version, read only when asked (the store module it
+    comes from would otherwise slow every command's start)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **_kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        from explaincheck.core.store import software_version
+
+        print(f"explaincheck {software_version()}")
+        parser.exit()
 
 
 def build_parser(
@@ -50,6 +68,7 @@ def build_parser(
         "Run 'explaincheck COMMAND --help' for the options of a command.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("-V", "--version", action=_Version)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, summary) in (subcommands or SUBCOMMANDS).items():
         if selected is not None and name != selected:

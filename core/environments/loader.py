@@ -134,14 +134,6 @@ def fill(template: str, values: Mapping[str, Any], *, where: str) -> str:
     return text
 
 
-def placeholders(template: str) -> set[str]:
-    """Names used in braces in a format string (``"at {r}, {c}"`` -> ``{"r", "c"}``)."""
-    try:
-        return {name for _, name, _, _ in string.Formatter().parse(template) if name}
-    except ValueError as error:
-        raise EnvironmentFolderError(f"malformed template {template!r}: {error}") from None
-
-
 @dataclass(frozen=True)
 class TemplateDescriber:
     """A state description from a format string over the state variables and the constants.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from explaincheck.core.oracle.types import OracleRequest, StateFacts
 
@@ -36,7 +37,7 @@ class Environment:
 
     def request(self, **overrides) -> OracleRequest:
         """The oracle request for this environment (constants/labels overridable)."""
-        args = dict(
+        args: dict[str, Any] = dict(
             model_path=self.model_path,
             constants=self.constants,
             goal_label=self.goal_label,

@@ -11,6 +11,7 @@ import argparse
 import json
 import sqlite3
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from statistics import mean
 from typing import Any
@@ -29,7 +30,9 @@ def summary(db: str) -> dict[str, dict[str, Any]]:
     from explaincheck.core.store import Store
 
     with Store.open(db, create=False) as store:
-        rows = [r for r in store.iter_executions(category="factors") if r["verdict"] != "error"]
+        rows: list[Mapping[str, Any]] = [
+            r for r in store.iter_executions(category="factors") if r["verdict"] != "error"
+        ]
     connection = sqlite3.connect(db)
     try:
         connection.execute(TABLE)

@@ -10,9 +10,10 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-from explaincheck.core.oracle.structure import ModelStructure
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import breadth_first_order
+
+from explaincheck.core.oracle.structure import ModelStructure
 
 
 @dataclass

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import rustworkx as rx
+
 from explaincheck.core.oracle.structure import ModelStructure
 
 

@@ -13,6 +13,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
+
 from explaincheck.core.errors import ModelError
 from explaincheck.core.oracle import bottlenecks, building, centrality
 from explaincheck.core.oracle.arrays import choice_arrays
@@ -194,6 +195,7 @@ def derive_state_facts(
         labelled = [(i, c.action) for i, c in enumerate(structure.choices[state]) if c.action]
         names = [name for _, name in labelled]
         q_source = values.q_exact if exact else values.q
+        assert q_source is not None  # exact values carry exact Q
         keys = [q_source[state][i] for i, _ in labelled]
         order = _group_actions(names, keys, tied) if names else ()
         chosen = structure.choices[state][values.scheduler[state]].action
@@ -224,7 +226,7 @@ def derive_state_facts(
                 danger_exact=_fraction_text(values.danger_exact[state])
                 if values.danger_exact
                 else None,
-                q_exact={name: _fraction_text(values.q_exact[state][i]) for i, name in labelled}
+                q_exact={name: str(values.q_exact[state][i]) for i, name in labelled}
                 if values.q_exact
                 else {},
             )

@@ -145,7 +145,7 @@ def structure_of(truth: OracleResult) -> ModelStructure:
 def _values(value: list, danger: list | None, q: list[list], *, exact: bool) -> Values:
     """Values from per-state numbers (Fractions when ``exact``); the scheduler takes the first
     choice of highest Q."""
-    scheduler = [max(range(len(row)), key=lambda i, row=row: (row[i], -i)) for row in q]
+    scheduler = [_first_best(row) for row in q]
     return Values(
         value=[float(v) for v in value],
         danger=[float(d) for d in danger] if danger is not None else None,
@@ -157,13 +157,17 @@ def _values(value: list, danger: list | None, q: list[list], *, exact: bool) -> 
     )
 
 
+def _first_best(row: list) -> int:
+    return max(range(len(row)), key=lambda i: (row[i], -i))
+
+
 def _picture(
     truth: OracleResult, structure: ModelStructure, values: Values, *, exact: bool
 ) -> OracleResult:
     """A full OracleResult from a picture's values, derived like the true oracle's."""
     goal = [s.is_goal for s in truth.states]
     unsafe = [s.is_unsafe for s in truth.states] if truth.has_danger else None
-    lost = [v == 0 for v in (values.value_exact if exact else values.value)]
+    lost = [v == 0 for v in (values.value_exact if exact and values.value_exact else values.value)]
     found = bottlenecks.by_dominators(_cut(structure, lost), goal)
     scores = [s.centrality for s in truth.states]
     states = derive_state_facts(structure, values, goal, unsafe, found, scores, exact=exact)
@@ -189,7 +193,7 @@ def _cut(structure: ModelStructure, lost: list[bool]) -> ModelStructure:
 # ---------------------------------------------------------------- in-process pictures
 
 
-def _most_likely(probabilities: dict[int, float]) -> int:
+def _most_likely(probabilities: dict[int, Fraction | float]) -> int:
     """The most likely successor; ties go to the first listed (``max`` keeps the first)."""
     return max(probabilities.items(), key=lambda item: item[1])[0]
 
@@ -219,9 +223,11 @@ def fewest_moves(structure: ModelStructure, targets: list[bool]) -> list[int | N
     queue = deque(i for i, hit in enumerate(targets) if hit)
     while queue:
         state = queue.popleft()
+        reached = moves[state]
+        assert reached is not None  # queued states are counted
         for pred in preds[state]:
             if moves[pred] is None:
-                moves[pred] = moves[state] + 1
+                moves[pred] = reached + 1
                 queue.append(pred)
     return moves
 
@@ -251,8 +257,10 @@ def danger_blind_picture(truth: OracleResult) -> OracleResult:
     """The true V and Q with D = 1 − V."""
     structure = structure_of(truth)
     exact = all(s.value_exact is not None for s in truth.states)
+    value: list[Fraction] | list[float]
+    q: list[list[Fraction]] | list[list[float]]
     if exact:
-        value = [Fraction(s.value_exact) for s in truth.states]
+        value = [Fraction(s.value_exact or "0") for s in truth.states]  # all set (exact)
         q = [
             [Fraction(s.q_exact.get(c.action, "0")) if c.action else Fraction(0) for c in cs]
             for s, cs in zip(truth.states, structure.choices, strict=True)
@@ -285,6 +293,7 @@ def request_of(truth: OracleResult) -> OracleRequest:
 def myopic_in_process(request: OracleRequest, steps: int, truth: OracleResult) -> OracleResult:
     """The myopic picture with Storm's step-bounded properties, in this process."""
     import stormpy
+
     from explaincheck.core.oracle import building
     from explaincheck.core.oracle.structure import read_structure
 

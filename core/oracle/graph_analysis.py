@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import deque
 
 import numpy as np
+
 from explaincheck.core.oracle.structure import ModelStructure
 
 

@@ -135,10 +135,6 @@ class OracleResult:
     def dead_ends(self) -> tuple[int, ...]:
         return tuple(s.id for s in self.states if s.dead_end)
 
-    def values_equal(self, a: float, b: float) -> bool:
-        """Whether two oracle values count as tied (exactly, or within the tie tolerance)."""
-        return abs(a - b) <= self.tie_tolerance
-
     def compare(self, first: StateFacts, second: StateFacts, quantity: str = "value") -> int:
         """-1, 0 or 1 as ``quantity`` ("value" = V or "danger" = D) of ``first`` is below, tied
         with or above that of ``second``; exact fractions decide under the exact method."""

@@ -17,13 +17,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import cast
 
 import numpy as np
+from scipy.sparse import csr_matrix, identity
+from scipy.sparse.linalg import spsolve
+
 from explaincheck.core.oracle.arrays import ChoiceArrays, choice_arrays, reaching
 from explaincheck.core.oracle.graph_analysis import can_avoid_forever_arrays
 from explaincheck.core.oracle.structure import ModelStructure
-from scipy.sparse import csr_matrix, identity
-from scipy.sparse.linalg import spsolve
 
 TIE_TOLERANCE = 1e-9  # verified method: Q values closer than this count as tied
 
@@ -57,10 +59,14 @@ def exact_values(model, structure: ModelStructure, properties, has_danger: bool)
     if has_danger:
         danger_result = stormpy.model_checking(model, properties[1])
         danger_exact = [Fraction(str(danger_result.get_value(s))) for s in range(structure.size)]
-    q_exact = [
-        [sum((p * value_exact[t] for t, p in c.probabilities.items()), Fraction(0)) for c in cs]
-        for cs in structure.choices
-    ]
+    # Storm's exact models carry Fraction probabilities, so these sums are Fractions.
+    q_exact = cast(
+        list[list[Fraction]],
+        [
+            [sum((p * value_exact[t] for t, p in c.probabilities.items()), Fraction(0)) for c in cs]
+            for cs in structure.choices
+        ],
+    )
     return Values(
         value=[float(v) for v in value_exact],
         danger=[float(d) for d in danger_exact] if danger_exact else None,

@@ -214,6 +214,7 @@ def read_value(form: AnswerForm, raw: Any) -> Parsed:
 def read_probability(raw: Any) -> Parsed:
     if isinstance(raw, bool) or raw is None:
         return Parsed(reason=f"{_show(raw)} is not a probability")
+    number: float | None
     if isinstance(raw, int | float):
         number = float(raw)
     elif isinstance(raw, str):

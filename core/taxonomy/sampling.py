@@ -37,6 +37,7 @@ from collections.abc import Callable, Sequence
 from fractions import Fraction
 from itertools import combinations
 from math import comb
+from typing import cast
 
 from explaincheck.core.oracle.types import OracleResult, StateFacts
 
@@ -114,7 +115,7 @@ def untied_pairs(
     chosen: dict[Pair, None] = {}
     for pair in _closest_pairs(ids, key, tied, rng):
         chosen.setdefault(pair, None)
-    _add_uniform(chosen, lambda: tuple(sorted(rng.sample(ids, 2))), key, tied)
+    _add_uniform(chosen, lambda: cast(Pair, tuple(sorted(rng.sample(ids, 2)))), key, tied)
     return [_present(pair, rng) for pair in chosen]
 
 

@@ -115,6 +115,7 @@ def main(argv: list[str]) -> int:
     scratch = Path(tempfile.mkdtemp(prefix="explaincheck-shots-"))
     os.environ["EXPLAINCHECK_SETTINGS"] = str(scratch / "settings.ini")
     import qasync
+
     from explaincheck.gui.app import create_app
     from explaincheck.gui.main_window import MainWindow
     from explaincheck.gui.settings import Settings

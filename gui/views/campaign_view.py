@@ -17,12 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from explaincheck.core.environments.types import Environment
-from explaincheck.core.oracle.types import OracleResult
-from explaincheck.core.taxonomy.registry import Applicability
-from explaincheck.gui.safe_text import plain_label
-from explaincheck.gui.tasks import Tasks, in_thread
-from explaincheck.gui.views.llm_choices import LlmChoices
 from PySide6.QtCore import QStandardPaths, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QBoxLayout,
@@ -46,6 +40,13 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from explaincheck.core.environments.types import Environment
+from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.taxonomy.registry import Applicability
+from explaincheck.gui.safe_text import plain_label
+from explaincheck.gui.tasks import Tasks, in_thread
+from explaincheck.gui.views.llm_choices import LlmChoices
 
 DIMENSION_TITLES = (
     ("state", "State (object)"),
@@ -71,8 +72,6 @@ def category_applicability(oracle: OracleResult) -> dict[str, Applicability]:
     from explaincheck.core.taxonomy.registry import applicability
 
     return applicability(oracle)
-
-
 
 
 def default_database() -> str:
@@ -112,6 +111,7 @@ class CampaignView(QWidget):
     run_requested = Signal()
     stop_requested = Signal()
     check_requested = Signal(str)  # list the models of this Ollama host (empty: the default)
+    progress_message = Signal(str)  # the progress line, for the window's status bar
 
     def __init__(
         self, tasks: Tasks, parent: QWidget | None = None, *, answerers: LlmChoices
@@ -472,9 +472,6 @@ class CampaignView(QWidget):
             return chosen
         return list(dict.fromkeys(chosen + self.reference_specs()))
 
-    def ollama_host(self) -> str:
-        return self.host.text().strip()
-
     def check_host(self) -> None:
         """Ask the controller to list the host's models (``show_host_models`` shows them)."""
         host = self.ollama_host()
@@ -735,3 +732,25 @@ class CampaignView(QWidget):
         if progress.message:
             parts.append(progress.message)
         self.progress_text.setText(" · ".join(parts))
+        self.progress_message.emit(self.progress_text.text())
+
+    # -- what the window reads and sets (it never reaches into the widgets) -----------------
+    def apply_preferences(self, host: str, concurrency: int) -> None:
+        """The Ollama host and concurrency of the Settings dialog (the estimate follows)."""
+        self.host.setText(host)
+        self.ollama_concurrency = concurrency
+        self.update_estimate()
+
+    def set_budget(self, budget: int) -> None:
+        self.budget.setValue(budget)
+
+    def ollama_host(self) -> str:
+        """The host typed in the panel ("" when empty)."""
+        return self.host.text().strip()
+
+    def set_database(self, path: str) -> None:
+        self.database.setText(path)
+
+    def show_message(self, text: str) -> None:
+        """A one-line message where the progress goes (why a run did not start, ...)."""
+        self.progress_text.setText(text)

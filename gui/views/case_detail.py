@@ -10,12 +10,6 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from explaincheck.core.oracle.types import OracleResult
-from explaincheck.gui.long_text import capped
-from explaincheck.gui.results_model import states_text
-from explaincheck.gui.safe_text import plain_label
-from explaincheck.gui.valuation import valuation_text
-from explaincheck.gui.views.full_text_dialog import FullTextDialog
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
@@ -26,6 +20,13 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from explaincheck.core.oracle.types import OracleResult
+from explaincheck.gui.long_text import capped
+from explaincheck.gui.results_model import states_text
+from explaincheck.gui.safe_text import plain_label
+from explaincheck.gui.valuation import valuation_text
+from explaincheck.gui.views.full_text_dialog import FullTextDialog
 
 
 def pretty(value: Any) -> str:

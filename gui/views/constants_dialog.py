@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from explaincheck.core.oracle.program import ProgramConstant as Constant
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -12,6 +11,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from explaincheck.core.oracle.program import ProgramConstant as Constant
 
 _EXAMPLES = {"int": "e.g. 4", "double": "e.g. 0.5", "bool": "true or false"}
 

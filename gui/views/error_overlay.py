@@ -7,10 +7,11 @@ to a fixed width, so nothing here can widen the window.
 
 from __future__ import annotations
 
-from explaincheck.gui.safe_text import plain_label
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QSizePolicy, QToolButton, QVBoxLayout, QWidget
+
+from explaincheck.gui.safe_text import plain_label
 
 MARGIN = 16
 

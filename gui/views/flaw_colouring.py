@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from PySide6.QtGui import QColor
+
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.gui.tasks import Tasks, in_thread
 from explaincheck.gui.views import colours
 from explaincheck.gui.views.graph_items import GraphStyle
-from PySide6.QtGui import QColor
 
 COLOUR_FLAWS = ("flaw:myopic:2", "flaw:myopic:5", "flaw:determinised", "flaw:distance")
 VALUE, DIFFERENCE = "flaw-v", "flaw-diff"  # the two views, as the prefix of a colour choice

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from explaincheck.gui.long_text import broken_lines
-from explaincheck.gui.safe_text import plain_label
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QDialog,
@@ -16,6 +14,9 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from explaincheck.gui.long_text import broken_lines
+from explaincheck.gui.safe_text import plain_label
 
 
 class FullTextDialog(QDialog):

@@ -11,10 +11,6 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from explaincheck.core.oracle.types import StateFacts
-from explaincheck.gui.safe_text import tooltip
-from explaincheck.gui.valuation import ordered_items, valuation_text
-from explaincheck.gui.views import colours
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import (
     QBrush,
@@ -33,7 +29,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-MARKS = ("initial", "goal", "unsafe", "dead_end", "bottleneck")
+from explaincheck.core.oracle.types import StateFacts
+from explaincheck.gui.safe_text import tooltip
+from explaincheck.gui.valuation import ordered_items, valuation_text
+from explaincheck.gui.views import colours
 
 
 @dataclass

@@ -20,7 +20,6 @@ NODE_RADIUS = 20.0
 FULL_LIMIT_GRID = 1200  # grid layouts are free, but painting thousands of items is not
 FULL_LIMIT_GRAPH = 600  # force layouts cost O(n^2) per iteration: beyond this, neighbourhoods
 NEIGHBOURHOOD_CAP = 400  # never put more nodes than this in a neighbourhood view
-LAYOUTS = ("auto", "grid", "force", "layers")
 
 # Variable-name pairs that make a model a grid: (horizontal, vertical) suffixes.
 _GRID_SUFFIXES = (("x", "y"), ("col", "row"), ("column", "row"), ("c", "r"))

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from explaincheck.gui.views import colours
-from explaincheck.gui.views.graph_items import GraphStyle
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QLinearGradient, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import QWidget
+
+from explaincheck.gui.views import colours
+from explaincheck.gui.views.graph_items import GraphStyle
 
 _MARK_TEXT = {
     "initial": "initial state",

@@ -11,12 +11,6 @@ import itertools
 import re
 from collections.abc import Iterable
 
-from explaincheck.core.oracle.types import OracleResult
-from explaincheck.gui.tasks import Tasks, in_thread
-from explaincheck.gui.views.flaw_colouring import FlawColouring, colour_choices
-from explaincheck.gui.views.graph_items import EdgeItem, GraphStyle, NodeItem
-from explaincheck.gui.views.graph_layout import GraphIndex, layout, neighbourhood
-from explaincheck.gui.views.graph_legend import GraphLegend
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence, QPainter, QWheelEvent
 from PySide6.QtWidgets import (
@@ -33,6 +27,13 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from explaincheck.core.oracle.types import OracleResult
+from explaincheck.gui.tasks import Tasks, in_thread
+from explaincheck.gui.views.flaw_colouring import FlawColouring, colour_choices
+from explaincheck.gui.views.graph_items import EdgeItem, GraphStyle, NodeItem
+from explaincheck.gui.views.graph_layout import GraphIndex, layout, neighbourhood
+from explaincheck.gui.views.graph_legend import GraphLegend
 
 TOGGLES = (
     ("initial", "Initial"),

@@ -10,12 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from explaincheck.core.environments.types import Environment
-from explaincheck.core.errors import ExplaincheckError
-from explaincheck.core.oracle.types import OracleResult
-from explaincheck.gui.model_controller import ModelController, size_key
-from explaincheck.gui.safe_text import plain_label
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import (
     QComboBox,
@@ -35,6 +30,12 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from explaincheck.core.environments.types import Environment
+from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.oracle.types import OracleResult
+from explaincheck.gui.model_controller import ModelController, size_key
+from explaincheck.gui.safe_text import plain_label
 
 _POSITION = re.compile(r"(?:\bat |:)(\d+):(\d+)\b")
 PRISM_FILTER = "PRISM models (*.prism *.nm *.pm);;All files (*)"
@@ -103,8 +104,6 @@ def source_excerpt(text: str, line: int, column: int | None, width: int = EXCERP
 
 class ModelView(QWidget):
     """Left-dock panel over a ``ModelController``."""
-
-    open_file_requested = Signal()
 
     def __init__(self, controller: ModelController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -231,6 +230,10 @@ class ModelView(QWidget):
         self.controller.sizes_changed.connect(self._show_sizes)
 
     # -- built-in list ---------------------------------------------------------------------
+    def show_environments_error(self, message: str) -> None:
+        """Why the built-in list is empty (it could not be read)."""
+        self.builtin_description.setText(message)
+
     def set_environments(self, environments: list[Environment]) -> None:
         self.environments = environments
         self.builtin.clear()

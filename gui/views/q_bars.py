@@ -6,11 +6,12 @@ be instant, crisp at any DPI, and readable on a projector.
 
 from __future__ import annotations
 
-from explaincheck.core.oracle.types import StateFacts
-from explaincheck.gui.views import colours
 from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
+
+from explaincheck.core.oracle.types import StateFacts
+from explaincheck.gui.views import colours
 
 ROW = 24
 

@@ -11,10 +11,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from explaincheck.gui.frame_model import FrameModel
-from explaincheck.gui.results_data import ResultsData
-from explaincheck.gui.safe_text import plain_label
-from explaincheck.gui.tasks import Tasks, in_thread
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (
@@ -30,19 +26,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-SHOWN_SECTIONS = ("table1", "rq1_counts", "rq1_wilcoxon", "rq2_models")
+from explaincheck.gui.frame_model import FrameModel
+from explaincheck.gui.results_data import ResultsData, rows_frame
+from explaincheck.gui.safe_text import plain_label
+from explaincheck.gui.tasks import Tasks, in_thread
 
 
 def build(rows: list[dict[str, Any]]):
     """rows -> core Report (worker thread)."""
-    import pandas as pd
     from explaincheck.core.analysis.report import build_report
-    from explaincheck.core.store import EXTRA_COLUMNS, RESULT_COLUMNS
 
-    frame = pd.DataFrame(rows, columns=[*RESULT_COLUMNS, *EXTRA_COLUMNS])
-    for column in ("delta", "abs_error", "latency"):
-        frame[column] = pd.to_numeric(frame[column]).astype("float64")
-    return build_report(frame)
+    return build_report(rows_frame(rows))
 
 
 class FigurePanel(QGroupBox):

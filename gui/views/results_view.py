@@ -8,21 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from explaincheck.core.environments.types import Environment
-from explaincheck.core.oracle.types import OracleResult
-from explaincheck.gui.paired_summary import paired_summary
-from explaincheck.gui.repeat_groups import RepeatGroupsModel
-from explaincheck.gui.results_data import ResultsData
-from explaincheck.gui.results_model import (
-    NOT_PASSED,
-    PairsModel,
-    ResultsFilter,
-    ResultsTableModel,
-    disagree,
-    paired_rows,
-)
-from explaincheck.gui.tasks import Tasks, in_thread
-from explaincheck.gui.views.case_detail import CaseDetail
 from PySide6.QtCore import QItemSelection, Qt, QTimer, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
@@ -42,6 +27,22 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from explaincheck.core.environments.types import Environment
+from explaincheck.core.oracle.types import OracleResult
+from explaincheck.gui.paired_summary import paired_summary
+from explaincheck.gui.repeat_groups import RepeatGroupsModel
+from explaincheck.gui.results_data import ResultsData, same_model
+from explaincheck.gui.results_model import (
+    NOT_PASSED,
+    PairsModel,
+    ResultsFilter,
+    ResultsTableModel,
+    disagree,
+    paired_rows,
+)
+from explaincheck.gui.tasks import Tasks, in_thread
+from explaincheck.gui.views.case_detail import CaseDetail
+
 FILTERS = (
     ("environment", "Environment"),
     ("verdict", "Verdict"),
@@ -49,17 +50,6 @@ FILTERS = (
     ("llm", "LLM"),
     ("selection", "Selection"),
 )
-
-
-def environment_matches(row_environment: Any, environment: Environment | None) -> bool:
-    """Whether a stored row belongs to the open model (by id, title, path or file name)."""
-    if environment is None or row_environment is None:
-        return False
-    value = str(row_environment)
-    path = environment.model_path
-    return value in {environment.id, environment.title, path} or (
-        value.rsplit("/", 1)[-1] == path.rsplit("/", 1)[-1]
-    )
 
 
 class ExecutionsPanel(QWidget):
@@ -247,7 +237,7 @@ class ExecutionsPanel(QWidget):
         return self.environment.variables if self.environment is not None else {}
 
     def _oracle_for(self, row: dict[str, Any]) -> OracleResult | None:
-        if environment_matches(row.get("environment"), self.environment):
+        if same_model(row, self.oracle):
             return self.oracle
         return None
 
@@ -438,8 +428,7 @@ class ComparePanel(QWidget):
         if not indexes:
             return
         a, b = self.model.pairs[indexes[0].row()]
-        same_model = environment_matches(a.get("environment"), self.environment)
-        oracle = self.oracle if same_model else None
+        oracle = self.oracle if same_model(a, self.oracle) else None
         names = self.environment.variables if self.environment is not None else {}
         self.detail_a.show_row(a, oracle, names)
         self.detail_b.show_row(b, oracle, names)

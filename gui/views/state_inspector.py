@@ -9,10 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from explaincheck.core.oracle.types import OracleResult, StateFacts
-from explaincheck.gui.safe_text import plain_label
-from explaincheck.gui.valuation import valuation_text
-from explaincheck.gui.views.q_bars import QBars
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QFormLayout,
@@ -24,6 +20,11 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from explaincheck.core.oracle.types import OracleResult, StateFacts
+from explaincheck.gui.safe_text import plain_label
+from explaincheck.gui.valuation import valuation_text
+from explaincheck.gui.views.q_bars import QBars
 
 
 def fmt_value(value: float | None, exact: str | None = None) -> str:

@@ -12,17 +12,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from explaincheck.core.environments.types import Environment
-from explaincheck.core.oracle.types import OracleResult
-from explaincheck.core.taxonomy.teaching import Case, Lesson, lesson, stepping_order, taught
-from explaincheck.gui.flaw_teaching import FlawedAnswer, explanation, flawed_answer
-from explaincheck.gui.long_text import capped
-from explaincheck.gui.results_data import ResultsData
-from explaincheck.gui.safe_text import plain_label
-from explaincheck.gui.tasks import Tasks, in_thread
-from explaincheck.gui.views.graph_view import GraphView
-from explaincheck.gui.views.llm_choices import LlmChoices
-from explaincheck.gui.views.results_view import environment_matches
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -36,6 +25,17 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from explaincheck.core.environments.types import Environment
+from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.taxonomy.teaching import Case, Lesson, lesson, stepping_order, taught
+from explaincheck.gui.flaw_teaching import FlawedAnswer, explanation, flawed_answer
+from explaincheck.gui.long_text import capped
+from explaincheck.gui.results_data import ResultsData, same_model
+from explaincheck.gui.safe_text import plain_label
+from explaincheck.gui.tasks import Tasks, in_thread
+from explaincheck.gui.views.graph_view import GraphView
+from explaincheck.gui.views.llm_choices import LlmChoices
 
 
 class Card(QFrame):
@@ -338,7 +338,7 @@ class TeachView(QWidget):
                 row.get("llm") == spec
                 and row.get("category") == case.category
                 and list(row.get("states") or []) == list(case.states)
-                and environment_matches(row.get("environment"), self.environment)
+                and same_model(row, self.oracle)
             ):
                 return row
         return None

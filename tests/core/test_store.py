@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
+
 from explaincheck.core.store import (
     APPLICATION_ID,
     RESULT_COLUMNS,

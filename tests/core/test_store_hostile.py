@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
 from explaincheck.core.cli.main import main
 from explaincheck.core.store import (
     APPLICATION_ID,

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from explaincheck.core.store import CachedReply, Store, storable, storable_json
 from test_store import record
+
+from explaincheck.core.store import CachedReply, Store, storable, storable_json
 
 
 @pytest.fixture

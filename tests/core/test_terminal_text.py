@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import pytest
+
 from explaincheck.core.terminal_text import safe_terminal
 
 

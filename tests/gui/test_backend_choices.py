@@ -3,6 +3,8 @@ shows up in the Campaign and Teach tabs with no view edited."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
+
 from explaincheck.core.backends import registry
 from explaincheck.core.backends.registry import BackendKind
 from explaincheck.gui.backend_choices import llm_choices
@@ -10,7 +12,6 @@ from explaincheck.gui.results_data import ResultsData
 from explaincheck.gui.tasks import Tasks
 from explaincheck.gui.views.campaign_view import CampaignView
 from explaincheck.gui.views.teach_view import TeachView
-from PySide6.QtCore import Qt
 
 
 def specs(widget) -> list[str]:

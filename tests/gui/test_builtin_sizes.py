@@ -3,9 +3,10 @@ the same oracle ``explaincheck envs`` uses, without moving the user's selection.
 
 from __future__ import annotations
 
+from gui_helpers import wait_for
+
 from explaincheck.core.oracle import compute_oracle
 from explaincheck.gui.model_controller import builtin_environments, size_key
-from gui_helpers import wait_for
 
 SMALL = ("water_jug", "wolf_goat_cabbage")
 

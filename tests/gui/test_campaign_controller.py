@@ -8,6 +8,10 @@ from __future__ import annotations
 import socket
 
 import pytest
+from gui_helpers import wait_for
+from PySide6.QtCore import QTimer
+from support.ollama_standin import Script, StandinOllama
+
 from explaincheck.core.campaign.plan import Campaign, plan_campaign
 from explaincheck.core.campaign.session import BackendSettings
 from explaincheck.core.errors import ExplaincheckError
@@ -15,9 +19,6 @@ from explaincheck.core.store import Store
 from explaincheck.gui.campaign_controller import CampaignController, build_campaign, results_path
 from explaincheck.gui.tasks import Tasks, in_thread
 from explaincheck.gui.views.campaign_view import CampaignSetup
-from gui_helpers import wait_for
-from PySide6.QtCore import QTimer
-from support.ollama_standin import Script, StandinOllama
 
 CATEGORIES = ("satisfy", "best_action")
 

@@ -3,9 +3,10 @@ window, and categories greyed out for one model do not lose the user's choice.""
 
 from __future__ import annotations
 
-from explaincheck.gui.main_window import MainWindow
 from gui_helpers import open_env, wait_for
 from PySide6.QtCore import Qt
+
+from explaincheck.gui.main_window import MainWindow
 
 
 def test_campaign_choices_survive_a_new_window(qtbot, qloop, settings):

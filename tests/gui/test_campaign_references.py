@@ -3,10 +3,11 @@ are remembered, and the estimate before Run follows the set-up and the measured 
 
 from __future__ import annotations
 
+from gui_helpers import open_env, wait_for
+
 from explaincheck.gui.campaign_controller import build_campaign
 from explaincheck.gui.campaign_estimate import estimate, executions_per_llm, measured_rates
 from explaincheck.gui.main_window import MainWindow
-from gui_helpers import open_env, wait_for
 
 
 def window_campaign(window):

@@ -11,7 +11,8 @@ def test_selection_ring_follows_the_selected_row(qtbot, window):
     assert first != second
     window.graph.select_state(first)
     assert window.graph.selected_state() == first
-    base = {"environment": "frozen_lake", "llm": "random", "category": "bottleneck"}
+    base = {"environment": "frozen_lake", "model_hash": oracle.model.content_hash}
+    base |= {"llm": "random", "category": "bottleneck"}
     window.results.add(
         [
             dict(base, states=[second], verdict="fail", delta=0.5, reply="no"),

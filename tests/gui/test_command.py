@@ -1,6 +1,7 @@
 """``explaincheck gui`` picks Qt's platform before Qt starts (no abort without a screen)."""
 
 import pytest
+
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.gui.command import choose_platform
 

@@ -3,9 +3,10 @@ frozen_lake, ``flaw:determinised`` sees the start as hopeless or sure where the 
 
 from __future__ import annotations
 
+from gui_helpers import open_env, wait_for
+
 from explaincheck.gui.views import colours
 from explaincheck.gui.views.flaw_colouring import choice, flawed_values
-from gui_helpers import open_env, wait_for
 
 
 def fills(graph) -> dict[int, str]:

@@ -10,8 +10,9 @@ from gui_helpers import wait_for
 
 
 def test_toolbar_texts_do_not_overlap_on_a_big_model(qtbot, qloop):
-    from explaincheck.gui.views.graph_view import GraphView
     from PySide6.QtWidgets import QLabel
+
+    from explaincheck.gui.views.graph_view import GraphView
 
     graph = GraphView()
     qtbot.addWidget(graph)

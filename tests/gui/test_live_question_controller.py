@@ -8,6 +8,10 @@ from __future__ import annotations
 import socket
 
 import pytest
+from gui_helpers import open_env, wait_for
+from PySide6.QtCore import QTimer
+from support.ollama_standin import Script, StandinOllama
+
 from explaincheck.core.backends.oracle_backend import OracleBackend
 from explaincheck.core.campaign.plan import Campaign, plan_campaign
 from explaincheck.core.campaign.session import BackendSettings
@@ -15,9 +19,6 @@ from explaincheck.gui.live_question_controller import LiveQuestionController
 from explaincheck.gui.main_window import MainWindow
 from explaincheck.gui.settings import Preferences
 from explaincheck.gui.tasks import Tasks
-from gui_helpers import open_env, wait_for
-from PySide6.QtCore import QTimer
-from support.ollama_standin import Script, StandinOllama
 
 SPEC = "ollama:gemma3:1b"
 

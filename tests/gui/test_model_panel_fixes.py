@@ -4,10 +4,11 @@ in the environment's order and names."""
 
 from __future__ import annotations
 
+from gui_helpers import open_env, wait_for
+
 from explaincheck.core.errors import ModelError
 from explaincheck.gui.valuation import valuation_text
 from explaincheck.gui.views.model_view import EXCERPT_WIDTH, error_text
-from gui_helpers import open_env, wait_for
 
 WALK = """mdp
 module m

@@ -3,8 +3,9 @@ count; the side-by-side view marks which per-category differences survive Holm."
 
 from __future__ import annotations
 
-from explaincheck.gui.paired_summary import DOES_NOT, SURVIVES, paired_summary
 from scipy.stats import binomtest
+
+from explaincheck.gui.paired_summary import DOES_NOT, SURVIVES, paired_summary
 
 
 def repeated_rows() -> list[dict]:

@@ -3,9 +3,10 @@ the oracle's reasoning is given for each, with the values the oracle computed.""
 
 from __future__ import annotations
 
+from gui_helpers import open_env, wait_for
+
 from explaincheck.core.taxonomy.kinds import letters
 from explaincheck.core.taxonomy.teaching import explain_many, taught
-from gui_helpers import open_env, wait_for
 
 
 def choose(qtbot, teach, category: str) -> None:

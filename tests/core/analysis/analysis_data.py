@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 import pandas as pd
+
 from explaincheck.core.analysis.layout import dimension_of
 
 FL, WJ = "frozen_lake", "water_jug"

@@ -7,6 +7,7 @@ import math
 import pandas as pd
 import pytest
 from analysis_data import row
+
 from explaincheck.core.analysis import chance
 
 ACTIONS = {"properties": {"action": {"enum": ["l", "d", "r", "u"], "type": "string"}}}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 from analysis_data import FL, P, row
+
 from explaincheck.core.analysis import cost
 
 

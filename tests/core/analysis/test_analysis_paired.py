@@ -12,9 +12,10 @@ import numpy as np
 import pandas as pd
 import pytest
 from analysis_data import FL, P, row
-from explaincheck.core.analysis import paired
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
+
+from explaincheck.core.analysis import paired
 
 TABLE = {
     "satisfy": [(True, True)] * 2 + [(True, False)] + [(False, True)] * 7,

@@ -7,10 +7,11 @@ import sys
 
 import numpy as np
 from analysis_data import small_results, wilcoxon_results
-from explaincheck.core.analysis import plots
-from explaincheck.core.analysis.layout import DIMENSION_COLOURS
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
+
+from explaincheck.core.analysis import plots
+from explaincheck.core.analysis.layout import DIMENSION_COLOURS
 
 
 def test_heatmap_values_and_annotations():

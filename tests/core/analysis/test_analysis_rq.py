@@ -7,6 +7,7 @@ import math
 import pytest
 import scipy.stats
 from analysis_data import FL, PAIRS, WJ, small_results, wilcoxon_results
+
 from explaincheck.core.analysis import difficulty, models, prioritization
 
 

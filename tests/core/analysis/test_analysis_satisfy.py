@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from analysis_data import satisfy_results
+
 from explaincheck.core.analysis import satisfy
 
 

@@ -7,6 +7,7 @@ import math
 import pandas as pd
 import pytest
 from analysis_data import FL, WJ, small_results
+
 from explaincheck.core.analysis import scores
 from explaincheck.core.errors import ExplaincheckError
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+
 from explaincheck.core.analysis import fault_detection as fd
 from explaincheck.core.analysis.report import MARKDOWN, build_report, render_markdown, write_report
 from explaincheck.core.cli.main import main

@@ -7,6 +7,7 @@ import re
 import pandas as pd
 import pytest
 from analysis_data import small_rows
+
 from explaincheck.core.analysis import plots, report
 from explaincheck.core.cli.main import main
 from explaincheck.core.store import ExecutionRecord, Store, results_frame, software_version

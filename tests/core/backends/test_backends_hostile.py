@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 
 import pytest
+
 from explaincheck.core.backends.base import (
     MAX_REPLY_CHARS,
     Reply,

@@ -8,6 +8,8 @@ import logging
 import time
 
 import pytest
+from support.ollama_standin import Script, StandinOllama
+
 from explaincheck.core.backends.base import BackendError
 from explaincheck.core.backends.llm import Decoding
 from explaincheck.core.backends.ollama_backend import (
@@ -19,7 +21,6 @@ from explaincheck.core.backends.ollama_backend import (
 from explaincheck.core.backends.ollama_hosts import HostPool
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.taxonomy.base import Prompt, TestCase
-from support.ollama_standin import Script, StandinOllama
 
 SCHEMA = {
     "type": "object",

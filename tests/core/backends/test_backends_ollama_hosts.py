@@ -6,6 +6,8 @@ import asyncio
 import json
 
 import pytest
+from support.ollama_standin import Script, StandinOllama
+
 from explaincheck.core.backends.ollama_backend import OllamaBackend
 from explaincheck.core.backends.ollama_hosts import (
     DEFAULT_HOST,
@@ -16,7 +18,6 @@ from explaincheck.core.backends.ollama_hosts import (
     normalize_host,
 )
 from explaincheck.core.taxonomy.base import Prompt, TestCase
-from support.ollama_standin import Script, StandinOllama
 
 MODEL = "gemma3:1b"
 SCHEMA = {"type": "object", "properties": {"answer": {"enum": ["yes", "no"]}}}

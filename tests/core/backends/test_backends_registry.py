@@ -6,6 +6,9 @@ import asyncio
 import json
 
 import pytest
+from support.campaign_fakes import toy_environment, toy_oracle
+from support.ollama_standin import Script, StandinOllama
+
 from explaincheck.core.backends.base import Backend, Reply
 from explaincheck.core.backends.local_backend import LocalBackend
 from explaincheck.core.backends.ollama_backend import OllamaBackend
@@ -23,8 +26,6 @@ from explaincheck.core.backends.registry import (
     split_model_host,
 )
 from explaincheck.core.errors import ExplaincheckError
-from support.campaign_fakes import toy_environment, toy_oracle
-from support.ollama_standin import Script, StandinOllama
 
 
 def context(**changes) -> BackendContext:

@@ -9,6 +9,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+
 from explaincheck.core.backends.flaw_backend import FlawedBackend
 from explaincheck.core.backends.noisy_backend import NoisyBackend
 from explaincheck.core.backends.random_backend import RandomBackend

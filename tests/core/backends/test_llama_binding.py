@@ -8,6 +8,7 @@ import asyncio
 import json
 
 import pytest
+
 from explaincheck.core.backends import llama_binding, local_backend
 from explaincheck.core.backends.llama_binding import BindingError, load_model
 from explaincheck.core.errors import ExplaincheckError

@@ -10,6 +10,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "taxonomy"))
 
+from taxonomy_factory import toy_environment, toy_oracle
+
 from explaincheck.core.backends.oracle_backend import OracleBackend
 from explaincheck.core.backends.random_backend import RandomBackend
 from explaincheck.core.taxonomy.base import PASS, TestCase
@@ -17,7 +19,6 @@ from explaincheck.core.taxonomy.grading import grade_reply
 from explaincheck.core.taxonomy.prompts import render_prompt
 from explaincheck.core.taxonomy.registry import CATEGORIES
 from explaincheck.core.taxonomy.selection import select_cases
-from taxonomy_factory import toy_environment, toy_oracle
 
 
 def all_cases(oracle):

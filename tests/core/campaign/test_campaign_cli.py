@@ -12,10 +12,11 @@ import sys
 import time
 
 import pytest
+from support.ollama_standin import Script, StandinOllama
+
 from explaincheck.core.campaign.plan import Campaign, plan_campaign, resolve_categories
 from explaincheck.core.cli.main import main
 from explaincheck.core.store import RESULT_COLUMNS
-from support.ollama_standin import Script, StandinOllama
 
 COMMAND = "--env frozen_lake --llm oracle --llm random --budget 20 --selection both"
 MUST_SHOW = COMMAND.split(" ")

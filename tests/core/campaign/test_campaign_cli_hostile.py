@@ -11,8 +11,9 @@ import sys
 import time
 
 import pytest
-from explaincheck.core.cli.main import main
 from support.ollama_standin import Script, StandinOllama
+
+from explaincheck.core.cli.main import main
 
 BASE = ["run", "--env", "frozen_lake", "--budget", "1", "--categories", "satisfy,best_action"]
 

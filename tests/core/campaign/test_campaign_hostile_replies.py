@@ -11,14 +11,15 @@ import hashlib
 import json
 
 import pytest
+from support.campaign_fakes import synthetic_plan, toy_grade
+from support.ollama_standin import Script, StandinOllama
+
 from explaincheck.core.backends.base import MAX_REPLY_CHARS
 from explaincheck.core.backends.llm import Decoding
 from explaincheck.core.backends.registry import BackendContext, create_backend
 from explaincheck.core.campaign.plan import Campaign, Plan, plan_campaign
 from explaincheck.core.campaign.runner import CampaignRunner
 from explaincheck.core.store import Store, to_json
-from support.campaign_fakes import synthetic_plan, toy_grade
-from support.ollama_standin import Script, StandinOllama
 
 SPEC = "ollama:gemma3:1b"
 
@@ -230,8 +231,9 @@ def test_timeouts_are_retried_within_the_retries(tmp_path):
 def test_a_reply_the_database_refuses_becomes_an_error_row(tmp_path, monkeypatch):
     """A value no cleaning foresaw: the row is stored as ``error`` with the reason, the
     campaign goes on, and the next run asks again."""
-    from explaincheck.core.store import Store as RealStore
     from support.campaign_fakes import ScriptedBackend
+
+    from explaincheck.core.store import Store as RealStore
 
     real_write = RealStore._write_record
 

@@ -10,6 +10,7 @@ import json
 import sqlite3
 
 import pytest
+
 from explaincheck.core.backends.local_backend import local_available
 from explaincheck.core.cli.main import main
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from support.ollama_standin import Script, StandinOllama
+
 from explaincheck.core.backends.llm import Decoding
 from explaincheck.core.backends.oracle_backend import OracleBackend
 from explaincheck.core.backends.registry import BackendContext, create_backend
@@ -18,7 +20,6 @@ from explaincheck.core.campaign.regrade import regrade
 from explaincheck.core.campaign.runner import CampaignRunner
 from explaincheck.core.store import Store
 from explaincheck.core.taxonomy.base import GradingSettings
-from support.ollama_standin import Script, StandinOllama
 
 SPEC = "ollama:gemma3:1b"
 CATEGORIES = ("satisfy", "best_action", "ranking", "subset_dead_end", "safer")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
+
 from explaincheck.core.analysis import robustness
 from explaincheck.core.campaign.plan import Campaign, plan_campaign, resolve_wordings
 from explaincheck.core.campaign.regrade import regrade

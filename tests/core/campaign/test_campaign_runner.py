@@ -7,6 +7,9 @@ import asyncio
 import json
 
 import pytest
+from support.campaign_fakes import ScriptedBackend, synthetic_plan, toy_grade
+from support.ollama_standin import Script, StandinOllama
+
 from explaincheck.core.backends.ollama_backend import OllamaBackend
 from explaincheck.core.backends.ollama_hosts import HostPool
 from explaincheck.core.campaign.progress import Progress, ProgressEvents
@@ -14,8 +17,6 @@ from explaincheck.core.campaign.regrade import regrade
 from explaincheck.core.campaign.runner import CampaignRunner
 from explaincheck.core.store import Store
 from explaincheck.core.taxonomy.base import FAIL, PASS, Grade, GradingSettings
-from support.campaign_fakes import ScriptedBackend, synthetic_plan, toy_grade
-from support.ollama_standin import Script, StandinOllama
 
 
 def run(plan, store, backends, *, events=None, **kwargs):

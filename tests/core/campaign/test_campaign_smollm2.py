@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+
 from explaincheck.core.backends.local_backend import BUNDLED, model_file
 from explaincheck.core.cli.main import main
 from explaincheck.core.errors import ExplaincheckError

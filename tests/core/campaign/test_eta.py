@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from explaincheck.core.campaign.eta import EtaEstimator, LlmPace, campaign_eta, llm_eta
 
 

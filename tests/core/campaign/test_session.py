@@ -11,6 +11,8 @@ import threading
 from typing import ClassVar
 
 import pytest
+from support.ollama_standin import Script, StandinOllama
+
 from explaincheck.core.backends import registry
 from explaincheck.core.backends.llm import LLMBackend, RequestIdentity
 from explaincheck.core.backends.oracle_backend import OracleBackend
@@ -23,7 +25,6 @@ from explaincheck.core.campaign.session import (
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.store import Store
 from explaincheck.core.taxonomy.prompts import render_prompt
-from support.ollama_standin import Script, StandinOllama
 
 CATEGORIES = ("satisfy", "best_action")
 

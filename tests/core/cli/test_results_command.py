@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from explaincheck.core.cli.main import main
 from explaincheck.core.cli.results_command import cut, selected_verdicts, table
 from explaincheck.core.store import ExecutionRecord, Store, now

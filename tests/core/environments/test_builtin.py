@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
+
 from explaincheck.core.environments.loader import TemplateDescriber, load_environment
 from explaincheck.core.environments.preview import preview_prompt
 from explaincheck.core.environments.registry import BUILTIN_IDS, list_builtin, load_builtin

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from explaincheck.core.environments.generic import generic_environment
 from explaincheck.core.environments.preview import preview_prompt
 from explaincheck.core.environments.registry import load_builtin, resolve

@@ -7,6 +7,7 @@ import shutil
 import tracemalloc
 
 import pytest
+
 from explaincheck.core.cli.main import main
 from explaincheck.core.environments.loader import (
     MAX_RENDERED,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import tomllib
 
 import pytest
+
 from explaincheck.core.environments import toml_writer
 from explaincheck.core.environments.generic import generic_environment, save_wording
 from explaincheck.core.environments.loader import load_environment

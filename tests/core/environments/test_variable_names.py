@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from explaincheck.core.environments.loader import EnvironmentFolderError, load_environment
 from explaincheck.core.environments.registry import load_builtin
 

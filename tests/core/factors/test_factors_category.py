@@ -7,6 +7,7 @@ import json
 import random
 
 import pytest
+
 from explaincheck.core.backends.oracle_backend import OracleBackend
 from explaincheck.core.campaign.plan import Campaign, plan_campaign
 from explaincheck.core.taxonomy.base import FAIL, PASS

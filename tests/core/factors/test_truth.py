@@ -21,6 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from explaincheck.core.environments.generic import generic_environment
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.factors.declare import automatic_factors, declared_factors

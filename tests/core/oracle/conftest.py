@@ -6,9 +6,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from oracle_helpers import gridworld_text
+
 from explaincheck.core.oracle import compute_in_process
 from explaincheck.core.oracle.types import OracleRequest, OracleResult
-from oracle_helpers import gridworld_text
 
 
 @pytest.fixture(scope="session")

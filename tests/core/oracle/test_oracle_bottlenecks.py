@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from oracle_helpers import model
+
 from explaincheck.core.environments.registry import BUILTIN_IDS, load_builtin
 from explaincheck.core.oracle import bottlenecks, building
 from explaincheck.core.oracle.structure import Choice, ModelStructure, read_structure
 from explaincheck.core.oracle.types import OracleRequest
-from oracle_helpers import model
 
 TEST_MODELS = [
     ("tie", ""),

@@ -10,9 +10,10 @@ import time
 from pathlib import Path
 
 import pytest
+from oracle_helpers import model
+
 from explaincheck.core.oracle import compute_oracle, compute_oracle_async
 from explaincheck.core.oracle.types import EXACT, OracleRequest
-from oracle_helpers import model
 
 
 @pytest.fixture

@@ -6,11 +6,12 @@ import random
 
 import networkx as nx
 import pytest
+from oracle_helpers import model
+
 from explaincheck.core.environments.registry import load_builtin
 from explaincheck.core.oracle.centrality import betweenness
 from explaincheck.core.oracle.structure import Choice, ModelStructure
 from explaincheck.core.oracle.types import OracleRequest, OracleResult
-from oracle_helpers import model
 
 
 def random_structure(n: int, seed: int) -> ModelStructure:

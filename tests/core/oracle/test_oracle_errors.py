@@ -10,6 +10,8 @@ import time
 from pathlib import Path
 
 import pytest
+from oracle_helpers import explaincheck_command, model
+
 from explaincheck.core.errors import (
     ExplaincheckError,
     ModelError,
@@ -19,7 +21,6 @@ from explaincheck.core.errors import (
 from explaincheck.core.oracle import compute_oracle
 from explaincheck.core.oracle.isolation import OracleJob
 from explaincheck.core.oracle.types import EXACT, OracleRequest
-from oracle_helpers import explaincheck_command, model
 
 # A counter with 50 million states: building it needs gigabytes.
 HUGE_MODEL = """mdp

@@ -5,10 +5,11 @@ from __future__ import annotations
 from fractions import Fraction as F
 
 import pytest
+from oracle_helpers import fraction, model, state
+
 from explaincheck.core.errors import ModelError
 from explaincheck.core.oracle import compute_in_process
 from explaincheck.core.oracle.types import EXACT, VERIFIED, OracleRequest
-from oracle_helpers import fraction, model, state
 
 # model -> (constants, variable, {value of the variable: (V, D, {action: Q})}).
 # D is None where the model has no unsafe label.

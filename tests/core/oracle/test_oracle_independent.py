@@ -7,6 +7,9 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from oracle_helpers import key, model
+from oracle_reference import Reference, build_reference
+
 from explaincheck.core.environments.registry import BUILTIN_IDS, load_builtin
 from explaincheck.core.oracle.types import (
     EXACT,
@@ -15,8 +18,6 @@ from explaincheck.core.oracle.types import (
     OracleResult,
     StateFacts,
 )
-from oracle_helpers import key, model
-from oracle_reference import Reference, build_reference
 
 TOLERANCE = 1e-9
 TEST_MODELS = [

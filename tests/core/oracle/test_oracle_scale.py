@@ -14,13 +14,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy.stats import kendalltau
+
 from explaincheck.core.errors import ModelTooLargeError
 from explaincheck.core.oracle import building, centrality, compute_in_process, compute_oracle
 from explaincheck.core.oracle.arrays import choice_arrays
 from explaincheck.core.oracle.bottlenecks import by_dominators
 from explaincheck.core.oracle.structure import read_structure
 from explaincheck.core.oracle.types import OracleRequest
-from scipy.stats import kendalltau
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
 from gridworld import gridworld_prism

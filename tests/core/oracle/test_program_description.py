@@ -8,6 +8,8 @@ import multiprocessing
 from pathlib import Path
 
 import pytest
+from program_helpers import segfault_child
+
 from explaincheck.core.environments.registry import list_builtin
 from explaincheck.core.errors import ModelError
 from explaincheck.core.oracle import program
@@ -18,7 +20,6 @@ from explaincheck.core.oracle.program import (
     ProgramVariable,
     describe_program,
 )
-from program_helpers import segfault_child
 
 ROOT = Path(__file__).resolve().parents[3]
 MODELS = ROOT / "tests" / "models"

@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 import pytest
+
 from explaincheck.core.environments.generic import generic_environment
 from explaincheck.core.environments.registry import BUILTIN_IDS, load_builtin
 from explaincheck.core.oracle import compute_oracle

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from explaincheck.core.campaign.plan import Campaign, plan_campaign, resolve_categories
 from explaincheck.core.environments.generic import generic_environment
 from explaincheck.core.environments.registry import BUILTIN_IDS, load_builtin

@@ -7,6 +7,7 @@ rendering, parsing and grading agree), and prioritised selection has mean δ at 
 from __future__ import annotations
 
 import pytest
+
 from explaincheck.core.backends.oracle_backend import OracleBackend
 from explaincheck.core.environments.registry import BUILTIN_IDS, load_builtin
 from explaincheck.core.oracle import compute_oracle

@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from taxonomy_factory import make_oracle, make_state
+
 from explaincheck.core.taxonomy.base import (
     EXPLANATION,
     FAIL,
@@ -23,7 +25,6 @@ from explaincheck.core.taxonomy.base import (
 from explaincheck.core.taxonomy.grading import grade_reply
 from explaincheck.core.taxonomy.registry import CATEGORIES
 from explaincheck.core.taxonomy.selection import select_cases
-from taxonomy_factory import make_oracle, make_state
 
 
 def deltas(oracle, category_id):

@@ -8,6 +8,7 @@ swaps the right letter, renamed states answer with the new letter of the same st
 from __future__ import annotations
 
 import pytest
+
 from explaincheck.core.backends.oracle_backend import OracleBackend
 from explaincheck.core.environments.registry import BUILTIN_IDS, load_builtin
 from explaincheck.core.oracle import compute_oracle

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
 from explaincheck.core.taxonomy.answers import (
     action_form,
     probability_form,
@@ -11,8 +14,6 @@ from explaincheck.core.taxonomy.answers import (
     yes_no_form,
 )
 from explaincheck.core.taxonomy.parsing import parse_reply
-from hypothesis import given
-from hypothesis import strategies as st
 
 ACTIONS = ("move_left", "move_right", "Pick Up")
 

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import json
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from taxonomy_factory import make_oracle, make_state
+
 from explaincheck.core.backends.oracle_backend import OracleBackend
 from explaincheck.core.backends.random_backend import RandomBackend
 from explaincheck.core.taxonomy.base import FAIL, INVALID, PASS, TestCase
 from explaincheck.core.taxonomy.grading import grade_reply
 from explaincheck.core.taxonomy.registry import CATEGORIES
 from explaincheck.core.taxonomy.selection import select_cases
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from taxonomy_factory import make_oracle, make_state
 
 ACTION_NAMES = ("north", "south", "east", "west", "Pick_Up")
 LEVELS = (0.0, 0.25, 0.5, 0.75, 1.0)  # few levels, so ties are common

@@ -11,12 +11,13 @@ from itertools import combinations
 from pathlib import Path
 
 import pytest
+from taxonomy_factory import make_oracle, make_state
+
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.taxonomy import sampling
 from explaincheck.core.taxonomy.registry import CATEGORIES
 from explaincheck.core.taxonomy.selection import select_cases
 from explaincheck.core.taxonomy.subset_dead_end import is_visible_dead_end
-from taxonomy_factory import make_oracle, make_state
 
 
 def mean(values):

@@ -4,6 +4,7 @@ on the toy oracle (values worked out by hand) and on the real frozen_lake oracle
 from __future__ import annotations
 
 import pytest
+
 from explaincheck.core.analysis import layout
 from explaincheck.core.environments.registry import load_builtin
 from explaincheck.core.oracle import compute_oracle
