@@ -27,6 +27,7 @@ TAUGHT = (
     "more_promising",
     "safer",
     "which_bottleneck",
+    "factors",
 )
 MAX_CASES = 500  # cases offered per category (pairs and subsets can be very many)
 
@@ -171,6 +172,8 @@ def state_fact(oracle: OracleResult, category_id: str, f: StateFacts) -> str:
 
 
 def answer_words(category_id: str, right: Any, expected: dict[str, Any]) -> str:
+    if category_id == "factors" and isinstance(right, dict):
+        return f"{right.get('action')}, because of {', '.join(right.get('factors') or [])}"
     if category_id == "satisfy":
         return f"probability {float(right):.4g}"
     if category_id == "bottleneck":

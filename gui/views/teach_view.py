@@ -20,6 +20,7 @@ from explaincheck.gui.results_data import ResultsData
 from explaincheck.gui.safe_text import plain_label
 from explaincheck.gui.tasks import Tasks, in_thread
 from explaincheck.gui.teaching import TAUGHT, Case, Lesson, lesson, stepping_order
+from explaincheck.gui.views.factor_panel import FactorPanel
 from explaincheck.gui.views.graph_view import GraphView
 from explaincheck.gui.views.results_view import environment_matches
 from PySide6.QtCore import Qt, Signal
@@ -167,11 +168,15 @@ class TeachView(QWidget):
         cards_layout.setContentsMargins(0, 0, 0, 0)
         for card in (self.question_card, self.oracle_card, self.flaw_card, self.reply_card):
             cards_layout.addWidget(card, 1)
+        self.factor_panel = FactorPanel(tasks, parent=self)  # factors cases only
+        self.factor_panel.hide()
+        cards_layout.addWidget(self.factor_panel, 2)
         self.graph = GraphView(tasks, self)
         self.graph.set_controls_visible(False)
         split = QSplitter(Qt.Orientation.Horizontal, self)
         split.addWidget(cards)
         split.addWidget(self.graph)
+        self.factor_panel.highlight.connect(self.graph.mark_states)
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 1)
         split.setSizes([560, 480])
@@ -217,6 +222,15 @@ class TeachView(QWidget):
 
     async def _compute_order(self, oracle: OracleResult, category_id: str) -> None:
         try:
+            if category_id == "factors":  # needs the exact interventions (isolated, cached)
+                self.question_card.set_text("Model checking the factor interventions…")
+                base, oracle = (
+                    oracle,
+                    await self.factor_panel.controller.with_truth(self.environment, oracle),
+                )
+                if base is not self.oracle:
+                    return
+                self.oracle = oracle
             order = await in_thread(stepping_order, oracle, category_id)
         except Exception as error:
             self.order = []
@@ -267,6 +281,20 @@ class TeachView(QWidget):
         self.state_changed.emit(states[0])
         self.ready = True
         self._render()
+        self._show_factors()
+
+    def _show_factors(self) -> None:
+        """The factor panel of a factors case once the oracle's answer is shown; the chosen
+        LLM's citations once its reply is revealed."""
+        lesson_ = self.lesson
+        if lesson_ is None or lesson_.case.category != "factors" or self.step < 2:
+            self.factor_panel.show_case(None, None, None)
+            return
+        from explaincheck.core.factors.picture import lesson_row
+
+        stored = self.stored_reply(self.llm.currentData() or "") if self.step >= 3 else None
+        row = lesson_row(lesson_.case.states, self.oracle, stored)
+        self.factor_panel.show_case(row, self.oracle, self.environment, self.results.db_path)
 
     # -- steps -----------------------------------------------------------------------------
     def reveal(self) -> None:
@@ -282,6 +310,7 @@ class TeachView(QWidget):
         if self.step == 3:
             self._reveal_reply()
         self._render()
+        self._show_factors()
 
     def reveal_all(self) -> None:
         while self.lesson is not None and self.step < 3:
