@@ -65,15 +65,17 @@ class CampaignController(QObject):
         environment: Environment,
         oracle: OracleResult,
         backends: BackendSettings,
+        behavioural: bool = False,
     ) -> None:
-        """Plan and run ``campaign`` (a ``core.campaign.plan.Campaign``) into ``db_path``."""
+        """Plan and run ``campaign`` (a ``core.campaign.plan.Campaign``) into ``db_path``;
+        ``behavioural``: then ask the behavioural probes of its factors cases."""
         if self.running:
             raise RuntimeError("a campaign is already running")
         self._stop_requested = False
         self._running = True
         self._thread = threading.Thread(
             target=self._thread_main,
-            args=(campaign, db_path, environment, oracle, backends),
+            args=(campaign, db_path, environment, oracle, backends, behavioural),
             name="explaincheck-campaign",
             daemon=True,
         )
@@ -93,9 +95,13 @@ class CampaignController(QObject):
             self._thread.join(timeout)
 
     # -- worker thread ---------------------------------------------------------------------
-    def _thread_main(self, campaign, db_path, environment, oracle, backends) -> None:
+    def _thread_main(
+        self, campaign, db_path, environment, oracle, backends, behavioural=False
+    ) -> None:
         try:
-            outcome = asyncio.run(self._run(campaign, db_path, environment, oracle, backends))
+            outcome = asyncio.run(
+                self._run(campaign, db_path, environment, oracle, backends, behavioural)
+            )
         except BaseException as error:  # reported in the window, never a crash
             self.failed.emit(error)
         else:
@@ -106,7 +112,9 @@ class CampaignController(QObject):
                 self._runner = None
             self.running_changed.emit(False)
 
-    async def _run(self, campaign, db_path, environment, oracle, settings: BackendSettings):
+    async def _run(
+        self, campaign, db_path, environment, oracle, settings: BackendSettings, behavioural=False
+    ):
         from explaincheck.core.backends.llm import Decoding
         from explaincheck.core.backends.registry import BackendContext, create_backend
         from explaincheck.core.campaign.plan import plan_campaign
@@ -117,7 +125,7 @@ class CampaignController(QObject):
         plan = plan_campaign(campaign, environment=environment, oracle=oracle)
         self.planned.emit(plan.total, dict(plan.skipped))
         context = BackendContext(
-            oracle=oracle,
+            oracle=plan.oracle,  # carries the factor truth when factors is asked
             environment=environment,
             decoding=Decoding(
                 seed=campaign.seed,
@@ -139,12 +147,29 @@ class CampaignController(QObject):
                 self._runner = runner
                 if self._stop_requested:
                     runner.cancel()
-            return await runner.run()
+            outcome = await runner.run()
+            if behavioural and outcome.complete and "factors" in campaign.categories:
+                await self._behavioural(plan, store, settings)
+            return outcome
         finally:
             for backend in backends.values():
                 await backend.close()
             await context.close()
             store.close()
+
+    @staticmethod
+    async def _behavioural(plan, store, settings: BackendSettings) -> int:
+        """The behavioural check of the factors cases, as ``run --behavioural`` asks it."""
+        from argparse import Namespace
+
+        from explaincheck.core.factors.run import behavioural
+
+        args = Namespace(
+            concurrency=settings.concurrency,
+            timeout=settings.timeout,
+            ollama_host=list(settings.ollama_hosts),
+        )
+        return await behavioural(plan, store, args)
 
     def _on_progress(self, progress) -> None:
         """Called on the worker's loop: forward to the GUI thread (signals queue)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
+from typing import Any
 
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.factors.types import Factor
@@ -25,10 +26,10 @@ def _factors(environment: Environment, oracle: OracleResult) -> tuple[Factor, ..
     return factors_of(environment, oracle.model.variables)
 
 
-def _behaviour(db_path: str, llm: str, exec_key: str) -> dict[str, str | None]:
+def _behaviour(db_path: str, row: Mapping[str, Any]) -> dict[str, str | None]:
     from explaincheck.core.factors.picture import read_behaviour
 
-    return read_behaviour(db_path, llm, exec_key)
+    return read_behaviour(db_path, row)
 
 
 def _with_truth(environment: Environment, oracle: OracleResult) -> OracleResult:
@@ -56,12 +57,12 @@ class FactorController(QObject):
         return self._factors[key]
 
     async def behaviour(
-        self, db_path: str | None, llm: str, exec_key: str
+        self, db_path: str | None, row: Mapping[str, Any]
     ) -> Mapping[str, str | None]:
         """probe -> action the behavioural check stored for one execution (empty: not asked)."""
-        if not db_path or not exec_key:
+        if not db_path or not row.get("llm"):
             return {}
-        return await in_thread(_behaviour, db_path, llm, exec_key)
+        return await in_thread(_behaviour, db_path, row)
 
     async def intervened(self, oracle: OracleResult, factor: Factor) -> OracleResult:
         """The oracle of ``oracle``'s model with the model factor ``factor`` neutral."""

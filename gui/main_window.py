@@ -402,7 +402,14 @@ class MainWindow(QMainWindow):
             concurrency=prefs.concurrency,
         )
         assert self.model.environment is not None and self.model.oracle is not None
-        self.campaigns.start(campaign, db_path, self.model.environment, self.model.oracle, backends)
+        self.campaigns.start(
+            campaign,
+            db_path,
+            self.model.environment,
+            self.model.oracle,
+            backends,
+            behavioural=self.campaign_view.behavioural.isChecked(),
+        )
 
     def stop(self) -> None:
         self.campaigns.stop()

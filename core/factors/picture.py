@@ -101,21 +101,27 @@ def case_picture(
     return FactorPicture(int(states[0]), tuple(marks), bool(actions))
 
 
-def read_behaviour(db_path: str | Path, llm: str, exec_key: str) -> dict[str, str | None]:
-    """The behavioural probes stored for one execution (probe -> action); empty when the
-    database has no ``factor_behaviour`` table (no ``--behavioural`` run). Read-only."""
+def read_behaviour(db_path: str | Path, row: Mapping[str, Any]) -> dict[str, str | None]:
+    """The behavioural probes stored for the execution ``row`` (probe -> action); empty when
+    the database has no ``factor_behaviour`` table (no ``--behavioural`` run). Rows of the
+    ``results --json`` shape carry no exec_key: the execution is found by its LLM, case,
+    repeat and prompt (one execution each). Read-only."""
     path = Path(db_path)
     if not path.exists():
         return {}
+    if row.get("exec_key"):
+        where, values = "b.exec_key = ?", [row["exec_key"]]
+    else:
+        where = "e.case_key = ? AND e.repeat = ? AND e.prompt = ?"
+        values = [row.get("case_key"), row.get("repeat"), row.get("prompt")]
+    query = (
+        "SELECT b.probe, b.action FROM factor_behaviour b"
+        " JOIN executions e ON e.exec_key = b.exec_key"
+        f" WHERE b.llm = ? AND e.llm = b.llm AND {where}"
+    )
     connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     try:
-        return {
-            probe: action
-            for probe, action in connection.execute(
-                "SELECT probe, action FROM factor_behaviour WHERE llm = ? AND exec_key = ?",
-                (llm, exec_key),
-            )
-        }
+        return dict(connection.execute(query, [row.get("llm"), *values]).fetchall())
     except sqlite3.OperationalError:  # no such table: the check was never run on this file
         return {}
     finally:

@@ -20,6 +20,7 @@ from explaincheck.core.campaign.eta import EtaEstimator
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.taxonomy.registry import Applicability
+from explaincheck.gui.factor_campaign import BEHAVIOURAL_TIP, factors_offer
 from explaincheck.gui.safe_text import plain_label
 from explaincheck.gui.tasks import Tasks, in_thread
 from PySide6.QtCore import QStandardPaths, Qt, QTimer, Signal
@@ -51,6 +52,7 @@ DIMENSION_TITLES = (
     ("preference", "Preference (object)"),
     ("scope", "Scope"),
     ("mode", "Mode"),
+    ("explanation", "Explanation (why)"),
 )
 BASELINES = (("random", "random — uniform guesses (baseline)"), ("oracle", "oracle — ceiling"))
 NOISY_PREFIX = "noisy:"
@@ -225,6 +227,9 @@ class CampaignView(QWidget):
         )
         wording_row.addWidget(self.wording, 1)
         wording_row.addWidget(self.metamorphic)
+        self.behavioural = QCheckBox("Behavioural check", self)
+        self.behavioural.setToolTip(BEHAVIOURAL_TIP)
+        wording_row.addWidget(self.behavioural)
         form.addRow("Wording:", wording_row)
         rule_row = QHBoxLayout()
         self.satisfy_rule = QComboBox(self)
@@ -543,6 +548,7 @@ class CampaignView(QWidget):
 
     async def _update_applicability(self, oracle: OracleResult, environment: Environment) -> None:
         found = await in_thread(category_applicability, oracle)
+        offer = await in_thread(factors_offer, environment, oracle)  # factors: on request
         if oracle is not self.oracle:
             return
         self.reasons = {cid: f.reason for cid, f in found.items() if f.reason}
@@ -551,6 +557,13 @@ class CampaignView(QWidget):
         for category_id, item in self.category_items.items():
             applies = found[category_id]
             base = item.text(0).split("  —")[0]
+            if category_id == "factors" and applies.reason and offer is not None:
+                item.setDisabled(False)
+                item.setText(0, f"{base}  — {offer.label}")
+                item.setToolTip(0, offer.tooltip)
+                on = wanted is not None and category_id in wanted
+                item.setCheckState(0, Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+                continue
             if applies.reason:
                 item.setText(0, f"{base}  — not applicable")
                 item.setToolTip(0, applies.reason)

@@ -184,9 +184,7 @@ class FactorPanel(QWidget):
         factors: tuple[Factor, ...] = ()
         if oracle is not None and environment is not None:
             factors = await self.controller.factors(environment, oracle)
-        actions = await self.controller.behaviour(
-            db_path, str(row.get("llm") or ""), str(row.get("exec_key") or "")
-        )
+        actions = await self.controller.behaviour(db_path, row)
         if generation != self._generation:
             return
         self.factors = factors

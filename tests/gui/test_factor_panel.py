@@ -14,14 +14,14 @@ Necessary at windy: w, r, L (not s, p); the oracle cites L, w, r.
 
 from __future__ import annotations
 
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from explaincheck.core.backends.oracle_backend import OracleBackend
 from explaincheck.core.campaign.plan import Campaign, plan_campaign
 from explaincheck.core.environments.generic import generic_environment
 from explaincheck.core.factors.behaviour import BASELINE, open_table
-from explaincheck.core.taxonomy.grading import grade_reply
 from explaincheck.gui.factor_controller import FactorController
 from explaincheck.gui.views.factor_panel import NOT_ASKED, FactorPanel
 from explaincheck.gui.views.graph_view import GraphView
@@ -32,29 +32,42 @@ CONSTANTS = "p=0.3,r=0.5"
 COLUMN = {"cited": 1, "necessary": 2, "sufficient": 3, "behaviour": 4}
 
 
+async def _run(plan, db):
+    from explaincheck.core.backends.registry import BackendContext, create_backend
+    from explaincheck.core.campaign.runner import CampaignRunner
+    from explaincheck.core.store import Store
+
+    context = BackendContext(oracle=plan.oracle, environment=plan.environment)
+    backend = create_backend("oracle", context)
+    store = Store.open(db)
+    try:
+        await CampaignRunner(plan, store, {"oracle": backend}).run()
+    finally:
+        await backend.close()
+        await context.close()
+        store.close()
+
+
 @pytest.fixture(scope="module")
-def planned():
+def planned(tmp_path_factory):
+    """The oracle answerer's factors cases, run into a real results database and read back as
+    the GUI reads them (rows without exec_key)."""
     environment = generic_environment(MODEL, constants=CONSTANTS)
     campaign = Campaign(
         environment=MODEL, constants=CONSTANTS, llms=("oracle",), categories=("factors",)
     )
     plan = plan_campaign(campaign, environment=environment)
+    db = tmp_path_factory.mktemp("factors") / "results.sqlite"
+    with ThreadPoolExecutor(1) as pool:  # its own event loop, away from the Qt one
+        pool.submit(asyncio.run, _run(plan, db)).result()
+    from explaincheck.gui.results_data import read_rows
+
     rows = {}
-    for execution in plan.executions:
-        grade = grade_reply(
-            execution.case, OracleBackend(plan.oracle).reply_text(execution.case), plan.oracle
-        )
-        state = plan.oracle.state(execution.case.states[0])
-        rows[(state.valuation["s"], state.valuation["w"])] = {
-            "category": "factors",
-            "llm": "oracle",
-            "exec_key": execution.key,
-            "states": list(execution.case.states),
-            "answer": grade.answer,
-            "expected": grade.expected,
-            "verdict": grade.verdict,
-        }
-    return plan, environment, rows
+    for row in read_rows(str(db)):
+        state = plan.oracle.state(row["states"][0])
+        rows[(state.valuation["s"], state.valuation["w"])] = row
+    keys = {e.case.states[0]: e.key for e in plan.executions}
+    return db, environment, rows, keys
 
 
 def state_of(oracle, s, w):
@@ -70,7 +83,7 @@ def marks(panel, factor_id):
 
 @pytest.fixture
 def shown(qtbot, qloop, planned):
-    _plan, environment, rows = planned
+    _db, environment, rows, _keys = planned
     # the panel's oracle is the GUI's: the plain model oracle, without the factor truth
     from explaincheck.core.oracle import compute_oracle
 
@@ -143,14 +156,18 @@ def test_intervened_oracles_are_computed_once(qtbot, shown):
     assert panel.controller.computed == computed + 1  # p once; r from the session cache
 
 
-def test_behaviour_marks_come_from_the_behavioural_table(qtbot, shown, tmp_path):
+def test_behaviour_marks_come_from_the_behavioural_table(qtbot, shown, planned):
     panel, _graph, oracle, environment, row = shown
-    db = tmp_path / "results.sqlite"
+    db, _environment, _rows, keys = planned
+    assert "exec_key" not in row  # found through the executions table
+    panel.show_case(row, oracle, environment, str(db))
+    wait_for(qtbot, lambda: panel.picture is not None)
+    assert not panel.picture.asked  # the database has no behavioural probes yet
     connection = open_table(str(db))
     for probe, action in ((BASELINE, "long"), ("r", "short"), ("w", "long"), ("p", None)):
         connection.execute(
             "INSERT INTO factor_behaviour VALUES (?, ?, ?, ?, ?, ?, ?)",
-            ("oracle", row["exec_key"], probe, row["states"][0], "prompt", "reply", action),
+            ("oracle", keys[row["states"][0]], probe, row["states"][0], "prompt", "reply", action),
         )
     connection.commit()
     connection.close()
