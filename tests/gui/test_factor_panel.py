@@ -184,3 +184,37 @@ def test_a_case_of_another_category_hides_the_panel(qtbot, shown):
     panel.show()
     assert not panel.show_case({**row, "category": "best_action"}, oracle, environment)
     assert panel.isHidden()
+
+
+def test_teach_shows_the_factor_panel_of_a_factors_case(qtbot, window):
+    """frozen_lake in the Teach tab: the factor truth is computed off the GUI thread, the panel
+    appears with the oracle's answer, and its necessary marks are the truth's."""
+    from gui_helpers import open_env
+
+    open_env(qtbot, window, "frozen_lake")
+    teach = window.teach_view
+    window.show_tab("teach")
+    teach.category.setCurrentIndex(teach.category.findData("factors"))
+    wait_for(
+        qtbot,
+        lambda: (
+            teach.ready and teach.lesson is not None and teach.lesson.case.category == "factors"
+        ),
+        300,
+    )
+    assert teach.factor_panel.isHidden()  # not before the oracle's answer
+    teach.reveal()
+    panel = teach.factor_panel
+    wait_for(qtbot, lambda: panel.picture is not None, 60)
+    assert not panel.isHidden()
+    truth = teach.oracle.factors.states[teach.lesson.case.states[0]]
+    necessary = {e.factor for e in truth.effects if e.necessary}
+    assert {e.factor for e in truth.effects} == {m.id for m in panel.picture.marks}
+    assert {
+        e.factor for e in truth.effects if marks(panel, e.factor)["necessary"] == "yes"
+    } == necessary
+    assert {marks(panel, e.factor)["cited"] for e in truth.effects} == {"—"}  # no reply yet
+    panel.select_factor("slippery_ice")
+    wait_for(qtbot, lambda: panel.shown is not None, 120)
+    lit = {s for s, node in teach.graph.node_items.items() if node.highlighted}
+    assert lit == set(panel.shown.changed) & set(teach.graph.node_items)

@@ -24,8 +24,7 @@ def highlighted(graph) -> set[int]:
 def test_every_category_is_taught():
     from explaincheck.core.taxonomy.registry import CATEGORIES
 
-    # factors (why-questions, issue 14) is not in Teach yet: its GUI part is still to be built.
-    assert set(TAUGHT) == set(CATEGORIES) - {"factors"}
+    assert set(TAUGHT) == set(CATEGORIES)
 
 
 def test_pair_question_shows_both_states_and_their_values(qtbot, window):
