@@ -77,13 +77,17 @@ def value_lines(case: TestCase, truth: OracleResult, picture: OracleResult) -> l
 
 def flawed_answer(truth: OracleResult, spec: str, case: TestCase) -> FlawedAnswer:
     """``spec``'s answer to ``case`` and the values behind it (worker thread)."""
-    from explaincheck.core.backends.flaw_backend import picture_answer, picture_reply
-    from explaincheck.core.oracle.flawed import flawed_oracle, parse_flaw
+    from explaincheck.core.backends.flaw_backend import (
+        FlawedBackend,
+        picture_answer,
+        picture_reply,
+    )
+    from explaincheck.core.oracle.flawed import parse_flaw
     from explaincheck.core.taxonomy.grading import grade_reply
     from explaincheck.gui.teaching import answer_words
 
     flaw = parse_flaw(spec.removeprefix("flaw:"))
-    picture = flawed_oracle(truth, flaw)
+    picture = FlawedBackend(truth, flaw).picture  # with its own factor picture, if any
     answer = picture_answer(case, picture)
     grade = grade_reply(case, picture_reply(case, picture, flaw.belief), truth)
     return FlawedAnswer(
