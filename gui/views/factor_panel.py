@@ -124,6 +124,7 @@ class FactorPanel(QWidget):
         for column, tip in enumerate(tips):
             self.table.horizontalHeaderItem(column).setToolTip(tip)
         self.table.itemSelectionChanged.connect(self._factor_selected)
+        self.table.setMinimumHeight(150)  # five factors or so without scrolling
         layout.addWidget(self.table, 1)
 
         bars = QHBoxLayout()
@@ -131,8 +132,9 @@ class FactorPanel(QWidget):
         self.after = QBars(self)
         self.before_box = self._boxed("Original", self.before)
         self.after_box = self._boxed("Select a factor", self.after)
-        bars.addWidget(self.before_box)
-        bars.addWidget(self.after_box)
+        for box in (self.before_box, self.after_box):  # equal halves, side by side
+            box.setMinimumWidth(180)
+            bars.addWidget(box, 1)
         layout.addLayout(bars)
         self.status = plain_label("")
         self.status.setWordWrap(True)
@@ -257,11 +259,11 @@ class FactorPanel(QWidget):
             return
         self.shown = shown
         self.after.set_state(shown.after)
-        self.after_box.setTitle(f"{_after_title(factor)} · {shown.note}")
+        self.after_box.setToolTip(shown.note)
         count = len(shown.changed)
         where = "state" if count == 1 else "states"
         self.status.setText(
-            f"A* changes at {count} {where} under this intervention"
+            f"{factor.id}: {shown.note}. A* changes at {count} {where}"
             + (" (highlighted on the graph)." if count else ".")
         )
         self.highlight.emit(list(shown.changed))

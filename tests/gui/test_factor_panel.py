@@ -139,7 +139,7 @@ def test_selecting_a_factor_shows_its_q_bars_and_highlights_where_a_star_changes
     panel.select_factor("w")  # a state factor: shown at the calm state, where A* differs
     wait_for(qtbot, lambda: panel.shown is not None and panel.shown.factor == "w")
     assert panel.after.facts.id == calm
-    assert "w = 0" in panel.after_box.title()
+    assert "w = 0" in panel.status.text()
 
 
 def test_intervened_oracles_are_computed_once(qtbot, shown):
