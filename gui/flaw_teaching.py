@@ -82,12 +82,15 @@ def flawed_answer(truth: OracleResult, spec: str, case: TestCase) -> FlawedAnswe
         picture_answer,
         picture_reply,
     )
-    from explaincheck.core.oracle.flawed import parse_flaw
+    from explaincheck.core.oracle.flawed import flawed_oracle, parse_flaw
     from explaincheck.core.taxonomy.grading import grade_reply
     from explaincheck.gui.teaching import answer_words
 
     flaw = parse_flaw(spec.removeprefix("flaw:"))
-    picture = FlawedBackend(truth, flaw).picture  # with its own factor picture, if any
+    if case.category == "factors":  # cites from its own factor picture (core/factors/flawed.py)
+        picture = FlawedBackend(truth, flaw).picture
+    else:
+        picture = flawed_oracle(truth, flaw)
     answer = picture_answer(case, picture)
     grade = grade_reply(case, picture_reply(case, picture, flaw.belief), truth)
     return FlawedAnswer(
