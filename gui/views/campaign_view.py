@@ -643,6 +643,7 @@ class CampaignView(QWidget):
             "noisy_share": self.noisy_share.value(),
             "wording": self.wording.currentData(),
             "metamorphic": self.metamorphic.isChecked(),
+            "behavioural": self.behavioural.isChecked(),
         }
 
     def apply_choices(self, choices: dict) -> None:
@@ -687,6 +688,8 @@ class CampaignView(QWidget):
             self.wording.setCurrentIndex(index)
         if isinstance(choices.get("metamorphic"), bool):
             self.metamorphic.setChecked(choices["metamorphic"])
+        if isinstance(choices.get("behavioural"), bool):
+            self.behavioural.setChecked(choices["behavioural"])
 
     # -- campaign --------------------------------------------------------------------------
     def _choose_database(self) -> None:

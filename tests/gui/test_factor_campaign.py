@@ -52,3 +52,17 @@ def test_factors_can_be_ticked_and_the_behavioural_check_recorded(qtbot, window,
     assert panel.shown.changed
     lit = {s for s, node in window.graph.node_items.items() if node.highlighted}
     assert lit == set(panel.shown.changed) & set(window.graph.node_items)
+
+
+def test_the_behavioural_choice_survives_a_new_window(qtbot, qloop, settings):
+    from explaincheck.gui.main_window import MainWindow
+
+    first = MainWindow(settings)
+    qtbot.addWidget(first)
+    assert not first.campaign_view.behavioural.isChecked()  # opt-in
+    first.campaign_view.behavioural.setChecked(True)
+    first.close()
+    second = MainWindow(settings)
+    qtbot.addWidget(second)
+    assert second.campaign_view.behavioural.isChecked()
+    second.close()
