@@ -117,15 +117,17 @@ class CampaignController(QObject):
         environment: Environment,
         oracle: OracleResult,
         backends: BackendSettings,
+        behavioural: bool = False,
     ) -> None:
-        """Plan and run ``campaign`` (a ``core.campaign.plan.Campaign``) into ``db_path``."""
+        """Plan and run ``campaign`` (a ``core.campaign.plan.Campaign``) into ``db_path``;
+        ``behavioural``: then ask the behavioural probes of its factors cases."""
         if self.running:
             raise RuntimeError("a campaign is already running")
         self._stop_requested = False
         self._running = True
         self._thread = threading.Thread(
             target=self._thread_main,
-            args=(campaign, db_path, environment, oracle, backends),
+            args=(campaign, db_path, environment, oracle, backends, behavioural),
             name="explaincheck-campaign",
             daemon=True,
         )
@@ -145,9 +147,13 @@ class CampaignController(QObject):
             self._thread.join(timeout)
 
     # -- worker thread ---------------------------------------------------------------------
-    def _thread_main(self, campaign, db_path, environment, oracle, backends) -> None:
+    def _thread_main(
+        self, campaign, db_path, environment, oracle, backends, behavioural=False
+    ) -> None:
         try:
-            outcome = asyncio.run(self._run(campaign, db_path, environment, oracle, backends))
+            outcome = asyncio.run(
+                self._run(campaign, db_path, environment, oracle, backends, behavioural)
+            )
         except BaseException as error:  # reported in the window, never a crash
             self.failed.emit(error)
         else:
@@ -158,9 +164,12 @@ class CampaignController(QObject):
                 self._session = None
             self.running_changed.emit(False)
 
-    async def _run(self, campaign, db_path, environment, oracle, settings: BackendSettings):
+    async def _run(
+        self, campaign, db_path, environment, oracle, settings: BackendSettings, behavioural=False
+    ):
         from explaincheck.core.campaign.plan import plan_campaign
         from explaincheck.core.campaign.progress import ProgressEvents
+        from explaincheck.core.factors.run import behavioural as ask_behavioural
 
         plan = plan_campaign(campaign, environment=environment, oracle=oracle)
         self.planned.emit(plan.total, dict(plan.skipped))
@@ -175,7 +184,10 @@ class CampaignController(QObject):
             def started(backends) -> None:
                 self.llm_plan.emit(*left_per_llm(plan, session.store.stored(), backends))
 
-            return await session.run(plan, events=events, started=started)
+            outcome = await session.run(plan, events=events, started=started)
+            if behavioural and outcome.complete and "factors" in campaign.categories:
+                await ask_behavioural(plan, session.store, settings)  # as run --behavioural
+            return outcome
 
     # -- Ollama host check (on the window's loop) ----------------------------------------------
     def check_host(self, host: str) -> asyncio.Task:

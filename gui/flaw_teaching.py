@@ -71,12 +71,19 @@ def value_lines(case: TestCase, truth: OracleResult, picture: OracleResult) -> l
 
 def flawed_answer(truth: OracleResult, spec: str, case: TestCase) -> FlawedAnswer:
     """``spec``'s answer to ``case`` and the values behind it (worker thread)."""
-    from explaincheck.core.backends.flaw_backend import picture_answer, picture_reply
+    from explaincheck.core.backends.flaw_backend import (
+        FlawedBackend,
+        picture_answer,
+        picture_reply,
+    )
     from explaincheck.core.oracle.flawed import flawed_oracle, parse_flaw
     from explaincheck.core.taxonomy.grading import grade_reply
 
     flaw = parse_flaw(spec.removeprefix("flaw:"))
-    picture = flawed_oracle(truth, flaw)
+    if case.category == "factors":  # cites from its own factor picture (core/factors/flawed.py)
+        picture = FlawedBackend(truth, flaw).picture
+    else:
+        picture = flawed_oracle(truth, flaw)
     answer = picture_answer(case, picture)
     grade = grade_reply(case, picture_reply(case, picture, flaw.belief), truth)
     return FlawedAnswer(

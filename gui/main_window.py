@@ -253,6 +253,7 @@ class MainWindow(QMainWindow):
         self.graph.state_selected.connect(self.inspector.show_state)
         self.inspector.state_requested.connect(self.graph.select_state)
         self.results_view.case_selected.connect(self._case_selected)
+        self.results_view.factor_panel.highlight.connect(self.graph.mark_states)
         self.teach_view.state_changed.connect(self._teach_state)
         self.campaign_view.run_requested.connect(self.run_campaign)
         self.campaign_view.stop_requested.connect(self.stop)
@@ -502,7 +503,12 @@ class MainWindow(QMainWindow):
             self.results.clear(db_path)
         assert self.model.environment is not None and self.model.oracle is not None
         self.campaigns.start(
-            campaign, db_path, self.model.environment, self.model.oracle, self.backend_settings()
+            campaign,
+            db_path,
+            self.model.environment,
+            self.model.oracle,
+            self.backend_settings(),
+            behavioural=self.campaign_view.wants_behavioural(),
         )
 
     def backend_settings(self) -> BackendSettings:

@@ -8,7 +8,10 @@ expected answer only (no oracle, no LLM), assuming a uniform choice over the sch
 - one of an ``enum``: |accepted ∩ enum| / |enum| (accepted = the expected value or list);
 - a ranking (array of the enum, groups of tied actions in any inner order): ∏|g|! / n!;
 - a probability in [0, 1] under the absolute rule: |[V − t, V + t] ∩ [0, 1]|; under the half
-  rule: the length of V's side of ½.
+  rule: the length of V's side of ½;
+- a ``factors`` answer (one action and an ordered 3-subset of the factors, drawn independently):
+  |A* ∩ enum| / |enum| times the share of ordered 3-subsets that pass the factor part, counted
+  exactly by enumeration (``taxonomy.factors.factor_part_chance``).
 """
 
 from __future__ import annotations
@@ -26,7 +29,11 @@ from explaincheck.core.taxonomy.base import ERROR
 
 def case_chance(schema: Any, expected: Any, grading: Any = None) -> float:
     """Probability that a uniform random answer passes this case (NaN if it cannot be told)."""
-    if not isinstance(schema, dict) or not isinstance(expected, dict) or len(expected) != 1:
+    if not isinstance(schema, dict) or not isinstance(expected, dict):
+        return math.nan
+    if {"action", "factors", "strength", "necessary"} <= set(expected):
+        return _factors_chance(schema, expected)
+    if len(expected) != 1:
         return math.nan
     key, accepted = next(iter(expected.items()))
     spec = schema.get("properties", {}).get(key)
@@ -44,6 +51,16 @@ def case_chance(schema: Any, expected: Any, grading: Any = None) -> float:
     if spec.get("type") == "number":
         return _probability_chance(as_probability(accepted), grading)
     return math.nan
+
+
+def _factors_chance(schema: dict[str, Any], expected: dict[str, Any]) -> float:
+    from explaincheck.core.taxonomy.factors import factor_part_chance
+
+    options = schema.get("properties", {}).get("action", {}).get("enum")
+    if not options:
+        return math.nan
+    action = len(set(map(str, expected["action"])) & set(map(str, options))) / len(options)
+    return action * factor_part_chance(expected)
 
 
 def _probability_chance(value: float | None, grading: Any) -> float:

@@ -36,26 +36,31 @@ class FlawedBackend(Backend):
     def picture(self) -> OracleResult:
         """The flawed picture (computed on first use: myopic asks Storm in a child process)."""
         if self._picture is None:
-            self._picture = self._with_factors(flawed_oracle(self.truth, self.flaw))
+            self._picture = self._own_picture()
         return self._picture
+
+    def _own_picture(self) -> OracleResult:
+        return self._with_factors(flawed_oracle(self.truth, self.flaw))
 
     async def answer(self, prompt: Prompt, case: TestCase) -> Reply:
         if self._picture is None:
             async with self._lock:  # one computation, off the event loop
                 if self._picture is None:
-                    picture = await asyncio.to_thread(flawed_oracle, self.truth, self.flaw)
-                    self._picture = self._with_factors(picture)
+                    self._picture = await asyncio.to_thread(self._own_picture)
         return Reply(text=self.reply_text(case))
 
     def _with_factors(self, picture: OracleResult) -> OracleResult:
-        """The picture keeps the true factor truth (a flaw's own view of the factors is not
-        modelled): on ``factors`` cases a flaw shows in the action part only."""
+        """The picture with its own factor truth: the same interventions seen through the
+        flaw (``core/factors/flawed.py``), so on ``factors`` cases the citations come from the
+        flawed picture too, not from the true truth."""
+        from explaincheck.core.factors.flawed import flawed_factor_truth
         from explaincheck.core.factors.types import factor_truth, with_factors
 
         truth = factor_truth(self.truth)
-        if truth is None or factor_truth(picture) is not None:
+        if truth is None:
             return picture
-        return with_factors(picture, truth)
+        own = flawed_factor_truth(truth, self.truth, picture, self.flaw)
+        return with_factors(picture, own)
 
     def reply_text(self, case: TestCase) -> str:
         """The reply for ``case`` (synchronous, for tests, scripts and the analysis)."""

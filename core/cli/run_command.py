@@ -205,7 +205,7 @@ def run(args: argparse.Namespace) -> int:
             if getattr(args, "behavioural", False) and outcome.complete:
                 from explaincheck.core.factors.run import behavioural
 
-                probed = asyncio.run(behavioural(plan, session.store, args))
+                probed = asyncio.run(behavioural(plan, session.store, backend_settings(args)))
                 print(f"explaincheck run: behavioural check of {probed} factors executions stored")
     finally:
         stop_logging()

@@ -136,3 +136,14 @@ def compute_factor_truth(
         if found is not None:
             states[state.id] = found
     return FactorTruth(final, states, hashes, dropped)
+
+
+def base_request(oracle: OracleResult) -> OracleRequest:
+    """The request ``oracle`` answers (its file, constants and labels)."""
+    model = oracle.model
+    return OracleRequest(
+        model.path,
+        constants=model.constants,
+        goal_label=model.goal_label,
+        unsafe_label=model.unsafe_label,
+    )

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import argparse
 from typing import Any
 
 from explaincheck.core.factors.behaviour import run_behavioural
 from explaincheck.core.oracle.types import OracleResult
 
 
-async def behavioural(plan: Any, store: Any, args: argparse.Namespace) -> int:
+async def behavioural(plan: Any, store: Any, settings: Any) -> int:
     """Probe every graded ``factors`` execution of ``plan``. Answerers that read an oracle get
     one backend per intervened oracle (they must answer about that model); the others one
-    backend each, shared by all probes."""
+    backend each, shared by all probes. ``settings``: the session's ``BackendSettings``."""
     from explaincheck.core.backends.llm import Decoding
     from explaincheck.core.backends.registry import (
         KINDS,
@@ -20,15 +19,9 @@ async def behavioural(plan: Any, store: Any, args: argparse.Namespace) -> int:
         create_backend,
         parse_spec,
     )
-    from explaincheck.core.campaign.session import BackendSettings, backend_context
+    from explaincheck.core.campaign.session import backend_context
 
     campaign = plan.campaign
-    settings = BackendSettings(
-        ollama_hosts=tuple(args.ollama_host),
-        timeout=args.timeout,
-        concurrency=args.concurrency,
-        retries=getattr(args, "retries", 3),
-    )
     decoding = Decoding(campaign.seed, 1, campaign.repeat_temperature)
 
     def context(oracle: OracleResult) -> BackendContext:

@@ -102,6 +102,43 @@ def score(truth: StateFactors, factor_id: str) -> float:
     return (10.0 if effect.necessary else 0.0) + effect.strength
 
 
+def influence_of(expected: dict[str, Any]) -> dict[str, float]:
+    """The true influence of each factor, from the stored truth: 10 for a necessary factor
+    plus its strength (necessary factors above every unnecessary one)."""
+    necessary = set(expected["necessary"])
+    return {f: (10.0 if f in necessary else 0.0) + s for f, s in expected["strength"].items()}
+
+
+def order_faults(cited: list[str], influence: dict[str, float]) -> tuple[bool, bool]:
+    """(an uncited factor outranks the lowest cited one, the cited order puts a strictly less
+    influential factor before a more influential one): the factor part passes iff neither."""
+    values = [influence[f] for f in cited if f in influence]
+    lowest = min(values) if values else -math.inf
+    outranked = any(v > lowest + TOLERANCE for f, v in influence.items() if f not in cited)
+    inverted = any(
+        values[i] + TOLERANCE < values[j]
+        for i in range(len(values))
+        for j in range(i + 1, len(values))
+    )
+    return outranked, inverted
+
+
+def factor_part_chance(expected: dict[str, Any]) -> float:
+    """Probability that a uniform ordered 3-subset of the factors (what the random answerer
+    cites) passes the factor part: the passing triples, counted by enumeration, over
+    n(n−1)(n−2). Exact; n is the number of factors (a few to a few dozen)."""
+    influence = influence_of(expected)
+    ids = list(influence)
+    if len(ids) < CITED:
+        return 0.0
+    passing = sum(
+        1
+        for cited in itertools.permutations(ids, CITED)
+        if not any(order_faults(list(cited), influence))
+    )
+    return passing / math.perm(len(ids), CITED)
+
+
 def factor_metrics(cited: list[str], expected: dict[str, Any]) -> dict[str, Any]:
     """The seed study's metrics of one answer, from the truth stored in ``expected``:
     precision of the cited set against the necessary set, Spearman's ρ between the cited order
@@ -109,9 +146,8 @@ def factor_metrics(cited: list[str], expected: dict[str, Any]) -> dict[str, Any]
     outranks the lowest cited one."""
     from scipy.stats import spearmanr
 
-    strength: dict[str, float] = expected["strength"]
     necessary = set(expected["necessary"])
-    influence = {f: (10.0 if f in necessary else 0.0) + s for f, s in strength.items()}
+    influence = influence_of(expected)
     known = [f for f in cited if f in influence]
     precision = len(necessary & set(known)) / CITED
     rho = None
@@ -119,14 +155,7 @@ def factor_metrics(cited: list[str], expected: dict[str, Any]) -> dict[str, Any]
     if len(known) >= 2 and max(values) - min(values) > TOLERANCE:
         rho = float(spearmanr(list(range(len(known), 0, -1)), values).statistic)
         rho = None if math.isnan(rho) else rho
-    lowest = min(values) if values else -math.inf
-    uncited = [f for f in influence if f not in known]
-    outranked = any(influence[f] > lowest + TOLERANCE for f in uncited)
-    inverted = any(
-        values[i] + TOLERANCE < values[j]
-        for i in range(len(values))
-        for j in range(i + 1, len(values))
-    )
+    outranked, inverted = order_faults(known, influence)
     return {
         "precision": precision,
         "best_precision": min(CITED, len(necessary)) / CITED,
@@ -142,7 +171,11 @@ class Factors(Category):
     title = "Why? (factors)"
     label = "Why"
     name = "why (factors)"
-    teachable = False  # its Teach part (the factor panel) is built apart
+
+    def answer_words(self, right: Any, expected: dict[str, Any]) -> str:
+        if isinstance(right, dict):
+            return f"{right.get('action')}, because of {', '.join(right.get('factors') or [])}"
+        return super().answer_words(right, expected)
 
     def truth(self, oracle: OracleResult) -> FactorTruth:
         found = factor_truth(oracle)

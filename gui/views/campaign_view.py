@@ -44,6 +44,7 @@ from PySide6.QtWidgets import (
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.taxonomy.registry import Applicability
+from explaincheck.gui.factor_campaign import BEHAVIOURAL_TIP, factors_offer
 from explaincheck.gui.safe_text import plain_label
 from explaincheck.gui.tasks import Tasks, in_thread
 from explaincheck.gui.views.llm_choices import LlmChoices
@@ -53,6 +54,7 @@ DIMENSION_TITLES = (
     ("preference", "Preference (object)"),
     ("scope", "Scope"),
     ("mode", "Mode"),
+    ("explanation", "Explanation (why)"),
 )
 NOISY_PREFIX = "noisy:"
 WORDING_CHOICES = (("0", "0 (the original question)"), ("1", "1"), ("2", "2"), ("all", "all three"))
@@ -222,6 +224,9 @@ class CampaignView(QWidget):
         )
         wording_row.addWidget(self.wording, 1)
         wording_row.addWidget(self.metamorphic)
+        self.behavioural = QCheckBox("Behavioural check", self)
+        self.behavioural.setToolTip(BEHAVIOURAL_TIP)
+        wording_row.addWidget(self.behavioural)
         form.addRow("Wording:", wording_row)
         rule_row = QHBoxLayout()
         self.satisfy_rule = QComboBox(self)
@@ -543,6 +548,7 @@ class CampaignView(QWidget):
 
     async def _update_applicability(self, oracle: OracleResult, environment: Environment) -> None:
         found = await in_thread(category_applicability, oracle)
+        offer = await in_thread(factors_offer, environment, oracle)  # factors: on request
         if oracle is not self.oracle:
             return
         self.reasons = {cid: f.reason for cid, f in found.items() if f.reason}
@@ -551,6 +557,13 @@ class CampaignView(QWidget):
         for category_id, item in self.category_items.items():
             applies = found[category_id]
             base = item.text(0).split("  —")[0]
+            if category_id == "factors" and applies.reason and offer is not None:
+                item.setDisabled(False)
+                item.setText(0, f"{base}  — {offer.label}")
+                item.setToolTip(0, offer.tooltip)
+                on = wanted is not None and category_id in wanted
+                item.setCheckState(0, Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+                continue
             if applies.reason:
                 item.setText(0, f"{base}  — not applicable")
                 item.setToolTip(0, applies.reason)
@@ -630,6 +643,7 @@ class CampaignView(QWidget):
             "noisy_share": self.noisy_share.value(),
             "wording": self.wording.currentData(),
             "metamorphic": self.metamorphic.isChecked(),
+            "behavioural": self.behavioural.isChecked(),
         }
 
     def apply_choices(self, choices: dict) -> None:
@@ -674,6 +688,8 @@ class CampaignView(QWidget):
             self.wording.setCurrentIndex(index)
         if isinstance(choices.get("metamorphic"), bool):
             self.metamorphic.setChecked(choices["metamorphic"])
+        if isinstance(choices.get("behavioural"), bool):
+            self.behavioural.setChecked(choices["behavioural"])
 
     # -- campaign --------------------------------------------------------------------------
     def _choose_database(self) -> None:
@@ -743,6 +759,10 @@ class CampaignView(QWidget):
 
     def set_budget(self, budget: int) -> None:
         self.budget.setValue(budget)
+
+    def wants_behavioural(self) -> bool:
+        """Whether the behavioural check of the factors cases follows the run."""
+        return self.behavioural.isChecked()
 
     def ollama_host(self) -> str:
         """The host typed in the panel ("" when empty)."""

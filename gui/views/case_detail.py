@@ -7,7 +7,7 @@ Everything shown here that came from an LLM or a file goes into plain-text widge
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -116,9 +116,29 @@ class CaseDetail(QWidget):
         right.addWidget(self.thinking_box)
         right.addWidget(self._boxed("Parsed answer · expected", self.answers))
         right.addWidget(self._boxed("Oracle values behind the case", self.oracle))
+        self.right = right
         split.addWidget(right)
         layout.addWidget(split, 1)
         self.row: dict[str, Any] | None = None
+        self.factor_panel: Any = None  # views.factor_panel.FactorPanel, when attached
+        self.factor_context: Callable[[], tuple[Any, str | None]] | None = None
+
+    def attach_factor_panel(
+        self, panel: QWidget, context: Callable[[], tuple[Any, str | None]]
+    ) -> None:
+        """Show ``panel`` (a FactorPanel) for ``factors`` cases; ``context`` gives the open
+        environment and the results database when a row is shown."""
+        self.factor_panel, self.factor_context = panel, context
+        self.factor_box = self._boxed("Factors: cited · necessary · sufficient · behaviour", panel)
+        self.right.addWidget(self.factor_box)
+        self.factor_box.hide()
+
+    def _show_factors(self, row: dict[str, Any] | None, oracle: OracleResult | None) -> None:
+        if self.factor_panel is None or self.factor_context is None:
+            return
+        environment, db_path = self.factor_context()
+        shown = self.factor_panel.show_case(row, oracle, environment, db_path)
+        self.factor_box.setVisible(shown)
 
     @staticmethod
     def _boxed(title: str, widget: QWidget, extra: QWidget | None = None) -> QGroupBox:
@@ -153,6 +173,7 @@ class CaseDetail(QWidget):
             for edit in (self.prompt, self.reply, self.thinking, self.answers, self.oracle):
                 edit.setPlainText("")
             self.full_reply_button.hide()
+            self._show_factors(None, None)
             return
         verdict = str(row.get("verdict", "")).upper()
         delta = row.get("delta")
@@ -179,3 +200,4 @@ class CaseDetail(QWidget):
         self.answers.setPlainText(answers)
         states = [int(s) for s in (row.get("states") or [])]
         self.oracle.setPlainText(oracle_lines(oracle, states, variables))
+        self._show_factors(row, oracle)

@@ -519,6 +519,14 @@ class GraphView(QWidget):
             self.view.auto_fit = False
             self.view.centerOn(self.node_items[ids[0]])
 
+    def mark_states(self, state_ids: Iterable[int]) -> None:
+        """Highlight states where they are shown, without moving the view or showing hidden
+        ones (the factor panel's "A* changes here": possibly many states)."""
+        self.highlighted = set(state_ids)
+        for state_id, item in self.node_items.items():
+            item.highlighted = state_id in self.highlighted
+            item.update()
+
     async def _bring_into_view(self, ids: list[int], select: int | None = None) -> None:
         if self.index is None:
             return

@@ -42,6 +42,7 @@ from explaincheck.gui.results_model import (
 )
 from explaincheck.gui.tasks import Tasks, in_thread
 from explaincheck.gui.views.case_detail import CaseDetail
+from explaincheck.gui.views.factor_panel import FactorPanel
 
 FILTERS = (
     ("environment", "Environment"),
@@ -446,6 +447,11 @@ class ResultsView(QTabWidget):
         super().__init__(parent)
         self.executions = ExecutionsPanel(results, self)
         self.compare = ComparePanel(results, self, tasks)
+        # a factors case also shows its factor marks and interventions (views/factor_panel.py)
+        self.factor_panel = FactorPanel(tasks)
+        self.executions.detail.attach_factor_panel(
+            self.factor_panel, lambda: (self.executions.environment, results.db_path)
+        )
         self.addTab(self.executions, "Executions")
         self.addTab(self.compare, "Side by side")
         self.executions.case_selected.connect(self.case_selected)

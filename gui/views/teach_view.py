@@ -34,6 +34,7 @@ from explaincheck.gui.long_text import capped
 from explaincheck.gui.results_data import ResultsData, same_model
 from explaincheck.gui.safe_text import plain_label
 from explaincheck.gui.tasks import Tasks, in_thread
+from explaincheck.gui.views.factor_panel import FactorPanel
 from explaincheck.gui.views.graph_view import GraphView
 from explaincheck.gui.views.llm_choices import LlmChoices
 
@@ -151,11 +152,15 @@ class TeachView(QWidget):
         cards_layout.setContentsMargins(0, 0, 0, 0)
         for card in (self.question_card, self.oracle_card, self.flaw_card, self.reply_card):
             cards_layout.addWidget(card, 1)
+        self.factor_panel = FactorPanel(tasks, parent=self)  # factors cases only
+        self.factor_panel.hide()
+        cards_layout.addWidget(self.factor_panel, 2)
         self.graph = GraphView(tasks, self)
         self.graph.set_controls_visible(False)
         split = QSplitter(Qt.Orientation.Horizontal, self)
         split.addWidget(cards)
         split.addWidget(self.graph)
+        self.factor_panel.highlight.connect(self.graph.mark_states)
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 1)
         split.setSizes([560, 480])
@@ -201,6 +206,16 @@ class TeachView(QWidget):
 
     async def _compute_order(self, oracle: OracleResult, category_id: str) -> None:
         try:
+            if category_id == "factors":  # needs the exact interventions (isolated, cached)
+                assert self.environment is not None  # a model is open when cases are offered
+                self.question_card.set_text("Model checking the factor interventions…")
+                base, oracle = (
+                    oracle,
+                    await self.factor_panel.controller.with_truth(self.environment, oracle),
+                )
+                if base is not self.oracle:
+                    return
+                self.oracle = oracle
             order = await in_thread(stepping_order, oracle, category_id)
         except Exception as error:
             self.order = []
@@ -251,6 +266,25 @@ class TeachView(QWidget):
         self.state_changed.emit(states[0])
         self.ready = True
         self._render()
+        self._show_factors()
+
+    def _show_factors(self) -> None:
+        """The factor panel of a factors case once the oracle's answer is shown; the chosen
+        LLM's citations once its reply is revealed."""
+        lesson_ = self.lesson
+        if (
+            lesson_ is None
+            or self.oracle is None
+            or lesson_.case.category != "factors"
+            or self.step < 2
+        ):
+            self.factor_panel.show_case(None, None, None)
+            return
+        from explaincheck.core.factors.picture import lesson_row
+
+        stored = self.stored_reply(self.llm.currentData() or "") if self.step >= 3 else None
+        row = lesson_row(lesson_.case.states, self.oracle, stored)
+        self.factor_panel.show_case(row, self.oracle, self.environment, self.results.db_path)
 
     # -- steps -----------------------------------------------------------------------------
     def reveal(self) -> None:
@@ -266,6 +300,7 @@ class TeachView(QWidget):
         if self.step == 3:
             self._reveal_reply()
         self._render()
+        self._show_factors()
 
     def reveal_all(self) -> None:
         while self.lesson is not None and self.step < 3:

@@ -1,0 +1,118 @@
+"""Regenerate the factor panel screenshots in this folder (offscreen).
+
+    QT_QPA_PLATFORM=offscreen python docs/screenshots/make_factor_screenshots.py
+
+Opens frozen_lake, runs a small ``factors`` campaign with the random and oracle answerers and
+the behavioural check into a temporary database, then saves the Results tab (a random answer's
+factor marks, the slip factor selected: its Q bars), the Graph tab (where A* changes without the
+slip) and the Teach tab (a factors case with its panel) as ``frozen_lake-factors-<view>.png``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SIZE = (1600, 1000)
+FACTOR = "slippery_ice"
+
+
+async def shoot(window, out: Path, db: Path) -> list[Path]:
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
+
+    saved = []
+
+    async def save(view: str) -> None:
+        await window.wait_rendered()
+        while not window.tasks.idle:
+            await asyncio.sleep(0.1)
+        await asyncio.sleep(0.4)
+        QApplication.processEvents()
+        path = out / f"frozen_lake-factors-{view}.png"
+        window.grab().save(str(path), "PNG")
+        saved.append(path)
+
+    window.model.open_spec("frozen_lake")
+    await window.wait_rendered()
+    campaign = window.campaign_view
+    while "factors" not in campaign.reasons and not window.tasks.idle:
+        await asyncio.sleep(0.1)
+    for i in range(campaign.llms.count()):
+        spec = campaign.llms.item(i).data(Qt.ItemDataRole.UserRole)
+        campaign.set_llm_checked(spec, spec in ("random", "oracle"))
+    campaign.set_categories(["factors"])
+    campaign.budget.setValue(4)
+    campaign.behavioural.setChecked(True)
+    campaign.database.setText(str(db))
+    window.run_campaign()
+    await asyncio.sleep(0.2)
+    while window.campaigns.running or not window.tasks.idle:
+        await asyncio.sleep(0.1)
+
+    window.show_tab("results")
+    executions = window.results_view.executions
+    executions.set_filter("llm", "random")
+    executions.select_row(0)
+    panel = window.results_view.factor_panel
+    while panel.picture is None:
+        await asyncio.sleep(0.1)
+    panel.select_factor(FACTOR)
+    while panel.shown is None:
+        await asyncio.sleep(0.1)
+    executions.detail.parentWidget().setSizes([170, 0, 800])  # room for the case detail
+    executions.detail.right.setSizes([60, 0, 60, 90, 520])  # most of it for the factors
+    await save("results")
+
+    window.show_tab("graph")
+    window.graph.view.fit()
+    await save("graph")
+
+    teach = window.teach_view
+    window.show_tab("teach")
+    teach.category.setCurrentIndex(teach.category.findData("factors"))
+    while teach.lesson is None or teach.lesson.case.category != "factors" or not teach.ready:
+        await asyncio.sleep(0.1)
+    teach.llm.setCurrentIndex(max(0, teach.llm.findData("random")))
+    teach.reveal_all()
+    while teach.factor_panel.picture is None:
+        await asyncio.sleep(0.1)
+    teach.factor_panel.select_factor(FACTOR)
+    while teach.factor_panel.shown is None:
+        await asyncio.sleep(0.1)
+    await save("teach")
+    return saved
+
+
+def main() -> int:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    scratch = Path(tempfile.mkdtemp(prefix="explaincheck-shots-"))
+    os.environ["EXPLAINCHECK_SETTINGS"] = str(scratch / "settings.ini")
+    import qasync
+    from explaincheck.gui.app import create_app
+    from explaincheck.gui.main_window import MainWindow
+    from explaincheck.gui.settings import Settings
+    from explaincheck.gui.tasks import install_default_executor
+    from explaincheck.gui.theme import apply_theme
+
+    app = create_app()
+    apply_theme(app, "light")
+    loop = qasync.QEventLoop(app)
+    install_default_executor(loop)
+    asyncio.set_event_loop(loop)
+    window = MainWindow(Settings())
+    window.resize(*SIZE)
+    window.show()
+    window.start()
+    for path in loop.run_until_complete(shoot(window, HERE, scratch / "factors.sqlite")):
+        print(path.relative_to(HERE.parent.parent))
+    window.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,273 @@
+"""The factor panel of a ``factors`` case (Results and Teach): what the answer says, what the
+LLM does and what is true, per factor; and, for the selected factor, the intervened model.
+
+The table lists every factor with four marks: cited (its position in the answer), necessary and
+sufficient (the exact truth the case was graded with) and behaviour (whether the LLM's own
+decision changed when the behavioural check asked it again on the intervened model; "not asked"
+when no ``--behavioural`` run recorded it). Selecting a factor shows the Q bars of the case's
+state under the intervention next to the original ones, and emits the states where the best
+action changes (``highlight``), which the owner shows on its graph. Intervened oracles come from
+the ``FactorController`` (isolated child, cached); the GUI thread never waits for them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from explaincheck.core.environments.types import Environment
+from explaincheck.core.factors.picture import (
+    FactorMark,
+    FactorPicture,
+    Intervention,
+    case_picture,
+    intervention,
+)
+from explaincheck.core.factors.types import MODEL, Factor
+from explaincheck.core.oracle.types import OracleResult
+from explaincheck.gui.factor_controller import FactorController
+from explaincheck.gui.safe_text import plain_label
+from explaincheck.gui.tasks import Tasks
+from explaincheck.gui.views.q_bars import QBars
+
+COLUMNS = ("Factor", "Cited", "Necessary", "Sufficient", "Behaviour", "Strength")
+NOT_ASKED = "not asked"
+YES, NO = QColor("#cdebd9"), QColor("#f3f3f3")
+_ORDINAL = {1: "1st", 2: "2nd", 3: "3rd"}
+
+
+def mark_texts(mark: FactorMark, asked: bool) -> tuple[str, str, str, str, str, str]:
+    """The table row of one factor, as the user reads it."""
+    if not asked:
+        behaviour = NOT_ASKED
+    elif mark.changed is None:
+        behaviour = "no reply"
+    else:
+        behaviour = "changes" if mark.changed else "keeps"
+    return (
+        mark.id,
+        _ORDINAL.get(mark.cited or 0, "—"),
+        "yes" if mark.necessary else "no",
+        "yes" if mark.sufficient else "no",
+        behaviour,
+        f"{mark.strength:.3f}",
+    )
+
+
+def _after_title(factor: Factor) -> str:
+    return f"{factor.id} neutral" if factor.kind == MODEL else f"{factor.id} changed"
+
+
+def is_factor_case(row: Mapping[str, Any] | None) -> bool:
+    return row is not None and row.get("category") == "factors" and bool(row.get("expected"))
+
+
+class FactorPanel(QWidget):
+    """Marks per factor and the selected factor's intervention."""
+
+    highlight = Signal(object)  # list of state ids where A* changes ([]: clear)
+    intervention_shown = Signal(object)  # the Intervention (tests and the status line)
+
+    def __init__(
+        self,
+        tasks: Tasks | None = None,
+        controller: FactorController | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.tasks = tasks or Tasks(self)
+        self.controller = controller or FactorController(self)
+        self.picture: FactorPicture | None = None
+        self.oracle: OracleResult | None = None
+        self.factors: tuple[Factor, ...] = ()
+        self.shown: Intervention | None = None
+        self._generation = 0
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.title = plain_label("")
+        font = self.title.font()
+        font.setBold(True)
+        self.title.setFont(font)
+        self.title.setWordWrap(True)
+        layout.addWidget(self.title)
+        self.table = QTableWidget(0, len(COLUMNS), self)
+        self.table.setHorizontalHeaderLabels(list(COLUMNS))
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        tips = (
+            "The factor (hover for its words)",
+            "Where the answer cited it (1st = most influential)",
+            "Neutralising it changes the best actions A*(s) (exact)",
+            "Keeping it and neutralising the other model factors keeps A*(s) (exact)",
+            "Whether the LLM's own decision changed when asked again on the intervened model "
+            "(run with the behavioural check; 'not asked' otherwise)",
+            "How much the margin of the factual best actions moves under the intervention",
+        )
+        for column, tip in enumerate(tips):
+            heading = self.table.horizontalHeaderItem(column)
+            if heading is not None:
+                heading.setToolTip(tip)
+        self.table.itemSelectionChanged.connect(self._factor_selected)
+        self.table.setMinimumHeight(150)  # five factors or so without scrolling
+        layout.addWidget(self.table, 1)
+
+        bars = QHBoxLayout()
+        self.before = QBars(self)
+        self.after = QBars(self)
+        self.before_box = self._boxed("Original", self.before)
+        self.after_box = self._boxed("Select a factor", self.after)
+        for box in (self.before_box, self.after_box):  # equal halves, side by side
+            box.setMinimumWidth(180)
+            bars.addWidget(box, 1)
+        layout.addLayout(bars)
+        self.status = plain_label("")
+        self.status.setWordWrap(True)
+        layout.addWidget(self.status)
+
+    @staticmethod
+    def _boxed(title: str, widget: QWidget) -> QGroupBox:
+        box = QGroupBox(title)
+        inner = QVBoxLayout(box)
+        inner.setContentsMargins(4, 4, 4, 4)
+        inner.addWidget(widget)
+        return box
+
+    # -- the case --------------------------------------------------------------------------
+    def show_case(
+        self,
+        row: Mapping[str, Any] | None,
+        oracle: OracleResult | None,
+        environment: Environment | None,
+        db_path: str | None = None,
+    ) -> bool:
+        """Show a ``factors`` case (hidden otherwise); True when shown. ``oracle`` is the open
+        model's (None when the case belongs to another model: marks only, no Q bars)."""
+        self._generation += 1
+        self.picture, self.oracle, self.shown = None, oracle, None
+        if not is_factor_case(row):
+            self.hide()
+            return False
+        assert row is not None
+        self.show()
+        self.table.setRowCount(0)
+        self.before.set_state(None)
+        self.after.set_state(None)
+        self.after_box.setTitle("Select a factor")
+        self.status.setText("Reading the factors…")
+        self.tasks.start(
+            self._load(dict(row), oracle, environment, db_path, self._generation), "factor panel"
+        )
+        return True
+
+    async def _load(
+        self,
+        row: dict[str, Any],
+        oracle: OracleResult | None,
+        environment: Environment | None,
+        db_path: str | None,
+        generation: int,
+    ) -> None:
+        factors: tuple[Factor, ...] = ()
+        if oracle is not None and environment is not None:
+            factors = await self.controller.factors(environment, oracle)
+        actions = await self.controller.behaviour(db_path, row)
+        if generation != self._generation:
+            return
+        self.factors = factors
+        self.set_picture(case_picture(row, factors, actions))
+
+    def set_picture(self, picture: FactorPicture) -> None:
+        self.picture = picture
+        state = picture.state
+        asked = "recorded" if picture.asked else "not asked (run with the behavioural check)"
+        self.title.setText(f"Factors at state {state} · behavioural check: {asked}")
+        self.table.setRowCount(len(picture.marks))
+        for r, mark in enumerate(picture.marks):
+            for column, text in enumerate(mark_texts(mark, picture.asked)):
+                item = QTableWidgetItem(text)
+                if column in (2, 3):
+                    item.setBackground(YES if text == "yes" else NO)
+                if column == 0:
+                    kind = "model factor" if mark.kind == MODEL else "state factor"
+                    item.setToolTip(f"{mark.words} ({kind})" if mark.kind else mark.words)
+                self.table.setItem(r, column, item)
+        if self.oracle is not None and 0 <= state < len(self.oracle.states):
+            self.before.set_state(self.oracle.state(state))
+            self.before_box.setTitle(f"Original · state {state}")
+            self.status.setText("Select a factor to see the model with it neutralised.")
+        else:
+            self.status.setText("Open this case's model to see the interventions.")
+
+    # -- the selected factor ---------------------------------------------------------------
+    def select_factor(self, factor_id: str) -> None:
+        if self.picture is None:
+            return
+        for r, mark in enumerate(self.picture.marks):
+            if mark.id == factor_id:
+                self.table.selectRow(r)
+                return
+        raise KeyError(factor_id)
+
+    def _factor_selected(self) -> None:
+        rows = self.table.selectionModel().selectedRows()
+        if not rows or self.picture is None:
+            return
+        mark = self.picture.marks[rows[0].row()]
+        factor = next((f for f in self.factors if f.id == mark.id), None)
+        if factor is None or self.oracle is None:
+            self.status.setText(f"{mark.id}: open this case's model to see the intervention.")
+            return
+        self._generation += 1
+        self.after.set_state(None)
+        self.after_box.setTitle(_after_title(factor))
+        if factor.kind == MODEL:
+            self.status.setText(f"Model checking the model with {factor.id} neutral…")
+        self.tasks.start(
+            self._intervene(factor, self.oracle, self.picture.state, self._generation),
+            "factor intervention",
+        )
+
+    async def _intervene(
+        self, factor: Factor, oracle: OracleResult, state: int, generation: int
+    ) -> None:
+        try:
+            intervened = (
+                await self.controller.intervened(oracle, factor) if factor.kind == MODEL else None
+            )
+            shown = intervention(factor, oracle, state, intervened)
+        except Exception as error:  # an intervened model that does not build: say so
+            if generation == self._generation:
+                self.status.setText(f"{factor.id}: the intervened model cannot be checked: {error}")
+            return
+        if generation != self._generation:
+            return
+        self.shown = shown
+        self.after.set_state(shown.after)
+        self.after_box.setToolTip(shown.note)
+        count = len(shown.changed)
+        where = "state" if count == 1 else "states"
+        self.status.setText(
+            f"{factor.id}: {shown.note}. A* changes at {count} {where}"
+            + (" (highlighted on the graph)." if count else ".")
+        )
+        self.highlight.emit(list(shown.changed))
+        self.intervention_shown.emit(shown)

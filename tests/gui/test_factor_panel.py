@@ -1,0 +1,221 @@
+"""The factor panel on tests/models/factors.prism (hand-checked in tests/core/factors).
+
+The numbers below are those of test_truth.py, with L as a third model factor.
+
+A coin sets the wind w; then short reaches the goal with 1 - p - w*r, long with L; p = 0.3,
+r = 0.5, L = 0.6. The bare file gets automatic factors: state factors s, w and model factors p,
+r, L. At the windy state (s=1, w=1): Q = (short 0.2, long 0.6), A* = {long}.
+- r -> 0: short 0.7 > 0.6: A* flips here, and only here (calm: short 0.7 already best).
+- p -> 0: calm short 1 > 0.6, windy short 0.5 < 0.6: A* changes nowhere.
+- L -> 0: windy short 0.2 > 0: flips; calm 0.7 > 0 keeps: only the windy state.
+- w (state factor): calm and windy have different A*: both choice states change.
+Necessary at windy: w, r, L (not s, p); the oracle cites L, w, r.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from gui_helpers import wait_for
+
+from explaincheck.core.campaign.plan import Campaign, plan_campaign
+from explaincheck.core.environments.generic import generic_environment
+from explaincheck.core.factors.behaviour import BASELINE, open_table
+from explaincheck.gui.factor_controller import FactorController
+from explaincheck.gui.views.factor_panel import NOT_ASKED, FactorPanel
+from explaincheck.gui.views.graph_view import GraphView
+
+MODEL = str(Path(__file__).parents[1] / "models" / "factors.prism")
+CONSTANTS = "p=0.3,r=0.5"
+COLUMN = {"cited": 1, "necessary": 2, "sufficient": 3, "behaviour": 4}
+
+
+async def _run(plan, db):
+    from explaincheck.core.backends.registry import BackendContext, create_backend
+    from explaincheck.core.campaign.runner import CampaignRunner
+    from explaincheck.core.store import Store
+
+    context = BackendContext(oracle=plan.oracle, environment=plan.environment)
+    backend = create_backend("oracle", context)
+    store = Store.open(db)
+    try:
+        await CampaignRunner(plan, store, {"oracle": backend}).run()
+    finally:
+        await backend.close()
+        await context.close()
+        store.close()
+
+
+@pytest.fixture(scope="module")
+def planned(tmp_path_factory):
+    """The oracle answerer's factors cases, run into a real results database and read back as
+    the GUI reads them (rows without exec_key)."""
+    environment = generic_environment(MODEL, constants=CONSTANTS)
+    campaign = Campaign(
+        environment=MODEL, constants=CONSTANTS, llms=("oracle",), categories=("factors",)
+    )
+    plan = plan_campaign(campaign, environment=environment)
+    db = tmp_path_factory.mktemp("factors") / "results.sqlite"
+    with ThreadPoolExecutor(1) as pool:  # its own event loop, away from the Qt one
+        pool.submit(asyncio.run, _run(plan, db)).result()
+    from explaincheck.gui.results_data import read_rows
+
+    rows = {}
+    for row in read_rows(str(db)):
+        state = plan.oracle.state(row["states"][0])
+        rows[(state.valuation["s"], state.valuation["w"])] = row
+    keys = {e.case.states[0]: e.key for e in plan.executions}
+    return db, environment, rows, keys
+
+
+def state_of(oracle, s, w):
+    return next(x.id for x in oracle.states if x.valuation == {"s": s, "w": w})
+
+
+def marks(panel, factor_id):
+    for r in range(panel.table.rowCount()):
+        if panel.table.item(r, 0).text() == factor_id:
+            return {k: panel.table.item(r, c).text() for k, c in COLUMN.items()}
+    raise KeyError(factor_id)
+
+
+@pytest.fixture
+def shown(qtbot, qloop, planned):
+    _db, environment, rows, _keys = planned
+    # the panel's oracle is the GUI's: the plain model oracle, without the factor truth
+    from explaincheck.core.oracle import compute_oracle
+
+    oracle = compute_oracle(environment.request(constants=CONSTANTS))
+    graph = GraphView()
+    panel = FactorPanel(controller=FactorController())
+    panel.highlight.connect(graph.mark_states)
+    qtbot.addWidget(graph)
+    qtbot.addWidget(panel)
+    graph.set_oracle(oracle)
+    wait_for(qtbot, lambda: graph.ready and len(graph.node_items) == len(oracle.states))
+    return panel, graph, oracle, environment, rows[(1, 1)]
+
+
+def test_the_marks_of_the_windy_case(qtbot, shown):
+    panel, _graph, oracle, environment, row = shown
+    assert panel.show_case(row, oracle, environment, None)
+    wait_for(qtbot, lambda: panel.picture is not None)
+    assert panel.isVisibleTo(panel.parentWidget() or panel)
+    assert [marks(panel, f)["cited"] for f in ("L", "w", "r", "s", "p")] == [
+        "1st",
+        "2nd",
+        "3rd",
+        "—",
+        "—",
+    ]
+    assert {f for f in "swprL" if marks(panel, f)["necessary"] == "yes"} == {"w", "r", "L"}
+    assert {f for f in "swprL" if marks(panel, f)["sufficient"] == "yes"} == set()
+    assert {marks(panel, f)["behaviour"] for f in "swprL"} == {NOT_ASKED}
+    assert "not asked" in panel.title.text()
+    windy = state_of(oracle, 1, 1)
+    assert panel.before.facts.id == windy
+
+
+def test_selecting_a_factor_shows_its_q_bars_and_highlights_where_a_star_changes(qtbot, shown):
+    panel, graph, oracle, environment, row = shown
+    panel.show_case(row, oracle, environment, None)
+    wait_for(qtbot, lambda: panel.picture is not None)
+    windy, calm = state_of(oracle, 1, 1), state_of(oracle, 1, 0)
+    expected = {"r": {windy}, "p": set(), "L": {windy}, "w": {windy, calm}}
+    for factor_id, states in expected.items():
+        panel.select_factor(factor_id)
+        wait_for(qtbot, lambda f=factor_id: panel.shown is not None and panel.shown.factor == f)
+        assert set(panel.shown.changed) == states, factor_id
+        lit = {s for s, item in graph.node_items.items() if item.highlighted}
+        assert lit == states, factor_id
+    panel.select_factor("r")
+    wait_for(qtbot, lambda: panel.shown is not None and panel.shown.factor == "r")
+    after = dict(panel.after.facts.q)
+    assert after["short"] == pytest.approx(0.7) and after["long"] == pytest.approx(0.6)
+    assert panel.after.facts.best == ("short",)
+    assert dict(panel.before.facts.q)["short"] == pytest.approx(0.2)
+    panel.select_factor("w")  # a state factor: shown at the calm state, where A* differs
+    wait_for(qtbot, lambda: panel.shown is not None and panel.shown.factor == "w")
+    assert panel.after.facts.id == calm
+    assert "w = 0" in panel.status.text()
+
+
+def test_intervened_oracles_are_computed_once(qtbot, shown):
+    panel, _graph, oracle, environment, row = shown
+    panel.show_case(row, oracle, environment, None)
+    wait_for(qtbot, lambda: panel.picture is not None)
+    panel.select_factor("r")
+    wait_for(qtbot, lambda: panel.shown is not None and panel.shown.factor == "r")
+    computed = panel.controller.computed
+    panel.select_factor("p")
+    wait_for(qtbot, lambda: panel.shown is not None and panel.shown.factor == "p")
+    panel.select_factor("r")
+    wait_for(qtbot, lambda: panel.shown is not None and panel.shown.factor == "r")
+    assert panel.controller.computed == computed + 1  # p once; r from the session cache
+
+
+def test_behaviour_marks_come_from_the_behavioural_table(qtbot, shown, planned):
+    panel, _graph, oracle, environment, row = shown
+    db, _environment, _rows, keys = planned
+    assert "exec_key" not in row  # found through the executions table
+    panel.show_case(row, oracle, environment, str(db))
+    wait_for(qtbot, lambda: panel.picture is not None)
+    assert not panel.picture.asked  # the database has no behavioural probes yet
+    connection = open_table(str(db))
+    for probe, action in ((BASELINE, "long"), ("r", "short"), ("w", "long"), ("p", None)):
+        connection.execute(
+            "INSERT INTO factor_behaviour VALUES (?, ?, ?, ?, ?, ?, ?)",
+            ("oracle", keys[row["states"][0]], probe, row["states"][0], "prompt", "reply", action),
+        )
+    connection.commit()
+    connection.close()
+    panel.show_case(row, oracle, environment, str(db))
+    wait_for(qtbot, lambda: panel.picture is not None)
+    assert marks(panel, "r")["behaviour"] == "changes"
+    assert marks(panel, "w")["behaviour"] == "keeps"
+    assert marks(panel, "p")["behaviour"] == "no reply"
+    assert "recorded" in panel.title.text()
+
+
+def test_a_case_of_another_category_hides_the_panel(qtbot, shown):
+    panel, _graph, oracle, environment, row = shown
+    panel.show()
+    assert not panel.show_case({**row, "category": "best_action"}, oracle, environment)
+    assert panel.isHidden()
+
+
+def test_teach_shows_the_factor_panel_of_a_factors_case(qtbot, window):
+    """frozen_lake in the Teach tab: the factor truth is computed off the GUI thread, the panel
+    appears with the oracle's answer, and its necessary marks are the truth's."""
+    from gui_helpers import open_env
+
+    open_env(qtbot, window, "frozen_lake")
+    teach = window.teach_view
+    window.show_tab("teach")
+    teach.category.setCurrentIndex(teach.category.findData("factors"))
+    wait_for(
+        qtbot,
+        lambda: (
+            teach.ready and teach.lesson is not None and teach.lesson.case.category == "factors"
+        ),
+        300,
+    )
+    assert teach.factor_panel.isHidden()  # not before the oracle's answer
+    teach.reveal()
+    panel = teach.factor_panel
+    wait_for(qtbot, lambda: panel.picture is not None, 60)
+    assert not panel.isHidden()
+    truth = teach.oracle.factors.states[teach.lesson.case.states[0]]
+    necessary = {e.factor for e in truth.effects if e.necessary}
+    assert {e.factor for e in truth.effects} == {m.id for m in panel.picture.marks}
+    assert {
+        e.factor for e in truth.effects if marks(panel, e.factor)["necessary"] == "yes"
+    } == necessary
+    assert {marks(panel, e.factor)["cited"] for e in truth.effects} == {"—"}  # no reply yet
+    panel.select_factor("slippery_ice")
+    wait_for(qtbot, lambda: panel.shown is not None, 120)
+    lit = {s for s, node in teach.graph.node_items.items() if node.highlighted}
+    assert lit == set(panel.shown.changed) & set(teach.graph.node_items)
