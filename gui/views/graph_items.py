@@ -2,7 +2,8 @@
 
 Items read the shared ``GraphStyle`` at paint time, so toggling an overlay is one
 ``scene.update()`` instead of rebuilding thousands of items. Painting uses the level of detail
-of the view transform: zoomed out, nodes are plain discs and edges plain lines.
+of the view transform: zoomed out, nodes are plain discs without text. Edges are painted by Qt
+itself (no Python per frame) and restyled when an overlay, the hover or the zoom changes.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsPathItem,
+    QGraphicsPolygonItem,
     QStyleOptionGraphicsItem,
     QWidget,
 )
@@ -57,6 +59,7 @@ class GraphStyle:
     labels: str = "id"  # "id" | "valuation"
     # the environment's variable order and names ("r" -> "row"), as the words use them
     variables: dict[str, str] = field(default_factory=dict)
+    thin: bool = False  # zoomed far out: edges one pixel wide, without arrow heads
 
 
 def compact_valuation(valuation: dict, variables: dict[str, str] | None = None) -> str:
@@ -92,6 +95,8 @@ class NodeItem(QGraphicsItem):
         self.setZValue(2)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setToolTip(self._tooltip())
+        r = radius * 1.75  # fixed: Qt asks for it on every frame
+        self._bounds = QRectF(-r - 16, -r, 2 * r + 32, 2 * r + radius * 1.6)
 
     @staticmethod
     def _marks_of(facts: StateFacts) -> set[str]:
@@ -127,8 +132,7 @@ class NodeItem(QGraphicsItem):
         return tooltip("\n".join(lines))
 
     def boundingRect(self) -> QRectF:
-        r = self.radius * 1.75
-        return QRectF(-r - 16, -r, 2 * r + 32, 2 * r + self.radius * 1.6)
+        return self._bounds
 
     def shape(self) -> QPainterPath:
         path = QPainterPath()
@@ -242,7 +246,12 @@ class NodeItem(QGraphicsItem):
 
 
 class EdgeItem(QGraphicsPathItem):
-    """Transitions from one state to another (all actions together); hover shows them."""
+    """Transitions from one state to another (all actions together); hover shows them.
+
+    Painted by Qt in C++ (the path with its pen, the arrow head a child polygon with its brush):
+    a Python ``paint`` per edge per frame cost half a second when panning a 1,000-state graph.
+    ``restyle`` sets the pen from the overlays, the hover and the zoom (``GraphStyle.thin``).
+    """
 
     def __init__(
         self,
@@ -261,8 +270,11 @@ class EdgeItem(QGraphicsPathItem):
         self.on_path = False
         self.setAcceptHoverEvents(True)
         self.setZValue(1)
-        self._arrow = QPolygonF()
+        self.arrow = QGraphicsPolygonItem(self)
+        self.arrow.setPen(QPen(Qt.PenStyle.NoPen))
+        self.arrow.setAcceptHoverEvents(False)
         self._build(bend)
+        self.restyle()
         lines = [f"{source.state_id} → {target.state_id}"]
         for action, probability in sorted(actions.items(), key=lambda kv: -kv[1]):
             star = " (optimal)" if action == source.facts.optimal_action else ""
@@ -294,12 +306,14 @@ class EdgeItem(QGraphicsPathItem):
         size = max(5.0, min(r_t * 0.45, 10.0))
         back_x, back_y = end.x() - tx * size, end.y() - ty * size
         side_x, side_y = -ty * size * 0.5, tx * size * 0.5
-        self._arrow = QPolygonF(
-            [
-                end,
-                QPointF(back_x + side_x, back_y + side_y),
-                QPointF(back_x - side_x, back_y - side_y),
-            ]
+        self.arrow.setPolygon(
+            QPolygonF(
+                [
+                    end,
+                    QPointF(back_x + side_x, back_y + side_y),
+                    QPointF(back_x - side_x, back_y - side_y),
+                ]
+            )
         )
         self.setPath(path)
 
@@ -308,44 +322,31 @@ class EdgeItem(QGraphicsPathItem):
         stroker.setWidth(8)
         return stroker.createStroke(self.path())
 
-    def boundingRect(self) -> QRectF:
-        return super().boundingRect().united(self._arrow.boundingRect()).adjusted(-4, -4, 4, 4)
-
     def emphasised(self) -> bool:
         return self.on_path or (self.optimal and self.style.show.get("optimal", False))
 
-    def paint(
-        self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
-    ) -> None:
-        lod = option.levelOfDetailFromTransform(painter.worldTransform())
+    def restyle(self) -> None:
+        """Pen and arrow from the overlays, the hover and the zoom level."""
         strong = self.emphasised()
         colour = colours.PATH if self.on_path else colours.OPTIMAL if strong else colours.EDGE
         if self.hovered:
             colour = colours.HIGHLIGHT
-        width = 3.2 if strong else 1.2
-        if self.hovered:
-            width = 3.0
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing, lod > 0.25)
+        width = 3.0 if self.hovered else 3.2 if strong else 1.2
         pen = QPen(colour, width)
-        pen.setCosmetic(lod < 0.5)
-        painter.setPen(pen)
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-        if lod < 0.3:
-            painter.drawLine(self.path().pointAtPercent(0), self.path().pointAtPercent(1))
-            return
-        painter.drawPath(self.path())
-        painter.setBrush(colour)
-        painter.setPen(Qt.PenStyle.NoPen)
-        painter.drawPolygon(self._arrow)
+        # zoomed out, a scene-unit pen would vanish: one device pixel instead, no arrow heads
+        pen.setCosmetic(self.style.thin)
+        self.setPen(pen)
+        self.arrow.setBrush(colour)
+        self.arrow.setVisible(not self.style.thin or strong or self.hovered)
 
     def hoverEnterEvent(self, event) -> None:
         self.hovered = True
         self.setZValue(1.5)
-        self.update()
+        self.restyle()
         super().hoverEnterEvent(event)
 
     def hoverLeaveEvent(self, event) -> None:
         self.hovered = False
         self.setZValue(1)
-        self.update()
+        self.restyle()
         super().hoverLeaveEvent(event)
