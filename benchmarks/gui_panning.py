@@ -28,7 +28,7 @@ from gui_large_model import Stalls, synthetic_oracle, wait_until
 def pan(app, graph, steps: int) -> float:
     """Pan diagonally across the scene; the longest event-loop stall in seconds."""
     view = graph.view
-    rect = graph.scene.itemsBoundingRect()
+    rect = graph.view.content_rect
     view.auto_fit = False
     stalls = Stalls()
     stalls.start()
@@ -77,7 +77,7 @@ def main() -> None:
             graph.view.fit()
         else:
             graph.view.resetTransform()
-            graph.view.scale(scale, scale)
+            graph.view.zoom(scale)
         app.processEvents()
         started = time.perf_counter()
         stall = pan(app, graph, args.steps)

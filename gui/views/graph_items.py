@@ -9,7 +9,7 @@ itself (no Python per frame) and restyled when an overlay, the hover or the zoom
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from explaincheck.core.oracle.types import StateFacts
@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsPathItem,
     QGraphicsPolygonItem,
+    QGraphicsRectItem,
     QStyleOptionGraphicsItem,
     QWidget,
 )
@@ -75,8 +76,11 @@ def _short(value) -> str:
     return str(value)
 
 
-class NodeItem(QGraphicsItem):
-    """One state: a disc coloured by V or D, with rings for its marks."""
+class NodeItem(QGraphicsRectItem):
+    """One state: a disc coloured by V or D, with rings for its marks.
+
+    A rect item only so that Qt answers ``boundingRect`` in C++ (asked for every node on every
+    frame); the picture is painted here and cached as a pixmap (DeviceCoordinateCache)."""
 
     def __init__(self, facts: StateFacts, radius: float, style: GraphStyle) -> None:
         super().__init__()
@@ -95,8 +99,9 @@ class NodeItem(QGraphicsItem):
         self.setZValue(2)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setToolTip(self._tooltip())
-        r = radius * 1.75  # fixed: Qt asks for it on every frame
-        self._bounds = QRectF(-r - 16, -r, 2 * r + 32, 2 * r + radius * 1.6)
+        r = radius * 1.75
+        self.setRect(QRectF(-r - 16, -r, 2 * r + 32, 2 * r + radius * 1.6))
+        self.setPen(QPen(Qt.PenStyle.NoPen))
 
     @staticmethod
     def _marks_of(facts: StateFacts) -> set[str]:
@@ -130,9 +135,6 @@ class NodeItem(QGraphicsItem):
         if marks:
             lines.append(", ".join(m.replace("_", " ") for m in marks))
         return tooltip("\n".join(lines))
-
-    def boundingRect(self) -> QRectF:
-        return self._bounds
 
     def shape(self) -> QPainterPath:
         path = QPainterPath()
@@ -350,3 +352,23 @@ class EdgeItem(QGraphicsPathItem):
         self.setZValue(1)
         self.restyle()
         super().hoverLeaveEvent(event)
+
+
+class EdgeOverview(QGraphicsPathItem):
+    """All edges as one path of straight hairlines, shown instead of the edge items when zoomed
+    far out: Qt pays a fixed cost per item per frame (tens of microseconds through the Python
+    binding), so 3,500 edge items cost most of a panning frame while one path costs little."""
+
+    def __init__(self, edges: Iterable[EdgeItem]) -> None:
+        super().__init__()
+        path = QPainterPath()
+        for edge in edges:
+            path.moveTo(edge.source.pos())
+            path.lineTo(edge.target.pos())
+        self.setPath(path)
+        pen = QPen(colours.EDGE, 1.0)
+        pen.setCosmetic(True)
+        self.setPen(pen)
+        self.setZValue(1)
+        self.setAcceptHoverEvents(False)
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)

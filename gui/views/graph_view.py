@@ -23,10 +23,10 @@ from explaincheck.core.oracle.valuation_search import (
 from explaincheck.gui.tasks import Tasks, in_thread
 from explaincheck.gui.valuation import valuation_text
 from explaincheck.gui.views.flaw_colouring import FlawColouring, colour_choices
-from explaincheck.gui.views.graph_items import EdgeItem, GraphStyle, NodeItem
+from explaincheck.gui.views.graph_items import EdgeItem, EdgeOverview, GraphStyle, NodeItem
 from explaincheck.gui.views.graph_layout import GraphIndex, layout, neighbourhood
 from explaincheck.gui.views.graph_legend import GraphLegend
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence, QPainter, QWheelEvent
 from PySide6.QtWidgets import (
     QComboBox,
@@ -97,6 +97,8 @@ class ZoomableView(QGraphicsView):
         self.auto_fit = True
         # called with the new scale after every zoom or fit (the edges' pens depend on it)
         self.on_scale: Callable[[float], None] | None = None
+        # the drawn items' bounds, kept by the owner (itemsBoundingRect asks every item: slow)
+        self.content_rect: QRectF | None = None
         # drag to pan, wheel to zoom: scroll bars would only take room
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -124,7 +126,7 @@ class ZoomableView(QGraphicsView):
         """Show the whole graph, leaving the legend's corner free; keep doing so on resize
         until the user zooms or pans."""
         self.auto_fit = True
-        rect = self.scene().itemsBoundingRect()
+        rect = self.content_rect or self.scene().itemsBoundingRect()
         if rect.isEmpty() or self.viewport().width() < 50:
             return
         rect = rect.adjusted(-30, -30, 30, 30)
@@ -190,6 +192,7 @@ class GraphView(QWidget):
         self.index: GraphIndex | None = None
         self.node_items: dict[int, NodeItem] = {}
         self.edge_items: dict[tuple[int, int], EdgeItem] = {}
+        self.edge_overview: EdgeOverview | None = None
         self.shown: set[int] = set()
         self.centres: list[int] = []
         self.highlighted: set[int] = set()
@@ -360,8 +363,10 @@ class GraphView(QWidget):
     def clear(self) -> None:
         self._generation += 1
         self.scene.clear()
+        self.view.content_rect = None
         self.node_items.clear()
         self.edge_items.clear()
+        self.edge_overview = None
         self.shown = set()
         self.oracle = None
         self.index = None
@@ -495,8 +500,10 @@ class GraphView(QWidget):
         self.scene.blockSignals(True)
         self.scene.clear()
         self.scene.blockSignals(False)
+        self.view.content_rect = None
         self.node_items = {}
         self.edge_items = {}
+        self.edge_overview = None
         self.shown = set(positions)
         for count, (state_id, (x, y)) in enumerate(positions.items(), start=1):
             item = NodeItem(oracle.states[state_id], radius, self.style_)
@@ -519,7 +526,11 @@ class GraphView(QWidget):
                 await asyncio.sleep(0)
                 if generation != self._generation:
                     return False
+        self.edge_overview = EdgeOverview(self.edge_items.values())
+        self.scene.addItem(self.edge_overview)
+        self._restyle_edges()
         rect = self.scene.itemsBoundingRect()
+        self.view.content_rect = rect
         self.scene.setSceneRect(rect.adjusted(-400, -400, 400, 400))
         if selected is not None and selected in self.node_items:
             self.node_items[selected].setSelected(True)
@@ -557,10 +568,17 @@ class GraphView(QWidget):
             item.update()
 
     def _restyle_edges(self) -> None:
+        """Pens from the overlays and the zoom; zoomed far out, one overview path stands in for
+        the ordinary edges (the emphasised ones stay drawn on top of it)."""
+        thin = self.style_.thin and self.edge_overview is not None
         for edge in self.edge_items.values():
             edge.restyle()
+            edge.setVisible(not thin or edge.emphasised())
+        if self.edge_overview is not None:
+            self.edge_overview.setVisible(thin)
 
     def _scale_changed(self, scale: float) -> None:
+        """Zoomed far out, edges become one path of hairlines (see ``EdgeOverview``)."""
         thin = scale < THIN_BELOW
         if thin != self.style_.thin:
             self.style_.thin = thin
@@ -655,9 +673,8 @@ class GraphView(QWidget):
             item.on_path = state_id in on_path
             item.update()
         for key, edge in self.edge_items.items():
-            if edge.on_path != (key in steps):
-                edge.on_path = key in steps
-                edge.restyle()
+            edge.on_path = key in steps
+        self._restyle_edges()
 
     # -- search ----------------------------------------------------------------------------
     def find_state(self, query: str) -> int | None:
