@@ -30,7 +30,6 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsPathItem,
-    QGraphicsPolygonItem,
     QGraphicsRectItem,
     QStyleOptionGraphicsItem,
     QWidget,
@@ -60,7 +59,7 @@ class GraphStyle:
     labels: str = "id"  # "id" | "valuation"
     # the environment's variable order and names ("r" -> "row"), as the words use them
     variables: dict[str, str] = field(default_factory=dict)
-    thin: bool = False  # zoomed far out: edges one pixel wide, without arrow heads
+    thin: bool = False  # zoomed far out: edges one pixel wide (see EdgeOverview)
 
 
 def compact_valuation(valuation: dict, variables: dict[str, str] | None = None) -> str:
@@ -250,8 +249,8 @@ class NodeItem(QGraphicsRectItem):
 class EdgeItem(QGraphicsPathItem):
     """Transitions from one state to another (all actions together); hover shows them.
 
-    Painted by Qt in C++ (the path with its pen, the arrow head a child polygon with its brush):
-    a Python ``paint`` per edge per frame cost half a second when panning a 1,000-state graph.
+    Painted by Qt in C++ (one path: the curve and a chevron head, stroked with its pen): a
+    Python ``paint`` per edge per frame cost half a second when panning a 1,000-state graph.
     ``restyle`` sets the pen from the overlays, the hover and the zoom (``GraphStyle.thin``).
     """
 
@@ -272,9 +271,6 @@ class EdgeItem(QGraphicsPathItem):
         self.on_path = False
         self.setAcceptHoverEvents(True)
         self.setZValue(1)
-        self.arrow = QGraphicsPolygonItem(self)
-        self.arrow.setPen(QPen(Qt.PenStyle.NoPen))
-        self.arrow.setAcceptHoverEvents(False)
         self._build(bend)
         self.restyle()
         lines = [f"{source.state_id} → {target.state_id}"]
@@ -308,15 +304,10 @@ class EdgeItem(QGraphicsPathItem):
         size = max(5.0, min(r_t * 0.45, 10.0))
         back_x, back_y = end.x() - tx * size, end.y() - ty * size
         side_x, side_y = -ty * size * 0.5, tx * size * 0.5
-        self.arrow.setPolygon(
-            QPolygonF(
-                [
-                    end,
-                    QPointF(back_x + side_x, back_y + side_y),
-                    QPointF(back_x - side_x, back_y - side_y),
-                ]
-            )
-        )
+        # the head is an open chevron in the same path: one item per edge, stroked, no fill
+        path.moveTo(back_x + side_x, back_y + side_y)
+        path.lineTo(end)
+        path.lineTo(back_x - side_x, back_y - side_y)
         self.setPath(path)
 
     def shape(self) -> QPainterPath:
@@ -335,11 +326,10 @@ class EdgeItem(QGraphicsPathItem):
             colour = colours.HIGHLIGHT
         width = 3.0 if self.hovered else 3.2 if strong else 1.2
         pen = QPen(colour, width)
-        # zoomed out, a scene-unit pen would vanish: one device pixel instead, no arrow heads
+        pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
+        # zoomed out, a scene-unit pen would vanish: one device pixel wide instead
         pen.setCosmetic(self.style.thin)
         self.setPen(pen)
-        self.arrow.setBrush(colour)
-        self.arrow.setVisible(not self.style.thin or strong or self.hovered)
 
     def hoverEnterEvent(self, event) -> None:
         self.hovered = True

@@ -626,7 +626,7 @@ class GraphView(QWidget):
         self.node_items[state_id].setSelected(True)
         if centre:
             self.view.auto_fit = False
-            self.view.centerOn(self.node_items[state_id])
+            self.view.centerOn(self.node_items[state_id].pos())
 
     def highlight_states(
         self, state_ids: Iterable[int], centre: bool = True, select: int | None = None
@@ -646,7 +646,7 @@ class GraphView(QWidget):
             self.tasks.start(self._bring_into_view(ids, select=select), "graph layout")
         elif ids and centre:
             self.view.auto_fit = False
-            self.view.centerOn(self.node_items[ids[0]])
+            self.view.centerOn(self.node_items[ids[0]].pos())
 
     async def _bring_into_view(
         self, ids: list[int], select: int | None = None, centre: bool = False
@@ -663,7 +663,7 @@ class GraphView(QWidget):
             self.node_items[select].setSelected(True)
             if centre:
                 self.view.auto_fit = False
-                self.view.centerOn(self.node_items[select])
+                self.view.centerOn(self.node_items[select].pos())
 
     def show_path(self, path: list[int]) -> None:
         """Emphasise a path of states (the teaching view's bottleneck path); [] clears it."""
