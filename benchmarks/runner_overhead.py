@@ -2,9 +2,11 @@
 
 Why: with slow LLMs the runner must add next to nothing: the ideal wall time of N executions at a
 fixed 50 ms per reply and 8 in flight is N x 50 ms / 8. The whole real pipeline runs (planned
-frozen_lake cases, real prompts, the official ``ollama`` client over HTTP, grading, a SQLite
-commit per execution); only the LLM is the stand-in, in its own process so it does not share the
-runner's interpreter. Passes when wall time <= 1.25 x ideal.
+frozen_lake cases, real prompts, the official ``ollama`` client over HTTP, grading, SQLite
+writes committed every 0.2 s); only the LLM is the stand-in, in its own process so it does not
+share the runner's interpreter. Issue 17 asks wall time <= 1.05 x ideal. The same requests from
+the bare client (no runner) give the floor on this machine; the difference is the runner's own
+cost, printed per execution, with the load average (2 shared cores make every figure move).
 
     python benchmarks/runner_overhead.py [--executions 2000] [--delay 0.05] [--concurrency 8]
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import math
+import os
 import subprocess
 import sys
 import tempfile
@@ -30,7 +33,7 @@ from explaincheck.core.taxonomy.base import ERROR
 ROOT = Path(__file__).resolve().parent.parent
 STANDIN = ROOT / "tests" / "support" / "ollama_standin.py"
 MODEL = "bench:latest"
-LIMIT = 1.25
+LIMIT = 1.05
 
 
 def start_standin(delay: float) -> tuple[subprocess.Popen, str]:
@@ -55,7 +58,9 @@ def plan_for(executions: int) -> Plan:
     return plan_campaign(Campaign("frozen_lake", base.llms, budget=20, repeat=repeat))
 
 
-async def run(plan: Plan, db: Path, url: str, concurrency: int) -> tuple[float, int, int, int]:
+async def run(
+    plan: Plan, db: Path, url: str, concurrency: int
+) -> tuple[float, float, int, int, int]:
     campaign = plan.campaign
     context = BackendContext(
         oracle=plan.oracle,
@@ -70,18 +75,18 @@ async def run(plan: Plan, db: Path, url: str, concurrency: int) -> tuple[float, 
         runner = CampaignRunner(plan, store, backends)
         for backend in backends.values():
             await backend.prepare()  # listing and /api/show are not part of the measurement
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         outcome = await runner.run()
-        wall = time.perf_counter() - started
+        wall, cpu = time.perf_counter() - started, time.process_time() - cpu
         errors = store.count(ERROR)
         stored = store.count()
         sent = sum(not row["cached"] for row in store.iter_executions())
     await context.close()
     assert outcome.complete, outcome
-    return wall, stored, errors, sent
+    return wall, cpu, stored, errors, sent
 
 
-async def bare_client(plan: Plan, url: str, concurrency: int) -> float:
+async def bare_client(plan: Plan, url: str, concurrency: int) -> tuple[float, float]:
     """The same requests straight from the official client (no runner): the floor on this
     machine, to tell the runner's own overhead from the client's and the machine's."""
     import ollama
@@ -100,11 +105,11 @@ async def bare_client(plan: Plan, url: str, concurrency: int) -> float:
                 stream=False,
             )
 
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     await asyncio.gather(*(worker() for _ in range(concurrency)))
-    wall = time.perf_counter() - started
+    wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     await client.close()
-    return wall
+    return wall, cpu
 
 
 def main() -> int:
@@ -118,10 +123,10 @@ def main() -> int:
     server, url = start_standin(args.delay)
     try:
         with tempfile.TemporaryDirectory() as folder:
-            wall, stored, errors, sent = asyncio.run(
+            wall, cpu, stored, errors, sent = asyncio.run(
                 run(plan, Path(folder) / "bench.sqlite", url, args.concurrency)
             )
-        floor = asyncio.run(bare_client(plan, url, args.concurrency))
+        floor, floor_cpu = asyncio.run(bare_client(plan, url, args.concurrency))
     finally:
         server.kill()
     ideal = plan.total * args.delay / args.concurrency
@@ -133,7 +138,11 @@ def main() -> int:
         f"wall {wall:.2f} s, ideal {ideal:.2f} s, ratio {ratio:.3f}"
         f" ({'within' if ratio <= LIMIT else 'OVER'} {LIMIT}x)\n"
         f"the same requests from the bare client, no runner: {floor:.2f} s,"
-        f" ratio {floor / ideal:.3f}"
+        f" ratio {floor / ideal:.3f}\n"
+        f"the runner's own cost over the bare client: {(wall - floor) / plan.total * 1000:.2f} ms"
+        f" wall per execution; CPU {cpu / plan.total * 1000:.2f} ms per execution"
+        f" (bare client {floor_cpu / plan.total * 1000:.2f} ms);"
+        f" load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
     )
     ok = stored == sent == plan.total and errors == 0
     return 0 if ratio <= LIMIT and ok else 1

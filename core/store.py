@@ -601,6 +601,12 @@ class Store:
             return None
         return CachedReply(row[0], row[1], row[2], row[3], json.loads(row[4]), *row[5:])
 
+    def reply_hashes(self) -> set[str]:
+        """The request hashes of every stored reply (one query, so that a run asks the
+        database only about requests that may be there)."""
+        with self._reading():
+            return {row[0] for row in self._db.execute("SELECT DISTINCT request_hash FROM replies")}
+
     def _put_reply(self, reply: CachedReply) -> None:
         self._db.execute(
             "INSERT OR IGNORE INTO replies (backend, host, model, request_hash, options, text,"
@@ -642,7 +648,10 @@ class Store:
 
 
 class _Transaction:
-    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (nested uses join the outer transaction)."""
+    """``BEGIN IMMEDIATE`` ... ``COMMIT``; a nested use is a savepoint inside the outer
+    transaction, so a write that fails there (a reply the database refuses) takes back only its
+    own statements while the outer batch goes on (the runner commits several executions at once).
+    """
 
     def __init__(self, db: sqlite3.Connection):
         self._db = db
@@ -650,14 +659,17 @@ class _Transaction:
 
     def __enter__(self) -> sqlite3.Connection:
         self._outer = not self._db.in_transaction
-        if self._outer:
-            self._db.execute("BEGIN IMMEDIATE")
+        self._db.execute("BEGIN IMMEDIATE" if self._outer else "SAVEPOINT nested")
         return self._db
 
     def __exit__(self, exc_type: object, *exc: object) -> None:
-        if not self._outer:
-            return
-        self._db.execute("ROLLBACK" if exc_type else "COMMIT")
+        if self._outer:
+            self._db.execute("ROLLBACK" if exc_type else "COMMIT")
+        elif exc_type:
+            self._db.execute("ROLLBACK TO nested")
+            self._db.execute("RELEASE nested")
+        else:
+            self._db.execute("RELEASE nested")
 
 
 def _open_readonly(path: Path) -> sqlite3.Connection:

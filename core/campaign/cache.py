@@ -25,11 +25,20 @@ class ReplyCache:
     def __init__(self, store: Store):
         self.store = store
         self._in_flight: dict[tuple[str, tuple[str, ...], str], asyncio.Future[Reply]] = {}
+        # request hashes that may have a stored reply: read once, then kept up to date with the
+        # replies this run fetches, so a new request costs no database query (a reply stored by
+        # another process meanwhile is merely asked for again)
+        self._known: set[str] | None = None
 
-    def lookup(self, identity: RequestIdentity, prompt: Prompt) -> Reply | None:
-        hit = self.store.cached_reply(
-            identity.backend, identity.hosts, identity.model, identity.request_hash(prompt)
-        )
+    def lookup(
+        self, identity: RequestIdentity, prompt: Prompt, key: str | None = None
+    ) -> Reply | None:
+        key = key or identity.request_hash(prompt)
+        if self._known is None:
+            self._known = self.store.reply_hashes()
+        if key not in self._known:
+            return None
+        hit = self.store.cached_reply(identity.backend, identity.hosts, identity.model, key)
         if hit is None:
             return None
         return copy_reply(hit, Reply, latency=hit.latency or 0.0, cached=True)
@@ -42,11 +51,11 @@ class ReplyCache:
     ) -> tuple[Reply, CachedReply | None]:
         """The reply (cached, shared or fresh) and, for a fresh one, the cache entry to store
         with the execution (one commit for both)."""
-        hit = self.lookup(identity, prompt)
+        key = identity.request_hash(prompt)
+        hit = self.lookup(identity, prompt, key)
         if hit is not None:
             return hit, None
-        key = identity.request_hash(prompt)
-        flight = identity.flight_key(prompt)
+        flight = (identity.backend, tuple(sorted(identity.hosts)), key)  # identity.flight_key
         shared = self._in_flight.get(flight)
         if shared is not None:
             reply = await asyncio.shield(shared)
@@ -75,6 +84,8 @@ class ReplyCache:
             request_hash=key,
             options=identity.options,
         )
+        if self._known is not None:
+            self._known.add(key)  # stored with its execution next
         return reply, entry
 
 

@@ -2,13 +2,14 @@
 
 Items read the shared ``GraphStyle`` at paint time, so toggling an overlay is one
 ``scene.update()`` instead of rebuilding thousands of items. Painting uses the level of detail
-of the view transform: zoomed out, nodes are plain discs and edges plain lines.
+of the view transform: zoomed out, nodes are plain discs without text. Edges are painted by Qt
+itself (no Python per frame) and restyled when an overlay, the hover or the zoom changes.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QPointF, QRectF, Qt
@@ -25,6 +26,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsPathItem,
+    QGraphicsRectItem,
     QStyleOptionGraphicsItem,
     QWidget,
 )
@@ -56,6 +58,7 @@ class GraphStyle:
     labels: str = "id"  # "id" | "valuation"
     # the environment's variable order and names ("r" -> "row"), as the words use them
     variables: dict[str, str] = field(default_factory=dict)
+    thin: bool = False  # zoomed far out: edges one pixel wide (see EdgeOverview)
 
 
 def compact_valuation(valuation: dict, variables: dict[str, str] | None = None) -> str:
@@ -71,8 +74,11 @@ def _short(value) -> str:
     return str(value)
 
 
-class NodeItem(QGraphicsItem):
-    """One state: a disc coloured by V or D, with rings for its marks."""
+class NodeItem(QGraphicsRectItem):
+    """One state: a disc coloured by V or D, with rings for its marks.
+
+    A rect item only so that Qt answers ``boundingRect`` in C++ (asked for every node on every
+    frame); the picture is painted here and cached as a pixmap (DeviceCoordinateCache)."""
 
     def __init__(self, facts: StateFacts, radius: float, style: GraphStyle) -> None:
         super().__init__()
@@ -91,6 +97,9 @@ class NodeItem(QGraphicsItem):
         self.setZValue(2)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setToolTip(self._tooltip())
+        r = radius * 1.75
+        self.setRect(QRectF(-r - 16, -r, 2 * r + 32, 2 * r + radius * 1.6))
+        self.setPen(QPen(Qt.PenStyle.NoPen))
 
     @staticmethod
     def _marks_of(facts: StateFacts) -> set[str]:
@@ -124,10 +133,6 @@ class NodeItem(QGraphicsItem):
         if marks:
             lines.append(", ".join(m.replace("_", " ") for m in marks))
         return tooltip("\n".join(lines))
-
-    def boundingRect(self) -> QRectF:
-        r = self.radius * 1.75
-        return QRectF(-r - 16, -r, 2 * r + 32, 2 * r + self.radius * 1.6)
 
     def shape(self) -> QPainterPath:
         path = QPainterPath()
@@ -241,7 +246,12 @@ class NodeItem(QGraphicsItem):
 
 
 class EdgeItem(QGraphicsPathItem):
-    """Transitions from one state to another (all actions together); hover shows them."""
+    """Transitions from one state to another (all actions together); hover shows them.
+
+    Painted by Qt in C++ (one path: the curve and a chevron head, stroked with its pen): a
+    Python ``paint`` per edge per frame cost half a second when panning a 1,000-state graph.
+    ``restyle`` sets the pen from the overlays, the hover and the zoom (``GraphStyle.thin``).
+    """
 
     def __init__(
         self,
@@ -260,8 +270,8 @@ class EdgeItem(QGraphicsPathItem):
         self.on_path = False
         self.setAcceptHoverEvents(True)
         self.setZValue(1)
-        self._arrow = QPolygonF()
         self._build(bend)
+        self.restyle()
         lines = [f"{source.state_id} → {target.state_id}"]
         for action, probability in sorted(actions.items(), key=lambda kv: -kv[1]):
             star = " (optimal)" if action == source.facts.optimal_action else ""
@@ -293,13 +303,10 @@ class EdgeItem(QGraphicsPathItem):
         size = max(5.0, min(r_t * 0.45, 10.0))
         back_x, back_y = end.x() - tx * size, end.y() - ty * size
         side_x, side_y = -ty * size * 0.5, tx * size * 0.5
-        self._arrow = QPolygonF(
-            [
-                end,
-                QPointF(back_x + side_x, back_y + side_y),
-                QPointF(back_x - side_x, back_y - side_y),
-            ]
-        )
+        # the head is an open chevron in the same path: one item per edge, stroked, no fill
+        path.moveTo(back_x + side_x, back_y + side_y)
+        path.lineTo(end)
+        path.lineTo(back_x - side_x, back_y - side_y)
         self.setPath(path)
 
     def shape(self) -> QPainterPath:
@@ -307,44 +314,50 @@ class EdgeItem(QGraphicsPathItem):
         stroker.setWidth(8)
         return stroker.createStroke(self.path())
 
-    def boundingRect(self) -> QRectF:
-        return super().boundingRect().united(self._arrow.boundingRect()).adjusted(-4, -4, 4, 4)
-
     def emphasised(self) -> bool:
         return self.on_path or (self.optimal and self.style.show.get("optimal", False))
 
-    def paint(
-        self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
-    ) -> None:
-        lod = option.levelOfDetailFromTransform(painter.worldTransform())
+    def restyle(self) -> None:
+        """Pen and arrow from the overlays, the hover and the zoom level."""
         strong = self.emphasised()
         colour = colours.PATH if self.on_path else colours.OPTIMAL if strong else colours.EDGE
         if self.hovered:
             colour = colours.HIGHLIGHT
-        width = 3.2 if strong else 1.2
-        if self.hovered:
-            width = 3.0
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing, lod > 0.25)
+        width = 3.0 if self.hovered else 3.2 if strong else 1.2
         pen = QPen(colour, width)
-        pen.setCosmetic(lod < 0.5)
-        painter.setPen(pen)
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-        if lod < 0.3:
-            painter.drawLine(self.path().pointAtPercent(0), self.path().pointAtPercent(1))
-            return
-        painter.drawPath(self.path())
-        painter.setBrush(colour)
-        painter.setPen(Qt.PenStyle.NoPen)
-        painter.drawPolygon(self._arrow)
+        pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
+        # zoomed out, a scene-unit pen would vanish: one device pixel wide instead
+        pen.setCosmetic(self.style.thin)
+        self.setPen(pen)
 
     def hoverEnterEvent(self, event) -> None:
         self.hovered = True
         self.setZValue(1.5)
-        self.update()
+        self.restyle()
         super().hoverEnterEvent(event)
 
     def hoverLeaveEvent(self, event) -> None:
         self.hovered = False
         self.setZValue(1)
-        self.update()
+        self.restyle()
         super().hoverLeaveEvent(event)
+
+
+class EdgeOverview(QGraphicsPathItem):
+    """All edges as one path of straight hairlines, shown instead of the edge items when zoomed
+    far out: Qt pays a fixed cost per item per frame (tens of microseconds through the Python
+    binding), so 3,500 edge items cost most of a panning frame while one path costs little."""
+
+    def __init__(self, edges: Iterable[EdgeItem]) -> None:
+        super().__init__()
+        path = QPainterPath()
+        for edge in edges:
+            path.moveTo(edge.source.pos())
+            path.lineTo(edge.target.pos())
+        self.setPath(path)
+        pen = QPen(colours.EDGE, 1.0)
+        pen.setCosmetic(True)
+        self.setPen(pen)
+        self.setZValue(1)
+        self.setAcceptHoverEvents(False)
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)

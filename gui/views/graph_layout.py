@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 from collections import defaultdict, deque
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass
 
 from explaincheck.core.oracle.types import OracleResult
 
@@ -25,42 +24,77 @@ NEIGHBOURHOOD_CAP = 400  # never put more nodes than this in a neighbourhood vie
 _GRID_SUFFIXES = (("x", "y"), ("col", "row"), ("column", "row"), ("c", "r"))
 
 
-@dataclass(frozen=True)
 class GraphIndex:
-    """The transition graph of an oracle, aggregated per ordered pair of distinct states."""
+    """The transition graph of an oracle, aggregated per ordered pair of distinct states.
 
-    size: int
-    initial: int
-    edges: dict[tuple[int, int], dict[str, float]]  # (src, dst) -> {action: probability}
-    self_loops: dict[int, dict[str, float]]  # state -> {action: probability of staying}
-    neighbours: tuple[tuple[int, ...], ...]  # undirected adjacency
-    grid: tuple[str, str] | None  # (horizontal, vertical) variable names
+    Built lazily, because a 10^5-state model must show its first neighbourhood at once: a
+    state's out-edges are read from its facts when first asked for, and the reverse adjacency
+    (predecessors: one pass over the whole model) is built by ``build_reverse``, which the view
+    runs on a worker thread after the first picture. Until then neighbourhoods follow
+    transitions forwards only. Small models (drawn whole) are indexed completely at once.
+    """
+
+    def __init__(self, oracle: OracleResult) -> None:
+        self.oracle = oracle
+        self.size = len(oracle.states)
+        self.initial = oracle.model.initial
+        self.grid = grid_axes(oracle)
+        self._out: dict[int, dict[int, dict[str, float]]] = {}
+        self._loops: dict[int, dict[str, float]] = {}
+        self._predecessors: list[tuple[int, ...]] | None = None
+        # the roles some state has (for the legend) and how many have each (for the summary)
+        self.role_counts = _role_counts(oracle)
+        self.marks = set(self.role_counts)
 
     @classmethod
     def from_oracle(cls, oracle: OracleResult) -> GraphIndex:
-        edges: dict[tuple[int, int], dict[str, float]] = {}
-        loops: dict[int, dict[str, float]] = {}
-        adjacency: list[set[int]] = [set() for _ in oracle.states]
-        for state in oracle.states:
-            for action, successors in state.successors.items():
+        index = cls(oracle)
+        if index.draws_whole():
+            index.build_reverse()
+        return index
+
+    # -- edges -----------------------------------------------------------------------------
+    def out_edges(self, state: int) -> dict[int, dict[str, float]]:
+        """Successor -> {action: probability} of one state (self-loops apart)."""
+        found = self._out.get(state)
+        if found is None:
+            found = {}
+            for action, successors in self.oracle.states[state].successors.items():
                 name = action or "(unlabelled)"
                 for successor, probability in successors.items():
                     if probability <= 0:
                         continue
-                    if successor == state.id:
-                        loops.setdefault(state.id, {})[name] = float(probability)
-                        continue
-                    edges.setdefault((state.id, successor), {})[name] = float(probability)
-                    adjacency[state.id].add(successor)
-                    adjacency[successor].add(state.id)
-        return cls(
-            size=len(oracle.states),
-            initial=oracle.model.initial,
-            edges=edges,
-            self_loops=loops,
-            neighbours=tuple(tuple(sorted(n)) for n in adjacency),
-            grid=grid_axes(oracle),
-        )
+                    if successor == state:
+                        self._loops.setdefault(state, {})[name] = float(probability)
+                    else:
+                        found.setdefault(successor, {})[name] = float(probability)
+            self._out[state] = found
+        return found
+
+    def self_loop(self, state: int) -> dict[str, float]:
+        self.out_edges(state)
+        return self._loops.get(state, {})
+
+    def build_reverse(self) -> None:
+        """The predecessors of every state (a whole-model pass: run it off the GUI thread)."""
+        if self._predecessors is not None:
+            return
+        reverse: list[list[int]] = [[] for _ in range(self.size)]
+        for state in range(self.size):
+            for successor in self.out_edges(state):
+                reverse[successor].append(state)
+        self._predecessors = [tuple(p) for p in reverse]
+
+    @property
+    def has_reverse(self) -> bool:
+        return self._predecessors is not None
+
+    def neighbours(self, state: int) -> set[int]:
+        """Undirected neighbours once the reverse is built, successors before."""
+        found = set(self.out_edges(state))
+        if self._predecessors is not None:
+            found.update(self._predecessors[state])
+        return found
 
     def draws_whole(self) -> bool:
         """Whether the whole model fits on screen without a neighbourhood."""
@@ -68,19 +102,29 @@ class GraphIndex:
         return self.size <= limit
 
     def edges_among(self, shown: Collection[int]) -> dict[tuple[int, int], dict[str, float]]:
+        """Edges whose both ends are shown: reads the shown states only, never the whole model."""
         shown_set = set(shown)
-        if len(shown_set) == self.size:
-            return self.edges
         return {
             (s, t): actions
-            for (s, t), actions in self.edges.items()
-            if s in shown_set and t in shown_set
+            for s in sorted(shown_set)
+            for t, actions in self.out_edges(s).items()
+            if t in shown_set
         }
 
     def frontier(self, shown: Collection[int]) -> set[int]:
         """Shown states that have neighbours which are not shown (drawn with a '+')."""
         shown_set = set(shown)
-        return {s for s in shown_set if any(n not in shown_set for n in self.neighbours[s])}
+        return {s for s in shown_set if not self.neighbours(s) <= shown_set}
+
+
+def _role_counts(oracle: OracleResult) -> dict[str, int]:
+    """How many states have each role; the flags first, so ordinary states cost little."""
+    counts: dict[str, int] = defaultdict(int)
+    for s in oracle.states:
+        if s.is_initial or s.is_goal or s.is_unsafe or s.dead_end or s.bottleneck:
+            for mark in s.roles:
+                counts[mark] += 1
+    return dict(counts)
 
 
 def grid_axes(oracle: OracleResult) -> tuple[str, str] | None:
@@ -123,7 +167,7 @@ def neighbourhood(
         state, distance = queue.popleft()
         if distance >= depth:
             continue
-        for other in index.neighbours[state]:
+        for other in sorted(index.neighbours(state)):
             if other not in seen:
                 seen.add(other)
                 queue.append((other, distance + 1))
@@ -205,7 +249,7 @@ def layered_layout(index: GraphIndex, shown: list[int]) -> dict[int, tuple[float
         outgoing[s].append(t)
     while queue:
         state = queue.popleft()
-        for other in sorted(set(outgoing[state]) | set(index.neighbours[state])):
+        for other in sorted(set(outgoing[state]) | index.neighbours(state)):
             if other in shown_set and other not in depth:
                 depth[other] = depth[state] + 1
                 queue.append(other)
@@ -221,7 +265,7 @@ def layered_layout(index: GraphIndex, shown: list[int]) -> dict[int, tuple[float
         members = layers[d]
 
         def barycentre(state: int) -> float:
-            rows = [row_of[n] for n in index.neighbours[state] if n in row_of]
+            rows = [row_of[n] for n in index.neighbours(state) if n in row_of]
             return sum(rows) / len(rows) if rows else float(state)
 
         members.sort(key=barycentre)

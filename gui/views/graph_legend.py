@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QLinearGradient, QPainter, QPen, QPolygonF
+from PySide6.QtGui import QColor, QLinearGradient, QPainter, QPen, QPixmap, QPolygonF
 from PySide6.QtWidgets import QWidget
 
 from explaincheck.gui.views import colours
@@ -28,6 +28,7 @@ class GraphLegend(QWidget):
         self.present: set[str] = set()  # marks that occur in the model at all
         self.has_danger = True
         self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self._cache: tuple[tuple, QPixmap] | None = None  # (what it shows, its picture)
 
     def _rows(self) -> list[str]:
         return [
@@ -41,7 +42,29 @@ class GraphLegend(QWidget):
         return QSize(190, height)
 
     def paintEvent(self, event) -> None:
-        painter = QPainter(self)
+        """Blit the legend's picture, drawn again only when what it shows changes: it lies over
+        the graph, so every frame of a pan repaints it (drawing it cost ~10 ms per frame)."""
+        key = (
+            self.size().toTuple(),
+            self.devicePixelRatioF(),
+            self.style.colour_by,
+            self.style.scale_title,
+            tuple(sorted(self.style.show.items())),
+            tuple(sorted(self.present)),
+            self.has_danger,
+        )
+        if self._cache is None or self._cache[0] != key:
+            ratio = self.devicePixelRatioF()
+            pixmap = QPixmap(self.size() * ratio)
+            pixmap.setDevicePixelRatio(ratio)
+            pixmap.fill(Qt.GlobalColor.transparent)
+            painter = QPainter(pixmap)
+            self._paint_content(painter)
+            painter.end()
+            self._cache = (key, pixmap)
+        QPainter(self).drawPixmap(0, 0, self._cache[1])
+
+    def _paint_content(self, painter: QPainter) -> None:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setPen(QPen(QColor(0, 0, 0, 60)))
         painter.setBrush(QColor(255, 255, 255, 225))

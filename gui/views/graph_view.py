@@ -7,11 +7,13 @@ are computed on a worker thread, so the window stays responsive whatever the mod
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
-import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence, QPainter, QWheelEvent
 from PySide6.QtWidgets import (
     QComboBox,
@@ -29,9 +31,16 @@ from PySide6.QtWidgets import (
 )
 
 from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.oracle.valuation_search import (
+    ValuationQueryError,
+    looks_like_valuation,
+    matching_states,
+    parse_query,
+)
 from explaincheck.gui.tasks import Tasks, in_thread
+from explaincheck.gui.valuation import valuation_text
 from explaincheck.gui.views.flaw_colouring import FlawColouring, colour_choices
-from explaincheck.gui.views.graph_items import EdgeItem, GraphStyle, NodeItem
+from explaincheck.gui.views.graph_items import EdgeItem, EdgeOverview, GraphStyle, NodeItem
 from explaincheck.gui.views.graph_layout import GraphIndex, layout, neighbourhood
 from explaincheck.gui.views.graph_legend import GraphLegend
 
@@ -45,6 +54,21 @@ TOGGLES = (
 )
 DEFAULT_DEPTH = 3
 CHUNK = 400  # items created per event-loop turn
+T = TypeVar("T")
+THIN_BELOW = 0.5  # view scale under which edges are drawn one pixel wide, without arrows
+
+
+# The graph's own worker: its index and layouts must not queue behind the other panels' work on
+# the shared pool (on a 10^5-state model the teaching and campaign panels read the whole model
+# there at the same moment, and the first neighbourhood waited seconds for them).
+_GRAPH_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="explaincheck-graph")
+
+
+async def in_graph_thread(function: Callable[..., T], *args) -> T:
+    """Run ``function`` on the graph's worker thread and await its result."""
+    return await asyncio.get_running_loop().run_in_executor(
+        _GRAPH_THREAD, functools.partial(function, *args)
+    )
 
 
 class GraphScene(QGraphicsScene):
@@ -72,6 +96,10 @@ class ZoomableView(QGraphicsView):
         self.setOptimizationFlag(QGraphicsView.OptimizationFlag.DontSavePainterState, True)
         self.legend: QWidget | None = None
         self.auto_fit = True
+        # called with the new scale after every zoom or fit (the edges' pens depend on it)
+        self.on_scale: Callable[[float], None] | None = None
+        # the drawn items' bounds, kept by the owner (itemsBoundingRect asks every item: slow)
+        self.content_rect: QRectF | None = None
         # drag to pan, wheel to zoom: scroll bars would only take room
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -89,12 +117,17 @@ class ZoomableView(QGraphicsView):
         current = self.transform().m11()
         factor = max(0.02 / current, min(factor, 8.0 / current))
         self.scale(factor, factor)
+        self._scaled()
+
+    def _scaled(self) -> None:
+        if self.on_scale is not None:
+            self.on_scale(self.transform().m11())
 
     def fit(self) -> None:
         """Show the whole graph, leaving the legend's corner free; keep doing so on resize
         until the user zooms or pans."""
         self.auto_fit = True
-        rect = self.scene().itemsBoundingRect()
+        rect = self.content_rect or self.scene().itemsBoundingRect()
         if rect.isEmpty() or self.viewport().width() < 50:
             return
         rect = rect.adjusted(-30, -30, 30, 30)
@@ -107,6 +140,7 @@ class ZoomableView(QGraphicsView):
             self.resetTransform()
             self.scale(2.0, 2.0)
             self.centerOn(rect.center())
+        self._scaled()
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
@@ -159,23 +193,37 @@ class GraphView(QWidget):
         self.index: GraphIndex | None = None
         self.node_items: dict[int, NodeItem] = {}
         self.edge_items: dict[tuple[int, int], EdgeItem] = {}
+        self.edge_overview: EdgeOverview | None = None
         self.shown: set[int] = set()
         self.centres: list[int] = []
         self.highlighted: set[int] = set()
         self.hidden_count = 0
         self.ready = False
         self._generation = 0
+        self._reverse: asyncio.Task | None = None  # indexing the predecessors of a big model
         self._build_ui()
 
     # -- widgets ---------------------------------------------------------------------------
     def _build_ui(self) -> None:
+        self._build_scene()
+        bar = self._build_toolbar()
+        hood = self._build_neighbourhood_row(self._build_find_widgets())
+        self._build_layout(bar, hood)
+        self._set_neighbourhood_controls(False)
+        self._show_hint()
+        self._build_shortcuts()
+
+    def _build_scene(self) -> None:
         self.scene = GraphScene(self)
         self.scene.selectionChanged.connect(self._selection_changed)
         self.scene.state_double_clicked.connect(self._double_clicked)
         self.view = ZoomableView(self.scene, self)
+        self.view.on_scale = self._scale_changed
         self.legend = GraphLegend(self.style_, self.view)
         self.view.legend = self.legend
 
+    def _build_toolbar(self) -> QToolBar:
+        """Overlay toggles, the colour choice and the layout choice."""
         bar = QToolBar(self)
         bar.setIconSize(bar.iconSize() * 0)
         bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
@@ -208,28 +256,40 @@ class GraphView(QWidget):
             self.layout_box.addItem(name, name)
         self.layout_box.currentIndexChanged.connect(lambda _: self._relayout())
         bar.addWidget(self.layout_box)
-        hood_widgets: list[QWidget] = []
-        hood_widgets.append(QLabel(" Labels: "))
+        self.toolbar = bar
+        return bar
+
+    def _build_find_widgets(self) -> list[QWidget]:
+        """The label choice, the state search field and the Fit button."""
+        widgets: list[QWidget] = []
+        widgets.append(QLabel(" Labels: "))
         self.labels_box = QComboBox(self)
         self.labels_box.addItem("id", "id")
         self.labels_box.addItem("valuation", "valuation")
         self.labels_box.currentIndexChanged.connect(
             lambda _: self._set_labels(self.labels_box.currentData())
         )
-        hood_widgets.append(self.labels_box)
+        widgets.append(self.labels_box)
         self.search = QLineEdit(self)
-        self.search.setPlaceholderText("Find state: id, x=1 y=2 or a label")
+        self.search.setPlaceholderText("Find state: x=3, y=5 · an id · a label")
+        self.search.setToolTip(
+            "Jump to a state: conditions on its variables (x=3, y=5 or x=3 & y=5; also <, >, "
+            "<=, >=, !=), a state id, or a label"
+        )
         self.search.setClearButtonEnabled(True)
         self.search.setMinimumWidth(150)
         self.search.setMaximumWidth(240)
         self.search.returnPressed.connect(self._search)
-        hood_widgets.append(self.search)
+        widgets.append(self.search)
         fit = QToolButton(self)
         fit.setText("Fit")
         fit.setToolTip("Fit the graph in the window (Ctrl+0)")
         fit.clicked.connect(self.view.fit)
-        hood_widgets.append(fit)
+        widgets.append(fit)
+        return widgets
 
+    def _build_neighbourhood_row(self, extra: list[QWidget]) -> QHBoxLayout:
+        """The status line, the neighbourhood controls and ``extra`` widgets at the end."""
         hood = QHBoxLayout()
         hood.setContentsMargins(4, 0, 4, 2)
         hood.setSpacing(8)
@@ -254,19 +314,19 @@ class GraphView(QWidget):
         hood.addWidget(self.expand_button)
         self.hidden_label = QLabel("", self)
         hood.addWidget(self.hidden_label)
-        for widget in hood_widgets:
+        for widget in extra:
             hood.addWidget(widget)
+        return hood
 
+    def _build_layout(self, bar: QToolBar, hood: QHBoxLayout) -> None:
         layout_ = QVBoxLayout(self)
         layout_.setContentsMargins(0, 0, 0, 0)
         layout_.setSpacing(0)
-        self.toolbar = bar
         layout_.addWidget(bar)
         layout_.addLayout(hood)
         layout_.addWidget(self.view, 1)
-        self._set_neighbourhood_controls(False)
-        self._show_hint()
 
+    def _build_shortcuts(self) -> None:
         for keys, handler in (
             (QKeySequence.StandardKey.ZoomIn, lambda: self.view.zoom(1.25)),
             (QKeySequence.StandardKey.ZoomOut, lambda: self.view.zoom(0.8)),
@@ -304,8 +364,10 @@ class GraphView(QWidget):
     def clear(self) -> None:
         self._generation += 1
         self.scene.clear()
+        self.view.content_rect = None
         self.node_items.clear()
         self.edge_items.clear()
+        self.edge_overview = None
         self.shown = set()
         self.oracle = None
         self.index = None
@@ -327,12 +389,15 @@ class GraphView(QWidget):
         self.tasks.start(self._load(oracle, self._generation), "graph layout")
 
     async def _load(self, oracle: OracleResult, generation: int) -> None:
-        index = await in_thread(GraphIndex.from_oracle, oracle)
+        """Index (lazily: small models whole, big ones only where shown) and draw; for a big
+        model the first neighbourhood follows transitions forwards from the initial state, and
+        the predecessors are indexed afterwards on a worker thread."""
+        index = await in_graph_thread(GraphIndex.from_oracle, oracle)
         if generation != self._generation:
             return
         self.index = index
         self.legend.show()
-        self.legend.present = {m for s in oracle.states for m in NodeItem._marks_of(s)}
+        self.legend.present = set(index.marks)
         self.legend.has_danger = oracle.has_danger
         if index.draws_whole():
             self._set_neighbourhood_controls(False)
@@ -340,7 +405,29 @@ class GraphView(QWidget):
         else:
             self._set_neighbourhood_controls(True)
             self.centres = [index.initial]
-            await self._show(neighbourhood(index, self.centres, self.depth.value()), fit=True)
+            first = self._show(neighbourhood(index, self.centres, self.depth.value()), fit=True)
+            self._reverse = self.tasks.start(self._index_predecessors(index), "graph index")
+            await first
+
+    async def _index_predecessors(self, index: GraphIndex) -> None:
+        await in_graph_thread(index.build_reverse)
+        if index is self.index and self.ready:  # now '+' also marks unshown predecessors
+            for state_id in index.frontier(self.shown):
+                item = self.node_items.get(state_id)
+                if item is not None and not item.expandable:
+                    item.expandable = True
+                    item.update()
+
+    async def _full_index(self) -> GraphIndex | None:
+        """The index with predecessors (waiting for the worker thread if need be)."""
+        index = self.index
+        if index is not None and not index.has_reverse:
+            task = self._reverse
+            if task is not None and not task.done():
+                await asyncio.shield(task)
+            else:
+                await in_graph_thread(index.build_reverse)
+        return index if index is self.index else None
 
     def _relayout(self) -> None:
         if self.oracle is not None and self.index is not None:
@@ -350,16 +437,25 @@ class GraphView(QWidget):
         if self.index is None or self.index.draws_whole():
             return
         self.centres = list(centres) or [self.index.initial]
-        shown = neighbourhood(self.index, self.centres, self.depth.value())
-        self.tasks.start(self._show(shown, fit=fit), "graph layout")
+        self.tasks.start(self._show_around(self.centres, fit), "graph layout")
+
+    async def _show_around(self, centres: list[int], fit: bool) -> None:
+        index = await self._full_index()
+        if index is not None:
+            await self._show(neighbourhood(index, centres, self.depth.value()), fit=fit)
 
     def expand(self, around: int | None = None) -> None:
         """One more step around every shown state (or around ``around`` only)."""
         if self.index is None:
             return
         base = {around} if around is not None else set(self.shown)
-        more = neighbourhood(self.index, base, 1, cap=len(self.shown) + 10_000)
-        self.tasks.start(self._show(self.shown | more, fit=False), "graph layout")
+        self.tasks.start(self._expand(base), "graph layout")
+
+    async def _expand(self, base: set[int]) -> None:
+        index = await self._full_index()
+        if index is not None:
+            more = neighbourhood(index, base, 1, cap=len(self.shown) + 10_000)
+            await self._show(self.shown | more, fit=False)
 
     def _double_clicked(self, state_id: int) -> None:
         item = self.node_items.get(state_id)
@@ -374,7 +470,7 @@ class GraphView(QWidget):
         generation = self._generation
         self.ready = False
         mode = self.layout_box.currentData() or "auto"
-        positions, radius = await in_thread(layout, oracle, index, shown, mode)
+        positions, radius = await in_graph_thread(layout, oracle, index, shown, mode)
         if generation != self._generation:
             return
         if not await self._populate(positions, radius, generation):
@@ -405,8 +501,10 @@ class GraphView(QWidget):
         self.scene.blockSignals(True)
         self.scene.clear()
         self.scene.blockSignals(False)
+        self.view.content_rect = None
         self.node_items = {}
         self.edge_items = {}
+        self.edge_overview = None
         self.shown = set(positions)
         for count, (state_id, (x, y)) in enumerate(positions.items(), start=1):
             item = NodeItem(oracle.states[state_id], radius, self.style_)
@@ -429,18 +527,24 @@ class GraphView(QWidget):
                 await asyncio.sleep(0)
                 if generation != self._generation:
                     return False
+        self.edge_overview = EdgeOverview(self.edge_items.values())
+        self.scene.addItem(self.edge_overview)
+        self._restyle_edges()
         rect = self.scene.itemsBoundingRect()
+        self.view.content_rect = rect
         self.scene.setSceneRect(rect.adjusted(-400, -400, 400, 400))
         if selected is not None and selected in self.node_items:
             self.node_items[selected].setSelected(True)
         return True
 
     def _summary(self) -> str:
-        assert self.oracle is not None
-        o = self.oracle
-        parts = [f"{len(o.states)} states"]
-        parts.append(_count(len(o.bottlenecks), "bottleneck"))
-        parts.append(_count(len(o.dead_ends), "dead end"))
+        assert self.oracle is not None and self.index is not None
+        counts = self.index.role_counts  # counted on the worker thread, not here
+        parts = [f"{len(self.oracle.states)} states"]
+        parts.append(_count(counts.get("bottleneck", 0), "bottleneck"))
+        parts.append(_count(counts.get("dead_end", 0), "dead end"))
+        if self.oracle.centrality_method.startswith("approx"):
+            parts.append(f"centrality {self.oracle.centrality_method}")
         return " · ".join(parts) + " · click a state; hover an edge for probabilities"
 
     # -- overlays --------------------------------------------------------------------------
@@ -448,14 +552,38 @@ class GraphView(QWidget):
         self.style_.show[key] = on
         if self.toggles[key].isChecked() != on:
             self.toggles[key].setChecked(on)
+        if key == "optimal":
+            self._restyle_edges()
         self.view.place_legend()
         self.legend.update()
-        self.scene.update()
+        self._repaint_nodes()
 
     def _recolour(self) -> None:
         self.view.place_legend()
         self.legend.update()
-        self.scene.update()
+        self._repaint_nodes()
+
+    def _repaint_nodes(self) -> None:
+        """Redraw every node: each caches its picture, which ``scene.update()`` would reuse."""
+        for item in self.node_items.values():
+            item.update()
+
+    def _restyle_edges(self) -> None:
+        """Pens from the overlays and the zoom; zoomed far out, one overview path stands in for
+        the ordinary edges (the emphasised ones stay drawn on top of it)."""
+        thin = self.style_.thin and self.edge_overview is not None
+        for edge in self.edge_items.values():
+            edge.restyle()
+            edge.setVisible(not thin or edge.emphasised())
+        if self.edge_overview is not None:
+            self.edge_overview.setVisible(thin)
+
+    def _scale_changed(self, scale: float) -> None:
+        """Zoomed far out, edges become one path of hairlines (see ``EdgeOverview``)."""
+        thin = scale < THIN_BELOW
+        if thin != self.style_.thin:
+            self.style_.thin = thin
+            self._restyle_edges()
 
     def set_colour_by(self, kind: str) -> None:
         if self.flaw_colouring.handles(kind):
@@ -468,11 +596,11 @@ class GraphView(QWidget):
             self.colour_box.setCurrentIndex(index)
         self.view.place_legend()
         self.legend.update()
-        self.scene.update()
+        self._repaint_nodes()
 
     def _set_labels(self, kind: str) -> None:
         self.style_.labels = kind
-        self.scene.update()
+        self._repaint_nodes()
 
     # -- selection and highlights ----------------------------------------------------------
     def selected_state(self) -> int | None:
@@ -491,13 +619,15 @@ class GraphView(QWidget):
         if self.oracle is None or not 0 <= state_id < len(self.oracle.states):
             return
         if state_id not in self.node_items:
-            self.tasks.start(self._bring_into_view([state_id], select=state_id), "graph layout")
+            self.tasks.start(
+                self._bring_into_view([state_id], select=state_id, centre=centre), "graph layout"
+            )
             return
         self.scene.clearSelection()
         self.node_items[state_id].setSelected(True)
         if centre:
             self.view.auto_fit = False
-            self.view.centerOn(self.node_items[state_id])
+            self.view.centerOn(self.node_items[state_id].pos())
 
     def highlight_states(
         self, state_ids: Iterable[int], centre: bool = True, select: int | None = None
@@ -517,7 +647,7 @@ class GraphView(QWidget):
             self.tasks.start(self._bring_into_view(ids, select=select), "graph layout")
         elif ids and centre:
             self.view.auto_fit = False
-            self.view.centerOn(self.node_items[ids[0]])
+            self.view.centerOn(self.node_items[ids[0]].pos())
 
     def mark_states(self, state_ids: Iterable[int]) -> None:
         """Highlight states where they are shown, without moving the view or showing hidden
@@ -527,15 +657,22 @@ class GraphView(QWidget):
             item.highlighted = state_id in self.highlighted
             item.update()
 
-    async def _bring_into_view(self, ids: list[int], select: int | None = None) -> None:
-        if self.index is None:
+    async def _bring_into_view(
+        self, ids: list[int], select: int | None = None, centre: bool = False
+    ) -> None:
+        """Recentre the neighbourhood on ``ids``; ``centre`` puts ``select`` mid-view."""
+        index = await self._full_index()
+        if index is None:
             return
         self.centres = ids
-        shown = neighbourhood(self.index, ids, min(self.depth.value(), 2))
+        shown = neighbourhood(index, ids, min(self.depth.value(), 2))
         await self._show(shown, fit=True)
         if select is not None and select in self.node_items:
             self.scene.clearSelection()
             self.node_items[select].setSelected(True)
+            if centre:
+                self.view.auto_fit = False
+                self.view.centerOn(self.node_items[select].pos())
 
     def show_path(self, path: list[int]) -> None:
         """Emphasise a path of states (the teaching view's bottleneck path); [] clears it."""
@@ -543,48 +680,59 @@ class GraphView(QWidget):
         steps = set(itertools.pairwise(path))
         for state_id, item in self.node_items.items():
             item.on_path = state_id in on_path
+            item.update()
         for key, edge in self.edge_items.items():
             edge.on_path = key in steps
-        self.scene.update()
+        self._restyle_edges()
 
     # -- search ----------------------------------------------------------------------------
     def find_state(self, query: str) -> int | None:
-        """A state id from a query: an id, variable assignments (x=1 y=2) or a label."""
+        """A state id from a query: conditions on variables (``x=3, y=5``, ``x=3 & y=5``), an
+        id or a label; None when no state matches. Raises ValuationQueryError (one line) when
+        conditions cannot be read. Reads the whole model: call it off the GUI thread when big."""
         if self.oracle is None:
             return None
+        oracle = self.oracle
         query = query.strip()
         if query.isdigit():
             number = int(query)
-            return number if number < len(self.oracle.states) else None
-        pairs = re.findall(r"([A-Za-z_][\w.]*)\s*=\s*([^\s,;]+)", query)
-        if pairs:
-            for state in self.oracle.states:
-                if all(_matches(state.valuation.get(k), v) for k, v in pairs):
-                    return state.id
-            return None
-        for state in self.oracle.states:
+            return number if number < len(oracle.states) else None
+        if looks_like_valuation(query):
+            variables = list(oracle.model.variables) or (
+                list(oracle.states[0].valuation) if oracle.states else []
+            )
+            conditions = parse_query(query, variables, self.style_.variables)
+            found = matching_states(oracle.states, conditions, limit=1)
+            return found[0] if found else None
+        for state in oracle.states:
             if query in state.labels:
                 return state.id
         return None
 
     def _search(self) -> None:
-        state = self.find_state(self.search.text())
+        self.tasks.start(self.search_for(self.search.text()), "graph search")
+
+    async def search_for(self, query: str) -> int | None:
+        """Find a state (on a worker thread), select it and centre it, recentring the
+        neighbourhood of a big model on it; the status line says what happened."""
+        oracle = self.oracle
+        if oracle is None or not query.strip():
+            return None
+        try:
+            state = await in_thread(self.find_state, query)
+        except ValuationQueryError as error:
+            self.status.setText(f"Search: {error}")
+            return None
+        if oracle is not self.oracle:
+            return None
         if state is None:
-            self.status.setText(f"No state matches “{self.search.text()}”")
-            return
+            self.status.setText(f"No state matches “{query.strip()}”")
+            return None
+        words = valuation_text(oracle.states[state].valuation, self.style_.variables)
+        self.status.setText(f"State {state}: {words}")
         self.select_state(state)
+        return state
 
 
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
-
-
-def _matches(value, text: str) -> bool:
-    if value is None:
-        return False
-    if isinstance(value, bool):
-        return text.lower() in (("true", "1", "t") if value else ("false", "0", "f"))
-    try:
-        return float(value) == float(text)
-    except ValueError:
-        return str(value) == text
