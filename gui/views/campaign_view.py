@@ -126,6 +126,23 @@ class CampaignView(QWidget):
         self.reasons: dict[str, str] = {}
         self.wanted_categories: set[str] | None = None  # the user's choice (None: all)
         self._updating = False
+        left, right = self._build_columns()
+        left.addWidget(self._build_llm_box())
+        left.addWidget(self._reference_box())
+        self._offer_answerers()
+        right.addWidget(self._build_category_tree(), 1)
+        left.addWidget(self._build_settings_form())
+        left.addStretch(1)
+        run_row = self._build_run_row()
+        self._build_progress()
+        self._build_page(run_row)
+        self.set_running(False)
+        self._connect_signals()
+        self.update_estimate()
+
+    # -- building the page (called once, in this order, by ``__init__``) --------------------
+    def _build_columns(self) -> tuple[QVBoxLayout, QVBoxLayout]:
+        """The two columns (``resizeEvent`` stacks them on a narrow window) and the heading."""
         self.columns = QBoxLayout(QBoxLayout.Direction.LeftToRight)
         left, right = QVBoxLayout(), QVBoxLayout()
         self.columns.addLayout(left, 1)
@@ -135,7 +152,10 @@ class CampaignView(QWidget):
         heading_font.setBold(True)
         self.heading.setFont(heading_font)
         self.heading.setWordWrap(True)
+        return left, right
 
+    def _build_llm_box(self) -> QGroupBox:
+        """The LLMs under test, the Ollama host with its Check, and a box to add any spec."""
         llm_box = QGroupBox("LLMs under test")
         llm_layout = QVBoxLayout(llm_box)
         self.llms = QListWidget(self)
@@ -165,9 +185,11 @@ class CampaignView(QWidget):
         add_button.clicked.connect(self._add_spec)
         add_row.addWidget(add_button)
         llm_layout.addLayout(add_row)
-        left.addWidget(llm_box)
-        left.addWidget(self._reference_box())
-        for choice in answerers.offered:
+        return llm_box
+
+    def _offer_answerers(self) -> None:
+        """List the registered answerers that are not reference explainers."""
+        for choice in self.answerers.offered:
             if not choice.reference:  # baselines pre-ticked, then the bundled models
                 self._add_llm(
                     choice.spec,
@@ -177,6 +199,8 @@ class CampaignView(QWidget):
                     tip=choice.tip,
                 )
 
+    def _build_category_tree(self) -> QGroupBox:
+        """Categories grouped by dimension, ticked or not."""
         categories_box = QGroupBox("Categories")
         categories_layout = QVBoxLayout(categories_box)
         self.categories = QTreeWidget(self)
@@ -186,10 +210,19 @@ class CampaignView(QWidget):
         self._fill_categories()
         self.categories.itemChanged.connect(self._category_toggled)
         categories_layout.addWidget(self.categories)
-        right.addWidget(categories_box, 1)
+        return categories_box
 
+    def _build_settings_form(self) -> QGroupBox:
+        """Budget, repeat and seed, selection, wording, the satisfy rule and the results file."""
         settings_box = QGroupBox("Selection and grading")
         form = QFormLayout(settings_box)
+        self._build_budget_rows(form)
+        self._build_wording_row(form)
+        self._build_rule_row(form)
+        self._build_database_row(form)
+        return settings_box
+
+    def _build_budget_rows(self, form: QFormLayout) -> None:
         self.budget = QSpinBox(self)
         self.budget.setRange(1, 10_000)
         self.budget.setValue(20)
@@ -212,6 +245,8 @@ class CampaignView(QWidget):
         form.addRow("Budget:", self.budget)
         form.addRow("Repeat:", row)
         form.addRow("Selection:", self.selection)
+
+    def _build_wording_row(self, form: QFormLayout) -> None:
         wording_row = QHBoxLayout()
         self.wording = QComboBox(self)
         for value, text in WORDING_CHOICES:
@@ -228,6 +263,8 @@ class CampaignView(QWidget):
         self.behavioural.setToolTip(BEHAVIOURAL_TIP)
         wording_row.addWidget(self.behavioural)
         form.addRow("Wording:", wording_row)
+
+    def _build_rule_row(self, form: QFormLayout) -> None:
         rule_row = QHBoxLayout()
         self.satisfy_rule = QComboBox(self)
         self.satisfy_rule.addItem("|p − V| ≤ tolerance", "absolute")
@@ -243,6 +280,8 @@ class CampaignView(QWidget):
         rule_row.addWidget(self.satisfy_rule, 1)
         rule_row.addWidget(self.tolerance)
         form.addRow("Satisfy:", rule_row)
+
+    def _build_database_row(self, form: QFormLayout) -> None:
         db_row = QHBoxLayout()
         self.database = QLineEdit(self)
         self.database.setText(default_database())
@@ -252,9 +291,9 @@ class CampaignView(QWidget):
         browse.clicked.connect(self._choose_database)
         db_row.addWidget(browse)
         form.addRow("Results file:", db_row)
-        left.addWidget(settings_box)
-        left.addStretch(1)
 
+    def _build_run_row(self) -> QHBoxLayout:
+        """Run, Pause and the progress bar, side by side."""
         run_row = QHBoxLayout()
         self.run_button = QPushButton("Run ▶")
         self.run_button.setToolTip("Run the campaign (F5); a stopped one resumes")
@@ -268,6 +307,10 @@ class CampaignView(QWidget):
         self.progress.setFormat("not started")
         self.progress.setValue(0)
         run_row.addWidget(self.progress, 1)
+        return run_row
+
+    def _build_progress(self) -> None:
+        """The progress line, the estimate before Run, and what the estimate is priced at."""
         self.progress_text = plain_label("")
         self.progress_text.setWordWrap(True)
         self.estimate_text = plain_label("")
@@ -275,6 +318,8 @@ class CampaignView(QWidget):
         self.rates: dict[str, float] = {}  # measured seconds per answer, from the results file
         self.ollama_concurrency = 4
 
+    def _build_page(self, run_row: QHBoxLayout) -> None:
+        """The columns scroll; the footer with Run and the progress stays at the bottom."""
         body = QWidget(self)
         body_layout = QVBoxLayout(body)
         body_layout.setContentsMargins(0, 0, 0, 0)
@@ -295,7 +340,9 @@ class CampaignView(QWidget):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(scroll, 1)
         layout.addWidget(footer)  # Run and the progress never scroll out of sight
-        self.set_running(False)
+
+    def _connect_signals(self) -> None:
+        """Any change to the set-up prices the estimate again."""
         for signal in (
             self.llms.itemChanged,
             self.references.itemChanged,
@@ -308,7 +355,6 @@ class CampaignView(QWidget):
             self.noisy_share.valueChanged,
         ):
             signal.connect(self.update_estimate)
-        self.update_estimate()
 
     def resizeEvent(self, event) -> None:
         """Two columns when there is room, one (scrolling) when there is not."""

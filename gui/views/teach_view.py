@@ -87,7 +87,17 @@ class TeachView(QWidget):
         self.step = 0
         self.lesson: Lesson | None = None
         self.ready = True
+        bar = self._build_case_bar()
+        second = self._build_answer_bar()
+        split = self._build_cards_and_graph()
+        self._build_layout(bar, second, split)
+        self._connect_signals()
+        self._refill_llms()
+        self._render()
 
+    # -- building the page (called once, in this order, by ``__init__``) --------------------
+    def _build_case_bar(self) -> QToolBar:
+        """Category, order, and Previous / position / Next."""
         bar = QToolBar(self)
         bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         bar.addWidget(QLabel("Category: "))
@@ -110,6 +120,10 @@ class TeachView(QWidget):
         self.next_button = QPushButton("Next ▶")
         self.next_button.clicked.connect(lambda: self.move(1))
         bar.addWidget(self.next_button)
+        return bar
+
+    def _build_answer_bar(self) -> QToolBar:
+        """The LLM, the flawed explainer beside the oracle, Reveal and the text size."""
         second = QToolBar(self)
         second.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         second.addWidget(QLabel("LLM: "))
@@ -119,7 +133,7 @@ class TeachView(QWidget):
         second.addWidget(QLabel(" Beside the oracle: "))
         self.flaw = QComboBox(self)
         self.flaw.addItem("no flawed explainer", "")
-        for spec in (c.spec for c in answerers.offered if c.reference):
+        for spec in (c.spec for c in self.answerers.offered if c.reference):
             self.flaw.addItem(spec, spec)
             self.flaw.setItemData(
                 self.flaw.count() - 1, explanation(spec), Qt.ItemDataRole.ToolTipRole
@@ -141,7 +155,10 @@ class TeachView(QWidget):
         second.addWidget(QLabel("Text size: "))
         second.addWidget(self.zoom_out)
         second.addWidget(self.zoom_in)
+        return second
 
+    def _build_cards_and_graph(self) -> QSplitter:
+        """The step cards (and the factor panel) on the left, the graph on the right."""
         self.question_card = Card("1 · The question")
         self.oracle_card = Card("2 · The oracle's answer, and why")
         self.reply_card = Card("3 · The LLM's reply")
@@ -152,10 +169,10 @@ class TeachView(QWidget):
         cards_layout.setContentsMargins(0, 0, 0, 0)
         for card in (self.question_card, self.oracle_card, self.flaw_card, self.reply_card):
             cards_layout.addWidget(card, 1)
-        self.factor_panel = FactorPanel(tasks, parent=self)  # factors cases only
+        self.factor_panel = FactorPanel(self.tasks, parent=self)  # factors cases only
         self.factor_panel.hide()
         cards_layout.addWidget(self.factor_panel, 2)
-        self.graph = GraphView(tasks, self)
+        self.graph = GraphView(self.tasks, self)
         self.graph.set_controls_visible(False)
         split = QSplitter(Qt.Orientation.Horizontal, self)
         split.addWidget(cards)
@@ -167,7 +184,10 @@ class TeachView(QWidget):
         self.graph.setMinimumWidth(320)
         for card in (self.question_card, self.oracle_card, self.flaw_card, self.reply_card):
             card.body.setMinimumWidth(240)
+        return split
 
+    def _build_layout(self, bar: QToolBar, second: QToolBar, split: QSplitter) -> None:
+        """Both bars above the cards and graph; the text starts large, for projecting."""
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(bar)
@@ -176,6 +196,8 @@ class TeachView(QWidget):
         self.text_scale = 1.0
         self.scale_text(1.35)
 
+    def _connect_signals(self) -> None:
+        """Space reveals, the arrows move; new results refill the LLM list."""
         for keys, handler in (
             (Qt.Key.Key_Space, self.reveal),
             (Qt.Key.Key_Right, lambda: self.move(1)),
@@ -184,10 +206,8 @@ class TeachView(QWidget):
             shortcut = QShortcut(QKeySequence(keys), self)
             shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             shortcut.activated.connect(handler)
-        results.reset.connect(self._refill_llms)
-        results.rows_added.connect(lambda *_: self._refill_llms())
-        self._refill_llms()
-        self._render()
+        self.results.reset.connect(self._refill_llms)
+        self.results.rows_added.connect(lambda *_: self._refill_llms())
 
     # -- model -----------------------------------------------------------------------------
     def set_model(self, oracle: OracleResult | None, environment: Environment | None) -> None:
