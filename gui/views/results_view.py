@@ -66,7 +66,17 @@ class ExecutionsPanel(QWidget):
         self.model = ResultsTableModel(results)
         self.proxy = ResultsFilter()
         self.proxy.setSourceModel(self.model)
+        bar, second = self._build_filter_bars()
+        self._build_table()
+        self._build_group_table()
+        split = self._build_split()
+        self._build_layout(bar, second, split)
+        self._connect_signals()
+        self._update_count()
 
+    # -- building the panel (called once, in this order, by ``__init__``) -------------------
+    def _build_filter_bars(self) -> tuple[QHBoxLayout, QHBoxLayout]:
+        """Two rows: the filters, Failures only and Group repeats; the search and the count."""
         bar = QHBoxLayout()
         bar.setContentsMargins(0, 0, 0, 0)
         second = QHBoxLayout()
@@ -111,7 +121,10 @@ class ExecutionsPanel(QWidget):
         second.addWidget(self.search, 1)
         self.count = QLabel("", self)
         second.addWidget(self.count)
+        return bar, second
 
+    def _build_table(self) -> None:
+        """One row per answer, sortable."""
         self.table = QTableView(self)
         self.table.setModel(self.proxy)
         self.table.setSortingEnabled(True)
@@ -127,6 +140,8 @@ class ExecutionsPanel(QWidget):
             self.table.setColumnWidth(column, width)
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
 
+    def _build_group_table(self) -> None:
+        """One row per repeated case (shown instead of the table by Group repeats)."""
         self.groups = RepeatGroupsModel()
         self.group_table = QTableView(self)
         self.group_table.setModel(self.groups)
@@ -137,6 +152,8 @@ class ExecutionsPanel(QWidget):
         self.group_table.selectionModel().selectionChanged.connect(self._group_selected)
         self.group_table.hide()
 
+    def _build_split(self) -> QSplitter:
+        """The tables above the selected case's detail."""
         self.detail = CaseDetail(self)
         split = QSplitter(Qt.Orientation.Vertical, self)
         split.addWidget(self.table)
@@ -145,26 +162,30 @@ class ExecutionsPanel(QWidget):
         split.setStretchFactor(0, 3)  # the table gets more room than one case's detail
         split.setStretchFactor(1, 2)
         split.setSizes([600, 400])
+        return split
+
+    def _build_layout(self, bar: QHBoxLayout, second: QHBoxLayout, split: QSplitter) -> None:
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(bar)
         layout.addLayout(second)
         layout.addWidget(split, 1)
 
+    def _connect_signals(self) -> None:
+        """New rows refresh the filter choices and the "N of M shown" label."""
         # filter choices are recomputed over all rows: at most every 300 ms while rows stream in
         self._filters_timer = QTimer(self)
         self._filters_timer.setSingleShot(True)
         self._filters_timer.setInterval(300)
         self._filters_timer.timeout.connect(self._refresh_filters)
-        results.reset.connect(self._refresh_filters)
-        results.rows_added.connect(lambda *_: self._rows_added())
+        self.results.reset.connect(self._refresh_filters)
+        self.results.rows_added.connect(lambda *_: self._rows_added())
         # every way the shown rows change (a filter or the search re-filters by inserting and
         # removing rows) updates the "N of M shown" label
         self.proxy.rowsInserted.connect(lambda *_: self._update_count())
         self.proxy.rowsRemoved.connect(lambda *_: self._update_count())
         self.proxy.modelReset.connect(self._update_count)
         self.proxy.layoutChanged.connect(self._update_count)
-        self._update_count()
 
     def _rows_added(self) -> None:
         self._update_count()
