@@ -253,7 +253,7 @@ class MainWindow(QMainWindow):
         self.graph.state_selected.connect(self.inspector.show_state)
         self.inspector.state_requested.connect(self.graph.select_state)
         self.results_view.case_selected.connect(self._case_selected)
-        self.results_view.factor_panel.highlight.connect(self.graph.mark_states)
+        self.results_view.states_highlighted.connect(self.graph.mark_states)
         self.teach_view.state_changed.connect(self._teach_state)
         self.campaign_view.run_requested.connect(self.run_campaign)
         self.campaign_view.stop_requested.connect(self.stop)

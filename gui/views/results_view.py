@@ -461,6 +461,7 @@ class ResultsView(QTabWidget):
     """Executions | Side by side."""
 
     case_selected = Signal(object)
+    states_highlighted = Signal(object)  # state ids the factor panel marks ([]: clear)
 
     def __init__(
         self, results: ResultsData, parent: QWidget | None = None, tasks: Tasks | None = None
@@ -473,6 +474,7 @@ class ResultsView(QTabWidget):
         self.executions.detail.attach_factor_panel(
             self.factor_panel, lambda: (self.executions.environment, results.db_path)
         )
+        self.factor_panel.highlight.connect(self.states_highlighted)
         self.addTab(self.executions, "Executions")
         self.addTab(self.compare, "Side by side")
         self.executions.case_selected.connect(self.case_selected)
