@@ -93,6 +93,7 @@ def main() -> int:
     scratch = Path(tempfile.mkdtemp(prefix="explaincheck-shots-"))
     os.environ["EXPLAINCHECK_SETTINGS"] = str(scratch / "settings.ini")
     import qasync
+
     from explaincheck.gui.app import create_app
     from explaincheck.gui.main_window import MainWindow
     from explaincheck.gui.settings import Settings
