@@ -2,8 +2,9 @@
 
 Moves go the intended way with probability 0.8 and slip to either perpendicular side with 0.1
 each; walls keep the agent in place; about 10% of the cells are holes: unsafe and absorbing. The
-goal is the far corner (the 2×2 corners at start and goal have no holes). A wall of holes with one gap across the middle row makes the gap cell a
-bottleneck, so the dominator and re-check methods have something to find.
+goal is the far corner (the 2×2 corners at start and goal have no holes). A wall of holes with
+one gap across the middle row makes the gap cell a bottleneck, so the dominator and re-check
+methods have something to find.
 
 The holes are stated by arithmetic on x and y (a quadratic hash modulo a prime), not as a list of
 cells: a disjunction of N²/10 cells made Storm's build of the 40,000-state grid take minutes, this
@@ -40,9 +41,7 @@ def holes(n: int, seed: int = 1) -> set[tuple[int, int]]:
     cells = set()
     for x in range(n):
         for y in range(n):
-            if n >= 4 and y == wall and x != gap:
-                cells.add((x, y))
-            elif (
+            if (n >= 4 and y == wall and x != gap) or (
                 not (x <= 1 and y <= 1)
                 and not (x >= n - 2 and y >= n - 2)
                 and abs(y - wall) > 1
