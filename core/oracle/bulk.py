@@ -112,7 +112,8 @@ def _valuations(model) -> dict[str, np.ndarray]:
             result[variable.name] = np.array(valuations.get_int64_values(variable), dtype=np.int64)
         else:
             result[variable.name] = np.array(valuations.get_double_values(variable), dtype=float)
-    return result
+    # in name order, as Storm's JSON valuations (and so ``read_structure``) list them
+    return {name: result[name] for name in sorted(result)}
 
 
 def _actions(model, rows: int) -> tuple[np.ndarray, list[str]]:
