@@ -10,7 +10,8 @@
   point is the optimum, so the result is exact up to the solver's round-off. The improvement
   step is vectorised (numpy segment reductions), never a loop over states.
   The danger D = Pmin [F unsafe] is computed as 1 - Pmax [F Z], Z = states that can avoid
-  unsafe forever, so both quantities are maximal-reachability problems.
+  unsafe forever, so both quantities are maximal-reachability problems; D's iteration starts
+  from V's optimal policy (one round on the gridworlds, where Storm's scheduler needed ~30).
 """
 
 from __future__ import annotations
