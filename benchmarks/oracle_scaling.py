@@ -1,12 +1,14 @@
 """Oracle scaling: time per phase and peak memory (default), or the methods compared (--methods).
 
 Default mode (issue 17): one row per model, each computed by ``compute_in_process`` in a fresh
-process (so its peak resident memory is its own): the slippery gridworld at 10^4, 4·10^4 and
-10^5 states and two counters 0..1000 (1,002,001 states). Columns: seconds per phase (building =
+process (so its peak resident memory, ``getrusage`` in the child, is its own): the slippery
+gridworld at 10^4, 4·10^4 and 10^5 states and two counters 0..1000 (1,002,001 states).
+Columns: seconds per phase (building =
 parse + Storm build, structure = reading the model + Storm's warm-start check, values, danger,
 bottlenecks, centrality, facts), total, peak memory, and for the first row the ratio to Storm's
-own build + check of V (classic value iteration) on the same model. Goals: 10k <= 2 s,
-40k <= 15 s, 1M <= 10 min.
+own build + check of V (classic value iteration) on the same model. Below each row: the methods,
+the size and store/load seconds of the ``.npz`` cache entry, and the load average (the machine
+is shared). Goals: 10k <= 2 s, 40k <= 15 s, 1M <= 10 min.
 
     python benchmarks/oracle_scaling.py [--models grid100,grid200,grid317,counters1000]
                                         [--timeout 900]
@@ -32,6 +34,7 @@ The issue's bars: dominators >= 50x faster than re-checking at the largest size 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -220,12 +223,22 @@ def measure_phases(path: str) -> dict:
     """Run in a fresh process: the oracle's phases, total and peak memory as a dict."""
     import resource
 
+    from explaincheck.core.oracle import cache
+    from explaincheck.core.oracle.serialization import to_cache
+
     started = time.perf_counter()
     result = compute_in_process(OracleRequest(path, method="verified", state_limit=10**7))
+    total = time.perf_counter() - started
+    entry = Path(path).with_suffix(".npz")
+    store, _ = timed(lambda: cache.store_npz(entry, to_cache(result)))
+    load, loaded = timed(lambda: cache.load_npz(entry))
+    assert loaded is not None and loaded.model.states == result.model.states
     return {
+        "cache": f"npz {entry.stat().st_size / 2**20:,.0f} MB: store {store:.1f} s, "
+        f"load {load:.2f} s",
         "states": result.model.states,
         "phases": result.phases,
-        "total": time.perf_counter() - started,
+        "total": total,
         "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "values": result.values_method,
         "centrality": result.centrality_method,
@@ -249,6 +262,7 @@ def phases_main(models: list[str], timeout: float) -> int:
     import json
     import subprocess
 
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} (2 cores)")
     print("| model | states | " + " | ".join(PHASES) + " | total | peak memory | note |")
     print("|" + "---|" * (len(PHASES) + 5))
     with tempfile.TemporaryDirectory() as folder:
@@ -287,7 +301,8 @@ def phases_main(models: list[str], timeout: float) -> int:
                 flush=True,
             )
             print(
-                f"  {name}: values by {row['values']}; centrality {row['centrality']}",
+                f"  {name}: values by {row['values']}; centrality {row['centrality']}; "
+                f"{row['cache']}; load average {os.getloadavg()[0]:.2f}",
                 file=sys.stderr,
                 flush=True,
             )

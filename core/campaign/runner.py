@@ -3,12 +3,11 @@
 Why asyncio with a fixed set of workers per backend: LLM calls are I/O-bound, so one thread
 keeps many requests in flight, and ``concurrency`` workers per backend are its cap (an Ollama
 backend's cap is the sum of its hosts' caps; the host pool enforces each host's own). Each
-execution is graded and written before the next is taken; the writes of the last
-``COMMIT_INTERVAL`` seconds are committed together (one commit per execution cost a third of
-the runner's own time against a fast server). Cancelling (Ctrl-C, the GUI's Stop) commits what
-is written; killing the process loses the requests in flight and at most the last
-``COMMIT_INTERVAL`` seconds of results. The same plan run again skips what is stored and
-retries the rest and ``error`` rows.
+execution is graded and written before the next is taken, and committed on the next turn of
+the event loop (executions that finish in the same turn share one commit). A reply is costly to
+get again, so it is not held back to save commits: killing the process loses only the requests
+in flight. Cancelling (Ctrl-C, the GUI's Stop) commits what is written. The same plan run again
+skips what is stored and retries the rest and ``error`` rows.
 """
 
 from __future__ import annotations
@@ -47,7 +46,7 @@ from explaincheck.core.terminal_text import safe_terminal
 log = logging.getLogger("explaincheck.campaign")
 
 Grader = Callable[[TestCase, str], Grade]
-COMMIT_INTERVAL = 0.2  # seconds a written execution may wait for its commit
+COMMIT_INTERVAL = 0.0  # seconds a written execution may wait for its commit (next loop turn)
 
 
 class _CommitBatch:

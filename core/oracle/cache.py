@@ -1,7 +1,10 @@
 """On-disk oracle cache keyed by (file content hash, constants, labels, method).
 
-One JSON file per key under ``paths.cache_dir()/oracle``; a reload of an unchanged model is
-instant. A corrupt or outdated entry is ignored and recomputed, never trusted.
+One file per key under ``paths.cache_dir()/oracle``: JSON for ordinary results, ``.npz`` for
+large (columnar) ones, whose per-state facts are numpy arrays that load in seconds even at 10^6
+states. The ``.npz`` is read with ``allow_pickle=False`` and holds the result's other fields as
+JSON text, so neither file can run code when read. A corrupt or outdated entry is ignored and
+recomputed, never trusted.
 """
 
 from __future__ import annotations
@@ -9,20 +12,30 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import zipfile
 from pathlib import Path
+
+import numpy as np
 
 from explaincheck.core.oracle.serialization import from_cache, to_cache
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.paths import cache_dir
 
+META = "__meta__"  # the npz member with the JSON of everything but the columns
 
-def _entry(key: str) -> Path:
+
+def _entry(key: str, suffix: str = ".json") -> Path:
     folder = cache_dir() / "oracle"
     folder.mkdir(parents=True, exist_ok=True)
-    return folder / f"{key}.json"
+    return folder / f"{key}{suffix}"
 
 
 def load(key: str) -> OracleResult | None:
+    columnar = _entry(key, ".npz")
+    if columnar.exists():
+        found = load_npz(columnar)
+        if found is not None:
+            return found
     path = _entry(key)
     if not path.exists():
         return None
@@ -32,9 +45,33 @@ def load(key: str) -> OracleResult | None:
         return None
 
 
+def load_npz(path: Path) -> OracleResult | None:
+    """A columnar entry, or None when it is corrupt, outdated or holds pickled objects."""
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            meta = json.loads(str(archive[META]))
+            meta["columns"] = {name: archive[name] for name in archive.files if name != META}
+        return from_cache(meta)
+    except (ValueError, KeyError, TypeError, OSError, zipfile.BadZipFile, EOFError):
+        return None
+
+
 def store(key: str, result: OracleResult) -> None:
+    data = to_cache(result)
+    if "columns" in data:
+        store_npz(_entry(key, ".npz"), data)
+        return
     path = _entry(key)
     handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
     with os.fdopen(handle, "w") as stream:
-        json.dump(to_cache(result), stream)
+        json.dump(data, stream)
     os.replace(temporary, path)  # atomic: readers never see half a file
+
+
+def store_npz(path: Path, data: dict) -> None:
+    """Columns as arrays, the rest as one JSON string; written whole, then renamed."""
+    columns = data.pop("columns")
+    handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".npz.tmp")
+    with os.fdopen(handle, "wb") as stream:
+        np.savez(stream, **columns, **{META: np.array(json.dumps(data))})
+    os.replace(temporary, path)

@@ -17,6 +17,8 @@ import numpy as np
 from explaincheck.core.errors import ModelError
 from explaincheck.core.oracle import bottlenecks, building, centrality
 from explaincheck.core.oracle.arrays import choice_arrays
+from explaincheck.core.oracle.bulk import read_bulk
+from explaincheck.core.oracle.columnar import ColumnarStates, group_actions
 from explaincheck.core.oracle.structure import ModelStructure, read_structure
 from explaincheck.core.oracle.types import (
     EXACT,
@@ -26,7 +28,15 @@ from explaincheck.core.oracle.types import (
     OracleResult,
     StateFacts,
 )
-from explaincheck.core.oracle.values import TIE_TOLERANCE, Values, exact_values, verified_values
+from explaincheck.core.oracle.values import (
+    TIE_TOLERANCE,
+    Values,
+    exact_values,
+    verified_arrays,
+    verified_values,
+)
+
+COLUMNAR_FROM = 5_000  # states: verified models this large are read in bulk and kept as columns
 
 
 def request_hash(request: OracleRequest) -> str:
@@ -67,11 +77,17 @@ class _Phases:
             self._current = None
 
 
-def compute_in_process(request: OracleRequest, progress: Progress | None = None) -> OracleResult:
+def compute_in_process(
+    request: OracleRequest,
+    progress: Progress | None = None,
+    *,
+    columnar_from: int | None = None,
+) -> OracleResult:
     """Model-check ``request`` here and now (may take long or crash: prefer ``compute_oracle``).
 
     ``progress(phase, **counts)`` is called as each phase starts: building, structure, values,
-    danger, bottlenecks, centrality, facts."""
+    danger, bottlenecks, centrality, facts. Verified models of ``columnar_from`` states or more
+    (default ``COLUMNAR_FROM``) are read in bulk and their facts kept as columns."""
     started = time.perf_counter()
     phase = _Phases(progress)
     path = request.model_path
@@ -87,6 +103,9 @@ def compute_in_process(request: OracleRequest, progress: Progress | None = None)
         method = EXACT if model.nr_states <= request.exact_state_limit else VERIFIED
     if method == EXACT:
         model = building.build(parsed, exact=True, state_limit=request.state_limit, path=path)
+    columnar = COLUMNAR_FROM if columnar_from is None else columnar_from
+    if method == VERIFIED and model.nr_states >= columnar:
+        return _compute_columnar(request, parsed, model, phase, started)
     phase("structure", states=model.nr_states)
     structure = read_structure(model, exact=method == EXACT)
     arrays = choice_arrays(structure)
@@ -100,10 +119,7 @@ def compute_in_process(request: OracleRequest, progress: Progress | None = None)
         values = verified_values(
             model, structure, parsed.properties, parsed.has_unsafe, goal, unsafe, arrays, phase
         )
-        values_method = (
-            f"policy iteration from {values.start}: {values.rounds} sparse direct solves, "
-            f"Bellman residual {values.residual:.1e} (V, Q and D)"
-        )
+        values_method = _verified_words(values)
     phase("bottlenecks", states=structure.size)
     bottleneck_set = bottlenecks.by_dominators_arrays(
         arrays, np.array(goal, dtype=bool), structure.initial
@@ -154,24 +170,92 @@ def compute_in_process(request: OracleRequest, progress: Progress | None = None)
     )
 
 
+def _compute_columnar(
+    request: OracleRequest, parsed, model, phase: _Phases, started: float
+) -> OracleResult:
+    """The verified method on arrays from end to end: bulk read, values, bottlenecks and
+    centrality on arrays, facts as columns (``ColumnarStates``)."""
+    phase("structure", states=model.nr_states)
+    bulk = read_bulk(model)
+    arrays = bulk.arrays
+    goal = bulk.with_label(request.goal_label)
+    unsafe = bulk.with_label(request.unsafe_label) if parsed.has_unsafe else None
+    values = verified_arrays(model, arrays, parsed.properties, goal, unsafe, phase)
+    phase("bottlenecks", states=bulk.size)
+    bottleneck = np.zeros(bulk.size, dtype=bool)
+    bottleneck[list(bottlenecks.by_dominators_arrays(arrays, goal, bulk.initial))] = True
+    phase("centrality", states=bulk.size)
+    scores = centrality.estimate(bulk.size, arrays.edge_sources, arrays.edge_targets)
+    phase("facts", states=bulk.size)
+    states = ColumnarStates(
+        first_row=arrays.first_row,
+        row_offsets=arrays.rows.indptr.astype(np.int64),
+        columns=arrays.rows.indices.astype(np.int64),
+        probabilities=arrays.rows.data,
+        action_code=bulk.action_code,
+        action_names=bulk.action_names,
+        label_names=bulk.label_names,
+        label_bits=np.stack([bulk.labels[name] for name in bulk.label_names])
+        if bulk.label_names
+        else np.zeros((0, bulk.size), dtype=bool),
+        variables=tuple(bulk.valuations),
+        valuation_columns=tuple(bulk.valuations.values()),
+        value=values.value,
+        danger=values.danger,
+        q=values.q,
+        scheduler=values.scheduler,
+        bottleneck=bottleneck,
+        centrality=np.asarray(scores.scores, dtype=float),
+        goal=goal,
+        unsafe=unsafe if unsafe is not None else np.zeros(bulk.size, dtype=bool),
+        initial=bulk.initial,
+        tie_tolerance=TIE_TOLERANCE,
+    )
+    warnings = list(bulk.warnings)
+    if not parsed.has_unsafe:
+        warnings.append(
+            f"the model has no {request.unsafe_label!r} label, so the danger D is absent and the "
+            "'safer' category does not apply"
+        )
+    used = np.unique(bulk.action_code[bulk.action_code >= 0]).tolist()
+    summary = ModelSummary(
+        path=str(request.model_path),
+        constants=request.constants,
+        goal_label=request.goal_label,
+        unsafe_label=request.unsafe_label,
+        states=bulk.size,
+        choices=int(arrays.first_row[-1]),
+        transitions=int(arrays.rows.nnz),
+        initial=bulk.initial,
+        variables=tuple(bulk.valuations),
+        labels=tuple(sorted(parsed.labels)),
+        actions=tuple(sorted(bulk.action_names[i] for i in used)),
+        content_hash=request_hash(request),
+    )
+    return OracleResult(
+        model=summary,
+        states=states,
+        method=VERIFIED,
+        tie_tolerance=TIE_TOLERANCE,
+        has_danger=parsed.has_unsafe,
+        warnings=tuple(warnings),
+        seconds=time.perf_counter() - started,
+        values_method=_verified_words(values),
+        centrality_method=scores.describe(),
+        phases=_finished(phase),
+    )
+
+
+def _verified_words(values) -> str:
+    return (
+        f"policy iteration from {values.start}: {values.rounds} sparse direct solves, "
+        f"Bellman residual {values.residual:.1e} (V, Q and D)"
+    )
+
+
 def _finished(phase: _Phases) -> dict[str, float]:
     phase.end()
     return dict(phase.seconds)
-
-
-def _group_actions(names: list[str], keys: list, tied) -> tuple[tuple[str, ...], ...]:
-    """Actions sorted by decreasing value, grouped where values tie (model order within a
-    group, so both methods name a tie the same way whatever the round-off)."""
-    order = sorted(range(len(names)), key=lambda i: keys[i], reverse=True)
-    groups: list[list[str]] = []
-    previous = None
-    for i in order:
-        if previous is not None and tied(keys[previous], keys[i]):
-            groups[-1].append(names[i])
-        else:
-            groups.append([names[i]])
-        previous = i
-    return tuple(tuple(sorted(group, key=names.index)) for group in groups)
 
 
 def derive_state_facts(
@@ -197,7 +281,7 @@ def derive_state_facts(
         q_source = values.q_exact if exact else values.q
         assert q_source is not None  # exact values carry exact Q
         keys = [q_source[state][i] for i, _ in labelled]
-        order = _group_actions(names, keys, tied) if names else ()
+        order = group_actions(names, keys, tied) if names else ()
         chosen = structure.choices[state][values.scheduler[state]].action
         value_exact = values.value_exact[state] if values.value_exact else None
         facts.append(

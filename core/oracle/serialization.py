@@ -1,13 +1,15 @@
 """Oracle results as JSON: the ``oracle --json`` contract (docs/method.md §1) and the cache.
 
-JSON only (never pickle), so a shared cache or results file cannot run code when read.
+JSON only (never pickle), so a shared cache or results file cannot run code when read; large
+(columnar) results travel as numpy arrays, stored by ``cache.py`` as ``.npz`` read without pickle.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, fields
+from dataclasses import asdict, fields, replace
 from typing import Any
 
+from explaincheck.core.oracle.columnar import ColumnarStates
 from explaincheck.core.oracle.types import ModelSummary, OracleResult, StateFacts
 
 CACHE_FORMAT = 1
@@ -58,7 +60,13 @@ def to_contract(result: OracleResult) -> dict[str, Any]:
 
 
 def to_cache(result: OracleResult) -> dict[str, Any]:
-    data = asdict(result)
+    """The result as plain data: JSON-friendly, except that a columnar result keeps its states
+    as numpy arrays under ``columns`` (for the child's pipe and the ``.npz`` cache)."""
+    if result.columnar:
+        data = asdict(replace(result, states=()))
+        data["columns"] = result.states.to_arrays()
+    else:
+        data = asdict(result)
     data.pop("phases", None)
     data["format"] = CACHE_FORMAT
     return data
@@ -70,7 +78,10 @@ def from_cache(data: dict[str, Any]) -> OracleResult:
     model = ModelSummary(
         **{f.name: _tuple_if_list(data["model"][f.name]) for f in fields(ModelSummary)}
     )
-    states = tuple(_state_from(s) for s in data["states"])
+    if "columns" in data:
+        states = ColumnarStates.from_arrays(data["columns"])
+    else:
+        states = tuple(_state_from(s) for s in data["states"])
     return OracleResult(
         model=model,
         states=states,

@@ -7,6 +7,7 @@ process and be cached on disk as JSON.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -108,7 +109,9 @@ class OracleResult:
     """The exact test oracle of one model: per-state facts plus how they were obtained."""
 
     model: ModelSummary
-    states: tuple[StateFacts, ...]  # indexed by state id
+    # indexed by state id: a tuple, or for large verified models a ``ColumnarStates`` sequence
+    # that builds each state's facts when asked (columnar.py)
+    states: Sequence[StateFacts]
     method: str  # EXACT or VERIFIED
     tie_tolerance: float  # 0.0 under EXACT
     has_danger: bool  # False when the model has no unsafe label (D absent, never zero-filled)
@@ -128,11 +131,19 @@ class OracleResult:
         return self.states[self.model.initial]
 
     @property
+    def columnar(self) -> bool:
+        return hasattr(self.states, "bottleneck_ids")
+
+    @property
     def bottlenecks(self) -> tuple[int, ...]:
+        if self.columnar:
+            return self.states.bottleneck_ids
         return tuple(s.id for s in self.states if s.bottleneck)
 
     @property
     def dead_ends(self) -> tuple[int, ...]:
+        if self.columnar:
+            return self.states.dead_end_ids
         return tuple(s.id for s in self.states if s.dead_end)
 
     def compare(self, first: StateFacts, second: StateFacts, quantity: str = "value") -> int:
