@@ -1,4 +1,5 @@
-"""The seven built-in environments, and resolving what a user names (an id or a PRISM file).
+"""The built-in environments (every folder under ``environments/``), and resolving what a user
+names (an id or a PRISM file).
 
 Everything that takes ``--env ENV|MODEL`` goes through ``resolve``: a built-in id loads its
 folder, a folder or a ``.prism`` file inside a folder with an ``environment.toml`` loads that
@@ -21,7 +22,7 @@ from explaincheck.core.environments.loader import (
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.paths import environments_dir
 
-BUILTIN_IDS: tuple[str, ...] = (
+PAPER_ORDER: tuple[str, ...] = (  # the paper's order, which every table keeps
     "frozen_lake",
     "wolf_goat_cabbage",
     "water_jug",
@@ -30,6 +31,21 @@ BUILTIN_IDS: tuple[str, ...] = (
     "job_shop",
     "dam",
 )
+
+
+def discover(root: Path) -> tuple[str, ...]:
+    """The ids of the environment folders under ``root`` (those with an ``environment.toml``):
+    the paper's seven in its order, then any others by name. A new environment is its folder
+    alone (``model.prism`` + ``environment.toml``); nothing else lists it."""
+    found = (
+        sorted(p.name for p in root.iterdir() if (p / TOML_NAME).is_file()) if root.is_dir() else []
+    )
+    return tuple(i for i in PAPER_ORDER if i in found) + tuple(
+        i for i in found if i not in PAPER_ORDER
+    )
+
+
+BUILTIN_IDS: tuple[str, ...] = discover(environments_dir())
 
 
 def builtin_folder(env_id: str) -> Path:

@@ -45,6 +45,27 @@ def _python(value):
     return float(value)
 
 
+@dataclass(frozen=True)
+class _Lists:
+    """``ColumnarStates``' columns as Python lists (see ``ColumnarStates._lists``)."""
+
+    first_row: list[int]
+    row_offsets: list[int]
+    columns: list[int]
+    probabilities: list[float]
+    action_code: list[int]
+    q: list[float]
+    value: list[float]
+    danger: list[float] | None
+    scheduler: list[int]
+    bottleneck: list[bool]
+    centrality: list[float]
+    goal: list[bool]
+    unsafe: list[bool]
+    valuations: list[list]
+    labels: list[tuple[str, ...]]
+
+
 @dataclass(eq=False)
 class ColumnarStates(Sequence):
     """All states' facts as arrays; ``self[i]`` is the ``StateFacts`` of state i."""
@@ -93,52 +114,120 @@ class ColumnarStates(Sequence):
     def dead_end_ids(self) -> tuple[int, ...]:
         return tuple(np.flatnonzero(self.value == 0.0).tolist())
 
+    def role_counts(self) -> dict[str, int]:
+        """How many states have each role (``StateFacts.roles``), without making any state."""
+        counts = {
+            "initial": 1,
+            "goal": int(np.count_nonzero(self.goal)),
+            "unsafe": int(np.count_nonzero(self.unsafe)),
+            "dead_end": int(np.count_nonzero(self.value == 0.0)),
+            "bottleneck": int(np.count_nonzero(self.bottleneck)),
+        }
+        return {role: count for role, count in counts.items() if count}
+
+    def predecessors(self) -> list[tuple[int, ...]]:
+        """Per state, the other states with a transition of positive probability into it
+        (ascending), from the transition arrays in one vectorised pass."""
+        rows_per_state = np.diff(self.first_row)
+        row_state = np.repeat(np.arange(len(self)), rows_per_state)
+        entry_state = np.repeat(row_state, np.diff(self.row_offsets))
+        keep = (self.probabilities > 0) & (self.columns != entry_state)
+        pairs = np.unique(np.stack([self.columns[keep], entry_state[keep]], axis=1), axis=0)
+        bounds = np.searchsorted(pairs[:, 0], np.arange(len(self) + 1))
+        sources = pairs[:, 1].tolist()
+        edges = bounds.tolist()
+        return [tuple(sources[edges[s] : edges[s + 1]]) for s in range(len(self))]
+
     def _tied(self, a: float, b: float) -> bool:
         return abs(a - b) <= self.tie_tolerance
 
+    @cached_property
+    def _lists(self) -> _Lists:
+        """The columns as Python lists, converted once: slicing lists and reading Python
+        numbers is several times cheaper per state than doing either on numpy arrays."""
+        states = len(self)
+        return _Lists(
+            first_row=self.first_row.tolist(),
+            row_offsets=self.row_offsets.tolist(),
+            columns=self.columns.tolist(),
+            probabilities=self.probabilities.tolist(),
+            action_code=self.action_code.tolist(),
+            q=self.q.tolist(),
+            value=self.value.tolist(),
+            danger=self.danger.tolist() if self.danger is not None else None,
+            scheduler=self.scheduler.tolist(),
+            bottleneck=self.bottleneck.tolist(),
+            centrality=self.centrality.tolist(),
+            goal=self.goal.tolist(),
+            unsafe=self.unsafe.tolist(),
+            valuations=[column.tolist() for column in self.valuation_columns],
+            labels=self._label_tuples(),
+        )
+
+    def _label_tuples(self) -> list[tuple[str, ...]]:
+        """Each state's labels, through one integer code per state (few distinct sets)."""
+        if not self.label_names:
+            return [()] * len(self)
+        kind = np.int64 if len(self.label_names) < 63 else object  # object: unbounded ints
+        weights = np.array([1 << k for k in range(len(self.label_names))], dtype=kind)
+        codes = (self.label_bits.T.astype(kind) @ weights).tolist()
+        names = self.label_names
+        sets = {
+            code: tuple(name for k, name in enumerate(names) if code >> k & 1)
+            for code in set(codes)
+        }
+        return [sets[code] for code in codes]
+
+    @cached_property
+    def _made(self) -> list[StateFacts | None]:
+        return [None] * len(self)
+
     def facts(self, state: int) -> StateFacts:
-        start, end = int(self.first_row[state]), int(self.first_row[state + 1])
-        codes = self.action_code[start:end].tolist()
-        q_rows = self.q[start:end].tolist()
-        labelled = [(i, self.action_names[c]) for i, c in enumerate(codes) if c >= 0]
+        """The ``StateFacts`` of one state (made once, then kept: front ends ask again)."""
+        made = self._made[state]
+        if made is None:
+            made = self._made[state] = self._make(state)
+        return made
+
+    def _make(self, state: int) -> StateFacts:
+        c = self._lists
+        start, end = c.first_row[state], c.first_row[state + 1]
+        codes = c.action_code[start:end]
+        q_rows = c.q[start:end]
+        names_all = self.action_names
+        labelled = [(i, names_all[code]) for i, code in enumerate(codes) if code >= 0]
         names = [name for _, name in labelled]
         keys = [q_rows[i] for i, _ in labelled]
         order = group_actions(names, keys, self._tied) if names else ()
-        chosen_code = codes[int(self.scheduler[state])] if codes else -1
+        chosen_code = codes[c.scheduler[state]] if codes else -1
         successors = {}
         for i, code in enumerate(codes):
-            low, high = self.row_offsets[start + i], self.row_offsets[start + i + 1]
-            successors[self.action_names[code] if code >= 0 else "(no action)"] = dict(
-                zip(
-                    self.columns[low:high].tolist(),
-                    self.probabilities[low:high].tolist(),
-                    strict=True,
-                )
+            low, high = c.row_offsets[start + i], c.row_offsets[start + i + 1]
+            successors[names_all[code] if code >= 0 else "(no action)"] = dict(
+                zip(c.columns[low:high], c.probabilities[low:high], strict=True)
             )
-        value = float(self.value[state])
+        value = c.value[state]
         return StateFacts(
             id=state,
             valuation={
-                name: _python(column[state])
-                for name, column in zip(self.variables, self.valuation_columns, strict=True)
+                name: column[state]
+                for name, column in zip(self.variables, c.valuations, strict=True)
             },
-            labels=tuple(
-                name for k, name in enumerate(self.label_names) if self.label_bits[k, state]
-            ),
+            labels=c.labels[state],
             value=value,
-            danger=float(self.danger[state]) if self.danger is not None else None,
+            danger=c.danger[state] if c.danger is not None else None,
             q={name: q_rows[i] for i, name in labelled},
             best=order[0] if order else (),
             worst=order[-1] if order else (),
             action_order=order,
-            optimal_action=(self.action_names[chosen_code] if chosen_code >= 0 else None)
+            optimal_action=(names_all[chosen_code] if chosen_code >= 0 else None)
             if names
             else None,
             dead_end=value == 0.0,
-            bottleneck=bool(self.bottleneck[state]),
-            centrality=float(self.centrality[state]),
-            is_goal=bool(self.goal[state]),
-            is_unsafe=bool(self.unsafe[state]),
+            bottleneck=c.bottleneck[state],
+            centrality=c.centrality[state],
+            is_goal=c.goal[state],
+            is_unsafe=c.unsafe[state],
             is_initial=state == self.initial,
             successors=successors,
         )

@@ -79,6 +79,10 @@ class GraphIndex:
         """The predecessors of every state (a whole-model pass: run it off the GUI thread)."""
         if self._predecessors is not None:
             return
+        fast = getattr(self.oracle.states, "predecessors", None)  # a large model's columns
+        if fast is not None:
+            self._predecessors = fast()
+            return
         reverse: list[list[int]] = [[] for _ in range(self.size)]
         for state in range(self.size):
             for successor in self.out_edges(state):
@@ -119,6 +123,9 @@ class GraphIndex:
 
 def _role_counts(oracle: OracleResult) -> dict[str, int]:
     """How many states have each role; the flags first, so ordinary states cost little."""
+    fast = getattr(oracle.states, "role_counts", None)  # a large model's columns
+    if fast is not None:
+        return fast()
     counts: dict[str, int] = defaultdict(int)
     for s in oracle.states:
         if s.is_initial or s.is_goal or s.is_unsafe or s.dead_end or s.bottleneck:

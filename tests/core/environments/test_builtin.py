@@ -130,3 +130,21 @@ def test_describe_code_runs_only_when_trusted(tmp_path):
     state = oracle("frozen_lake").initial
     assert untrusted.describe(state) == "You are at row 0, column 0 of the 4 x 4 lake."
     assert "Map" in trusted.describe(state)
+
+
+def test_a_new_environment_is_its_folder_alone(tmp_path):
+    from explaincheck.core.environments.registry import PAPER_ORDER, discover
+
+    for name in ("zeta", "dam", "alpha", "frozen_lake"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "environment.toml").write_text("")
+    (tmp_path / "notes").mkdir()  # no environment.toml: not an environment
+    assert discover(tmp_path) == ("frozen_lake", "dam", "alpha", "zeta")
+    assert discover(tmp_path / "missing") == ()
+    assert discover(environments_root()) == PAPER_ORDER
+
+
+def environments_root():
+    from explaincheck.core.paths import environments_dir
+
+    return environments_dir()

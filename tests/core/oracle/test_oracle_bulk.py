@@ -171,3 +171,21 @@ def test_corrupt_npz_entry_is_ignored(cache_folder, columnar_result):
     entry = cache_folder / ("c" * 64 + ".npz")
     entry.write_bytes(entry.read_bytes()[:1000])
     assert cache.load("c" * 64) is None
+
+
+def test_columnar_role_counts_and_predecessors_match_the_states(columnar_result):
+    states = columnar_result.states
+    assert isinstance(states, ColumnarStates)
+    counts: dict[str, int] = {}
+    reverse: list[set[int]] = [set() for _ in range(len(states))]
+    for state in states:
+        for role in state.roles:
+            counts[role] = counts.get(role, 0) + 1
+        for successors in state.successors.values():
+            for target, probability in successors.items():
+                if probability > 0 and target != state.id:
+                    reverse[target].add(state.id)
+    assert states.role_counts() == counts
+    assert counts["initial"] == 1 and counts["dead_end"] > 0
+    assert states.predecessors() == [tuple(sorted(found)) for found in reverse]
+    assert states[5] is states[5]  # made once, then kept
