@@ -14,6 +14,7 @@ import os
 import tempfile
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -73,5 +74,6 @@ def store_npz(path: Path, data: dict) -> None:
     columns = data.pop("columns")
     handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".npz.tmp")
     with os.fdopen(handle, "wb") as stream:
-        np.savez(stream, **columns, **{META: np.array(json.dumps(data))})
+        save: Any = np.savez  # numpy's stubs read ``**arrays`` as its keyword arguments
+        save(stream, **columns, **{META: np.array(json.dumps(data))})
     os.replace(temporary, path)

@@ -145,7 +145,6 @@ class ColumnarStates(Sequence):
     def _lists(self) -> _Lists:
         """The columns as Python lists, converted once: slicing lists and reading Python
         numbers is several times cheaper per state than doing either on numpy arrays."""
-        states = len(self)
         return _Lists(
             first_row=self.first_row.tolist(),
             row_offsets=self.row_offsets.tolist(),

@@ -6,8 +6,9 @@ JSON only (never pickle), so a shared cache or results file cannot run code when
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, fields, replace
-from typing import Any
+from typing import Any, cast
 
 from explaincheck.core.oracle.columnar import ColumnarStates
 from explaincheck.core.oracle.types import ModelSummary, OracleResult, StateFacts
@@ -64,7 +65,7 @@ def to_cache(result: OracleResult) -> dict[str, Any]:
     as numpy arrays under ``columns`` (for the child's pipe and the ``.npz`` cache)."""
     if result.columnar:
         data = asdict(replace(result, states=()))
-        data["columns"] = result.states.to_arrays()
+        data["columns"] = cast(ColumnarStates, result.states).to_arrays()
     else:
         data = asdict(result)
     data.pop("phases", None)
@@ -78,6 +79,7 @@ def from_cache(data: dict[str, Any]) -> OracleResult:
     model = ModelSummary(
         **{f.name: _tuple_if_list(data["model"][f.name]) for f in fields(ModelSummary)}
     )
+    states: Sequence[StateFacts]
     if "columns" in data:
         states = ColumnarStates.from_arrays(data["columns"])
     else:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any, cast
 
 # Value methods: "exact" = Storm's Rational engine, values are exact fractions, ties exact;
 # "verified" = float policy evaluation of Storm's scheduler with a sparse direct solver, checked
@@ -137,13 +138,13 @@ class OracleResult:
     @property
     def bottlenecks(self) -> tuple[int, ...]:
         if self.columnar:
-            return self.states.bottleneck_ids
+            return cast(Any, self.states).bottleneck_ids  # ColumnarStates
         return tuple(s.id for s in self.states if s.bottleneck)
 
     @property
     def dead_ends(self) -> tuple[int, ...]:
         if self.columnar:
-            return self.states.dead_end_ids
+            return cast(Any, self.states).dead_end_ids
         return tuple(s.id for s in self.states if s.dead_end)
 
     def compare(self, first: StateFacts, second: StateFacts, quantity: str = "value") -> int:
