@@ -28,21 +28,10 @@ examples:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from explaincheck.core.cli.run_command import add_satisfy_arguments
+
     parser.add_argument("db", help="results database to re-grade (changed in place)")
-    parser.add_argument(
-        "--satisfy-rule",
-        default="absolute",
-        choices=["absolute", "half"],
-        help="satisfy passes when |p - V| <= the tolerance (absolute) or p and V lie on the"
-        " same side of 1/2 (half) (absolute)",
-    )
-    parser.add_argument(
-        "--satisfy-tolerance",
-        type=float,
-        default=0.05,
-        metavar="T",
-        help="tolerance of the absolute satisfy rule, from 0 to 1 (0.05)",
-    )
+    add_satisfy_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -57,6 +57,24 @@ examples:
 """
 
 
+def add_satisfy_arguments(parser: argparse.ArgumentParser, note: str = "") -> None:
+    """``--satisfy-rule`` and ``--satisfy-tolerance`` (``run`` and ``regrade`` share them)."""
+    parser.add_argument(
+        "--satisfy-rule",
+        default="absolute",
+        choices=["absolute", "half"],
+        help="satisfy passes when |p - V| <= the tolerance (absolute) or p and V lie on the"
+        f" same side of 1/2 (half){note} (absolute)",
+    )
+    parser.add_argument(
+        "--satisfy-tolerance",
+        type=float,
+        default=0.05,
+        metavar="T",
+        help="tolerance of the absolute satisfy rule, from 0 to 1 (0.05)",
+    )
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--env",
@@ -122,20 +140,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--const", default=None, help="constant values, e.g. N=3,p=0.5")
     parser.add_argument("--goal", default=None, help="goal label (default: the environment's)")
     parser.add_argument("--unsafe", default=None, help="unsafe label (default: the environment's)")
-    parser.add_argument(
-        "--satisfy-rule",
-        default="absolute",
-        choices=["absolute", "half"],
-        help="satisfy passes when |p - V| <= the tolerance (absolute) or p and V lie on the"
-        " same side of 1/2 (half); stored replies can be re-graded later (absolute)",
-    )
-    parser.add_argument(
-        "--satisfy-tolerance",
-        type=float,
-        default=0.05,
-        metavar="T",
-        help="tolerance of the absolute satisfy rule, from 0 to 1 (0.05)",
-    )
+    add_satisfy_arguments(parser, "; stored replies can be re-graded later")
     parser.add_argument(
         "--retries",
         type=int,
