@@ -13,9 +13,11 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
+    QFrame,
     QGroupBox,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -129,7 +131,13 @@ class CaseDetail(QWidget):
         """Show ``panel`` (a FactorPanel) for ``factors`` cases; ``context`` gives the open
         environment and the results database when a row is shown."""
         self.factor_panel, self.factor_context = panel, context
-        self.factor_box = self._boxed("Factors: cited · necessary · sufficient · behaviour", panel)
+        # scrolled rather than squeezed: the side-by-side details share the height of one
+        scroll = QScrollArea()
+        scroll.setWidget(panel)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setMinimumHeight(240)  # the marks of five factors and the status, at least
+        self.factor_box = self._boxed("Factors: cited · necessary · sufficient · behaviour", scroll)
         self.right.addWidget(self.factor_box)
         self.factor_box.hide()
 

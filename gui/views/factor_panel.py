@@ -80,13 +80,17 @@ class FactorPanel(QWidget):
 
     highlight = Signal(object)  # list of state ids where A* changes ([]: clear)
     intervention_shown = Signal(object)  # the Intervention (tests and the status line)
+    factor_chosen = Signal(str)  # the factor the user selected (the comparison's other side)
 
     def __init__(
         self,
         tasks: Tasks | None = None,
         controller: FactorController | None = None,
         parent: QWidget | None = None,
+        compact: bool = False,
     ) -> None:
+        """``compact``: marks and the status line only, no Q bars (the second side of the
+        comparison, where the bars would repeat the first side's: one state, one model)."""
         super().__init__(parent)
         self.tasks = tasks or Tasks(self)
         self.controller = controller or FactorController(self)
@@ -139,6 +143,8 @@ class FactorPanel(QWidget):
             box.setMinimumWidth(180)
             bars.addWidget(box, 1)
         layout.addLayout(bars)
+        for box in (self.before_box, self.after_box):
+            box.setVisible(not compact)
         self.status = plain_label("")
         self.status.setWordWrap(True)
         layout.addWidget(self.status)
@@ -227,11 +233,22 @@ class FactorPanel(QWidget):
                 return
         raise KeyError(factor_id)
 
+    def follow(self, factor_id: str) -> None:
+        """Select ``factor_id`` because the panel beside this one did (the side-by-side view
+        shows one intervention on both answers); nothing when this case lacks that factor."""
+        if self.picture is None:
+            return
+        selected = {index.row() for index in self.table.selectionModel().selectedRows()}
+        for r, mark in enumerate(self.picture.marks):
+            if mark.id == factor_id and r not in selected:
+                self.table.selectRow(r)
+
     def _factor_selected(self) -> None:
         rows = self.table.selectionModel().selectedRows()
         if not rows or self.picture is None:
             return
         mark = self.picture.marks[rows[0].row()]
+        self.factor_chosen.emit(mark.id)
         factor = next((f for f in self.factors if f.id == mark.id), None)
         if factor is None or self.oracle is None:
             self.status.setText(f"{mark.id}: open this case's model to see the intervention.")

@@ -61,6 +61,13 @@ class GraphStyle:
     thin: bool = False  # zoomed far out: edges one pixel wide (see EdgeOverview)
 
 
+def highlight_glow() -> QColor:
+    """The translucent disc behind a highlighted state (the graph legend draws the same)."""
+    glow = QColor(colours.HIGHLIGHT)
+    glow.setAlpha(110)
+    return glow
+
+
 def compact_valuation(valuation: dict, variables: dict[str, str] | None = None) -> str:
     """``r=3 c=2`` in the environment's variable order (Storm's order for unnamed ones)."""
     return " ".join(f"{k}={_short(v)}" for k, _name, v in ordered_items(valuation, variables))
@@ -149,9 +156,7 @@ class NodeItem(QGraphicsRectItem):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, lod > 0.25)
         if self.highlighted:
             painter.setPen(Qt.PenStyle.NoPen)
-            glow = QColor(colours.HIGHLIGHT)
-            glow.setAlpha(110)
-            painter.setBrush(glow)
+            painter.setBrush(highlight_glow())
             painter.drawEllipse(QPointF(0, 0), r * 1.7, r * 1.7)
         if self.on_path:
             painter.setPen(QPen(colours.PATH, r * 0.16, Qt.PenStyle.DashLine))

@@ -7,7 +7,7 @@ from PySide6.QtGui import QColor, QLinearGradient, QPainter, QPen, QPixmap, QPol
 from PySide6.QtWidgets import QWidget
 
 from explaincheck.gui.views import colours
-from explaincheck.gui.views.graph_items import GraphStyle
+from explaincheck.gui.views.graph_items import GraphStyle, highlight_glow
 
 _MARK_TEXT = {
     "initial": "initial state",
@@ -17,6 +17,7 @@ _MARK_TEXT = {
     "bottleneck": "bottleneck",
     "optimal": "optimal action",
 }
+HIGHLIGHT_MARK = "highlight"
 
 
 class GraphLegend(QWidget):
@@ -27,19 +28,29 @@ class GraphLegend(QWidget):
         self.style = style
         self.present: set[str] = set()  # marks that occur in the model at all
         self.has_danger = True
+        # what the highlighted states are ("test case states", "A* changes under the factor");
+        # "" while no state is highlighted, and then the legend has no such row
+        self.highlight = ""
         self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         self._cache: tuple[tuple, QPixmap] | None = None  # (what it shows, its picture)
 
     def _rows(self) -> list[str]:
-        return [
+        rows = [
             m
             for m in _MARK_TEXT
             if self.style.show.get(m) and (m in self.present or m == "optimal")
         ]
+        return [*rows, HIGHLIGHT_MARK] if self.highlight else rows
+
+    def _text(self, mark: str) -> str:
+        return self.highlight if mark == HIGHLIGHT_MARK else _MARK_TEXT[mark]
 
     def sizeHint(self) -> QSize:
         height = 14 + 20 * len(self._rows()) + (46 if self.style.colour_by != "none" else 0)
-        return QSize(190, height)
+        words = max(
+            (self.fontMetrics().horizontalAdvance(self._text(m)) for m in self._rows()), default=0
+        )
+        return QSize(max(190, 46 + words), height)
 
     def paintEvent(self, event) -> None:
         """Blit the legend's picture, drawn again only when what it shows changes: it lies over
@@ -52,6 +63,7 @@ class GraphLegend(QWidget):
             tuple(sorted(self.style.show.items())),
             tuple(sorted(self.present)),
             self.has_danger,
+            self.highlight,
         )
         if self._cache is None or self._cache[0] != key:
             ratio = self.devicePixelRatioF()
@@ -91,14 +103,22 @@ class GraphLegend(QWidget):
         for mark in self._rows():
             self._draw_symbol(painter, mark, QPointF(20, y + 8))
             painter.setPen(QColor("#222222"))
-            text_box = QRectF(36, y, 150, 16)
-            painter.drawText(text_box, Qt.AlignmentFlag.AlignVCenter, _MARK_TEXT[mark])
+            text_box = QRectF(36, y, self.width() - 40, 16)
+            painter.drawText(text_box, Qt.AlignmentFlag.AlignVCenter, self._text(mark))
             y += 20
 
     @staticmethod
     def _draw_symbol(painter: QPainter, mark: str, c: QPointF) -> None:
         r = 6.0
         painter.setBrush(QColor("#d9d9d9"))
+        if mark == HIGHLIGHT_MARK:  # the glow NodeItem.paint draws around a highlighted state
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(highlight_glow())
+            painter.drawEllipse(c, r * 1.7, r * 1.7)
+            painter.setBrush(QColor("#d9d9d9"))
+            painter.setPen(QPen(QColor("#555555"), 1))
+            painter.drawEllipse(c, r, r)
+            return
         if mark == "optimal":
             painter.setPen(QPen(colours.OPTIMAL, 3))
             painter.drawLine(QPointF(c.x() - 9, c.y()), QPointF(c.x() + 7, c.y()))

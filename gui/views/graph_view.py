@@ -381,6 +381,7 @@ class GraphView(QWidget):
         self.oracle = oracle
         self.style_.variables = dict(variables or {})
         self.highlighted = set()
+        self.legend.highlight = ""
         self.status.setText(f"Laying out {len(oracle.states)} states…")
         self.colour_box.model().item(1).setEnabled(oracle.has_danger)
         self.flaw_colouring.set_oracle(oracle)
@@ -635,10 +636,7 @@ class GraphView(QWidget):
         """Mark the states of a test case (and show them if they are hidden); ``select`` also
         moves the selection ring to that state."""
         ids = [s for s in state_ids if self.oracle is not None and 0 <= s < len(self.oracle.states)]
-        self.highlighted = set(ids)
-        for state_id, item in self.node_items.items():
-            item.highlighted = state_id in self.highlighted
-            item.update()
+        self._set_highlighted(ids, "test case states")
         missing = [s for s in ids if s not in self.node_items]
         if select is not None and select in self.node_items and not missing:
             self.scene.clearSelection()
@@ -652,10 +650,17 @@ class GraphView(QWidget):
     def mark_states(self, state_ids: Iterable[int]) -> None:
         """Highlight states where they are shown, without moving the view or showing hidden
         ones (the factor panel's "A* changes here": possibly many states)."""
+        self._set_highlighted(state_ids, "A* changes under the factor")
+
+    def _set_highlighted(self, state_ids: Iterable[int], meaning: str) -> None:
+        """Light ``state_ids`` and say in the legend what the light means (no row when none)."""
         self.highlighted = set(state_ids)
         for state_id, item in self.node_items.items():
             item.highlighted = state_id in self.highlighted
             item.update()
+        self.legend.highlight = meaning if self.highlighted else ""
+        self.view.place_legend()
+        self.legend.update()
 
     async def _bring_into_view(
         self, ids: list[int], select: int | None = None, centre: bool = False

@@ -475,6 +475,20 @@ class ResultsView(QTabWidget):
             self.factor_panel, lambda: (self.executions.environment, results.db_path)
         )
         self.factor_panel.highlight.connect(self.states_highlighted)
+        # side by side: each answer's citations next to the same truth (the Q bars once, on A's
+        # side); one controller, so an intervened oracle is checked once for the session; a
+        # factor selected on one side is selected on both
+        self.compare_factors = (
+            FactorPanel(tasks, self.factor_panel.controller),
+            FactorPanel(tasks, self.factor_panel.controller, compact=True),
+        )
+        details = (self.compare.detail_a, self.compare.detail_b)
+        for detail, panel in zip(details, self.compare_factors, strict=True):
+            detail.attach_factor_panel(panel, lambda: (self.compare.environment, results.db_path))
+            panel.highlight.connect(self.states_highlighted)
+        panel_a, panel_b = self.compare_factors
+        panel_a.factor_chosen.connect(panel_b.follow)
+        panel_b.factor_chosen.connect(panel_a.follow)
         self.addTab(self.executions, "Executions")
         self.addTab(self.compare, "Side by side")
         self.executions.case_selected.connect(self.case_selected)

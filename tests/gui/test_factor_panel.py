@@ -219,3 +219,107 @@ def test_teach_shows_the_factor_panel_of_a_factors_case(qtbot, window):
     wait_for(qtbot, lambda: panel.shown is not None, 120)
     lit = {s for s, node in teach.graph.node_items.items() if node.highlighted}
     assert lit == set(panel.shown.changed) & set(teach.graph.node_items)
+
+
+@pytest.fixture
+def compared(qtbot, qloop, planned):
+    """The Results view on the oracle's rows and a second LLM's copies citing r first: the
+    side-by-side tab with the windy case selected, its graph fed by states_highlighted."""
+    from explaincheck.core.oracle import compute_oracle
+    from explaincheck.gui.results_data import ResultsData
+    from explaincheck.gui.tasks import Tasks
+    from explaincheck.gui.views.results_view import ResultsView
+
+    db, environment, rows, _keys = planned
+    oracle = compute_oracle(environment.request(constants=CONSTANTS))
+    other = [
+        {**row, "llm": "other", "answer": {**row["answer"], "factors": ["r", "p"]}}
+        for row in rows.values()
+    ]
+    results = ResultsData()
+    results.clear(str(db))
+    results.add(list(rows.values()) + other)
+    view = ResultsView(results, tasks=Tasks())
+    graph = GraphView()
+    view.states_highlighted.connect(graph.mark_states)
+    qtbot.addWidget(view)
+    qtbot.addWidget(graph)
+    graph.set_oracle(oracle)
+    wait_for(qtbot, lambda: graph.ready and len(graph.node_items) == len(oracle.states))
+    view.set_oracle(oracle, environment)
+    view.compare._refill_llms()
+    view.compare.llm_a.setCurrentText("oracle")
+    view.compare.llm_b.setCurrentText("other")
+    pairs = view.compare.model.pairs
+    windy = next(r for r, (a, _b) in enumerate(pairs) if a["states"] == rows[(1, 1)]["states"])
+    view.setCurrentWidget(view.compare)
+    view.resize(1400, 1000)
+    view.show()
+    view.compare.table.selectRow(windy)
+    panels = view.compare_factors
+    wait_for(qtbot, lambda: all(p.picture is not None for p in panels))
+    return view, graph, oracle, panels
+
+
+def test_side_by_side_shows_the_factor_marks_of_both_answers(qtbot, compared, tmp_path):
+    view, graph, oracle, (panel_a, panel_b) = compared
+    for detail in (view.compare.detail_a, view.compare.detail_b):
+        assert detail.factor_box.isVisible()
+    cited = {f: (marks(panel_a, f)["cited"], marks(panel_b, f)["cited"]) for f in "Lwrsp"}
+    assert cited == {
+        "L": ("1st", "—"),
+        "w": ("2nd", "—"),
+        "r": ("3rd", "1st"),
+        "s": ("—", "—"),
+        "p": ("—", "2nd"),
+    }
+    for panel in (panel_a, panel_b):  # one truth on both sides
+        assert {f for f in "swprL" if marks(panel, f)["necessary"] == "yes"} == {"w", "r", "L"}
+    windy = state_of(oracle, 1, 1)
+    assert panel_a.before.facts.id == panel_b.before.facts.id == windy
+    assert panel_a.before_box.isVisible() and panel_b.before_box.isHidden()  # the bars once
+    panel_b.select_factor("r")  # chosen on one side, shown on both
+    wait_for(
+        qtbot,
+        lambda: all(p.shown is not None and p.shown.factor == "r" for p in (panel_a, panel_b)),
+    )
+    assert set(panel_a.shown.changed) == set(panel_b.shown.changed) == {windy}
+    assert "A* changes at 1 state" in panel_b.status.text()
+    assert {s for s, item in graph.node_items.items() if item.highlighted} == {windy}
+    assert panel_a.controller is panel_b.controller is view.factor_panel.controller
+    panel_a.select_factor("L")
+    wait_for(qtbot, lambda: panel_b.shown is not None and panel_b.shown.factor == "L")
+    assert panel_a.controller.computed == 2  # r and L, each checked once for both sides
+    view.grab().save(str(tmp_path / "compare.png"))
+
+
+def test_legend_lists_the_highlight_only_while_states_are_highlighted(qtbot, shown):
+    from explaincheck.gui.views.graph_legend import HIGHLIGHT_MARK
+
+    _panel, graph, oracle, _environment, _row = shown
+    legend = graph.legend
+    legend.show()
+    assert HIGHLIGHT_MARK not in legend._rows()
+    height = legend.sizeHint().height()
+    legend.grab()  # draws and caches its picture
+    before = legend._cache
+    windy = state_of(oracle, 1, 1)
+    graph.mark_states([windy])
+    assert legend._rows()[-1] == HIGHLIGHT_MARK
+    assert legend.highlight == "A* changes under the factor"
+    assert legend.sizeHint().height() == height + 20
+    picture = legend.grab().toImage()
+    assert legend._cache is not before and legend._cache[0] != before[0]  # drawn again
+    glow = graph.node_items[windy]  # the legend's swatch is the node's glow colour
+    assert glow.highlighted
+    from explaincheck.gui.views.graph_items import highlight_glow
+
+    row_y = legend.height() - 18  # the last row's symbol centre
+    swatch = picture.pixelColor(20 + 8, row_y)  # inside the glow, outside the node disc
+    expected = highlight_glow()
+    assert abs(swatch.red() - expected.red()) < 60 and swatch.green() < swatch.red()
+    graph.highlight_states([windy], centre=False)
+    assert legend.highlight == "test case states"
+    graph.mark_states([])
+    assert HIGHLIGHT_MARK not in legend._rows()
+    assert legend.sizeHint().height() == height
