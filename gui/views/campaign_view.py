@@ -128,6 +128,7 @@ class CampaignView(QWidget):
         self.wanted_categories: set[str] | None = None  # the user's choice (None: all)
         self._updating = False
         self.pending = False  # a large model waits for the tab to be shown (set_model)
+        self.applied: OracleResult | None = None  # the oracle the category rows reflect
         left, right = self._build_columns()
         left.addWidget(self._build_llm_box())
         left.addWidget(self._reference_box())
@@ -638,6 +639,7 @@ class CampaignView(QWidget):
                 on = wanted is None or category_id in wanted
                 item.setCheckState(0, Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
         self._updating = False
+        self.applied = oracle
 
     def _category_toggled(self, item: QTreeWidgetItem, _column: int) -> None:
         """Remember what the user ticks (not what applicability greys out)."""
