@@ -184,6 +184,7 @@ def main() -> None:
     graph = GraphView()
     graph.resize(1000, 800)
     graph.show()
+    app.processEvents()  # its first paint is not the model's cost (as for the window below)
     stalls.start()
     started = time.perf_counter()
     graph.set_oracle(oracle, environment.variables)

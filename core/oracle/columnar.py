@@ -22,6 +22,7 @@ from explaincheck.core.oracle.types import StateFacts
 VALUATION_PREFIX = "valuation:"
 # made facts are moved out of the cyclic collector's reach every this many states (``facts``)
 FREEZE_EVERY = 4096
+LIST_SLICE = 1 << 15  # entries per ``tolist`` call (``_listed``)
 
 
 def group_actions(names: list[str], keys: list, tied) -> tuple[tuple[str, ...], ...]:
@@ -46,6 +47,17 @@ def _python(value):
     if isinstance(value, np.integer):
         return int(value)
     return float(value)
+
+
+def _listed(array: np.ndarray) -> list:
+    """``array.tolist()`` in slices: one call on a 10^6-entry column holds the GIL for tens of
+    milliseconds, which the GUI thread would wait out while a worker makes the first state."""
+    if len(array) <= LIST_SLICE:
+        return array.tolist()
+    out: list = []
+    for start in range(0, len(array), LIST_SLICE):
+        out.extend(array[start : start + LIST_SLICE].tolist())
+    return out
 
 
 @dataclass(frozen=True)
@@ -154,20 +166,20 @@ class ColumnarStates(Sequence):
         """The columns as Python lists, converted once: slicing lists and reading Python
         numbers is several times cheaper per state than doing either on numpy arrays."""
         return _Lists(
-            first_row=self.first_row.tolist(),
-            row_offsets=self.row_offsets.tolist(),
-            columns=self.columns.tolist(),
-            probabilities=self.probabilities.tolist(),
-            action_code=self.action_code.tolist(),
-            q=self.q.tolist(),
-            value=self.value.tolist(),
-            danger=self.danger.tolist() if self.danger is not None else None,
-            scheduler=self.scheduler.tolist(),
-            bottleneck=self.bottleneck.tolist(),
-            centrality=self.centrality.tolist(),
-            goal=self.goal.tolist(),
-            unsafe=self.unsafe.tolist(),
-            valuations=[column.tolist() for column in self.valuation_columns],
+            first_row=_listed(self.first_row),
+            row_offsets=_listed(self.row_offsets),
+            columns=_listed(self.columns),
+            probabilities=_listed(self.probabilities),
+            action_code=_listed(self.action_code),
+            q=_listed(self.q),
+            value=_listed(self.value),
+            danger=_listed(self.danger) if self.danger is not None else None,
+            scheduler=_listed(self.scheduler),
+            bottleneck=_listed(self.bottleneck),
+            centrality=_listed(self.centrality),
+            goal=_listed(self.goal),
+            unsafe=_listed(self.unsafe),
+            valuations=[_listed(column) for column in self.valuation_columns],
             labels=self._label_tuples(),
         )
 
@@ -177,7 +189,7 @@ class ColumnarStates(Sequence):
             return [()] * len(self)
         kind = np.int64 if len(self.label_names) < 63 else object  # object: unbounded ints
         weights = np.array([1 << k for k in range(len(self.label_names))], dtype=kind)
-        codes = (self.label_bits.T.astype(kind) @ weights).tolist()
+        codes = _listed(self.label_bits.T.astype(kind) @ weights)
         names = self.label_names
         sets = {
             code: tuple(name for k, name in enumerate(names) if code >> k & 1)
