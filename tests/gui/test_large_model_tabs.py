@@ -13,7 +13,7 @@ from gui_helpers import wait_for
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from gridworld import gridworld_prism
 
-SIDE = 40  # 1,600 states (beyond what the graph draws whole), computed on the columnar path as a 10^5-state model is
+SIDE = 40  # 1,600 states: more than the graph draws whole; columnar, as a 10^5 model is
 
 
 @pytest.fixture
