@@ -9,7 +9,9 @@ Two figures, each from the moment the oracle is handed over until the neighbourh
 the graph view alone (``GraphView.set_oracle`` -> ``ready``) and the whole main window
 (``ModelController.deliver`` -> graph ``ready``, so the inspector, results, campaign and
 teaching panels' own work on the GUI thread counts too). Also the longest stall of the event loop
-in that interval, from a 10 ms timer. Goal: <= 2 s.
+in that interval, from a 10 ms timer. Goal: <= 2 s. Then the Campaign and Teach tabs are shown
+in turn (a large model's hidden tabs take it up only then): until their categories / first
+lesson are ready, and the longest stall meanwhile.
 
     QT_QPA_PLATFORM=offscreen python benchmarks/gui_large_model.py [--n 317] [--storm]
                                                                    [--profile]
@@ -182,6 +184,7 @@ def main() -> None:
     graph = GraphView()
     graph.resize(1000, 800)
     graph.show()
+    app.processEvents()  # its first paint is not the model's cost (as for the window below)
     stalls.start()
     started = time.perf_counter()
     graph.set_oracle(oracle, environment.variables)
@@ -222,6 +225,18 @@ def main() -> None:
         f"{seconds:.2f} s after the oracle (longest event-loop stall {stall * 1000:.0f} ms); "
         f"goal <= 2 s"
     )
+    for tab, done in (
+        ("campaign", lambda: window.campaign_view.applied is oracle),
+        ("teach", lambda: window.teach_view.ready and window.teach_view.oracle is oracle),
+    ):  # what a large model's hidden tabs compute once they are shown
+        stalls.start()
+        started = time.perf_counter()
+        window.show_tab(tab)
+        wait_until(app, done)
+        print(
+            f"{tab} tab shown: ready in {time.perf_counter() - started:.2f} s "
+            f"(longest event-loop stall {stalls.stop() * 1000:.0f} ms)"
+        )
     window.campaigns.stop()
     window.close()
     load = os.getloadavg()

@@ -10,8 +10,9 @@ way). It is a read-only sequence, so ``result.states[i]``, ``len`` and iteration
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -19,6 +20,9 @@ import numpy as np
 from explaincheck.core.oracle.types import StateFacts
 
 VALUATION_PREFIX = "valuation:"
+# made facts are moved out of the cyclic collector's reach every this many states (``facts``)
+FREEZE_EVERY = 4096
+LIST_SLICE = 1 << 15  # entries per ``tolist`` call (``_listed``)
 
 
 def group_actions(names: list[str], keys: list, tied) -> tuple[tuple[str, ...], ...]:
@@ -43,6 +47,17 @@ def _python(value):
     if isinstance(value, np.integer):
         return int(value)
     return float(value)
+
+
+def _listed(array: np.ndarray) -> list:
+    """``array.tolist()`` in slices: one call on a 10^6-entry column holds the GIL for tens of
+    milliseconds, which the GUI thread would wait out while a worker makes the first state."""
+    if len(array) <= LIST_SLICE:
+        return array.tolist()
+    out: list = []
+    for start in range(0, len(array), LIST_SLICE):
+        out.extend(array[start : start + LIST_SLICE].tolist())
+    return out
 
 
 @dataclass(frozen=True)
@@ -90,6 +105,7 @@ class ColumnarStates(Sequence):
     unsafe: np.ndarray
     initial: int
     tie_tolerance: float
+    _unfrozen: int = field(default=0, init=False, repr=False)  # made since the last freeze
 
     def __len__(self) -> int:
         return len(self.value)
@@ -132,9 +148,15 @@ class ColumnarStates(Sequence):
         row_state = np.repeat(np.arange(len(self)), rows_per_state)
         entry_state = np.repeat(row_state, np.diff(self.row_offsets))
         keep = (self.probabilities > 0) & (self.columns != entry_state)
-        pairs = np.unique(np.stack([self.columns[keep], entry_state[keep]], axis=1), axis=0)
-        bounds = np.searchsorted(pairs[:, 0], np.arange(len(self) + 1))
-        sources = pairs[:, 1].tolist()
+        # one int64 key per (target, source) edge, sorted and deduplicated: sorting plain
+        # integers is fast and lets other threads run, where ``np.unique(..., axis=0)`` held the
+        # GIL for 1.6 s at 10^5 states (and ``np.unique`` of the keys still 0.1 s)
+        size = np.int64(len(self))
+        keys = np.sort(self.columns[keep].astype(np.int64) * size + entry_state[keep])
+        keys = keys[np.concatenate(([True], keys[1:] != keys[:-1]))] if len(keys) else keys
+        targets = keys // size
+        bounds = np.searchsorted(targets, np.arange(len(self) + 1))
+        sources = (keys - targets * size).tolist()
         edges = bounds.tolist()
         return [tuple(sources[edges[s] : edges[s + 1]]) for s in range(len(self))]
 
@@ -146,20 +168,20 @@ class ColumnarStates(Sequence):
         """The columns as Python lists, converted once: slicing lists and reading Python
         numbers is several times cheaper per state than doing either on numpy arrays."""
         return _Lists(
-            first_row=self.first_row.tolist(),
-            row_offsets=self.row_offsets.tolist(),
-            columns=self.columns.tolist(),
-            probabilities=self.probabilities.tolist(),
-            action_code=self.action_code.tolist(),
-            q=self.q.tolist(),
-            value=self.value.tolist(),
-            danger=self.danger.tolist() if self.danger is not None else None,
-            scheduler=self.scheduler.tolist(),
-            bottleneck=self.bottleneck.tolist(),
-            centrality=self.centrality.tolist(),
-            goal=self.goal.tolist(),
-            unsafe=self.unsafe.tolist(),
-            valuations=[column.tolist() for column in self.valuation_columns],
+            first_row=_listed(self.first_row),
+            row_offsets=_listed(self.row_offsets),
+            columns=_listed(self.columns),
+            probabilities=_listed(self.probabilities),
+            action_code=_listed(self.action_code),
+            q=_listed(self.q),
+            value=_listed(self.value),
+            danger=_listed(self.danger) if self.danger is not None else None,
+            scheduler=_listed(self.scheduler),
+            bottleneck=_listed(self.bottleneck),
+            centrality=_listed(self.centrality),
+            goal=_listed(self.goal),
+            unsafe=_listed(self.unsafe),
+            valuations=[_listed(column) for column in self.valuation_columns],
             labels=self._label_tuples(),
         )
 
@@ -169,7 +191,7 @@ class ColumnarStates(Sequence):
             return [()] * len(self)
         kind = np.int64 if len(self.label_names) < 63 else object  # object: unbounded ints
         weights = np.array([1 << k for k in range(len(self.label_names))], dtype=kind)
-        codes = (self.label_bits.T.astype(kind) @ weights).tolist()
+        codes = _listed(self.label_bits.T.astype(kind) @ weights)
         names = self.label_names
         sets = {
             code: tuple(name for k, name in enumerate(names) if code >> k & 1)
@@ -186,6 +208,13 @@ class ColumnarStates(Sequence):
         made = self._made[state]
         if made is None:
             made = self._made[state] = self._make(state)
+            self._unfrozen += 1
+            if self._unfrozen >= FREEZE_EVERY:
+                # Made facts live as long as the oracle and are acyclic (reference counting
+                # frees them). Left to the collector, each full collection would walk all made
+                # so far: pauses of up to 0.3 s, holding the GIL, while 10^5 states are made.
+                gc.freeze()
+                self._unfrozen = 0
         return made
 
     def _make(self, state: int) -> StateFacts:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Protocol
 
 from PySide6.QtCore import QStandardPaths, Qt, QTimer, Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QBoxLayout,
     QCheckBox,
@@ -126,6 +127,8 @@ class CampaignView(QWidget):
         self.reasons: dict[str, str] = {}
         self.wanted_categories: set[str] | None = None  # the user's choice (None: all)
         self._updating = False
+        self.pending = False  # a large model waits for the tab to be shown (set_model)
+        self.applied: OracleResult | None = None  # the oracle the category rows reflect
         left, right = self._build_columns()
         left.addWidget(self._build_llm_box())
         left.addWidget(self._reference_box())
@@ -589,8 +592,16 @@ class CampaignView(QWidget):
                 f"Campaign on {environment.title} ({oracle.model.states} states): choose the "
                 "LLMs and categories, then Run (F5)."
             )
-        if oracle is not None and environment is not None:
+        # a large (columnar) model's applicability is Python over every state: it waits until
+        # the tab is shown rather than compete with the main graph for the GIL (issue 17)
+        self.pending = oracle is not None and oracle.columnar and not self.isVisible()
+        if oracle is not None and environment is not None and not self.pending:
             self.tasks.start(self._update_applicability(oracle, environment), "categories")
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self.pending:
+            self.set_model(self.oracle, self.environment)
 
     async def _update_applicability(self, oracle: OracleResult, environment: Environment) -> None:
         found = await in_thread(category_applicability, oracle)
@@ -628,6 +639,7 @@ class CampaignView(QWidget):
                 on = wanted is None or category_id in wanted
                 item.setCheckState(0, Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
         self._updating = False
+        self.applied = oracle
 
     def _category_toggled(self, item: QTreeWidgetItem, _column: int) -> None:
         """Remember what the user ticks (not what applicability greys out)."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont, QKeySequence, QShortcut
+from PySide6.QtGui import QFont, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
@@ -87,6 +87,7 @@ class TeachView(QWidget):
         self.step = 0
         self.lesson: Lesson | None = None
         self.ready = True
+        self.pending = False  # a large model waits for the tab to be shown (set_model)
         bar = self._build_case_bar()
         second = self._build_answer_bar()
         split = self._build_cards_and_graph()
@@ -211,12 +212,26 @@ class TeachView(QWidget):
 
     # -- model -----------------------------------------------------------------------------
     def set_model(self, oracle: OracleResult | None, environment: Environment | None) -> None:
+        """A new model. A large (columnar) one is taken up only once the tab is shown: its cases
+        and its graph index cost seconds of Python over every state, which would compete with
+        the main graph for the GIL while the window opens (issue 17)."""
         self.oracle, self.environment = oracle, environment
+        self.pending = oracle is not None and oracle.columnar and not self.isVisible()
+        if self.pending:
+            self.ready = False
+            return
         if oracle is not None:
             self.graph.set_oracle(oracle)
         self._reorder()
 
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self.pending:
+            self.set_model(self.oracle, self.environment)
+
     def _reorder(self) -> None:
+        if self.pending:  # taken up when the tab is shown
+            return
         if self.oracle is None or self.environment is None:
             self.order = []
             self._render()
