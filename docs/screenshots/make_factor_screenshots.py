@@ -11,9 +11,7 @@ slip) and the Teach tab (a factors case with its panel) as ``frozen_lake-factors
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -89,22 +87,12 @@ async def shoot(window, out: Path, db: Path) -> list[Path]:
 
 
 def main() -> int:
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    scratch = Path(tempfile.mkdtemp(prefix="explaincheck-shots-"))
-    os.environ["EXPLAINCHECK_SETTINGS"] = str(scratch / "settings.ini")
-    import qasync
+    from make_screenshots import start_offscreen_app
 
-    from explaincheck.gui.app import create_app
     from explaincheck.gui.main_window import MainWindow
     from explaincheck.gui.settings import Settings
-    from explaincheck.gui.tasks import install_default_executor
-    from explaincheck.gui.theme import apply_theme
 
-    app = create_app()
-    apply_theme(app, "light")
-    loop = qasync.QEventLoop(app)
-    install_default_executor(loop)
-    asyncio.set_event_loop(loop)
+    _app, loop, scratch = start_offscreen_app()
     window = MainWindow(Settings())
     window.resize(*SIZE)
     window.show()

@@ -110,15 +110,15 @@ async def shoot_layout(window, env: str, out: Path, size: tuple[int, int]) -> li
     return saved
 
 
-def main(argv: list[str]) -> int:
+def start_offscreen_app() -> tuple[object, object, Path]:
+    """An offscreen QApplication in the light theme with its qasync loop, and a scratch folder
+    whose settings file is the one ``Settings()`` uses (shared by the screenshot scripts)."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     scratch = Path(tempfile.mkdtemp(prefix="explaincheck-shots-"))
     os.environ["EXPLAINCHECK_SETTINGS"] = str(scratch / "settings.ini")
     import qasync
 
     from explaincheck.gui.app import create_app
-    from explaincheck.gui.main_window import MainWindow
-    from explaincheck.gui.settings import Settings
     from explaincheck.gui.tasks import install_default_executor
     from explaincheck.gui.theme import apply_theme
 
@@ -127,6 +127,14 @@ def main(argv: list[str]) -> int:
     loop = qasync.QEventLoop(app)
     install_default_executor(loop)
     asyncio.set_event_loop(loop)
+    return app, loop, scratch
+
+
+def main(argv: list[str]) -> int:
+    from explaincheck.gui.main_window import MainWindow
+    from explaincheck.gui.settings import Settings
+
+    _app, loop, scratch = start_offscreen_app()
     for number, env in enumerate(argv or ENVIRONMENTS):
         window = MainWindow(Settings())
         window.resize(*SIZE)
