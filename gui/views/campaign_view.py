@@ -44,7 +44,7 @@ from PySide6.QtWidgets import (
 
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
-from explaincheck.core.taxonomy.registry import Applicability
+from explaincheck.core.taxonomy.registry import applicability
 from explaincheck.gui.factor_campaign import BEHAVIOURAL_TIP, factors_offer
 from explaincheck.gui.safe_text import plain_label
 from explaincheck.gui.tasks import Tasks, in_thread
@@ -68,13 +68,6 @@ def format_eta(seconds: float | None) -> str:
     hours, rest = divmod(seconds, 3600)
     minutes, secs = divmod(rest, 60)
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
-
-
-def category_applicability(oracle: OracleResult) -> dict[str, Applicability]:
-    """Each category's applicability (worker thread: candidates can be costly)."""
-    from explaincheck.core.taxonomy.registry import applicability
-
-    return applicability(oracle)
 
 
 def default_database() -> str:
@@ -604,7 +597,7 @@ class CampaignView(QWidget):
             self.set_model(self.oracle, self.environment)
 
     async def _update_applicability(self, oracle: OracleResult, environment: Environment) -> None:
-        found = await in_thread(category_applicability, oracle)
+        found = await in_thread(applicability, oracle)  # candidates can be costly
         offer = await in_thread(factors_offer, environment, oracle)  # factors: on request
         if oracle is not self.oracle:
             return
