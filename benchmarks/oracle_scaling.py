@@ -132,7 +132,7 @@ def measure(n: int, folder: Path, exact_cap: Cap, recheck_cap: Cap, networkx_cap
         structure = read_structure(model, exact=False)
         goal = structure.with_label("goal")
         unsafe = structure.with_label("unsafe")
-        verified_values(model, structure, parsed.properties, True, goal, unsafe)
+        verified_values(structure, True, goal, unsafe)
         return structure, goal
 
     row.verified, (structure, goal) = timed(verified)

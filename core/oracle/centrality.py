@@ -52,10 +52,15 @@ def epsilon_for(states: int, edges: int = 0) -> float:
 
 
 def state_edges(sources: np.ndarray, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct directed edges without self-loops, as two arrays."""
+    """Distinct directed edges without self-loops, as two arrays (sorted by source, then
+    target). Each edge is one int64 key, so this is one flat sort (``np.unique`` of row pairs
+    sorts structured rows, ~10× slower)."""
     keep = sources != targets
-    pairs = np.unique(np.stack([sources[keep], targets[keep]], axis=1), axis=0)
-    return pairs[:, 0], pairs[:, 1]
+    src = sources[keep].astype(np.int64)
+    dst = targets[keep].astype(np.int64)
+    width = int(max(src.max(initial=0), dst.max(initial=0))) + 1
+    keys = np.unique(src * width + dst)
+    return keys // width, keys % width
 
 
 def betweenness(structure) -> list[float]:
@@ -88,10 +93,37 @@ def estimate(
     return _approximate(size, src, dst, epsilon_for(size, len(src)), DELTA, seed)
 
 
+# networkit's package import pulls in matplotlib.pyplot, its profiling module (pandas, IPython)
+# and networkx when they are installed: 2.8 s, where the sampling itself takes 0.6 s at 10^4
+# states. Its __init__ skips them when their import fails, so they are hidden while it loads.
+_NETWORKIT_EXTRAS = ("matplotlib.pyplot", "networkx")
+
+
+def _import_networkit():
+    """networkit without its plotting, profiling and networkx adapters (0.4 s instead of 2.8 s);
+    the hidden modules are restored at once, so later imports of them work as usual."""
+    import sys
+
+    if "networkit" in sys.modules:
+        return sys.modules["networkit"]
+    hidden = {name: sys.modules.get(name) for name in _NETWORKIT_EXTRAS}
+    try:
+        for name in _NETWORKIT_EXTRAS:
+            sys.modules[name] = None  # type: ignore[assignment]  # makes ``import name`` fail
+        import networkit
+    finally:
+        for name, module in hidden.items():
+            if module is None:
+                del sys.modules[name]
+            else:
+                sys.modules[name] = module
+    return networkit
+
+
 def _approximate(
     size: int, src: np.ndarray, dst: np.ndarray, epsilon: float, delta: float, seed: int
 ) -> Centrality:
-    import networkit as nk
+    nk = _import_networkit()
 
     nk.engineering.setSeed(seed, True)
     graph = nk.Graph(size, directed=True)

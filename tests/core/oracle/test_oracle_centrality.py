@@ -88,3 +88,39 @@ def test_oracle_centrality_matches_networkx(oracle, request_of):
     assert [s.centrality for s in result.states] == pytest.approx(
         [expected[s.id] for s in result.states], abs=1e-12
     )
+
+
+def test_state_edges_are_distinct_sorted_and_without_self_loops():
+    import numpy as np
+
+    from explaincheck.core.oracle.centrality import state_edges
+
+    sources = np.array([2, 0, 0, 1, 2, 0, 3])
+    targets = np.array([0, 1, 1, 1, 0, 3, 0])
+    src, dst = state_edges(sources, targets)
+    assert list(zip(src.tolist(), dst.tolist(), strict=True)) == [(0, 1), (0, 3), (2, 0), (3, 0)]
+
+
+def test_networkit_loads_without_its_plotting_and_hides_nothing_afterwards():
+    """In a fresh interpreter: the sampler works, networkit did not pull in matplotlib.pyplot,
+    and both hidden modules import normally afterwards."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(
+        """
+        import sys
+        from explaincheck.core.oracle.centrality import _import_networkit
+        nk = _import_networkit()
+        assert "matplotlib.pyplot" not in sys.modules
+        assert nk.centrality.ApproxBetweenness is not None
+        import matplotlib.pyplot, networkx
+        assert sys.modules["networkx"] is networkx
+        print("ok")
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.stdout.strip() == "ok", done.stderr

@@ -57,12 +57,12 @@ def test_approximate_centrality_keeps_the_bottleneck_ranking(grid30):
     assert tau >= 0.7, tau
 
 
-def test_warm_started_policy_iteration_matches_exact_in_a_few_rounds(tmp_path):
+def test_policy_iteration_from_the_attractor_matches_exact_in_a_few_rounds(tmp_path):
     path = tmp_path / "grid8.prism"
     path.write_text(gridworld_prism(8))
     verified = compute_in_process(OracleRequest(str(path), method="verified"))
     exact = compute_in_process(OracleRequest(str(path), method="exact"))
-    assert "Storm's float scheduler" in verified.values_method
+    assert "from the attractor policy" in verified.values_method
     assert "exact rationals" in exact.values_method
     rounds = int(verified.values_method.split(": ")[1].split()[0])
     assert rounds <= 10, verified.values_method
@@ -192,3 +192,17 @@ def test_progress_line_on_a_log_stream():
     assert (
         stream.getvalue() == "oracle: values (1,002,001 states)  01:15  512 MB  (Ctrl-C cancels)\n"
     )
+
+
+def test_centrality_beside_the_values_gives_the_same_scores(grid30):
+    """Large models sample centrality on a second thread while the values are solved; the
+    scores are the ones a direct call gives, and both timings are kept."""
+    result = compute_in_process(OracleRequest(str(grid30), method="verified"), columnar_from=0)
+    parsed = building.parse(OracleRequest(str(grid30)))
+    model = building.build(parsed, exact=False, state_limit=10**6, path=str(grid30))
+    arrays = choice_arrays(read_structure(model, exact=False))
+    direct = centrality.estimate(arrays.size, arrays.edge_sources, arrays.edge_targets)
+    scores = np.array([state.centrality for state in result.states])
+    assert np.abs(scores - direct.scores).max() <= 1e-12
+    assert direct.method == "exact" and result.centrality_method == direct.describe()
+    assert result.phases["centrality (own)"] > 0 and "centrality" in result.phases
