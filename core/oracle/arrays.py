@@ -68,6 +68,18 @@ def choice_arrays(structure: ModelStructure) -> ChoiceArrays:
     return ChoiceArrays(rows, first_row)
 
 
+def distinct_edges(sources: np.ndarray, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct directed edges without self-loops, as two arrays (sorted by source, then
+    target). Each edge is one int64 key, so this is one flat sort (``np.unique`` of row pairs
+    sorts structured rows, ~10× slower)."""
+    keep = sources != targets
+    src = sources[keep].astype(np.int64)
+    dst = targets[keep].astype(np.int64)
+    width = int(max(src.max(initial=0), dst.max(initial=0))) + 1
+    keys = np.unique(src * width + dst)
+    return keys // width, keys % width
+
+
 def reaching(graph: csr_matrix, targets: np.ndarray) -> np.ndarray:
     """States with a path to a target in ``graph`` (one BFS in C from a virtual super-target)."""
     n = graph.shape[0]

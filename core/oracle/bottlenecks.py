@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import rustworkx as rx
 
+from explaincheck.core.oracle.arrays import distinct_edges
 from explaincheck.core.oracle.structure import ModelStructure
 
 
@@ -50,14 +51,14 @@ def by_dominators_arrays(arrays, goal: np.ndarray, initial: int) -> set[int]:
     if not goal.any():
         return set()
     sink = arrays.size
-    src, dst = arrays.edge_sources, arrays.edge_targets
-    keep = (src != dst) & ~goal[src]
-    pairs = np.unique(np.stack([src[keep], dst[keep]], axis=1), axis=0)
+    src, dst = distinct_edges(arrays.edge_sources, arrays.edge_targets)
+    keep = ~goal[src]
     goals = np.flatnonzero(goal)
-    pairs = np.concatenate([pairs, np.stack([goals, np.full(len(goals), sink)], axis=1)])
+    src = np.concatenate([src[keep], goals])
+    dst = np.concatenate([dst[keep], np.full(len(goals), sink)])
     graph = rx.PyDiGraph(multigraph=False)
     graph.add_nodes_from(range(sink + 1))
-    graph.extend_from_edge_list(list(map(tuple, pairs.tolist())))
+    graph.extend_from_edge_list(list(zip(src.tolist(), dst.tolist(), strict=True)))
     idom = rx.immediate_dominators(graph, initial)
     if sink not in idom:
         return set()

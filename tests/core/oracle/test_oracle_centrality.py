@@ -90,14 +90,14 @@ def test_oracle_centrality_matches_networkx(oracle, request_of):
     )
 
 
-def test_state_edges_are_distinct_sorted_and_without_self_loops():
+def test_distinct_edges_are_sorted_and_without_self_loops():
     import numpy as np
 
-    from explaincheck.core.oracle.centrality import state_edges
+    from explaincheck.core.oracle.arrays import distinct_edges
 
     sources = np.array([2, 0, 0, 1, 2, 0, 3])
     targets = np.array([0, 1, 1, 1, 0, 3, 0])
-    src, dst = state_edges(sources, targets)
+    src, dst = distinct_edges(sources, targets)
     assert list(zip(src.tolist(), dst.tolist(), strict=True)) == [(0, 1), (0, 3), (2, 0), (3, 0)]
 
 
