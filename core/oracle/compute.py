@@ -183,6 +183,8 @@ def _compute_columnar(
     # thread beside values, danger and bottlenecks (the machines have two cores); the
     # "centrality" phase is then the wait for what is left of it, and "centrality (own)" is
     # its whole time.
+    if bulk.size > centrality.EXACT_UP_TO:
+        centrality.load_sampler()  # here, not on the thread: its import holds the interpreter
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="centrality") as beside:
         pending = beside.submit(_timed, _centrality_beside, arrays)
         values = verified_arrays(arrays, goal, unsafe, phase)

@@ -111,8 +111,8 @@ def test_networkit_loads_without_its_plotting_and_hides_nothing_afterwards():
     script = textwrap.dedent(
         """
         import sys
-        from explaincheck.core.oracle.centrality import _import_networkit
-        nk = _import_networkit()
+        from explaincheck.core.oracle.centrality import load_sampler
+        nk = load_sampler()
         assert "matplotlib.pyplot" not in sys.modules
         assert nk.centrality.ApproxBetweenness is not None
         import matplotlib.pyplot, networkx
