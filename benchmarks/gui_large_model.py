@@ -153,11 +153,11 @@ def main() -> None:
     from PySide6.QtWidgets import QApplication
 
     from explaincheck.gui.settings import Settings
-    from explaincheck.gui.tasks import install_default_executor
+    from explaincheck.gui.tasks import prepare_worker_threads
 
     app = QApplication.instance() or QApplication([])
     loop = qasync.QEventLoop(app, already_running=True)
-    install_default_executor(loop)
+    prepare_worker_threads(loop)
     asyncio.set_event_loop(loop)
     asyncio.events._set_running_loop(loop)
 

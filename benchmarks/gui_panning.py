@@ -50,12 +50,12 @@ def main() -> None:
     import qasync
     from PySide6.QtWidgets import QApplication
 
-    from explaincheck.gui.tasks import install_default_executor
+    from explaincheck.gui.tasks import prepare_worker_threads
     from explaincheck.gui.views.graph_view import GraphView
 
     app = QApplication.instance() or QApplication([])
     loop = qasync.QEventLoop(app, already_running=True)
-    install_default_executor(loop)
+    prepare_worker_threads(loop)
     asyncio.set_event_loop(loop)
     asyncio.events._set_running_loop(loop)
 

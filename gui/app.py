@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QApplication
 from explaincheck.core.paths import resources_dir
 from explaincheck.gui.main_window import TABS, MainWindow
 from explaincheck.gui.settings import APPLICATION, ORGANISATION, Settings
-from explaincheck.gui.tasks import install_default_executor
+from explaincheck.gui.tasks import prepare_worker_threads
 from explaincheck.gui.theme import apply_theme
 
 SCREENSHOT_SIZE = (1600, 1000)
@@ -79,7 +79,7 @@ def run(
     settings = Settings()
     apply_theme(app, "light" if screenshot else settings.preferences().theme)
     loop = qasync.QEventLoop(app)
-    install_default_executor(loop)
+    prepare_worker_threads(loop)
     asyncio.set_event_loop(loop)
     window = MainWindow(settings)
     if screenshot or size:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import sys
 from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -23,10 +24,21 @@ T = TypeVar("T")
 _EXECUTOR = ThreadPoolExecutor(max_workers=2, thread_name_prefix="explaincheck-gui")
 
 
-def install_default_executor(loop: asyncio.AbstractEventLoop) -> None:
-    """Plain Python threads for ``asyncio.to_thread`` users (the oracle waits for its child
-    process in one): qasync's default QThread pool warns and may crash at interpreter exit."""
+# How often a running thread hands the interpreter (GIL) over (Python's default: 5 ms). Each time
+# the GUI thread comes back from Qt's C++ (a paint, a timer) it must win the GIL back from a busy
+# worker, waiting up to one interval; a repaint that calls Python a few dozen times then stalls
+# for hundreds of ms. Measured with benchmarks/gui_large_model.py (10^5 states, the Teach tab
+# taking up the model on a worker): longest stall 265-460 ms at 5 ms and 2 ms, 71-79 ms at 1 ms;
+# the worker itself took about 1 s in both cases.
+GUI_SWITCH_INTERVAL = 0.001
+
+
+def prepare_worker_threads(loop: asyncio.AbstractEventLoop) -> None:
+    """Worker threads that leave the GUI thread fluid: plain Python threads for
+    ``asyncio.to_thread`` users (the oracle waits for its child process in one; qasync's default
+    QThread pool warns and may crash at interpreter exit), and a short GIL switch interval."""
     loop.set_default_executor(ThreadPoolExecutor(max_workers=8, thread_name_prefix="explaincheck"))
+    sys.setswitchinterval(GUI_SWITCH_INTERVAL)
 
 
 async def in_thread(function: Callable[..., T], *args: Any, **kwargs: Any) -> T:

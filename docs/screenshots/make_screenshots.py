@@ -119,13 +119,13 @@ def start_offscreen_app() -> tuple[object, object, Path]:
     import qasync
 
     from explaincheck.gui.app import create_app
-    from explaincheck.gui.tasks import install_default_executor
+    from explaincheck.gui.tasks import prepare_worker_threads
     from explaincheck.gui.theme import apply_theme
 
     app = create_app()
     apply_theme(app, "light")
     loop = qasync.QEventLoop(app)
-    install_default_executor(loop)
+    prepare_worker_threads(loop)
     asyncio.set_event_loop(loop)
     return app, loop, scratch
 

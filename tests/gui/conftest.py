@@ -38,10 +38,10 @@ def pytest_collection_modifyitems(config, items):
 def _session_loop(qapp):
     # One loop for the whole session: a qasync loop cannot be stopped without asking the
     # QApplication to exit, which would end pytest-qt's later waits at once.
-    from explaincheck.gui.tasks import install_default_executor
+    from explaincheck.gui.tasks import prepare_worker_threads
 
     loop = qasync.QEventLoop(qapp, already_running=True)
-    install_default_executor(loop)
+    prepare_worker_threads(loop)
     asyncio.set_event_loop(loop)
     yield loop
     asyncio.events._set_running_loop(None)
