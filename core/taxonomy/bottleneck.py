@@ -13,6 +13,7 @@ from typing import Any
 from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.taxonomy.base import STATE, TestCase
 from explaincheck.core.taxonomy.kinds import SingleStateCategory, YesNoCategory, number
+from explaincheck.core.taxonomy.pool_counts import bottleneck_counts
 from explaincheck.core.taxonomy.runs import run_avoiding, run_through
 from explaincheck.core.taxonomy.sampling import bottleneck_pool
 
@@ -25,10 +26,10 @@ BOTTLENECK_DEFINITION = (
 
 def bottleneck_reason(oracle: OracleResult) -> str | None:
     """Why the bottleneck family has no balanced cases here, or None."""
-    pool = bottleneck_pool(oracle)
-    if not any(s.bottleneck for s in pool):
+    marked, unmarked = bottleneck_counts(oracle)
+    if not marked:
         return "the model has no bottleneck state"
-    if all(s.bottleneck for s in pool):
+    if not unmarked:
         return "every candidate state is a bottleneck"
     return None
 

@@ -30,6 +30,7 @@ from explaincheck.core.taxonomy.base import (
     TestCase,
 )
 from explaincheck.core.taxonomy.metamorphic import shown_actions, state_names
+from explaincheck.core.taxonomy.pool_counts import non_goal_count, preference_count, spread_is_tied
 from explaincheck.core.taxonomy.sampling import (
     DEFAULT_SUBSET_SIZE,
     delta,
@@ -90,7 +91,7 @@ class PreferenceCategory(SingleStateCategory):
         return preference_pool(oracle)
 
     def not_applicable(self, oracle: OracleResult) -> str | None:
-        if self.pool(oracle):
+        if preference_count(oracle):
             return None
         return "no state outside the goal has two or more labelled actions"
 
@@ -224,12 +225,9 @@ class QuantityPairCategory(PairCategory):
         return [Candidate(self.id, p, delta(1.0 - abs(amount[p[0]] - amount[p[1]]))) for p in pairs]
 
     def not_applicable(self, oracle: OracleResult) -> str | None:
-        pool = self.pool(oracle)
-        if len(pool) < 2:
+        if non_goal_count(oracle) < 2:
             return "fewer than two states outside the goal"
-        key_of = quantity_key(oracle, self.quantity)
-        keys = [key_of(s) for s in pool]
-        if keys_tied(oracle)(min(keys), max(keys)):
+        if spread_is_tied(oracle, self.quantity):
             return f"all states outside the goal have the same {self.symbol}"
         return None
 
@@ -279,11 +277,10 @@ class SubsetCategory(YesNoCategory):
     def subset_delta(self, members: list[StateFacts]) -> float:
         """δ of the subset (paper section 5)."""
 
+    @abstractmethod
     def class_sizes(self, oracle: OracleResult) -> tuple[int, int]:
-        """(#states that can make a positive subset, #states for negative subsets)."""
-        pool = self.pool(oracle)
-        marked = sum(self.marked(s) for s in pool)
-        return marked, len(pool) - marked
+        """(#states that can make a positive subset, #states for negative subsets), counted
+        without making facts (``pool_counts``)."""
 
     def candidates(self, oracle: OracleResult, seed: int = 0) -> list[Candidate]:
         pool = self.pool(oracle)

@@ -23,6 +23,7 @@ from explaincheck.core.taxonomy.answers import AnswerForm, ranking_form
 from explaincheck.core.taxonomy.base import FAIL, PASS, Grade, GradingSettings, TestCase
 from explaincheck.core.taxonomy.kinds import PreferenceCategory, number
 from explaincheck.core.taxonomy.metamorphic import shown_actions
+from explaincheck.core.taxonomy.pool_counts import ranking_count
 
 MAX_LISTED = 3  # order violations spelled out in a reason
 
@@ -53,7 +54,7 @@ class Ranking(PreferenceCategory):
         return [s for s in super().pool(oracle) if len(s.action_order) >= 2]
 
     def not_applicable(self, oracle: OracleResult) -> str | None:
-        if self.pool(oracle):
+        if ranking_count(oracle):
             return None
         return "no state outside the goal has two actions of different value"
 

@@ -15,6 +15,7 @@ from fractions import Fraction
 from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.taxonomy.base import TestCase
 from explaincheck.core.taxonomy.kinds import QuantityPairCategory, pair_names
+from explaincheck.core.taxonomy.pool_counts import danger_is_one_minus_value
 
 
 class Safer(QuantityPairCategory):
@@ -78,6 +79,9 @@ def danger_is_complement(oracle: OracleResult) -> bool:
     else within the tie tolerance): then safer and more_promising order every pair alike."""
     if not oracle.has_danger:
         return False
+    from_columns = danger_is_one_minus_value(oracle)
+    if from_columns is not None:
+        return from_columns
     for state in oracle.states:
         if state.is_goal:
             continue

@@ -14,6 +14,7 @@ from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.taxonomy.answers import AnswerForm, probability_form
 from explaincheck.core.taxonomy.base import FAIL, PASS, STATE, Grade, GradingSettings, TestCase
 from explaincheck.core.taxonomy.kinds import SingleStateCategory, number
+from explaincheck.core.taxonomy.pool_counts import non_goal_count
 
 ABSOLUTE, HALF = "absolute", "half"
 _EPSILON = 1e-12  # float slack so that |p − V| = tolerance passes
@@ -30,7 +31,7 @@ class Satisfy(SingleStateCategory):
         return f"probability {float(right):.4g}"
 
     def not_applicable(self, oracle: OracleResult) -> str | None:
-        return None if self.pool(oracle) else "every reachable state is a goal state"
+        return None if non_goal_count(oracle) else "every reachable state is a goal state"
 
     def state_delta(self, state: StateFacts, oracle: OracleResult) -> float:
         return 1.0 - 2.0 * abs(state.value - 0.5)

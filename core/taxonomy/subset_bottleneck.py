@@ -11,6 +11,7 @@ from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.taxonomy.base import TestCase
 from explaincheck.core.taxonomy.bottleneck import BOTTLENECK_DEFINITION, bottleneck_fact
 from explaincheck.core.taxonomy.kinds import SubsetCategory
+from explaincheck.core.taxonomy.pool_counts import bottleneck_counts
 from explaincheck.core.taxonomy.runs import run_through
 from explaincheck.core.taxonomy.sampling import bottleneck_pool
 
@@ -34,6 +35,9 @@ class SubsetBottleneck(SubsetCategory):
         if unmarked < self.subset_size:
             return f"fewer than {self.subset_size} states that are not bottlenecks"
         return None
+
+    def class_sizes(self, oracle: OracleResult) -> tuple[int, int]:
+        return bottleneck_counts(oracle)
 
     def marked(self, state: StateFacts) -> bool:
         return state.bottleneck

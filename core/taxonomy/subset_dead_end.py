@@ -16,6 +16,7 @@ from __future__ import annotations
 from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.taxonomy.base import TestCase
 from explaincheck.core.taxonomy.kinds import SubsetCategory
+from explaincheck.core.taxonomy.pool_counts import dead_end_counts
 
 VISIBLE_DEAD_END_DELTA = 0.5  # δ of a positive subset that holds an absorbing failure state
 
@@ -52,6 +53,9 @@ class SubsetDeadEnd(SubsetCategory):
         if unmarked < self.subset_size:
             return f"fewer than {self.subset_size} states that are not dead ends"
         return None
+
+    def class_sizes(self, oracle: OracleResult) -> tuple[int, int]:
+        return dead_end_counts(oracle)
 
     def marked(self, state: StateFacts) -> bool:
         return state.dead_end

@@ -1,0 +1,118 @@
+"""How many states each category's pool holds: what applicability asks, without making facts.
+
+``registry.applicability`` asks every category whether it has a candidate. Through
+``StateFacts`` that makes every state's facts: about 5 s at 10^5 states, while the Campaign tab
+waits. A large (verified, columnar) oracle answers from its arrays instead; a small one counts
+the pools of ``sampling``, so both paths answer the same question, which the tests check on the
+built-in environments and on a columnar gridworld.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from explaincheck.core.oracle.columnar import ColumnarStates
+from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.taxonomy.sampling import (
+    bottleneck_pool,
+    keys_tied,
+    non_goal,
+    preference_pool,
+    quantity_key,
+)
+
+
+def _columns(oracle: OracleResult) -> ColumnarStates | None:
+    states = oracle.states
+    return states if isinstance(states, ColumnarStates) else None
+
+
+def _labelled_actions(table: ColumnarStates) -> np.ndarray:
+    """Per state, how many of its actions carry a name (``StateFacts.q`` keeps only those)."""
+    size = len(table)
+    state_of_row = np.repeat(np.arange(size), np.diff(table.first_row))
+    return np.bincount(state_of_row[table.action_code >= 0], minlength=size)
+
+
+def non_goal_count(oracle: OracleResult) -> int:
+    table = _columns(oracle)
+    if table is None:
+        return len(non_goal(oracle))
+    return int(np.count_nonzero(~table.goal))
+
+
+def preference_count(oracle: OracleResult) -> int:
+    """States outside the goal with two or more labelled actions."""
+    table = _columns(oracle)
+    if table is None:
+        return len(preference_pool(oracle))
+    return int(np.count_nonzero(~table.goal & (_labelled_actions(table) >= 2)))
+
+
+def ranking_count(oracle: OracleResult) -> int:
+    """States of the preference pool whose labelled actions have two values that are not tied
+    (``StateFacts.action_order`` has two groups or more: sorted, two neighbours differ by more
+    than the tie tolerance)."""
+    table = _columns(oracle)
+    if table is None:
+        return sum(1 for s in preference_pool(oracle) if len(s.action_order) >= 2)
+    size = len(table)
+    rows = np.flatnonzero(table.action_code >= 0)
+    state = np.repeat(np.arange(size), np.diff(table.first_row))[rows]
+    q = table.q[rows]
+    order = np.lexsort((q, state))
+    state, q = state[order], q[order]
+    apart = (state[1:] == state[:-1]) & (q[1:] - q[:-1] > table.tie_tolerance)
+    split = np.zeros(size, dtype=bool)
+    split[state[1:][apart]] = True
+    return int(np.count_nonzero(split & ~table.goal & (_labelled_actions(table) >= 2)))
+
+
+def bottleneck_counts(oracle: OracleResult) -> tuple[int, int]:
+    """(bottlenecks, other states) among the states that are neither goal nor initial."""
+    table = _columns(oracle)
+    if table is None:
+        pool = bottleneck_pool(oracle)
+        marked = sum(s.bottleneck for s in pool)
+        return marked, len(pool) - marked
+    candidates = ~table.goal
+    candidates[table.initial] = False
+    marked = int(np.count_nonzero(table.bottleneck & candidates))
+    return marked, int(np.count_nonzero(candidates)) - marked
+
+
+def dead_end_counts(oracle: OracleResult) -> tuple[int, int]:
+    """(dead ends, other states) outside the goal."""
+    table = _columns(oracle)
+    if table is None:
+        pool = non_goal(oracle)
+        marked = sum(s.dead_end for s in pool)
+        return marked, len(pool) - marked
+    outside = ~table.goal
+    marked = int(np.count_nonzero((table.value == 0.0) & outside))
+    return marked, int(np.count_nonzero(outside)) - marked
+
+
+def spread_is_tied(oracle: OracleResult, quantity: str) -> bool:
+    """Whether V ("value") or D ("danger") takes one value, up to ties, on every state outside
+    the goal (there must be at least one)."""
+    table = _columns(oracle)
+    if table is None:
+        key_of = quantity_key(oracle, quantity)
+        keys = [key_of(s) for s in non_goal(oracle)]
+        return keys_tied(oracle)(min(keys), max(keys))
+    column = table.value if quantity == "value" else table.danger
+    assert column is not None, "danger asked of an oracle without it"
+    keys = column[~table.goal]
+    return bool(abs(float(keys.max()) - float(keys.min())) <= oracle.tie_tolerance)
+
+
+def danger_is_one_minus_value(oracle: OracleResult) -> bool | None:
+    """On a columnar oracle, whether D = 1 − V within the tie tolerance (at least 1e-12) on every
+    state outside the goal; None for the others (``safer.danger_is_complement`` reads facts)."""
+    table = _columns(oracle)
+    if table is None or table.danger is None:
+        return None
+    outside = ~table.goal
+    gap = np.abs(table.danger[outside] - (1.0 - table.value[outside]))
+    return bool(np.all(gap <= max(oracle.tie_tolerance, 1e-12)))
