@@ -69,7 +69,11 @@ def bootstrap_difference(
 ) -> tuple[float, float]:
     """Paired bootstrap (BCa) CI of mean(a) − mean(b); NaN when the resamples do not vary
     (e.g. every pair equal) or there are fewer than two pairs."""
-    if len(a) < 2:
+    differences = a.astype(float) - b.astype(float)
+    if len(a) < 2 or np.all(differences == differences[0]):
+        # every resample gives the same difference: no interval. Checked here rather than left
+        # to scipy's warning, because ``catch_warnings`` is not thread-safe and the GUI calls
+        # this on a worker thread, where the warning escaped to the console.
         return (np.nan, np.nan)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -109,3 +109,18 @@ def test_rq1_per_llm_gives_cohens_h_of_the_pooled_rates():
     assert table.loc["m1", "cohens_h"] == pytest.approx(proportion_effectsize(prioritized, random))
     assert table.loc["m1", "cohens_h"] < 0
     assert table.loc["m1", "cells"] == 9
+
+
+def test_equal_differences_give_no_interval_and_no_warning():
+    """Every pair differs by the same amount: every resample agrees, so there is no interval,
+    and scipy is not even asked (its warning escaped ``catch_warnings`` on GUI threads)."""
+    import warnings
+
+    a = np.array([1.0, 1.0, 0.0, 0.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        low, high = paired.bootstrap_difference(a, a)
+        shifted_low, _ = paired.bootstrap_difference(a, a - 1.0)
+    assert np.isnan(low) and np.isnan(high) and np.isnan(shifted_low)
+    varied = paired.bootstrap_difference(a, np.array([0.0, 1.0, 0.0, 1.0]))
+    assert varied[0] <= 0.0 <= varied[1]
