@@ -28,8 +28,8 @@ _EXECUTOR = ThreadPoolExecutor(max_workers=2, thread_name_prefix="explaincheck-g
 # the GUI thread comes back from Qt's C++ (a paint, a timer) it must win the GIL back from a busy
 # worker, waiting up to one interval; a repaint that calls Python a few dozen times then stalls
 # for hundreds of ms. Measured with benchmarks/gui_large_model.py (10^5 states, the Teach tab
-# taking up the model on a worker): longest stall 265-460 ms at 5 ms and 2 ms, 71-79 ms at 1 ms;
-# the worker itself took about 1 s in both cases.
+# taking up the model on a worker): longest stall 265-460 ms at 5 ms, 93-265 ms at 2 ms, 71-79 ms at
+# 1 ms; the worker itself took about 1 s in each case.
 GUI_SWITCH_INTERVAL = 0.001
 
 

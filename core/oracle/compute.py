@@ -6,7 +6,10 @@ values (exact or verified) -> derived sets (A*, A°, dead ends) -> bottlenecks -
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -30,6 +33,7 @@ from explaincheck.core.oracle.types import (
     StateFacts,
 )
 from explaincheck.core.oracle.values import (
+    START,
     TIE_TOLERANCE,
     Values,
     exact_values,
@@ -258,10 +262,6 @@ def _centrality_beside(arrays) -> centrality.Centrality:
     """Centrality at a lower scheduling priority (its sampler threads, started from this
     thread, inherit it): the values on the main thread keep a core, and the sampler takes
     both cores once they are done."""
-    import contextlib
-    import os
-    import threading
-
     with contextlib.suppress(AttributeError, OSError):  # not Linux: only the overlap is lost
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
     return centrality.estimate(arrays.size, arrays.edge_sources, arrays.edge_targets)
@@ -276,7 +276,7 @@ def _timed(function, *arguments):
 
 def _verified_words(values) -> str:
     return (
-        f"policy iteration from {values.start}: {values.rounds} sparse direct solves, "
+        f"policy iteration from {START}: {values.rounds} sparse direct solves, "
         f"Bellman residual {values.residual:.1e} (V, Q and D)"
     )
 

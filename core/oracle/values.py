@@ -19,7 +19,7 @@
 
 On near-degenerate models the rounds grow with the model's diameter: on the slippery
 gridworld, plateaus of states whose values differ by 1e-11..1e-9 flip their best action one
-ring per round (30, 52, 96 rounds at 10^4, 4·10^4, 10^5 states). Value-iteration look-ahead
+ring per round (34, 55, 96 rounds at 10^4, 4·10^4, 10^5 states). Value-iteration look-ahead
 between the solves was tried and rejected: its greedy policies linger and lose value, and
 with a margin it cycles.
 """
@@ -57,7 +57,6 @@ class Values:
     q_exact: list[list[Fraction]] | None = None
     residual: float = 0.0
     rounds: int = 0  # policy evaluations of the verified method (V and D together)
-    start: str = ""  # where policy iteration started
 
 
 # ---------------------------------------------------------------- exact (Storm Rational engine)
@@ -227,7 +226,6 @@ class ValueArrays:
     scheduler: np.ndarray
     residual: float
     rounds: int
-    start: str
     rounds_danger: int = 0
 
 
@@ -240,7 +238,7 @@ def verified_arrays(
     """V (and D when ``unsafe`` is given) by policy iteration on ``arrays``, started from the
     attractor policy."""
     report = progress or (lambda phase, **counts: None)
-    policy, start = _attractor_policy(arrays, goal), START
+    policy = _attractor_policy(arrays, goal)
     dead = ~reaching(arrays.state_graph, goal)
     report("values", states=arrays.size)
     value, q_flat, policy, residual, rounds = _optimise(arrays, policy, goal, dead)
@@ -257,7 +255,7 @@ def verified_arrays(
         escape, _, _, residual_d, rounds_d = _optimise(arrays, start_d, safe, cannot_reach_safe)
         danger = 1.0 - escape
         residual = max(residual, residual_d)
-    return ValueArrays(value, danger, q_flat, policy, residual, rounds + rounds_d, start, rounds_d)
+    return ValueArrays(value, danger, q_flat, policy, residual, rounds + rounds_d, rounds_d)
 
 
 def verified_values(
@@ -285,5 +283,4 @@ def verified_values(
         found.scheduler.tolist(),
         residual=found.residual,
         rounds=found.rounds,
-        start=found.start,
     )

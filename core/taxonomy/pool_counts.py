@@ -27,11 +27,14 @@ def _columns(oracle: OracleResult) -> ColumnarStates | None:
     return states if isinstance(states, ColumnarStates) else None
 
 
+def _state_of_row(table: ColumnarStates) -> np.ndarray:
+    return np.repeat(np.arange(len(table)), np.diff(table.first_row))
+
+
 def _labelled_actions(table: ColumnarStates) -> np.ndarray:
     """Per state, how many of its actions carry a name (``StateFacts.q`` keeps only those)."""
-    size = len(table)
-    state_of_row = np.repeat(np.arange(size), np.diff(table.first_row))
-    return np.bincount(state_of_row[table.action_code >= 0], minlength=size)
+    labelled = _state_of_row(table)[table.action_code >= 0]
+    return np.bincount(labelled, minlength=len(table))
 
 
 def non_goal_count(oracle: OracleResult) -> int:
@@ -58,7 +61,7 @@ def ranking_count(oracle: OracleResult) -> int:
         return sum(1 for s in preference_pool(oracle) if len(s.action_order) >= 2)
     size = len(table)
     rows = np.flatnonzero(table.action_code >= 0)
-    state = np.repeat(np.arange(size), np.diff(table.first_row))[rows]
+    state = _state_of_row(table)[rows]
     q = table.q[rows]
     order = np.lexsort((q, state))
     state, q = state[order], q[order]
