@@ -99,6 +99,9 @@ def test_distinct_edges_are_sorted_and_without_self_loops():
     targets = np.array([0, 1, 1, 1, 0, 3, 0])
     src, dst = distinct_edges(sources, targets)
     assert list(zip(src.tolist(), dst.tolist(), strict=True)) == [(0, 1), (0, 3), (2, 0), (3, 0)]
+    # an edge repeated 256 times (a byte-sized count would wrap to 0) is still one edge
+    src, dst = distinct_edges(np.array([4] * 256 + [0]), np.array([2] * 256 + [4]))
+    assert list(zip(src.tolist(), dst.tolist(), strict=True)) == [(0, 4), (4, 2)]
 
 
 def test_networkit_loads_without_its_plotting_and_hides_nothing_afterwards():
