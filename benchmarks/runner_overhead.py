@@ -3,10 +3,11 @@
 Why: with slow LLMs the runner must add next to nothing: the ideal wall time of N executions at a
 fixed 50 ms per reply and 8 in flight is N x 50 ms / 8. The whole real pipeline runs (planned
 frozen_lake cases, real prompts, the official ``ollama`` client over HTTP, grading, SQLite
-writes committed every 0.2 s); only the LLM is the stand-in, in its own process so it does not
-share the runner's interpreter. Issue 17 asks wall time <= 1.05 x ideal. The same requests from
-the bare client (no runner) give the floor on this machine; the difference is the runner's own
-cost, printed per execution, with the load average (2 shared cores make every figure move).
+writes committed on the next turn of the event loop); only the LLM is the stand-in, in its own
+process so it does not share the runner's interpreter. Issue 17 asks wall time <= 1.05 x
+ideal. The same requests from the bare client (no runner) give the floor on this machine; the
+difference is the runner's own cost, printed per execution, with the load average (2 shared
+cores make every figure move).
 
     python benchmarks/runner_overhead.py [--executions 2000] [--delay 0.05] [--concurrency 8]
 """
