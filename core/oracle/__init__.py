@@ -13,7 +13,6 @@ from pathlib import Path
 
 from explaincheck.core.errors import ModelError
 from explaincheck.core.oracle import cache
-from explaincheck.core.oracle.compute import compute_in_process, request_hash
 from explaincheck.core.oracle.isolation import OracleJob, OracleProgress, ProgressCallback
 from explaincheck.core.oracle.types import OracleRequest, OracleResult, StateFacts
 
@@ -28,13 +27,24 @@ __all__ = [
 ]
 
 
+def compute_in_process(
+    request: OracleRequest, progress=None, *, columnar_from: int | None = None
+) -> OracleResult:
+    """``compute.compute_in_process``, imported only when called: the computing modules (numpy,
+    scipy, rustworkx, Storm) take half a second to import, which a command that only starts the
+    child process (``explaincheck oracle``) would otherwise pay before the child even starts."""
+    from explaincheck.core.oracle.compute import compute_in_process as compute
+
+    return compute(request, progress, columnar_from=columnar_from)
+
+
 def _cached(request: OracleRequest, use_cache: bool) -> tuple[str | None, OracleResult | None]:
     from explaincheck.core.oracle.building import _check_file
 
     _check_file(Path(request.model_path))  # clear errors for missing/empty/binary files first
     if not use_cache:
         return None, None
-    key = request_hash(request)
+    key = cache.request_hash(request)
     return key, cache.load(key)
 
 

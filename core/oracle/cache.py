@@ -9,6 +9,7 @@ recomputed, never trusted.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -19,10 +20,25 @@ from typing import Any
 import numpy as np
 
 from explaincheck.core.oracle.serialization import from_cache, to_cache
-from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.oracle.types import OracleRequest, OracleResult
 from explaincheck.core.paths import cache_dir
 
 META = "__meta__"  # the npz member with the JSON of everything but the columns
+
+
+def request_hash(request: OracleRequest) -> str:
+    """Identity of a request for the cache: file content, constants, labels and method."""
+    content = Path(request.model_path).read_bytes()
+    digest = hashlib.sha256(content)
+    for part in (
+        request.constants,
+        request.goal_label,
+        request.unsafe_label,
+        request.method,
+        str(request.exact_state_limit),
+    ):
+        digest.update(b"\0" + part.encode())
+    return digest.hexdigest()
 
 
 def _entry(key: str, suffix: str = ".json") -> Path:

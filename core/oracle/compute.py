@@ -7,19 +7,17 @@ values (exact or verified) -> derived sets (A*, A°, dead ends) -> bottlenecks -
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 
 from explaincheck.core.errors import ModelError
-from explaincheck.core.oracle import bottlenecks, building, centrality
+from explaincheck.core.oracle import bottlenecks, building, cache, centrality
 from explaincheck.core.oracle.arrays import choice_arrays
 from explaincheck.core.oracle.bulk import read_bulk
 from explaincheck.core.oracle.columnar import ColumnarStates, group_actions
@@ -42,21 +40,6 @@ from explaincheck.core.oracle.values import (
 )
 
 COLUMNAR_FROM = 5_000  # states: verified models this large are read in bulk and kept as columns
-
-
-def request_hash(request: OracleRequest) -> str:
-    """Identity of a request for the cache: file content, constants, labels and method."""
-    content = Path(request.model_path).read_bytes()
-    digest = hashlib.sha256(content)
-    for part in (
-        request.constants,
-        request.goal_label,
-        request.unsafe_label,
-        request.method,
-        str(request.exact_state_limit),
-    ):
-        digest.update(b"\0" + part.encode())
-    return digest.hexdigest()
 
 
 Progress = Callable[..., None]  # progress(phase, **counts), e.g. ("building", states=0)
@@ -157,7 +140,7 @@ def compute_in_process(
         variables=structure.variables,
         labels=tuple(sorted(label for label in parsed.labels)),
         actions=tuple(sorted({c.action for cs in structure.choices for c in cs if c.action})),
-        content_hash=request_hash(request),
+        content_hash=cache.request_hash(request),
     )
     return OracleResult(
         model=summary,
@@ -242,7 +225,7 @@ def _compute_columnar(
         variables=tuple(bulk.valuations),
         labels=tuple(sorted(parsed.labels)),
         actions=tuple(sorted(bulk.action_names[i] for i in used)),
-        content_hash=request_hash(request),
+        content_hash=cache.request_hash(request),
     )
     return OracleResult(
         model=summary,

@@ -124,3 +124,35 @@ def test_summary_text(runs):
     for words in ("7 states", "8 choices", "36/55", "dead ends    1", "bottlenecks  2", "exact"):
         assert words in text
     assert "time" in text and run.stderr == ""
+
+
+def test_the_parent_leaves_the_computing_modules_to_the_child():
+    """``explaincheck oracle`` only starts the child and waits: importing the oracle package and
+    the command must not load scipy, Storm, rustworkx or networkit (half a second before the
+    child even starts), while ``compute_in_process`` still works from the package."""
+    import sys
+
+    probe = (
+        "import sys\n"
+        "import explaincheck.core.cli.oracle_command\n"
+        "from explaincheck.core.oracle import compute_in_process, compute_oracle\n"
+        "heavy = ('scipy', 'stormpy', 'rustworkx', 'networkit', 'pymetis')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "[]"
+
+
+def test_compute_in_process_from_the_package_passes_its_arguments_on():
+    from explaincheck.core.oracle import OracleRequest, compute_in_process
+    from explaincheck.core.oracle.columnar import ColumnarStates
+
+    request = OracleRequest(model("chain"), method="verified")
+    phases = []
+    columns = compute_in_process(request, lambda phase, **_: phases.append(phase), columnar_from=0)
+    assert isinstance(columns.states, ColumnarStates)
+    assert phases[0] == "building" and "values" in phases
+    listed = compute_in_process(request)
+    assert not isinstance(listed.states, ColumnarStates)
+    assert [s.value for s in columns.states] == [s.value for s in listed.states]
