@@ -48,6 +48,12 @@ class ChoiceArrays:
         graph.data[:] = 1
         return graph
 
+    @cached_property
+    def edges(self) -> tuple[np.ndarray, np.ndarray]:
+        """Distinct edges s -> s' of ``state_graph`` without self-loops, as (sources, targets)
+        sorted by source, then target: what bottlenecks and centrality work on."""
+        return _edges_without_loops(self.state_graph)
+
 
 def choice_arrays(structure: ModelStructure) -> ChoiceArrays:
     counts = np.fromiter((len(cs) for cs in structure.choices), np.int64, structure.size)
@@ -77,9 +83,12 @@ def distinct_edges(sources: np.ndarray, targets: np.ndarray) -> tuple[np.ndarray
     targets = np.asarray(targets, dtype=np.int64)
     size = int(max(sources.max(initial=-1), targets.max(initial=-1))) + 1
     marks = np.ones(len(sources), dtype=bool)
-    graph = csr_matrix((marks, (sources, targets)), shape=(size, size))
-    graph.sum_duplicates()  # also sorts each row's targets
-    src = np.repeat(np.arange(size, dtype=np.int64), np.diff(graph.indptr))
+    return _edges_without_loops(csr_matrix((marks, (sources, targets)), shape=(size, size)))
+
+
+def _edges_without_loops(graph: csr_matrix) -> tuple[np.ndarray, np.ndarray]:
+    graph.sum_duplicates()  # also sorts each row's targets; a no-op on a canonical matrix
+    src = np.repeat(np.arange(graph.shape[0], dtype=np.int64), np.diff(graph.indptr))
     dst = graph.indices.astype(np.int64)
     keep = src != dst
     return src[keep], dst[keep]

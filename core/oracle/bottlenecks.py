@@ -12,7 +12,6 @@ from __future__ import annotations
 import numpy as np
 import rustworkx as rx
 
-from explaincheck.core.oracle.arrays import distinct_edges
 from explaincheck.core.oracle.structure import ModelStructure
 
 
@@ -51,7 +50,7 @@ def by_dominators_arrays(arrays, goal: np.ndarray, initial: int) -> set[int]:
     if not goal.any():
         return set()
     sink = arrays.size
-    src, dst = distinct_edges(arrays.edge_sources, arrays.edge_targets)
+    src, dst = arrays.edges
     keep = ~goal[src]
     goals = np.flatnonzero(goal)
     src = np.concatenate([src[keep], goals])

@@ -71,7 +71,7 @@ def estimate(
     seed: int = 1,
 ) -> Centrality:
     """C_B of every state of the graph with edges ``sources[i] -> targets[i]``."""
-    src, dst = distinct_edges(np.asarray(sources), np.asarray(targets))
+    src, dst = distinct_edges(sources, targets)
     if size < 3:
         return Centrality(np.zeros(size), "exact")
     if size <= exact_up_to:

@@ -111,7 +111,7 @@ def compute_in_process(
         arrays, np.array(goal, dtype=bool), structure.initial
     )
     phase("centrality", states=structure.size)
-    scores = centrality.estimate(structure.size, arrays.edge_sources, arrays.edge_targets)
+    scores = centrality.estimate(structure.size, *arrays.edges)
     phase("facts", states=structure.size)
     states = derive_state_facts(
         structure,
@@ -172,8 +172,9 @@ def _compute_columnar(
     # its whole time.
     if bulk.size > centrality.EXACT_UP_TO:
         centrality.load_sampler()  # here, not on the thread: its import holds the interpreter
+    edges = arrays.edges  # made once, here, for both threads (bottlenecks read them cached)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="centrality") as beside:
-        pending = beside.submit(_timed, _centrality_beside, arrays)
+        pending = beside.submit(_timed, _centrality_beside, bulk.size, edges)
         values = verified_arrays(arrays, goal, unsafe, phase)
         phase("bottlenecks", states=bulk.size)
         bottleneck = np.zeros(bulk.size, dtype=bool)
@@ -241,13 +242,13 @@ def _compute_columnar(
     )
 
 
-def _centrality_beside(arrays) -> centrality.Centrality:
+def _centrality_beside(size: int, edges) -> centrality.Centrality:
     """Centrality at a lower scheduling priority (its sampler threads, started from this
     thread, inherit it): the values on the main thread keep a core, and the sampler takes
     both cores once they are done."""
     with contextlib.suppress(AttributeError, OSError):  # not Linux: only the overlap is lost
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
-    return centrality.estimate(arrays.size, arrays.edge_sources, arrays.edge_targets)
+    return centrality.estimate(size, *edges)
 
 
 def _timed(function, *arguments):

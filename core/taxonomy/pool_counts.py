@@ -75,25 +75,24 @@ def bottleneck_counts(oracle: OracleResult) -> tuple[int, int]:
     """(bottlenecks, other states) among the states that are neither goal nor initial."""
     table = _columns(oracle)
     if table is None:
-        pool = bottleneck_pool(oracle)
-        marked = sum(s.bottleneck for s in pool)
-        return marked, len(pool) - marked
+        return _split([s.bottleneck for s in bottleneck_pool(oracle)])
     candidates = ~table.goal
     candidates[table.initial] = False
-    marked = int(np.count_nonzero(table.bottleneck & candidates))
-    return marked, int(np.count_nonzero(candidates)) - marked
+    return _split(table.bottleneck[candidates])
 
 
 def dead_end_counts(oracle: OracleResult) -> tuple[int, int]:
     """(dead ends, other states) outside the goal."""
     table = _columns(oracle)
     if table is None:
-        pool = non_goal(oracle)
-        marked = sum(s.dead_end for s in pool)
-        return marked, len(pool) - marked
-    outside = ~table.goal
-    marked = int(np.count_nonzero((table.value == 0.0) & outside))
-    return marked, int(np.count_nonzero(outside)) - marked
+        return _split([s.dead_end for s in non_goal(oracle)])
+    return _split(table.value[~table.goal] == 0.0)
+
+
+def _split(marked) -> tuple[int, int]:
+    """(how many of a pool's flags are set, how many are not)."""
+    hits = int(np.count_nonzero(marked))
+    return hits, len(marked) - hits
 
 
 def spread_is_tied(oracle: OracleResult, quantity: str) -> bool:
