@@ -100,7 +100,7 @@ def solve_exact(a: Rows, rhs: dict[int, Number]) -> dict[int, Number]:
     order = list(rows)
     for k in order:
         row = rows[k]
-        scale = 1 / (1 - row.pop(k, 0))
+        scale = Fraction(1) / (1 - row.pop(k, 0))
         for t in row:
             row[t] *= scale
         b[k] *= scale
