@@ -213,10 +213,7 @@ def solve_policy(oracle: OracleResult, policy: Policy) -> PolicyChain:
     for state in oracle.states:
         successors = _successors(state, exact)
         distribution = policy.distribution(state.id)
-        q = {
-            a: float(sum((p * value[t] for t, p in successors[a].items()), zero))
-            for a in state.q
-        }
+        q = {a: float(sum((p * value[t] for t, p in successors[a].items()), zero)) for a in state.q}
         v_star = _value_star(state, exact)
         q_star = _q_star(state, exact)
         regret = (

@@ -69,8 +69,7 @@ def loss_lines(chain: PolicyChain, names: dict[int, str] | None = None, top: int
     lines = [
         f"policy       {chain.policy.source}"
         + (
-            f" ({len(chain.policy.defaulted)} states filled by the default"
-            f" {chain.policy.default})"
+            f" ({len(chain.policy.defaulted)} states filled by the default {chain.policy.default})"
             if chain.policy.defaulted
             else ""
         ),

@@ -27,7 +27,7 @@ from typing import Any
 
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.types import OracleResult, StateFacts
-from explaincheck.core.policy.types import DEFAULTS, OPTIMAL, UNIFORM, Policy
+from explaincheck.core.policy.types import DEFAULTS, OPTIMAL, Policy
 
 ACTION = "action"  # the column (CSV) or key (JSON) holding the action or distribution
 SUM_TOLERANCE = Fraction(1, 10**9)  # decimals that sum to 1 up to this are normalised
@@ -152,9 +152,9 @@ def complete(
             choices[state.id] = default_choice(state, default)
             defaulted.append(state.id)
         else:
+            hint = missing_hint or "; give --policy-default uniform|optimal to fill missing states"
             raise PolicyError(
-                f"{source}: no choice for reachable state {state.id} {state_words(state)}"
-                f"{missing_hint or '; give --policy-default uniform|optimal to fill missing states'}"
+                f"{source}: no choice for reachable state {state.id} {state_words(state)}{hint}"
             )
     return Policy(choices, source, default, tuple(defaulted))
 
@@ -224,7 +224,7 @@ def _json_rows(path: Path, text: str) -> list[tuple[str, dict[str, Any]]]:
     if isinstance(data, dict):
         data = data.get("policy", data.get("states"))
     if not isinstance(data, list):
-        raise PolicyError(f"{path}: expected a JSON list of rows (or {{\"policy\": [...]}})")
+        raise PolicyError(f'{path}: expected a JSON list of rows (or {{"policy": [...]}})')
     rows = []
     for number, row in enumerate(data, start=1):
         if not isinstance(row, dict):
@@ -294,4 +294,6 @@ def write_policy(policy: Policy, oracle: OracleResult, path: str | Path) -> None
         writer.writerow([*variables, ACTION])
         for state_id, distribution in sorted(policy.choices.items()):
             state = oracle.state(state_id)
-            writer.writerow([_key(state.valuation[v]) for v in variables] + [choice_text(distribution)])
+            writer.writerow(
+                [_key(state.valuation[v]) for v in variables] + [choice_text(distribution)]
+            )

@@ -40,7 +40,8 @@ class Policy:
     def digest(self) -> str:
         """Identity of the choices (what a campaign with this policy is keyed by)."""
         data = {
-            str(s): {a: str(p) for a, p in sorted(d.items())} for s, d in sorted(self.choices.items())
+            str(s): {a: str(p) for a, p in sorted(d.items())}
+            for s, d in sorted(self.choices.items())
         }
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 

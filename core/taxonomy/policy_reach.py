@@ -44,7 +44,9 @@ class PolicyReach(SingleStateCategory):
 
     def _choice(self, case: TestCase, oracle: OracleResult) -> str:
         state = chain_of(oracle).state(case.states[0])
-        return f"{policy_preamble()} {choice_sentence(state)}" if state.action else policy_preamble()
+        return (
+            f"{policy_preamble()} {choice_sentence(state)}" if state.action else policy_preamble()
+        )
 
     def question(self, case: TestCase, oracle: OracleResult) -> str:
         return (

@@ -61,7 +61,7 @@ def test_callable_and_rows_of_unreachable_states(tmp_path):
         ("r,c,action\n0,0,left\n0,0,up\n", "row 3: state (c=0, r=0) is already given in"),
         ("r,c,action\n0,0,left:x\n", "row 2: probability 'x' of 'left' is not a number"),
         ("r,c\n0,0\n", "needs an 'action' column"),
-        ("[{\"r\": 0, \"c\": 0, \"action\": \"left\"},]", ":1:37: not valid JSON"),
+        ('[{"r": 0, "c": 0, "action": "left"},]', ":1:37: not valid JSON"),
     ],
     ids=[
         "unknown-variable",
