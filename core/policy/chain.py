@@ -69,7 +69,7 @@ def induced_rows(oracle: OracleResult, policy: Policy, exact: bool) -> Rows:
     return rows
 
 
-def _reaching(rows: Rows, size: int, targets: Iterable[int]) -> set[int]:
+def reaching(rows: Rows, size: int, targets: Iterable[int]) -> set[int]:
     """States with a path (positive probability) to a target."""
     back: dict[int, list[int]] = defaultdict(list)
     for s, row in rows.items():
@@ -146,7 +146,7 @@ def reach_probability(
     """P^π [F targets] for every state: targets 1, states without a path 0, the rest solved."""
     zero = Fraction(0) if exact else 0.0
     one = Fraction(1) if exact else 1.0
-    live = _reaching(rows, size, targets) - targets
+    live = reaching(rows, size, targets) - targets
     a = {s: {t: p for t, p in rows[s].items() if t in live} for s in live}
     rhs = {s: sum((p for t, p in rows[s].items() if t in targets), zero) for s in live}
     if exact:
