@@ -33,9 +33,14 @@ from explaincheck.core.campaign.plan import (
 from explaincheck.core.campaign.session import CampaignSession
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
-from explaincheck.core.policy.chain import expected_visits, reaching
+from explaincheck.core.policy.chain import (
+    expected_visits,
+    induced_rows,
+    reach_probability,
+    reaching,
+)
 from explaincheck.core.policy.loading import complete, default_choice, needs_choice
-from explaincheck.core.policy.types import UNIFORM, PolicyChain
+from explaincheck.core.policy.types import UNIFORM, Policy, PolicyChain
 from explaincheck.core.taxonomy.base import PASS, TestCase
 from explaincheck.core.taxonomy.prompts import render_prompt
 from explaincheck.core.taxonomy.registry import CATEGORIES
@@ -55,6 +60,7 @@ class AskedPolicy:
     answers: dict[int, str | None]  # the action each asked state's reply named (None: unreadable)
     verdicts: dict[int, str]  # best-action verdict per asked state that is a best-action case
     budget: int
+    reach: dict[int, float]  # P^LLM [F s] from s0 for every asked state
 
     @property
     def best_action_score(self) -> float | None:
@@ -65,8 +71,9 @@ class AskedPolicy:
 
     @property
     def best_action_reach_weighted(self) -> float | None:
-        """The same, each state weighted by its expected visits under the LLM's policy."""
-        weights = {s: self.chain.state(s).visits for s in self.verdicts}
+        """The same, each state weighted by the probability that the LLM's own run visits it
+        (visits counts would be infinite where its choices loop)."""
+        weights = {s: self.reach.get(s, 0.0) for s in self.verdicts}
         total = sum(weights.values())
         if not total:
             return None
@@ -168,7 +175,19 @@ async def ask_policy(
         asked.extend(batch)
     given = {s: d for s, d in known.items() if s not in unread}
     policy = complete(oracle, given, f"llm:{llm}", default)
-    return AskedPolicy(llm, solve_policy(oracle, policy), tuple(asked), answers, verdicts, budget)
+    chain = solve_policy(oracle, policy)
+    reach = visit_probabilities(oracle, policy, asked)
+    return AskedPolicy(llm, chain, tuple(asked), answers, verdicts, budget, reach)
+
+
+def visit_probabilities(
+    oracle: OracleResult, policy: Policy, states: list[int]
+) -> dict[int, float]:
+    """P^π [F s] from s0 for each of ``states`` (one reachability solve each, in floats)."""
+    rows = induced_rows(oracle, policy, exact=False)
+    size = len(oracle.states)
+    initial = oracle.model.initial
+    return {s: float(reach_probability(rows, size, {s}, False)[0][initial]) for s in states}
 
 
 def _action_of(row: dict[str, Any] | None, oracle: OracleResult, state_id: int) -> str | None:
