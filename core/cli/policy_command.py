@@ -52,6 +52,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--ollama-host", action="append", default=[], metavar="URL", help="Ollama server"
     )
     parser.add_argument("--top", type=int, default=5, help="states listed where it loses most (5)")
+    parser.add_argument(
+        "--write-policy",
+        metavar="FILE",
+        default=None,
+        help="also write the LLM's policy as a CSV table (for --policy or the window's Open"
+        " policy…)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -98,6 +105,15 @@ def run(args: argparse.Namespace) -> int:
             )
         )
     data = result_json(found, oracle, environment.id or args.env)
+    if args.write_policy:
+        from explaincheck.core.policy.loading import write_policy
+
+        try:
+            write_policy(found.chain.policy, oracle, args.write_policy)
+        except OSError as error:
+            raise ExplaincheckError(
+                f"cannot write the policy to {args.write_policy}: {error.strerror}"
+            ) from None
     if args.json:
         json.dump(data, sys.stdout)
         sys.stdout.write("\n")

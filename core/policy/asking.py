@@ -40,13 +40,12 @@ from explaincheck.core.policy.chain import (
     reaching,
 )
 from explaincheck.core.policy.loading import complete, default_choice, needs_choice
+from explaincheck.core.policy.stored import POLICY_SELECTION, choice_from_reply
 from explaincheck.core.policy.types import UNIFORM, Policy, PolicyChain
 from explaincheck.core.taxonomy.base import PASS, TestCase
 from explaincheck.core.taxonomy.prompts import render_prompt
 from explaincheck.core.taxonomy.registry import CATEGORIES
 
-POLICY_SELECTION = "policy"  # the selection column of the best-action rows asked here
-DRAWS = ("random",)  # answerers whose reply is one draw from a known distribution
 DEFAULT_BUDGET = 100
 
 
@@ -164,11 +163,9 @@ async def ask_policy(
             answers[state_id] = action
             if row is not None and state_id in cases and row["verdict"] in ("pass", "fail"):
                 verdicts[state_id] = row["verdict"]
-            if llm in DRAWS:
-                actions = oracle.state(state_id).actions
-                known[state_id] = {a: Fraction(1, len(actions)) for a in actions}
-            elif action is not None:
-                known[state_id] = {action: Fraction(1)}
+            choice = choice_from_reply(llm, oracle.state(state_id), action)
+            if choice:
+                known[state_id] = choice
             else:  # unreadable: the default decides, and the run goes on from there
                 known[state_id] = default_choice(oracle.state(state_id), default)
                 unread.add(state_id)
