@@ -29,8 +29,8 @@ from PySide6.QtWidgets import (
 from explaincheck.gui.frame_model import FrameModel
 from explaincheck.gui.results_data import ResultsData, rows_frame
 from explaincheck.gui.safe_text import plain_label
-from explaincheck.gui.views.policy_report import PolicyLossBox
 from explaincheck.gui.tasks import Tasks, in_thread
+from explaincheck.gui.views.policy_report import PolicyLossBox
 
 
 def build(rows: list[dict[str, Any]]):

@@ -13,7 +13,7 @@ from gui_helpers import open_env, wait_for
 from explaincheck.gui.views import colours
 from explaincheck.gui.views.policy_overlay import REGRET, short_choice
 
-HAND = Path(__file__).resolve().parents[2] / "docs" / "examples" / "policies" / "frozen_lake_hand.csv"
+HAND = Path(__file__).resolve().parents[2] / "docs/examples/policies/frozen_lake_hand.csv"
 
 
 def test_open_policy_draws_it_everywhere(qtbot, window, tmp_path):
