@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -83,3 +84,53 @@ def loss_table(chains: dict[str, tuple[PolicyChain, int | None]]) -> pd.DataFram
             }
         )
     return pd.DataFrame(rows)
+
+
+def environment_policies(
+    rows: list[dict[str, Any]], policy_path: str | None = None, default: str = ""
+) -> tuple[pd.DataFrame, list[str]]:
+    """The value-loss table of a results file: per environment in ``rows`` (at its default
+    constants), every LLM used as a policy there and, with ``policy_path``, that policy where it
+    fits the model. Returns the table and notes (environments the policy does not fit)."""
+    from explaincheck.core.environments.registry import resolve
+    from explaincheck.core.errors import ExplaincheckError
+    from explaincheck.core.oracle import compute_oracle
+    from explaincheck.core.policy.attach import attach_file
+
+    environments = list(dict.fromkeys(str(r.get("environment")) for r in rows if r))
+    tables, notes = [], []
+    fitted = False
+    for name in environments:
+        wanted = policy_path is not None or any(
+            r.get("selection") == POLICY_SELECTION and r.get("environment") == name for r in rows
+        )
+        if not wanted:
+            continue
+        try:
+            oracle = compute_oracle(resolve(name).request())
+        except ExplaincheckError as error:
+            notes.append(f"{name}: {error}")
+            continue
+        chains: dict[str, tuple[PolicyChain, int | None]] = {}
+        if policy_path is not None:
+            try:
+                attached = attach_file(oracle, policy_path, default)
+            except ExplaincheckError as error:
+                notes.append(f"{name}: the policy does not fit ({error})")
+            else:
+                assert attached.policy is not None
+                chains[Path(policy_path).name] = (attached.policy, None)
+                fitted = True
+        for llm, found in stored_policies(rows, oracle).items():
+            chains[f"LLM {llm}"] = (found[0], found[1])
+        if chains:
+            table = loss_table(chains)
+            table.insert(0, "environment", name)
+            tables.append(table)
+    if policy_path is not None and not fitted:
+        raise ExplaincheckError(
+            f"the policy {policy_path} fits no environment of this results file: "
+            + ("; ".join(notes) or "no environments")
+        )
+    frame = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
+    return frame, notes
