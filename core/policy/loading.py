@@ -1,4 +1,5 @@
-"""Load a memoryless policy: a CSV or JSON table keyed by valuation, or a Python callable.
+"""Load a memoryless policy: a CSV or JSON table keyed by valuation, a scheduler Storm exported
+with state valuations, or a Python callable.
 
 Why keyed by valuation: state ids are Storm's numbering and change with the build; a valuation
 (one value per model variable) names a state in the model's own terms, the way a trained agent
@@ -225,11 +226,44 @@ def _json_rows(path: Path, text: str) -> list[tuple[str, dict[str, Any]]]:
         data = data.get("policy", data.get("states"))
     if not isinstance(data, list):
         raise PolicyError(f'{path}: expected a JSON list of rows (or {{"policy": [...]}})')
+    if data and all(
+        isinstance(row, dict) and set(row) == {"s", "c"} and isinstance(row["c"], list)
+        for row in data
+    ):
+        return _storm_rows(path, data)
     rows = []
     for number, row in enumerate(data, start=1):
         if not isinstance(row, dict):
             raise PolicyError(f"{path} row {number}: expected an object of variables and action")
         rows.append((f"{path} row {number}", row))
+    return rows
+
+
+def _storm_rows(path: Path, data: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    """A scheduler exported by Storm (``scheduler.to_json_str(model)``, ``storm
+    --exportscheduler x.json``): per state ``s`` (its valuation) the choices ``c`` with their
+    ``labels`` and ``prob``. Only valuations are trusted: a state named by Storm's number is
+    refused, since another build (other constants, options or version) may number states
+    differently. Choices without a label (the goal's or a trap's self-loop) are skipped."""
+    rows = []
+    for number, entry in enumerate(data, start=1):
+        where = f"{path} scheduler entry {number}"
+        state = entry["s"]
+        if not isinstance(state, dict):
+            raise PolicyError(
+                f"{where}: the state is named by Storm's number ({state!r}), which another build"
+                " may give another state; export the scheduler with state valuations"
+            )
+        choices = entry["c"] if isinstance(entry["c"], list) else []
+        distribution: dict[str, Any] = {}
+        for choice in choices:
+            labels = choice.get("labels") if isinstance(choice, dict) else None
+            if not labels:
+                continue
+            action = "+".join(sorted(str(label) for label in labels))
+            distribution[action] = str(choice.get("prob", 1))
+        if distribution:
+            rows.append((where, {**state, ACTION: distribution}))
     return rows
 
 
