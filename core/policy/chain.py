@@ -31,9 +31,12 @@ Rows = dict[int, dict[int, Number]]
 
 def is_exact(oracle: OracleResult) -> bool:
     """Whether the induced chain can be solved in fractions: an exact oracle whose states carry
-    their exact successor probabilities."""
+    their exact successor probabilities, V and Q (a flawed picture may carry floats only)."""
     return oracle.method == EXACT and all(
-        s.successors_exact or not s.successors for s in oracle.states
+        (s.successors_exact or not s.successors)
+        and s.value_exact is not None
+        and (s.q_exact or not s.q)
+        for s in oracle.states
     )
 
 

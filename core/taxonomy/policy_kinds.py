@@ -113,6 +113,16 @@ class PolicyPairCategory(PairCategory):
             raise ValueError(f"tied pair {case.states} is no {self.id} case")
         return 0 if (a > b) == self.higher_is_right else 1
 
+    def oracle_answer(self, case: TestCase, oracle: OracleResult) -> str:
+        """The right state; a picture that sees the pair tied (a flawed explainer's, whose
+        chain is solved in its own picture) answers the first, as for the oracle's pairs.
+        The true chain never has tied cases: they are not generated."""
+        chain = chain_of(oracle)
+        a, b = (self.key(chain.state(i)) for i in case.states)
+        if tied(a, b):
+            return state_names(case, 2)[0]
+        return super().oracle_answer(case, oracle)
+
     def facts(self, case: TestCase, oracle: OracleResult) -> str:
         chain = chain_of(oracle)
         first, second = state_names(case, 2)
