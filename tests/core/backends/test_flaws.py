@@ -197,7 +197,6 @@ def test_noisy_is_the_oracle_or_the_random_answerer_and_monotone_in_q():
 @pytest.fixture(scope="module")
 def frozen_lake():
     from explaincheck.core.factors.attach import attach_factors
-
     from explaincheck.core.policy.attach import attach
     from explaincheck.core.policy.loading import policy_from_callable
 
