@@ -220,10 +220,10 @@ async def _ask(
         {("best_action", POLICY_SELECTION): len(states)},
     )
     await session.run(plan)
-    keys = {e.key: e.case.states[0] for e in executions}
+    keys: dict[str, int] = {e.key: e.case.states[0] for e in executions}
     found: dict[int, dict[str, Any]] = {}
     for row in session.store.iter_executions(llm=llm, category="best_action"):
-        state_id = keys.get(row["exec_key"])
-        if state_id is not None and row["verdict"] != "error":
-            found[state_id] = row
+        asked = keys.get(row["exec_key"])
+        if asked is not None and row["verdict"] != "error":
+            found[asked] = row
     return found

@@ -13,6 +13,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from typing import Any
 
 from explaincheck.core.factors.types import FactorOracle
 from explaincheck.core.oracle.types import OracleResult
@@ -143,7 +144,7 @@ def policy_chain(oracle: OracleResult) -> PolicyChain | None:
 def with_policy(oracle: OracleResult, chain: PolicyChain) -> PolicyOracle:
     """``oracle`` carrying ``chain`` (factor truth kept; the model hash names the policy)."""
     names = [name for name in FactorOracle.__dataclass_fields__]
-    fields = {name: getattr(oracle, name, None) for name in names}
+    fields: dict[str, Any] = {name: getattr(oracle, name, None) for name in names}
     base = getattr(oracle, "base_hash", "") or oracle.model.content_hash
     digest = hashlib.sha256(f"{base}/{chain.policy.digest()}".encode()).hexdigest()
     fields["model"] = replace(oracle.model, content_hash=digest)
