@@ -67,6 +67,7 @@ def run(
     screenshot: str | None = None,
     view: str | None = None,
     size: tuple[int, int] | None = None,
+    policy: str | None = None,
 ) -> int:
     """Open the window (and, with ``screenshot``, save it and exit). Returns the exit status."""
     from explaincheck.core.errors import ExplaincheckError
@@ -87,6 +88,7 @@ def run(
     if view:
         window.show_tab(view)
     window.show()
+    window.pending_policy = policy  # opened when the model's oracle is ready
     window.start(env=env, db=db, probe_sizes=not screenshot)
     status = 0
     try:

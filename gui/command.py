@@ -46,6 +46,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--view", choices=VIEWS, help="tab to show first (default: graph)")
     parser.add_argument(
+        "--policy", metavar="FILE", help="policy table to load once the model's oracle is built"
+    )
+    parser.add_argument(
         "--size", type=_size, metavar="WxH", help="window size (default for screenshots: 1600x1000)"
     )
 
@@ -78,4 +81,5 @@ def run(args: argparse.Namespace) -> int:
         screenshot=args.screenshot,
         view=args.view,
         size=args.size,
+        policy=getattr(args, "policy", None),
     )

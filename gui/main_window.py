@@ -36,6 +36,7 @@ from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.program import ProgramConstant as Constant
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.paths import resources_dir
+from explaincheck.core.policy.types import policy_chain
 from explaincheck.gui.backend_choices import llm_choices
 from explaincheck.gui.campaign_controller import (
     CampaignController,
@@ -81,6 +82,7 @@ class MainWindow(QMainWindow):
         self.setWindowIcon(QIcon(str(resources_dir() / "icons" / "explaincheck.svg")))
         self.setAcceptDrops(True)
         self.errors: list[str] = []
+        self.pending_policy: str | None = None  # ``gui --policy FILE``: opened with the oracle
         self.environments: list[Environment] = []
         self.constants_dialog: ConstantsDialog | None = None  # while it is open
         self.eta: EtaEstimator | None = None  # per-LLM time left of the running campaign
@@ -169,6 +171,13 @@ class MainWindow(QMainWindow):
             "Grade the stored replies again under another satisfy rule (no LLM asked)",
         )
         self.regrade_action.setEnabled(False)
+        self.open_policy_action = self._action(
+            "Open policy…",
+            None,
+            self.choose_policy,
+            "Load a policy table (CSV or JSON by state variables) to test questions about it",
+        )
+        self.open_policy_action.setEnabled(False)
         self.save_wording_action = self._action(
             "Save wording as environment folder…",
             None,
@@ -213,6 +222,7 @@ class MainWindow(QMainWindow):
         file_menu = menu.addMenu("&File")
         for action in (self.open_action, self.open_results_action, self.build_action):
             file_menu.addAction(action)
+        file_menu.addAction(self.open_policy_action)
         file_menu.addAction(self.save_wording_action)
         file_menu.addSeparator()
         file_menu.addAction(self.settings_action)
@@ -362,12 +372,68 @@ class MainWindow(QMainWindow):
         self.campaign_view.set_model(oracle, environment)
         self.teach_view.set_model(oracle, environment)
         self.save_wording_action.setEnabled(environment.folder is None)  # a bare PRISM file
+        self.open_policy_action.setEnabled(True)
+        if self.pending_policy and policy_chain(oracle) is None:
+            path, self.pending_policy = self.pending_policy, None
+            self.open_policy(path)
+        self.update_policy_report()
         how = "cache" if oracle.from_cache else f"{oracle.seconds:.2f} s"
         tolerance = f", tie tolerance {oracle.tie_tolerance:g}" if oracle.tie_tolerance else ""
         self.oracle_status.setText(
             f"Oracle: {oracle.method}{tolerance} ({how}) · {environment.title} · "
             f"{oracle.model.states} states, {oracle.model.transitions} transitions"
         )
+
+    # -- policy ----------------------------------------------------------------------------
+    def choose_policy(self) -> None:
+        from explaincheck.gui.policy_controller import FILTER
+
+        path, _ = QFileDialog.getOpenFileName(self, "Open policy", "", FILTER)
+        if path:
+            self.open_policy(path)
+
+    def open_policy(self, path: str, default: str = "uniform") -> asyncio.Task:
+        """Attach the policy at ``path`` to the open model (states it leaves out: ``default``)."""
+        return self.tasks.start(self._open_policy(path, default), "open policy")
+
+    async def _open_policy(self, path: str, default: str) -> None:
+        from explaincheck.gui.policy_controller import load_policy
+
+        if self.model.oracle is None or self.model.environment is None:
+            self.statusBar().showMessage("Open a model before its policy.", 8000)
+            return
+        try:
+            attached = await load_policy(self.model.oracle, path, default)
+        except Exception as error:  # a bad row: one line, the model stays as it was
+            self.errors.append(str(error))
+            self.statusBar().showMessage(f"Cannot load the policy: {error}", 15000)
+            return
+        self.model.oracle = attached
+        self._oracle_ready(attached, self.model.environment)
+        chain = attached.policy
+        assert chain is not None
+        filled = len(chain.policy.defaulted)
+        self.statusBar().showMessage(
+            f"Policy {Path(path).name}: V^π(s0) = {chain.state(chain.initial).value:.4g},"
+            f" value loss {chain.value_loss:.4g}"
+            + (f" ({filled} states by the default {default})" if filled else ""),
+            15000,
+        )
+
+    def update_policy_report(self) -> asyncio.Task | None:
+        """The Report tab's value-loss table for the open model (loaded and stored policies)."""
+        oracle = self.model.oracle
+        if oracle is None:
+            return None
+
+        async def fill() -> None:
+            from explaincheck.gui.policy_controller import policy_loss_table
+
+            table = await policy_loss_table(oracle, list(self.results.rows))
+            if oracle is self.model.oracle:
+                self.report_view.policy_loss.set_table(table)
+
+        return self.tasks.start(fill(), "policy value loss")
 
     # -- results ---------------------------------------------------------------------------
     def choose_database(self) -> None:
@@ -390,6 +456,7 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(f"Cannot open {path}: {error}", 15000)
             return
         self.statusBar().showMessage(f"{len(self.results.rows)} executions from {path}", 8000)
+        self.update_policy_report()
         if self.model.environment is None and self.results.rows:
             from explaincheck.core.environments.registry import BUILTIN_IDS
 

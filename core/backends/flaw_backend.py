@@ -40,7 +40,16 @@ class FlawedBackend(Backend):
         return self._picture
 
     def _own_picture(self) -> OracleResult:
-        return self._with_factors(flawed_oracle(self.truth, self.flaw))
+        return self._with_policy(self._with_factors(flawed_oracle(self.truth, self.flaw)))
+
+    def _with_policy(self, picture: OracleResult) -> OracleResult:
+        """The picture with the truth's policy, its chain solved in the picture: on policy
+        cases the flaw judges π by its own values and transitions (``core/policy``)."""
+        from explaincheck.core.policy.attach import attach
+        from explaincheck.core.policy.types import policy_chain
+
+        chain = policy_chain(self.truth)
+        return picture if chain is None else attach(picture, chain.policy)
 
     async def answer(self, prompt: Prompt, case: TestCase) -> Reply:
         if self._picture is None:

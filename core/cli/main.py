@@ -39,6 +39,10 @@ SUBCOMMANDS: Registry = {
         "explaincheck.core.cli.regrade_command",
         "grade stored replies again under another satisfy rule (no LLM asked)",
     ),
+    "policy": (
+        "explaincheck.core.cli.policy_command",
+        "use an LLM as a policy and measure its exact value loss",
+    ),
 }
 
 

@@ -43,6 +43,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="refuse models with more states (default 2,000,000)",
     )
     parser.add_argument("--no-cache", action="store_true", help="recompute even if cached")
+    add_policy_arguments(parser)
+
+
+def add_policy_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--policy FILE`` and ``--policy-default`` (oracle, run and report share them)."""
+    parser.add_argument(
+        "--policy",
+        metavar="FILE",
+        default=None,
+        help="a policy table (CSV or JSON keyed by the state variables, then the action or a"
+        " distribution such as up:0.7,left:0.3): adds V^pi, D^pi, regret and the value loss",
+    )
+    parser.add_argument(
+        "--policy-default",
+        choices=["uniform", "optimal"],
+        default=None,
+        help="what a state the policy table leaves out gets (default: such a state is an error)",
+    )
 
 
 def positive_int(text: str) -> int:
@@ -79,11 +97,26 @@ def run(args: argparse.Namespace) -> int:
         )
     finally:
         progress.close()
+    chain = None
+    if args.policy:
+        from explaincheck.core.policy.attach import attach_file
+
+        chain = attach_file(result, args.policy, args.policy_default or "").policy
     if args.json:
-        json.dump(to_contract(result), sys.stdout)
+        contract = to_contract(result)
+        if chain is not None:
+            from explaincheck.core.policy.contract import add_policy
+
+            contract = add_policy(contract, chain)
+        json.dump(contract, sys.stdout)
         sys.stdout.write("\n")
     else:
         print(summary_text(result))
+        if chain is not None:
+            from explaincheck.core.policy.contract import loss_lines
+
+            names = {s.id: _state_name(result, s.id) for s in result.states}
+            print("\n".join(loss_lines(chain, names)))
     return 0
 
 

@@ -36,6 +36,35 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="md",
         help="file format of the tables (default: md); figures are always PNG and SVG",
     )
+    from explaincheck.core.cli.oracle_command import add_policy_arguments
+
+    add_policy_arguments(parser)  # adds the value-loss table of that policy
+
+
+def policy_table(db: Path, args: argparse.Namespace):
+    """The value-loss table (``--policy FILE`` and the LLMs asked by ``explaincheck policy``),
+    made before anything is printed, so a policy that fits nothing is one line and exit 2."""
+    from explaincheck.core.policy.stored import environment_policies
+    from explaincheck.core.store import Store
+
+    with Store.open(db, readonly=True) as store:
+        rows = store.executions(category="best_action") if not args.policy else store.executions()
+    return environment_policies(rows, args.policy, args.policy_default or "")
+
+
+def policy_loss(table, notes: list[str], out: Path) -> list[Path]:
+    """The value-loss table printed, and written to ``out`` as policy_value_loss.csv and .md."""
+    for note in notes:
+        print(f"explaincheck report: {note}")
+    if table.empty:
+        return []
+    print("\nValue loss of policies (V*(s0) - V^pi(s0))")
+    print(table.to_string(index=False))
+    out.mkdir(parents=True, exist_ok=True)
+    written = [out / "policy_value_loss.csv", out / "policy_value_loss.md"]
+    table.to_csv(written[0], index=False)
+    written[1].write_text(table.to_markdown(index=False) + "\n", encoding="utf-8")
+    return written
 
 
 def run(args: argparse.Namespace) -> int:
@@ -53,10 +82,12 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else db.with_name(f"{db.stem}_report")
     if out.exists() and not out.is_dir():
         raise ExplaincheckError(f"--out {out} is a file, not a folder")
+    table, notes = policy_table(db, args)
     report = build_report(results, campaigns=campaigns)
     print(render_text(report))
     try:
         written = write_report(report, out, args.format)
+        written += policy_loss(table, notes, out)
     except OSError as error:
         raise ExplaincheckError(f"cannot write the report to {out}: {error.strerror}") from None
     print(f"wrote {len(written)} files to {out}:")

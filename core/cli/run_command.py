@@ -153,6 +153,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="for factors cases: ask each LLM the decision question again on every intervened"
         " model (one extra question per factor) and store whether its decision changes",
     )
+    from explaincheck.core.cli.oracle_command import add_policy_arguments
+
+    add_policy_arguments(parser)  # --policy FILE: the policy categories ask about its choices
 
 
 def campaign_from(args: argparse.Namespace) -> Any:
@@ -201,7 +204,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         campaign = campaign_from(args)
         with CampaignSession.open(args.db, backend_settings(args)) as session:
-            plan = plan_campaign(campaign)
+            plan = plan_campaign(campaign, **_with_policy(args, campaign))
             _describe(plan, args.db)
             interrupts = _Interrupts()
             outcome = asyncio.run(_execute(plan, session, interrupts))
@@ -233,6 +236,20 @@ def run(args: argparse.Namespace) -> int:
         )
         return 1
     return 0
+
+
+def _with_policy(args: argparse.Namespace, campaign: Any) -> dict[str, Any]:
+    """With ``--policy FILE``: the campaign's oracle with the policy's induced chain attached
+    (its model hash names the policy, so another policy is another campaign)."""
+    if not getattr(args, "policy", None):
+        return {}
+    from explaincheck.core.campaign.plan import load_environment, oracle_for
+    from explaincheck.core.policy.attach import attach_file
+
+    environment = load_environment(campaign)
+    oracle = oracle_for(campaign, environment)
+    attached = attach_file(oracle, args.policy, args.policy_default or "")
+    return {"environment": environment, "oracle": attached}
 
 
 class _SafeFormatter(logging.Formatter):

@@ -325,6 +325,12 @@ def derive_state_facts(
                 q_exact={name: str(values.q_exact[state][i]) for i, name in labelled}
                 if values.q_exact
                 else {},
+                successors_exact={
+                    (c.action or "(no action)"): {t: str(p) for t, p in c.probabilities.items()}
+                    for c in structure.choices[state]
+                }
+                if exact
+                else {},
             )
         )
     return facts

@@ -13,7 +13,7 @@ from typing import Any, cast
 from explaincheck.core.oracle.columnar import ColumnarStates
 from explaincheck.core.oracle.types import ModelSummary, OracleResult, StateFacts
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2  # 2: states carry successors_exact
 
 
 def to_contract(result: OracleResult) -> dict[str, Any]:
@@ -124,4 +124,8 @@ def _state_from(data: dict[str, Any]) -> StateFacts:
         value_exact=data["value_exact"],
         danger_exact=data["danger_exact"],
         q_exact=data["q_exact"],
+        successors_exact={
+            a: {int(t): p for t, p in d.items()}
+            for a, d in data.get("successors_exact", {}).items()
+        },
     )

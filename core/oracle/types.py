@@ -41,7 +41,8 @@ class StateFacts:
 
     ``q`` has one entry per labelled action; states without labelled actions (goal, trap or
     deadlock self-loops) have an empty ``q`` and empty ``best``/``worst``.
-    ``value_exact``/``danger_exact``/``q_exact`` are "num/den" strings under the exact method.
+    ``value_exact``/``danger_exact``/``q_exact``/``successors_exact`` are "num/den" strings
+    under the exact method.
     """
 
     id: int
@@ -64,6 +65,8 @@ class StateFacts:
     value_exact: str | None = None
     danger_exact: str | None = None
     q_exact: dict[str, str] = field(default_factory=dict)
+    # exact method: ``successors`` as "num/den" strings (what an induced chain is solved with)
+    successors_exact: dict[str, dict[int, str]] = field(default_factory=dict)
 
     @property
     def roles(self) -> tuple[str, ...]:

@@ -20,6 +20,17 @@ class BestAction(ActionChoiceCategory):
     def right_actions(self, state: StateFacts) -> tuple[str, ...]:
         return state.best
 
+    def oracle_answer(self, case: TestCase, oracle: OracleResult) -> str:
+        """The optimal scheduler's choice where it lies in A*(s) (it always does under the exact
+        method), else the first of A*(s). Why not any of A*: on a reachability goal an action
+        can tie with the optimum and still loop (wolf_goat_cabbage: crossing alone back and
+        forth keeps Q = V), so a policy of arbitrary A* picks can lose value; the scheduler's
+        picks cannot (the oracle used as a policy, ``explaincheck policy``, loses nothing)."""
+        state = oracle.state(case.states[0])
+        if state.optimal_action in state.best:
+            return str(state.optimal_action)
+        return state.best[0]
+
     def question(self, case: TestCase, oracle: OracleResult) -> str:
         return (
             "Which available action is the best one here, i.e. gives the highest probability "

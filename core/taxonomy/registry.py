@@ -16,6 +16,10 @@ from explaincheck.core.taxonomy.best_action import BestAction
 from explaincheck.core.taxonomy.bottleneck import Bottleneck
 from explaincheck.core.taxonomy.factors import Factors
 from explaincheck.core.taxonomy.more_promising import MorePromising
+from explaincheck.core.taxonomy.policy_better import PolicyBetter
+from explaincheck.core.taxonomy.policy_optimal import PolicyOptimal
+from explaincheck.core.taxonomy.policy_reach import PolicyReach
+from explaincheck.core.taxonomy.policy_regret import PolicyRegret
 from explaincheck.core.taxonomy.ranking import Ranking
 from explaincheck.core.taxonomy.safer import Safer
 from explaincheck.core.taxonomy.satisfy import Satisfy
@@ -41,6 +45,11 @@ CATEGORIES: dict[str, Category] = {
         Safer(),
         WhichBottleneck(),
         Factors(),
+        # about a loaded policy (core/policy): applicable only when one is attached
+        PolicyReach(),
+        PolicyOptimal(),
+        PolicyBetter(),
+        PolicyRegret(),
     )
 }
 

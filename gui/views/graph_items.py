@@ -55,6 +55,9 @@ class GraphStyle:
     # hook: a state's fill from another source (e.g. a flawed explainer's V̂, flaw_colouring.py)
     fill_source: Callable[[int], QColor | None] | None = None
     scale_title: str = ""  # the legend's scale title when fill_source sets the colours
+    # hooks of a loaded policy (policy_overlay.py): a line under a state, its edges emphasised
+    caption_source: Callable[[int], str] | None = None
+    edge_emphasis: Callable[[int, dict[str, float]], bool] | None = None
     labels: str = "id"  # "id" | "valuation"
     # the environment's variable order and names ("r" -> "row"), as the words use them
     variables: dict[str, str] = field(default_factory=dict)
@@ -239,7 +242,9 @@ class NodeItem(QGraphicsRectItem):
             parts.append(compact_valuation(self.facts.valuation, self.style.variables))
         if self.style.show.get("optimal") and self.facts.optimal_action:
             parts.append(f"→ {self.facts.optimal_action}")
-        return "\n".join(parts)
+        if self.style.caption_source is not None:
+            parts.append(self.style.caption_source(self.state_id))
+        return "\n".join(p for p in parts if p)
 
     def hoverEnterEvent(self, event) -> None:
         self.setScale(1.12)
@@ -320,6 +325,10 @@ class EdgeItem(QGraphicsPathItem):
         return stroker.createStroke(self.path())
 
     def emphasised(self) -> bool:
+        if self.style.edge_emphasis is not None and self.style.edge_emphasis(
+            self.source.state_id, self.actions
+        ):
+            return True
         return self.on_path or (self.optimal and self.style.show.get("optimal", False))
 
     def restyle(self) -> None:

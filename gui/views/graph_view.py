@@ -37,12 +37,14 @@ from explaincheck.core.oracle.valuation_search import (
     matching_states,
     parse_query,
 )
+from explaincheck.core.policy.types import policy_chain
 from explaincheck.gui.tasks import Tasks, in_thread
 from explaincheck.gui.valuation import valuation_text
 from explaincheck.gui.views.flaw_colouring import FlawColouring, colour_choices
 from explaincheck.gui.views.graph_items import EdgeItem, EdgeOverview, GraphStyle, NodeItem
 from explaincheck.gui.views.graph_layout import GraphIndex, layout, neighbourhood
 from explaincheck.gui.views.graph_legend import GraphLegend
+from explaincheck.gui.views.policy_overlay import REGRET, PolicyOverlay
 
 TOGGLES = (
     ("initial", "Initial"),
@@ -246,6 +248,7 @@ class GraphView(QWidget):
         for text, data in colour_choices():  # a flawed explainer's V̂, or |V̂ − V|
             self.colour_box.addItem(text, data)
         self.flaw_colouring = FlawColouring(self.style_, self.tasks, self._recolour)
+        self.policy_overlay = PolicyOverlay(self.style_, self._policy_changed)
         self.colour_box.currentIndexChanged.connect(
             lambda _: self.set_colour_by(self.colour_box.currentData())
         )
@@ -387,6 +390,7 @@ class GraphView(QWidget):
         self.flaw_colouring.set_oracle(oracle)
         if not oracle.has_danger and self.style_.colour_by == "danger":
             self.colour_box.setCurrentIndex(0)
+        self.set_policy(policy_chain(oracle))  # a loaded policy travels with its oracle
         self.tasks.start(self._load(oracle, self._generation), "graph layout")
 
     async def _load(self, oracle: OracleResult, generation: int) -> None:
@@ -586,8 +590,30 @@ class GraphView(QWidget):
             self.style_.thin = thin
             self._restyle_edges()
 
+    def set_policy(self, chain) -> None:
+        """Draw a policy's choices (None: none); its regret becomes a colour choice, chosen."""
+        at = self.colour_box.findData(REGRET)
+        if chain is not None and at < 0:
+            self.colour_box.addItem("regret (policy π)", REGRET)
+        elif chain is None and at >= 0:
+            if self.colour_box.currentIndex() == at:
+                self.set_colour_by("value")
+            self.colour_box.removeItem(at)
+        self.policy_overlay.set_chain(chain)
+        if chain is not None:
+            self.set_colour_by(REGRET)
+
+    def _policy_changed(self) -> None:
+        self._restyle_edges()
+        self._recolour()
+
     def set_colour_by(self, kind: str) -> None:
-        if self.flaw_colouring.handles(kind):
+        if not self.policy_overlay.handles(kind):
+            self.policy_overlay.clear()
+        if self.policy_overlay.handles(kind):
+            self.flaw_colouring.clear()
+            self.policy_overlay.apply(kind)
+        elif self.flaw_colouring.handles(kind):
             self.flaw_colouring.apply(kind)
         else:
             self.flaw_colouring.clear()

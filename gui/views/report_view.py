@@ -30,6 +30,7 @@ from explaincheck.gui.frame_model import FrameModel
 from explaincheck.gui.results_data import ResultsData, rows_frame
 from explaincheck.gui.safe_text import plain_label
 from explaincheck.gui.tasks import Tasks, in_thread
+from explaincheck.gui.views.policy_report import PolicyLossBox
 
 
 def build(rows: list[dict[str, Any]]):
@@ -103,6 +104,8 @@ class ReportView(QWidget):
         grid.addWidget(self._table_box("rq2_models"), 3, 0)
         grid.addWidget(self._table_box("table1"), 3, 1)
         grid.addWidget(self._table_box("table1_intervals"), 4, 0, 1, 2)
+        self.policy_loss = PolicyLossBox(body)  # filled by the window (policy_report.py)
+        grid.addWidget(self.policy_loss, 5, 0, 1, 2)
         grid.setColumnStretch(0, 1)
         grid.setColumnStretch(1, 1)
         scroll = QScrollArea(self)

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.gui.safe_text import plain_label
 from explaincheck.gui.valuation import valuation_text
+from explaincheck.gui.views.policy_box import PolicyBox
 from explaincheck.gui.views.q_bars import QBars
 
 
@@ -80,6 +81,8 @@ class StateInspector(QScrollArea):
             self.fields[key] = label
             self.form.addRow(text + ":", label)
         layout.addWidget(facts_box)
+        self.policy_box = PolicyBox()  # shown when a policy is loaded (policy_box.py)
+        layout.addWidget(self.policy_box)
 
         bars_box = QGroupBox("Action values")
         bars_layout = QVBoxLayout(bars_box)
@@ -111,6 +114,7 @@ class StateInspector(QScrollArea):
         self.show_state(None)
 
     def show_state(self, state_id: int | None) -> None:
+        self.policy_box.show_state(self.oracle, state_id)
         if self.oracle is None or state_id is None or not 0 <= state_id < len(self.oracle.states):
             self.facts = None
             self.title.setText("No state selected")

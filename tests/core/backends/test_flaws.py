@@ -197,11 +197,16 @@ def test_noisy_is_the_oracle_or_the_random_answerer_and_monotone_in_q():
 @pytest.fixture(scope="module")
 def frozen_lake():
     from explaincheck.core.factors.attach import attach_factors
+    from explaincheck.core.policy.attach import attach
+    from explaincheck.core.policy.loading import policy_from_callable
 
     environment = resolve("frozen_lake")
     request = environment.request()
-    # With the factor truth attached, as a campaign that asks for factors has it.
-    return environment, attach_factors(compute_oracle(request), environment, request)
+    # With the factor truth attached, as a campaign that asks for factors has it, and a policy,
+    # as a campaign with --policy has it (the policy categories need one).
+    oracle = attach_factors(compute_oracle(request), environment, request)
+    rule = lambda v: "left:0.5,down:0.5" if v["r"] < 2 else None  # noqa: E731
+    return environment, attach(oracle, policy_from_callable(rule, oracle, default="optimal"))
 
 
 @pytest.mark.parametrize("spec", [*FLAW_SPECS, "noisy:0.5"])

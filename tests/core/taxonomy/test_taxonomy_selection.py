@@ -24,8 +24,11 @@ def mean(values):
     return sum(values) / len(values)
 
 
-# factors needs the interventions a campaign computes (tests/core/factors test its selection).
-@pytest.mark.parametrize("category_id", [c for c in CATEGORIES if c != "factors"])
+# factors needs the interventions a campaign computes (tests/core/factors test its selection),
+# the policy categories a loaded policy (tests/core/policy/test_policy_categories.py).
+@pytest.mark.parametrize(
+    "category_id", [c for c in CATEGORIES if c != "factors" and not c.startswith("policy_")]
+)
 def test_prioritized_beats_random_and_both_are_reproducible(toy, category_id):
     prioritized = select_cases(toy, category_id, budget=6, selection="prioritized", seed=3)
     chosen = select_cases(toy, category_id, budget=6, selection="random", seed=3)
