@@ -199,6 +199,7 @@ def make(
                 f"{what}: the file made has {out.size:,} bytes and SHA-256"
                 f" {out.digest.hexdigest()[:12]}…, expected {size:,} bytes and {sha256[:12]}…"
             )
+        os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes it private; a cache file is not
         os.replace(temporary, target)
     except BaseException:
         temporary.unlink(missing_ok=True)
@@ -236,6 +237,12 @@ class _HashingWriter:
         self.digest.update(block)
         self.size += len(block)
         return self._out.write(block)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _stamp(path: Path) -> Path:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
 import shutil
 import sqlite3
 import zipfile
@@ -35,8 +36,13 @@ def leftovers(folder):
 
 def test_a_file_is_written_whole_then_recognised_without_hashing(tmp_path, monkeypatch):
     target = tmp_path / "m.gguf"
-    make(target, len(DATA), DATA_SHA, lambda out: out.write(DATA), "test")
+    umask = os.umask(0o022)
+    try:
+        make(target, len(DATA), DATA_SHA, lambda out: out.write(DATA), "test")
+    finally:
+        os.umask(umask)
     assert target.read_bytes() == DATA and not leftovers(tmp_path)
+    assert target.stat().st_mode & 0o777 == 0o644  # as any file, not private like a temp file
     monkeypatch.setattr(model_files, "file_sha256", lambda path: pytest.fail("hashed again"))
     assert is_whole(target, len(DATA), DATA_SHA)  # the stamp says it was checked
 
