@@ -269,12 +269,19 @@ async def _execute(plan: Any, session: Any, interrupts: _Interrupts | None = Non
     from explaincheck.core.campaign.progress import ProgressEvents
     from explaincheck.core.cli.progress_bar import TerminalProgress
 
+    from explaincheck.core.campaign.eta import EtaEstimator, left_per_llm
+
     events = ProgressEvents()
-    events.subscribe(TerminalProgress())
+    bar = TerminalProgress()
+    events.subscribe(bar)
+
+    def started(backends: Any) -> None:  # the per-LLM ETA, as in the window
+        bar.estimator = EtaEstimator.start(*left_per_llm(plan, session.store.stored(), backends))
+
     loop = asyncio.get_running_loop()
     remove = (interrupts or _Interrupts()).install(loop, session)
     try:
-        return await session.run(plan, events=events)
+        return await session.run(plan, events=events, started=started)
     finally:
         remove()
 
