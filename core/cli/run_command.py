@@ -98,8 +98,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--selection",
         default="prioritized",
+        type=_selection,
         choices=["prioritized", "random", "both"],
-        help="highest-δ cases, a seeded random draw, or both (prioritized)",
+        help="highest-δ cases, a seeded random draw, or both (prioritized; the spelling"
+        " prioritised is accepted too and stored as prioritized)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of selection and decoding (0)")
     parser.add_argument(
@@ -153,6 +155,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="for factors cases: ask each LLM the decision question again on every intervened"
         " model (one extra question per factor) and store whether its decision changes",
     )
+
+
+def _selection(text: str) -> str:
+    from explaincheck.core.campaign.plan import selection_name
+
+    return selection_name(text)
 
 
 def campaign_from(args: argparse.Namespace) -> Any:
