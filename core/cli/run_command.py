@@ -350,17 +350,21 @@ def _regrade_resumed(plan: Any, store: Any) -> None:
 
 
 def _describe(plan: Any, db: str) -> None:
+    from explaincheck.core.cli.skip_words import skip_line
+    from explaincheck.core.plural import counted
+
     campaign = plan.campaign
     cases = sum(plan.cases.values())
-    skipped = "".join(f"\n  {c}: not applicable ({why})" for c, why in plan.skipped.items())
+    skipped = "".join(f"\n  {skip_line(plan, c, why)}" for c, why in plan.skipped.items())
     asked = len({e.case.key for e in plan.executions})
     if asked != cases:  # wordings and metamorphic variants multiply the prompts of a case
-        cases = f"{cases} test cases ({asked} prompts with wordings/variants)"
+        cases = f"{counted(cases, 'test case')} ({asked} prompts with wordings/variants)"
     else:
-        cases = f"{cases} test cases"
+        cases = counted(cases, "test case")
     text = (
-        f"explaincheck run: {plan.environment_name}: {cases} x {len(campaign.llms)}"
-        f" LLM(s) x {campaign.repeat} repeat(s) = {plan.total} executions into {db}{skipped}"
+        f"explaincheck run: {plan.environment_name}: {cases} x {counted(len(campaign.llms), 'LLM')}"
+        f" x {counted(campaign.repeat, 'repeat')} = {counted(plan.total, 'execution')}"
+        f" into {db}{skipped}"
     )
     print(safe_terminal(text), file=sys.stderr)
 
