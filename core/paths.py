@@ -56,4 +56,6 @@ def models_dir() -> Path:
     override = os.environ.get("EXPLAINCHECK_MODELS")
     if override:
         return Path(override)
-    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "explaincheck" / "models"
+    return (
+        Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "explaincheck" / "models"
+    )

@@ -67,9 +67,7 @@ def binding_module(name: str) -> str:
     """The module of a binding as a user names it ("llama-cpp-python" -> "llama_cpp")."""
     module = NAMES.get(name.strip().lower())
     if module is None:
-        raise LookupError(
-            f"unknown llama.cpp binding {name!r}: use xllamacpp or llama-cpp-python"
-        )
+        raise LookupError(f"unknown llama.cpp binding {name!r}: use xllamacpp or llama-cpp-python")
     return module
 
 

@@ -11,6 +11,7 @@ time it is seen, is written again. A verified file is marked by a small stamp be
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import importlib.util
@@ -57,7 +58,8 @@ def bundled_file(name: str) -> Path:
         return smollm2_file()
     known = ", ".join(f"local:{n}" for n in BUNDLED)
     raise ExplaincheckError(
-        f"unknown local model {name!r}: the bundled ones are {known}, or give a file: local:PATH.gguf"
+        f"unknown local model {name!r}: the bundled ones are {known},"
+        " or give a file: local:PATH.gguf"
     )
 
 
@@ -166,16 +168,12 @@ def is_whole(path: Path, size: int, sha256: str) -> bool:
         pass
     if file_sha256(path) != sha256:
         return False
-    try:
+    with contextlib.suppress(OSError):  # a read-only folder: hashed again next time
         stamp.write_text(mark)
-    except OSError:
-        pass  # a read-only folder: hashed again next time
     return True
 
 
-def make(
-    target: Path, size: int, sha256: str, fill: Callable[[Writable], None], what: str
-) -> Path:
+def make(target: Path, size: int, sha256: str, fill: Callable[[Writable], None], what: str) -> Path:
     """Write ``target`` through ``fill(stream)`` under a temporary name, check size and hash,
     and rename it into place; a damaged file already there is replaced, a failed attempt
     leaves nothing behind."""
@@ -184,7 +182,7 @@ def make(
     _remove_stale_partials(target)
     if target.exists():
         log.warning("%s: %s is incomplete or damaged; making it again", what, target)
-    handle = tempfile.NamedTemporaryFile(
+    handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 (closed below, then renamed)
         dir=folder, prefix=f".{target.name}.", suffix=".partial", delete=False
     )
     temporary = Path(handle.name)
@@ -205,10 +203,8 @@ def make(
         temporary.unlink(missing_ok=True)
         raise
     stat = target.stat()
-    try:
+    with contextlib.suppress(OSError):
         _stamp(target).write_text(f"{stat.st_size} {stat.st_mtime_ns} {sha256}")
-    except OSError:
-        pass
     return target
 
 

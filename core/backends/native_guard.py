@@ -74,9 +74,7 @@ def run_in_child(target: Callable[..., None], args: tuple[Any, ...], timeout: fl
     in a few words (its exception, the signal that killed it, or a timeout)."""
     context = multiprocessing.get_context("spawn")
     receiver, sender = context.Pipe(duplex=False)
-    process = context.Process(
-        target=_child, args=(target, args, sender, os.getpid()), daemon=True
-    )
+    process = context.Process(target=_child, args=(target, args, sender, os.getpid()), daemon=True)
     process.start()
     sender.close()
     try:

@@ -1,7 +1,8 @@
 """From a command-line spec (``random``, ``oracle``, ``noisy:Q``, ``flaw:KIND``,
-``ollama:MODEL[@URL]``, ``local[:NAME]``, ``local:PATH.gguf``) to a ``Backend``: one ``BackendKind`` per backend in
-``KINDS``, the one source of spec syntax (prefix, argument, example, whether it answers live,
-its role). A new backend is its module plus a factory and an entry here.
+``ollama:MODEL[@URL]``, ``local[:NAME]``, ``local:PATH.gguf``) to a ``Backend``: one
+``BackendKind`` per backend in ``KINDS``, the one source of spec syntax (prefix, argument,
+example, whether it answers live, its role). A new backend is its module plus a factory and an
+entry here.
 
 Why a context object: backends need different things (the oracle, the environment, hosts,
 timeouts), and every Ollama backend of a campaign must share one host pool per set of hosts so

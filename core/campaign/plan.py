@@ -39,6 +39,8 @@ def selection_name(text: str) -> str:
     """A selection as stored: "prioritised" -> "prioritized"; other values unchanged."""
     cleaned = str(text).strip().lower()
     return SELECTION_SPELLINGS.get(cleaned, cleaned)
+
+
 SATISFY_RULES = ("absolute", "half")  # |p - V| <= tolerance, or the same side of 1/2
 
 

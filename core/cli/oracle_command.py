@@ -142,9 +142,7 @@ def _exact_suffix(value: float, exact: str | None) -> str:
     return f" = {exact}" if exact and exact != _fmt(value) else ""
 
 
-def summary_text(
-    result: OracleResult, order: Sequence[str] = (), width: int | None = None
-) -> str:
+def summary_text(result: OracleResult, order: Sequence[str] = (), width: int | None = None) -> str:
     """The oracle in a dozen labelled lines, wrapped to ``width``; valuations list the
     variables in ``order`` (the model's declaration order), then any others."""
     from explaincheck.core.cli.width import wrapped

@@ -27,7 +27,7 @@ def duration(seconds: float | None) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
 
 
-def line(progress: Progress, eta: float | None | str = "") -> str:
+def line(progress: Progress, eta: float | str | None = "") -> str:
     """``[#####.....] 120/400 30%  pass 64%  3.1/s  ETA 01:30  (2 errors)``; ``eta`` (seconds
     or None) replaces the progress's own single-rate estimate."""
     seconds = progress.eta if isinstance(eta, str) else eta

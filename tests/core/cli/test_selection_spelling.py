@@ -15,7 +15,9 @@ from explaincheck.core.cli.main import main
 def test_both_spellings_run_and_store_one(spelling, tmp_path):
     db = tmp_path / "s.sqlite"
     args = ["run", "--env", "frozen_lake", "--llm", "random", "--budget", "1"]
-    assert main([*args, "--categories", "best_action", "--selection", spelling, "--db", str(db)]) == 0
+    assert (
+        main([*args, "--categories", "best_action", "--selection", spelling, "--db", str(db)]) == 0
+    )
     selections = sqlite3.connect(db).execute("SELECT DISTINCT selection FROM executions").fetchall()
     assert selections == [("prioritized",)]
 

@@ -15,7 +15,10 @@ def plan_lines(capsys) -> list[str]:
 
 def test_the_plan_summary_words(tmp_path, capsys):
     db = tmp_path / "w.sqlite"
-    assert main(["run", "--env", "water_jug", "--llm", "random", "--budget", "1", "--db", str(db)]) == 0
+    assert (
+        main(["run", "--env", "water_jug", "--llm", "random", "--budget", "1", "--db", str(db)])
+        == 0
+    )
     lines = plan_lines(capsys)
     assert " x 1 LLM x 1 repeat = " in lines[0]
     assert "which_bottleneck: not applicable (the model has no bottleneck state)" in lines
