@@ -38,7 +38,9 @@ against the oracle and store it at once in a SQLite database. Running the same c
 the same database continues where it stopped (errors are retried, nothing is duplicated).
 
 LLM specs: random, oracle, ollama:MODEL (host from --ollama-host or OLLAMA_HOST),
-ollama:MODEL@URL, local:gemma3-270m, and the reference explainers with known flaws noisy:Q,
+ollama:MODEL@URL, local:gemma3-270m, local:smollm2-135m, local:PATH.gguf (any GGUF file through
+the bundled llama.cpp; binding from --llama-binding or EXPLAINCHECK_LLAMA_BINDING, default the
+prebuilt xllamacpp), and the reference explainers with known flaws noisy:Q,
 flaw:myopic:K, flaw:determinised, flaw:distance, flaw:danger-blind (docs/fault-detection.md).
 OLLAMA_API_KEY is sent as a bearer key when set; a URL's user:password@ is refused and its
 query (?token=...) dropped, so no secret is stored.
@@ -148,6 +150,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=3,
         help="times a failed or timed-out request is tried again, with growing pauses (3)",
+    )
+    parser.add_argument(
+        "--llama-binding",
+        choices=["xllamacpp", "llama-cpp-python"],
+        default=None,
+        help="the llama.cpp binding of the local models (default: EXPLAINCHECK_LLAMA_BINDING,"
+        " else the prebuilt xllamacpp; llama-cpp-python is the extra local-compiled)",
     )
     parser.add_argument(
         "--behavioural",
@@ -270,6 +279,7 @@ def backend_settings(args: argparse.Namespace) -> Any:
         timeout=args.timeout,
         concurrency=args.concurrency,
         retries=getattr(args, "retries", 3),
+        llama_binding=getattr(args, "llama_binding", None),
     )
 
 

