@@ -21,7 +21,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO, Protocol
+from typing import IO, Protocol
 
 from explaincheck.core.backends.wheel_fetch import fetch_member
 from explaincheck.core.errors import ExplaincheckError
@@ -208,7 +208,7 @@ def make(target: Path, size: int, sha256: str, fill: Callable[[Writable], None],
     return target
 
 
-def copy(source: BinaryIO, out: Writable) -> None:
+def copy(source: IO[bytes], out: Writable) -> None:
     while block := source.read(BLOCK):
         out.write(block)
 

