@@ -47,3 +47,15 @@ def cache_dir() -> Path:
     )
     base.mkdir(parents=True, exist_ok=True)
     return base
+
+
+def models_dir() -> Path:
+    """Per-user folder for LLM model files fetched on first use (SmolLM2's GGUF file); apart
+    from the oracle cache so that a test session's private cache does not fetch it again;
+    ``EXPLAINCHECK_MODELS`` overrides it."""
+    override = os.environ.get("EXPLAINCHECK_MODELS")
+    if override:
+        return Path(override)
+    return (
+        Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "explaincheck" / "models"
+    )

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
+from explaincheck.core.campaign.eta import left_per_llm
 from explaincheck.core.campaign.session import BackendSettings, CampaignSession
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.errors import ExplaincheckError
@@ -209,17 +210,3 @@ class CampaignController(QObject):
         if progress.last is not None:
             self.row.emit(row_of(progress.last))
         self.progress.emit(progress)
-
-
-def left_per_llm(plan, stored: dict, backends: dict) -> tuple[dict[str, int], dict[str, int]]:
-    """Executions each LLM still has to answer (stored non-error ones are skipped on resume),
-    and each LLM's concurrency: what the per-LLM ETA needs."""
-    from explaincheck.core.taxonomy.base import ERROR
-
-    left = {llm: 0 for llm in plan.campaign.llms}
-    for execution in plan.executions:
-        verdict = stored.get(execution.key, (None, 0))[0]
-        if verdict is None or verdict == ERROR:
-            left[execution.llm] = left.get(execution.llm, 0) + 1
-    concurrency = {llm: int(getattr(b, "concurrency", 1) or 1) for llm, b in backends.items()}
-    return left, concurrency

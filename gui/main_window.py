@@ -587,6 +587,7 @@ class MainWindow(QMainWindow):
             ollama_hosts=(host,) if host else (),
             timeout=prefs.timeout,
             concurrency=prefs.concurrency,
+            llama_binding=None if prefs.llama_binding == "automatic" else prefs.llama_binding,
         )
 
     def _ask_live(self, spec: str, case) -> None:

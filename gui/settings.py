@@ -17,6 +17,9 @@ ORGANISATION = "explaincheck"
 APPLICATION = "explaincheck"
 MAX_RECENT = 10
 THEMES = ("system", "light", "dark")
+# The local models' llama.cpp binding (core.backends.llama_binding); "automatic" leaves the choice
+# to EXPLAINCHECK_LLAMA_BINDING, else the prebuilt xllamacpp.
+LLAMA_BINDINGS = ("automatic", "xllamacpp", "llama-cpp-python")
 
 
 @dataclass
@@ -28,6 +31,7 @@ class Preferences:
     concurrency: int = 4
     budget: int = 20
     theme: str = "system"
+    llama_binding: str = "automatic"
 
 
 class Settings:
@@ -45,12 +49,14 @@ class Settings:
         default = Preferences()
         host = os.environ.get("OLLAMA_HOST") or default.ollama_host
         theme = str(self._store.value("theme", default.theme))
+        binding = str(self._store.value("local/binding", default.llama_binding))
         return Preferences(
             ollama_host=str(self._store.value("ollama/host", host)),
             timeout=_as_float(self._store.value("ollama/timeout"), default.timeout),
             concurrency=_as_int(self._store.value("ollama/concurrency"), default.concurrency),
             budget=_as_int(self._store.value("campaign/budget"), default.budget),
             theme=theme if theme in THEMES else default.theme,
+            llama_binding=binding if binding in LLAMA_BINDINGS else default.llama_binding,
         )
 
     def save_preferences(self, prefs: Preferences) -> None:
@@ -59,6 +65,7 @@ class Settings:
         self._store.setValue("ollama/concurrency", int(prefs.concurrency))
         self._store.setValue("campaign/budget", int(prefs.budget))
         self._store.setValue("theme", prefs.theme)
+        self._store.setValue("local/binding", prefs.llama_binding)
         self._store.sync()
 
     # -- recent files ------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""The Settings dialog: Ollama host, timeout, concurrency, default budget, theme."""
+"""The Settings dialog: Ollama host, timeout, concurrency, default budget, theme, the local
+models' llama.cpp binding."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explaincheck.gui.settings import THEMES, Preferences
+from explaincheck.gui.settings import LLAMA_BINDINGS, THEMES, Preferences
 
 
 class SettingsDialog(QDialog):
@@ -40,6 +41,14 @@ class SettingsDialog(QDialog):
         self.theme.addItems(list(THEMES))
         self.theme.setCurrentText(prefs.theme)
         form.addRow("Theme:", self.theme)
+        self.llama_binding = QComboBox()
+        self.llama_binding.addItems(list(LLAMA_BINDINGS))
+        self.llama_binding.setCurrentText(prefs.llama_binding)
+        self.llama_binding.setToolTip(
+            "How the local models run llama.cpp: automatic is EXPLAINCHECK_LLAMA_BINDING, else"
+            " the prebuilt xllamacpp; llama-cpp-python is the compiled one (extra local-compiled)"
+        )
+        form.addRow("llama.cpp binding:", self.llama_binding)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
@@ -54,4 +63,5 @@ class SettingsDialog(QDialog):
             concurrency=self.concurrency.value(),
             budget=self.budget.value(),
             theme=self.theme.currentText(),
+            llama_binding=self.llama_binding.currentText(),
         )

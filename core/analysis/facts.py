@@ -62,7 +62,7 @@ def _facts(campaign: CampaignRow) -> dict[str, str]:
         ),
         "LLMs": ", ".join(map(str, settings.get("llms", []))),
         "categories": _categories(categories, settings.get("skipped") or {}),
-        "budget": f"{settings.get('budget', '?')} cases per category",
+        "budget": _budget(settings.get("budget")),
         "selection": _selection(settings.get("selection")),
         "repeats": str(repeat)
         + (f" (temperature {settings.get('repeat_temperature')})" if repeat != 1 else ""),
@@ -122,3 +122,12 @@ def _minute(stamp: str) -> str:
 
 def _json(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+
+
+def _budget(budget: object) -> str:
+    """ "7 cases per category" ("1 case per category"; "?" when not stored)."""
+    from explaincheck.core.plural import counted
+
+    if isinstance(budget, int) and not isinstance(budget, bool):
+        return f"{counted(budget, 'case')} per category"
+    return f"{budget if budget is not None else '?'} cases per category"

@@ -13,6 +13,7 @@ import base64
 import html
 import io
 import math
+import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -196,22 +197,51 @@ def build_report(
     return report
 
 
-def render_text(report: Report) -> str:
-    """Plain text for the terminal (aligned tables; escape sequences and control characters
-    removed from every cell, header and note, and once more from the whole text)."""
-    parts = [_terminal(report.summary), ""]
-    with pd.option_context("display.width", 250, "display.max_columns", 50):
+def render_text(report: Report, width: int = 250) -> str:
+    """Plain text for the terminal, no wider than ``width`` where words allow (aligned tables,
+    split into column blocks, or listed row by row when a cell is too wide; prose wrapped;
+    escape sequences and control characters removed from every cell, header and note, and once
+    more from the whole text)."""
+    parts = [*_wrap(_terminal(report.summary), width), ""]
+    with pd.option_context("display.width", width, "display.max_columns", 50):
         for section in _shown(report, TEXT):
             table = _display(section.table, _terminal)
             table.columns = _clean_columns(table.columns)
             if section.bold is not None:
                 table = _mark(table, section.bold, "{}*")
             parts += [section.title, "=" * len(section.title)]
-            parts.append(table.to_string(index=_has_index(table)) if len(table) else "(none)")
+            parts.append(_table_text(table, width) if len(table) else "(none)")
             if section.note:
-                parts.append(_terminal(section.note))
+                parts += _wrap(_terminal(section.note), width)
             parts.append("")
     return safe_terminal("\n".join(parts))
+
+
+def _wrap(text: str, width: int, indent: str = "") -> list[str]:
+    return textwrap.wrap(
+        text, width, subsequent_indent=indent, break_on_hyphens=False, break_long_words=False
+    ) or [""]
+
+
+def _joined(label: object) -> str:
+    """A (multi-)index label as text: ("State", "Sat.") -> "State / Sat."."""
+    return " / ".join(map(str, label)) if isinstance(label, tuple) else str(label)
+
+
+def _table_text(table: pd.DataFrame, width: int) -> str:
+    """The table aligned in blocks of columns that fit ``width``; where one cell alone is wider,
+    each row as "row: column = value" lines, wrapped."""
+    index = _has_index(table)
+    text = table.to_string(index=index, line_width=width)
+    if max(map(len, text.splitlines()), default=0) <= width:
+        return text
+    lines: list[str] = []
+    for label, row in table.iterrows():
+        if index:
+            lines.append(_joined(label))
+        for column, value in row.items():
+            lines += _wrap(f"  {_joined(column)}: {value}", width, indent="      ")
+    return "\n".join(lines)
 
 
 def _terminal(text: object) -> str:
@@ -507,9 +537,11 @@ def _summary(results: pd.DataFrame, counts: pd.DataFrame) -> str:
     environments = results["environment"].nunique()
     llms = ", ".join(sorted(map(str, results["llm"].unique())))
     errors = int(counts["errors"].sum()) if len(counts) else 0
+    from explaincheck.core.plural import counted
+
     return (
-        f"{len(results)} executions over {environments} environment(s); LLMs: {llms}; "
-        f"{errors} error(s) excluded from scores."
+        f"{counted(len(results), 'execution')} over {counted(environments, 'environment')};"
+        f" LLMs: {llms}; {counted(errors, 'error')} excluded from scores."
     )
 
 

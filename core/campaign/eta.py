@@ -11,6 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from explaincheck.core.campaign.plan import Plan
 
 
 @dataclass
@@ -70,3 +74,20 @@ class EtaEstimator:
 
     def per_llm(self) -> dict[str, float | None]:
         return {llm: llm_eta(p, self.concurrency.get(llm, 1)) for llm, p in self.paces.items()}
+
+
+def left_per_llm(
+    plan: Plan, stored: Mapping[str, tuple[str | None, Any]], backends: Mapping[str, Any]
+) -> tuple[dict[str, int], dict[str, int]]:
+    """Executions each LLM still has to answer (stored non-error ones are skipped on resume),
+    and each LLM's concurrency: what ``EtaEstimator.start`` needs (the window and the terminal
+    bar start it when the backends are made)."""
+    from explaincheck.core.taxonomy.base import ERROR
+
+    left = {llm: 0 for llm in plan.campaign.llms}
+    for execution in plan.executions:
+        verdict = stored.get(execution.key, (None, 0))[0]
+        if verdict is None or verdict == ERROR:
+            left[execution.llm] = left.get(execution.llm, 0) + 1
+    concurrency = {llm: int(getattr(b, "concurrency", 1) or 1) for llm, b in backends.items()}
+    return left, concurrency

@@ -30,6 +30,17 @@ if TYPE_CHECKING:
 
 BOTH = "both"
 SELECTION_CHOICES = (PRIORITIZED, RANDOM, BOTH)
+# The British spelling the README, the window and the reports' prose use; stored, in columns and
+# in settings it is always the contract's "prioritized".
+SELECTION_SPELLINGS = {"prioritised": PRIORITIZED}
+
+
+def selection_name(text: str) -> str:
+    """A selection as stored: "prioritised" -> "prioritized"; other values unchanged."""
+    cleaned = str(text).strip().lower()
+    return SELECTION_SPELLINGS.get(cleaned, cleaned)
+
+
 SATISFY_RULES = ("absolute", "half")  # |p - V| <= tolerance, or the same side of 1/2
 
 
@@ -61,6 +72,7 @@ class Campaign:
         # in an Ollama URL's query never reaches the stored settings.
         llms = tuple(dict.fromkeys(normalize_spec(spec) for spec in self.llms))
         object.__setattr__(self, "llms", llms)
+        object.__setattr__(self, "selection", selection_name(self.selection))
         if not self.llms or any(not spec for spec in self.llms):
             raise ExplaincheckError("a campaign needs at least one --llm")
         if self.selection not in SELECTION_CHOICES:

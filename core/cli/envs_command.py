@@ -39,6 +39,7 @@ def served_categories(result: OracleResult) -> list[str]:
 
 def row(env: Environment, result: OracleResult) -> dict[str, Any]:
     """The facts ``envs`` shows for one environment (the JSON object)."""
+    from explaincheck.core.cli.skip_words import on_request
     from explaincheck.core.taxonomy.registry import applicability
 
     found = applicability(result)
@@ -57,6 +58,7 @@ def row(env: Environment, result: OracleResult) -> dict[str, Any]:
         "share_between": between / result.model.states,
         "categories": served_categories(result),
         "not_applicable": {cid: f.reason for cid, f in found.items() if f.reason},
+        "on_request": on_request(result),  # opt-in categories, not "not applicable"
         "caveats": {cid: f.caveat for cid, f in found.items() if f.caveat},
         "method": result.method,
     }
@@ -75,7 +77,13 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def table_text(rows: list[dict[str, Any]]) -> str:
+def table_text(rows: list[dict[str, Any]], width: int | None = None) -> str:
+    """The table, no wider than ``width`` (the terminal's) where it can be, then notes that say
+    which categories each environment lacks and why, grouped so that a reason is said once."""
+    from explaincheck.core.cli import width as terminal
+    from explaincheck.core.taxonomy.registry import CATEGORIES
+
+    width = width or terminal.columns()
     header = ("id", "title", "states", "choices", "bottlenecks", "dead ends", "V(s0)", "categories")
     body = [
         (
@@ -86,28 +94,45 @@ def table_text(rows: list[dict[str, Any]]) -> str:
             str(r["bottlenecks"]),
             str(r["dead_ends"]),
             f"{r['V0']:.4f}",
-            _categories_text(r["categories"]) + ("*" if r.get("caveats") else ""),
+            f"{len(r['categories'])} of {len(CATEGORIES)}" + ("*" if _notes_of(r) else ""),
         )
         for r in rows
     ]
-    widths = [max(len(line[i]) for line in (header, *body)) for i in range(len(header))]
-    lines = [
-        "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
-        for line in (header, *body)
+    lines = terminal.table(header, body, width, drop=(1,))  # the title goes first
+    notes = _grouped_notes(rows)
+    if notes:
+        lines.append("")
+        for note in notes:
+            lines += terminal.wrapped(note, width, indent="  ", first="* ")
+    return "\n".join(lines)
+
+
+def _notes_of(r: dict[str, Any]) -> bool:
+    on_request = set(r.get("on_request", ()))
+    return bool(r.get("caveats")) or any(c not in on_request for c in r.get("not_applicable", {}))
+
+
+def _grouped_notes(rows: list[dict[str, Any]]) -> list[str]:
+    """ "no test case for X, Y: a, b", "Z is left out of default campaigns for a, b: why" and
+    "on request (asked only by id): factors", each reason once."""
+    missing: dict[tuple[str, ...], list[str]] = {}
+    caveats: dict[tuple[str, str], list[str]] = {}
+    requested: dict[str, list[str]] = {}
+    for r in rows:
+        on_request = set(r.get("on_request", ()))
+        for category in sorted(on_request):
+            requested.setdefault(category, []).append(r["id"])
+        lacking = tuple(c for c in r.get("not_applicable", {}) if c not in on_request)
+        if lacking:
+            missing.setdefault(lacking, []).append(r["id"])
+        for category, caveat in r.get("caveats", {}).items():
+            caveats.setdefault((category, caveat), []).append(r["id"])
+    notes = [f"{', '.join(envs)}: no test case for {', '.join(c)}" for c, envs in missing.items()]
+    notes += [
+        f"{category} is left out of default campaigns for {', '.join(envs)}: {caveat}"
+        for (category, caveat), envs in caveats.items()
     ]
-    lines.insert(1, "  ".join("-" * width for width in widths))
-    notes = [
-        f"* {r['id']}: {cid} is left out of default campaigns: {caveat}"
-        for r in rows
-        for cid, caveat in r.get("caveats", {}).items()
-    ]
-    return "\n".join([*lines, *(["", *notes] if notes else [])])
-
-
-def _categories_text(served: list[str]) -> str:
-    from explaincheck.core.taxonomy.registry import CATEGORIES
-
-    missing = [c for c in CATEGORIES if c not in served]
-    if not missing:
-        return f"all {len(CATEGORIES)}"
-    return f"{len(served)} of {len(CATEGORIES)} (not {', '.join(missing)})"
+    for category, envs in requested.items():
+        where = "every environment" if len(envs) == len(rows) else ", ".join(envs)
+        notes.append(f"{category}: on request only, in {where} (--categories {category})")
+    return notes

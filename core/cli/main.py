@@ -86,7 +86,7 @@ def build_parser(
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         module.add_arguments(sub_parser)
-        sub_parser.set_defaults(_run=module.run)
+        sub_parser.set_defaults(_run=module.run, _parser=sub_parser)
     return parser
 
 
@@ -96,7 +96,9 @@ def main(argv: list[str] | None = None, *, extra: Registry | None = None) -> int
     subcommands = {**SUBCOMMANDS, **(extra or {})}
     selected = next((a for a in argv if a in subcommands), None)
     parser = build_parser(selected, subcommands)
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # the sub-command's usage, not the top level's ("explaincheck [-h] COMMAND")
+        getattr(args, "_parser", parser).error(f"unrecognized arguments: {' '.join(unknown)}")
     if not getattr(args, "_run", None):
         parser.print_help()
         return 0 if not argv else 2

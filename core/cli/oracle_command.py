@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
+from collections.abc import Sequence
+from pathlib import Path
 
 from explaincheck.core.oracle.types import OracleRequest, OracleResult
 
@@ -108,10 +111,13 @@ def run(args: argparse.Namespace) -> int:
             from explaincheck.core.policy.contract import add_policy
 
             contract = add_policy(contract, chain)
-        json.dump(contract, sys.stdout)
-        sys.stdout.write("\n")
+        # dumps, not dump: json.dump always takes the pure-Python encoder (it streams chunks),
+        # dumps the C one; 3x faster at 10^4 states (0.16 s -> 0.05 s, 3.7 MB)
+        sys.stdout.write(json.dumps(contract) + "\n")
     else:
-        print(summary_text(result))
+        from explaincheck.core.cli.width import columns
+
+        print(summary_text(result, declared_order(result.model.path), columns()))
         if chain is not None:
             from explaincheck.core.policy.contract import loss_lines
 
@@ -169,42 +175,84 @@ def _exact_suffix(value: float, exact: str | None) -> str:
     return f" = {exact}" if exact and exact != _fmt(value) else ""
 
 
-def summary_text(result: OracleResult) -> str:
+def summary_text(result: OracleResult, order: Sequence[str] = (), width: int | None = None) -> str:
+    """The oracle in a dozen labelled lines, wrapped to ``width``; valuations list the
+    variables in ``order`` (the model's declaration order), then any others."""
+    from explaincheck.core.cli.width import wrapped
+    from explaincheck.core.plural import counted
+
     model = result.model
     initial = result.initial
     bottlenecks = result.bottlenecks
-    shown = ", ".join(_state_name(result, s) for s in bottlenecks[:10])
+    shown = ", ".join(_state_name(result, s, order) for s in bottlenecks[:10])
     more = f" and {len(bottlenecks) - 10} more" if len(bottlenecks) > 10 else ""
-    lines = [
-        f"model        {model.path}" + (f"  ({model.constants})" if model.constants else ""),
-        f"size         {model.states:,} states, {model.choices:,} choices, "
-        f"{model.transitions:,} transitions",
-        f'properties   V = Pmax=? [F "{model.goal_label}"]'
-        + (
-            f', D = Pmin=? [F "{model.unsafe_label}"]'
-            if result.has_danger
-            else ", D absent (no unsafe label)"
+    danger = _fmt(initial.danger)
+    if initial.danger is not None:
+        danger += _exact_suffix(initial.danger, initial.danger_exact)
+    pairs = [
+        ("model", f"{model.path}" + (f"  ({_spaced(model.constants)})" if model.constants else "")),
+        (
+            "size",
+            f"{counted(model.states, 'state')}, {counted(model.choices, 'choice')},"
+            f" {counted(model.transitions, 'transition')}",
         ),
-        f"V(s0)        {_fmt(initial.value)}" + _exact_suffix(initial.value, initial.value_exact),
-        f"D(s0)        {_fmt(initial.danger)}",
-        f"dead ends    {len(result.dead_ends):,}",
-        f"bottlenecks  {len(bottlenecks)}" + (f": {shown}{more}" if bottlenecks else ""),
-        f"method       {result.method}"
-        + (
-            f" (tie tolerance {result.tie_tolerance:g})"
-            if result.tie_tolerance
-            else " (exact rationals)"
+        (
+            "properties",
+            f'V = Pmax=? [F "{model.goal_label}"]'
+            + (
+                f', D = Pmin=? [F "{model.unsafe_label}"]'
+                if result.has_danger
+                else ", D absent (no unsafe label)"
+            ),
         ),
-        f"time         {result.seconds:.2f} s" + (" (from cache)" if result.from_cache else ""),
+        ("V(s0)", _fmt(initial.value) + _exact_suffix(initial.value, initial.value_exact)),
+        ("D(s0)", danger),
+        ("dead ends", f"{len(result.dead_ends):,}"),
+        ("bottlenecks", f"{len(bottlenecks)}" + (f": {shown}{more}" if bottlenecks else "")),
+        (
+            "method",
+            f"{result.method}"
+            + (
+                f" (tie tolerance {result.tie_tolerance:g})"
+                if result.tie_tolerance
+                else " (exact rationals)"
+            ),
+        ),
+        ("time", f"{result.seconds:.2f} s" + (" (from cache)" if result.from_cache else "")),
     ]
     if result.values_method:
-        lines.append(f"values by    {result.values_method}")
-    lines.append(f"centrality   {result.centrality_method}")
-    lines += [f"warning      {w}" for w in result.warnings]
+        pairs.append(("values by", result.values_method))
+    pairs.append(("centrality", result.centrality_method))
+    pairs += [("warning", w) for w in result.warnings]
+    indent = " " * 13
+    lines: list[str] = []
+    for key, text in pairs:
+        if width is None:
+            lines.append(f"{key:<13}{text}")
+        else:
+            lines += wrapped(text, width, indent=indent, first=f"{key:<13}")
     return "\n".join(lines)
 
 
-def _state_name(result: OracleResult, state_id: int) -> str:
+def declared_order(path: str) -> list[str]:
+    """The state variables of a PRISM file in the order it declares them (Storm lists them
+    alphabetically); [] when the file cannot be read."""
+    try:
+        text = Path(path).read_text(errors="replace")
+    except OSError:
+        return []
+    text = re.sub(r"//[^\n]*", "", text)
+    found = re.findall(r"(?m)^\s*(?:global\s+)?([A-Za-z_]\w*)\s*:\s*(?:\[|bool\b|int\b)", text)
+    return list(dict.fromkeys(found))
+
+
+def _state_name(result: OracleResult, state_id: int, order: Sequence[str] = ()) -> str:
     valuation = result.state(state_id).valuation
-    inner = ",".join(f"{k}={v}" for k, v in valuation.items())
+    names = [v for v in order if v in valuation] + [v for v in valuation if v not in order]
+    inner = ",".join(f"{k}={valuation[k]}" for k in names)
     return f"{state_id} ({inner})"
+
+
+def _spaced(constants: str) -> str:
+    """``N=4, p=0.5``: room to wrap a long list of constants at a comma."""
+    return ", ".join(part.strip() for part in constants.split(","))

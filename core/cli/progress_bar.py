@@ -1,7 +1,9 @@
 """A terminal progress bar for ``explaincheck run`` (a ``ProgressEvents`` subscriber).
 
 Why its own module: the runner only emits events; how they look on a terminal (one redrawn line
-on a TTY, a line every few seconds in a log file or CI) is the command line's business.
+on a TTY, a line every few seconds in a log file or CI) is the command line's business. Its ETA
+is the window's: per LLM (``core.campaign.eta``), the slowest one's, because one rate over all
+answers counts the instant baselines with the slow models ("ETA 00:21" for 273 s of work).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import sys
 import time
 from typing import TextIO
 
+from explaincheck.core.campaign.eta import EtaEstimator
 from explaincheck.core.campaign.progress import Progress
 
 WIDTH = 28
@@ -24,14 +27,16 @@ def duration(seconds: float | None) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
 
 
-def line(progress: Progress) -> str:
-    """``[#####.....] 120/400 30%  pass 64%  3.1/s  ETA 01:30  (2 errors)``"""
+def line(progress: Progress, eta: float | str | None = "") -> str:
+    """``[#####.....] 120/400 30%  pass 64%  3.1/s  ETA 01:30  (2 errors)``; ``eta`` (seconds
+    or None) replaces the progress's own single-rate estimate."""
+    seconds = progress.eta if isinstance(eta, str) else eta
     filled = int(WIDTH * progress.fraction)
     bar = "#" * filled + "." * (WIDTH - filled)
     rate = f"{progress.pass_rate:.0%}" if progress.pass_rate is not None else "--"
     text = (
         f"[{bar}] {progress.done}/{progress.total} {progress.fraction:.0%}  pass {rate}"
-        f"  {progress.rate:.1f}/s  ETA {duration(progress.eta)}"
+        f"  {progress.rate:.1f}/s  ETA {duration(seconds)}"
     )
     if progress.errors:
         text += f"  ({progress.errors} error{'s' if progress.errors != 1 else ''})"
@@ -49,8 +54,12 @@ class TerminalProgress:
         self._last = 0.0
         self._shown = False
         self._text = ""
+        self.estimator: EtaEstimator | None = None  # set once the backends are made
 
     def __call__(self, progress: Progress) -> None:
+        last = progress.last
+        if self.estimator is not None and last is not None:
+            self.estimator.record(last.llm, last.latency, finished=last.verdict != "error")
         if progress.message and progress.state == "running" and progress.last is None:
             self._write_line(progress.message)
         now = time.monotonic()
@@ -58,7 +67,8 @@ class TerminalProgress:
         if not final and now - self._last < self.interval:
             return
         self._last = now
-        text = line(progress)
+        eta = progress.eta if self.estimator is None else self.estimator.eta()
+        text = line(progress, eta)
         if text == self._text and not (final and self._shown):
             return  # nothing new to say (e.g. a resumed campaign with nothing left)
         self._text = text

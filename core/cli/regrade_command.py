@@ -23,6 +23,7 @@ changed, per LLM, category and change.
 
 examples:
   explaincheck regrade results.sqlite --satisfy-rule half
+  explaincheck regrade --db results.sqlite --satisfy-rule half   (--db as in the other commands)
   explaincheck regrade results.sqlite --satisfy-rule absolute --satisfy-tolerance 0.1
 """
 
@@ -30,8 +31,23 @@ examples:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from explaincheck.core.cli.run_command import add_satisfy_arguments
 
-    parser.add_argument("db", help="results database to re-grade (changed in place)")
+    parser.add_argument(
+        "db", nargs="?", default=None, help="results database to re-grade (changed in place)"
+    )
+    parser.add_argument(
+        "--db", dest="db_option", metavar="DB", default=None, help="the same, as an option"
+    )
     add_satisfy_arguments(parser)
+
+
+def database(args: argparse.Namespace) -> str:
+    """``regrade DB`` or ``regrade --db DB`` (the other commands' spelling); not two."""
+    given = [db for db in (args.db, args.db_option) if db]
+    if not given:
+        raise ExplaincheckError("which database? regrade DB or regrade --db DB")
+    if len(given) == 2 and given[0] != given[1]:
+        raise ExplaincheckError(f"two databases given ({given[0]} and {given[1]}): give one")
+    return given[0]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -41,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     if not 0.0 <= args.satisfy_tolerance <= 1.0:
         raise ExplaincheckError(f"--satisfy-tolerance {args.satisfy_tolerance:g} is not in [0, 1]")
     settings = GradingSettings(args.satisfy_rule, args.satisfy_tolerance)
-    summary = regrade(args.db, settings)
+    summary = regrade(database(args), settings)
     print(safe_terminal("\n".join(summary_lines(summary, settings))))
     return 0
 

@@ -84,7 +84,9 @@ def run(args: argparse.Namespace) -> int:
         raise ExplaincheckError(f"--out {out} is a file, not a folder")
     table, notes = policy_table(db, args)
     report = build_report(results, campaigns=campaigns)
-    print(render_text(report))
+    from explaincheck.core.cli.width import columns
+
+    print(render_text(report, columns()))
     try:
         written = write_report(report, out, args.format)
         written += policy_loss(table, notes, out)

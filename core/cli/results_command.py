@@ -182,7 +182,7 @@ _COLUMNS = (
     ("verdict", "verdict", False, 7),
     ("answer", "answer", False, 20),
 )
-_OPTIONAL = ("answer", "sel", "repeat", "states", "category")
+_OPTIONAL = ("answer", "repeat", "states", "category", "sel")  # sel last: p/r is the point
 
 
 def _cells(row: dict[str, Any]) -> dict[str, str]:

@@ -38,7 +38,9 @@ against the oracle and store it at once in a SQLite database. Running the same c
 the same database continues where it stopped (errors are retried, nothing is duplicated).
 
 LLM specs: random, oracle, ollama:MODEL (host from --ollama-host or OLLAMA_HOST),
-ollama:MODEL@URL, local:gemma3-270m, and the reference explainers with known flaws noisy:Q,
+ollama:MODEL@URL, local:gemma3-270m, local:smollm2-135m, local:PATH.gguf (any GGUF file through
+the bundled llama.cpp; binding from --llama-binding or EXPLAINCHECK_LLAMA_BINDING, default the
+prebuilt xllamacpp), and the reference explainers with known flaws noisy:Q,
 flaw:myopic:K, flaw:determinised, flaw:distance, flaw:danger-blind (docs/fault-detection.md).
 OLLAMA_API_KEY is sent as a bearer key when set; a URL's user:password@ is refused and its
 query (?token=...) dropped, so no secret is stored.
@@ -98,8 +100,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--selection",
         default="prioritized",
+        type=_selection,
         choices=["prioritized", "random", "both"],
-        help="highest-δ cases, a seeded random draw, or both (prioritized)",
+        help="highest-δ cases, a seeded random draw, or both (prioritized; the spelling"
+        " prioritised is accepted too and stored as prioritized)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of selection and decoding (0)")
     parser.add_argument(
@@ -148,6 +152,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="times a failed or timed-out request is tried again, with growing pauses (3)",
     )
     parser.add_argument(
+        "--llama-binding",
+        choices=["xllamacpp", "llama-cpp-python"],
+        default=None,
+        help="the llama.cpp binding of the local models (default: EXPLAINCHECK_LLAMA_BINDING,"
+        " else the prebuilt xllamacpp; llama-cpp-python is the extra local-compiled)",
+    )
+    parser.add_argument(
         "--behavioural",
         action="store_true",
         help="for factors cases: ask each LLM the decision question again on every intervened"
@@ -156,6 +167,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from explaincheck.core.cli.oracle_command import add_policy_arguments
 
     add_policy_arguments(parser)  # --policy FILE: the policy categories ask about its choices
+
+
+def _selection(text: str) -> str:
+    from explaincheck.core.campaign.plan import selection_name
+
+    return selection_name(text)
 
 
 def campaign_from(args: argparse.Namespace) -> Any:
@@ -279,19 +296,26 @@ def backend_settings(args: argparse.Namespace) -> Any:
         timeout=args.timeout,
         concurrency=args.concurrency,
         retries=getattr(args, "retries", 3),
+        llama_binding=getattr(args, "llama_binding", None),
     )
 
 
 async def _execute(plan: Any, session: Any, interrupts: _Interrupts | None = None) -> Any:
+    from explaincheck.core.campaign.eta import EtaEstimator, left_per_llm
     from explaincheck.core.campaign.progress import ProgressEvents
     from explaincheck.core.cli.progress_bar import TerminalProgress
 
     events = ProgressEvents()
-    events.subscribe(TerminalProgress())
+    bar = TerminalProgress()
+    events.subscribe(bar)
+
+    def started(backends: Any) -> None:  # the per-LLM ETA, as in the window
+        bar.estimator = EtaEstimator.start(*left_per_llm(plan, session.store.stored(), backends))
+
     loop = asyncio.get_running_loop()
     remove = (interrupts or _Interrupts()).install(loop, session)
     try:
-        return await session.run(plan, events=events)
+        return await session.run(plan, events=events, started=started)
     finally:
         remove()
 
@@ -352,17 +376,21 @@ def _regrade_resumed(plan: Any, store: Any) -> None:
 
 
 def _describe(plan: Any, db: str) -> None:
+    from explaincheck.core.cli.skip_words import skip_line
+    from explaincheck.core.plural import counted
+
     campaign = plan.campaign
     cases = sum(plan.cases.values())
-    skipped = "".join(f"\n  {c}: not applicable ({why})" for c, why in plan.skipped.items())
+    skipped = "".join(f"\n  {skip_line(plan, c, why)}" for c, why in plan.skipped.items())
     asked = len({e.case.key for e in plan.executions})
     if asked != cases:  # wordings and metamorphic variants multiply the prompts of a case
-        cases = f"{cases} test cases ({asked} prompts with wordings/variants)"
+        cases = f"{counted(cases, 'test case')} ({asked} prompts with wordings/variants)"
     else:
-        cases = f"{cases} test cases"
+        cases = counted(cases, "test case")
     text = (
-        f"explaincheck run: {plan.environment_name}: {cases} x {len(campaign.llms)}"
-        f" LLM(s) x {campaign.repeat} repeat(s) = {plan.total} executions into {db}{skipped}"
+        f"explaincheck run: {plan.environment_name}: {cases} x {counted(len(campaign.llms), 'LLM')}"
+        f" x {counted(campaign.repeat, 'repeat')} = {counted(plan.total, 'execution')}"
+        f" into {db}{skipped}"
     )
     print(safe_terminal(text), file=sys.stderr)
 

@@ -76,7 +76,7 @@ def lower_memory_limit(limit: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (min(caps), hard))
 
 
-def _die_with_parent(parent: int) -> None:
+def die_with_parent(parent: int) -> None:
     """End this child when the parent ends, however it ends (SIGTERM, SIGKILL, a crash): the
     kernel's parent-death signal, plus a polling thread for when that is unavailable."""
     try:
@@ -108,7 +108,7 @@ def _child(
     """Child process body: limit memory, silence Storm's own logging, compute, send back.
     ``compute(request) -> OracleResult`` defaults to the oracle; flawed pictures pass their own
     (a module-level function, so ``spawn`` can pickle it by name)."""
-    _die_with_parent(parent)
+    die_with_parent(parent)
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)  # Storm logs warnings and errors itself; ours travel by pipe
     os.dup2(devnull, 2)

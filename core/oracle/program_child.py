@@ -114,9 +114,9 @@ def child(path: str, memory_limit: int, connection, parent: int) -> None:
     line of error (with line and column for a syntax error)."""
     from dataclasses import asdict
 
-    from explaincheck.core.oracle.isolation import _die_with_parent, lower_memory_limit
+    from explaincheck.core.oracle.isolation import die_with_parent, lower_memory_limit
 
-    _die_with_parent(parent)
+    die_with_parent(parent)
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)

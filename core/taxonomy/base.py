@@ -133,6 +133,12 @@ class Category(ABC):
         """Why this category has no test case on ``oracle`` (the paper's "–"), or None."""
         return None if self.candidates(oracle) else "no candidate test case"
 
+    def on_request(self, oracle: OracleResult) -> bool:
+        """Whether this category is missing here only because it is opt-in: its truth is
+        computed when a campaign asks for it by id (front ends say "on request", never "not
+        applicable")."""
+        return False
+
     def caveat(self, oracle: OracleResult) -> str | None:
         """Why this category, though applicable, adds nothing here and is left out of a default
         campaign (it can still be asked for by id), or None."""

@@ -183,6 +183,9 @@ class Factors(Category):
             raise ValueError("the factor truth was not computed for this oracle")
         return found
 
+    def on_request(self, oracle: OracleResult) -> bool:
+        return factor_truth(oracle) is None
+
     def not_applicable(self, oracle: OracleResult) -> str | None:
         found = factor_truth(oracle)
         if found is None:

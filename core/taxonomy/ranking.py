@@ -2,7 +2,9 @@
 
 Passes iff the answer is a permutation of exactly the available actions and, for every two actions
 with Q(a) > Q(b) beyond a tie (the oracle's ``action_order`` groups: exact under the exact method,
-else within the tie tolerance), a comes before b; tied actions may appear in either order.
+else within the tie tolerance), a comes before b; tied actions may appear in either order. A
+list that is not a permutation (an action repeated, left out or not available) is ``invalid``:
+it is not an answer of the asked form (docs/method.md §6).
 
 Pool: preference states with at least two *distinct* Q values (two tie groups). A state whose
 actions all tie is not a ranking case: every order passes there.
@@ -20,7 +22,7 @@ from typing import Any
 
 from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.taxonomy.answers import AnswerForm, ranking_form
-from explaincheck.core.taxonomy.base import FAIL, PASS, Grade, GradingSettings, TestCase
+from explaincheck.core.taxonomy.base import FAIL, INVALID, PASS, Grade, GradingSettings, TestCase
 from explaincheck.core.taxonomy.kinds import PreferenceCategory, number
 from explaincheck.core.taxonomy.metamorphic import shown_actions
 from explaincheck.core.taxonomy.pool_counts import ranking_count
@@ -95,8 +97,8 @@ class Ranking(PreferenceCategory):
         expected = self.expected(case, oracle)
         given = {"ranking": list(answer)}
         problem = _not_a_permutation(list(answer), state.actions)
-        if problem:
-            return Grade(FAIL, problem, given, expected)
+        if problem:  # outside the asked form (the schema pins length and uniqueness): method §6
+            return Grade(INVALID, problem, given, expected)
         group = {a: i for i, members in enumerate(state.action_order) for a in members}
         position = {a: i for i, a in enumerate(answer)}
         wrong = [

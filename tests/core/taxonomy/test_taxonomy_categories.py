@@ -232,10 +232,11 @@ def test_ranking_verdicts(toy):
     wrong = rank((0,), ["left", "right", "stay"])
     assert wrong.verdict == FAIL and "left" in wrong.reason
     assert rank((6,), ["x", "z", "y"]).verdict == FAIL
+    # not a permutation: outside the asked form (and the schema), so invalid (method.md §6)
     short = rank((0,), ["right", "left"])
-    assert short.verdict == FAIL and "missing stay" in short.reason
+    assert short.verdict == INVALID and "missing stay" in short.reason
     repeated = rank((0,), ["right", "left", "left"])
-    assert repeated.verdict == FAIL and "repeated left" in repeated.reason
+    assert repeated.verdict == INVALID and "repeated left" in repeated.reason
     assert rank((0,), ["right", "left", "fly"]).verdict == INVALID
     assert verdict(toy, "ranking", (0,), '{"ranking": "right > stay > left"}').verdict == PASS
     assert verdict(toy, "ranking", (0,), '{"ranking": 3}').verdict == INVALID

@@ -1,0 +1,44 @@
+"""``oracle``'s summary: valuations in the model's declaration order, D(s0) with its fraction
+where V(s0) has one, lines wrapped at ``COLUMNS``; ``--json`` is the contract either way."""
+
+from __future__ import annotations
+
+import json
+
+from explaincheck.core.cli.main import main
+from explaincheck.core.cli.oracle_command import declared_order
+from explaincheck.core.paths import environments_dir
+
+
+def test_valuations_follow_the_declaration_order_and_d_has_its_fraction(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["oracle", "wolf_goat_cabbage"]) == 0
+    lines = {line[:13].strip(): line[13:] for line in capsys.readouterr().out.splitlines()}
+    assert lines["V(s0)"] == "0.43776 = 1368/3125"
+    assert lines["D(s0)"] == "0.2 = 1/5"
+    assert lines["bottlenecks"].startswith("4: 4 (f=1,w=0,g=1,cb=0,lost=0), ")
+
+
+def test_the_declaration_order_is_read_from_the_prism_file(tmp_path):
+    assert declared_order(str(environments_dir() / "frozen_lake" / "model.prism")) == ["r", "c"]
+    model = tmp_path / "m.prism"
+    model.write_text(
+        "mdp\nglobal turn : bool init false;\nmodule a\n  // old : [0..1];\n"
+        "  z : [0..3] init 0;\n  b : bool;\n  [go] z<3 -> 1:(z'=z+1);\nendmodule\n"
+    )
+    assert declared_order(str(model)) == ["turn", "z", "b"]
+    assert declared_order(str(tmp_path / "missing.prism")) == []
+
+
+def test_the_summary_fits_80_columns(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["oracle", "frozen_lake"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert max(map(len, lines)) <= 80
+    assert lines[1].startswith(" " * 13) and lines[1].endswith("HOLE_3_0=true)")  # wrapped
+
+
+def test_json_is_the_contract(capsys):
+    assert main(["oracle", "frozen_lake", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["model"]["states"] == 16 and len(data["states"]) == 16
