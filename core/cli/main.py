@@ -39,6 +39,10 @@ SUBCOMMANDS: Registry = {
         "explaincheck.core.cli.regrade_command",
         "grade stored replies again under another satisfy rule (no LLM asked)",
     ),
+    "sweep": (
+        "explaincheck.core.cli.sweep_command",
+        "sweep a constant: V and A* against it, and where the best action flips",
+    ),
 }
 
 
