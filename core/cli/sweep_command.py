@@ -76,7 +76,9 @@ def run(args: argparse.Namespace) -> int:
         if not args.json and sys.stderr.isatty():
             print(f"\rpoint {done}/{total}", end="", file=sys.stderr, flush=True)
 
-    result = run_sweep(request, sweep_range, states, exact_points=not args.no_exact, on_point=progress)
+    result = run_sweep(
+        request, sweep_range, states, exact_points=not args.no_exact, on_point=progress
+    )
     if all(p.failed for p in result.points):
         raise ExplaincheckError(f"every point failed; the first: {result.points[0].error}")
     png = f"sweep-{sweep_range.name}.png" if args.png is None else args.png

@@ -107,13 +107,13 @@ def equation_lines(view: BellmanView) -> list[str]:
         return [head, f"{q}({view.state}) = {number_text(view.value)} ({view.note})"]
     lines = [head]
     for line in view.sums:
-        symbolic = " + ".join(f"{number_text(t.probability)}·{q}({t.successor})" for t in line.terms)
+        symbolic = " + ".join(
+            f"{number_text(t.probability)}·{q}({t.successor})" for t in line.terms
+        )
         plugged = " + ".join(
             f"{number_text(t.probability)}·{number_text(t.value)}" for t in line.terms
         )
         mark = f"   ◀ {how}" if line.optimal else ""
-        lines.append(
-            f"{line.action}: {symbolic} = {plugged} = {number_text(line.total)}{mark}"
-        )
+        lines.append(f"{line.action}: {symbolic} = {plugged} = {number_text(line.total)}{mark}")
     lines.append(f"{q}({view.state}) = {number_text(view.value)}")
     return lines

@@ -93,8 +93,14 @@ def path_section(simulation) -> HandoutSection:
     for i, step in enumerate(simulation.taken, 1):
         p = str(step.exact) if step.exact is not None else f"{step.probability:.6g}"
         rows.append(
-            (str(i), str(step.state), step.action, str(step.successor), p,
-             step.chosen_by + (", sampled" if step.sampled else ""))
+            (
+                str(i),
+                str(step.state),
+                step.action,
+                str(step.successor),
+                p,
+                step.chosen_by + (", sampled" if step.sampled else ""),
+            )
         )
     return HandoutSection(
         f"A path from state {simulation.start} (seed {simulation.seed})",

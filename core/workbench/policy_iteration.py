@@ -40,9 +40,7 @@ def evaluate(
 ) -> tuple[Fraction, ...]:
     """P[F goal] of every state under ``policy`` (unlabelled states take their first choice)."""
     n = len(transitions.choices)
-    rows = [
-        {} if goal[s] else _successors(transitions, s, policy.get(s)) for s in range(n)
-    ]
+    rows = [{} if goal[s] else _successors(transitions, s, policy.get(s)) for s in range(n)]
     reaches = set(s for s in range(n) if goal[s])
     changed = True
     while changed:  # backwards: who reaches the goal with positive probability
@@ -97,9 +95,7 @@ def policy_iteration(oracle: OracleResult, transitions: Transitions) -> list[Rou
         raise ExplaincheckError("policy iteration needs the exact transition probabilities")
     goal = [oracle.state(s).is_goal for s in range(n)]
     policy = {
-        s: labelled[0][0]
-        for s in range(n)
-        if not goal[s] and (labelled := transitions.labelled(s))
+        s: labelled[0][0] for s in range(n) if not goal[s] and (labelled := transitions.labelled(s))
     }
     rounds: list[Round] = []
     for number in range(1, MAX_ROUNDS + 1):

@@ -42,7 +42,9 @@ def parse_range(text: str) -> SweepRange:
     name, sep, spec = text.partition("=")
     parts = spec.split(":")
     if not sep or not name.strip() or len(parts) != 3:
-        raise ExplaincheckError(f"bad sweep {text!r}: expected NAME=LO:HI:STEP, e.g. p=0.1:0.9:0.05")
+        raise ExplaincheckError(
+            f"bad sweep {text!r}: expected NAME=LO:HI:STEP, e.g. p=0.1:0.9:0.05"
+        )
     try:
         low, high, step = (Decimal(p.strip()) for p in parts)
     except InvalidOperation:
@@ -99,7 +101,9 @@ def run_point(
 ) -> SweepPoint:
     """One oracle run at ``name = value`` (a failure becomes a failed point)."""
     try:
-        oracle = compute_oracle(replace(request, constants=constants_with(request.constants, name, value)))
+        oracle = compute_oracle(
+            replace(request, constants=constants_with(request.constants, name, value))
+        )
     except ExplaincheckError as error:
         return SweepPoint(value, None, None, {}, {}, str(error))
     chosen = range(len(oracle.states)) if states is None else [s for s in states]

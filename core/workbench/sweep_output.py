@@ -12,7 +12,9 @@ from explaincheck.core.workbench.sweep import Sweep, TippingPoint
 
 
 def _number(value: Decimal) -> int | float:
-    return int(value) if value == value.to_integral_value() and "." not in str(value) else float(value)
+    return (
+        int(value) if value == value.to_integral_value() and "." not in str(value) else float(value)
+    )
 
 
 def _at(tip: TippingPoint) -> float | None:
@@ -48,8 +50,12 @@ def to_json(sweep: Sweep) -> dict[str, Any]:
         if isinstance(tip.at, Fraction):
             entry["at_exact"] = str(tip.at)
         tips.append(entry)
-    return {"constant": sweep.constant, "points": points, "tipping_points": tips,
-            "notes": list(sweep.notes)}
+    return {
+        "constant": sweep.constant,
+        "points": points,
+        "tipping_points": tips,
+        "notes": list(sweep.notes),
+    }
 
 
 def render_table(sweep: Sweep, states: tuple[int, ...] = ()) -> str:
@@ -62,7 +68,9 @@ def render_table(sweep: Sweep, states: tuple[int, ...] = ()) -> str:
         if point.failed:
             rows.append([str(point.value), "failed", point.error or ""])
             continue
-        value = point.v_exact if point.v_exact and "/" in point.v_exact else f"{point.v_initial:.6g}"
+        value = (
+            point.v_exact if point.v_exact and "/" in point.v_exact else f"{point.v_initial:.6g}"
+        )
         rows.append([str(point.value), value, *(",".join(point.best.get(s, ())) for s in shown)])
     widths = [max(len(r[i]) for r in [head, *rows] if i < len(r)) for i in range(len(head))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(head, widths, strict=True)).rstrip()]

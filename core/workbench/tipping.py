@@ -37,15 +37,22 @@ def root_between(first: str, second: str, name: str, low: Fraction, high: Fracti
 
     symbol = sympy.Symbol(name)
     scope = {name: symbol}
-    difference = sympy.together(sympy.sympify(first, locals=scope) - sympy.sympify(second, locals=scope))
+    difference = sympy.together(
+        sympy.sympify(first, locals=scope) - sympy.sympify(second, locals=scope)
+    )
     numerator, _ = sympy.fraction(difference)
     if numerator.free_symbols - {symbol}:
         return None
     if not numerator.free_symbols:
         return None  # identical or never equal: no single tipping point
     roots = sympy.Poly(numerator, symbol).real_roots()
-    inside = [r for r in roots if sympy.Rational(low.numerator, low.denominator) <= r
-              <= sympy.Rational(high.numerator, high.denominator)]
+    inside = [
+        r
+        for r in roots
+        if sympy.Rational(low.numerator, low.denominator)
+        <= r
+        <= sympy.Rational(high.numerator, high.denominator)
+    ]
     if not inside:
         return None
     root = min(inside)

@@ -12,14 +12,17 @@ FLIP = str(Path(__file__).resolve().parents[2] / "models" / "flip.prism")
 
 def test_json_contract_and_png(tmp_path, capsys):
     png = tmp_path / "flip.png"
-    code = main(["sweep", FLIP, "--const", "p=0.2:0.8:0.3", "--state", "0", "--json",
-                 "--png", str(png)])
+    code = main(
+        ["sweep", FLIP, "--const", "p=0.2:0.8:0.3", "--state", "0", "--json", "--png", str(png)]
+    )
     assert code == 0
     data = json.loads(capsys.readouterr().out)
     assert [p["value"] for p in data["points"]] == [0.2, 0.5, 0.8]
     assert [p["V_initial"] for p in data["points"]] == [0.5, 0.5, 0.8]
     assert [p["best"] for p in data["points"]] == [
-        {"0": ["safe"]}, {"0": ["safe", "risky"]}, {"0": ["risky"]}
+        {"0": ["safe"]},
+        {"0": ["safe", "risky"]},
+        {"0": ["risky"]},
     ]
     (tip,) = data["tipping_points"]
     assert tip["state"] == 0 and tip["between"] == [0.2, 0.8] and tip["at"] == 0.5

@@ -25,13 +25,19 @@ def test_state_13_is_16_17_with_every_fraction(lake):
         (15, F(1, 3), F(1)),
     ]
     assert {a: s.total for a, s in sums.items()} == {
-        "left": F(44, 51), "down": F(16, 17), "right": F(46, 51), "up": F(15, 17)
+        "left": F(44, 51),
+        "down": F(16, 17),
+        "right": F(46, 51),
+        "up": F(15, 17),
     }
     assert [a for a, s in sums.items() if s.optimal] == ["down"]
     # the sums are the oracle's own Q values
     assert {a: str(s.total) for a, s in sums.items()} == oracle.state(13).q_exact
     text = equation_lines(view)
-    assert "down: 1/3·V(10) + 1/3·V(13) + 1/3·V(15) = 1/3·15/17 + 1/3·16/17 + 1/3·1 = 16/17   ◀ max" in text
+    assert (
+        "down: 1/3·V(10) + 1/3·V(13) + 1/3·V(15) = 1/3·15/17 + 1/3·16/17 + 1/3·1 = 16/17   ◀ max"
+        in text
+    )
 
 
 def test_danger_is_a_minimum(lake):

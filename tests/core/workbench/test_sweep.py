@@ -27,7 +27,11 @@ def test_parse_range_is_exact_decimal():
 def test_tie_at_a_point_gives_one_half(flip_request):
     sweep = run_sweep(flip_request, parse_range("p=0.3:0.7:0.1"), [0])
     assert [p.best[0] for p in sweep.points] == [
-        ("safe",), ("safe",), ("safe", "risky"), ("risky",), ("risky",)
+        ("safe",),
+        ("safe",),
+        ("safe", "risky"),
+        ("risky",),
+        ("risky",),
     ]
     (tip,) = sweep.tipping_points
     assert tip.state == 0 and tip.at == Fraction(1, 2) and tip.method == "tie"
@@ -42,8 +46,15 @@ def test_parametric_engine_between_points(flip_request):
     assert tip.at == Fraction(1, 2) and tip.method == "parametric"
     data = to_json(sweep)
     assert data["tipping_points"] == [
-        {"state": 0, "between": [0.35, 0.65], "at": 0.5, "before": ["safe"],
-         "after": ["risky"], "method": "parametric", "at_exact": "1/2"}
+        {
+            "state": 0,
+            "between": [0.35, 0.65],
+            "at": 0.5,
+            "before": ["safe"],
+            "after": ["risky"],
+            "method": "parametric",
+            "at_exact": "1/2",
+        }
     ]
     assert [p["value"] for p in data["points"]] == [0.05, 0.35, 0.65, 0.95]
     assert data["points"][2]["best"] == {"0": ["risky"]}
@@ -60,7 +71,5 @@ def test_failed_point_is_kept(flip_request):
 
 def test_root_between_is_exact_for_quadratics():
     assert root_between("(p^2)/(1)", "1/4", "p", Fraction(0), Fraction(1)) == Fraction(1, 2)
-    assert root_between("(p^2)/(1)", "1/2", "p", Fraction(0), Fraction(1)) == pytest.approx(
-        2**-0.5
-    )
+    assert root_between("(p^2)/(1)", "1/2", "p", Fraction(0), Fraction(1)) == pytest.approx(2**-0.5)
     assert root_between("p", "1/2", "p", Fraction(3, 5), Fraction(1)) is None
