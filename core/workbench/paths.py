@@ -7,6 +7,7 @@ of its exact step probabilities where the exact engine applies.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -43,7 +44,7 @@ def k_most_probable(
         exact: Fraction | None = None
         if transitions is not None and transitions.exact:
             exact = Fraction(1)
-            for a, b in zip(states, states[1:], strict=False):
+            for a, b in itertools.pairwise(states):
                 exact *= Fraction(transitions.probability(a, policy[a], b))
         ranked.append(RankedPath(rank, tuple(states), probability, exact))
     return ranked

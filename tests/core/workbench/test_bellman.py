@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 
 import pytest
@@ -63,7 +64,7 @@ def test_policy_iteration_ends_in_the_oracles_values(lake):
     for state in oracle.states:
         assert rounds[-1].values[state.id] == state.exact_value()
     # every round is at least as good as the one before (policy improvement)
-    for before, after in zip(rounds, rounds[1:], strict=False):
+    for before, after in itertools.pairwise(rounds):
         assert all(b <= a for b, a in zip(before.values, after.values, strict=True))
 
 
