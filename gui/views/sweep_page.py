@@ -102,7 +102,8 @@ class SweepPage(QWidget):
         name = self.constant.currentText()
         if not name:
             return
-        spec = f"{name}={self.low.text().strip()}:{self.high.text().strip()}:{self.step.text().strip()}"
+        low, high, step = (f.text().strip() for f in (self.low, self.high, self.step))
+        spec = f"{name}={low}:{high}:{step}"
         self.status.setText(f"Sweeping {spec}…")
         self.sweep_requested.emit(spec, self.followed())
 
