@@ -25,7 +25,35 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
 
-KEYWORDS = ["mdp", "dtmc", "ctmc", "module", "endmodule", "const", "int", "double", "bool", "rational", "formula", "label", "init", "endinit", "global", "true", "false", "rewards", "endrewards", "min", "max", "floor", "ceil", "mod", "pow", "log", "func"]
+KEYWORDS = (
+    "mdp",
+    "dtmc",
+    "ctmc",
+    "module",
+    "endmodule",
+    "const",
+    "int",
+    "double",
+    "bool",
+    "rational",
+    "formula",
+    "label",
+    "init",
+    "endinit",
+    "global",
+    "true",
+    "false",
+    "rewards",
+    "endrewards",
+    "min",
+    "max",
+    "floor",
+    "ceil",
+    "mod",
+    "pow",
+    "log",
+    "func",
+)
 
 
 def _format(colour: str, bold: bool = False, italic: bool = False) -> QTextCharFormat:
