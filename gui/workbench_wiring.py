@@ -18,7 +18,7 @@ from explaincheck.gui.workbench_controller import WorkbenchController, is_builti
 
 
 def attach_workbench(window: Any) -> tuple[WorkbenchView, WorkbenchController]:
-    view = WorkbenchView(window)
+    view = WorkbenchView(window.tasks, window)
     controller = WorkbenchController(window.tasks, window.model, window.backend_settings, window)
     window.tabs.addTab(view, "Workbench")
     view.lesson_source = lambda: window.teach_view.lesson

@@ -10,11 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
     QPushButton,
+    QSplitter,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -29,8 +31,10 @@ from explaincheck.core.workbench.handout import (
     render_handout,
 )
 from explaincheck.gui.safe_text import plain_label
+from explaincheck.gui.tasks import Tasks
 from explaincheck.gui.views.bellman_page import BellmanPage
 from explaincheck.gui.views.editor_page import EditorPage
+from explaincheck.gui.views.graph_view import GraphView
 from explaincheck.gui.views.simulator_page import SimulatorPage
 from explaincheck.gui.views.sweep_page import SweepPage
 
@@ -39,8 +43,13 @@ class WorkbenchView(QWidget):
     path_changed = Signal(list)
     state_requested = Signal(int)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, tasks: Tasks, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.oracle: OracleResult | None = None
+        self.pending = False  # the graph takes the model up when the tab is shown
+        self.graph = GraphView(tasks, self)  # the pages' own graph: path and state beside them
+        self.graph.set_controls_visible(False)
+        self.graph.setMinimumWidth(300)
         self.pages = QTabWidget(self)
         self.editor = EditorPage(self)
         self.simulator = SimulatorPage(self)
@@ -62,19 +71,43 @@ class WorkbenchView(QWidget):
         bar.addWidget(self.handout_status, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.pages, 1)
+        split = QSplitter(Qt.Orientation.Horizontal, self)
+        split.addWidget(self.pages)
+        split.addWidget(self.graph)
+        split.setSizes([760, 420])
+        layout.addWidget(split, 1)
         layout.addLayout(bar)
         self.add_case.clicked.connect(self.add_teach_case)
         self.save_handout_button.clicked.connect(self.choose_handout)
         self.simulator.path_changed.connect(self.path_changed)
+        self.simulator.path_changed.connect(self.graph.show_path)
         self.simulator.state_requested.connect(self.state_requested)
         self.bellman.state_requested.connect(self.state_requested)
+        for page in (self.simulator, self.bellman):
+            page.state_requested.connect(lambda s: self.graph.select_state(s, centre=False))
+        self.graph.state_selected.connect(self.select_state)
+        self.graph.rendered.connect(self._redraw_path)
 
     def set_model(self, oracle: OracleResult, title: str, constants: list[str]) -> None:
         self.title = f"{title}: a lesson"
+        self.oracle = oracle
+        self.pending = not self.isVisible()
+        if not self.pending:
+            self.graph.set_oracle(oracle)
         self.simulator.set_model(oracle)
         self.bellman.set_model(oracle)
         self.sweeps.set_constants(constants)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self.pending and self.oracle is not None:
+            self.pending = False
+            self.graph.set_oracle(self.oracle)
+
+    def _redraw_path(self) -> None:
+        """A new layout has no path marks: draw the simulator's path again."""
+        if self.simulator.simulation is not None:
+            self.graph.show_path(self.simulator.simulation.path)
 
     def set_transitions(self, transitions) -> None:
         self.simulator.set_transitions(transitions)
