@@ -188,9 +188,12 @@ class WorkbenchController(QObject):
         self.llm_chose.emit(action, state)
 
     def sweep(self, text: str, states: tuple[int, ...]) -> None:
+        """Sweep ``text`` (NAME=LO:HI:STEP), following ``states`` (default: the initial)."""
         request = self.request()
         if request is None:
             return
+        if not states and self.model.oracle is not None:
+            states = (self.model.oracle.model.initial,)
         self.tasks.start(self._sweep(request, text, states), "sweep")
 
     async def _sweep(self, request: OracleRequest, text: str, states: tuple[int, ...]) -> None:

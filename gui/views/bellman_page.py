@@ -62,8 +62,9 @@ class BellmanPage(QWidget):
         group.addButton(self.value_button)
         group.addButton(self.danger_button)
         self.value_button.toggled.connect(lambda _: self.refresh())
-        self.table = QTableWidget(0, 4, self)
-        self.table.setHorizontalHeaderLabels(["action", "Σ P(s'|s,a)·V(s')", "numbers", "sum"])
+        self.table = QTableWidget(0, 3, self)
+        self.table.setHorizontalHeaderLabels(["action", "Σ P(s'|s,a)·V(s')", "sum"])
+        self.table.setWordWrap(False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
@@ -83,17 +84,20 @@ class BellmanPage(QWidget):
         self._layout()
 
     def _layout(self) -> None:
-        top = QHBoxLayout()
-        top.addWidget(self.title, 1)
-        top.addWidget(self.value_button)
-        top.addWidget(self.danger_button)
+        top = QVBoxLayout()
+        top.addWidget(self.title)
+        choice = QHBoxLayout()
+        choice.addWidget(self.value_button)
+        choice.addWidget(self.danger_button)
+        choice.addStretch(1)
+        top.addLayout(choice)
         left = QWidget(self)
         column = QVBoxLayout(left)
         column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(self.table, 1)
+        column.addWidget(self.table, 3)
         column.addWidget(self.result)
         column.addWidget(plain_label("Successors (click to go there):"))
-        column.addWidget(self.successors)
+        column.addWidget(self.successors, 1)
         right = QWidget(self)
         lesson = QVBoxLayout(right)
         lesson.setContentsMargins(0, 0, 0, 0)
@@ -102,10 +106,10 @@ class BellmanPage(QWidget):
             buttons.addWidget(button)
         lesson.addLayout(buttons)
         lesson.addWidget(self.pi_text, 1)
-        split = QSplitter(Qt.Orientation.Horizontal, self)
+        split = QSplitter(Qt.Orientation.Vertical, self)
         split.addWidget(left)
         split.addWidget(right)
-        split.setSizes([640, 360])
+        split.setSizes([440, 180])
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(split, 1)
@@ -143,7 +147,7 @@ class BellmanPage(QWidget):
         self.view = view
         q = view.quantity
         self.table.setHorizontalHeaderLabels(
-            ["action", f"Σ P(s'|s,a)·{q}(s')", "numbers plugged in", "sum"]
+            ["action", f"Σ P(s'|s,a)·{q}(s'), then with the numbers plugged in", "sum"]
         )
         self.table.setRowCount(len(view.sums))
         how = "max" if q == VALUE else "min"
@@ -155,7 +159,7 @@ class BellmanPage(QWidget):
                 f"{number_text(t.probability)}·{number_text(t.value)}" for t in line.terms
             )
             total = number_text(line.total) + (f"  ◀ {how}" if line.optimal else "")
-            cells = [line.action, symbolic, plugged, total]
+            cells = [line.action, f"{symbolic}\n= {plugged}", total]
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if line.optimal:
@@ -163,6 +167,7 @@ class BellmanPage(QWidget):
                     font.setBold(True)
                     item.setFont(font)
                 self.table.setItem(row, col, item)
+        self.table.resizeRowsToContents()
         kind = "exact fractions" if view.exact else "floating point (over 1,000 states)"
         note = f" ({view.note})" if view.note else ""
         self.result.setText(f"{q}({view.state}) = {number_text(view.value)}{note} · {kind}")

@@ -27,9 +27,9 @@ from explaincheck.gui.views.prism_editor import PrismEditor
 CHECK_DELAY_MS = 1000
 
 
-def _without_path(message: str, path: str) -> str:
+def _without_path(message: str, folder: str) -> str:
     """Storm's message without the scratch copy's folder (the user knows which file)."""
-    return message.replace(f"{path}:", "").strip()
+    return message.replace(f"{folder}/", "").strip() if folder else message
 
 
 class EditorPage(QWidget):
@@ -48,10 +48,12 @@ class EditorPage(QWidget):
         self.timer.setInterval(CHECK_DELAY_MS)
         self.timer.timeout.connect(self._auto_check)
         self.load_button = QPushButton("Edit the open model")
+        self.load_button.setToolTip("load the open model's source (a built-in opens as a copy)")
         self.save_button = QPushButton("Save")
         self.save_as_button = QPushButton("Save as…")
         self.check_button = QPushButton("Check now")
-        self.auto = QCheckBox("check while typing")
+        self.auto = QCheckBox("live check")
+        self.auto.setToolTip("check about a second after typing stops")
         self.auto.setChecked(True)
         self.status = plain_label("Open a model, then “Edit the open model”.")
         self.status.setWordWrap(True)

@@ -164,7 +164,7 @@ class PrismEditor(QPlainTextEdit):
         text = block.text()
         if column is not None and 1 <= column <= len(text) + 1:
             start = column - 1
-            match = re.match(r"\w+|\S", text[start:])
+            match = re.match(r"\[?\w+\]?|\S", text[start:])
             length = len(match.group(0)) if match else 1
             if start >= len(text):  # Storm points just past the end: mark the last character
                 start, length = max(0, len(text) - 1), 1

@@ -3,7 +3,7 @@
 From the initial (or the selected) state: choose the action, or let the optimal policy, a loaded
 policy or an LLM choose; choose the outcome, or sample it with the seed shown. The path is drawn
 on the graph (``path_changed``) with its probability; back, forward and reset. The k most
-probable paths from the current state to the goal come from Storm under the optimal policy.
+probable paths from the start state to the goal come from Storm under the optimal policy.
 """
 
 from __future__ import annotations
@@ -58,8 +58,8 @@ class SimulatorPage(QWidget):
 
     def _build(self) -> None:
         self.start_label = plain_label("")
-        self.from_selected = QPushButton("Start from the selected state")
-        self.from_initial = QPushButton("Start from the initial state")
+        self.from_selected = QPushButton("Start at the selected state")
+        self.from_initial = QPushButton("Start at the initial state")
         self.seed = QSpinBox(self)
         self.seed.setRange(0, 2**31 - 1)
         self.seed.setPrefix("seed ")
@@ -75,8 +75,10 @@ class SimulatorPage(QWidget):
         self.outcome = QComboBox(self)
         self.step_button = QPushButton("Step")
         self.run_button = QPushButton("Run 20 steps")
-        self.back_button = QPushButton("◀ Back")
-        self.forward_button = QPushButton("Forward ▶")
+        self.back_button = QPushButton("◀")
+        self.back_button.setToolTip("back one step")
+        self.forward_button = QPushButton("▶")
+        self.forward_button.setToolTip("forward one step (redo)")
         self.reset_button = QPushButton("Reset")
         self.table = QTableWidget(0, 6, self)
         self.table.setHorizontalHeaderLabels(["#", "state", "action", "→", "P", "chosen by"])
@@ -85,6 +87,7 @@ class SimulatorPage(QWidget):
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.probability = plain_label("")
+        self.probability.setWordWrap(True)
         self.message = plain_label("")
         self.message.setWordWrap(True)
         self.k = QSpinBox(self)
@@ -95,17 +98,17 @@ class SimulatorPage(QWidget):
         self.paths = QListWidget(self)
 
         grid = QGridLayout()
-        grid.addWidget(self.start_label, 0, 0, 1, 3)
-        grid.addWidget(self.from_initial, 0, 3)
-        grid.addWidget(self.from_selected, 0, 4)
-        grid.addWidget(plain_label("Who chooses:"), 1, 0)
-        grid.addWidget(self.chooser, 1, 1)
-        grid.addWidget(self.llm_spec, 1, 2)
-        grid.addWidget(self.seed, 1, 3)
-        grid.addWidget(plain_label("Action:"), 2, 0)
-        grid.addWidget(self.action, 2, 1)
-        grid.addWidget(plain_label("Outcome:"), 2, 2)
-        grid.addWidget(self.outcome, 2, 3, 1, 2)
+        grid.addWidget(self.start_label, 0, 0)
+        grid.addWidget(self.seed, 0, 1)
+        grid.addWidget(self.from_initial, 1, 0)
+        grid.addWidget(self.from_selected, 1, 1)
+        grid.addWidget(self.chooser, 2, 0)
+        grid.addWidget(self.llm_spec, 2, 1)
+        grid.addWidget(self.action, 3, 0)
+        grid.addWidget(self.outcome, 3, 1)
+        self.action.setToolTip("the action to take (when you choose)")
+        self.outcome.setToolTip("the outcome: sampled with the seed, or the one you pick")
+        self.chooser.setToolTip("who chooses the action")
         buttons = QHBoxLayout()
         for button in (
             self.step_button,
@@ -115,27 +118,27 @@ class SimulatorPage(QWidget):
             self.reset_button,
         ):
             buttons.addWidget(button)
-        buttons.addStretch(1)
-        left = QWidget(self)
-        column = QVBoxLayout(left)
+        self.run_button.setText("Run 20")
+        top = QWidget(self)
+        column = QVBoxLayout(top)
         column.setContentsMargins(0, 0, 0, 0)
         column.addLayout(grid)
         column.addLayout(buttons)
         column.addWidget(self.table, 1)
         column.addWidget(self.probability)
         column.addWidget(self.message)
-        right = QWidget(self)
-        paths = QVBoxLayout(right)
+        bottom = QWidget(self)
+        paths = QVBoxLayout(bottom)
         paths.setContentsMargins(0, 0, 0, 0)
         row = QHBoxLayout()
         row.addWidget(self.k)
         row.addWidget(self.paths_button, 1)
         paths.addLayout(row)
         paths.addWidget(self.paths, 1)
-        split = QSplitter(Qt.Orientation.Horizontal, self)
-        split.addWidget(left)
-        split.addWidget(right)
-        split.setSizes([700, 300])
+        split = QSplitter(Qt.Orientation.Vertical, self)
+        split.addWidget(top)
+        split.addWidget(bottom)
+        split.setSizes([420, 200])
         QVBoxLayout(self).addWidget(split)
 
         self.from_initial.clicked.connect(lambda: self.restart(None))
@@ -295,7 +298,7 @@ class SimulatorPage(QWidget):
         if self.simulation is not None:
             self.paths.clear()
             self.paths.addItem("Asking Storm…")
-            self.paths_requested.emit(self.simulation.current, self.k.value())
+            self.paths_requested.emit(self.simulation.start, self.k.value())
 
     def show_paths(self, ranked: list[RankedPath]) -> None:
         self.paths.clear()

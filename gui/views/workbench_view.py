@@ -49,7 +49,7 @@ class WorkbenchView(QWidget):
         self.pending = False  # the graph takes the model up when the tab is shown
         self.graph = GraphView(tasks, self)  # the pages' own graph: path and state beside them
         self.graph.set_controls_visible(False)
-        self.graph.setMinimumWidth(300)
+        self.graph.setMinimumWidth(220)
         self.pages = QTabWidget(self)
         self.editor = EditorPage(self)
         self.simulator = SimulatorPage(self)
@@ -62,7 +62,7 @@ class WorkbenchView(QWidget):
         self.lesson_source: Callable[[], object | None] = lambda: None  # the Teach tab's lesson
         self.lessons: list = []
         self.title = "explaincheck lesson"
-        self.add_case = QPushButton("Add the Teach tab's case to the handout")
+        self.add_case = QPushButton("Add Teach case to handout")
         self.save_handout_button = QPushButton("Save handout…")
         self.handout_status = plain_label("")
         bar = QHBoxLayout()
@@ -74,7 +74,7 @@ class WorkbenchView(QWidget):
         split = QSplitter(Qt.Orientation.Horizontal, self)
         split.addWidget(self.pages)
         split.addWidget(self.graph)
-        split.setSizes([760, 420])
+        split.setSizes([620, 380])
         layout.addWidget(split, 1)
         layout.addLayout(bar)
         self.add_case.clicked.connect(self.add_teach_case)

@@ -147,13 +147,12 @@ def test_bellman_view_of_state_13(qtbot, window):
     page.show_state(13)
     assert "V(13) = 16/17" in page.result.text() and "exact fractions" in page.result.text()
     rows = {
-        page.table.item(r, 0).text(): [page.table.item(r, c).text() for c in range(4)]
+        page.table.item(r, 0).text(): [page.table.item(r, c).text() for c in range(3)]
         for r in range(page.table.rowCount())
     }
-    assert rows["down"][1] == "1/3·V(10) + 1/3·V(13) + 1/3·V(15)"
-    assert rows["down"][2] == "1/3·15/17 + 1/3·16/17 + 1/3·1"
-    assert rows["down"][3] == "16/17  ◀ max"
-    assert rows["left"][3] == "44/51" and rows["right"][3] == "46/51" and rows["up"][3] == "15/17"
+    assert rows["down"][1] == ("1/3·V(10) + 1/3·V(13) + 1/3·V(15)\n= 1/3·15/17 + 1/3·16/17 + 1/3·1")
+    assert rows["down"][2] == "16/17  ◀ max"
+    assert rows["left"][2] == "44/51" and rows["right"][2] == "46/51" and rows["up"][2] == "15/17"
     page.danger_button.setChecked(True)
     assert "D(13) = 1/28" in page.result.text()
     page.value_button.setChecked(True)
