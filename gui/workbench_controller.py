@@ -86,6 +86,9 @@ class WorkbenchController(QObject):
         )
 
     # -- editing ---------------------------------------------------------------------------
+    def is_scratch(self, path: str | Path) -> bool:
+        return Path(path).resolve().parent == self.folder.resolve()
+
     def scratch_path(self, name: str) -> Path:
         return self.folder / (Path(name).name or "model.prism")
 
@@ -187,13 +190,16 @@ class WorkbenchController(QObject):
             return
         self.llm_chose.emit(action, state)
 
-    def sweep(self, text: str, states: tuple[int, ...]) -> None:
-        """Sweep ``text`` (NAME=LO:HI:STEP), following ``states`` (default: the initial)."""
+    def sweep(self, text: str, states: tuple[int, ...], selected: int | None = None) -> None:
+        """Sweep ``text`` (NAME=LO:HI:STEP), following ``states`` (default: the initial state
+        and the selected one)."""
         request = self.request()
         if request is None:
             return
         if not states and self.model.oracle is not None:
             states = (self.model.oracle.model.initial,)
+            if selected is not None and selected != states[0]:
+                states += (selected,)
         self.tasks.start(self._sweep(request, text, states), "sweep")
 
     async def _sweep(self, request: OracleRequest, text: str, states: tuple[int, ...]) -> None:

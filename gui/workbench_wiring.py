@@ -35,7 +35,11 @@ def attach_workbench(window: Any) -> tuple[WorkbenchView, WorkbenchController]:
         if environment is None:
             view.editor.status.setText("Open a model first.")
             return
-        view.editor.open_source(environment.model_path, is_builtin(environment.model_path))
+        path = environment.model_path
+        if controller.is_scratch(path):  # the open model is this editor's own checked copy
+            view.editor.status.setText("Already editing the open model.")
+            return
+        view.editor.open_source(path, is_builtin(path))
 
     def checked(error) -> None:
         view.editor.show_check(error, str(controller.folder))
@@ -74,7 +78,9 @@ def attach_workbench(window: Any) -> tuple[WorkbenchView, WorkbenchController]:
         )
     )
     controller.paths_ready.connect(view.simulator.show_paths)
-    view.sweeps.sweep_requested.connect(controller.sweep)
+    view.sweeps.sweep_requested.connect(
+        lambda text, states: controller.sweep(text, states, view.sweeps.selected)
+    )
     controller.sweep_progress.connect(view.sweeps.show_progress)
     controller.sweep_ready.connect(view.sweeps.show_sweep)
     controller.failed.connect(failed)

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from explaincheck.core.analysis.examples import printable
+from explaincheck.core.analysis.report import CSP_META
 
 
 @dataclass(frozen=True)
@@ -52,12 +53,14 @@ def render_handout(title: str, sections: Sequence[HandoutSection]) -> str:
     return _PAGE.format(title=_text(title), body="\n".join(body))
 
 
-_PAGE = """<!DOCTYPE html>
+_PAGE = (
+    """<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy"
-      content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">
+"""
+    + CSP_META
+    + """
 <title>{title}</title>
 <style>
 body {{ font-family: system-ui, sans-serif; margin: 2em auto; padding: 0 2em; max-width: 60em;
@@ -73,6 +76,7 @@ th {{ background: #f2f2f2; }}
 </body>
 </html>
 """
+)
 
 
 def lesson_section(lesson) -> HandoutSection:

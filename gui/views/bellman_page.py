@@ -12,15 +12,12 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QButtonGroup,
     QHBoxLayout,
-    QHeaderView,
     QListWidget,
     QListWidgetItem,
     QPlainTextEdit,
     QPushButton,
     QRadioButton,
     QSplitter,
-    QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -37,6 +34,7 @@ from explaincheck.core.workbench.bellman import (
 from explaincheck.core.workbench.policy_iteration import LESSON_STATES, Round, policy_iteration
 from explaincheck.core.workbench.transitions import Transitions
 from explaincheck.gui.safe_text import plain_label
+from explaincheck.gui.views.tables import fill_row, read_only_table
 
 
 class BellmanPage(QWidget):
@@ -62,13 +60,8 @@ class BellmanPage(QWidget):
         group.addButton(self.value_button)
         group.addButton(self.danger_button)
         self.value_button.toggled.connect(lambda _: self.refresh())
-        self.table = QTableWidget(0, 3, self)
-        self.table.setHorizontalHeaderLabels(["action", "Σ P(s'|s,a)·V(s')", "sum"])
+        self.table = read_only_table(["action", "Σ P(s'|s,a)·V(s')", "sum"], self)
         self.table.setWordWrap(False)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setStretchLastSection(True)
-        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.table.verticalHeader().hide()
         self.result = plain_label("")
         self.successors = QListWidget(self)
         self.successors.itemActivated.connect(self._go)
@@ -160,13 +153,11 @@ class BellmanPage(QWidget):
             )
             total = number_text(line.total) + (f"  ◀ {how}" if line.optimal else "")
             cells = [line.action, f"{symbolic}\n= {plugged}", total]
-            for col, text in enumerate(cells):
-                item = QTableWidgetItem(text)
+            for item in fill_row(self.table, row, cells):
                 if line.optimal:
                     font = item.font()
                     font.setBold(True)
                     item.setFont(font)
-                self.table.setItem(row, col, item)
         self.table.resizeRowsToContents()
         kind = "exact fractions" if view.exact else "floating point (over 1,000 states)"
         note = f" ({view.note})" if view.note else ""

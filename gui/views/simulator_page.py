@@ -13,15 +13,12 @@ from PySide6.QtWidgets import (
     QComboBox,
     QGridLayout,
     QHBoxLayout,
-    QHeaderView,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
     QPushButton,
     QSpinBox,
     QSplitter,
-    QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -36,6 +33,7 @@ from explaincheck.core.workbench.simulator import (
 )
 from explaincheck.core.workbench.transitions import Transitions
 from explaincheck.gui.safe_text import plain_label
+from explaincheck.gui.views.tables import fill_row, read_only_table
 
 YOU, OPTIMAL, POLICY, LLM = "you", "optimal", "policy", "llm"
 SAMPLE = -1
@@ -80,12 +78,7 @@ class SimulatorPage(QWidget):
         self.forward_button = QPushButton("▶")
         self.forward_button.setToolTip("forward one step (redo)")
         self.reset_button = QPushButton("Reset")
-        self.table = QTableWidget(0, 6, self)
-        self.table.setHorizontalHeaderLabels(["#", "state", "action", "→", "P", "chosen by"])
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setStretchLastSection(True)
-        self.table.verticalHeader().hide()
-        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table = read_only_table(["#", "state", "action", "→", "P", "chosen by"], self)
         self.probability = plain_label("")
         self.probability.setWordWrap(True)
         self.message = plain_label("")
@@ -277,8 +270,7 @@ class SimulatorPage(QWidget):
             p = str(step.exact) if step.exact is not None else f"{step.probability:.4g}"
             who = step.chosen_by + (", sampled" if step.sampled else "")
             cells = [str(row + 1), str(step.state), step.action, str(step.successor), p, who]
-            for col, text in enumerate(cells):
-                self.table.setItem(row, col, QTableWidgetItem(text))
+            fill_row(self.table, row, cells)
         exact = simulation.exact_probability()
         words = f"Path probability: {simulation.probability():.6g}"
         if exact is not None and taken:

@@ -13,12 +13,9 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
-    QHeaderView,
     QLineEdit,
     QPushButton,
     QSplitter,
-    QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -26,6 +23,7 @@ from PySide6.QtWidgets import (
 from explaincheck.core.workbench.sweep import Sweep
 from explaincheck.core.workbench.sweep_output import render_table, sweep_figure
 from explaincheck.gui.safe_text import plain_label
+from explaincheck.gui.views.tables import fill_row, read_only_table
 
 
 class SweepPage(QWidget):
@@ -41,17 +39,14 @@ class SweepPage(QWidget):
         self.step = QLineEdit("0.05", self)
         self.states = QLineEdit("", self)
         self.states.setPlaceholderText("states, e.g. 0 13")
-        self.states.setToolTip("states whose V and A* to follow (default: the initial state)")
+        self.states.setToolTip(
+            "states whose V and A* to follow (default: the initial and the selected state)"
+        )
         self.run_button = QPushButton("Sweep")
         self.status = plain_label("Choose an undefined constant of the model.")
         self.status.setWordWrap(True)
         self.canvas: FigureCanvasQTAgg | None = None
-        self.table = QTableWidget(0, 3, self)
-        self.table.setHorizontalHeaderLabels(["value", "V(initial)", "A*"])
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setStretchLastSection(True)
-        self.table.verticalHeader().hide()
-        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table = read_only_table(["value", "V(initial)", "A*"], self)
         self.tipping = plain_label("")
         self.tipping.setWordWrap(True)
         bar = QHBoxLayout()
@@ -144,7 +139,6 @@ class SweepPage(QWidget):
                     else (f"{point.v_initial:.6g}")
                 )
                 cells = [str(point.value), value, *(",".join(point.best.get(s, ())) for s in shown)]
-            for col, text in enumerate(cells):
-                self.table.setItem(row, col, QTableWidgetItem(text))
+            fill_row(self.table, row, cells)
         lines = render_table(sweep, followed).split("\n\n", 1)
         self.tipping.setText(lines[1] if len(lines) > 1 else "")

@@ -203,3 +203,42 @@ def test_handout_holds_path_bellman_and_case(qtbot, window, tmp_path):
     assert "default-src 'none'" in page
     assert "1/3·15/17 + 1/3·16/17 + 1/3·1 = 16/17" in page
     assert "A path from state 0" in page and "Question:" in page
+
+
+def test_an_llm_and_a_loaded_policy_choose(qtbot, window):
+    from explaincheck.core.workbench.simulator import policy_chooser
+
+    oracle = _lake(qtbot, window)
+    simulator = window.workbench.simulator
+    simulator.restart(None)
+    simulator.chooser.setCurrentIndex(simulator.chooser.findData("llm"))
+    simulator.llm_spec.setText("oracle")  # the reference answerer: asked like any LLM
+    simulator.step()
+    wait_for(qtbot, lambda: len(simulator.simulation.taken) == 1, 60)
+    step = simulator.simulation.taken[0]
+    assert step.chosen_by == "llm" and step.action in oracle.state(0).best
+    simulator.set_loaded_policy(policy_chooser({s.id: "up" for s in oracle.states}), "all up")
+    simulator.chooser.setCurrentIndex(simulator.chooser.findData("policy"))
+    assert simulator.chooser.currentText() == "all up"
+    simulator.step()
+    assert simulator.simulation.taken[-1].action == "up"
+    assert simulator.simulation.taken[-1].chosen_by == "policy"
+
+
+def test_editor_undo_and_reopening_the_checked_copy(qtbot, window, tmp_path):
+    model = tmp_path / "flip.prism"
+    model.write_text(FLIP.read_text())
+    _open_flip(qtbot, window, model)
+    page = window.workbench.editor
+    page.load_button.click()
+    original = page.editor.toPlainText()
+    page.editor.appendPlainText("// a note")
+    page.editor.undo()
+    assert page.editor.toPlainText() == original
+    page.editor.appendPlainText('label "start" = s=0;')
+    wait_for(qtbot, lambda: window.model.environment.model_path != str(model), 60)
+    wait_for(qtbot, lambda: "start" in window.model.oracle.model.labels, 60)
+    page.load_button.click()  # the open model is the checked copy: keep editing, same file
+    assert "Already editing" in page.status.text() and page.source_path == str(model)
+    page.save()
+    assert model.read_text().endswith('label "start" = s=0;')
