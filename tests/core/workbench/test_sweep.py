@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -73,3 +74,34 @@ def test_root_between_is_exact_for_quadratics():
     assert root_between("(p^2)/(1)", "1/4", "p", Fraction(0), Fraction(1)) == Fraction(1, 2)
     assert root_between("(p^2)/(1)", "1/2", "p", Fraction(0), Fraction(1)) == pytest.approx(2**-0.5)
     assert root_between("p", "1/2", "p", Fraction(3, 5), Fraction(1)) is None
+
+
+def test_bisection_where_the_parametric_engine_does_not_apply():
+    from explaincheck.core.oracle.types import OracleRequest
+
+    models = Path(__file__).resolve().parents[2] / "models"
+    request = OracleRequest(str(models / "flip_guard.prism"))
+    sweep = run_sweep(request, parse_range("p=0.5:0.9:0.4"), [0])
+    (tip,) = sweep.tipping_points
+    assert tip.method == "bisection" and abs(tip.at - 2**-0.5) < 0.4 / 2**8
+    assert any("parametric engine does not apply" in note for note in sweep.notes)
+
+
+def test_integer_constant_is_bisected_to_its_tie():
+    from explaincheck.core.oracle.types import OracleRequest
+
+    models = Path(__file__).resolve().parents[2] / "models"
+    sweep = run_sweep(OracleRequest(str(models / "flip_int.prism")), parse_range("K=0:8:4"), [0])
+    (tip,) = sweep.tipping_points
+    assert (tip.at, tip.method, tip.between) == (5, "tie", (4, 8))
+
+
+def test_irrational_root_from_the_parametric_engine(tmp_path):
+    from explaincheck.core.oracle.types import OracleRequest
+
+    models = Path(__file__).resolve().parents[2] / "models"
+    square = tmp_path / "square.prism"
+    square.write_text((models / "flip_guard.prism").read_text().replace(" & p <= 1", ""))
+    sweep = run_sweep(OracleRequest(str(square)), parse_range("p=0.5:0.9:0.4"), [0])
+    (tip,) = sweep.tipping_points
+    assert tip.method == "parametric" and tip.at == pytest.approx(2**-0.5, abs=1e-12)
