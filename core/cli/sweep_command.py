@@ -45,7 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _split(values: list[str]) -> tuple[str, str]:
     """(the swept NAME=LO:HI:STEP, the other constants)."""
-    swept, fixed = [], []
+    swept: list[str] = []
+    fixed: list[str] = []
     for value in values:
         for part in value.split(","):
             if part.strip():

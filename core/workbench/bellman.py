@@ -67,26 +67,27 @@ def bellman_view(
         return BellmanView(
             state_id, quantity, exact, value, (), "no labelled action: the value of its loop"
         )
-    sums = []
+    sums: list[tuple[str, tuple[Term, ...], Number]] = []
     for action, probabilities in choices:
         terms = tuple(
             Term(t, p, quantity_of(oracle.state(t), quantity, exact))
             for t, p in sorted(probabilities.items())
         )
-        total = sum((t.probability * t.value for t in terms), Fraction(0) if exact else 0.0)
+        total: Number = sum((t.probability * t.value for t in terms), Fraction(0) if exact else 0.0)
         sums.append((action, terms, total))
     totals = [total for _, _, total in sums]
     best = max(totals) if quantity == VALUE else min(totals)
-    tolerance = 0 if exact else max(oracle.tie_tolerance, 1e-12)
+    tolerance = max(oracle.tie_tolerance, 1e-12)
+
+    def attains(total: Number) -> bool:
+        return total == best if exact else abs(float(total) - float(best)) <= tolerance
+
     return BellmanView(
         state_id,
         quantity,
         exact,
         value,
-        tuple(
-            ActionSum(action, terms, total, abs(total - best) <= tolerance)
-            for action, terms, total in sums
-        ),
+        tuple(ActionSum(action, terms, total, attains(total)) for action, terms, total in sums),
         "",
     )
 

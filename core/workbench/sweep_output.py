@@ -99,7 +99,7 @@ def sweep_figure(sweep: Sweep, states: tuple[int, ...] = ()) -> Figure:
     axes = figure.add_subplot()
     good = [p for p in sweep.points if not p.failed]
     xs = [float(p.value) for p in good]
-    axes.plot(xs, [p.v_initial for p in good], marker="o", label="V(initial)")
+    axes.plot(xs, [float(p.v_initial or 0.0) for p in good], marker="o", label="V(initial)")
     for state in states[:4]:
         axes.plot(
             [float(p.value) for p in good if state in p.values],

@@ -165,9 +165,9 @@ class BellmanPage(QWidget):
         self.successors.clear()
         values = {t.successor: t.value for line in view.sums for t in line.terms}
         for successor, value in sorted(values.items()):
-            item = QListWidgetItem(f"state {successor}   {q} = {number_text(value)}")
-            item.setData(Qt.ItemDataRole.UserRole, successor)
-            self.successors.addItem(item)
+            entry = QListWidgetItem(f"state {successor}   {q} = {number_text(value)}")
+            entry.setData(Qt.ItemDataRole.UserRole, successor)
+            self.successors.addItem(entry)
 
     def _go(self, item: QListWidgetItem) -> None:
         state = item.data(Qt.ItemDataRole.UserRole)
