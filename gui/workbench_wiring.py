@@ -8,6 +8,7 @@ selection to the pages, the editor to its checks, and the Teach tab's lesson to 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from explaincheck.core.environments.types import Environment
@@ -15,6 +16,9 @@ from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.gui.views.workbench_view import WorkbenchView
 from explaincheck.gui.workbench_controller import WorkbenchController, is_builtin
+
+
+AUTO_OPEN_BYTES = 1 << 20  # a generated model of megabytes opens in the editor only when asked
 
 
 def attach_workbench(window: Any) -> tuple[WorkbenchView, WorkbenchController]:
@@ -29,6 +33,11 @@ def attach_workbench(window: Any) -> tuple[WorkbenchView, WorkbenchController]:
         view.set_model(oracle, environment.title, names)
         view.editor.oracle_while_typing = controller.quick()
         controller.load_transitions()
+        path = environment.model_path
+        untouched = not view.editor.editor.document().isModified()
+        small = Path(path).is_file() and Path(path).stat().st_size <= AUTO_OPEN_BYTES
+        if untouched and small and not controller.is_scratch(path):
+            view.editor.open_source(path, is_builtin(path))  # nothing typed yet: follow the model
 
     def open_source() -> None:
         environment = window.model.environment
