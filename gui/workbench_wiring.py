@@ -17,7 +17,6 @@ from explaincheck.core.oracle.types import OracleResult
 from explaincheck.gui.views.workbench_view import WorkbenchView
 from explaincheck.gui.workbench_controller import WorkbenchController, is_builtin
 
-
 AUTO_OPEN_BYTES = 1 << 20  # a generated model of megabytes opens in the editor only when asked
 
 
