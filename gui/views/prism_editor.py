@@ -178,6 +178,7 @@ class PrismEditor(QPlainTextEdit):
         wave = QTextCharFormat()
         wave.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
         wave.setUnderlineColor(QColor("#d62728"))
+        wave.setBackground(QColor("#f5b7b1"))  # the wave alone is thin at normal sizes
         wave.setToolTip(message)
         selection.format = wave  # type: ignore[attr-defined]
         selection.cursor = cursor  # type: ignore[attr-defined]
