@@ -23,7 +23,7 @@ examples:
   explaincheck gui --env frozen_lake --screenshot small.png --size 1366x768 --view campaign
 """
 
-VIEWS = ("graph", "campaign", "results", "report", "teach")
+VIEWS = ("graph", "campaign", "results", "report", "teach", "workbench")
 
 
 def _size(text: str) -> tuple[int, int]:

@@ -59,7 +59,7 @@ from explaincheck.gui.views.results_view import ResultsView
 from explaincheck.gui.views.state_inspector import StateInspector
 from explaincheck.gui.views.teach_view import TeachView
 
-TABS = ("graph", "campaign", "results", "report", "teach")
+TABS = ("graph", "campaign", "results", "report", "teach", "workbench")
 DATABASE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
 
 
@@ -121,6 +121,9 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self._build_status_bar()
         self._wire()
+        from explaincheck.gui.workbench_wiring import attach_workbench
+
+        self.workbench, self.workbench_controller = attach_workbench(self)  # editor, simulator…
         self._restore()
 
     # -- layout ----------------------------------------------------------------------------

@@ -721,12 +721,19 @@ def _csv_safe(value: object) -> object:
     return value
 
 
-_HTML_PAGE = """<!DOCTYPE html>
+# No scripts, no requests: a page that shows untrusted text can run nothing and fetch nothing
+# (the report's; the teaching handout, core/workbench/handout.py, carries the same).
+CSP_META = """<meta http-equiv="Content-Security-Policy"
+      content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">"""
+
+_HTML_PAGE = (
+    """<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy"
-      content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">
+"""
+    + CSP_META
+    + """
 <title>explaincheck report</title>
 <style>
 body {{ font-family: system-ui, sans-serif; margin: 2em auto; padding: 0 2em; max-width: 80em;
@@ -747,3 +754,4 @@ figure img {{ max-width: none; }}
 </body>
 </html>
 """
+)

@@ -43,6 +43,10 @@ SUBCOMMANDS: Registry = {
         "explaincheck.core.cli.policy_command",
         "use an LLM as a policy and measure its exact value loss",
     ),
+    "sweep": (
+        "explaincheck.core.cli.sweep_command",
+        "sweep a constant: V and A* against it, and where the best action flips",
+    ),
 }
 
 

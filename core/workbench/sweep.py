@@ -1,0 +1,177 @@
+"""Sweep one constant over a range: V of the initial state and A* of every state at each point,
+and the tipping points where A*(s) changes.
+
+Each point is an ordinary oracle run (isolated child, cached on disk by content and constants);
+a point that fails is kept as failed and the sweep goes on. A tipping point between two
+neighbouring points is located exactly where it can be: a point whose A* ties the two sides
+(the exact engine decides ties exactly) is the tipping point itself; otherwise Storm's
+parametric engine gives V(s) under either action as rational functions of the constant and the
+root of their difference is solved exactly (``tipping.py``); otherwise the interval is bisected
+with more oracle runs, and the result says which method gave it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+
+from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.oracle import compute_oracle
+from explaincheck.core.oracle.types import OracleRequest, OracleResult
+
+MAX_POINTS = 1_000
+BISECTIONS = 8  # oracle runs per tipping point when neither a tie nor the parametric engine helps
+
+
+@dataclass(frozen=True)
+class SweepRange:
+    name: str
+    values: tuple[Decimal, ...]
+
+    @property
+    def integer(self) -> bool:
+        return all(v == v.to_integral_value() for v in self.values) and all(
+            "." not in str(v) for v in self.values
+        )
+
+
+def parse_range(text: str) -> SweepRange:
+    """``NAME=LO:HI:STEP`` -> the points LO, LO+STEP, … ≤ HI, in exact decimals."""
+    name, sep, spec = text.partition("=")
+    parts = spec.split(":")
+    if not sep or not name.strip() or len(parts) != 3:
+        raise ExplaincheckError(
+            f"bad sweep {text!r}: expected NAME=LO:HI:STEP, e.g. p=0.1:0.9:0.05"
+        )
+    try:
+        low, high, step = (Decimal(p.strip()) for p in parts)
+    except InvalidOperation:
+        raise ExplaincheckError(f"bad sweep {text!r}: LO, HI and STEP must be numbers") from None
+    if step <= 0 or high < low:
+        raise ExplaincheckError(f"bad sweep {text!r}: need STEP > 0 and LO ≤ HI")
+    count = int((high - low) / step) + 1
+    if count > MAX_POINTS:
+        raise ExplaincheckError(f"bad sweep {text!r}: {count} points, at most {MAX_POINTS}")
+    return SweepRange(name.strip(), tuple(low + i * step for i in range(count)))
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    value: Decimal
+    v_initial: float | None
+    v_exact: str | None  # "num/den" under the exact engine
+    best: dict[int, tuple[str, ...]]  # A*(s) of the chosen states
+    values: dict[int, float]  # V(s) of the chosen states
+    error: str | None = None  # why this point failed
+    oracle: OracleResult | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def failed(self) -> bool:
+        return self.error is not None
+
+
+@dataclass(frozen=True)
+class TippingPoint:
+    state: int
+    between: tuple[Decimal, Decimal]
+    before: tuple[str, ...]  # A* on the left
+    after: tuple[str, ...]  # A* on the right
+    at: Fraction | float | None
+    method: str | None  # "tie", "parametric", "bisection" or None (not located)
+
+
+@dataclass(frozen=True)
+class Sweep:
+    constant: str
+    points: tuple[SweepPoint, ...]
+    tipping_points: tuple[TippingPoint, ...]
+    states: tuple[int, ...] | None  # the states asked about (None: all)
+    notes: tuple[str, ...] = ()  # e.g. why the parametric engine did not apply
+
+
+def constants_with(base: str, name: str, value: Decimal) -> str:
+    kept = [p for p in base.split(",") if p.strip() and p.split("=", 1)[0].strip() != name]
+    return ",".join([*kept, f"{name}={value}"])
+
+
+def run_point(
+    request: OracleRequest, name: str, value: Decimal, states: Iterable[int] | None
+) -> SweepPoint:
+    """One oracle run at ``name = value`` (a failure becomes a failed point)."""
+    try:
+        oracle = compute_oracle(
+            replace(request, constants=constants_with(request.constants, name, value))
+        )
+    except ExplaincheckError as error:
+        return SweepPoint(value, None, None, {}, {}, str(error))
+    chosen = range(len(oracle.states)) if states is None else [s for s in states]
+    missing = [s for s in chosen if not 0 <= s < len(oracle.states)]
+    if missing:
+        return SweepPoint(value, None, None, {}, {}, f"no state {missing[0]} at {name}={value}")
+    initial = oracle.initial
+    return SweepPoint(
+        value,
+        initial.value,
+        initial.value_exact,
+        {s: oracle.state(s).best for s in chosen},
+        {s: oracle.state(s).value for s in chosen},
+        None,
+        oracle,
+    )
+
+
+Progress = Callable[[int, int, SweepPoint], None]  # (done, total, the point just computed)
+
+
+def run_sweep(
+    request: OracleRequest,
+    sweep: SweepRange,
+    states: Iterable[int] | None = None,
+    *,
+    exact_points: bool = True,
+    on_point: Progress | None = None,
+) -> Sweep:
+    """Every point of the sweep, then the tipping points of the chosen states (all states
+    when ``states`` is None), each located as exactly as the model allows."""
+    from explaincheck.core.workbench.tipping import locate
+
+    chosen = None if states is None else tuple(states)
+    points = []
+    for i, value in enumerate(sweep.values):
+        point = run_point(request, sweep.name, value, chosen)
+        points.append(point)
+        if on_point is not None:
+            on_point(i + 1, len(sweep.values), point)
+    notes: list[str] = []
+    tipping = tuple(
+        locate(request, sweep, changes, notes) if exact_points else changes
+        for changes in find_changes(points)
+    )
+    return Sweep(sweep.name, tuple(points), tipping, chosen, tuple(dict.fromkeys(notes)))
+
+
+def find_changes(points: list[SweepPoint]) -> list[TippingPoint]:
+    """Where A*(s) differs between neighbouring successful points; a point whose A* is the
+    union of both sides' (an exact tie there) is itself the tipping point."""
+    good = [p for p in points if not p.failed]
+    found: list[TippingPoint] = []
+    states = sorted({s for p in good for s in p.best})
+    for state in states:
+        series = [(p.value, p.best.get(state, ())) for p in good if state in p.best]
+        i = 0
+        while i + 1 < len(series):
+            (x0, b0), (x1, b1) = series[i], series[i + 1]
+            if b0 == b1:
+                i += 1
+                continue
+            if i + 2 < len(series):
+                x2, b2 = series[i + 2]
+                if b2 != b1 and set(b1) == set(b0) | set(b2) and b0 != b2:
+                    found.append(TippingPoint(state, (x0, x2), b0, b2, Fraction(x1), "tie"))
+                    i += 2
+                    continue
+            found.append(TippingPoint(state, (x0, x1), b0, b1, None, None))
+            i += 1
+    return found

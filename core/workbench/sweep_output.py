@@ -1,0 +1,130 @@
+"""A sweep as the ``sweep --json`` contract, as a text table, and as a figure (pyplot-free)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+from matplotlib.figure import Figure
+
+from explaincheck.core.workbench.sweep import Sweep, TippingPoint
+
+
+def _number(value: Decimal) -> int | float:
+    return (
+        int(value) if value == value.to_integral_value() and "." not in str(value) else float(value)
+    )
+
+
+def _at(tip: TippingPoint) -> float | None:
+    return None if tip.at is None else float(tip.at)
+
+
+def to_json(sweep: Sweep) -> dict[str, Any]:
+    """``{"points": [{"value", "V_initial", "best"}…], "tipping_points": [{"state", "between",
+    "at"}…]}`` plus, beside the contract, ``error`` of a failed point, the exact ``at`` as a
+    fraction and the ``method`` that located it."""
+    points = []
+    for point in sweep.points:
+        entry: dict[str, Any] = {
+            "value": _number(point.value),
+            "V_initial": point.v_initial,
+            "best": {str(s): list(b) for s, b in point.best.items()},
+        }
+        if point.v_exact is not None:
+            entry["V_initial_exact"] = point.v_exact
+        if point.error is not None:
+            entry["error"] = point.error
+        points.append(entry)
+    tips = []
+    for tip in sweep.tipping_points:
+        entry = {
+            "state": tip.state,
+            "between": [_number(tip.between[0]), _number(tip.between[1])],
+            "at": _at(tip),
+            "before": list(tip.before),
+            "after": list(tip.after),
+            "method": tip.method,
+        }
+        if isinstance(tip.at, Fraction):
+            entry["at_exact"] = str(tip.at)
+        tips.append(entry)
+    return {
+        "constant": sweep.constant,
+        "points": points,
+        "tipping_points": tips,
+        "notes": list(sweep.notes),
+    }
+
+
+def render_table(sweep: Sweep, states: tuple[int, ...] = ()) -> str:
+    """The points (value, V of the initial state, A* of up to three chosen states) and then
+    the tipping points, as aligned plain text."""
+    shown = states[:3]
+    head = [sweep.constant, "V(initial)", *(f"A*({s})" for s in shown)]
+    rows = []
+    for point in sweep.points:
+        if point.failed:
+            rows.append([str(point.value), "failed", point.error or ""])
+            continue
+        value = (
+            point.v_exact if point.v_exact and "/" in point.v_exact else f"{point.v_initial:.6g}"
+        )
+        rows.append([str(point.value), value, *(",".join(point.best.get(s, ())) for s in shown)])
+    widths = [max(len(r[i]) for r in [head, *rows] if i < len(r)) for i in range(len(head))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(head, widths, strict=True)).rstrip()]
+    for row in rows:
+        cells = [c.ljust(widths[i]) if i < len(widths) - 1 else c for i, c in enumerate(row)]
+        lines.append("  ".join(cells).rstrip())
+    lines.append("")
+    if not sweep.tipping_points:
+        lines.append("no tipping points: A* is the same at every point")
+    for tip in sweep.tipping_points:
+        where = "not located" if tip.at is None else f"at {tip.at} ({tip.method})"
+        if isinstance(tip.at, Fraction) and tip.at.denominator != 1:
+            where = f"at {tip.at} = {float(tip.at):.6g} ({tip.method})"
+        lines.append(
+            f"state {tip.state}: A* {','.join(tip.before)} -> {','.join(tip.after)} between "
+            f"{tip.between[0]} and {tip.between[1]}, {where}"
+        )
+    lines += [f"note: {note}" for note in sweep.notes]
+    return "\n".join(lines)
+
+
+def sweep_figure(sweep: Sweep, states: tuple[int, ...] = ()) -> Figure:
+    """V(initial) (and V of the chosen states) against the constant; dashed lines where A*
+    changes, crosses on the axis for failed points."""
+    figure = Figure(figsize=(7.5, 4.2), layout="constrained")
+    axes = figure.add_subplot()
+    good = [p for p in sweep.points if not p.failed]
+    xs = [float(p.value) for p in good]
+    axes.plot(xs, [float(p.v_initial or 0.0) for p in good], marker="o", label="V(initial)")
+    for state in states[:4]:
+        axes.plot(
+            [float(p.value) for p in good if state in p.values],
+            [p.values[state] for p in good if state in p.values],
+            marker=".",
+            label=f"V({state})",
+        )
+    failed = [float(p.value) for p in sweep.points if p.failed]
+    if failed:
+        axes.plot(failed, [0.0] * len(failed), "x", color="#c0392b", label="failed point")
+    for tip in sweep.tipping_points:
+        x = float(tip.at) if tip.at is not None else float(sum(tip.between) / 2)
+        axes.axvline(x, color="#888888", linestyle="--", linewidth=1)
+        axes.annotate(
+            f"A*({tip.state}): {','.join(tip.after)}",
+            (x, 1.0),
+            xycoords=("data", "axes fraction"),
+            rotation=90,
+            va="top",
+            ha="right",
+            fontsize=8,
+        )
+    axes.set_xlabel(sweep.constant)
+    axes.set_ylabel("V = Pmax[F goal]")
+    axes.set_ylim(-0.05, 1.05)
+    axes.grid(alpha=0.3)
+    axes.legend(loc="lower right", fontsize=8)
+    return figure

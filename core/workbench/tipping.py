@@ -1,0 +1,139 @@
+"""Locate a tipping point of A*(s) between two sweep points as exactly as the model allows.
+
+Storm's parametric engine (``teaching_storm.parametric_values``) gives V(s) when s takes the
+left side's best action a, and when it takes the right side's b, every other state following
+the left side's optimal policy, as rational functions of the constant; the tipping point is the
+root of their difference in the interval, solved exactly with sympy (a rational root comes back
+as a fraction). This is exact when the policy elsewhere stays optimal over the interval, which
+the sweep's own points check at both ends. Where the engine does not apply (an integer constant,
+a constant in a guard, a model over ``PARAMETRIC_STATES`` states, no root found) the interval is
+bisected with further oracle runs and the result is marked "bisection".
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from decimal import Decimal
+from fractions import Fraction
+
+from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.oracle.isolated_call import call_isolated
+from explaincheck.core.oracle.teaching_storm import parametric_values, without_constant
+from explaincheck.core.oracle.types import OracleRequest, OracleResult
+from explaincheck.core.workbench.sweep import (
+    BISECTIONS,
+    SweepRange,
+    TippingPoint,
+    run_point,
+)
+
+PARAMETRIC_STATES = 200
+
+
+def root_between(first: str, second: str, name: str, low: Fraction, high: Fraction):
+    """The smallest root of ``first - second`` (Storm's rational-function texts) in
+    [low, high]: a Fraction when rational, else a float; None when there is none."""
+    import sympy
+
+    symbol = sympy.Symbol(name)
+    scope = {name: symbol}
+    difference = sympy.together(
+        sympy.sympify(first, locals=scope) - sympy.sympify(second, locals=scope)
+    )
+    numerator, _ = sympy.fraction(difference)
+    if numerator.free_symbols - {symbol}:
+        return None
+    if not numerator.free_symbols:
+        return None  # identical or never equal: no single tipping point
+    roots = sympy.Poly(numerator, symbol).real_roots()
+    inside = [
+        r
+        for r in roots
+        if sympy.Rational(low.numerator, low.denominator)
+        <= r
+        <= sympy.Rational(high.numerator, high.denominator)
+    ]
+    if not inside:
+        return None
+    root = min(inside)
+    if root.is_Rational:
+        return Fraction(int(root.p), int(root.q))
+    return float(root)
+
+
+def _parametric(
+    request: OracleRequest, name: str, change: TippingPoint, left: OracleResult
+) -> Fraction | float | None:
+    state = left.state(change.state)
+    first = change.before[0]
+    second = next((a for a in change.after if a not in change.before), change.after[0])
+    policy = [s.optimal_action for s in left.states]
+    policy[change.state] = state.optimal_action
+    valuations = [dict(s.valuation) for s in left.states]
+    texts = call_isolated(
+        parametric_values,
+        without_constant(request, name),
+        name,
+        valuations,
+        policy,
+        change.state,
+        [first, second],
+    )
+    low, high = (Fraction(x) for x in change.between)
+    return root_between(texts[first], texts[second], name, low, high)
+
+
+def _bisect(request: OracleRequest, sweep: SweepRange, change: TippingPoint) -> TippingPoint:
+    low, high = change.between
+    for _ in range(BISECTIONS):
+        middle = (low + high) / 2
+        if sweep.integer:
+            middle = middle.to_integral_value()
+            if middle in (low, high):
+                break
+        point = run_point(request, sweep.name, middle, [change.state])
+        if point.failed:
+            break
+        best = point.best[change.state]
+        if best == change.before:
+            low = middle
+        elif best == change.after:
+            high = middle
+        elif set(best) >= set(change.before) | set(change.after):
+            return replace(change, at=Fraction(middle), method="tie")
+        else:
+            break  # a third action wins in between: leave it to a finer sweep
+    if sweep.integer:
+        return change if high - low > 1 else replace(change, between=(low, high))
+    return replace(change, at=float((low + high) / 2), method="bisection")
+
+
+def locate(
+    request: OracleRequest, sweep: SweepRange, change: TippingPoint, notes: list[str]
+) -> TippingPoint:
+    """``change`` with ``at`` and ``method`` filled in where they can be."""
+    if change.method is not None:
+        return change
+    left = _left_oracle(request, sweep.name, change.between[0])
+    if not sweep.integer and left is not None and len(left.states) <= PARAMETRIC_STATES:
+        try:
+            at = _parametric(request, sweep.name, change, left)
+        except ExplaincheckError as error:
+            notes.append(f"the parametric engine does not apply: {error}")
+        else:
+            if at is not None:
+                return replace(change, at=at, method="parametric")
+            notes.append(
+                f"no root of the parametric difference for state {change.state} in the "
+                "interval (the policy elsewhere changes too): bisected"
+            )
+    elif left is not None and len(left.states) > PARAMETRIC_STATES:
+        notes.append(f"over {PARAMETRIC_STATES} states: tipping points bisected, not parametric")
+    elif sweep.integer:
+        notes.append("an integer constant has no parametric form: tipping points bisected")
+    return _bisect(request, sweep, change)
+
+
+def _left_oracle(request: OracleRequest, name: str, value: Decimal) -> OracleResult | None:
+    point = run_point(request, name, value, [])
+    return point.oracle

@@ -1,0 +1,309 @@
+"""The Workbench's simulator page: walk a path through the model and see its probability.
+
+From the initial (or the selected) state: choose the action, or let the optimal policy, a loaded
+policy or an LLM choose; choose the outcome, or sample it with the seed shown. The path is drawn
+on the graph (``path_changed``) with its probability; back, forward and reset. The k most
+probable paths from the start state to the goal come from Storm under the optimal policy.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QGridLayout,
+    QHBoxLayout,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.workbench.paths import RankedPath
+from explaincheck.core.workbench.simulator import (
+    Chooser,
+    Simulation,
+    optimal_chooser,
+)
+from explaincheck.core.workbench.transitions import Transitions
+from explaincheck.gui.safe_text import plain_label
+from explaincheck.gui.views.tables import fill_row, read_only_table
+
+YOU, OPTIMAL, POLICY, LLM = "you", "optimal", "policy", "llm"
+SAMPLE = -1
+
+
+class SimulatorPage(QWidget):
+    path_changed = Signal(list)  # state ids to draw on the graph ([] clears)
+    state_requested = Signal(int)
+    llm_requested = Signal(str, int)  # LLM spec, state
+    paths_requested = Signal(int, int)  # start, k
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.oracle: OracleResult | None = None
+        self.transitions: Transitions | None = None
+        self.simulation: Simulation | None = None
+        self.selected: int | None = None
+        self.loaded_policy: Chooser | None = None  # a loaded policy (issue 24) plugs in here
+        self._build()
+
+    def _build(self) -> None:
+        self.start_label = plain_label("")
+        self.from_selected = QPushButton("Start at the selected state")
+        self.from_initial = QPushButton("Start at the initial state")
+        self.seed = QSpinBox(self)
+        self.seed.setRange(0, 2**31 - 1)
+        self.seed.setPrefix("seed ")
+        self.chooser = QComboBox(self)
+        self.chooser.addItem("you choose the action", YOU)
+        self.chooser.addItem("the optimal policy", OPTIMAL)
+        self.chooser.addItem("a loaded policy", POLICY)
+        self.chooser.addItem("an LLM (best_action)", LLM)
+        self._enable_policy_item()
+        self.llm_spec = QLineEdit("oracle", self)
+        self.llm_spec.setPlaceholderText("LLM spec, e.g. ollama:gemma3:1b")
+        self.action = QComboBox(self)
+        self.outcome = QComboBox(self)
+        self.step_button = QPushButton("Step")
+        self.run_button = QPushButton("Run 20 steps")
+        self.back_button = QPushButton("◀")
+        self.back_button.setToolTip("back one step")
+        self.forward_button = QPushButton("▶")
+        self.forward_button.setToolTip("forward one step (redo)")
+        self.reset_button = QPushButton("Reset")
+        self.table = read_only_table(["#", "state", "action", "→", "P", "chosen by"], self)
+        self.probability = plain_label("")
+        self.probability.setWordWrap(True)
+        self.message = plain_label("")
+        self.message.setWordWrap(True)
+        self.k = QSpinBox(self)
+        self.k.setRange(1, 50)
+        self.k.setValue(5)
+        self.k.setPrefix("k = ")
+        self.paths_button = QPushButton("Most probable paths to the goal")
+        self.paths = QListWidget(self)
+
+        grid = QGridLayout()
+        grid.addWidget(self.start_label, 0, 0)
+        grid.addWidget(self.seed, 0, 1)
+        grid.addWidget(self.from_initial, 1, 0)
+        grid.addWidget(self.from_selected, 1, 1)
+        grid.addWidget(self.chooser, 2, 0)
+        grid.addWidget(self.llm_spec, 2, 1)
+        grid.addWidget(self.action, 3, 0)
+        grid.addWidget(self.outcome, 3, 1)
+        self.action.setToolTip("the action to take (when you choose)")
+        self.outcome.setToolTip("the outcome: sampled with the seed, or the one you pick")
+        self.chooser.setToolTip("who chooses the action")
+        buttons = QHBoxLayout()
+        for button in (
+            self.step_button,
+            self.run_button,
+            self.back_button,
+            self.forward_button,
+            self.reset_button,
+        ):
+            buttons.addWidget(button)
+        self.run_button.setText("Run 20")
+        top = QWidget(self)
+        column = QVBoxLayout(top)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addLayout(grid)
+        column.addLayout(buttons)
+        column.addWidget(self.table, 1)
+        column.addWidget(self.probability)
+        column.addWidget(self.message)
+        bottom = QWidget(self)
+        paths = QVBoxLayout(bottom)
+        paths.setContentsMargins(0, 0, 0, 0)
+        row = QHBoxLayout()
+        row.addWidget(self.k)
+        row.addWidget(self.paths_button, 1)
+        paths.addLayout(row)
+        paths.addWidget(self.paths, 1)
+        split = QSplitter(Qt.Orientation.Vertical, self)
+        split.addWidget(top)
+        split.addWidget(bottom)
+        split.setSizes([420, 200])
+        QVBoxLayout(self).addWidget(split)
+
+        self.from_initial.clicked.connect(lambda: self.restart(None))
+        self.from_selected.clicked.connect(lambda: self.restart(self.selected))
+        self.seed.valueChanged.connect(self._seed_changed)
+        self.action.currentIndexChanged.connect(lambda _: self._fill_outcomes())
+        self.step_button.clicked.connect(self.step)
+        self.run_button.clicked.connect(lambda: self.run(20))
+        self.back_button.clicked.connect(lambda: self._move(back=True))
+        self.forward_button.clicked.connect(lambda: self._move(back=False))
+        self.reset_button.clicked.connect(lambda: self.restart(self._start()))
+        self.paths_button.clicked.connect(self._ask_paths)
+        self.paths.itemClicked.connect(self._show_ranked)
+
+    def _enable_policy_item(self) -> None:
+        model = self.chooser.model()
+        item = model.item(2) if hasattr(model, "item") else None
+        if item is not None:
+            item.setEnabled(self.loaded_policy is not None)
+
+    # -- model -----------------------------------------------------------------------------
+    def set_model(self, oracle: OracleResult) -> None:
+        self.oracle = oracle
+        self.transitions = None
+        self.paths.clear()
+        self.restart(None)
+
+    def set_transitions(self, transitions: Transitions) -> None:
+        self.transitions = transitions
+        if self.simulation is not None:
+            self.simulation.transitions = transitions
+
+    def set_loaded_policy(self, chooser: Chooser | None, name: str = "a loaded policy") -> None:
+        """Plug in a policy (state id → action or distribution) as a chooser."""
+        self.loaded_policy = chooser
+        self.chooser.setItemText(2, name)
+        self._enable_policy_item()
+
+    def select_state(self, state: int) -> None:
+        self.selected = state
+
+    def _start(self) -> int | None:
+        return self.simulation.start if self.simulation is not None else None
+
+    def restart(self, start: int | None) -> None:
+        if self.oracle is None:
+            return
+        self.simulation = Simulation(
+            self.oracle, start, seed=self.seed.value(), transitions=self.transitions
+        )
+        self.message.setText("")
+        self._render()
+
+    def _seed_changed(self) -> None:
+        if self.simulation is not None:
+            self.simulation.seed = self.seed.value()
+
+    # -- stepping --------------------------------------------------------------------------
+    def _fill_outcomes(self) -> None:
+        self.outcome.clear()
+        self.outcome.addItem("sample (seeded)", SAMPLE)
+        if self.simulation is None or not self.action.currentText():
+            return
+        for target, p in sorted(self.simulation.outcomes(self.action.currentText()).items()):
+            self.outcome.addItem(f"state {target}  (P = {p:.4g})", target)
+
+    def _chooser(self) -> tuple[Chooser | None, str]:
+        kind = self.chooser.currentData()
+        if kind == OPTIMAL and self.oracle is not None:
+            return optimal_chooser(self.oracle), "optimal"
+        if kind == POLICY:
+            return self.loaded_policy, "policy"
+        return None, "user"
+
+    def step(self) -> None:
+        """One step with the chosen action (or the chooser's) and outcome (or a sample)."""
+        if self.simulation is None:
+            return
+        if self.chooser.currentData() == LLM:
+            self.message.setText(f"Asking {self.llm_spec.text()} for the best action…")
+            self.llm_requested.emit(self.llm_spec.text().strip(), self.simulation.current)
+            return
+        chooser, who = self._chooser()
+        action = self.action.currentText() if chooser is None else None
+        self._take(action, chooser, who)
+
+    def llm_chose(self, action: str, state: int) -> None:
+        if self.simulation is not None and self.simulation.current == state:
+            self._take(action, None, "llm")
+
+    def show_error(self, text: str) -> None:
+        self.message.setText(text)
+
+    def _take(self, action: str | None, chooser: Chooser | None, who: str) -> None:
+        assert self.simulation is not None
+        outcome = self.outcome.currentData()
+        outcome = None if outcome in (None, SAMPLE) or chooser is not None else int(outcome)
+        try:
+            step = self.simulation.step(action, outcome, chooser, chosen_by=who)
+        except ExplaincheckError as error:
+            self.message.setText(str(error))
+            return
+        self.message.setText(f"{step.action}: state {step.state} → {step.successor}")
+        self._render()
+
+    def run(self, steps: int) -> None:
+        if self.simulation is None:
+            return
+        chooser, who = self._chooser()
+        if chooser is None:
+            chooser, who = optimal_chooser(self.simulation.oracle), "optimal"
+        try:
+            self.simulation.run(chooser, steps, chosen_by=who)
+        except ExplaincheckError as error:
+            self.message.setText(str(error))
+        self._render()
+
+    def _move(self, back: bool) -> None:
+        if self.simulation is None:
+            return
+        moved = self.simulation.back() if back else self.simulation.forward()
+        if moved:
+            self._render()
+
+    # -- showing ---------------------------------------------------------------------------
+    def _render(self) -> None:
+        simulation = self.simulation
+        if simulation is None:
+            return
+        self.start_label.setText(
+            f"From state {simulation.start}; now in state {simulation.current}"
+        )
+        taken = simulation.taken
+        self.table.setRowCount(len(taken))
+        for row, step in enumerate(taken):
+            p = str(step.exact) if step.exact is not None else f"{step.probability:.4g}"
+            who = step.chosen_by + (", sampled" if step.sampled else "")
+            cells = [str(row + 1), str(step.state), step.action, str(step.successor), p, who]
+            fill_row(self.table, row, cells)
+        exact = simulation.exact_probability()
+        words = f"Path probability: {simulation.probability():.6g}"
+        if exact is not None and taken:
+            words += f" = {exact}"
+        self.probability.setText(f"{words} · seed {simulation.seed}")
+        self.action.blockSignals(True)
+        self.action.clear()
+        self.action.addItems(simulation.actions())
+        self.action.blockSignals(False)
+        self._fill_outcomes()
+        self.back_button.setEnabled(simulation.cursor > 0)
+        self.forward_button.setEnabled(simulation.cursor < len(simulation.steps))
+        self.path_changed.emit(simulation.path)
+        self.state_requested.emit(simulation.current)
+
+    def _ask_paths(self) -> None:
+        if self.simulation is not None:
+            self.paths.clear()
+            self.paths.addItem("Asking Storm…")
+            self.paths_requested.emit(self.simulation.start, self.k.value())
+
+    def show_paths(self, ranked: list[RankedPath]) -> None:
+        self.paths.clear()
+        if not ranked:
+            self.paths.addItem("No path reaches the goal under the optimal policy.")
+        for path in ranked:
+            p = f"{path.probability:.4g}" + (f" = {path.exact}" if path.exact is not None else "")
+            text = f"{path.rank}. P = {p}: " + " → ".join(str(s) for s in path.states)
+            item = QListWidgetItem(text)
+            item.setData(Qt.ItemDataRole.UserRole, list(path.states))
+            self.paths.addItem(item)
+
+    def _show_ranked(self, item: QListWidgetItem) -> None:
+        states = item.data(Qt.ItemDataRole.UserRole)
+        if states:
+            self.path_changed.emit(list(states))

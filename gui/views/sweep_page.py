@@ -1,0 +1,144 @@
+"""The Workbench's sweep page: V against one constant, and where the best action flips.
+
+Choose an undefined constant, a range and a step; each point is an oracle run (isolated,
+cached), and a failing point is shown as failed. The plot shows V of the initial state (and of
+the followed states) with a dashed line at each tipping point, the table every point, and the
+tipping points below say how exactly they were located.
+"""
+
+from __future__ import annotations
+
+from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLineEdit,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from explaincheck.core.workbench.sweep import Sweep
+from explaincheck.core.workbench.sweep_output import render_table, sweep_figure
+from explaincheck.gui.safe_text import plain_label
+from explaincheck.gui.views.tables import fill_row, read_only_table
+
+
+class SweepPage(QWidget):
+    sweep_requested = Signal(str, tuple)  # "NAME=LO:HI:STEP", states to follow
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.sweep: Sweep | None = None
+        self.selected: int | None = None
+        self.constant = QComboBox(self)
+        self.low = QLineEdit("0.1", self)
+        self.high = QLineEdit("0.9", self)
+        self.step = QLineEdit("0.05", self)
+        self.states = QLineEdit("", self)
+        self.states.setPlaceholderText("states, e.g. 0 13")
+        self.states.setToolTip(
+            "states whose V and A* to follow (default: the initial and the selected state)"
+        )
+        self.run_button = QPushButton("Sweep")
+        self.status = plain_label("Choose an undefined constant of the model.")
+        self.status.setWordWrap(True)
+        self.canvas: FigureCanvasQTAgg | None = None
+        self.table = read_only_table(["value", "V(initial)", "A*"], self)
+        self.tipping = plain_label("")
+        self.tipping.setWordWrap(True)
+        bar = QHBoxLayout()
+        bar.addWidget(plain_label("Constant:"))
+        bar.addWidget(self.constant)
+        for name, field in (("from", self.low), ("to", self.high), ("step", self.step)):
+            bar.addWidget(plain_label(name))
+            field.setMaximumWidth(80)
+            bar.addWidget(field)
+        bar.addWidget(plain_label("follow"))
+        bar.addWidget(self.states, 1)
+        bar.addWidget(self.run_button)
+        self.plot_holder = QWidget(self)
+        self.plot_layout = QVBoxLayout(self.plot_holder)
+        self.plot_layout.setContentsMargins(0, 0, 0, 0)
+        right = QWidget(self)
+        column = QVBoxLayout(right)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.table, 1)
+        split = QSplitter(Qt.Orientation.Horizontal, self)
+        split.addWidget(self.plot_holder)
+        split.addWidget(right)
+        split.setSizes([480, 300])
+        layout = QVBoxLayout(self)
+        layout.addLayout(bar)
+        layout.addWidget(self.status)
+        layout.addWidget(split, 1)
+        layout.addWidget(self.tipping)
+        self.run_button.clicked.connect(self.request_sweep)
+
+    def set_constants(self, names: list[str], selected: int | None = None) -> None:
+        """The model's undefined constants (the only ones a sweep may set)."""
+        self.constant.clear()
+        self.constant.addItems(names)
+        self.run_button.setEnabled(bool(names))
+        self.status.setText(
+            "Choose a range and press Sweep."
+            if names
+            else "This model has no undefined constant to sweep (declare one without a value)."
+        )
+
+    def select_state(self, state: int) -> None:
+        self.selected = state
+
+    def followed(self) -> tuple[int, ...]:
+        text = self.states.text().replace(",", " ").split()
+        return tuple(int(t) for t in text if t.isdigit())
+
+    def request_sweep(self) -> None:
+        name = self.constant.currentText()
+        if not name:
+            return
+        low, high, step = (f.text().strip() for f in (self.low, self.high, self.step))
+        spec = f"{name}={low}:{high}:{step}"
+        self.status.setText(f"Sweeping {spec}…")
+        self.sweep_requested.emit(spec, self.followed())
+
+    def show_progress(self, done: int, total: int) -> None:
+        self.status.setText(f"Point {done} of {total}…")
+
+    def show_error(self, text: str) -> None:
+        self.status.setText(f"Sweep failed: {text}")
+
+    def show_sweep(self, sweep: Sweep) -> None:
+        self.sweep = sweep
+        followed = sweep.states or ()
+        failed = sum(p.failed for p in sweep.points)
+        self.status.setText(
+            f"{len(sweep.points)} points, {failed} failed, "
+            f"{len(sweep.tipping_points)} tipping points"
+        )
+        if self.canvas is not None:
+            self.plot_layout.removeWidget(self.canvas)
+            self.canvas.deleteLater()
+        self.canvas = FigureCanvasQTAgg(sweep_figure(sweep, followed))
+        self.plot_layout.addWidget(self.canvas)
+        shown = followed[:1]
+        self.table.setColumnCount(2 + len(shown))
+        self.table.setHorizontalHeaderLabels(
+            [sweep.constant, "V(initial)", *(f"A*({s})" for s in shown)]
+        )
+        self.table.setRowCount(len(sweep.points))
+        for row, point in enumerate(sweep.points):
+            if point.failed:
+                cells = [str(point.value), f"failed: {point.error}"]
+            else:
+                value = (
+                    point.v_exact
+                    if point.v_exact and "/" in point.v_exact
+                    else (f"{point.v_initial:.6g}")
+                )
+                cells = [str(point.value), value, *(",".join(point.best.get(s, ())) for s in shown)]
+            fill_row(self.table, row, cells)
+        lines = render_table(sweep, followed).split("\n\n", 1)
+        self.tipping.setText(lines[1] if len(lines) > 1 else "")

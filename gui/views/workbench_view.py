@@ -1,0 +1,154 @@
+"""The Workbench tab: Editor | Simulator | Bellman | Sweep, and "Save handout…".
+
+Pages are views only; ``gui/workbench_controller.py`` does their long work and the window
+wires the controller's signals to the pages. The handout gathers the Teach cases the user added,
+the simulator's path and the Bellman view shown, as one self-contained HTML page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.workbench.handout import (
+    HandoutSection,
+    bellman_section,
+    lesson_section,
+    path_section,
+    render_handout,
+)
+from explaincheck.gui.safe_text import plain_label
+from explaincheck.gui.tasks import Tasks
+from explaincheck.gui.views.bellman_page import BellmanPage
+from explaincheck.gui.views.editor_page import EditorPage
+from explaincheck.gui.views.graph_view import GraphView
+from explaincheck.gui.views.simulator_page import SimulatorPage
+from explaincheck.gui.views.sweep_page import SweepPage
+
+
+class WorkbenchView(QWidget):
+    path_changed = Signal(list)
+    state_requested = Signal(int)
+
+    def __init__(self, tasks: Tasks, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.oracle: OracleResult | None = None
+        self.pending = False  # the graph takes the model up when the tab is shown
+        self.graph = GraphView(tasks, self)  # the pages' own graph: path and state beside them
+        self.graph.set_controls_visible(False)
+        self.graph.setMinimumWidth(220)
+        self.pages = QTabWidget(self)
+        self.editor = EditorPage(self)
+        self.simulator = SimulatorPage(self)
+        self.bellman = BellmanPage(self)
+        self.sweeps = SweepPage(self)
+        self.pages.addTab(self.editor, "Editor")
+        self.pages.addTab(self.simulator, "Simulator")
+        self.pages.addTab(self.bellman, "Bellman")
+        self.pages.addTab(self.sweeps, "Sweep")
+        self.lesson_source: Callable[[], object | None] = lambda: None  # the Teach tab's lesson
+        self.lessons: list = []
+        self.title = "explaincheck lesson"
+        self.add_case = QPushButton("Add Teach case to handout")
+        self.save_handout_button = QPushButton("Save handout…")
+        self.handout_status = plain_label("")
+        bar = QHBoxLayout()
+        bar.addWidget(self.add_case)
+        bar.addWidget(self.save_handout_button)
+        bar.addWidget(self.handout_status, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        split = QSplitter(Qt.Orientation.Horizontal, self)
+        split.addWidget(self.pages)
+        split.addWidget(self.graph)
+        split.setSizes([620, 380])
+        layout.addWidget(split, 1)
+        layout.addLayout(bar)
+        self.add_case.clicked.connect(self.add_teach_case)
+        self.save_handout_button.clicked.connect(self.choose_handout)
+        self.simulator.path_changed.connect(self.path_changed)
+        self.simulator.path_changed.connect(self.graph.show_path)
+        self.simulator.state_requested.connect(self.state_requested)
+        self.bellman.state_requested.connect(self.state_requested)
+        for page in (self.simulator, self.bellman):
+            page.state_requested.connect(lambda s: self.graph.select_state(s, centre=False))
+        self.graph.state_selected.connect(self.select_state)
+        self.graph.rendered.connect(self._redraw_path)
+
+    def set_model(self, oracle: OracleResult, title: str, constants: list[str]) -> None:
+        self.title = f"{title}: a lesson"
+        self.oracle = oracle
+        self.pending = not self.isVisible()
+        if not self.pending:
+            self.graph.set_oracle(oracle)
+        self.simulator.set_model(oracle)
+        self.bellman.set_model(oracle)
+        self.sweeps.set_constants(constants)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self.pending and self.oracle is not None:
+            self.pending = False
+            self.graph.set_oracle(self.oracle)
+
+    def _redraw_path(self) -> None:
+        """A new layout has no path marks: draw the simulator's path again."""
+        if self.simulator.simulation is not None:
+            self.graph.show_path(self.simulator.simulation.path)
+
+    def set_transitions(self, transitions) -> None:
+        self.simulator.set_transitions(transitions)
+        self.bellman.set_transitions(transitions)
+
+    def select_state(self, state: int) -> None:
+        self.simulator.select_state(state)
+        self.sweeps.select_state(state)
+        if self.pages.currentWidget() is not self.simulator:
+            self.bellman.show_state(state)
+
+    # -- handout ---------------------------------------------------------------------------
+    def add_teach_case(self) -> None:
+        found = self.lesson_source()
+        if found is None:
+            self.handout_status.setText("The Teach tab shows no case yet.")
+            return
+        self.lessons.append(found)
+        self.handout_status.setText(f"{len(self.lessons)} Teach cases in the handout")
+
+    def handout_sections(self) -> list[HandoutSection]:
+        sections = [lesson_section(lesson) for lesson in self.lessons]
+        simulation = self.simulator.simulation
+        if simulation is not None and simulation.taken:
+            sections.append(path_section(simulation))
+        if self.bellman.view is not None:
+            sections.append(bellman_section(self.bellman.view))
+        return sections
+
+    def handout_html(self) -> str:
+        return render_handout(self.title, self.handout_sections())
+
+    def choose_handout(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Save handout", "lesson.html", "HTML (*.html)")
+        if path:
+            self.save_handout(path)
+
+    def save_handout(self, path: str) -> None:
+        try:
+            Path(path).write_text(self.handout_html(), encoding="utf-8")
+        except OSError as error:
+            self.handout_status.setText(f"Cannot save {path}: {error.strerror}")
+            return
+        self.handout_status.setText(f"Saved {path}")

@@ -1,0 +1,107 @@
+"""Sweeps: the flip model's best action changes at p = 1/2, found by a tie and by Storm's
+parametric engine; a failing point is kept as failed."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.workbench.sweep import parse_range, run_sweep
+from explaincheck.core.workbench.sweep_output import render_table, to_json
+from explaincheck.core.workbench.tipping import root_between
+
+
+def test_parse_range_is_exact_decimal():
+    sweep = parse_range("p=0.1:0.9:0.05")
+    assert sweep.name == "p" and len(sweep.values) == 17
+    assert sweep.values[8] == Decimal("0.50")
+    assert parse_range("N=2:6:2").values == (2, 4, 6) and parse_range("N=2:6:2").integer
+    for bad in ("p=0.1:0.9", "p", "p=a:b:c", "p=0.9:0.1:0.1", "p=0:1:0"):
+        with pytest.raises(ExplaincheckError):
+            parse_range(bad)
+
+
+def test_tie_at_a_point_gives_one_half(flip_request):
+    sweep = run_sweep(flip_request, parse_range("p=0.3:0.7:0.1"), [0])
+    assert [p.best[0] for p in sweep.points] == [
+        ("safe",),
+        ("safe",),
+        ("safe", "risky"),
+        ("risky",),
+        ("risky",),
+    ]
+    (tip,) = sweep.tipping_points
+    assert tip.state == 0 and tip.at == Fraction(1, 2) and tip.method == "tie"
+    assert tip.between == (Decimal("0.4"), Decimal("0.6"))
+    assert [p.v_exact for p in sweep.points] == ["1/2", "1/2", "1/2", "3/5", "7/10"]
+
+
+def test_parametric_engine_between_points(flip_request):
+    sweep = run_sweep(flip_request, parse_range("p=0.05:0.95:0.3"), [0])
+    (tip,) = sweep.tipping_points
+    assert (tip.before, tip.after) == (("safe",), ("risky",))
+    assert tip.at == Fraction(1, 2) and tip.method == "parametric"
+    data = to_json(sweep)
+    assert data["tipping_points"] == [
+        {
+            "state": 0,
+            "between": [0.35, 0.65],
+            "at": 0.5,
+            "before": ["safe"],
+            "after": ["risky"],
+            "method": "parametric",
+            "at_exact": "1/2",
+        }
+    ]
+    assert [p["value"] for p in data["points"]] == [0.05, 0.35, 0.65, 0.95]
+    assert data["points"][2]["best"] == {"0": ["risky"]}
+    assert "at 1/2 = 0.5 (parametric)" in render_table(sweep, (0,))
+
+
+def test_failed_point_is_kept(flip_request):
+    # p = 1.5 is no probability: Storm refuses to build that point; the others stand
+    sweep = run_sweep(flip_request, parse_range("p=0.5:1.5:0.5"), [0], exact_points=False)
+    assert [p.failed for p in sweep.points] == [False, False, True]
+    assert sweep.points[1].v_initial == 1.0
+    assert "failed" in render_table(sweep, (0,))
+
+
+def test_root_between_is_exact_for_quadratics():
+    assert root_between("(p^2)/(1)", "1/4", "p", Fraction(0), Fraction(1)) == Fraction(1, 2)
+    assert root_between("(p^2)/(1)", "1/2", "p", Fraction(0), Fraction(1)) == pytest.approx(2**-0.5)
+    assert root_between("p", "1/2", "p", Fraction(3, 5), Fraction(1)) is None
+
+
+def test_bisection_where_the_parametric_engine_does_not_apply():
+    from explaincheck.core.oracle.types import OracleRequest
+
+    models = Path(__file__).resolve().parents[2] / "models"
+    request = OracleRequest(str(models / "flip_guard.prism"))
+    sweep = run_sweep(request, parse_range("p=0.5:0.9:0.4"), [0])
+    (tip,) = sweep.tipping_points
+    assert tip.method == "bisection" and abs(tip.at - 2**-0.5) < 0.4 / 2**8
+    assert any("parametric engine does not apply" in note for note in sweep.notes)
+
+
+def test_integer_constant_is_bisected_to_its_tie():
+    from explaincheck.core.oracle.types import OracleRequest
+
+    models = Path(__file__).resolve().parents[2] / "models"
+    sweep = run_sweep(OracleRequest(str(models / "flip_int.prism")), parse_range("K=0:8:4"), [0])
+    (tip,) = sweep.tipping_points
+    assert (tip.at, tip.method, tip.between) == (5, "tie", (4, 8))
+
+
+def test_irrational_root_from_the_parametric_engine(tmp_path):
+    from explaincheck.core.oracle.types import OracleRequest
+
+    models = Path(__file__).resolve().parents[2] / "models"
+    square = tmp_path / "square.prism"
+    square.write_text((models / "flip_guard.prism").read_text().replace(" & p <= 1", ""))
+    sweep = run_sweep(OracleRequest(str(square)), parse_range("p=0.5:0.9:0.4"), [0])
+    (tip,) = sweep.tipping_points
+    assert tip.method == "parametric" and tip.at == pytest.approx(2**-0.5, abs=1e-12)
