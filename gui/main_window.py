@@ -413,6 +413,9 @@ class MainWindow(QMainWindow):
             return
         self.model.oracle = attached
         self._oracle_ready(attached, self.model.environment)
+        from explaincheck.gui.workbench_wiring import loaded_policy_chooser
+
+        self.workbench.simulator.set_loaded_policy(*loaded_policy_chooser(attached))
         chain = attached.policy
         assert chain is not None
         filled = len(chain.policy.defaulted)

@@ -14,10 +14,25 @@ from typing import Any
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.policy.types import policy_chain
+from explaincheck.core.workbench.simulator import Chooser, policy_chooser
 from explaincheck.gui.views.workbench_view import WorkbenchView
 from explaincheck.gui.workbench_controller import WorkbenchController, is_builtin
 
 AUTO_OPEN_BYTES = 1 << 20  # a generated model of megabytes opens in the editor only when asked
+
+
+def loaded_policy_chooser(oracle: OracleResult) -> tuple[Chooser | None, str]:
+    """The policy loaded with Open policy… (carried by the oracle) as the simulator's chooser,
+    or none when the open model has no policy."""
+    chain = policy_chain(oracle)
+    if chain is None:
+        return None, "a loaded policy"
+    choices = {
+        state: {action: float(p) for action, p in distribution.items()}
+        for state, distribution in chain.policy.choices.items()
+    }
+    return policy_chooser(choices), f"policy {Path(chain.policy.source).name}"
 
 
 def attach_workbench(window: Any) -> tuple[WorkbenchView, WorkbenchController]:
@@ -30,6 +45,7 @@ def attach_workbench(window: Any) -> tuple[WorkbenchView, WorkbenchController]:
         program = window.model.program
         names = [c.name for c in program.undefined] if program is not None else []
         view.set_model(oracle, environment.title, names)
+        view.simulator.set_loaded_policy(*loaded_policy_chooser(oracle))
         view.editor.oracle_while_typing = controller.quick()
         controller.load_transitions()
         path = environment.model_path

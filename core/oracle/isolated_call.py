@@ -20,9 +20,9 @@ CALL_TIMEOUT = 120.0  # seconds
 
 
 def _child(function: Callable[..., Any], args: tuple, memory_limit: int, connection, parent: int):
-    from explaincheck.core.oracle.isolation import _die_with_parent, lower_memory_limit
+    from explaincheck.core.oracle.isolation import die_with_parent, lower_memory_limit
 
-    _die_with_parent(parent)
+    die_with_parent(parent)
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)  # Storm logs its own copy of every error
     os.dup2(devnull, 2)

@@ -47,6 +47,10 @@ def test_open_policy_draws_it_everywhere(qtbot, window, tmp_path):
     item = window.campaign_view.category_items["policy_optimal"]
     assert not item.isDisabled()
 
+    simulator = window.workbench.simulator  # the Workbench simulator can let it choose
+    assert simulator.chooser.itemText(2) == "policy frozen_lake_hand.csv"
+    assert simulator.loaded_policy(0) == {"right": 1.0}
+
     table = window.report_view.policy_loss
     wait_for(qtbot, lambda: not table.isHidden(), 60)
     names = [table.model.index(r, 0).data() for r in range(table.model.rowCount())]
