@@ -39,9 +39,11 @@ def served_categories(result: OracleResult) -> list[str]:
 
 def row(env: Environment, result: OracleResult) -> dict[str, Any]:
     """The facts ``envs`` shows for one environment (the JSON object)."""
+    from explaincheck.core.oracle.do_nothing import do_nothing_summary
     from explaincheck.core.taxonomy.registry import applicability
 
     found = applicability(result)
+    do_nothing = do_nothing_summary(result)
     initial = result.initial
     between = sum(1 for s in result.states if 0 < s.value < 1)
     return {
@@ -59,6 +61,7 @@ def row(env: Environment, result: OracleResult) -> dict[str, Any]:
         "not_applicable": {cid: f.reason for cid, f in found.items() if f.reason},
         "caveats": {cid: f.caveat for cid, f in found.items() if f.caveat},
         "method": result.method,
+        "do_nothing": {"states": do_nothing.states, "actions": list(do_nothing.actions)},
     }
 
 
@@ -76,7 +79,17 @@ def run(args: argparse.Namespace) -> int:
 
 
 def table_text(rows: list[dict[str, Any]]) -> str:
-    header = ("id", "title", "states", "choices", "bottlenecks", "dead ends", "V(s0)", "categories")
+    header = (
+        "id",
+        "title",
+        "states",
+        "choices",
+        "bottlenecks",
+        "dead ends",
+        "do-nothing",
+        "V(s0)",
+        "categories",
+    )
     body = [
         (
             r["id"],
@@ -85,6 +98,7 @@ def table_text(rows: list[dict[str, Any]]) -> str:
             str(r["choices"]),
             str(r["bottlenecks"]),
             str(r["dead_ends"]),
+            str(r.get("do_nothing", {}).get("states", 0)),
             f"{r['V0']:.4f}",
             _categories_text(r["categories"]) + ("*" if r.get("caveats") else ""),
         )
@@ -100,6 +114,12 @@ def table_text(rows: list[dict[str, Any]]) -> str:
         f"* {r['id']}: {cid} is left out of default campaigns: {caveat}"
         for r in rows
         for cid, caveat in r.get("caveats", {}).items()
+    ]
+    notes += [
+        f"do-nothing {r['id']}: {', '.join(r['do_nothing']['actions'])} (every outcome is the"
+        " state itself) left out of preference questions"
+        for r in rows
+        if r.get("do_nothing", {}).get("states")
     ]
     return "\n".join([*lines, *(["", *notes] if notes else [])])
 

@@ -137,6 +137,8 @@ def _exact_suffix(value: float, exact: str | None) -> str:
 
 
 def summary_text(result: OracleResult) -> str:
+    from explaincheck.core.oracle.do_nothing import do_nothing_summary
+
     model = result.model
     initial = result.initial
     bottlenecks = result.bottlenecks
@@ -156,6 +158,7 @@ def summary_text(result: OracleResult) -> str:
         f"D(s0)        {_fmt(initial.danger)}",
         f"dead ends    {len(result.dead_ends):,}",
         f"bottlenecks  {len(bottlenecks)}" + (f": {shown}{more}" if bottlenecks else ""),
+        f"do-nothing   {_do_nothing_line(do_nothing_summary(result))}",
         f"method       {result.method}"
         + (
             f" (tie tolerance {result.tie_tolerance:g})"
@@ -169,6 +172,12 @@ def summary_text(result: OracleResult) -> str:
     lines.append(f"centrality   {result.centrality_method}")
     lines += [f"warning      {w}" for w in result.warnings]
     return "\n".join(lines)
+
+
+def _do_nothing_line(found) -> str:
+    if not found.states:
+        return "none"
+    return f"{found.words()}: every outcome is the state itself; left out of preference questions"
 
 
 def _state_name(result: OracleResult, state_id: int) -> str:
