@@ -153,6 +153,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="for factors cases: ask each LLM the decision question again on every intervened"
         " model (one extra question per factor) and store whether its decision changes",
     )
+    add_rule_arguments(parser)
+
+
+def add_rule_arguments(parser: argparse.ArgumentParser) -> None:
+    """The selection rules of docs/method.md §4 (``taxonomy.case_rules``)."""
+    parser.add_argument(
+        "--keep-do-nothing",
+        action="store_true",
+        help="offer do-nothing actions (every outcome is the state itself, always among the"
+        " best) in best/worst/ranking questions; left out by default",
+    )
+    parser.add_argument(
+        "--min-gap",
+        type=float,
+        default=0.0,
+        metavar="G",
+        help="leave out pairs, rankings and best/worst cases whose deciding value difference is"
+        " below G (0: keep the paper's δ, no filtering)",
+    )
+    parser.add_argument(
+        "--balance",
+        default="on",
+        choices=["on", "off"],
+        help="yes/no categories: as many yes- as no-cases, as the paper's text says (on), or"
+        " drawn from all candidates (off)",
+    )
 
 
 def campaign_from(args: argparse.Namespace) -> Any:
@@ -190,6 +216,9 @@ def campaign_from(args: argparse.Namespace) -> Any:
         ),
         wordings=resolve_wordings(args.wording),
         metamorphic=args.metamorphic,
+        keep_do_nothing=getattr(args, "keep_do_nothing", False),
+        min_gap=getattr(args, "min_gap", 0.0),
+        balance=getattr(args, "balance", "on") == "on",
     )
 
 
@@ -325,7 +354,9 @@ def _regrade_resumed(plan: Any, store: Any) -> None:
     from explaincheck.core.campaign.regrade import regrade_stored
 
     keys = {e.key for e in plan.executions}
-    summary = regrade_stored(store, keys, plan.oracle, plan.campaign.grading)
+    summary = regrade_stored(
+        store, keys, plan.oracle, plan.campaign.grading, plan.campaign.keep_do_nothing
+    )
     if summary.graded:
         print(
             f"explaincheck run: {summary.graded} stored executions re-graded under the new"
@@ -348,6 +379,9 @@ def _describe(plan: Any, db: str) -> None:
         f" LLM(s) x {campaign.repeat} repeat(s) = {plan.total} executions into {db}{skipped}"
     )
     print(safe_terminal(text), file=sys.stderr)
+    for category_id, why in getattr(plan, "degenerate", {}).items():
+        line = f"explaincheck run: warning: {category_id} measures nothing here: {why}"
+        print(safe_terminal(line), file=sys.stderr)
 
 
 def _summary(plan: Any, store: Any) -> None:

@@ -45,7 +45,7 @@ def do_nothing_summary(result: OracleResult) -> DoNothing:
         chosen = rows & outside
         codes = sorted(set(table.action_code[chosen].tolist()))
         names = tuple(table.action_names[c] for c in codes)
-        return DoNothing(int(len(np.unique(row_state[chosen]))), names)
+        return DoNothing(len(np.unique(row_state[chosen])), names)
     found: dict[str, None] = {}
     count = 0
     for state in result.states:

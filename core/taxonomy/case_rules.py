@@ -51,9 +51,7 @@ def offered_actions(state: StateFacts, keep_do_nothing: bool = False) -> tuple[s
     return tuple(a for a in state.actions if a not in idle)
 
 
-def offered_order(
-    state: StateFacts, keep_do_nothing: bool = False
-) -> tuple[tuple[str, ...], ...]:
+def offered_order(state: StateFacts, keep_do_nothing: bool = False) -> tuple[tuple[str, ...], ...]:
     """``state.action_order`` restricted to the offered actions (empty groups dropped)."""
     if keep_do_nothing:
         return state.action_order

@@ -104,9 +104,7 @@ class PreferenceCategory(SingleStateCategory):
     dimension = PREFERENCE
 
     def pool(self, oracle: OracleResult, keep_do_nothing: bool = False) -> list[StateFacts]:
-        return [
-            s for s in preference_pool(oracle) if len(offered_order(s, keep_do_nothing)) >= 2
-        ]
+        return [s for s in preference_pool(oracle) if len(offered_order(s, keep_do_nothing)) >= 2]
 
     def not_applicable(self, oracle: OracleResult) -> str | None:
         if decided_count(oracle):

@@ -61,9 +61,7 @@ def decided_count(oracle: OracleResult, keep_do_nothing: bool = False) -> int:
     table = _columns(oracle)
     if table is None:
         return sum(
-            1
-            for s in preference_pool(oracle)
-            if len(offered_order(s, keep_do_nothing)) >= 2
+            1 for s in preference_pool(oracle) if len(offered_order(s, keep_do_nothing)) >= 2
         )
     size = len(table)
     offered = table.action_code >= 0

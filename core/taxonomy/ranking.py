@@ -22,9 +22,9 @@ from typing import Any
 from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.taxonomy.answers import AnswerForm, ranking_form
 from explaincheck.core.taxonomy.base import FAIL, PASS, Grade, GradingSettings, TestCase
+from explaincheck.core.taxonomy.case_rules import offered_order, order_gaps
 from explaincheck.core.taxonomy.kinds import PreferenceCategory, number
 from explaincheck.core.taxonomy.metamorphic import shown_actions
-from explaincheck.core.taxonomy.case_rules import offered_order, order_gaps
 
 MAX_LISTED = 3  # order violations spelled out in a reason
 

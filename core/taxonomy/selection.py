@@ -35,14 +35,17 @@ def select_cases(
     selection: str = PRIORITIZED,
     seed: int = 0,
     rules: SelectionRules = DEFAULT_RULES,
+    candidates: list[Candidate] | None = None,
 ) -> list[TestCase]:
-    """The test cases of one category; empty when the category is not applicable."""
+    """The test cases of one category; empty when the category is not applicable.
+    ``candidates``: those of ``ruled_candidates`` with the same arguments, when at hand."""
     if selection not in SELECTIONS:
         raise ExplaincheckError(f"unknown selection {selection!r} (valid: prioritized, random)")
     category = category_by_id(category_id)
     if budget <= 0 or category.not_applicable(oracle) is not None:
         return []
-    candidates = ruled_candidates(oracle, category_id, seed, rules)
+    if candidates is None:
+        candidates = ruled_candidates(oracle, category_id, seed, rules)
     rng = rng_for(category_id, selection, seed)
     if category.binary and rules.balance:
         positives = [c for c in candidates if c.positive]

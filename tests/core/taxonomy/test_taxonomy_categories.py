@@ -214,8 +214,7 @@ def test_ranking_not_applicable_when_every_state_ties():
         [make_state(0, {"go": 0.5, "wait": 0.5}, initial=True), make_state(1, goal=True)]
     )
     assert CATEGORIES["ranking"].not_applicable(tied) == (
-        "no state outside the goal has two actions of different value"
-        " (do-nothing actions left out)"
+        "no state outside the goal has two actions of different value (do-nothing actions left out)"
     )
     assert select_cases(tied, "ranking", budget=5) == []
 

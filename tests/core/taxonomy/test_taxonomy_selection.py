@@ -15,9 +15,9 @@ from taxonomy_factory import make_oracle, make_state
 
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.taxonomy import sampling
+from explaincheck.core.taxonomy.case_rules import is_visible_dead_end
 from explaincheck.core.taxonomy.registry import CATEGORIES
 from explaincheck.core.taxonomy.selection import select_cases
-from explaincheck.core.taxonomy.case_rules import is_visible_dead_end
 
 
 def mean(values):
