@@ -17,11 +17,11 @@ from pathlib import Path
 from explaincheck.core.environments import toml_writer
 from explaincheck.core.environments.loader import (
     MODEL_NAME,
-    Constant,
-    constant_text,
     TOML_NAME,
+    Constant,
     EnvironmentFolderError,
     TemplateDescriber,
+    constant_text,
     is_builtin_folder,
     parse_constants,
 )

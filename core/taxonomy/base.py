@@ -167,6 +167,11 @@ class Category(ABC):
             raise ExplaincheckError(f"{self.id} has no wording {case.wording}")
         return others[case.wording - 1]
 
+    def listed_actions(self, case: TestCase, oracle: OracleResult) -> tuple[str, ...]:
+        """The actions a one-state prompt lists: every labelled action here; preference
+        categories leave do-nothing actions out unless kept (``case_rules``)."""
+        return oracle.state(case.states[0]).actions
+
     @abstractmethod
     def answer_form(self, case: TestCase, oracle: OracleResult) -> AnswerForm:
         """Key and admissible values of the answer (schema, prompt shape, parsing, random)."""
