@@ -5,8 +5,9 @@ variables with their ranges (and the file's comments on them), the value of ever
 words mention, the model's formulas by name (stated once), the labels with their definitions, a
 guard that every action shares (stated once) and each action as the PRISM commands it stands
 for (guard -> probability : updates), in the file's own words (``prism_text``). That is enough
-for a careful human to answer any query from the words alone. ``save_wording`` turns an environment's words into a new
-environment folder (TOML only, data, no code) that ``load_environment`` reads back unchanged.
+for a careful human to answer any query from the words alone. ``save_wording`` turns an
+environment's words into a new environment folder (TOML only, data, no code) that
+``load_environment`` reads back unchanged.
 """
 
 from __future__ import annotations
