@@ -36,6 +36,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="md",
         help="file format of the tables (default: md); figures are always PNG and SVG",
     )
+    parser.add_argument(
+        "--exclude-reading",
+        action="store_true",
+        help="leave the reading cases (a failure state the words give away, docs/method.md)"
+        " out of every score",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -53,7 +59,8 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else db.with_name(f"{db.stem}_report")
     if out.exists() and not out.is_dir():
         raise ExplaincheckError(f"--out {out} is a file, not a folder")
-    report = build_report(results, campaigns=campaigns)
+    exclude = getattr(args, "exclude_reading", False)
+    report = build_report(results, campaigns=campaigns, exclude_reading=exclude)
     print(render_text(report))
     try:
         written = write_report(report, out, args.format)

@@ -89,14 +89,17 @@ def capped(delta: float, reading: bool) -> float:
 
 def degenerate_reason(candidates: Sequence[Candidate]) -> str | None:
     """Why a category measures nothing on a model although it has candidates, or None:
-    every candidate has δ = 0, or every candidate is a reading case."""
+    every candidate has δ = 0, or every candidate is a reading case (or both)."""
     if not candidates:
         return None
+    every = "the only candidate" if len(candidates) == 1 else f"all {len(candidates):,} candidates"
+    found = []
     if all(c.delta == 0 for c in candidates):
-        return f"every one of its {len(candidates):,} candidates has δ = 0"
+        found.append("δ = 0")
     if all(c.reading for c in candidates):
-        return (
-            f"every one of its {len(candidates):,} candidates is a reading case (it holds a"
-            " failure state that the words give away)"
-        )
-    return None
+        found.append("a failure state the words give away (reading cases)")
+    return (
+        f"{every} {'has' if len(candidates) == 1 else 'have'} {' and '.join(found)}"
+        if found
+        else None
+    )
