@@ -40,8 +40,11 @@ def _oracles():
         yield env_id, lambda env_id=env_id: load_builtin(env_id).request(method=VERIFIED)
     for name in ("tie.prism", "dead_end.prism", "shortcut.prism", "no_unsafe.prism"):
         yield name, lambda name=name: OracleRequest(str(MODELS / name), method=VERIFIED)
-    yield "corridor.prism", lambda: OracleRequest(
-        str(MODELS / "corridor.prism"), constants="TARGET=4", method=VERIFIED
+    yield (
+        "corridor.prism",
+        lambda: OracleRequest(
+            str(MODELS / "corridor.prism"), constants="TARGET=4", method=VERIFIED
+        ),
     )
 
 
