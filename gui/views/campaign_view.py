@@ -62,6 +62,9 @@ NOISY_PREFIX = "noisy:"
 WORDING_CHOICES = (("0", "0 (the original question)"), ("1", "1"), ("2", "2"), ("all", "all three"))
 
 
+DEGENERATE_MARK = "⚠ "  # before a category that measures nothing on this model
+
+
 def format_eta(seconds: float | None) -> str:
     if seconds is None:
         return "—"
@@ -282,8 +285,8 @@ class CampaignView(QWidget):
             "Offer actions whose every outcome is the state itself (always among the best) in"
             " best/worst/ranking questions; left out by default (--keep-do-nothing)"
         )
-        rule_row.addWidget(self.keep_do_nothing)
         form.addRow("Satisfy:", rule_row)
+        form.addRow("Actions:", self.keep_do_nothing)
 
     def _build_database_row(self, form: QFormLayout) -> None:
         db_row = QHBoxLayout()
@@ -617,7 +620,7 @@ class CampaignView(QWidget):
         self._updating = True
         for category_id, item in self.category_items.items():
             applies = found[category_id]
-            base = item.text(0).split("  —")[0]
+            base = item.text(0).split("  —")[0].removeprefix(DEGENERATE_MARK)
             if category_id == "factors" and applies.reason and offer is not None:
                 item.setDisabled(False)
                 item.setText(0, f"{base}  — {offer.label}")
@@ -638,7 +641,7 @@ class CampaignView(QWidget):
                 on = wanted is not None and category_id in wanted
                 item.setCheckState(0, Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
             elif category_id in idle:
-                item.setText(0, f"{base}  — ⚠ measures nothing here")
+                item.setText(0, f"{DEGENERATE_MARK}{base}  — measures nothing here")
                 item.setToolTip(0, f"Runs, but its cases decide nothing: {idle[category_id]}.")
                 on = wanted is None or category_id in wanted
                 item.setCheckState(0, Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
