@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from explaincheck.core.analysis.facts import stored_notes
 from explaincheck.core.analysis.scores import CELL_KEYS, _text_table
 from explaincheck.core.store import CampaignRow
 from explaincheck.core.taxonomy.case_rules import SMALL_GAP
@@ -94,11 +95,7 @@ def without_reading(results: pd.DataFrame) -> pd.DataFrame:
 
 def degenerate_notes(campaigns: Sequence[CampaignRow]) -> list[str]:
     """Footnotes for categories that ran although they measure nothing on that model."""
-    found: dict[tuple[str, str], set[str]] = {}
-    for campaign in campaigns:
-        for category_id, why in (campaign.settings.get("degenerate") or {}).items():
-            found.setdefault((str(category_id), str(why)), set()).add(campaign.environment)
     return [
-        f"{cid} measures nothing in {', '.join(sorted(envs))}: {why}."
-        for (cid, why), envs in sorted(found.items())
+        f"{cid} measures nothing in {', '.join(envs)}: {why}."
+        for cid, why, envs in stored_notes(campaigns, "degenerate")
     ]

@@ -3,8 +3,9 @@ degenerate categories warned, --keep-do-nothing, --min-gap and --balance on the 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+
+from support.cli_results import stored_results
 
 from explaincheck.core.campaign.plan import Campaign, plan_campaign
 from explaincheck.core.cli.main import main
@@ -13,10 +14,7 @@ MODELS = Path(__file__).resolve().parents[2] / "models"
 CORRIDOR = ["--env", str(MODELS / "corridor.prism"), "--const", "TARGET=4"]
 
 
-def results(db, capsys) -> list[dict]:
-    capsys.readouterr()
-    assert main(["results", "--db", str(db), "--json"]) == 0
-    return json.loads(capsys.readouterr().out)
+results = stored_results
 
 
 def test_reading_cases_are_stored_warned_and_left_out_on_request(tmp_path, capsys):

@@ -189,14 +189,19 @@ def test_every_reading_case_is_marked(builtin):
             assert case.delta <= READING_DELTA, where
 
 
-def test_generic_wording_gives_every_mentioned_constant(builtin):
-    environment, _ = builtin
-    generic = generic_environment(
+def generic_of(environment):
+    """The generic wording of an environment's model, with its constants and labels."""
+    return generic_environment(
         environment.model_path,
         constants=environment.constants,
         goal_label=environment.goal_label,
         unsafe_label=environment.unsafe_label,
     )
+
+
+def test_generic_wording_gives_every_mentioned_constant(builtin):
+    environment, _ = builtin
+    generic = generic_of(environment)
     program = describe_program(environment.model_path)
     given = re.search(r"Constants: (.*?)\. ", generic.task)
     valued = set(re.findall(r"(\w+) = ", given.group(1))) if given else set()
@@ -218,12 +223,7 @@ def test_states_outside_the_goal_read_differently(builtin):
 
 def test_state_words_never_restate_a_verdict(builtin):
     environment, oracle = builtin
-    generic = generic_environment(
-        environment.model_path,
-        constants=environment.constants,
-        goal_label=environment.goal_label,
-        unsafe_label=environment.unsafe_label,
-    )
+    generic = generic_of(environment)
     for wording in (environment, generic):
         for state in oracle.states:
             if state.is_goal:
