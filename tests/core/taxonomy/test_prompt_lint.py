@@ -211,6 +211,19 @@ def test_generic_wording_gives_every_mentioned_constant(builtin):
             assert constant.name in valued, f"{environment.title}: {constant.name} has no value"
 
 
+ONE_PLURAL = re.compile(r"(?<![\d.])1 (?:litres|moves|units|days|coins|shares|steps|hours|jobs)\b")
+
+
+def test_one_of_a_unit_is_singular(builtin):
+    """ "holds 1 litres" misreads a state; every built-in word says "1 litre"."""
+    environment, oracle = builtin
+    texts = [environment.task, *environment.action_meanings.values()]
+    texts += [environment.describe(s) for s in oracle.states]
+    for text in texts:
+        found = ONE_PLURAL.search(text)
+        assert found is None, f"{environment.title}: {found.group(0)!r} in {text!r}"
+
+
 def test_states_outside_the_goal_read_differently(builtin):
     environment, oracle = builtin
     seen: dict[str, int] = {}
