@@ -79,14 +79,34 @@ def builtin(request):
     return environment, compute_oracle(environment.request())
 
 
+# made once per oracle (kept alive in the value, so its id is never reused by another)
+_SELECTED: dict[tuple[int, SelectionRules | None], tuple[Any, list]] = {}
+_PROMPTS: dict[tuple[int, Any], tuple[Any, Any]] = {}
+
+
 def selected_cases(oracle, rules=None):
-    for category_id, category in CATEGORIES.items():
-        if category.not_applicable(oracle) is not None:
-            continue
-        for selection in ("prioritized", "random"):
-            extra = {"rules": rules} if rules else {}
-            for case in select_cases(oracle, category_id, 20, selection, **extra):
-                yield category, case
+    """Every selected case of ``oracle`` (both selections, budget 20), made once per oracle and
+    rules: the lint's rules read the same cases."""
+    key = (id(oracle), rules)
+    if key not in _SELECTED:
+        found = []
+        for category_id, category in CATEGORIES.items():
+            if category.not_applicable(oracle) is not None:
+                continue
+            for selection in ("prioritized", "random"):
+                extra = {"rules": rules} if rules else {}
+                for case in select_cases(oracle, category_id, 20, selection, **extra):
+                    found.append((category, case))
+        _SELECTED[key] = (oracle, found)
+    return _SELECTED[key][1]
+
+
+def rendered(case, oracle, environment):
+    """``render_prompt``, once per case of an oracle."""
+    key = (id(oracle), case)
+    if key not in _PROMPTS:
+        _PROMPTS[key] = (oracle, render_prompt(case, oracle, environment))
+    return _PROMPTS[key][1]
 
 
 def answer_values(expected: Any) -> list[Any]:
@@ -100,7 +120,7 @@ def test_names_in_prompt_and_schema_and_expected_in_space(builtin):
     environment, oracle = builtin
     checked = 0
     for category, case in selected_cases(oracle):
-        prompt = render_prompt(case, oracle, environment)
+        prompt = rendered(case, oracle, environment)
         form = category.answer_form(case, oracle)
         value_schema = prompt.schema["properties"][form.key]
         question = category.question(case, oracle)
@@ -138,7 +158,7 @@ def test_names_in_prompt_and_schema_and_expected_in_space(builtin):
 def test_no_case_passes_every_answer(builtin):
     environment, oracle = builtin
     for category, case in selected_cases(oracle):
-        prompt = render_prompt(case, oracle, environment)
+        prompt = rendered(case, oracle, environment)
         chance = case_chance(prompt.schema, category.expected(case, oracle))
         assert chance < 1, f"{environment.title}/{case.key}: every answer passes"
 
