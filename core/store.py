@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 # ``PRAGMA application_id`` marks our files ("EXCK"); ``PRAGMA user_version`` is the schema version.
 APPLICATION_ID = 0x4558434B
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _SCHEMA_V1 = """
 CREATE TABLE campaigns (
@@ -122,7 +122,13 @@ MIGRATIONS: dict[int, str] = {
         CASE WHEN instr(case_key, '{_VARIANT_MARK}') > 0
         THEN substr(case_key, 1, instr(case_key, '{_VARIANT_MARK}') - 1)
         ELSE case_key END) VIRTUAL
-    """
+    """,
+    # v3: ``reading`` (1: a case answered by reading its words, docs/method.md §4) and ``gap``
+    # (the value difference that decides the case); NULL in rows stored before v3 (unknown).
+    2: """
+    ALTER TABLE executions ADD COLUMN reading INTEGER;
+    ALTER TABLE executions ADD COLUMN gap REAL
+    """,
 }
 
 # Columns of ``executions`` that hold JSON text, decoded when rows are read back.
@@ -233,6 +239,8 @@ class ExecutionRecord:
     cached: bool = False
     error: str | None = None
     attempts: int = 1
+    reading: bool | None = None  # a reading case (docs/method.md §4); None: not known
+    gap: float | None = None  # the deciding value difference of the case, if it has one
 
 
 _RECORD_FIELDS = tuple(f.name for f in fields(ExecutionRecord))
@@ -459,6 +467,7 @@ class Store:
             if values[name] is not None or name not in ("answer", "expected"):
                 values[name] = to_json(storable_json(values[name]))
         values["positive"] = None if record.positive is None else int(record.positive)
+        values["reading"] = None if record.reading is None else int(record.reading)
         values["cached"] = int(record.cached)
         values = {name: storable(value) for name, value in values.items()}
         for name in ("prompt", "thinking", "verdict", "reason", "started_at", "finished_at"):
@@ -568,8 +577,9 @@ class Store:
                 raise StoreError(f"{self.path} is damaged: {where} has a {shown} in {name!r}")
         if not all(isinstance(s, int) and not isinstance(s, bool) for s in row["states"]):
             raise StoreError(f"{self.path} is damaged: {where} has malformed 'states'")
-        if row.get("positive") is not None:
-            row["positive"] = bool(row["positive"])
+        for name in ("positive", "reading"):
+            if row.get(name) is not None:
+                row[name] = bool(row[name])
         row["cached"] = bool(row.get("cached"))
         return row
 
@@ -861,6 +871,8 @@ _ROW_TYPES: dict[str, tuple[type, ...] | type] = {
     "attempts": int,
     "cached": int,
     "positive": _OPTIONAL_INT,
+    "reading": _OPTIONAL_INT,
+    "gap": _OPTIONAL_NUMBER,
     "prompt_tokens": _OPTIONAL_INT,
     "completion_tokens": _OPTIONAL_INT,
     "delta": _NUMBER,
@@ -939,6 +951,8 @@ EXTRA_COLUMNS = (
     "id",
     "wording",
     "family",
+    "reading",
+    "gap",
 )
 
 
@@ -965,6 +979,6 @@ def rows_frame(rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
     import pandas as pd
 
     frame = pd.DataFrame(list(rows), columns=[*RESULT_COLUMNS, *EXTRA_COLUMNS])
-    for column in ("delta", "abs_error", "latency"):
+    for column in ("delta", "abs_error", "latency", "gap"):
         frame[column] = pd.to_numeric(frame[column]).astype("float64")
     return frame

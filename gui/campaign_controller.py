@@ -64,6 +64,7 @@ def build_campaign(
         seed=setup.seed,
         wordings=resolve_wordings(setup.wording),
         metamorphic=setup.metamorphic,
+        keep_do_nothing=setup.keep_do_nothing,
         constants=constants,
         goal_label=goal_label,
         unsafe_label=unsafe_label,

@@ -76,14 +76,20 @@ def category_caveats(campaigns: Sequence[CampaignRow]) -> list[str]:
     """Footnotes for categories that ran although they add nothing there (a safer that repeats
     more_promising because D = 1 − V everywhere): one per category and caveat, naming the
     environments."""
+    return [
+        f"{cid} in {', '.join(envs)}: {caveat}."
+        for cid, caveat, envs in stored_notes(campaigns, "caveats")
+    ]
+
+
+def stored_notes(campaigns: Sequence[CampaignRow], key: str) -> list[tuple[str, str, list[str]]]:
+    """(category, note, environments) for the per-category notes the campaigns stored under
+    ``key`` in their settings, each note once with every environment it was made for."""
     found: dict[tuple[str, str], set[str]] = {}
     for campaign in campaigns:
-        for category_id, caveat in (campaign.settings.get("caveats") or {}).items():
-            found.setdefault((str(category_id), str(caveat)), set()).add(campaign.environment)
-    return [
-        f"{cid} in {', '.join(sorted(envs))}: {caveat}."
-        for (cid, caveat), envs in sorted(found.items())
-    ]
+        for category_id, note in (campaign.settings.get(key) or {}).items():
+            found.setdefault((str(category_id), str(note)), set()).add(campaign.environment)
+    return [(cid, note, sorted(envs)) for (cid, note), envs in sorted(found.items())]
 
 
 def _categories(categories: list[str], skipped: dict[str, str]) -> str:

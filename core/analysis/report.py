@@ -23,6 +23,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from explaincheck.core.analysis import (
+    case_quality,
     chance,
     cost,
     difficulty,
@@ -37,8 +38,10 @@ from explaincheck.core.analysis import (
     scores,
 )
 from explaincheck.core.analysis.layout import BASELINE_LLM, CEILING_LLM, category_label
+from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.store import CampaignRow, now, software_version
 from explaincheck.core.taxonomy.base import PRIORITIZED
+from explaincheck.core.taxonomy.case_rules import SMALL_GAP
 from explaincheck.core.terminal_text import safe_terminal
 
 TEXT, MARKDOWN, CSV, HTML = "text", "md", "csv", "html"
@@ -71,11 +74,18 @@ def build_report(
     results: pd.DataFrame,
     tolerance: float = satisfy.DEFAULT_TOLERANCE,
     campaigns: Sequence[CampaignRow] = (),
+    exclude_reading: bool = False,
 ) -> Report:
     """Compute all tables and figures of the evaluation (section 6.2 of "Automated Testing of
     LLM-Based Post Hoc Explainers Using Model Checking as an Oracle"; see docs/method.md) from
-    a results frame; ``campaigns`` (the file's campaign rows) add the campaign facts."""
+    a results frame; ``campaigns`` (the file's campaign rows) add the campaign facts;
+    ``exclude_reading`` leaves the reading cases (docs/method.md §4) out of every score."""
     scores.check_columns(results)
+    quality = _quality_sections(results, exclude_reading)
+    if exclude_reading:
+        results = case_quality.without_reading(results)
+        if results.empty:
+            raise ExplaincheckError("every stored case is a reading case: no score is left")
     counts = scores.execution_counts(results)
     report = Report(summary=_summary(results, counts))
     report.figures = {
@@ -99,6 +109,8 @@ def build_report(
                 f"{scores.SMALL_MARK} = fewer than {scores.SMALL_CELL} cases: a rough "
                 "estimate (see the intervals below)."
                 + "".join(f" Note — {line}" for line in facts.category_caveats(campaigns))
+                + "".join(f" Caveat — {line}" for line in case_quality.degenerate_notes(campaigns))
+                + (" Reading cases are left out of every score." if exclude_reading else "")
             ),
             bold=scores.harder_mask(results),
             figure="table1_heatmap",
@@ -113,6 +125,7 @@ def build_report(
                 "Wide intervals mean few cases: differences inside them are not evidence."
             ),
         ),
+        *quality,
         Section(
             "invalid_share",
             f"Share of invalid replies per category ({selections})",
@@ -368,6 +381,34 @@ def _facts_sections(campaigns: Sequence[CampaignRow], results: pd.DataFrame) -> 
             "LLMs and their settings",
             facts.llm_settings(results),
             note="hosts without credentials; options as sent with every request.",
+        ),
+    ]
+
+
+def _quality_sections(results: pd.DataFrame, excluded: bool) -> list[Section]:
+    """Per cell, the share of reading cases and the cases decided by less than 0.01."""
+    return [
+        Section(
+            "reading_share",
+            "Share of reading cases per cell"
+            + (" (left out of every score here)" if excluded else ""),
+            case_quality.reading_table(results),
+            note=(
+                "A reading case holds a state whose words give a failure away (an absorbing"
+                " failure, an unsafe-labelled state): it is answered by reading, not by"
+                " reasoning (docs/method.md §4). ? = stored before cases were marked."
+                " `report --exclude-reading` leaves them out of the scores."
+            ),
+        ),
+        Section(
+            "small_gap",
+            f"Cases whose deciding difference is below {SMALL_GAP:g}",
+            case_quality.small_gap_table(results),
+            note=(
+                "The value difference that decides a pair, a ranking or a best/worst case;"
+                " below 0.01 no explainer can be expected to resolve it. `run --min-gap G`"
+                " leaves such cases out."
+            ),
         ),
     ]
 

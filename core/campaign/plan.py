@@ -23,12 +23,16 @@ from explaincheck.core.taxonomy.base import (
     Prompt,
     TestCase,
 )
+from explaincheck.core.taxonomy.case_rules import SelectionRules
 
 if TYPE_CHECKING:
     from explaincheck.core.environments.types import Environment
     from explaincheck.core.oracle.types import OracleRequest, OracleResult
 
 BOTH = "both"
+# Selection rules left out of a campaign's identity at these values, so campaigns stored before
+# the rules existed resume (``Campaign.identity``).
+_RULE_DEFAULTS = {"keep_do_nothing": False, "min_gap": 0.0, "balance": True}
 SELECTION_CHOICES = (PRIORITIZED, RANDOM, BOTH)
 # The British spelling the README, the window and the reports' prose use; stored, in columns and
 # in settings it is always the contract's "prioritized".
@@ -64,6 +68,9 @@ class Campaign:
     repeat_temperature: float = 0.7  # only when repeat > 1 (greedy repeats would be identical)
     wordings: tuple[int, ...] = (0,)  # phrasings of each question to ask (``--wording``)
     metamorphic: bool = False  # also ask each case's metamorphic variants (``--metamorphic``)
+    keep_do_nothing: bool = False  # offer do-nothing actions in preference questions
+    min_gap: float = 0.0  # leave out cases whose deciding difference is below this
+    balance: bool = True  # yes/no categories: as many yes- as no-cases
 
     def __post_init__(self) -> None:
         from explaincheck.core.backends.registry import normalize_spec
@@ -99,6 +106,14 @@ class Campaign:
             raise ExplaincheckError(
                 f"--wording must be one of {', '.join(map(str, range(WORDINGS)))} or all"
             )
+        gap = self.min_gap
+        if not (isinstance(gap, int | float) and math.isfinite(gap)) or not 0 <= gap <= 1:
+            raise ExplaincheckError(f"--min-gap must be a number from 0 to 1 (got {gap})")
+
+    @property
+    def rules(self) -> SelectionRules:
+        """The selection rules of this campaign (``taxonomy.case_rules``)."""
+        return SelectionRules(self.keep_do_nothing, float(self.min_gap), self.balance)
 
     @property
     def selections(self) -> tuple[str, ...]:
@@ -123,6 +138,9 @@ class Campaign:
             del data["wordings"]
         if not data["metamorphic"]:
             del data["metamorphic"]
+        for name, default in _RULE_DEFAULTS.items():
+            if data.get(name) == default:
+                del data[name]
         return _sha(to_json({**data, "model_hash": model_hash}))
 
 
@@ -149,6 +167,8 @@ class Plan:
     executions: tuple[PlannedExecution, ...]
     skipped: dict[str, str]  # category id -> why it has no test case here
     cases: dict[tuple[str, str], int]  # (category, selection) -> number of cases
+    # category id -> why it measures nothing here though it runs (``case_rules``)
+    degenerate: dict[str, str] = field(default_factory=dict)
 
     @property
     def total(self) -> int:
@@ -177,7 +197,12 @@ class Plan:
             for cid, found in applicability(self.oracle).items()
             if found.caveat and cid in ran
         }
-        return {**self.campaign.settings(), "skipped": dict(self.skipped), "caveats": caveats}
+        return {
+            **self.campaign.settings(),
+            "skipped": dict(self.skipped),
+            "caveats": caveats,
+            "degenerate": dict(self.degenerate),
+        }
 
 
 def execution_key(model_hash: str, llm: str, case: TestCase, repeat: int, prompt: Prompt) -> str:
@@ -314,9 +339,10 @@ def plan_campaign(
     """Select the cases of every category and selection, render their prompts, and lay out one
     execution per LLM and repeat. Order: case by case across categories (so a partial run
     covers every category), then LLM, then repeat."""
+    from explaincheck.core.taxonomy.case_rules import degenerate_reason
     from explaincheck.core.taxonomy.prompts import render_prompt
     from explaincheck.core.taxonomy.registry import CATEGORIES, applicability
-    from explaincheck.core.taxonomy.selection import select_cases
+    from explaincheck.core.taxonomy.selection import ruled_candidates, select_cases
 
     environment = environment or load_environment(campaign)
     oracle = _with_factors(campaign, environment, oracle) if oracle else None
@@ -326,6 +352,7 @@ def plan_campaign(
     cases: dict[tuple[str, str], int] = {}
     selected: list[TestCase] = []
     applicable = applicability(oracle)
+    degenerate: dict[str, str] = {}
     for category_id in categories:
         found = applicable[category_id]
         reason = found.reason
@@ -334,10 +361,22 @@ def plan_campaign(
         if reason:
             skipped[category_id] = reason
             continue
+        pool = ruled_candidates(oracle, category_id, campaign.seed, campaign.rules)
         for selection in campaign.selections:
-            chosen = select_cases(oracle, category_id, campaign.budget, selection, campaign.seed)
+            chosen = select_cases(
+                oracle,
+                category_id,
+                campaign.budget,
+                selection,
+                campaign.seed,
+                campaign.rules,
+                candidates=pool,
+            )
             cases[(category_id, selection)] = len(chosen)
             selected.extend(chosen)
+        why = degenerate_reason(pool)
+        if why and any(cases.get((category_id, s)) for s in campaign.selections):
+            degenerate[category_id] = why
         if not any(cases.get((category_id, s)) for s in campaign.selections):
             binary = getattr(CATEGORIES[category_id], "binary", False)
             skipped[category_id] = (
@@ -358,7 +397,7 @@ def plan_campaign(
                 executions.append(
                     PlannedExecution(key, llm, case, repeat, prompt, dimension, valuations)
                 )
-    return Plan(campaign, environment, oracle, tuple(executions), skipped, cases)
+    return Plan(campaign, environment, oracle, tuple(executions), skipped, cases, degenerate)
 
 
 def _sha(text: str) -> str:

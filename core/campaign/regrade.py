@@ -43,8 +43,9 @@ class RegradeSummary:
     changes: tuple[VerdictChange, ...] = ()  # those executions (``regrade`` fills it)
 
 
-def case_of(row: dict[str, Any]) -> TestCase:
-    """The test case of a stored execution."""
+def case_of(row: dict[str, Any], keep_do_nothing: bool = False) -> TestCase:
+    """The test case of a stored execution; ``keep_do_nothing`` as its campaign ran (it decides
+    which actions a preference case offered)."""
     return TestCase(
         category=row["category"],
         states=tuple(row["states"]),
@@ -53,7 +54,16 @@ def case_of(row: dict[str, Any]) -> TestCase:
         index=row["case_index"],
         positive=row["positive"],
         **key_parts(row.get("case_key") or ""),  # wording and metamorphic variant
+        reading=bool(row.get("reading")),
+        gap=row.get("gap"),
+        keep_do_nothing=keep_do_nothing,
     )
+
+
+def kept_do_nothing(settings: dict[str, Any]) -> bool:
+    """Whether a stored campaign offered do-nothing actions: campaigns stored before the rule
+    existed did (docs/method.md §4)."""
+    return bool(settings.get("keep_do_nothing", True))
 
 
 def regrade(
@@ -73,7 +83,9 @@ def regrade(
     graded = 0
     changes: list[VerdictChange] = []
     with Store.open(db_path, create=False) as store:
-        sources = {c.model_hash: c.settings for c in store.campaigns()}
+        campaigns = store.campaigns()
+        sources = {c.model_hash: c.settings for c in campaigns}
+        kept = {c.id: kept_do_nothing(c.settings) for c in campaigns}
         rows = [
             r for r in store.iter_executions() if r["verdict"] != ERROR and r["reply"] is not None
         ]
@@ -82,7 +94,8 @@ def regrade(
                 model_hash = row["model_hash"]
                 if model_hash not in oracles:
                     oracles[model_hash] = _oracle_from(sources.get(model_hash), model_hash)
-                result = grade(case_of(row), row["reply"], oracles[model_hash], settings)
+                case = case_of(row, kept.get(row["campaign_id"], False))
+                result = grade(case, row["reply"], oracles[model_hash], settings)
                 _store_grade(store, row["id"], result, settings)
                 graded += 1
                 if result.verdict != row["verdict"]:
@@ -115,7 +128,11 @@ def _oracle_from(settings: dict[str, Any] | None, model_hash: str) -> OracleResu
 
 
 def regrade_stored(
-    store: Store, keys: set[str], oracle: OracleResult, settings: GradingSettings
+    store: Store,
+    keys: set[str],
+    oracle: OracleResult,
+    settings: GradingSettings,
+    keep_do_nothing: bool = False,
 ) -> RegradeSummary:
     """Bring the stored executions ``keys`` of one plan to ``settings``: a campaign resumed with
     another satisfy rule must not mix two rules in one table. Only rows graded otherwise are
@@ -134,7 +151,8 @@ def regrade_stored(
     changed = 0
     with store.transaction():
         for row in rows:
-            result = grade_reply(case_of(row), row["reply"], oracle, settings)
+            case = case_of(row, keep_do_nothing)
+            result = grade_reply(case, row["reply"], oracle, settings)
             _store_grade(store, row["id"], result, settings)
             changed += result.verdict != row["verdict"]
     return RegradeSummary(len(rows), changed)

@@ -380,6 +380,8 @@ class CampaignRunner:
             case_index=case.index,
             case_key=case.key,
             positive=case.positive,
+            reading=case.reading,
+            gap=case.gap,
             states=list(case.states),
             valuations=[dict(v) for v in execution.valuations],
             delta=float(case.delta),

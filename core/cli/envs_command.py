@@ -40,9 +40,11 @@ def served_categories(result: OracleResult) -> list[str]:
 def row(env: Environment, result: OracleResult) -> dict[str, Any]:
     """The facts ``envs`` shows for one environment (the JSON object)."""
     from explaincheck.core.cli.skip_words import on_request
+    from explaincheck.core.oracle.do_nothing import do_nothing_summary
     from explaincheck.core.taxonomy.registry import applicability
 
     found = applicability(result)
+    do_nothing = do_nothing_summary(result)
     initial = result.initial
     between = sum(1 for s in result.states if 0 < s.value < 1)
     return {
@@ -61,6 +63,7 @@ def row(env: Environment, result: OracleResult) -> dict[str, Any]:
         "on_request": on_request(result),  # opt-in categories, not "not applicable"
         "caveats": {cid: f.caveat for cid, f in found.items() if f.caveat},
         "method": result.method,
+        "do_nothing": {"states": do_nothing.states, "actions": list(do_nothing.actions)},
     }
 
 
@@ -84,7 +87,17 @@ def table_text(rows: list[dict[str, Any]], width: int | None = None) -> str:
     from explaincheck.core.taxonomy.registry import CATEGORIES
 
     width = width or terminal.columns()
-    header = ("id", "title", "states", "choices", "bottlenecks", "dead ends", "V(s0)", "categories")
+    header = (
+        "id",
+        "title",
+        "states",
+        "choices",
+        "bottlenecks",
+        "dead ends",
+        "do-nothing",
+        "V(s0)",
+        "categories",
+    )
     body = [
         (
             r["id"],
@@ -93,6 +106,7 @@ def table_text(rows: list[dict[str, Any]], width: int | None = None) -> str:
             str(r["choices"]),
             str(r["bottlenecks"]),
             str(r["dead_ends"]),
+            str(r.get("do_nothing", {}).get("states", 0)),
             f"{r['V0']:.4f}",
             f"{len(r['categories'])} of {len(CATEGORIES)}" + ("*" if _notes_of(r) else ""),
         )
@@ -135,4 +149,10 @@ def _grouped_notes(rows: list[dict[str, Any]]) -> list[str]:
     for category, envs in requested.items():
         where = "every environment" if len(envs) == len(rows) else ", ".join(envs)
         notes.append(f"{category}: on request only, in {where} (--categories {category})")
+    notes += [
+        f"do-nothing {r['id']}: {', '.join(r['do_nothing']['actions'])} (every outcome is the"
+        " state itself) left out of preference questions"
+        for r in rows
+        if r.get("do_nothing", {}).get("states")
+    ]
     return notes

@@ -179,6 +179,7 @@ def summary_text(result: OracleResult, order: Sequence[str] = (), width: int | N
     """The oracle in a dozen labelled lines, wrapped to ``width``; valuations list the
     variables in ``order`` (the model's declaration order), then any others."""
     from explaincheck.core.cli.width import wrapped
+    from explaincheck.core.oracle.do_nothing import do_nothing_summary
     from explaincheck.core.plural import counted
 
     model = result.model
@@ -209,6 +210,7 @@ def summary_text(result: OracleResult, order: Sequence[str] = (), width: int | N
         ("D(s0)", danger),
         ("dead ends", f"{len(result.dead_ends):,}"),
         ("bottlenecks", f"{len(bottlenecks)}" + (f": {shown}{more}" if bottlenecks else "")),
+        ("do-nothing", _do_nothing_line(do_nothing_summary(result))),
         (
             "method",
             f"{result.method}"
@@ -244,6 +246,12 @@ def declared_order(path: str) -> list[str]:
     text = re.sub(r"//[^\n]*", "", text)
     found = re.findall(r"(?m)^\s*(?:global\s+)?([A-Za-z_]\w*)\s*:\s*(?:\[|bool\b|int\b)", text)
     return list(dict.fromkeys(found))
+
+
+def _do_nothing_line(found) -> str:
+    if not found.states:
+        return "none"
+    return f"{found.words()}: every outcome is the state itself; left out of preference questions"
 
 
 def _state_name(result: OracleResult, state_id: int, order: Sequence[str] = ()) -> str:

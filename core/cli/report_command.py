@@ -36,6 +36,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="md",
         help="file format of the tables (default: md); figures are always PNG and SVG",
     )
+    parser.add_argument(
+        "--exclude-reading",
+        action="store_true",
+        help="leave the reading cases (a failure state the words give away, docs/method.md)"
+        " out of every score",
+    )
     from explaincheck.core.cli.oracle_command import add_policy_arguments
 
     add_policy_arguments(parser)  # adds the value-loss table of that policy
@@ -83,7 +89,8 @@ def run(args: argparse.Namespace) -> int:
     if out.exists() and not out.is_dir():
         raise ExplaincheckError(f"--out {out} is a file, not a folder")
     table, notes = policy_table(db, args)
-    report = build_report(results, campaigns=campaigns)
+    exclude = getattr(args, "exclude_reading", False)
+    report = build_report(results, campaigns=campaigns, exclude_reading=exclude)
     from explaincheck.core.cli.width import columns
 
     print(render_text(report, columns()))

@@ -167,12 +167,38 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from explaincheck.core.cli.oracle_command import add_policy_arguments
 
     add_policy_arguments(parser)  # --policy FILE: the policy categories ask about its choices
+    add_rule_arguments(parser)
 
 
 def _selection(text: str) -> str:
     from explaincheck.core.campaign.plan import selection_name
 
     return selection_name(text)
+
+
+def add_rule_arguments(parser: argparse.ArgumentParser) -> None:
+    """The selection rules of docs/method.md §4 (``taxonomy.case_rules``)."""
+    parser.add_argument(
+        "--keep-do-nothing",
+        action="store_true",
+        help="offer do-nothing actions (every outcome is the state itself, always among the"
+        " best) in best/worst/ranking questions; left out by default",
+    )
+    parser.add_argument(
+        "--min-gap",
+        type=float,
+        default=0.0,
+        metavar="G",
+        help="leave out pairs, rankings and best/worst cases whose deciding value difference is"
+        " below G (0: keep the paper's δ, no filtering)",
+    )
+    parser.add_argument(
+        "--balance",
+        default="on",
+        choices=["on", "off"],
+        help="yes/no categories: as many yes- as no-cases, as the paper's text says (on), or"
+        " drawn from all candidates (off)",
+    )
 
 
 def campaign_from(args: argparse.Namespace) -> Any:
@@ -210,6 +236,9 @@ def campaign_from(args: argparse.Namespace) -> Any:
         ),
         wordings=resolve_wordings(args.wording),
         metamorphic=args.metamorphic,
+        keep_do_nothing=getattr(args, "keep_do_nothing", False),
+        min_gap=getattr(args, "min_gap", 0.0),
+        balance=getattr(args, "balance", "on") == "on",
     )
 
 
@@ -366,7 +395,9 @@ def _regrade_resumed(plan: Any, store: Any) -> None:
     from explaincheck.core.campaign.regrade import regrade_stored
 
     keys = {e.key for e in plan.executions}
-    summary = regrade_stored(store, keys, plan.oracle, plan.campaign.grading)
+    summary = regrade_stored(
+        store, keys, plan.oracle, plan.campaign.grading, plan.campaign.keep_do_nothing
+    )
     if summary.graded:
         print(
             f"explaincheck run: {summary.graded} stored executions re-graded under the new"
@@ -393,6 +424,9 @@ def _describe(plan: Any, db: str) -> None:
         f" into {db}{skipped}"
     )
     print(safe_terminal(text), file=sys.stderr)
+    for category_id, why in getattr(plan, "degenerate", {}).items():
+        line = f"explaincheck run: warning: {category_id} measures nothing here: {why}"
+        print(safe_terminal(line), file=sys.stderr)
 
 
 def _summary(plan: Any, store: Any) -> None:

@@ -130,6 +130,21 @@ class ColumnarStates(Sequence):
     def dead_end_ids(self) -> tuple[int, ...]:
         return tuple(np.flatnonzero(self.value == 0.0).tolist())
 
+    @cached_property
+    def do_nothing_rows(self) -> np.ndarray:
+        """Per choice row, whether it is a labelled action whose every entry leads back to its
+        own state (``StateFacts.do_nothing``), in one vectorised pass."""
+        rows = len(self.action_code)
+        row_state = np.repeat(np.arange(len(self)), np.diff(self.first_row))
+        entries = np.diff(self.row_offsets)
+        elsewhere = (self.columns != np.repeat(row_state, entries)).astype(np.int64)
+        leaving = np.zeros(rows, dtype=np.int64)
+        filled = entries > 0
+        if filled.any():
+            starts = self.row_offsets[:-1][filled]
+            leaving[filled] = np.add.reduceat(elsewhere, starts)
+        return (self.action_code >= 0) & filled & (leaving == 0)
+
     def role_counts(self) -> dict[str, int]:
         """How many states have each role (``StateFacts.roles``), without making any state."""
         counts = {

@@ -11,6 +11,7 @@ from dataclasses import asdict, fields, replace
 from typing import Any, cast
 
 from explaincheck.core.oracle.columnar import ColumnarStates
+from explaincheck.core.oracle.do_nothing import do_nothing_summary
 from explaincheck.core.oracle.types import ModelSummary, OracleResult, StateFacts
 
 CACHE_FORMAT = 2  # 2: states carry successors_exact
@@ -38,6 +39,7 @@ def to_contract(result: OracleResult) -> dict[str, Any]:
             "seconds": round(result.seconds, 3),
             "values_method": result.values_method,
             "centrality_method": result.centrality_method,
+            "do_nothing_states": do_nothing_summary(result).states,
         },
         "states": [
             {
@@ -49,6 +51,7 @@ def to_contract(result: OracleResult) -> dict[str, Any]:
                 "Q": s.q,
                 "best": list(s.best),
                 "worst": list(s.worst),
+                "do_nothing": list(s.do_nothing),
                 "optimal_action": s.optimal_action,
                 "dead_end": s.dead_end,
                 "bottleneck": s.bottleneck,

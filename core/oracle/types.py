@@ -86,6 +86,17 @@ class StateFacts:
         """Labelled actions available here, in model order."""
         return tuple(self.q)
 
+    @property
+    def do_nothing(self) -> tuple[str, ...]:
+        """Labelled actions whose every outcome is this state itself (a pure self-loop: a
+        ``quit``, or a move against a wall). Q(s, a) = V(s) for them, so they are always among
+        the best: preference questions leave them out by default (docs/method.md §4)."""
+        return tuple(
+            action
+            for action in self.q
+            if (targets := self.successors.get(action)) and all(t == self.id for t in targets)
+        )
+
     def exact_value(self) -> Fraction | None:
         return Fraction(self.value_exact) if self.value_exact is not None else None
 

@@ -43,6 +43,8 @@ class Candidate:
     states: tuple[int, ...]  # one state, an unordered pair (in presentation order) or a subset
     delta: float
     positive: bool | None = None  # class of a binary category (True = yes-answer), else None
+    reading: bool = False  # answered by reading the words (``case_rules``): δ capped at ½
+    gap: float | None = None  # the deciding difference (|ΔV|, ranking gap, ...), if any
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,9 @@ class TestCase:
     wording: int = 0  # which phrasing of the question (``Category.phrase``); 0 = the original
     variant: str = ""  # metamorphic transformation applied (``metamorphic``); "" = none
     origin: str = ""  # a variant's family: the key of the case it was transformed from
+    reading: bool = False  # a reading case (``case_rules``), marked in the store
+    gap: float | None = None  # the deciding difference, stored for reports
+    keep_do_nothing: bool = False  # preference cases: do-nothing actions offered too
 
     @property
     def family(self) -> str:
@@ -167,6 +172,11 @@ class Category(ABC):
         if not 0 < case.wording <= len(others):
             raise ExplaincheckError(f"{self.id} has no wording {case.wording}")
         return others[case.wording - 1]
+
+    def listed_actions(self, case: TestCase, oracle: OracleResult) -> tuple[str, ...]:
+        """The actions a one-state prompt lists: every labelled action here; preference
+        categories leave do-nothing actions out unless kept (``case_rules``)."""
+        return oracle.state(case.states[0]).actions
 
     @abstractmethod
     def answer_form(self, case: TestCase, oracle: OracleResult) -> AnswerForm:

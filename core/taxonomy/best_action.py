@@ -1,12 +1,17 @@
 """Best action? (preference query): which available action is optimal.
 
 Passes iff the named action lies in A*(s). δ = 1 − |A*(s)|/|Act(s)| (selectivity: a single optimal
-action among many distractors is the hardest to single out).
+action among many distractors is the hardest to single out). Act(s) is the offered actions
+(do-nothing ones left out unless kept) and a state needs two of different value
+(``case_rules``): where all tie, any answer passes.
 """
 
 from __future__ import annotations
 
-from explaincheck.core.oracle.types import OracleResult, StateFacts
+from collections.abc import Sequence
+from typing import Any
+
+from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.taxonomy.base import TestCase
 from explaincheck.core.taxonomy.kinds import ActionChoiceCategory
 
@@ -17,8 +22,8 @@ class BestAction(ActionChoiceCategory):
     label = "Best"
     name = "best action"
 
-    def right_actions(self, state: StateFacts) -> tuple[str, ...]:
-        return state.best
+    def pick(self, ordered: Sequence[Any]) -> Any:
+        return ordered[0]
 
     def oracle_answer(self, case: TestCase, oracle: OracleResult) -> str:
         """The optimal scheduler's choice where it lies in A*(s) (it always does under the exact

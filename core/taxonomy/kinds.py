@@ -6,6 +6,7 @@ The ten category modules subclass these and add only what is theirs (pool, δ, q
 from __future__ import annotations
 
 from abc import abstractmethod
+from collections.abc import Sequence
 from typing import Any
 
 from explaincheck.core.oracle.types import OracleResult, StateFacts
@@ -29,8 +30,15 @@ from explaincheck.core.taxonomy.base import (
     GradingSettings,
     TestCase,
 )
+from explaincheck.core.taxonomy.case_rules import (
+    capped,
+    offered_actions,
+    offered_order,
+    order_gaps,
+    reads_as_failure,
+)
 from explaincheck.core.taxonomy.metamorphic import shown_actions, state_names
-from explaincheck.core.taxonomy.pool_counts import non_goal_count, preference_count, spread_is_tied
+from explaincheck.core.taxonomy.pool_counts import decided_count, non_goal_count, spread_is_tied
 from explaincheck.core.taxonomy.sampling import (
     DEFAULT_SUBSET_SIZE,
     delta,
@@ -75,45 +83,98 @@ class SingleStateCategory(Category):
         """Class of the case in a binary category (None otherwise)."""
         return None
 
+    def state_reading(self, state: StateFacts) -> bool:
+        """Whether the case about ``state`` is answered by reading (``case_rules``)."""
+        return False
+
     def candidates(self, oracle: OracleResult, seed: int = 0) -> list[Candidate]:
-        return [
-            Candidate(self.id, (s.id,), delta(self.state_delta(s, oracle)), self.is_positive(s))
-            for s in self.pool(oracle)
-        ]
+        found = []
+        for s in self.pool(oracle):
+            reading = self.state_reading(s)
+            amount = capped(self.state_delta(s, oracle), reading)
+            found.append(Candidate(self.id, (s.id,), delta(amount), self.is_positive(s), reading))
+        return found
 
 
 class PreferenceCategory(SingleStateCategory):
-    """Preference queries: one non-goal state with at least two labelled actions."""
+    """Preference queries: one non-goal state whose offered actions (``case_rules``: do-nothing
+    actions left out unless kept) have at least two different values; where every action ties,
+    any answer passes, so such a state is no case."""
 
     dimension = PREFERENCE
 
-    def pool(self, oracle: OracleResult) -> list[StateFacts]:
-        return preference_pool(oracle)
+    def pool(self, oracle: OracleResult, keep_do_nothing: bool = False) -> list[StateFacts]:
+        return [s for s in preference_pool(oracle) if len(offered_order(s, keep_do_nothing)) >= 2]
 
     def not_applicable(self, oracle: OracleResult) -> str | None:
-        if preference_count(oracle):
+        if decided_count(oracle):
             return None
-        return "no state outside the goal has two or more labelled actions"
+        return (
+            "no state outside the goal has two actions of different value"
+            " (do-nothing actions left out)"
+        )
+
+    @abstractmethod
+    def offered_delta(self, state: StateFacts, keep_do_nothing: bool) -> float:
+        """δ of the case about ``state`` over its offered actions."""
+
+    @abstractmethod
+    def offered_gap(self, state: StateFacts, keep_do_nothing: bool) -> float:
+        """The Q difference that decides the case (``case_rules``: the deciding difference)."""
+
+    def state_delta(self, state: StateFacts, oracle: OracleResult) -> float:
+        return self.offered_delta(state, False)
+
+    def candidates(
+        self, oracle: OracleResult, seed: int = 0, keep_do_nothing: bool = False
+    ) -> list[Candidate]:
+        return [
+            Candidate(
+                self.id,
+                (s.id,),
+                delta(self.offered_delta(s, keep_do_nothing)),
+                gap=self.offered_gap(s, keep_do_nothing),
+            )
+            for s in self.pool(oracle, keep_do_nothing)
+        ]
+
+    def listed_actions(self, case: TestCase, oracle: OracleResult) -> tuple[str, ...]:
+        return offered_actions(oracle.state(case.states[0]), case.keep_do_nothing)
+
+    def offered_order(self, case: TestCase, oracle: OracleResult) -> tuple[tuple[str, ...], ...]:
+        return offered_order(oracle.state(case.states[0]), case.keep_do_nothing)
 
 
 class ActionChoiceCategory(PreferenceCategory):
-    """Name one action; it passes iff it lies in the oracle's set (A* or A°) of the state."""
+    """Name one action; it passes iff it lies in the oracle's set (A* or A°) of the state,
+    taken over the offered actions."""
 
     @abstractmethod
-    def right_actions(self, state: StateFacts) -> tuple[str, ...]:
-        """The accepted actions (A*(s) or A°(s))."""
+    def pick(self, ordered: Sequence[Any]) -> Any:
+        """The end of a best-first sequence this category asks for (first: best, last: worst)."""
 
-    def state_delta(self, state: StateFacts, oracle: OracleResult) -> float:
-        return 1.0 - len(self.right_actions(state)) / len(state.q)
+    def right_actions(self, state: StateFacts, keep_do_nothing: bool = False) -> tuple[str, ...]:
+        """The accepted actions (A*(s) or A°(s) among the offered actions)."""
+        return self.pick(offered_order(state, keep_do_nothing))
+
+    def offered_delta(self, state: StateFacts, keep_do_nothing: bool) -> float:
+        right = self.right_actions(state, keep_do_nothing)
+        return 1.0 - len(right) / len(offered_actions(state, keep_do_nothing))
+
+    def offered_gap(self, state: StateFacts, keep_do_nothing: bool) -> float:
+        return self.pick(order_gaps(state, offered_order(state, keep_do_nothing)))
+
+    def _right(self, case: TestCase, oracle: OracleResult) -> tuple[str, ...]:
+        return self.right_actions(oracle.state(case.states[0]), case.keep_do_nothing)
 
     def answer_form(self, case: TestCase, oracle: OracleResult) -> AnswerForm:
-        return action_form(shown_actions(case, oracle.state(case.states[0]).actions))
+        return action_form(shown_actions(case, self.listed_actions(case, oracle)))
 
     def expected(self, case: TestCase, oracle: OracleResult) -> dict[str, Any]:
-        return {"action": list(self.right_actions(oracle.state(case.states[0])))}
+        return {"action": list(self._right(case, oracle))}
 
     def oracle_answer(self, case: TestCase, oracle: OracleResult) -> str:
-        return self.right_actions(oracle.state(case.states[0]))[0]
+        return self._right(case, oracle)[0]
 
     def answer_words(self, right: Any, expected: dict[str, Any]) -> str:
         accepted = next(iter(expected.values()), [right])
@@ -125,8 +186,9 @@ class ActionChoiceCategory(PreferenceCategory):
         self, answer: Any, case: TestCase, oracle: OracleResult, settings: GradingSettings
     ) -> Grade:
         state = oracle.state(case.states[0])
-        right = self.right_actions(state)
-        values = ", ".join(f"{a}={number(q)}" for a, q in state.q.items())
+        right = self._right(case, oracle)
+        listed = self.listed_actions(case, oracle)
+        values = ", ".join(f"{a}={number(state.q[a])}" for a in listed)
         verdict = PASS if answer in right else FAIL
         reason = f"answered {answer}; accepted {{{', '.join(right)}}} (Q: {values})"
         return Grade(verdict, reason, {"action": answer}, {"action": list(right)})
@@ -222,7 +284,14 @@ class QuantityPairCategory(PairCategory):
         rng = rng_for(self.id, "candidates", seed)
         pairs = untied_pairs([s.id for s in pool], key, keys_tied(oracle), rng)
         amount = {s.id: getattr(s, self.quantity) for s in pool}
-        return [Candidate(self.id, p, delta(1.0 - abs(amount[p[0]] - amount[p[1]]))) for p in pairs]
+        shows = {s.id for s in pool if reads_as_failure(s)}
+        found = []
+        for first, second in pairs:
+            gap = abs(amount[first] - amount[second])
+            reading = first in shows or second in shows
+            amount_delta = delta(capped(1.0 - gap, reading))
+            found.append(Candidate(self.id, (first, second), amount_delta, None, reading, gap))
+        return found
 
     def not_applicable(self, oracle: OracleResult) -> str | None:
         if non_goal_count(oracle) < 2:
@@ -277,6 +346,10 @@ class SubsetCategory(YesNoCategory):
     def subset_delta(self, members: list[StateFacts]) -> float:
         """δ of the subset (paper section 5)."""
 
+    def subset_reading(self, members: list[StateFacts]) -> bool:
+        """Whether a subset is answered by reading (``case_rules``); its δ is then capped."""
+        return False
+
     @abstractmethod
     def class_sizes(self, oracle: OracleResult) -> tuple[int, int]:
         """(#states that can make a positive subset, #states for negative subsets), counted
@@ -292,7 +365,9 @@ class SubsetCategory(YesNoCategory):
         for ids in found:
             members = [oracle.state(i) for i in ids]
             positive = any(i in marked for i in ids)
-            result.append(Candidate(self.id, ids, delta(self.subset_delta(members)), positive))
+            reading = self.subset_reading(members)
+            amount = delta(capped(self.subset_delta(members), reading))
+            result.append(Candidate(self.id, ids, amount, positive, reading))
         return result
 
     def truth(self, case: TestCase, oracle: OracleResult) -> bool:

@@ -50,7 +50,7 @@ def applicable(category: Category, case: TestCase, oracle: OracleResult) -> tupl
         found += [SWAP, RENAME]
     if category.dimension == SCOPE:
         found += [SUBSET_ORDER, RENAME]
-    listed = oracle.model.actions if category.lettered else oracle.state(case.states[0]).actions
+    listed = oracle.model.actions if category.lettered else category.listed_actions(case, oracle)
     if len(listed) >= 2:
         found.append(ACTIONS)
     return tuple(v for v in VARIANTS if v in found)

@@ -1,7 +1,8 @@
 """Which state is more promising? (mode query): which of two states has the higher V.
 
 δ = 1 − |V(s1) − V(s2)| (ambiguity). Pairs with equal V have no right answer and are not
-generated; each unordered pair appears once in a seeded presentation order (``sampling``).
+generated; each unordered pair appears once in a seeded presentation order (``sampling``). A pair
+holding a state whose words give a failure away is a reading case, δ at most ½ (``case_rules``).
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ import numpy as np
 
 from explaincheck.core.oracle.columnar import ColumnarStates
 from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.taxonomy.case_rules import offered_order
 from explaincheck.core.taxonomy.sampling import (
     bottleneck_pool,
     keys_tied,
@@ -52,15 +53,21 @@ def preference_count(oracle: OracleResult) -> int:
     return int(np.count_nonzero(~table.goal & (_labelled_actions(table) >= 2)))
 
 
-def ranking_count(oracle: OracleResult) -> int:
-    """States of the preference pool whose labelled actions have two values that are not tied
-    (``StateFacts.action_order`` has two groups or more: sorted, two neighbours differ by more
-    than the tie tolerance)."""
+def decided_count(oracle: OracleResult, keep_do_nothing: bool = False) -> int:
+    """States of the preference pool whose offered actions (do-nothing ones left out unless
+    kept) have two values that are not tied (``case_rules.offered_order`` has two groups or
+    more: sorted, two neighbours differ by more than the tie tolerance): the pool of best,
+    worst and ranking."""
     table = _columns(oracle)
     if table is None:
-        return sum(1 for s in preference_pool(oracle) if len(s.action_order) >= 2)
+        return sum(
+            1 for s in preference_pool(oracle) if len(offered_order(s, keep_do_nothing)) >= 2
+        )
     size = len(table)
-    rows = np.flatnonzero(table.action_code >= 0)
+    offered = table.action_code >= 0
+    if not keep_do_nothing:
+        offered &= ~table.do_nothing_rows
+    rows = np.flatnonzero(offered)
     state = _state_of_row(table)[rows]
     q = table.q[rows]
     order = np.lexsort((q, state))
@@ -69,6 +76,9 @@ def ranking_count(oracle: OracleResult) -> int:
     split = np.zeros(size, dtype=bool)
     split[state[1:][apart]] = True
     return int(np.count_nonzero(split & ~table.goal & (_labelled_actions(table) >= 2)))
+
+
+ranking_count = decided_count  # the name the ranking pool had before best and worst shared it
 
 
 def bottleneck_counts(oracle: OracleResult) -> tuple[int, int]:

@@ -37,10 +37,9 @@ def render_prompt(case: TestCase, oracle: OracleResult, env: Environment) -> Pro
     else:
         state = oracle.state(case.states[0])
         parts.append(f"Current state: {env.describe(state).strip()}")
-        if state.actions:
-            parts.append(
-                _action_list("Available actions:", shown_actions(case, state.actions), env)
-            )
+        listed = category.listed_actions(case, oracle)
+        if listed:
+            parts.append(_action_list("Available actions:", shown_actions(case, listed), env))
         else:
             parts.append("No actions are available in this state.")
     parts.append(

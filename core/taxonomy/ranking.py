@@ -6,8 +6,9 @@ else within the tie tolerance), a comes before b; tied actions may appear in eit
 list that is not a permutation (an action repeated, left out or not available) is ``invalid``:
 it is not an answer of the asked form (docs/method.md §6).
 
-Pool: preference states with at least two *distinct* Q values (two tie groups). A state whose
-actions all tie is not a ranking case: every order passes there.
+Pool: preference states whose offered actions (do-nothing ones left out unless kept,
+``case_rules``) have at least two *distinct* Q values (two tie groups). A state whose actions all
+tie is not a ranking case: every order passes there.
 
 δ = 1 − the smallest gap between adjacent *distinct* Q values, i.e. between adjacent tie groups of
 the decreasing sort. This deviates from the paper's literal formula (smallest gap between adjacent
@@ -23,21 +24,19 @@ from typing import Any
 from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.taxonomy.answers import AnswerForm, ranking_form
 from explaincheck.core.taxonomy.base import FAIL, INVALID, PASS, Grade, GradingSettings, TestCase
+from explaincheck.core.taxonomy.case_rules import offered_order, order_gaps
 from explaincheck.core.taxonomy.kinds import PreferenceCategory, number
 from explaincheck.core.taxonomy.metamorphic import shown_actions
-from explaincheck.core.taxonomy.pool_counts import ranking_count
 
 MAX_LISTED = 3  # order violations spelled out in a reason
 
 
-def smallest_gap(state: StateFacts) -> float | None:
-    """Smallest difference between adjacent distinct action values: Q of one tie group minus Q
-    of the next in the decreasing order (``action_order`` decides ties exactly under the exact
-    method). None: fewer than two tie groups, so nothing to order."""
-    if len(state.action_order) < 2:
-        return None
-    ordered = [state.q[group[0]] for group in state.action_order]
-    return min(ordered[i] - ordered[i + 1] for i in range(len(ordered) - 1))
+def smallest_gap(state: StateFacts, keep_do_nothing: bool = False) -> float | None:
+    """Smallest difference between adjacent distinct values of the offered actions: Q of one
+    tie group minus Q of the next in the decreasing order (``action_order`` decides ties
+    exactly under the exact method). None: fewer than two tie groups, so nothing to order."""
+    gaps = order_gaps(state, offered_order(state, keep_do_nothing))
+    return min(gaps) if gaps else None
 
 
 class Ranking(PreferenceCategory):
@@ -52,17 +51,13 @@ class Ranking(PreferenceCategory):
             return " > ".join(" = ".join(g) if len(g) > 1 else g[0] for g in groups)
         return " > ".join(map(str, right)) if isinstance(right, list) else str(right)
 
-    def pool(self, oracle: OracleResult) -> list[StateFacts]:
-        return [s for s in super().pool(oracle) if len(s.action_order) >= 2]
-
-    def not_applicable(self, oracle: OracleResult) -> str | None:
-        if ranking_count(oracle):
-            return None
-        return "no state outside the goal has two actions of different value"
-
-    def state_delta(self, state: StateFacts, oracle: OracleResult) -> float:
-        gap = smallest_gap(state)
+    def offered_delta(self, state: StateFacts, keep_do_nothing: bool) -> float:
+        gap = smallest_gap(state, keep_do_nothing)
         return 0.0 if gap is None else 1.0 - gap
+
+    def offered_gap(self, state: StateFacts, keep_do_nothing: bool) -> float:
+        gap = smallest_gap(state, keep_do_nothing)
+        return 0.0 if gap is None else gap
 
     def question(self, case: TestCase, oracle: OracleResult) -> str:
         return (
@@ -82,13 +77,13 @@ class Ranking(PreferenceCategory):
         )
 
     def answer_form(self, case: TestCase, oracle: OracleResult) -> AnswerForm:
-        return ranking_form(shown_actions(case, oracle.state(case.states[0]).actions))
+        return ranking_form(shown_actions(case, self.listed_actions(case, oracle)))
 
     def oracle_answer(self, case: TestCase, oracle: OracleResult) -> list[str]:
-        return [a for group in oracle.state(case.states[0]).action_order for a in group]
+        return [a for group in self.offered_order(case, oracle) for a in group]
 
     def expected(self, case: TestCase, oracle: OracleResult) -> dict[str, Any]:
-        return {"ranking": [list(group) for group in oracle.state(case.states[0]).action_order]}
+        return {"ranking": [list(group) for group in self.offered_order(case, oracle)]}
 
     def judge(
         self, answer: Any, case: TestCase, oracle: OracleResult, settings: GradingSettings
@@ -96,10 +91,11 @@ class Ranking(PreferenceCategory):
         state = oracle.state(case.states[0])
         expected = self.expected(case, oracle)
         given = {"ranking": list(answer)}
-        problem = _not_a_permutation(list(answer), state.actions)
+        problem = _not_a_permutation(list(answer), self.listed_actions(case, oracle))
         if problem:  # outside the asked form (the schema pins length and uniqueness): method §6
             return Grade(INVALID, problem, given, expected)
-        group = {a: i for i, members in enumerate(state.action_order) for a in members}
+        order = self.offered_order(case, oracle)
+        group = {a: i for i, members in enumerate(order) for a in members}
         position = {a: i for i, a in enumerate(answer)}
         wrong = [
             f"{b} (Q={number(state.q[b])}) placed before {a} (Q={number(state.q[a])})"

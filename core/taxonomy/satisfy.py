@@ -1,6 +1,7 @@
 """Satisfy property? (state query): how likely the goal is reached from a state, acting optimally.
 
-δ = 1 − 2|V(s) − ½| (ambiguity: values near ½ are the least determined). Graded by
+δ = 1 − 2|V(s) − ½| (ambiguity: values near ½ are the least determined). A state whose words give
+a failure away (``case_rules.reads_as_failure``) is a reading case, δ at most ½. Graded by
 ``GradingSettings``: ``absolute`` passes iff |p − V(s)| ≤ tolerance (default 0.05), ``half`` iff
 p ≥ ½ ⇔ V(s) ≥ ½; the absolute error is always kept so either rule can be re-applied later.
 """
@@ -13,6 +14,7 @@ from typing import Any
 from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.taxonomy.answers import AnswerForm, probability_form
 from explaincheck.core.taxonomy.base import FAIL, PASS, STATE, Grade, GradingSettings, TestCase
+from explaincheck.core.taxonomy.case_rules import reads_as_failure
 from explaincheck.core.taxonomy.kinds import SingleStateCategory, number
 from explaincheck.core.taxonomy.pool_counts import non_goal_count
 
@@ -35,6 +37,9 @@ class Satisfy(SingleStateCategory):
 
     def state_delta(self, state: StateFacts, oracle: OracleResult) -> float:
         return 1.0 - 2.0 * abs(state.value - 0.5)
+
+    def state_reading(self, state: StateFacts) -> bool:
+        return reads_as_failure(state)
 
     def question(self, case: TestCase, oracle: OracleResult) -> str:
         return (

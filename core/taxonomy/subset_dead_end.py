@@ -6,29 +6,25 @@ enough, else seeded samples around the lowest-valued states). Binary: positives 
 δ of a negative subset = 1 − min V over the subset (ambiguity: a state close to V = 0 looks like a
 dead end). The paper's formula gives every positive subset δ = 1; here a positive subset whose dead
 ends are all *live* (V = 0, yet the agent can still move on) keeps δ = 1, while one holding an
-*absorbing* failure state (a hole, an eaten goat: the description shows that it is over) gets
-δ = ½, since the wording gives such a case away. So prioritised selection prefers the live dead
-ends where a model has them (docs/method.md).
+*absorbing* failure state (a hole, an eaten goat: the description shows that it is over) or an
+unsafe-labelled state is a reading case: δ at most ½, since the wording gives it away. So
+prioritised selection prefers the live dead ends where a model has them (docs/method.md).
 """
 
 from __future__ import annotations
 
 from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.taxonomy.base import TestCase
+from explaincheck.core.taxonomy.case_rules import (
+    READING_DELTA,
+    capped,
+    reads_as_failure,
+)
 from explaincheck.core.taxonomy.kinds import SubsetCategory
 from explaincheck.core.taxonomy.pool_counts import dead_end_counts
 
-VISIBLE_DEAD_END_DELTA = 0.5  # δ of a positive subset that holds an absorbing failure state
-
-
-def is_absorbing(state: StateFacts) -> bool:
-    """Whether every choice of ``state`` leads back to itself (nothing can happen any more)."""
-    return all(set(targets) <= {state.id} for targets in state.successors.values())
-
-
-def is_visible_dead_end(state: StateFacts) -> bool:
-    """A dead end that is an absorbing failure: its description shows that the run is over."""
-    return state.dead_end and is_absorbing(state)
+# δ of a positive subset that holds an absorbing failure state (the reading cap of case_rules)
+VISIBLE_DEAD_END_DELTA = READING_DELTA
 
 
 DEAD_END_DEFINITION = (
@@ -61,12 +57,15 @@ class SubsetDeadEnd(SubsetCategory):
         return state.dead_end
 
     def score(self, state: StateFacts) -> float:
-        return VISIBLE_DEAD_END_DELTA if is_visible_dead_end(state) else 1.0 - state.value
+        return capped(1.0 - state.value, reads_as_failure(state))
 
     def subset_delta(self, members: list[StateFacts]) -> float:
-        if any(is_visible_dead_end(s) for s in members):
-            return VISIBLE_DEAD_END_DELTA
+        """The paper's 1 − min V (1 for every positive subset); the category's ``candidates``
+        caps it at ½ for a reading subset (``subset_reading``)."""
         return 1.0 - min(s.value for s in members)
+
+    def subset_reading(self, members: list[StateFacts]) -> bool:
+        return any(reads_as_failure(s) for s in members)
 
     def question(self, case: TestCase, oracle: OracleResult) -> str:
         return f"{DEAD_END_DEFINITION} Is at least one of the states listed above a dead end?"

@@ -1,7 +1,9 @@
 """Which state is the bottleneck? (mode query): one true bottleneck paired with one decoy.
 
 Pairs one bottleneck with one non-bottleneck decoy (neither goal nor initial state), each pair once
-in a seeded presentation order. δ = C_B(decoy) (salience: a central decoy mimics a bottleneck).
+in a seeded presentation order. δ = C_B(decoy) (salience: a central decoy mimics a bottleneck);
+a decoy that is an absorbing failure is read off its words: a reading case, δ at most ½
+(``case_rules``).
 Not applicable without a bottleneck or without a non-bottleneck decoy.
 """
 
@@ -14,6 +16,7 @@ from explaincheck.core.taxonomy.bottleneck import (
     bottleneck_fact,
     bottleneck_reason,
 )
+from explaincheck.core.taxonomy.case_rules import capped, is_visible_dead_end
 from explaincheck.core.taxonomy.kinds import PairCategory, number, pair_names
 from explaincheck.core.taxonomy.metamorphic import state_names
 from explaincheck.core.taxonomy.runs import run_through
@@ -35,10 +38,13 @@ class WhichBottleneck(PairCategory):
         decoys = [s.id for s in pool if not s.bottleneck]
         centrality = {s.id: s.centrality for s in pool}
         pairs = cross_pairs(true, decoys, centrality, rng_for(self.id, "candidates", seed))
+        shows = {s.id for s in pool if is_visible_dead_end(s)}
         result = []
         for pair in pairs:
             decoy = pair[1] if oracle.state(pair[0]).bottleneck else pair[0]
-            result.append(Candidate(self.id, pair, delta(centrality[decoy])))
+            reading = decoy in shows  # a decoy whose words show the run is over
+            amount = delta(capped(centrality[decoy], reading))
+            result.append(Candidate(self.id, pair, amount, None, reading))
         return result
 
     def right_index(self, case: TestCase, oracle: OracleResult) -> int:

@@ -1,12 +1,15 @@
 """Worst action? (preference query): which available action is most damaging.
 
 Passes iff the named action lies in A°(s). δ = 1 − |A°(s)|/|Act(s)| (selectivity, symmetric to
-best action).
+best action). Act(s) and the pool as for best action (``case_rules``).
 """
 
 from __future__ import annotations
 
-from explaincheck.core.oracle.types import OracleResult, StateFacts
+from collections.abc import Sequence
+from typing import Any
+
+from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.taxonomy.base import TestCase
 from explaincheck.core.taxonomy.kinds import ActionChoiceCategory
 
@@ -17,8 +20,8 @@ class WorstAction(ActionChoiceCategory):
     label = "Worst"
     name = "worst action"
 
-    def right_actions(self, state: StateFacts) -> tuple[str, ...]:
-        return state.worst
+    def pick(self, ordered: Sequence[Any]) -> Any:
+        return ordered[-1]
 
     def question(self, case: TestCase, oracle: OracleResult) -> str:
         return (

@@ -44,6 +44,7 @@ from PySide6.QtWidgets import (
 
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.taxonomy.degeneracy import degenerate_categories
 from explaincheck.core.taxonomy.registry import applicability
 from explaincheck.gui.factor_campaign import BEHAVIOURAL_TIP, factors_offer
 from explaincheck.gui.safe_text import plain_label
@@ -59,6 +60,9 @@ DIMENSION_TITLES = (
 )
 NOISY_PREFIX = "noisy:"
 WORDING_CHOICES = (("0", "0 (the original question)"), ("1", "1"), ("2", "2"), ("all", "all three"))
+
+
+DEGENERATE_MARK = "⚠ "  # before a category that measures nothing on this model
 
 
 def format_eta(seconds: float | None) -> str:
@@ -91,6 +95,7 @@ class CampaignSetup:
     satisfy_rule: str
     tolerance: float
     database: str  # the results file as typed (the default when the box is empty)
+    keep_do_nothing: bool = False  # offer do-nothing actions in preference questions
 
 
 class TimeLeft(Protocol):
@@ -275,7 +280,13 @@ class CampaignView(QWidget):
         )
         rule_row.addWidget(self.satisfy_rule, 1)
         rule_row.addWidget(self.tolerance)
+        self.keep_do_nothing = QCheckBox("Keep do-nothing actions", self)
+        self.keep_do_nothing.setToolTip(
+            "Offer actions whose every outcome is the state itself (always among the best) in"
+            " best/worst/ranking questions; left out by default (--keep-do-nothing)"
+        )
         form.addRow("Satisfy:", rule_row)
+        form.addRow("Actions:", self.keep_do_nothing)
 
     def _build_database_row(self, form: QFormLayout) -> None:
         db_row = QHBoxLayout()
@@ -599,6 +610,9 @@ class CampaignView(QWidget):
     async def _update_applicability(self, oracle: OracleResult, environment: Environment) -> None:
         found = await in_thread(applicability, oracle)  # candidates can be costly
         offer = await in_thread(factors_offer, environment, oracle)  # factors: on request
+        # degenerate categories from their candidates; a large (columnar) model is left to
+        # ``run``, which warns as it plans (making every state's facts here would take seconds)
+        idle = {} if oracle.columnar else await in_thread(degenerate_categories, oracle)
         if oracle is not self.oracle:
             return
         self.reasons = {cid: f.reason for cid, f in found.items() if f.reason}
@@ -606,7 +620,7 @@ class CampaignView(QWidget):
         self._updating = True
         for category_id, item in self.category_items.items():
             applies = found[category_id]
-            base = item.text(0).split("  —")[0]
+            base = item.text(0).split("  —")[0].removeprefix(DEGENERATE_MARK)
             if category_id == "factors" and applies.reason and offer is not None:
                 item.setDisabled(False)
                 item.setText(0, f"{base}  — {offer.label}")
@@ -625,6 +639,11 @@ class CampaignView(QWidget):
                 item.setText(0, f"{base}  — repeats another category here")
                 item.setToolTip(0, f"Left out by default: {applies.caveat}. Tick it to ask anyway.")
                 on = wanted is not None and category_id in wanted
+                item.setCheckState(0, Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+            elif category_id in idle:
+                item.setText(0, f"{DEGENERATE_MARK}{base}  — measures nothing here")
+                item.setToolTip(0, f"Runs, but its cases decide nothing: {idle[category_id]}.")
+                on = wanted is None or category_id in wanted
                 item.setCheckState(0, Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
             else:
                 item.setText(0, base)
@@ -695,6 +714,7 @@ class CampaignView(QWidget):
             "wording": self.wording.currentData(),
             "metamorphic": self.metamorphic.isChecked(),
             "behavioural": self.behavioural.isChecked(),
+            "keep_do_nothing": self.keep_do_nothing.isChecked(),
         }
 
     def apply_choices(self, choices: dict) -> None:
@@ -739,6 +759,8 @@ class CampaignView(QWidget):
             self.wording.setCurrentIndex(index)
         if isinstance(choices.get("metamorphic"), bool):
             self.metamorphic.setChecked(choices["metamorphic"])
+        if isinstance(choices.get("keep_do_nothing"), bool):
+            self.keep_do_nothing.setChecked(choices["keep_do_nothing"])
         if isinstance(choices.get("behavioural"), bool):
             self.behavioural.setChecked(choices["behavioural"])
 
@@ -768,6 +790,7 @@ class CampaignView(QWidget):
             satisfy_rule=self.satisfy_rule.currentData(),
             tolerance=self.tolerance.value(),
             database=self.database.text().strip() or default_database(),
+            keep_do_nothing=self.keep_do_nothing.isChecked(),
         )
 
     def set_running(self, running: bool) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (
+    QCheckBox,
     QFileDialog,
     QGridLayout,
     QGroupBox,
@@ -33,11 +34,11 @@ from explaincheck.gui.tasks import Tasks, in_thread
 from explaincheck.gui.views.policy_report import PolicyLossBox
 
 
-def build(rows: list[dict[str, Any]]):
-    """rows -> core Report (worker thread)."""
+def build(rows: list[dict[str, Any]], exclude_reading: bool = False):
+    """rows -> core Report (worker thread); ``exclude_reading`` leaves reading cases out."""
     from explaincheck.core.analysis.report import build_report
 
-    return build_report(rows_frame(rows))
+    return build_report(rows_frame(rows), exclude_reading=exclude_reading)
 
 
 class FigurePanel(QGroupBox):
@@ -84,6 +85,13 @@ class ReportView(QWidget):
         self.summary = plain_label("")
         self.summary.setWordWrap(True)
         bar.addWidget(self.summary, 1)
+        self.exclude_reading = QCheckBox("Leave reading cases out")
+        self.exclude_reading.setToolTip(
+            "Score without the cases answered by reading: a pair or subset holding a failure"
+            " state that the words give away (report --exclude-reading)"
+        )
+        self.exclude_reading.toggled.connect(lambda _on: self.mark_stale())
+        bar.addWidget(self.exclude_reading)
         self.export_buttons: dict[str, QPushButton] = {}
         for kind, text in (("png", "PNG"), ("svg", "SVG"), ("csv", "CSV"), ("html", "HTML")):
             button = QPushButton(f"Export {text}…")
@@ -104,8 +112,10 @@ class ReportView(QWidget):
         grid.addWidget(self._table_box("rq2_models"), 3, 0)
         grid.addWidget(self._table_box("table1"), 3, 1)
         grid.addWidget(self._table_box("table1_intervals"), 4, 0, 1, 2)
+        grid.addWidget(self._table_box("reading_share"), 5, 0)
+        grid.addWidget(self._table_box("small_gap"), 5, 1)
         self.policy_loss = PolicyLossBox(body)  # filled by the window (policy_report.py)
-        grid.addWidget(self.policy_loss, 5, 0, 1, 2)
+        grid.addWidget(self.policy_loss, 6, 0, 1, 2)
         grid.setColumnStretch(0, 1)
         grid.setColumnStretch(1, 1)
         scroll = QScrollArea(self)
@@ -167,7 +177,7 @@ class ReportView(QWidget):
             return
         self.summary.setText("Computing the report…")
         try:
-            report = await in_thread(build, rows)
+            report = await in_thread(build, rows, self.exclude_reading.isChecked())
         except Exception as error:
             self.summary.setText(f"The report could not be computed: {error}")
             return

@@ -37,6 +37,16 @@ def fmt_value(value: float | None, exact: str | None = None) -> str:
     return text
 
 
+def do_nothing_text(facts: StateFacts) -> str:
+    """The state's do-nothing actions (every outcome is the state itself), as marked."""
+    if not facts.do_nothing:
+        return "—"
+    return (
+        f"{', '.join(facts.do_nothing)}: every outcome is this state, so Q = V; left out of"
+        " preference questions"
+    )
+
+
 class StateInspector(QScrollArea):
     """Shows one state of the current oracle; empty until a state is chosen."""
 
@@ -71,6 +81,7 @@ class StateInspector(QScrollArea):
             ("D", "D(s) = Pmin[F unsafe]"),
             ("best", "A* (best)"),
             ("worst", "A° (worst)"),
+            ("do_nothing", "Do-nothing"),
             ("optimal", "Scheduler's choice"),
             ("flags", "Kind"),
             ("centrality", "Centrality C_B"),
@@ -142,13 +153,16 @@ class StateInspector(QScrollArea):
         )
         self.fields["best"].setText(", ".join(f.best) or "—")
         self.fields["worst"].setText(", ".join(f.worst) or "—")
+        self.fields["do_nothing"].setText(do_nothing_text(f))
         self.fields["optimal"].setText(f.optimal_action or "—")
         self.fields["flags"].setText(self.kind(f))
         self.fields["centrality"].setText(f"{f.centrality:.4g}")
         self.bars.set_state(f)
         self.successors.clear()
+        idle = set(f.do_nothing)
         for action, successors in f.successors.items():
-            parent = QTreeWidgetItem([action or "(unlabelled)", ""])
+            shown = f"{action} (do-nothing)" if action in idle else action or "(unlabelled)"
+            parent = QTreeWidgetItem([shown, ""])
             for target, probability in sorted(successors.items(), key=lambda kv: -kv[1]):
                 child = QTreeWidgetItem([f"→ state {target}", f"{probability:.4g}"])
                 child.setData(0, Qt.ItemDataRole.UserRole, target)

@@ -156,10 +156,32 @@ def test_older_schema_is_migrated_or_refused(tmp_path, monkeypatch):
         Store.open(path)
     monkeypatch.setitem(store_module.MIGRATIONS, 0, "CREATE TABLE notes (text TEXT)")
     monkeypatch.setitem(store_module.MIGRATIONS, 1, "")  # the file already has v2's columns
+    monkeypatch.setitem(store_module.MIGRATIONS, 2, "")  # ... and v3's
     Store.open(path).close()
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert db.execute("SELECT COUNT(*) FROM notes").fetchone()[0] == 0
+
+
+def test_v2_file_gains_reading_and_gap_unknown_for_old_rows(store):
+    store.record(record("old"))
+    path = store.path
+    store.close()
+    db = sqlite3.connect(path)
+    db.execute("ALTER TABLE executions DROP COLUMN reading")
+    db.execute("ALTER TABLE executions DROP COLUMN gap")
+    db.execute("PRAGMA user_version = 2")
+    db.commit()
+    db.close()
+    with Store.open(path) as migrated:
+        migrated.record(record("new", reading=True, gap=0.004))
+        migrated.record(record("live", reading=False, gap=None))
+        rows = {r["exec_key"]: r for r in migrated.iter_executions()}
+    assert (rows["old"]["reading"], rows["old"]["gap"]) == (None, None)  # unknown before v3
+    assert (rows["new"]["reading"], rows["new"]["gap"]) == (True, 0.004)
+    assert rows["live"]["reading"] is False
+    frame = results_frame(path)
+    assert list(frame["reading"]) == [None, True, False]
 
 
 def test_foreign_files_are_refused(tmp_path):

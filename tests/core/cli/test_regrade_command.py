@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+from support.cli_results import stored_results
 
 from explaincheck.core.cli.main import main
 
@@ -12,10 +12,7 @@ RUN = (
 )
 
 
-def rows(db, capsys) -> list[dict]:
-    capsys.readouterr()
-    assert main(["results", "--db", str(db), "--json"]) == 0
-    return json.loads(capsys.readouterr().out)
+rows = stored_results
 
 
 def test_a_wider_tolerance_turns_random_fails_into_passes(tmp_path, capsys):

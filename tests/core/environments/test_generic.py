@@ -36,17 +36,46 @@ def test_generic_wording_comes_from_the_model(model):
     assert env.id is None and env.title == "walk"
     assert "reach a state labelled goal, and avoid states labelled unsafe" in env.task
     assert "x (integer 0..N)" in env.task and "lit (true or false)" in env.task
-    assert "goal = (x = N)" in env.task and "N = 3" in env.task
+    assert "goal = x = N" in env.task and "N = 3" in env.task
+    # the guard both actions share is stated once; each action shows its updates as written
+    assert "Every action is available only where x < N & x > 0 holds." in env.task
     assert set(env.action_meanings) == {"forward", "flip"}
-    assert "7/10 : (x' = (x + 1))" in env.action_meanings["forward"]
+    assert (
+        env.action_meanings["forward"] == "PRISM update(s): 0.7 : (x' = x + 1) + 0.3 : (x' = x - 1)"
+    )
     result = compute_oracle(env.request())
     initial = result.initial
     text = env.describe(initial)
     assert text == "x = 1, lit = False (labels here: none)"
     prompt = preview_prompt(env, initial)
-    assert "- forward: PRISM command(s):" in prompt and "- flip: PRISM command(s):" in prompt
+    assert "- forward: PRISM update(s):" in prompt and "- flip: PRISM update(s):" in prompt
     goal = next(s for s in result.states if s.is_goal)
     assert "labels here: goal" in env.describe(goal)
+
+
+def test_generic_wording_keeps_formula_names_comments_and_gives_every_constant():
+    env = generic_environment("tests/models/corridor.prism", constants="TARGET=4")
+    task = env.task
+    # formulas by the model's names, each stated once; labels and guards use the names
+    assert "Formulas (names used below): at_trap = pos = 0; at_exit = pos = TARGET." in task
+    assert task.count("pos = TARGET") == 1
+    assert "goal = at_exit; unsafe = at_trap" in task
+    assert "available only where !at_trap & !at_exit holds" in task
+    # the file's comment on the variable, and the value of the constant the words mention
+    assert "pos (integer 0..4: the tile the agent stands on)" in task
+    assert "Constants: TARGET = 4." in task
+    assert env.action_meanings["left"] == "PRISM update(s): (pos'=pos-1)"
+
+
+def test_generic_wording_works_out_constants_defined_by_others(tmp_path):
+    path = tmp_path / "gamble.prism"
+    path.write_text(
+        "mdp\nconst int N;\nconst int TARGET = 2*N;\nmodule g\n  money : [0..TARGET] init 1;\n"
+        "  [bet] money > 0 & money < TARGET -> 0.5 : (money'=money+1) + 0.5 : (money'=money-1);\n"
+        'endmodule\nlabel "goal" = (money = TARGET);\n'
+    )
+    env = generic_environment(path, constants="N=3")
+    assert "goal = (money = TARGET)" in env.task and "TARGET = 6" in env.task
 
 
 def test_generic_labels_follow_the_request(tmp_path):

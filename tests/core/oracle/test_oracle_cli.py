@@ -22,6 +22,7 @@ STATE_KEYS = {
     "dead_end",
     "bottleneck",
     "centrality",
+    "do_nothing",
 }
 RUNS = {
     "chain": [model("chain"), "--json"],
@@ -156,3 +157,23 @@ def test_compute_in_process_from_the_package_passes_its_arguments_on():
     listed = compute_in_process(request)
     assert not isinstance(listed.states, ColumnarStates)
     assert [s.value for s in columns.states] == [s.value for s in listed.states]
+
+
+def test_do_nothing_actions_are_found_and_shown(capsys):
+    """A pure self-loop (the corridor's "wait", the dead end's "wait") is a do-nothing action:
+    Q = V there, so preference questions leave it out (docs/method.md §4)."""
+    from explaincheck.core.cli.main import main
+
+    corridor = model("corridor")
+    assert main(["oracle", corridor, "--const", "TARGET=4", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    idle = {s["id"]: s["do_nothing"] for s in data["states"]}
+    moving = [s for s in data["states"] if s["Q"]]
+    assert moving and all(idle[s["id"]] == ["wait"] for s in moving)
+    assert all(s["Q"]["wait"] == s["V"] for s in moving)  # always among the best
+    assert data["model"]["do_nothing_states"] == len(moving)
+    assert main(["oracle", corridor, "--const", "TARGET=4"]) == 0
+    out = capsys.readouterr().out
+    assert f"do-nothing   {len(moving)} states (wait): every outcome is the state itself" in out
+    assert main(["oracle", model("shortcut")]) == 0
+    assert "do-nothing   none" in capsys.readouterr().out

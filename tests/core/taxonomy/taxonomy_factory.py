@@ -58,11 +58,17 @@ def make_state(
         is_goal=goal,
         is_unsafe=unsafe,
         is_initial=initial,
-        successors=successors if successors is not None else {a: {id: 1.0} for a in q},
+        successors=successors if successors is not None else {a: _moves(id) for a in q},
         value_exact=str(Fraction(value)) if exact else None,
         danger_exact=str(Fraction(danger)) if exact and danger is not None else None,
         q_exact={a: str(Fraction(v)) for a, v in q.items()} if exact else {},
     )
+
+
+def _moves(id: int) -> dict[int, float]:
+    """Default outcome of an action: stay or go to another state (never a do-nothing action,
+    which preference questions leave out; pass ``successors`` to make one)."""
+    return {id: 0.5, 0 if id else 1: 0.5}
 
 
 def make_oracle(

@@ -16,6 +16,7 @@ import pytest
 from explaincheck.core.environments.registry import BUILTIN_IDS, load_builtin
 from explaincheck.core.oracle import compute_in_process
 from explaincheck.core.oracle.columnar import ColumnarStates
+from explaincheck.core.oracle.do_nothing import do_nothing_summary
 from explaincheck.core.oracle.types import VERIFIED, OracleRequest
 from explaincheck.core.taxonomy import pool_counts
 from explaincheck.core.taxonomy.registry import applicability
@@ -39,6 +40,12 @@ def _oracles():
         yield env_id, lambda env_id=env_id: load_builtin(env_id).request(method=VERIFIED)
     for name in ("tie.prism", "dead_end.prism", "shortcut.prism", "no_unsafe.prism"):
         yield name, lambda name=name: OracleRequest(str(MODELS / name), method=VERIFIED)
+    yield (
+        "corridor.prism",
+        lambda: OracleRequest(
+            str(MODELS / "corridor.prism"), constants="TARGET=4", method=VERIFIED
+        ),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -57,6 +64,9 @@ def _check(columnar, facts) -> None:
         pool_counts.dead_end_counts,
     ):
         assert count(columnar) == count(facts), count.__name__
+    kept = pool_counts.decided_count(columnar, keep_do_nothing=True)
+    assert kept == pool_counts.decided_count(facts, keep_do_nothing=True)
+    assert do_nothing_summary(columnar) == do_nothing_summary(facts)
     quantities = ["value"] + (["danger"] if columnar.has_danger else [])
     if pool_counts.non_goal_count(facts):
         for quantity in quantities:

@@ -15,9 +15,9 @@ from taxonomy_factory import make_oracle, make_state
 
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.taxonomy import sampling
+from explaincheck.core.taxonomy.case_rules import is_visible_dead_end
 from explaincheck.core.taxonomy.registry import CATEGORIES
 from explaincheck.core.taxonomy.selection import select_cases
-from explaincheck.core.taxonomy.subset_dead_end import is_visible_dead_end
 
 
 def mean(values):
@@ -42,7 +42,7 @@ def test_prioritized_beats_random_and_both_are_reproducible(toy, category_id):
 
 
 def test_budget_larger_than_candidates_and_errors(toy):
-    assert len(select_cases(toy, "best_action", budget=100)) == 5
+    assert len(select_cases(toy, "best_action", budget=100)) == 3  # 0, 1, 6: decided states
     assert select_cases(toy, "best_action", budget=0) == []
     with pytest.raises(ExplaincheckError, match="unknown category"):
         select_cases(toy, "nope")
