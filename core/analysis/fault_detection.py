@@ -22,15 +22,16 @@ same tables for a database holding ``flaw:`` and ``noisy:`` runs.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from fractions import Fraction
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from explaincheck.core.analysis.chance import case_chance
+from explaincheck.core.analysis.chance import row_chances
 from explaincheck.core.analysis.layout import order_categories, order_environments
 from explaincheck.core.analysis.scores import cell_scores
 from explaincheck.core.oracle.types import OracleResult, StateFacts
@@ -139,10 +140,7 @@ def _environment(env_id: str, flaws: dict, budget: int, seed: int, shares: Seque
     from explaincheck.core.backends.noisy_backend import NoisyBackend
     from explaincheck.core.campaign.plan import Campaign, load_environment, oracle_for
     from explaincheck.core.oracle.flawed import flawed_oracle
-    from explaincheck.core.taxonomy.grading import grade_reply
-    from explaincheck.core.taxonomy.prompts import render_prompt
     from explaincheck.core.taxonomy.registry import CATEGORIES, applicability
-    from explaincheck.core.taxonomy.selection import select_cases
 
     campaign = Campaign(environment=env_id, llms=("oracle",), budget=budget, seed=seed)
     environment = load_environment(campaign)
@@ -156,17 +154,12 @@ def _environment(env_id: str, flaws: dict, budget: int, seed: int, shares: Seque
         noisy = NoisyBackend(truth, share, environment, seed)
         answerers[noisy.spec] = noisy
     settings = GradingSettings()
-    rows, pools = [], []
+    rows = selected_rows(name, truth, environment, answerers, budget, seed)
+    pools = []
     applicable = applicability(truth)
     for category_id, category in CATEGORIES.items():
         if not applicable[category_id].applicable:
             continue
-        for selection in (PRIORITIZED, RANDOM):
-            for case in select_cases(truth, category_id, budget, selection, seed):
-                prompt = render_prompt(case, truth, environment)
-                for spec, answerer in answerers.items():
-                    grade = grade_reply(case, answerer.reply_text(case), truth, settings)
-                    rows.append(_row(name, spec, case, prompt.schema, grade))
         candidates = category.candidates(truth, seed)
         cases = [
             TestCase(category_id, c.states, c.delta, PRIORITIZED, i, c.positive)
@@ -196,6 +189,36 @@ def _environment(env_id: str, flaws: dict, budget: int, seed: int, shares: Seque
                 }
             )
     return rows, pools
+
+
+def selected_rows(
+    name: str,
+    truth: OracleResult,
+    environment,
+    answerers: Mapping[str, Any],
+    budget: int,
+    seed: int,
+) -> list[dict]:
+    """Results-frame rows of every applicable category's budgeted selections (both), each
+    case answered by every answerer directly (``reply_text``: no runner, no database)."""
+    from explaincheck.core.taxonomy.grading import grade_reply
+    from explaincheck.core.taxonomy.prompts import render_prompt
+    from explaincheck.core.taxonomy.registry import CATEGORIES, applicability
+    from explaincheck.core.taxonomy.selection import select_cases
+
+    settings = GradingSettings()
+    applicable = applicability(truth)
+    rows = []
+    for category_id in CATEGORIES:
+        if not applicable[category_id].applicable:
+            continue
+        for selection in (PRIORITIZED, RANDOM):
+            for case in select_cases(truth, category_id, budget, selection, seed):
+                prompt = render_prompt(case, truth, environment)
+                for spec, answerer in answerers.items():
+                    grade = grade_reply(case, answerer.reply_text(case), truth, settings)
+                    rows.append(_row(name, spec, case, prompt.schema, grade))
+    return rows
 
 
 def _row(environment: str, llm: str, case: TestCase, schema: dict, grade) -> dict:
@@ -454,12 +477,7 @@ def calibration(results: pd.DataFrame) -> pd.DataFrame:
     rows = results[shares.notna()]
     if rows.empty or "schema" not in rows or "expected" not in rows:
         return pd.DataFrame(columns=["Q", "score", "chance", "expected", "cells"])
-    grading = rows["grading"] if "grading" in rows else pd.Series(None, index=rows.index)
-    chance = [
-        case_chance(s, e, g)
-        for s, e, g in zip(rows["schema"], rows["expected"], grading, strict=True)
-    ]
-    cases = rows.assign(chance=chance)
+    cases = rows.assign(chance=row_chances(rows))
     keys = ["environment", "llm", "category", "selection"]
     chance_cells = cases.groupby(keys, as_index=False)["chance"].mean()
     cells = cell_scores(rows).dropna(subset=["score"]).merge(chance_cells, on=keys)
