@@ -36,7 +36,7 @@ from functools import partial
 from explaincheck.core.errors import ExplaincheckError, ModelError
 from explaincheck.core.oracle import bottlenecks, cache
 from explaincheck.core.oracle.compute import derive_state_facts
-from explaincheck.core.oracle.graph_analysis import can_avoid_forever, can_reach, predecessors
+from explaincheck.core.oracle.graph_analysis import can_avoid_forever, predecessors
 from explaincheck.core.oracle.structure import Choice, ModelStructure
 from explaincheck.core.oracle.types import EXACT, OracleRequest, OracleResult
 from explaincheck.core.oracle.values import Values
