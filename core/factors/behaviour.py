@@ -19,7 +19,7 @@ from typing import Any
 from explaincheck.core.environments.loader import format_constants, parse_constants
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.factors.intervene import intervened_request
-from explaincheck.core.factors.truth import _alternatives, margin, valuation_key
+from explaincheck.core.factors.truth import probe_alternative, valuation_key
 from explaincheck.core.factors.types import MODEL, Factor, factor_truth
 from explaincheck.core.oracle.types import OracleRequest, OracleResult
 from explaincheck.core.taxonomy.base import Prompt, TestCase
@@ -116,18 +116,10 @@ def _reworded(environment: Environment, factor: Factor, base: OracleRequest) -> 
 
 
 def _strongest_alternative(state: Any, factor: Factor, oracle: OracleResult) -> int | None:
-    """The alternative state to probe: one where A* changes if there is one (that is what makes
-    the factor necessary), else the one with the largest margin change."""
-    base = margin(state, state.best)
-    best: tuple[bool, float, int] | None = None
-    for other in _alternatives(state, factor.variable or "", oracle):
-        moved = margin(other, state.best)
-        if moved is None or base is None:
-            continue
-        key = (set(other.best) != set(state.best), abs(base - moved), other.id)
-        if best is None or key[:2] > best[:2]:
-            best = key
-    return None if best is None else best[2]
+    """The alternative state to probe (``truth.probe_alternative``): the one where the factual
+    best action falls furthest behind, which is what makes the factor necessary."""
+    other = probe_alternative(state, factor.variable or "", oracle)
+    return None if other is None else other.id
 
 
 async def ask_all(

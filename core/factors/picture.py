@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from explaincheck.core.factors.behaviour import BASELINE
-from explaincheck.core.factors.truth import _alternatives, margin, valuation_key
+from explaincheck.core.factors.truth import alternatives, probe_alternative, valuation_key
 from explaincheck.core.factors.types import MODEL, Factor
 from explaincheck.core.oracle.types import OracleResult, StateFacts
 
@@ -151,7 +151,7 @@ def variable_changed_states(factual: OracleResult, variable: str) -> tuple[int, 
     for state in factual.states:
         if len(state.q) < 2:
             continue
-        for other in _alternatives(state, variable, factual):
+        for other in alternatives(state, variable, factual):
             if _comparable(state, other) and set(other.best) != set(state.best):
                 found.append(state.id)
                 break
@@ -159,18 +159,9 @@ def variable_changed_states(factual: OracleResult, variable: str) -> tuple[int, 
 
 
 def alternative_state(factual: OracleResult, state: StateFacts, variable: str) -> StateFacts | None:
-    """The alternative a state factor is shown with: one where A* changes if there is one,
-    else the one whose margin for the factual A* moves most (as the behavioural check asks)."""
-    base = margin(state, state.best)
-    best: tuple[tuple[bool, float], StateFacts] | None = None
-    for other in _alternatives(state, variable, factual):
-        moved = margin(other, state.best)
-        if moved is None or base is None:
-            continue
-        key = (set(other.best) != set(state.best), abs(base - moved))
-        if best is None or key > best[0]:
-            best = (key, other)
-    return None if best is None else best[1]
+    """The alternative a state factor is shown with: the one the behavioural check asks about
+    (``truth.probe_alternative``)."""
+    return probe_alternative(state, variable, factual)
 
 
 @dataclass(frozen=True)
