@@ -251,3 +251,21 @@ def test_faults_command_and_report_of_stored_runs(tmp_path, capsys):
     text = render_markdown(report, {})
     assert "Fault detection" in text and "noisy:Q calibration" in text
     assert "detection_matrix" in report.figures
+
+
+def test_faults_command_lists_equivalent_mutants_apart(tmp_path, capsys):
+    """On the shortcut model D = 1 − V holds, so flaw:danger-blind fails no case of any pool:
+    listed apart, and absent from the RQ1 and APFD tables; APFD's random column is ½."""
+    out = tmp_path / "faults"
+    args = ["faults", "--env", SHORTCUT, "--llm", "flaw:distance", "--llm", "flaw:danger-blind"]
+    assert main([*args, "--budget", "4", "--out", str(out), "--no-calibration"]) == 0
+    printed = capsys.readouterr().out
+    assert "equivalent mutants" in printed
+    mutants = pd.read_csv(out / "fault_detection_equivalent.csv")
+    assert mutants["llm"].tolist() == ["flaw:danger-blind"]
+    assert mutants["categories"].iat[0] >= 5 and mutants["cases"].iat[0] > 0
+    rq1 = pd.read_csv(out / "fault_detection_rq1.csv")
+    assert "flaw:danger-blind" not in set(rq1["explainer"])
+    pools = pd.read_csv(out / "fault_detection_pools.csv")
+    assert set(pools["llm"]) == {"flaw:distance"}
+    assert set(pools["apfd_random"].dropna()) == {0.5}
