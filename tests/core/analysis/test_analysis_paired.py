@@ -168,3 +168,32 @@ def test_equal_differences_give_no_interval_and_no_warning():
     assert np.isnan(low) and np.isnan(high) and np.isnan(shifted_low)
     varied = paired.bootstrap_difference(a, np.array([0.0, 1.0, 0.0, 1.0]))
     assert varied[0] <= 0.0 <= varied[1]
+
+
+def test_repeat_3_run_pairs_each_distinct_case_once(tmp_path):
+    """End to end: ``run --repeat 3 --selection both`` then ``report --format csv``: the paired
+    table's ``pairs`` is the number of distinct questions, not executions."""
+    from pathlib import Path
+
+    from explaincheck.core.cli.main import main
+    from explaincheck.core.store import results_frame
+
+    model = str(Path(__file__).parents[2] / "models" / "shortcut.prism")
+    db, out = tmp_path / "r.sqlite", tmp_path / "report"
+    run = ["run", "--env", model, "--llm", "noisy:0.5", "--llm", "flaw:distance"]
+    assert (
+        main([*run, "--repeat", "3", "--selection", "both", "--budget", "4", "--db", str(db)]) == 0
+    )
+    assert main(["report", "--db", str(db), "--out", str(out), "--format", "csv"]) == 0
+    frame = results_frame(db)
+    mine = frame[frame["llm"] == "noisy:0.5"]
+    assert set(mine["repeat"]) == {0, 1, 2}
+    distinct = {
+        (c, paired.question_identity(k))
+        for c, k in zip(mine["category"], mine["case_key"], strict=True)
+    }
+    table = pd.read_csv(out / "paired_flaw_distance_vs_noisy_0_5.csv").set_index("category")
+    assert table.loc["all", "pairs"] == len(distinct) < len(mine) / 3
+    for category, group in mine.groupby("category"):
+        per_category = {paired.question_identity(k) for k in group["case_key"]}
+        assert table.loc[category, "pairs"] == len(per_category)
