@@ -195,7 +195,7 @@ def _cut(structure: ModelStructure, lost: list[bool]) -> ModelStructure:
 # ---------------------------------------------------------------- in-process pictures
 
 
-def most_likely(probabilities: dict[int, Fraction | float]) -> dict[int, Fraction]:
+def most_likely(probabilities: dict[int, Fraction | float]) -> dict[int, Fraction | float]:
     """Every most likely successor, with equal weight: a 1/3-1/3-1/3 move stays one (its
     outcomes are equally likely, none is "the" likely one); a 0.8-0.2 move becomes certain."""
     top = max(probabilities.values())
@@ -225,24 +225,26 @@ def determinised_picture(truth: OracleResult) -> OracleResult:
     danger = None
     if unsafe is not None:
         safe = can_avoid_forever(structure, unsafe)
-        start = [
-            max(
-                range(len(cs)),
-                key=lambda i: sum(
-                    p * (1 - floats.danger[t]) for t, p in cs[i].probabilities.items()
-                ),
-            )
-            if cs and floats.danger is not None
-            else 0
-            for cs in structure.choices
-        ]
-        escape, _ = max_reach(structure, safe, start)
+        escape, _ = max_reach(structure, safe, _safest_choices(structure, floats.danger or []))
         danger = [1 - e for e in escape]
     q = [
         [sum((p * value[t] for t, p in c.probabilities.items()), Fraction(0)) for c in cs]
         for cs in structure.choices
     ]
     return _picture(truth, structure, _values(value, danger, q, exact=True), exact=True)
+
+
+def _safest_choices(structure: ModelStructure, danger: list[float]) -> list[int]:
+    """Per state the choice least likely to lead into danger by the float D (where policy
+    iteration for the escape probability 1 − D starts)."""
+
+    def safety(choice: Choice) -> float:
+        return sum(float(p) * (1 - danger[t]) for t, p in choice.probabilities.items())
+
+    return [
+        max(range(len(cs)), key=lambda i: safety(cs[i])) if cs and danger else 0
+        for cs in structure.choices
+    ]
 
 
 def fewest_moves(structure: ModelStructure, targets: list[bool]) -> list[int | None]:
