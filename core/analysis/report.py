@@ -131,9 +131,12 @@ def build_report(
         ),
         Section(
             "rq1_counts",
-            "RQ1 — prioritisation effect over comparable cells",
+            "RQ1 — prioritisation effect over comparable cells (the paper's count)",
             prioritization.effect_counts(results),
-            note=f"harder = prioritised score below random; {left_out}.",
+            note=(
+                f"harder = prioritised score below random (uncorrected for chance, as in the "
+                f"paper: see the tests below); {left_out}."
+            ),
         ),
         Section(
             "rq1_wilcoxon",

@@ -36,6 +36,8 @@ class FactorMark:
     strength: float
     best_after: tuple[str, ...]
     changed: bool | None
+    necessity: float | None = None  # graded necessity (None in results stored before it)
+    sufficiency: float | None = None  # graded sufficiency (likewise)
 
 
 @dataclass(frozen=True)
@@ -95,10 +97,17 @@ def case_picture(
                 strength=float(value),
                 best_after=tuple(best_after.get(factor_id) or ()),
                 changed=changes.get(factor_id),
+                necessity=_graded(expected, "necessity", factor_id),
+                sufficiency=_graded(expected, "sufficiency", factor_id),
             )
         )
     states = list(row.get("states") or [0])
     return FactorPicture(int(states[0]), tuple(marks), bool(actions))
+
+
+def _graded(expected: Mapping[str, Any], criterion: str, factor_id: str) -> float | None:
+    found = (expected.get(criterion) or {}).get(factor_id)
+    return None if found is None else float(found)
 
 
 def read_behaviour(db_path: str | Path, row: Mapping[str, Any]) -> dict[str, str | None]:
