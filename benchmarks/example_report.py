@@ -1,5 +1,8 @@
 """Regenerate docs/example-report/: the oracle and random answerers on all seven environments.
 
+``noisy:0.5`` runs beside them as RQ1's second negative control (its chance-corrected test, like
+random's, must come out non-significant; docs/method.md, "RQ1 and its negative controls").
+
 Both selections, budget 20, every category of the paper's taxonomy that applies (a safer that
 repeats more_promising is asked too, so its footnote shows); the why-questions (``factors``) have
 their own example in docs/example-report/factors/. The answerers need no LLM, so this
@@ -42,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     db = args.db or str(Path(tempfile.mkdtemp(prefix="example-report-")) / "example.sqlite")
     for env_id in BUILTIN_IDS:
         run(
-            "run", "--env", env_id, "--llm", "oracle", "--llm", "random",
+            "run", "--env", env_id, "--llm", "oracle", "--llm", "random", "--llm", "noisy:0.5",
             "--budget", "20", "--selection", "both", "--categories", PAPER_CATEGORIES, "--db", db,
         )  # fmt: skip
     out = Path(args.out)

@@ -73,16 +73,23 @@ def _probability_chance(value: float | None, grading: Any) -> float:
     return min(1.0, value + tolerance) - max(0.0, value - tolerance)
 
 
-def chance_cells(results: pd.DataFrame) -> pd.DataFrame:
-    """Mean chance level per environment × category × selection (cases are shared by LLMs)."""
-    check_columns(results, ("schema", "expected"))
-    rows = results[results["verdict"] != ERROR]
+def row_chances(rows: pd.DataFrame) -> pd.Series:
+    """Each row's exact chance (``case_chance`` of its stored schema, expected answer and
+    grading rule); NaN where it cannot be told."""
+    check_columns(rows, ("schema", "expected"))
     grading = rows["grading"] if "grading" in rows.columns else pd.Series(None, index=rows.index)
     chance = [
         case_chance(s, e, g)
         for s, e, g in zip(rows["schema"], rows["expected"], grading, strict=True)
     ]
-    cases = rows[[*CELL_KEYS, "case_key"]].assign(chance=chance)
+    return pd.Series(chance, index=rows.index, dtype=float)
+
+
+def chance_cells(results: pd.DataFrame) -> pd.DataFrame:
+    """Mean chance level per environment × category × selection (cases are shared by LLMs)."""
+    check_columns(results, ("schema", "expected"))
+    rows = results[results["verdict"] != ERROR]
+    cases = rows[[*CELL_KEYS, "case_key"]].assign(chance=row_chances(rows))
     cases = cases.drop_duplicates(["environment", "category", "selection", "case_key"])
     keys = ["environment", "category", "selection"]
     return cases.groupby(keys, sort=False, as_index=False)["chance"].mean()

@@ -22,15 +22,16 @@ same tables for a database holding ``flaw:`` and ``noisy:`` runs.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from fractions import Fraction
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from explaincheck.core.analysis.chance import case_chance
+from explaincheck.core.analysis.chance import row_chances
 from explaincheck.core.analysis.layout import order_categories, order_environments
 from explaincheck.core.analysis.scores import cell_scores
 from explaincheck.core.oracle.types import OracleResult, StateFacts
@@ -95,17 +96,65 @@ def apfd(failing: Sequence[bool]) -> float:
     return 1.0 - sum(positions) / (n * len(positions)) + 1.0 / (2 * n)
 
 
-def pool_orders(deltas: Sequence[float], category: str, seed: int) -> tuple[list[int], list[int]]:
-    """(δ order, random order) of a pool's indices: highest δ first with seeded tie-breaks, and a
-    seeded shuffle."""
-    from explaincheck.core.taxonomy.sampling import rng_for
+def apfd_by_delta(deltas: Sequence[float], failing: Sequence[bool]) -> float:
+    """APFD of the δ order (highest δ first) averaged over every order of its ties, exactly:
+    the f failing cases of a tie group at positions start+1..start+g sit at start + (g+1)/2 on
+    average. NaN without failures."""
+    n, m = len(deltas), int(sum(bool(f) for f in failing))
+    if not n or not m:
+        return math.nan
+    groups: dict[float, list[int]] = {}
+    for delta, fails in zip(deltas, failing, strict=True):
+        groups.setdefault(round(float(delta), 12), []).append(int(bool(fails)))
+    start, positions = 0, Fraction(0)
+    for delta in sorted(groups, reverse=True):
+        members = groups[delta]
+        positions += sum(members) * (start + Fraction(len(members) + 1, 2))
+        start += len(members)
+    return float(1 - positions / (n * m) + Fraction(1, 2 * n))
 
-    tiebreak = rng_for(category, "apfd-prioritized", seed)
-    keys = [tiebreak.random() for _ in deltas]
-    by_delta = sorted(range(len(deltas)), key=lambda i: (-deltas[i], keys[i]))
-    shuffled = list(range(len(deltas)))
-    rng_for(category, "apfd-random", seed).shuffle(shuffled)
-    return by_delta, shuffled
+
+def apfd_random_expectation(n: int, m: int) -> float:
+    """The exact expected APFD of a uniformly random order of n cases with m failing: each
+    failing position averages (n+1)/2, so 1 − (n+1)/(2n) + 1/(2n) = ½ whatever n and m (NaN
+    without failures)."""
+    if not n or not m:
+        return math.nan
+    return float(1 - Fraction(n + 1, 2 * n) + Fraction(1, 2 * n))
+
+
+def pool_rows(
+    spec: str, environment: str, category: str, cases: Sequence[TestCase], failing: Sequence[bool]
+) -> list[dict]:
+    """The pool rows of one explainer × environment × category: one row for the whole pool, or
+    for a yes/no category one per class (``positive``), as balanced selection draws from each."""
+    if cases and all(c.positive is not None for c in cases):
+        classes = [("yes", True), ("no", False)]
+        parts = [
+            (name, [i for i, c in enumerate(cases) if c.positive is value])
+            for name, value in classes
+        ]
+    else:
+        parts = [("all", list(range(len(cases))))]
+    rows = []
+    for name, members in parts:
+        deltas = np.array([cases[i].delta for i in members], dtype=float)
+        fails = np.array([failing[i] for i in members], dtype=bool)
+        rows.append(
+            {
+                "llm": spec,
+                "environment": environment,
+                "category": category,
+                "class": name,
+                "pool": len(members),
+                "failing": int(fails.sum()),
+                "apfd_prioritized": apfd_by_delta(deltas.tolist(), fails.tolist()),
+                "apfd_random": apfd_random_expectation(len(members), int(fails.sum())),
+                "delta_failing": float(deltas[fails].mean()) if fails.any() else math.nan,
+                "delta_passing": float(deltas[~fails].mean()) if (~fails).any() else math.nan,
+            }
+        )
+    return rows
 
 
 def detect_faults(
@@ -139,10 +188,7 @@ def _environment(env_id: str, flaws: dict, budget: int, seed: int, shares: Seque
     from explaincheck.core.backends.noisy_backend import NoisyBackend
     from explaincheck.core.campaign.plan import Campaign, load_environment, oracle_for
     from explaincheck.core.oracle.flawed import flawed_oracle
-    from explaincheck.core.taxonomy.grading import grade_reply
-    from explaincheck.core.taxonomy.prompts import render_prompt
     from explaincheck.core.taxonomy.registry import CATEGORIES, applicability
-    from explaincheck.core.taxonomy.selection import select_cases
 
     campaign = Campaign(environment=env_id, llms=("oracle",), budget=budget, seed=seed)
     environment = load_environment(campaign)
@@ -156,9 +202,47 @@ def _environment(env_id: str, flaws: dict, budget: int, seed: int, shares: Seque
         noisy = NoisyBackend(truth, share, environment, seed)
         answerers[noisy.spec] = noisy
     settings = GradingSettings()
-    rows, pools = [], []
+    rows = selected_rows(name, truth, environment, answerers, budget, seed)
+    pools = []
     applicable = applicability(truth)
     for category_id, category in CATEGORIES.items():
+        if not applicable[category_id].applicable:
+            continue
+        candidates = category.candidates(truth, seed)
+        cases = [
+            TestCase(category_id, c.states, c.delta, PRIORITIZED, i, c.positive)
+            for i, c in enumerate(candidates)
+        ]
+        quick_truth = parsed_once(truth)
+        for spec, picture in pictures.items():
+            quick = parsed_once(picture)
+            failing = [
+                category.judge(picture_answer(c, quick), c, quick_truth, settings).verdict != PASS
+                for c in cases
+            ]
+            pools += pool_rows(spec, name, category_id, cases, failing)
+    return rows, pools
+
+
+def selected_rows(
+    name: str,
+    truth: OracleResult,
+    environment,
+    answerers: Mapping[str, Any],
+    budget: int,
+    seed: int,
+) -> list[dict]:
+    """Results-frame rows of every applicable category's budgeted selections (both), each
+    case answered by every answerer directly (``reply_text``: no runner, no database)."""
+    from explaincheck.core.taxonomy.grading import grade_reply
+    from explaincheck.core.taxonomy.prompts import render_prompt
+    from explaincheck.core.taxonomy.registry import CATEGORIES, applicability
+    from explaincheck.core.taxonomy.selection import select_cases
+
+    settings = GradingSettings()
+    applicable = applicability(truth)
+    rows = []
+    for category_id in CATEGORIES:
         if not applicable[category_id].applicable:
             continue
         for selection in (PRIORITIZED, RANDOM):
@@ -167,35 +251,7 @@ def _environment(env_id: str, flaws: dict, budget: int, seed: int, shares: Seque
                 for spec, answerer in answerers.items():
                     grade = grade_reply(case, answerer.reply_text(case), truth, settings)
                     rows.append(_row(name, spec, case, prompt.schema, grade))
-        candidates = category.candidates(truth, seed)
-        cases = [
-            TestCase(category_id, c.states, c.delta, PRIORITIZED, i, c.positive)
-            for i, c in enumerate(candidates)
-        ]
-        by_delta, shuffled = pool_orders([c.delta for c in cases], category_id, seed)
-        quick_truth = parsed_once(truth)
-        for spec, picture in pictures.items():
-            quick = parsed_once(picture)
-            failing = [
-                category.judge(picture_answer(c, quick), c, quick_truth, settings).verdict != PASS
-                for c in cases
-            ]
-            deltas = np.array([c.delta for c in cases])
-            fails = np.array(failing, dtype=bool)
-            pools.append(
-                {
-                    "llm": spec,
-                    "environment": name,
-                    "category": category_id,
-                    "pool": len(cases),
-                    "failing": int(fails.sum()),
-                    "apfd_prioritized": apfd([failing[i] for i in by_delta]),
-                    "apfd_random": apfd([failing[i] for i in shuffled]),
-                    "delta_failing": float(deltas[fails].mean()) if fails.any() else math.nan,
-                    "delta_passing": float(deltas[~fails].mean()) if (~fails).any() else math.nan,
-                }
-            )
-    return rows, pools
+    return rows
 
 
 def _row(environment: str, llm: str, case: TestCase, schema: dict, grade) -> dict:
@@ -454,12 +510,7 @@ def calibration(results: pd.DataFrame) -> pd.DataFrame:
     rows = results[shares.notna()]
     if rows.empty or "schema" not in rows or "expected" not in rows:
         return pd.DataFrame(columns=["Q", "score", "chance", "expected", "cells"])
-    grading = rows["grading"] if "grading" in rows else pd.Series(None, index=rows.index)
-    chance = [
-        case_chance(s, e, g)
-        for s, e, g in zip(rows["schema"], rows["expected"], grading, strict=True)
-    ]
-    cases = rows.assign(chance=chance)
+    cases = rows.assign(chance=row_chances(rows))
     keys = ["environment", "llm", "category", "selection"]
     chance_cells = cases.groupby(keys, as_index=False)["chance"].mean()
     cells = cell_scores(rows).dropna(subset=["score"]).merge(chance_cells, on=keys)
@@ -475,6 +526,35 @@ def calibration(results: pd.DataFrame) -> pd.DataFrame:
     return table.set_index("Q")
 
 
+def equivalent_mutants(pools: pd.DataFrame) -> pd.DataFrame:
+    """Flaw × environment pairs whose picture fails no case of any whole candidate pool: no
+    test of the taxonomy can tell that explainer from the oracle there (an equivalent mutant,
+    in mutation analysis), so it is reported apart and left out of the RQ1 and APFD
+    aggregates. Columns: llm, environment, categories (pools checked), cases (their size)."""
+    columns = ["llm", "environment", "categories", "cases"]
+    if pools is None or pools.empty:
+        return pd.DataFrame(columns=columns)
+    grouped = pools.groupby(["llm", "environment"], sort=False).agg(
+        failing=("failing", "sum"), categories=("category", "nunique"), cases=("pool", "sum")
+    )
+    found = grouped[grouped["failing"] == 0].reset_index()[columns]
+    llms = {name: i for i, name in enumerate(_order_explainers(found["llm"]))}
+    envs = {name: i for i, name in enumerate(order_environments(found["environment"]))}
+    key = found["llm"].map(llms) * 10_000 + found["environment"].map(envs)
+    return found.assign(_key=key).sort_values("_key").drop(columns="_key").reset_index(drop=True)
+
+
+def without_mutants(frame: pd.DataFrame, mutants: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` without the rows of the (llm, environment) pairs in ``mutants``."""
+    if mutants.empty or frame.empty:
+        return frame
+    pairs = set(zip(mutants["llm"], mutants["environment"], strict=True))
+    keep = [
+        (llm, env) not in pairs for llm, env in zip(frame["llm"], frame["environment"], strict=True)
+    ]
+    return frame[keep]
+
+
 # ---------------------------------------------------------------- the report
 
 
@@ -485,6 +565,23 @@ def fault_sections(results: pd.DataFrame, pools: pd.DataFrame | None = None) -> 
     from explaincheck.core.analysis.report import CSV, MARKDOWN, TEXT, Section
 
     sections, figures = [], {}
+    mutants = equivalent_mutants(pools) if pools is not None else pd.DataFrame()
+    if len(mutants):
+        sections.append(
+            Section(
+                "fault_detection_equivalent",
+                "Fault detection — equivalent mutants (left out of every aggregate below)",
+                mutants,
+                note=(
+                    "These flawed explainers fail no case of any category's whole candidate "
+                    "pool on that model: no question of the taxonomy can tell them from the "
+                    "oracle there, so they say nothing about detection or about δ and are "
+                    "left out of the detection matrix, RQ1 with ground truth and APFD."
+                ),
+            )
+        )
+        results = without_mutants(results, mutants)
+        pools = without_mutants(pools, mutants)
     rates = fail_rates(results)
     if len(rates):
         matrix = detection_matrix(rates)
@@ -534,10 +631,14 @@ def fault_sections(results: pd.DataFrame, pools: pd.DataFrame | None = None) -> 
                 "Fault detection — APFD per category (whole candidate pool)",
                 apfd_table(pools, "category"),
                 note=(
-                    "APFD of the whole candidate pool ordered by δ (prioritised) and in a seeded "
-                    "random order; 1 = failing cases first, 0.5 = as a random order, below 0.5 = "
-                    "late. Means over the explainer × environment cells where any case fails; "
-                    "failing_share = failing cases / pool."
+                    "APFD of the whole candidate pool ordered by δ (prioritised; averaged "
+                    "exactly over every order of its δ ties) against the exact expectation of a "
+                    "uniformly random order (random: ½ for every pool with a failing case); "
+                    "1 = failing cases first, below 0.5 = late. Yes/no categories are ordered "
+                    "within each class (balanced selection draws from each), one cell per "
+                    "class. Means over the explainer × environment (× class) cells where any "
+                    "case fails, equivalent mutants left out; failing_share = failing cases / "
+                    "pool."
                 ),
             ),
             Section(

@@ -42,6 +42,20 @@ AVERAGE = "average"
 BASELINE_LLM = "random"  # the uniform-random answerer every model is compared with
 CEILING_LLM = "oracle"  # answers from the oracle: 1.00 by construction, not a model under test
 NOT_APPLICABLE = "–"
+REFERENCE_PREFIXES = ("noisy:", "flaw:")  # reference answerers whose faults are known
+
+
+def is_reference(llm: object) -> bool:
+    """Whether ``llm`` is a baseline or reference answerer (random, oracle, noisy:Q, flaw:...),
+    not a model under test: RQ1's headline test and the paired comparisons leave these out."""
+    name = str(llm)
+    return name in (BASELINE_LLM, CEILING_LLM) or name.startswith(REFERENCE_PREFIXES)
+
+
+def is_negative_control(llm: object) -> bool:
+    """``random`` and ``noisy:Q``: their correctness cannot depend on δ, so RQ1's corrected
+    test must come out non-significant for them."""
+    return str(llm) == BASELINE_LLM or str(llm).startswith("noisy:")
 
 
 def category_ids() -> tuple[str, ...]:

@@ -93,7 +93,7 @@ def build_report(
         "difficulty": plots.difficulty_chart(results),
     }
     selections = "/".join(str(_prose(s)) for s in scores.selections_present(results)) or "none"
-    wilcoxon = prioritization.wilcoxon_test(results)
+    rq1_tests = prioritization.rq1_tests(results)
     left_out = f"the {CEILING_LLM} answerer is left out (1.00 by construction)"
     report.sections = [
         *_facts_sections(campaigns, results),
@@ -145,15 +145,18 @@ def build_report(
         ),
         Section(
             "rq1_counts",
-            "RQ1 — prioritisation effect over comparable cells",
+            "RQ1 — prioritisation effect over comparable cells (the paper's count)",
             prioritization.effect_counts(results),
-            note=f"harder = prioritised score below random; {left_out}.",
+            note=(
+                f"harder = prioritised score below random (uncorrected for chance, as in the "
+                f"paper: see the tests below); {left_out}."
+            ),
         ),
         Section(
             "rq1_wilcoxon",
-            "RQ1 — one-sided Wilcoxon signed-rank test",
-            wilcoxon.drop(columns="conclusion"),
-            note=wilcoxon["conclusion"].iat[0],
+            "RQ1 — one-sided Wilcoxon signed-rank tests (headline: chance-corrected)",
+            rq1_tests.drop(columns="conclusion"),
+            note=_rq1_note(rq1_tests),
         ),
         Section(
             "rq1_cells",
@@ -497,13 +500,13 @@ def _robustness_sections(results: pd.DataFrame) -> list[Section]:
 def _paired_sections(results: pd.DataFrame) -> list[Section]:
     """Paired comparison of every two LLMs under test, Wilson intervals per cell, RQ1 per LLM."""
     found = []
-    for llm_a, llm_b in paired.compared_llms(results):
-        table = paired.compare(results, llm_a, llm_b)
-        if table.empty:
-            continue
+    family = paired.compare_family(results, paired.compared_llms(results))
+    members = sum(int((t.index != paired.OVERALL).sum()) for t in family.values())
+    for (llm_a, llm_b), table in family.items():
         survivors = [c for c in table.index if c != paired.OVERALL and table.at[c, "significant"]]
         overall = (
-            f"overall p = {table.at[paired.OVERALL, 'p_mcnemar']:.3g}"
+            f"overall p = {table.at[paired.OVERALL, 'p_mcnemar']:.3g} "
+            f"(Holm {table.at[paired.OVERALL, 'p_holm']:.3g})"
             if paired.OVERALL in table.index
             else "no overall pairs"
         )
@@ -513,11 +516,16 @@ def _paired_sections(results: pd.DataFrame) -> list[Section]:
                 f"Paired comparison — a = {llm_a} vs b = {llm_b}",
                 _p_text(table, ("p_mcnemar", "p_holm")),
                 note=(
-                    "Pairs = the same case and repeat answered by both (errors drop the pair). "
-                    "Wilson 95% interval per score; difference a − b with a paired bootstrap "
-                    "(BCa) 95% CI; McNemar's exact test on the discordant pairs (a_only, b_only); "
-                    "p_holm = Holm-adjusted across categories. Differences that survive Holm at "
-                    f"0.05: {', '.join(survivors) if survivors else 'none'}; {overall}."
+                    "Pairs = distinct cases answered by both: each side's repeats (and the same "
+                    "question under both selections) are aggregated into one score per case "
+                    "first, so a case counts once; errors are left out. Wilson 95% interval per "
+                    "score; difference a − b with a paired bootstrap (BCa) 95% CI; McNemar's "
+                    "exact test on the discordant cases (a_only, b_only: a or b scores higher; "
+                    "with repeats the sign test of the per-case differences); p_holm = Holm over "
+                    f"the whole family of {members} (LLM pair, category) tests of this report "
+                    f"(the overall rows: Holm over the {len(family)} LLM pair(s)). Differences "
+                    f"that survive Holm at 0.05: {', '.join(survivors) if survivors else 'none'}"
+                    f"; {overall}."
                 ),
             )
         )
@@ -528,16 +536,40 @@ def _paired_sections(results: pd.DataFrame) -> list[Section]:
             Section(
                 "rq1_per_llm",
                 "RQ1 per LLM — prioritisation effect with effect size",
-                _p_text(rq1, ("wilcoxon_p",)).rename(columns={"prioritized": "prioritised"}),
+                _p_text(rq1, ("wilcoxon_p", "corrected_p")).rename(
+                    columns={"prioritized": "prioritised"}
+                ),
                 note=(
                     "prioritised / random = pooled pass rate of each selection; cohens_h = "
                     "Cohen's h between them (negative: prioritised cases are harder; |h| 0.2 "
-                    "small, 0.5 medium, 0.8 large); wilcoxon_p = one-sided Wilcoxon over the "
-                    "LLM's comparable cells (– with fewer than 5 untied cells)."
+                    "small, 0.5 medium, 0.8 large); wilcoxon_p = the paper's one-sided "
+                    "Wilcoxon over the LLM's comparable cells (– with fewer than 5 untied "
+                    "cells); corrected_p = the same test on chance-corrected case scores, "
+                    "corrected_difference its mean prioritised − random with a 95% bootstrap "
+                    "interval over (environment, category) clusters. role: under test, or "
+                    "negative control (random, noisy:Q: corrected_p must be ≥ 0.05), or "
+                    "reference (flaw:...)."
                 ),
             )
         )
     return found
+
+
+def _rq1_note(tests: pd.DataFrame) -> str:
+    """What the RQ1 rows are, the headline's conclusion and the negative controls beside it."""
+    headline = tests.loc[prioritization.HEADLINE]
+    return (
+        "Headline: each case scored (score − chance) / (1 − chance) with its exact chance, over "
+        "the answerers under test (random, oracle, noisy:Q and flaw:... left out): "
+        f"{headline['conclusion']}. "
+        + prioritization.controls_sentence(tests)
+        + " The paper's test scores cases uncorrected over every answerer but the oracle; for "
+        "best and worst action δ = 1 − chance, so it finds prioritised cases harder to *guess* "
+        "even for the random answerer. mean_difference = prioritised − random over the cells "
+        "(negative: prioritised harder), ci = 95% bootstrap over (environment, category) "
+        "clusters: cells of different LLMs share their cases, so they are not independent "
+        "(the p-values treat them as if they were)."
+    )
 
 
 def _cost_sections(results: pd.DataFrame) -> list[Section]:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from explaincheck.core.factors.behaviour import BASELINE
-from explaincheck.core.factors.truth import _alternatives, margin, valuation_key
+from explaincheck.core.factors.truth import alternatives, probe_alternative, valuation_key
 from explaincheck.core.factors.types import MODEL, Factor
 from explaincheck.core.oracle.types import OracleResult, StateFacts
 
@@ -36,6 +36,8 @@ class FactorMark:
     strength: float
     best_after: tuple[str, ...]
     changed: bool | None
+    necessity: float | None = None  # graded necessity (None in results stored before it)
+    sufficiency: float | None = None  # graded sufficiency (likewise)
 
 
 @dataclass(frozen=True)
@@ -95,10 +97,17 @@ def case_picture(
                 strength=float(value),
                 best_after=tuple(best_after.get(factor_id) or ()),
                 changed=changes.get(factor_id),
+                necessity=_graded(expected, "necessity", factor_id),
+                sufficiency=_graded(expected, "sufficiency", factor_id),
             )
         )
     states = list(row.get("states") or [0])
     return FactorPicture(int(states[0]), tuple(marks), bool(actions))
+
+
+def _graded(expected: Mapping[str, Any], criterion: str, factor_id: str) -> float | None:
+    found = (expected.get(criterion) or {}).get(factor_id)
+    return None if found is None else float(found)
 
 
 def read_behaviour(db_path: str | Path, row: Mapping[str, Any]) -> dict[str, str | None]:
@@ -151,7 +160,7 @@ def variable_changed_states(factual: OracleResult, variable: str) -> tuple[int, 
     for state in factual.states:
         if len(state.q) < 2:
             continue
-        for other in _alternatives(state, variable, factual):
+        for other in alternatives(state, variable, factual):
             if _comparable(state, other) and set(other.best) != set(state.best):
                 found.append(state.id)
                 break
@@ -159,18 +168,9 @@ def variable_changed_states(factual: OracleResult, variable: str) -> tuple[int, 
 
 
 def alternative_state(factual: OracleResult, state: StateFacts, variable: str) -> StateFacts | None:
-    """The alternative a state factor is shown with: one where A* changes if there is one,
-    else the one whose margin for the factual A* moves most (as the behavioural check asks)."""
-    base = margin(state, state.best)
-    best: tuple[tuple[bool, float], StateFacts] | None = None
-    for other in _alternatives(state, variable, factual):
-        moved = margin(other, state.best)
-        if moved is None or base is None:
-            continue
-        key = (set(other.best) != set(state.best), abs(base - moved))
-        if best is None or key > best[0]:
-            best = (key, other)
-    return None if best is None else best[1]
+    """The alternative a state factor is shown with: the one the behavioural check asks about
+    (``truth.probe_alternative``)."""
+    return probe_alternative(state, variable, factual)
 
 
 @dataclass(frozen=True)

@@ -23,10 +23,11 @@ PAIRS = (("says", "does"), ("says", "true"), ("does", "true"))
 
 
 def summary(db: str) -> dict[str, dict[str, Any]]:
-    """Per environment and LLM (key "environment / llm"): cases, pass rate, mean precision (and
-    the best achievable), mean Spearman ρ (over answers where it is defined), share of answers
-    where an uncited factor outranks the lowest cited one, and the agreement of each pair of
-    views (with its number of views)."""
+    """Per environment and LLM (key "environment / llm"): cases, pass rate and, under necessity
+    and under sufficiency apart (keys suffixed ``_sufficiency``), mean precision (and the best
+    achievable), mean Spearman ρ (over answers where it is defined), share of answers where an
+    uncited factor outranks a cited one, share whose order passes; the agreement of each pair of
+    views (with its number of views), mean PN and PS of the behavioural probes."""
     from explaincheck.core.store import Store
 
     with Store.open(db, create=False) as store:
@@ -45,19 +46,27 @@ def summary(db: str) -> dict[str, dict[str, Any]]:
         keys = {r["exec_key"] for r in mine}
         graded = [r for r in mine if r["answer"]]
         metrics = [factor_metrics(list(r["answer"]["factors"]), r["expected"]) for r in graded]
-        rhos = [m["spearman"] for m in metrics if m["spearman"] is not None]
         entry: dict[str, Any] = {
             "cases": len(mine),
             "pass": sum(r["verdict"] == "pass" for r in mine) / len(mine),
             "invalid": sum(r["verdict"] == "invalid" for r in mine),
-            "precision": mean(m["precision"] for m in metrics) if metrics else None,
-            "best_precision": mean(m["best_precision"] for m in metrics) if metrics else None,
-            "spearman": mean(rhos) if rhos else None,
-            "spearman_n": len(rhos),
-            "uncited_outranks": (
-                float(mean(m["uncited_outranks"] for m in metrics)) if metrics else None
-            ),
         }
+        for suffix in ("", "_sufficiency"):  # necessity (the verdict's criterion), sufficiency
+            rhos = [m[f"spearman{suffix}"] for m in metrics if m[f"spearman{suffix}"] is not None]
+            entry.update(
+                {
+                    f"precision{suffix}": _mean([m[f"precision{suffix}"] for m in metrics]),
+                    f"best_precision{suffix}": _mean(
+                        [m[f"best_precision{suffix}"] for m in metrics]
+                    ),
+                    f"spearman{suffix}": _mean(rhos),
+                    f"spearman{suffix}_n": len(rhos),
+                    f"uncited_outranks{suffix}": _mean(
+                        [float(m[f"uncited_outranks{suffix}"]) for m in metrics]
+                    ),
+                    f"passes{suffix}": _mean([float(m[f"passes{suffix}"]) for m in metrics]),
+                }
+            )
         every = [v for v in seen if v["case"] in keys]
         views_here = [v for v in every if v["does"] is not None]
         for a, b in PAIRS:
@@ -65,8 +74,17 @@ def summary(db: str) -> dict[str, dict[str, Any]]:
             entry[f"{a}_{b}"] = float(mean(v[a] == v[b] for v in pool)) if pool else None
         entry["views"] = len(views_here)
         entry["does_changes"] = float(mean(v["does"] for v in views_here)) if views_here else None
+        entry["pn"] = _mean([v["pn"] for v in views_here])
+        kept = [v for v in every if v["keeps"] is not None]
+        entry["sufficiency_views"] = len(kept)
+        entry["ps"] = _mean([v["ps"] for v in kept])
+        entry["keeps_sufficient"] = _mean([float(v["keeps"] == v["sufficient"]) for v in kept])
         result[f"{environment} / {llm}"] = entry
     return result
+
+
+def _mean(values: list) -> float | None:
+    return float(mean(values)) if values else None
 
 
 def markdown(found: dict[str, dict[str, Any]]) -> str:
@@ -76,34 +94,48 @@ def markdown(found: dict[str, dict[str, Any]]) -> str:
     lines = [
         "## Why-questions (factors)",
         "",
-        'Seed-study metrics per LLM (docs/method.md, "Why-questions (factors)"): precision of '
-        "the cited set against the necessary set (best achievable in brackets), mean Spearman ρ "
-        "between the cited order and the true influence (n = answers where ρ is defined), share "
-        "of answers where an uncited factor outranks the lowest cited one.",
+        'Seed-study metrics per LLM (docs/method.md, "Why-questions (factors)"), under '
+        "necessity (the verdict's criterion, the prompt's meaning of influence) and under "
+        "sufficiency apart: precision of the cited set against the necessary (sufficient) set "
+        "(best achievable in brackets), mean Spearman ρ between the cited order and the graded "
+        "score (n = answers where ρ is defined), share of answers where an uncited factor "
+        "outranks a cited one of its kind, share whose cited order passes under that criterion.",
         "",
-        "| environment / LLM | cases | pass | invalid | precision (best) | ρ (n)"
-        " | uncited outranks |",
-        "|---|---|---|---|---|---|---|",
+        "| environment / LLM | cases | pass | invalid | criterion | precision (best) | ρ (n)"
+        " | uncited outranks | order passes |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for llm, e in found.items():
-        lines.append(
-            f"| {llm} | {e['cases']} | {cell(e['pass'])} | {e['invalid']} | "
-            f"{cell(e['precision'])} ({cell(e['best_precision'])}) | "
-            f"{cell(e['spearman'])} ({e['spearman_n']}) | {cell(e['uncited_outranks'])} |"
-        )
+        for suffix, criterion in (("", "necessity"), ("_sufficiency", "sufficiency")):
+            lead = (
+                f"| {llm} | {e['cases']} | {cell(e['pass'])} | {e['invalid']} |"
+                if not suffix
+                else "| | | | |"
+            )
+            lines.append(
+                f"{lead} {criterion} | {cell(e[f'precision{suffix}'])} "
+                f"({cell(e[f'best_precision{suffix}'])}) | {cell(e[f'spearman{suffix}'])} "
+                f"({e[f'spearman{suffix}_n']}) | {cell(e[f'uncited_outranks{suffix}'])} | "
+                f"{cell(e[f'passes{suffix}'])} |"
+            )
     lines += [
         "",
-        "Behavioural check (`--behavioural`): per (case, factor), what the LLM **says** (cites "
-        "it), what it **does** (its decision changes when the factor is neutralised) and what is "
-        "**true** (the factor is necessary). Agreement = share of views where the two agree.",
+        "Behavioural check (`--behavioural`, each probe asked 3 times): per (case, factor), "
+        "what the LLM **says** (cites it), what it **does** (PN = share of trials whose decision "
+        "changes when the factor is changed; does = PN > ½), what is **true** (the factor is "
+        "necessary), and PS = share of trials that keep the decision when only the factor is "
+        "kept (keeps = PS > ½, against the true sufficiency). Agreement = share of views where "
+        "the two agree.",
         "",
-        "| environment / LLM | views | decision changes | says~does | says~true | does~true |",
-        "|---|---|---|---|---|---|",
+        "| environment / LLM | views | PN | says~does | says~true | does~true | PS (views)"
+        " | keeps~sufficient |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for llm, e in found.items():
         lines.append(
-            f"| {llm} | {e['views']} | {cell(e['does_changes'])} | {cell(e['says_does'])} | "
-            f"{cell(e['says_true'])} | {cell(e['does_true'])} |"
+            f"| {llm} | {e['views']} | {cell(e['pn'])} | {cell(e['says_does'])} | "
+            f"{cell(e['says_true'])} | {cell(e['does_true'])} | {cell(e['ps'])} "
+            f"({e['sufficiency_views']}) | {cell(e['keeps_sufficient'])} |"
         )
     return "\n".join(lines) + "\n"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from explaincheck.core.factors.behaviour import run_behavioural
+from explaincheck.core.factors.behaviour import TRIALS, run_behavioural
 from explaincheck.core.oracle.types import OracleResult
 
 
@@ -22,7 +22,8 @@ async def behavioural(plan: Any, store: Any, settings: Any) -> int:
     from explaincheck.core.campaign.session import backend_context
 
     campaign = plan.campaign
-    decoding = Decoding(campaign.seed, 1, campaign.repeat_temperature)
+    # each probe is asked TRIALS times, each trial its own seed at the repeat temperature
+    decoding = Decoding(campaign.seed, TRIALS, campaign.repeat_temperature)
 
     def context(oracle: OracleResult) -> BackendContext:
         return backend_context(settings, oracle, plan.environment, decoding)

@@ -41,6 +41,18 @@ def margin(state: StateFacts, best: tuple[str, ...]) -> float | None:
     return min(state.q[a] for a in best) - max(state.q[b] for b in others)
 
 
+def best_margin(state: StateFacts, best: tuple[str, ...]) -> float | None:
+    """The factual best action's lead at ``state``: max Q over the group ``best`` minus max Q
+    over the other actions (>= 0 iff some action of the group is still optimal). None when
+    ``state`` lacks an action of the group or has no other action."""
+    if not all(a in state.q for a in best):
+        return None
+    others = [a for a in state.q if a not in best]
+    if not others:
+        return None
+    return max(state.q[a] for a in best) - max(state.q[b] for b in others)
+
+
 def decided(state: StateFacts) -> bool:
     """Whether ``state`` has a decision to explain: two or more actions, not all tied."""
     return len(state.q) >= 2 and len(state.best) < len(state.q)
@@ -60,15 +72,21 @@ def model_effect(
     base = margin(state, state.best)
     if after is None or kept is None or base is None:
         return None
+    if set(after.q) != set(state.q) or set(kept.q) != set(state.q):
+        return None
     moved = margin(after, state.best)
-    if moved is None or set(kept.q) != set(state.q):
+    lead_after, lead_kept = best_margin(after, state.best), best_margin(kept, state.best)
+    if moved is None or lead_after is None or lead_kept is None:
         return None
     return FactorEffect(
         factor=factor.id,
-        necessary=set(after.best) != set(state.best),
+        necessary=lead_after < 0,
         strength=abs(base - moved),
-        sufficient=set(kept.best) == set(state.best),
+        sufficient=lead_kept >= 0,
         best_after=after.best,
+        necessity=-lead_after,
+        sufficiency=lead_kept,
+        changes_best=set(after.best) != set(state.best),
     )
 
 
@@ -79,33 +97,39 @@ def state_effect(
     all_neutral: OracleResult | Mapping[Key, StateFacts],
 ) -> FactorEffect | None:
     """The effect of a state factor (one variable) at ``state``. The alternatives are the
-    reachable states that differ from ``state`` only in that variable and offer the same
-    actions; necessary iff one of them has another A*, strength = the largest margin change,
-    ``best_after`` = A* of the alternative with that change. Sufficiency keeps the state as it
-    is and neutralises every model factor. Without an alternative: not necessary, strength 0."""
+    reachable states that differ from ``state`` only in that variable and offer exactly the
+    same actions (``alternatives``); graded necessity = the largest over them of how far the
+    factual best action falls behind (necessary iff > 0), strength = the largest margin change,
+    ``best_after`` = A* of the alternative with the highest graded necessity. Sufficiency keeps
+    the state as it is and neutralises every model factor. Without an alternative: not
+    necessary, strength 0, graded necessity minus the factual lead (as if nothing changed)."""
     variable = factor.variable
     base = margin(state, state.best)
+    lead = best_margin(state, state.best)
     kept = _same_state(state, all_neutral)
-    if variable is None or base is None or kept is None or set(kept.q) != set(state.q):
+    if variable is None or base is None or lead is None or kept is None:
         return None
-    strongest: tuple[float, StateFacts] | None = None
-    changed = False
-    for other in _alternatives(state, variable, factual):
-        moved = margin(other, state.best)
-        if moved is None:
+    lead_kept = best_margin(kept, state.best)
+    if lead_kept is None:
+        return None
+    strength, necessity, best_after, changes = 0.0, -lead, state.best, False
+    for other in alternatives(state, variable, factual):
+        moved, lead_other = margin(other, state.best), best_margin(other, state.best)
+        if moved is None or lead_other is None:
             continue
-        changed = changed or set(other.best) != set(state.best)
-        change = abs(base - moved)
-        if strongest is None or change > strongest[0]:
-            strongest = (change, other)
-    if strongest is None:  # nothing to switch to: the factor cannot move the decision here
-        return FactorEffect(factor.id, False, 0.0, set(kept.best) == set(state.best), state.best)
+        changes = changes or set(other.best) != set(state.best)
+        strength = max(strength, abs(base - moved))
+        if -lead_other > necessity:
+            necessity, best_after = -lead_other, other.best
     return FactorEffect(
         factor=factor.id,
-        necessary=changed,
-        strength=strongest[0],
-        sufficient=set(kept.best) == set(state.best),
-        best_after=strongest[1].best,
+        necessary=necessity > 0,
+        strength=strength,
+        sufficient=lead_kept >= 0,
+        best_after=best_after,
+        necessity=necessity,
+        sufficiency=lead_kept,
+        changes_best=changes,
     )
 
 
@@ -143,6 +167,28 @@ def _same_state(
 
 
 _GROUPS: dict[tuple[int, str], tuple[OracleResult, dict[Key, list[StateFacts]]]] = {}
+
+
+def alternatives(state: StateFacts, variable: str, oracle: OracleResult) -> list[StateFacts]:
+    """The alternatives of a state factor at ``state``: the states of ``oracle`` that differ
+    from it only in ``variable`` and offer exactly the same actions (docs/method.md: otherwise
+    the strength would partly measure an action becoming available)."""
+    return [o for o in _alternatives(state, variable, oracle) if set(o.q) == set(state.q)]
+
+
+def probe_alternative(state: StateFacts, variable: str, oracle: OracleResult) -> StateFacts | None:
+    """The alternative a state factor is probed and shown with: the one where the factual best
+    action falls furthest behind (graded necessity), then the largest margin change."""
+    base = margin(state, state.best)
+    chosen: tuple[tuple[float, float], StateFacts] | None = None
+    for other in alternatives(state, variable, oracle):
+        moved, lead = margin(other, state.best), best_margin(other, state.best)
+        if moved is None or lead is None or base is None:
+            continue
+        key = (-lead, abs(base - moved))
+        if chosen is None or key > chosen[0]:
+            chosen = (key, other)
+    return None if chosen is None else chosen[1]
 
 
 def _alternatives(state: StateFacts, variable: str, oracle: OracleResult) -> list[StateFacts]:

@@ -29,10 +29,17 @@ class FactorEffect:
     """The exact effect of one factor on the decision at one state (docs/method.md)."""
 
     factor: str
-    necessary: bool  # the intervention changes A*(s)
+    necessary: bool  # under the intervention no factual best action is optimal any more
     strength: float  # |m(s) - m_f(s)|: how much the margin of the factual best group changes
-    sufficient: bool  # keeping f and neutralising the other model factors preserves A*(s)
+    sufficient: bool  # keeping f and neutralising the other model factors keeps one optimal
     best_after: tuple[str, ...]  # A*(s) under the intervention (strongest alternative for state)
+    # graded necessity: how far the factual best action falls behind under the intervention
+    # (max Q of the others − max Q of the factual group; > 0 iff necessary, 0 = a new tie)
+    necessity: float = 0.0
+    # graded sufficiency: the factual best action's lead when only f is kept (>= 0 iff
+    # sufficient)
+    sufficiency: float = 0.0
+    changes_best: bool = False  # the second view: A*(s) as a set changes (a new tie counts)
 
 
 @dataclass(frozen=True)
@@ -50,12 +57,12 @@ class StateFactors:
         raise KeyError(factor_id)
 
     def influence_order(self) -> tuple[str, ...]:
-        """Factor ids, most influential first: necessary before unnecessary, then by strength,
-        then in declaration order (the order the oracle answerer cites)."""
+        """Factor ids, most influential first under necessity (the graded necessity, then
+        declaration order): the order the oracle answerer cites. Model and state factors are
+        not ranked against each other by the grading (``taxonomy.factors.order_faults``), so
+        this global order is one of the orders that pass."""
         position = {e.factor: i for i, e in enumerate(self.effects)}
-        ranked = sorted(
-            self.effects, key=lambda e: (not e.necessary, -e.strength, position[e.factor])
-        )
+        ranked = sorted(self.effects, key=lambda e: (-e.necessity, position[e.factor]))
         return tuple(e.factor for e in ranked)
 
 

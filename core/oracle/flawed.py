@@ -10,9 +10,10 @@ second implementation of any category.
 - ``myopic:K``: V_K = Pmax [F<=K goal], D_K = Pmin [F<=K unsafe], Q_K(s, a) = Σ p · V_{K-1}(s'),
   from Storm's step-bounded properties (in the isolated child process, cached on disk). A state
   with V_K = 0 looks like a dead end.
-- ``determinised``: every choice goes to its most likely successor with probability 1 (ties: the
-  first listed, i.e. the lowest state id). V and D of that deterministic MDP are 0 or 1, found
-  exactly by graph analysis; Q(s, a) = V(successor).
+- ``determinised``: every choice goes to its most likely successor with probability 1; where
+  several outcomes are equally most likely, it keeps all of them with equal weight (a
+  ⅓/⅓/⅓ slip stays as it is: none of them is "the" likely outcome). V and D of that MDP by
+  exact policy iteration over Fractions (``exact_reach``); Q(s, a) = Σ p · V(successor).
 - ``distance``: V̂ = 1/(1+d), d = fewest moves to the goal ignoring probabilities (V̂ = 0 when no
   move sequence reaches it); Q̂(s, a) = the largest V̂ among a's successors. Danger by the same
   habit: D̂ = 1/(1+e), e = fewest moves to an unsafe state (0 when none can be reached).
@@ -35,7 +36,7 @@ from functools import partial
 from explaincheck.core.errors import ExplaincheckError, ModelError
 from explaincheck.core.oracle import bottlenecks, cache
 from explaincheck.core.oracle.compute import derive_state_facts
-from explaincheck.core.oracle.graph_analysis import can_avoid_forever, can_reach, predecessors
+from explaincheck.core.oracle.graph_analysis import can_avoid_forever, predecessors
 from explaincheck.core.oracle.structure import Choice, ModelStructure
 from explaincheck.core.oracle.types import EXACT, OracleRequest, OracleResult
 from explaincheck.core.oracle.values import Values
@@ -44,6 +45,7 @@ MYOPIC, DETERMINISED, DISTANCE, DANGER_BLIND = "myopic", "determinised", "distan
 KINDS = (MYOPIC, DETERMINISED, DISTANCE, DANGER_BLIND)
 NO_ACTION = "(no action)"  # how StateFacts.successors names an unlabelled choice
 PICTURE_FORMAT = 1  # bump when a cached picture would be computed differently
+FLOAT_TIE = 1e-12  # float probabilities this close count as equally likely
 
 # One line per flaw, for help texts, reports and the GUI.
 DESCRIPTIONS: dict[str, str] = {
@@ -193,27 +195,56 @@ def _cut(structure: ModelStructure, lost: list[bool]) -> ModelStructure:
 # ---------------------------------------------------------------- in-process pictures
 
 
-def _most_likely(probabilities: dict[int, Fraction | float]) -> int:
-    """The most likely successor; ties go to the first listed (``max`` keeps the first)."""
-    return max(probabilities.items(), key=lambda item: item[1])[0]
+def most_likely(probabilities: dict[int, Fraction | float]) -> dict[int, Fraction | float]:
+    """Every most likely successor, with equal weight: a 1/3-1/3-1/3 move stays one (its
+    outcomes are equally likely, none is "the" likely one); a 0.8-0.2 move becomes certain."""
+    top = max(probabilities.values())
+    likeliest = [t for t, p in probabilities.items() if p >= top - FLOAT_TIE]
+    return {t: Fraction(1, len(likeliest)) for t in likeliest}
 
 
 def determinised_picture(truth: OracleResult) -> OracleResult:
-    """The exact oracle of the MDP where every choice has its most likely outcome for sure."""
+    """The oracle of the MDP where every choice has its most likely outcomes only (ties keep
+    every most likely outcome with equal weight): exact for an exact truth (policy iteration
+    over Fractions, ``exact_reach``), else the verified float method."""
+    from explaincheck.core.oracle.exact_reach import max_reach
+    from explaincheck.core.oracle.values import verified_values
+
     base = structure_of(truth)
     choices = [
-        [Choice(c.action, {_most_likely(c.probabilities): 1}) for c in state_choices]
+        [Choice(c.action, most_likely(c.probabilities)) for c in state_choices]
         for state_choices in base.choices
     ]
     structure = replace(base, choices=choices)
-    reach = can_reach(structure, [s.is_goal for s in truth.states])
-    value = [Fraction(int(hit)) for hit in reach]
+    goal = [s.is_goal for s in truth.states]
+    unsafe = [s.is_unsafe for s in truth.states] if truth.has_danger else None
+    floats = verified_values(structure, truth.has_danger, goal, unsafe)
+    if truth.method != EXACT:
+        return _picture(truth, structure, floats, exact=False)
+    value, _ = max_reach(structure, goal, floats.scheduler)
     danger = None
-    if truth.has_danger:
-        safe = can_avoid_forever(structure, [s.is_unsafe for s in truth.states])
-        danger = [Fraction(0 if ok else 1) for ok in safe]
-    q = [[value[next(iter(c.probabilities))] for c in cs] for cs in structure.choices]
+    if unsafe is not None:
+        safe = can_avoid_forever(structure, unsafe)
+        escape, _ = max_reach(structure, safe, _safest_choices(structure, floats.danger or []))
+        danger = [1 - e for e in escape]
+    q = [
+        [sum((p * value[t] for t, p in c.probabilities.items()), Fraction(0)) for c in cs]
+        for cs in structure.choices
+    ]
     return _picture(truth, structure, _values(value, danger, q, exact=True), exact=True)
+
+
+def _safest_choices(structure: ModelStructure, danger: list[float]) -> list[int]:
+    """Per state the choice least likely to lead into danger by the float D (where policy
+    iteration for the escape probability 1 − D starts)."""
+
+    def safety(choice: Choice) -> float:
+        return sum(float(p) * (1 - danger[t]) for t, p in choice.probabilities.items())
+
+    return [
+        max(range(len(cs)), key=lambda i: safety(cs[i])) if cs and danger else 0
+        for cs in structure.choices
+    ]
 
 
 def fewest_moves(structure: ModelStructure, targets: list[bool]) -> list[int | None]:

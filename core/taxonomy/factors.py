@@ -1,14 +1,17 @@
 """Why? (explanation query): the best action and the three factors that most influence it.
 
-The truth comes from exact interventions (``core/factors``, attached to the oracle by the plan):
-a factor is necessary at s iff neutralising it changes A*(s); its strength is how much the margin
-of the factual best group changes; the influence order puts necessary factors first, then by
-strength. Grading (docs/method.md, "Why-questions (factors)"): the action part as best_action;
-the factor part passes iff the three cited factors are three most influential ones (no uncited
-factor outranks the lowest cited one) in non-increasing order of influence. Precision against
-the necessary set, Spearman's ρ and the "uncited outranks" flag are reported as the seed study's
-metrics. δ = 1 − the smallest non-zero strength gap between neighbours among the four most
-influential factors (a near tie across the cut is hard to get right).
+The truth comes from exact interventions (``core/factors``, attached to the oracle by the plan),
+graded under the seed study's two criteria apart. **Necessity**: how far the factual best action
+falls behind when the factor is changed (necessary iff it is no longer optimal; a new tie is not
+necessary). **Sufficiency**: the factual best action's lead when only the factor is kept (every
+other model factor neutral; sufficient iff still optimal). The prompt says that influence means
+the first. Grading (docs/method.md, "Why-questions (factors)"): the action part as best_action;
+the factor part passes iff no uncited factor outranks a cited one and the cited order is
+non-increasing, comparing only factors of the same kind (model and state factors are not ranked
+against each other), under necessity. The same checks under sufficiency, precision against the
+necessary and the sufficient sets, and Spearman's ρ against each score are reported beside it
+(``factor_metrics``). δ = 1 − the smallest non-zero gap of graded necessity between neighbours
+among the four most influential factors (a near tie across the cut is hard to get right).
 """
 
 from __future__ import annotations
@@ -38,6 +41,13 @@ from explaincheck.core.taxonomy.parsing import Parsed, find_value, read_choice, 
 from explaincheck.core.taxonomy.sampling import delta
 
 CITED = 3  # factors an answer cites
+# What "influence" means, in every wording of the question (graded under necessity).
+INFLUENCE = (
+    "A factor influences the choice as much as the chosen action would lose if that factor "
+    "were different (the factor removed, or that part of the state changed): most influential "
+    "is the factor whose change would leave the chosen action furthest behind the best "
+    "alternative."
+)
 FACTORS = "factors"
 TOLERANCE = 1e-9  # strengths closer than this are tied (they come from exact fractions)
 
@@ -95,74 +105,104 @@ class FactorsForm(AnswerForm):
         return Parsed(value={"action": action.value, FACTORS: cited.value})
 
 
-def score(truth: StateFactors, factor_id: str) -> float:
-    """Influence as one number: necessary factors above every unnecessary one, then strength
-    (strengths are at most 2, margins lying in [-1, 1])."""
-    effect = truth.effect(factor_id)
-    return (10.0 if effect.necessary else 0.0) + effect.strength
+NECESSITY, SUFFICIENCY = "necessity", "sufficiency"
+CRITERIA = (NECESSITY, SUFFICIENCY)
 
 
-def influence_of(expected: dict[str, Any]) -> dict[str, float]:
-    """The true influence of each factor, from the stored truth: 10 for a necessary factor
-    plus its strength (necessary factors above every unnecessary one)."""
+def influence_of(expected: dict[str, Any], criterion: str = NECESSITY) -> dict[str, float]:
+    """Each factor's graded score under ``criterion``, from the stored truth: necessity = how far
+    the factual best action falls behind when the factor is changed (> 0 iff necessary);
+    sufficiency = the factual best action's lead when only the factor is kept (>= 0 iff
+    sufficient). Truth stored before the two were graded apart (no "necessity" key) falls back
+    to its one mixed score (10 for a necessary factor plus its strength)."""
+    if criterion in expected:
+        return {f: float(v) for f, v in expected[criterion].items()}
+    if criterion == SUFFICIENCY:
+        sufficient = set(expected.get("sufficient") or [])
+        return {f: 1.0 if f in sufficient else 0.0 for f in expected["strength"]}
     necessary = set(expected["necessary"])
     return {f: (10.0 if f in necessary else 0.0) + s for f, s in expected["strength"].items()}
 
 
-def order_faults(cited: list[str], influence: dict[str, float]) -> tuple[bool, bool]:
-    """(an uncited factor outranks the lowest cited one, the cited order puts a strictly less
-    influential factor before a more influential one): the factor part passes iff neither."""
-    values = [influence[f] for f in cited if f in influence]
-    lowest = min(values) if values else -math.inf
-    outranked = any(v > lowest + TOLERANCE for f, v in influence.items() if f not in cited)
+def kinds_of(expected: dict[str, Any]) -> dict[str, str]:
+    """Each factor's kind (model or state); one kind for all in truth stored without kinds."""
+    return dict(expected.get("kind") or {})
+
+
+def order_faults(
+    cited: list[str], influence: dict[str, float], kinds: dict[str, str] | None = None
+) -> tuple[bool, bool]:
+    """(an uncited factor outranks a cited one, the cited order puts a strictly less
+    influential factor before a more influential one): the factor part passes iff neither.
+    Only factors of the same kind are compared (``kinds``): a model factor's score comes from
+    one neutral model, a state factor's from the best of its alternative states, so the two
+    are not ranked against each other."""
+    kinds = kinds or {}
+
+    def comparable(a: str, b: str) -> bool:
+        return kinds.get(a) == kinds.get(b)
+
+    known = [f for f in cited if f in influence]
+    outranked = any(
+        influence[u] > influence[c] + TOLERANCE
+        for u in influence
+        if u not in cited
+        for c in known
+        if comparable(u, c)
+    )
     inverted = any(
-        values[i] + TOLERANCE < values[j]
-        for i in range(len(values))
-        for j in range(i + 1, len(values))
+        influence[known[i]] + TOLERANCE < influence[known[j]]
+        for i in range(len(known))
+        for j in range(i + 1, len(known))
+        if comparable(known[i], known[j])
     )
     return outranked, inverted
 
 
 def factor_part_chance(expected: dict[str, Any]) -> float:
     """Probability that a uniform ordered 3-subset of the factors (what the random answerer
-    cites) passes the factor part: the passing triples, counted by enumeration, over
-    n(n−1)(n−2). Exact; n is the number of factors (a few to a few dozen)."""
-    influence = influence_of(expected)
+    cites) passes the factor part (graded under necessity): the passing triples, counted by
+    enumeration, over n(n−1)(n−2). Exact; n is the number of factors (a few to a few dozen)."""
+    influence, kinds = influence_of(expected), kinds_of(expected)
     ids = list(influence)
     if len(ids) < CITED:
         return 0.0
     passing = sum(
         1
         for cited in itertools.permutations(ids, CITED)
-        if not any(order_faults(list(cited), influence))
+        if not any(order_faults(list(cited), influence, kinds))
     )
     return passing / math.perm(len(ids), CITED)
 
 
 def factor_metrics(cited: list[str], expected: dict[str, Any]) -> dict[str, Any]:
-    """The seed study's metrics of one answer, from the truth stored in ``expected``:
-    precision of the cited set against the necessary set, Spearman's ρ between the cited order
-    and the true influence (None when undefined: all three tie), and whether an uncited factor
-    outranks the lowest cited one."""
+    """The seed study's metrics of one answer, under necessity and under sufficiency apart:
+    precision of the cited set against the necessary (sufficient) set, Spearman's ρ between the
+    cited order and the graded scores (None when undefined: the three tie), whether an uncited
+    factor outranks a cited one, and whether the factor part passes under that criterion.
+    The unsuffixed keys are necessity's (the verdict's criterion)."""
     from scipy.stats import spearmanr
 
-    necessary = set(expected["necessary"])
-    influence = influence_of(expected)
-    known = [f for f in cited if f in influence]
-    precision = len(necessary & set(known)) / CITED
-    rho = None
-    values = [influence[f] for f in known]
-    if len(known) >= 2 and max(values) - min(values) > TOLERANCE:
-        rho = float(spearmanr(list(range(len(known), 0, -1)), values).statistic)
-        rho = None if math.isnan(rho) else rho
-    outranked, inverted = order_faults(known, influence)
-    return {
-        "precision": precision,
-        "best_precision": min(CITED, len(necessary)) / CITED,
-        "spearman": rho,
-        "uncited_outranks": outranked,
-        "inverted": inverted,
-    }
+    kinds = kinds_of(expected)
+    found: dict[str, Any] = {}
+    for criterion, members in ((NECESSITY, "necessary"), (SUFFICIENCY, "sufficient")):
+        chosen = set(expected.get(members) or [])
+        influence = influence_of(expected, criterion)
+        known = [f for f in cited if f in influence]
+        rho = None
+        values = [influence[f] for f in known]
+        if len(known) >= 2 and max(values) - min(values) > TOLERANCE:
+            rho = float(spearmanr(list(range(len(known), 0, -1)), values).statistic)
+            rho = None if math.isnan(rho) else rho
+        outranked, inverted = order_faults(known, influence, kinds)
+        suffix = "" if criterion == NECESSITY else "_sufficiency"
+        found[f"precision{suffix}"] = len(chosen & set(known)) / CITED
+        found[f"best_precision{suffix}"] = min(CITED, len(chosen)) / CITED
+        found[f"spearman{suffix}"] = rho
+        found[f"uncited_outranks{suffix}"] = outranked
+        found[f"inverted{suffix}"] = inverted
+        found[f"passes{suffix}"] = not (outranked or inverted)
+    return found
 
 
 class Factors(Category):
@@ -207,8 +247,8 @@ class Factors(Category):
 
     def state_delta(self, truth: StateFactors) -> float:
         order = truth.influence_order()[: CITED + 1]
-        strengths = [truth.effect(f).strength for f in order]
-        gaps = [abs(a - b) for a, b in itertools.pairwise(strengths) if abs(a - b) > TOLERANCE]
+        scores = [truth.effect(f).necessity for f in order]
+        gaps = [abs(a - b) for a, b in itertools.pairwise(scores) if abs(a - b) > TOLERANCE]
         return 1.0 - min(1.0, min(gaps)) if gaps else 0.0
 
     def question(self, case: TestCase, oracle: OracleResult) -> str:
@@ -217,7 +257,7 @@ class Factors(Category):
             "In this state the agent should act as well as possible, i.e. maximise the "
             "probability of eventually reaching the goal. Which available action is best, and "
             f"which three of these factors most influence that choice, most influential first?\n"
-            f"Factors:\n{listed}"
+            f"{INFLUENCE}\nFactors:\n{listed}"
         )
 
     def rephrasings(self, case: TestCase, oracle: OracleResult) -> tuple[str, ...]:
@@ -226,11 +266,11 @@ class Factors(Category):
             "Suppose the agent acts as well as possible from here on, i.e. it maximises the "
             "probability of eventually reaching the goal. Which available action should it take "
             "now, and which three of the factors below influence that choice most, the most "
-            f"influential one first?\nFactors:\n{listed}",
+            f"influential one first?\n{INFLUENCE}\nFactors:\n{listed}",
             "Name the available action that gives the highest probability of eventually "
             "reaching the goal (acting as well as possible afterwards), and rank the three "
             "factors below that matter most for choosing it, from most to least influential."
-            f"\nFactors:\n{listed}",
+            f"\n{INFLUENCE}\nFactors:\n{listed}",
         )
 
     def _listed(self, oracle: OracleResult) -> str:
@@ -248,6 +288,10 @@ class Factors(Category):
             FACTORS: list(truth.influence_order()[:CITED]),
             "necessary": [e.factor for e in truth.effects if e.necessary],
             "sufficient": [e.factor for e in truth.effects if e.sufficient],
+            NECESSITY: {e.factor: e.necessity for e in truth.effects},
+            SUFFICIENCY: {e.factor: e.sufficiency for e in truth.effects},
+            "kind": {f.id: f.kind for f in self.truth(oracle).factors},
+            "changes_best": [e.factor for e in truth.effects if e.changes_best],
             "strength": {e.factor: e.strength for e in truth.effects},
             "best_after": {e.factor: list(e.best_after) for e in truth.effects},
         }
@@ -270,19 +314,21 @@ class Factors(Category):
             problems.append(f"cited {len(set(cited))} different factors, not {CITED}")
         else:
             if metrics["uncited_outranks"]:
-                problems.append("an uncited factor outranks the lowest cited one")
+                problems.append("an uncited factor outranks a cited one (under necessity)")
             if metrics["inverted"]:
-                problems.append("the cited order is not by influence")
-        strengths = ", ".join(
+                problems.append("the cited order is not by influence (necessity)")
+        scores = ", ".join(
             f"{f}={number(s)}{'*' if f in expected['necessary'] else ''}"
-            for f, s in expected["strength"].items()
+            for f, s in influence_of(expected).items()
         )
-        rho = metrics["spearman"]
+        rho, rho_s = metrics["spearman"], metrics["spearman_sufficiency"]
+        sufficiency = "passes" if metrics["passes_sufficiency"] else "fails"
         reason = (
             f"answered {action}, cited {', '.join(cited)}; "
             + ("; ".join(problems) if problems else "right action, a top-3 in order")
-            + f" (strength, * = necessary: {strengths}; precision {metrics['precision']:.2f}"
-            + f", ρ {'n/a' if rho is None else f'{rho:.2f}'})"
+            + f" (necessity, * = necessary: {scores}; precision {metrics['precision']:.2f}"
+            + f", ρ {'n/a' if rho is None else f'{rho:.2f}'}; under sufficiency the order "
+            + f"{sufficiency}, ρ {'n/a' if rho_s is None else f'{rho_s:.2f}'})"
         )
         verdict = FAIL if problems else PASS
         return Grade(verdict, reason, {"action": action, FACTORS: cited}, expected)

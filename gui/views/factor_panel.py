@@ -4,7 +4,8 @@ LLM does and what is true, per factor; and, for the selected factor, the interve
 The table lists every factor with four marks: cited (its position in the answer), necessary and
 sufficient (the exact truth the case was graded with) and behaviour (whether the LLM's own
 decision changed when the behavioural check asked it again on the intervened model; "not asked"
-when no ``--behavioural`` run recorded it). Selecting a factor shows the Q bars of the case's
+when no ``--behavioural`` run recorded it), then the graded necessity / sufficiency ("N / S").
+Selecting a factor shows the Q bars of the case's
 state under the intervention next to the original ones, and emits the states where the best
 action changes (``highlight``), which the owner shows on its graph. Intervened oracles come from
 the ``FactorController`` (isolated child, cached); the GUI thread never waits for them.
@@ -43,7 +44,7 @@ from explaincheck.gui.safe_text import plain_label
 from explaincheck.gui.tasks import Tasks
 from explaincheck.gui.views.q_bars import QBars
 
-COLUMNS = ("Factor", "Cited", "Necessary", "Sufficient", "Behaviour", "Strength")
+COLUMNS = ("Factor", "Cited", "Necessary", "Sufficient", "Behaviour", "N / S")
 NOT_ASKED = "not asked"
 YES, NO = QColor("#cdebd9"), QColor("#f3f3f3")
 _ORDINAL = {1: "1st", 2: "2nd", 3: "3rd"}
@@ -63,8 +64,16 @@ def mark_texts(mark: FactorMark, asked: bool) -> tuple[str, str, str, str, str, 
         "yes" if mark.necessary else "no",
         "yes" if mark.sufficient else "no",
         behaviour,
-        f"{mark.strength:.3f}",
+        _graded(mark),
     )
+
+
+def _graded(mark: FactorMark) -> str:
+    """Graded necessity / sufficiency (how far the best action falls behind when the factor
+    changes / its lead when only the factor is kept); the strength for older results."""
+    if mark.necessity is None or mark.sufficiency is None:
+        return f"strength {mark.strength:.3f}"
+    return f"{mark.necessity:+.3f} / {mark.sufficiency:+.3f}"
 
 
 def _after_title(factor: Factor) -> str:

@@ -30,7 +30,7 @@ from explaincheck.gui.views.graph_view import GraphView
 
 MODEL = str(Path(__file__).parents[1] / "models" / "factors.prism")
 CONSTANTS = "p=0.3,r=0.5"
-COLUMN = {"cited": 1, "necessary": 2, "sufficient": 3, "behaviour": 4}
+COLUMN = {"cited": 1, "necessary": 2, "sufficient": 3, "behaviour": 4, "graded": 5}
 
 
 async def _run(plan, db):
@@ -114,6 +114,10 @@ def test_the_marks_of_the_windy_case(qtbot, shown):
     assert {f for f in "swprL" if marks(panel, f)["necessary"] == "yes"} == {"w", "r", "L"}
     assert {f for f in "swprL" if marks(panel, f)["sufficient"] == "yes"} == set()
     assert {marks(panel, f)["behaviour"] for f in "swprL"} == {NOT_ASKED}
+    # graded necessity / sufficiency: r -> 0 leaves long 0.1 behind short; keeping only r
+    # (p = L = 0) gives short 0.5 against long 0; w: calm short 0.7, all neutral short 1
+    assert marks(panel, "r")["graded"] == "+0.100 / -0.500"
+    assert marks(panel, "w")["graded"] == "+0.100 / -1.000"
     assert "not asked" in panel.title.text()
     windy = state_of(oracle, 1, 1)
     assert panel.before.facts.id == windy

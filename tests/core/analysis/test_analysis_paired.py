@@ -89,8 +89,52 @@ def test_holm_adjusts_across_categories_only():
     assert table.loc["bottleneck", "p_holm"] == pytest.approx(max(2 * p_satisfy, p_bottleneck))
     expected = multipletests([p_bottleneck, p_satisfy], method="holm")[1]
     assert table.loc[["bottleneck", "satisfy"], "p_holm"].tolist() == pytest.approx(expected)
-    assert np.isnan(table.loc["all", "p_holm"])
+    # one LLM pair: the overall row is a family of one, its own p
+    assert table.loc["all", "p_holm"] == pytest.approx(table.loc["all", "p_mcnemar"])
     assert not table["significant"].any()  # 0.14 after Holm: no difference survives
+
+
+def test_holm_runs_over_every_llm_pair_and_category():
+    """Three LLMs: (a, b), (a, c), (b, c) × two categories = six members of one family."""
+    rows = _results(extra_error=False).to_dict("records")
+    rows += [dict(r, llm="c") for r in rows if r["llm"] == "a"]  # c answers exactly as a does
+    frame = pd.DataFrame(rows)
+    family = paired.compare_family(frame, paired.compared_llms(frame))
+    assert set(family) == {("a", "b"), ("a", "c"), ("b", "c")}
+    members = [
+        (pair, category, table.loc[category, "p_mcnemar"])
+        for pair, table in family.items()
+        for category in ("satisfy", "bottleneck")
+    ]
+    expected = multipletests([p for _, _, p in members], method="holm")[1]
+    for (pair, category, _), adjusted in zip(members, expected, strict=True):
+        assert family[pair].loc[category, "p_holm"] == pytest.approx(adjusted)
+    # a vs c agree everywhere: p = 1; a vs b satisfy: 0.0703 times 6 members' Holm factor
+    assert family[("a", "c")].loc["satisfy", "p_mcnemar"] == 1.0
+    assert family[("a", "b")].loc["satisfy", "p_holm"] == pytest.approx(min(1.0, 6 * 0.0703125))
+    overall = multipletests([t.loc["all", "p_mcnemar"] for t in family.values()], method="holm")
+    assert [t.loc["all", "p_holm"] for t in family.values()] == pytest.approx(overall[1])
+
+
+def test_repeats_and_both_selections_count_a_case_once():
+    """--repeat 3 on 10 satisfy cases gives 30 executions per LLM but 10 pairs; a case drawn
+    by both selections (same states) is one case in the overall row."""
+    rows = []
+    for case in range(10):
+        for repeat in range(3):
+            rows.append(row(FL, "a", "satisfy", P, case, "pass", repeat))
+            # b passes 1 of 3 repeats on cases 0-5, all 3 on 6-9
+            b_passes = repeat == 0 or case >= 6
+            rows.append(row(FL, "b", "satisfy", P, case, "pass" if b_passes else "fail", repeat))
+    for llm in ("a", "b"):  # case 0 drawn again by the random selection (same states)
+        rows.append(row(FL, llm, "satisfy", "random", 0, "pass"))
+    table = paired.compare(pd.DataFrame(rows), "a", "b")
+    assert table.loc["satisfy", "pairs"] == 10
+    assert table.loc["all", "pairs"] == 10
+    # case 0: a 4/4, b 2/4 (1 of 3 repeats + the random draw); cases 1-5: a 1, b 1/3
+    assert table.loc["satisfy", "score_b"] == pytest.approx((0.5 + 5 / 3 + 4) / 10)
+    assert (table.loc["satisfy", "a_only"], table.loc["satisfy", "b_only"]) == (6, 0)
+    assert table.loc["satisfy", "p_mcnemar"] == pytest.approx(stats.binomtest(6, 6).pvalue)
 
 
 def test_compared_llms_leave_out_baseline_and_ceiling():
@@ -124,3 +168,32 @@ def test_equal_differences_give_no_interval_and_no_warning():
     assert np.isnan(low) and np.isnan(high) and np.isnan(shifted_low)
     varied = paired.bootstrap_difference(a, np.array([0.0, 1.0, 0.0, 1.0]))
     assert varied[0] <= 0.0 <= varied[1]
+
+
+def test_repeat_3_run_pairs_each_distinct_case_once(tmp_path):
+    """End to end: ``run --repeat 3 --selection both`` then ``report --format csv``: the paired
+    table's ``pairs`` is the number of distinct questions, not executions."""
+    from pathlib import Path
+
+    from explaincheck.core.cli.main import main
+    from explaincheck.core.store import results_frame
+
+    model = str(Path(__file__).parents[2] / "models" / "shortcut.prism")
+    db, out = tmp_path / "r.sqlite", tmp_path / "report"
+    run = ["run", "--env", model, "--llm", "noisy:0.5", "--llm", "flaw:distance"]
+    assert (
+        main([*run, "--repeat", "3", "--selection", "both", "--budget", "4", "--db", str(db)]) == 0
+    )
+    assert main(["report", "--db", str(db), "--out", str(out), "--format", "csv"]) == 0
+    frame = results_frame(db)
+    mine = frame[frame["llm"] == "noisy:0.5"]
+    assert set(mine["repeat"]) == {0, 1, 2}
+    distinct = {
+        (c, paired.question_identity(k))
+        for c, k in zip(mine["category"], mine["case_key"], strict=True)
+    }
+    table = pd.read_csv(out / "paired_flaw_distance_vs_noisy_0_5.csv").set_index("category")
+    assert table.loc["all", "pairs"] == len(distinct) < len(mine) / 3
+    for category, group in mine.groupby("category"):
+        per_category = {paired.question_identity(k) for k in group["case_key"]}
+        assert table.loc[category, "pairs"] == len(per_category)

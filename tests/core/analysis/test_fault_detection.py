@@ -25,14 +25,64 @@ def test_apfd_on_hand_made_orders():
     assert math.isnan(fd.apfd([False, False])) and math.isnan(fd.apfd([]))
 
 
-def test_pool_orders_put_high_delta_first_and_shuffle_reproducibly():
-    deltas = [0.2, 0.9, 0.5, 0.9, 0.0]
-    by_delta, shuffled = fd.pool_orders(deltas, "satisfy", seed=0)
-    assert set(by_delta[:2]) == {1, 3} and by_delta[2:] == [2, 0, 4]
-    assert sorted(shuffled) == [0, 1, 2, 3, 4]
-    assert fd.pool_orders(deltas, "satisfy", seed=0) == (by_delta, shuffled)
-    orders = {tuple(fd.pool_orders(deltas, "satisfy", seed=s)[1]) for s in range(10)}
-    assert len(orders) > 1
+def test_apfd_of_the_delta_order_averages_over_its_ties():
+    """δ 0.9, 0.9, 0.5, 0.2 with the failing cases at one of the two 0.9s and at 0.2: the tie
+    puts the first at position 1 or 2 (1.5 on average), the other sits at 4: APFD =
+    1 − 5.5/8 + 1/8 = 0.4375, the mean of the two tie orders' APFDs."""
+    deltas, failing = [0.9, 0.2, 0.9, 0.5], [True, True, False, False]
+    found = fd.apfd_by_delta(deltas, failing)
+    assert found == pytest.approx(1 - 5.5 / 8 + 1 / 8)
+    orders = [[True, False, False, True], [False, True, False, True]]
+    assert found == pytest.approx(sum(fd.apfd(o) for o in orders) / 2)
+    assert math.isnan(fd.apfd_by_delta([0.1, 0.2], [False, False]))
+
+
+def test_random_expectation_is_the_mean_over_every_order():
+    import itertools
+
+    failing = [True, True, False, False, False]
+    orders = set(itertools.permutations(failing))
+    mean = sum(fd.apfd(list(o)) for o in orders) / len(orders)
+    assert fd.apfd_random_expectation(5, 2) == pytest.approx(mean) == pytest.approx(0.5)
+    assert math.isnan(fd.apfd_random_expectation(5, 0))
+
+
+def test_pool_rows_of_a_yes_no_category_are_per_class():
+    from explaincheck.core.taxonomy.base import TestCase
+
+    cases = [
+        TestCase("bottleneck", (i,), delta, "prioritized", i, positive)
+        for i, (delta, positive) in enumerate(
+            [(0.9, True), (0.1, True), (0.8, False), (0.7, False)]
+        )
+    ]
+    rows = fd.pool_rows("flaw:distance", "toy", "bottleneck", cases, [False, True, True, False])
+    by_class = {r["class"]: r for r in rows}
+    assert set(by_class) == {"yes", "no"} and by_class["yes"]["pool"] == 2
+    assert by_class["yes"]["apfd_prioritized"] == pytest.approx(1 - 2 / 2 + 1 / 4)  # last
+    assert by_class["no"]["apfd_prioritized"] == pytest.approx(1 - 1 / 2 + 1 / 4)  # first
+    assert by_class["no"]["apfd_random"] == 0.5
+
+
+def test_equivalent_mutants_are_listed_apart_and_left_out():
+    pools = pd.DataFrame(
+        [
+            {"llm": "flaw:danger-blind", "environment": "dam", "category": "safer", "pool": 9,
+             "failing": 0},
+            {"llm": "flaw:danger-blind", "environment": "dam", "category": "satisfy", "pool": 5,
+             "failing": 0},
+            {"llm": "flaw:danger-blind", "environment": "toy", "category": "safer", "pool": 4,
+             "failing": 1},
+            {"llm": "flaw:distance", "environment": "dam", "category": "safer", "pool": 9,
+             "failing": 3},
+        ]
+    )  # fmt: skip
+    mutants = fd.equivalent_mutants(pools)
+    assert mutants.to_dict("records") == [
+        {"llm": "flaw:danger-blind", "environment": "dam", "categories": 2, "cases": 14}
+    ]
+    kept = fd.without_mutants(pools, mutants)
+    assert len(kept) == 2 and set(kept["environment"]) == {"toy", "dam"}
 
 
 def _row(llm, category, selection, index, verdict, delta=0.5, positive=None, states=None):
@@ -166,6 +216,7 @@ def test_detect_faults_on_a_tiny_model(tmp_path):
     best = results[(results["llm"] == "flaw:distance") & (results["category"] == "best_action")]
     assert len(best) == 2 and (best["verdict"] == "fail").all()  # the risky shortcut, both times
     pool = found.pools.set_index(["llm", "category"])
+    assert pool.loc[("flaw:distance", "best_action"), "apfd_random"] == 0.5
     assert pool.loc[("flaw:distance", "best_action"), "pool"] == 1
     assert pool.loc[("flaw:distance", "best_action"), "apfd_prioritized"] == pytest.approx(0.5)
     assert pool.loc[("flaw:danger-blind", "best_action"), "failing"] == 0
@@ -200,3 +251,21 @@ def test_faults_command_and_report_of_stored_runs(tmp_path, capsys):
     text = render_markdown(report, {})
     assert "Fault detection" in text and "noisy:Q calibration" in text
     assert "detection_matrix" in report.figures
+
+
+def test_faults_command_lists_equivalent_mutants_apart(tmp_path, capsys):
+    """On the shortcut model D = 1 − V holds, so flaw:danger-blind fails no case of any pool:
+    listed apart, and absent from the RQ1 and APFD tables; APFD's random column is ½."""
+    out = tmp_path / "faults"
+    args = ["faults", "--env", SHORTCUT, "--llm", "flaw:distance", "--llm", "flaw:danger-blind"]
+    assert main([*args, "--budget", "4", "--out", str(out), "--no-calibration"]) == 0
+    printed = capsys.readouterr().out
+    assert "equivalent mutants" in printed
+    mutants = pd.read_csv(out / "fault_detection_equivalent.csv")
+    assert mutants["llm"].tolist() == ["flaw:danger-blind"]
+    assert mutants["categories"].iat[0] >= 5 and mutants["cases"].iat[0] > 0
+    rq1 = pd.read_csv(out / "fault_detection_rq1.csv")
+    assert "flaw:danger-blind" not in set(rq1["explainer"])
+    pools = pd.read_csv(out / "fault_detection_pools.csv")
+    assert set(pools["llm"]) == {"flaw:distance"}
+    assert set(pools["apfd_random"].dropna()) == {0.5}

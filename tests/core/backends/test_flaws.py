@@ -110,6 +110,46 @@ def test_determinised_takes_the_most_likely_outcome_not_the_safest():
     assert json.loads(backend.reply_text(satisfy))["probability"] == 0.0
 
 
+def test_determinised_keeps_equally_likely_outcomes_with_equal_weight():
+    real = truth("even_odds")
+    assert exact(at(real, 0).value_exact) == Fraction(9, 11)
+    assert exact(at(real, 0).danger_exact) == Fraction(2, 11)
+    picture = flawed_oracle(real, Flaw(DETERMINISED))
+    start, halfway = at(picture, 0), at(picture, 2)
+    assert {a: exact(v) for a, v in start.q_exact.items()} == {
+        "slide": Fraction(2, 3),
+        "step": 1,
+    }
+    assert exact(start.value_exact) == 1 and exact(halfway.value_exact) == 1
+    assert exact(start.danger_exact) == 0
+    assert sorted(start.successors["slide"].values()) == pytest.approx([1 / 3] * 3)
+    assert start.successors["step"] == {halfway.id: 1.0}
+    assert sorted(halfway.successors["go"].values()) == [0.5, 0.5]
+
+
+def test_determinised_frozen_lake_is_not_all_dead_ends():
+    """Frozen Lake's moves split 1/3-1/3-1/3: keeping only the lowest state id made 15 of 16
+    states dead ends in the picture. With every most likely outcome kept, V > 0 wherever the
+    true V is (12 states: all but the four holes), and the exact picture agrees with the float
+    method to 1e-12."""
+    from dataclasses import replace
+
+    from explaincheck.core.oracle.flawed import determinised_picture
+    from explaincheck.core.oracle.types import VERIFIED
+
+    real = compute_oracle(resolve("frozen_lake").request())
+    picture = flawed_oracle(real, Flaw(DETERMINISED))
+    alive = [s.id for s in picture.states if s.value > 0]
+    assert len(alive) == 12 and len([s for s in alive if not picture.state(s).is_goal]) == 11
+    assert alive == [s.id for s in real.states if s.value > 0]
+    floats = determinised_picture(replace(real, method=VERIFIED, tie_tolerance=1e-9))
+    assert (
+        max(abs(a.value - b.value) for a, b in zip(picture.states, floats.states, strict=True))
+        < 1e-12
+    )
+    assert [s.best for s in picture.states] == [s.best for s in floats.states]
+
+
 def test_distance_prefers_the_short_risky_path():
     real = truth("shortcut")
     picture = flawed_oracle(real, Flaw(DISTANCE))

@@ -1,13 +1,13 @@
-"""``run --behavioural`` end to end on frozen_lake with the oracle answerer: every probe is
-stored and read back (a second run asks nothing new), and the factor report reads
-the database alone."""
+"""``run --behavioural`` end to end on frozen_lake with the oracle answerer: every probe
+(necessity and sufficiency, three trials each) is stored and read back (a second run asks
+nothing new), and the factor report reads the database alone."""
 
 from __future__ import annotations
 
 import sqlite3
 
 from explaincheck.core.cli.main import main
-from explaincheck.core.factors.behaviour import BASELINE
+from explaincheck.core.factors.behaviour import BASELINE, SUFFICIENCY_MARK, TRIALS, trial_name
 from explaincheck.core.factors.report import markdown, summary
 
 
@@ -22,16 +22,30 @@ def test_behavioural_run_stores_one_probe_per_factor_and_reports(tmp_path, capsy
     cases = {key for key, _, _ in probes}
     assert len(cases) == 2
     per_case = {key: {p for k, p, _ in probes if k == key} for key in cases}
+    model = ("slippery_ice", "hole_1_1", "hole_1_3", "hole_2_3", "hole_3_0")
     for names in per_case.values():  # 5 model factors + baseline, + row/column where they move
-        assert BASELINE in names and {"slippery_ice", "hole_1_1", "hole_3_0"} <= names
+        for trial in range(TRIALS):
+            assert trial_name(BASELINE, trial) in names
+            for factor in model:
+                assert trial_name(factor, trial) in names  # necessity
+            for factor in (*model, "row", "column"):
+                assert trial_name(factor + SUFFICIENCY_MARK, trial) in names
     assert all(action is not None for _, _, action in probes)
     found = summary(str(db))["frozen_lake / oracle"]
     assert found["pass"] == 1.0 and found["precision"] == found["best_precision"]
-    assert found["uncited_outranks"] == 0.0
+    assert found["uncited_outranks"] == 0.0 and found["passes"] == 1.0
     assert found["views"] == 2 * 7 and 0.0 <= found["does_true"] <= 1.0
+    # The oracle answers the same every trial, so PN and PS are 0 or 1 per view. With only one
+    # model factor kept, frozen_lake's actions tie (graded sufficiency 0: still optimal, so
+    # sufficient); the oracle names the first of the tie, which keeps the decision at one case
+    # and not at the other: "keeps" agrees with the truth in half the views.
+    assert found["sufficiency_views"] == 2 * 7 and found["keeps_sufficient"] == 0.5
+    assert found["ps"] == 0.5 and found["pn"] is not None and 0.0 <= found["pn"] <= 1.0
     # Running again probes nothing new (resume) and leaves the rows as they are.
     assert main([*args, "--budget", "2", "--db", str(db), "--behavioural"]) == 0
     with sqlite3.connect(db) as connection:
         again = connection.execute("SELECT COUNT(*) FROM factor_behaviour").fetchone()[0]
     assert again == len(probes)
-    assert "| frozen_lake / oracle | 2 | 1.00 |" in markdown(summary(str(db)))
+    text = markdown(summary(str(db)))
+    assert "| frozen_lake / oracle | 2 | 1.00 | 0 | necessity |" in text
+    assert "| | | | | sufficiency |" in text

@@ -47,14 +47,26 @@ def test_a_reversed_order_or_a_weak_factor_fails(plan):
     for execution in plan.executions:
         case = execution.case
         right = category.oracle_answer(case, plan.oracle)
-        order = plan.oracle.factors.states[case.states[0]].influence_order()
-        weakest = order[-1]
-        strength = category.expected(case, plan.oracle)["strength"]
-        necessary = category.expected(case, plan.oracle)["necessary"]
-        swapped = {"action": right["action"], "factors": [*right["factors"][:2], weakest]}
-        grade = grade_reply(case, json.dumps(swapped), plan.oracle)
-        key = {f: (f in necessary, strength[f]) for f in strength}
-        if key[weakest] < key[right["factors"][2]]:
+        expected = category.expected(case, plan.oracle)
+        necessity, kind = expected["necessity"], expected["kind"]
+        cited = right["factors"]
+        # graded under necessity, comparing only factors of one kind (model or state): swap a
+        # cited factor for a strictly weaker uncited one of its kind
+        for i, factor in enumerate(cited):
+            weaker = [
+                f
+                for f in necessity
+                if f not in cited
+                and kind[f] == kind[factor]
+                and necessity[f] < necessity[factor] - 1e-9
+            ]
+            if not weaker:
+                continue
+            swapped = {
+                "action": right["action"],
+                "factors": [*cited[:i], weaker[0], *cited[i + 1 :]],
+            }
+            grade = grade_reply(case, json.dumps(swapped), plan.oracle)
             assert grade.verdict == FAIL and "outranks" in grade.reason
             failed += 1
     assert failed > 0
@@ -137,17 +149,22 @@ def test_factors_prompts_pass_the_prompt_lint_rules(plan):
             assert not lint.VERDICT_PHRASES.search(factor.words), factor.words
 
 
-def test_flaw_determinised_fails_where_the_slip_factor_matters():
+def test_flaw_determinised_sees_no_fall_overboard():
+    """wolf_goat_cabbage: in determinised's picture nothing falls overboard, so no factor moves
+    the decision, every factor ties and it cites the first three in declaration order (the three
+    overboard chances), which fails where the truth orders them otherwise."""
     from explaincheck.core.backends.registry import BackendContext, create_backend
 
     plan = plan_campaign(
-        Campaign(environment="frozen_lake", llms=("oracle",), categories=("factors",), budget=10)
+        Campaign(
+            environment="wolf_goat_cabbage", llms=("oracle",), categories=("factors",), budget=10
+        )
     )
     backend = create_backend("flaw:determinised", BackendContext(oracle=plan.oracle))
     verdicts = []
     for execution in plan.executions:
-        grade = grade_reply(execution.case, backend.reply_text(execution.case), plan.oracle)
+        reply = json.loads(backend.reply_text(execution.case))
+        assert reply["factors"] == ["wolf_overboard", "goat_overboard", "cabbage_overboard"]
+        grade = grade_reply(execution.case, json.dumps(reply), plan.oracle)
         verdicts.append(grade.verdict)
-        if grade.verdict == FAIL:
-            assert "slippery_ice" in grade.expected["necessary"], grade.reason
     assert FAIL in verdicts and "invalid" not in verdicts

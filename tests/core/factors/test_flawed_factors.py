@@ -1,6 +1,8 @@
-"""A flawed explainer's factor citations come from its own flawed picture, and on frozen_lake
-``flaw:determinised`` (which sees no slipping) fails every case where the slip matters, while
-the oracle answerer passes every case."""
+"""A flawed explainer's factor citations come from its own flawed picture, and on
+wolf_goat_cabbage ``flaw:determinised`` (each crossing has its most likely outcome: nothing
+falls overboard) fails every case where the overboard chances matter unequally, while the
+oracle answerer passes every case. (On frozen_lake its picture keeps the ⅓/⅓/⅓ slip: equally
+likely outcomes keep equal weight, so there it sees the slip.)"""
 
 from __future__ import annotations
 
@@ -16,11 +18,13 @@ from explaincheck.core.oracle.flawed import parse_flaw
 from explaincheck.core.taxonomy.base import FAIL, PASS
 from explaincheck.core.taxonomy.grading import grade_reply
 
+OVERBOARD = ("wolf_overboard", "goat_overboard", "cabbage_overboard")
+
 
 @pytest.fixture(scope="module")
 def plan():
     campaign = Campaign(
-        environment="frozen_lake", llms=("oracle",), categories=("factors",), budget=100
+        environment="wolf_goat_cabbage", llms=("oracle",), categories=("factors",), budget=100
     )
     return plan_campaign(campaign)
 
@@ -35,10 +39,11 @@ def test_the_flawed_picture_has_its_own_factor_truth(plan, determinised):
     assert own is not None and own is not truth
     assert [f.id for f in own.factors] == [f.id for f in truth.factors]  # same schema
     assert set(own.states) == set(truth.states)  # an answer at every case
-    # the slip matters somewhere in truth; a picture without slipping never sees it matter
-    assert any(s.effect("slippery_ice").necessary for s in truth.states.values())
-    assert not any(s.effect("slippery_ice").necessary for s in own.states.values())
-    assert all(s.effect("slippery_ice").strength == 0 for s in own.states.values())
+    # the overboard chances matter somewhere in truth; a picture without falls never sees them
+    for factor in OVERBOARD:
+        assert any(s.effect(factor).strength > 0 for s in truth.states.values())
+        assert all(s.effect(factor).strength == 0 for s in own.states.values())
+        assert not any(s.effect(factor).necessary for s in own.states.values())
 
 
 def test_citations_follow_the_picture_not_the_truth(plan, determinised):
@@ -54,16 +59,19 @@ def test_citations_follow_the_picture_not_the_truth(plan, determinised):
     assert differ > 0
 
 
-def test_oracle_passes_every_case_and_determinised_fails_where_the_slip_matters(plan, determinised):
+def test_oracle_passes_every_case_and_determinised_fails_where_overboard_matters(
+    plan, determinised
+):
     assert plan.executions
     oracle = OracleBackend(plan.oracle)
     truth = factor_truth(plan.oracle)
-    slip_matters = 0
+    unequal = 0
     for execution in plan.executions:
         case = execution.case
         assert grade_reply(case, oracle.reply_text(case), plan.oracle).verdict == PASS
         grade = grade_reply(case, determinised.reply_text(case), plan.oracle)
-        if truth.states[case.states[0]].effect("slippery_ice").necessary:
-            slip_matters += 1
+        scores = [truth.states[case.states[0]].effect(f).necessity for f in OVERBOARD]
+        if max(scores) - min(scores) > 1e-9:
+            unequal += 1
             assert grade.verdict == FAIL, grade.reason
-    assert slip_matters > 0
+    assert unequal > 0

@@ -3,17 +3,22 @@
 At s = 1 the agent picks short (goal w.p. 1 - p - w*r) or long (goal w.p. L = 0.6), with
 p = 0.3 and r = 0.5. Calm (w = 0): Q = (0.7, 0.6), A* = {short}, margin m = 0.1.
 Windy (w = 1): Q = (0.2, 0.6), A* = {long}, m = 0.4 (margin of long over short).
-- p -> 0: calm Q(short) = 1 (m 0.4: unchanged A*, strength 0.3); windy Q(short) = 0.5
-  (m 0.1: unchanged, strength 0.3).
-- r -> 0: calm: no change (strength 0); windy Q(short) = 0.7 > 0.6: A* flips, m = -0.1,
-  strength 0.5.
-- w (state factor): the other wind's state flips A* both ways; calm: m of {short} at windy =
-  0.2 - 0.6 = -0.4, strength 0.5; windy: m of {long} at calm = 0.6 - 0.7 = -0.1, strength 0.5.
-Sufficiency (keep f, neutralise the other model factors):
-- calm: p kept, r = 0: Q(short) 0.7 > 0.6 kept; r kept, p = 0: 1 > 0.6 kept; w kept, all
-  neutral: 1 > 0.6 kept. All three sufficient.
-- windy: p kept, r = 0: 0.7 > 0.6 flips: not sufficient; r kept, p = 0: 0.5 < 0.6 kept:
-  sufficient; w kept, all neutral: 1 > 0.6 flips: not sufficient.
+Graded necessity N = max Q of the others − max Q of the factual best group under the
+intervention (necessary iff N > 0: the factual best action is no longer optimal).
+- p -> 0: calm Q(short) = 1: N = 0.6 - 1 = -0.4 (strength 0.3); windy Q(short) = 0.5:
+  N = 0.5 - 0.6 = -0.1 (strength 0.3). Not necessary either time.
+- r -> 0: calm: no change, N = -0.1 (strength 0); windy Q(short) = 0.7 > 0.6: N = 0.1,
+  necessary (strength 0.5).
+- w (state factor): calm's alternative is windy: N = 0.6 - 0.2 = 0.4; windy's is calm:
+  N = 0.7 - 0.6 = 0.1. Necessary both times (strength 0.5).
+Graded sufficiency S = the factual best action's lead with only f kept (every other model
+factor neutral; sufficient iff S >= 0):
+- calm: p kept, r = 0: 0.7 - 0.6 = 0.1; r kept, p = 0: 1 - 0.6 = 0.4; w kept, all neutral:
+  1 - 0.6 = 0.4. All three sufficient.
+- windy: p kept, r = 0: 0.6 - 0.7 = -0.1 (not sufficient); r kept, p = 0: 0.6 - 0.5 = 0.1
+  (sufficient); w kept, all neutral: 0.6 - 1 = -0.4 (not sufficient).
+Influence order (necessity, then declaration order): calm w 0.4, r -0.1, p -0.4 (p makes
+short *more* clearly best: the furthest from being necessary); windy r 0.1, w 0.1, p -0.1.
 """
 
 from __future__ import annotations
@@ -62,10 +67,12 @@ def test_calm_state_by_hand(factual, truth):
     assert calm.margin == pytest.approx(0.1)
     p, r, w = (calm.effect(f) for f in "prw")
     assert (p.necessary, r.necessary, w.necessary) == (False, False, True)
+    assert (p.necessity, r.necessity, w.necessity) == pytest.approx((-0.4, -0.1, 0.4))
     assert (p.strength, r.strength, w.strength) == pytest.approx((0.3, 0.0, 0.5))
     assert (p.sufficient, r.sufficient, w.sufficient) == (True, True, True)
-    assert w.best_after == ("long",)
-    assert calm.influence_order() == ("w", "p", "r")
+    assert (p.sufficiency, r.sufficiency, w.sufficiency) == pytest.approx((0.1, 0.4, 0.4))
+    assert w.best_after == ("long",) and w.changes_best and not p.changes_best
+    assert calm.influence_order() == ("w", "r", "p")
 
 
 def test_windy_state_by_hand(factual, truth):
@@ -73,10 +80,34 @@ def test_windy_state_by_hand(factual, truth):
     assert windy.margin == pytest.approx(0.4)
     p, r, w = (windy.effect(f) for f in "prw")
     assert (p.necessary, r.necessary, w.necessary) == (False, True, True)
+    assert (p.necessity, r.necessity, w.necessity) == pytest.approx((-0.1, 0.1, 0.1))
     assert (p.strength, r.strength, w.strength) == pytest.approx((0.3, 0.5, 0.5))
     assert (p.sufficient, r.sufficient, w.sufficient) == (False, True, False)
+    assert (p.sufficiency, r.sufficiency, w.sufficiency) == pytest.approx((-0.1, 0.1, -0.4))
     assert r.best_after == ("short",)
     assert windy.influence_order() == ("r", "w", "p")  # r, w tie: declaration order
+
+
+def test_a_new_tie_is_not_necessary_but_changes_a_star():
+    """Hand-made states: short 0.7 vs long 0.6 factually; the intervention makes them 0.6 and
+    0.6. A* changes ({short} -> {long, short}) but short is still optimal: not necessary."""
+    from explaincheck.core.factors.truth import model_effect
+    from explaincheck.core.oracle.types import StateFacts
+
+    def facts(short: float, long: float) -> StateFacts:
+        best = tuple(a for a, q in (("short", short), ("long", long)) if q == max(short, long))
+        return StateFacts(
+            id=0, valuation={"s": 1}, labels=(), value=max(short, long), danger=0.0,
+            q={"short": short, "long": long}, best=best, worst=(), action_order=(best,),
+            optimal_action=best[0], dead_end=False, bottleneck=False, centrality=0.0,
+            is_goal=False, is_unsafe=False, is_initial=False, successors={},
+        )  # fmt: skip
+
+    factual, tied = facts(0.7, 0.6), facts(0.6, 0.6)
+    table = {(("s", 1),): tied}
+    effect = model_effect(HAND[0], factual, table, {(("s", 1),): factual})
+    assert effect is not None and effect.changes_best and not effect.necessary
+    assert effect.necessity == pytest.approx(0.0)
 
 
 def test_each_intervention_is_one_cached_oracle(truth):
@@ -142,18 +173,28 @@ def test_bad_declarations_are_one_line_errors(tmp_path):
 
 
 def test_metrics_and_delta_of_the_worked_example(factual, truth):
-    """docs/method.md, "Why-questions (factors)": the windy state's numbers."""
+    """docs/method.md, "Why-questions (factors)": the windy state's numbers, under necessity
+    and under sufficiency apart."""
     from explaincheck.core.taxonomy.factors import Factors, factor_metrics
 
     windy = truth.states[state_id(factual, 1, 1)]
     expected = {
         "necessary": [e.factor for e in windy.effects if e.necessary],
+        "sufficient": [e.factor for e in windy.effects if e.sufficient],
+        "necessity": {e.factor: e.necessity for e in windy.effects},
+        "sufficiency": {e.factor: e.sufficiency for e in windy.effects},
+        "kind": {f.id: f.kind for f in HAND},
         "strength": {e.factor: e.strength for e in windy.effects},
     }
     right = factor_metrics(["r", "w", "p"], expected)
     assert right["precision"] == pytest.approx(2 / 3) and right["best_precision"] == 2 / 3
     assert right["spearman"] == pytest.approx(0.866, abs=1e-3)  # r and w tie
-    assert not right["inverted"] and not right["uncited_outranks"]
+    assert not right["inverted"] and not right["uncited_outranks"] and right["passes"]
+    # sufficiency: r 0.1, w -0.4, p -0.1 -> ranks (3, 1, 2) against (3, 2, 1): rho 0.5
+    assert right["spearman_sufficiency"] == pytest.approx(0.5)
+    assert right["precision_sufficiency"] == pytest.approx(1 / 3)
+    assert right["passes_sufficiency"]  # w (state) is not ranked against r and p (model)
     wrong = factor_metrics(["p", "r", "w"], expected)
     assert wrong["spearman"] == pytest.approx(-0.866, abs=1e-3) and wrong["inverted"]
-    assert Factors().state_delta(windy) == pytest.approx(0.8)  # 1 - (0.5 - 0.3)
+    assert wrong["inverted_sufficiency"] and not wrong["passes_sufficiency"]
+    assert Factors().state_delta(windy) == pytest.approx(0.8)  # 1 - (0.1 - (-0.1))

@@ -1,0 +1,83 @@
+"""Negative controls of RQ1: answerers whose correctness does not depend on δ, run directly.
+
+Why: a test of "prioritised cases are harder" is only believable if it comes out
+non-significant for answerers that cannot find any case harder: the uniform ``random`` answerer
+and ``noisy:Q`` (the oracle's answer with probability Q, else a guess). Both answer from the
+case alone, in microseconds, so their results frame is built here without a runner or a
+database (``fault_detection.selected_rows``), for ``benchmarks/rq1_controls.py`` and the tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import pandas as pd
+
+from explaincheck.core.analysis.layout import BASELINE_LLM
+from explaincheck.core.errors import ExplaincheckError
+
+CONTROLS: tuple[str, ...] = (BASELINE_LLM, "noisy:0.5")
+
+
+def control_results(
+    environments: Iterable[str],
+    llms: Sequence[str] = CONTROLS,
+    *,
+    budget: int = 10,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """A results frame (the columns the analysis reads) of ``llms`` (``random``, ``noisy:Q``) on
+    both selections of every applicable category of each environment, seeded by ``seed``."""
+    from explaincheck.core.analysis.fault_detection import selected_rows
+    from explaincheck.core.backends.noisy_backend import NoisyBackend, parse_share
+    from explaincheck.core.backends.random_backend import RandomBackend
+    from explaincheck.core.campaign.plan import Campaign, load_environment, oracle_for
+
+    rows: list[dict] = []
+    for env_id in environments:
+        campaign = Campaign(environment=env_id, llms=("oracle",), budget=budget, seed=seed)
+        environment = load_environment(campaign)
+        truth = oracle_for(campaign, environment)
+        answerers: dict[str, RandomBackend | NoisyBackend] = {}
+        for spec in llms:
+            if spec == BASELINE_LLM:
+                answerers[spec] = RandomBackend(truth, environment, seed)
+            elif spec.startswith("noisy:"):
+                noisy = NoisyBackend(truth, parse_share(spec.partition(":")[2]), environment, seed)
+                answerers[spec] = noisy
+            else:
+                raise ExplaincheckError(f"{spec}: a negative control is random or noisy:Q")
+        rows += selected_rows(environment.id or env_id, truth, environment, answerers, budget, seed)
+    return pd.DataFrame(rows)
+
+
+def control_table(
+    environments: Sequence[str],
+    seeds: Iterable[int],
+    *,
+    budget: int = 10,
+    llms: Sequence[str] = CONTROLS,
+) -> pd.DataFrame:
+    """Per seed and control: cells, the corrected test's p and mean difference, and the paper's
+    uncorrected p and mean difference (``prioritization.wilcoxon_test`` on that answerer)."""
+    from explaincheck.core.analysis.prioritization import wilcoxon_test
+
+    rows = []
+    for seed in seeds:
+        results = control_results(environments, llms, budget=budget, seed=seed)
+        for llm in llms:
+            others = [m for m in llms if m != llm]
+            corrected = wilcoxon_test(results, exclude=others, corrected=True).iloc[0]
+            paper = wilcoxon_test(results, exclude=others).iloc[0]
+            rows.append(
+                {
+                    "seed": seed,
+                    "control": llm,
+                    "cells": int(corrected["cells"]),
+                    "corrected_p": corrected["p_value"],
+                    "corrected_difference": corrected["mean_difference"],
+                    "paper_p": paper["p_value"],
+                    "paper_difference": paper["mean_difference"],
+                }
+            )
+    return pd.DataFrame(rows)

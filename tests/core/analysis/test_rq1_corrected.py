@@ -1,0 +1,104 @@
+"""RQ1's chance-corrected test and its negative controls (issue 26, point 1).
+
+Hand-made: six frozen_lake categories answered by m1 (under test) and random. Prioritised
+cells hold 4 cases with 4 options (chance ¼), random cells 4 cases with 2 options (chance ½);
+each cell passes exactly its chance share (1 of 4, 2 of 4). Uncorrected, every prioritised cell
+is lower (0.25 < 0.5): p = 1/64 one-sided. Chance-corrected, a pass scores 1 and a fail
+−c/(1 − c): prioritised (1 − 3·⅓)/4 = 0, random (2 − 2·1)/4 = 0, every cell tied.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+from analysis_data import FL, P, R, row
+
+from explaincheck.core.analysis import paired, prioritization
+from explaincheck.core.analysis.controls import control_table
+
+CATEGORIES = ("satisfy", "bottleneck", "best_action", "worst_action", "ranking", "safer")
+
+
+def _schema(options: int) -> dict:
+    return {"properties": {"answer": {"enum": [chr(97 + i) for i in range(options)]}}}
+
+
+def _at_chance(llm: str) -> list[dict]:
+    rows = []
+    for category in CATEGORIES:
+        for selection, options, passes in ((P, 4, 1), (R, 2, 2)):
+            for case in range(4):
+                verdict = "pass" if case < passes else "fail"
+                rows.append(
+                    row(
+                        FL,
+                        llm,
+                        category,
+                        selection,
+                        case,
+                        verdict,
+                        schema=_schema(options),
+                        expected={"answer": "a"},
+                        grading=None,
+                    )
+                )
+    return rows
+
+
+def test_corrected_case_scores_are_zero_at_chance():
+    cases = prioritization.corrected_case_scores(pd.DataFrame(_at_chance("m1")))
+    prioritised = cases[cases["selection"] == P]
+    assert set(prioritised["chance"]) == {0.25}
+    assert sorted(set(prioritised["corrected"].round(12))) == pytest.approx([-1 / 3, 1.0])
+    cells = prioritization.comparable_cells(pd.DataFrame(_at_chance("m1")), corrected=True)
+    assert cells[P].tolist() == pytest.approx([0.0] * 6)
+    assert cells[R].tolist() == pytest.approx([0.0] * 6)
+
+
+def test_paper_test_finds_chance_and_corrected_test_does_not():
+    results = pd.DataFrame(_at_chance("m1") + _at_chance("random"))
+    tests = prioritization.rq1_tests(results)
+    paper = tests.loc[prioritization.PAPER]
+    assert paper["answerers"] == "m1, random" and paper["cells"] == 12
+    assert paper["p_value"] == pytest.approx(1 / 2**12)  # 12 cells, all "harder"
+    assert paper["mean_difference"] == pytest.approx(-0.25)
+    headline = tests.loc[prioritization.HEADLINE]
+    assert headline["answerers"] == "m1"  # random is a baseline: out of the headline
+    assert headline["cells"] == 6 and headline["untied"] == 0
+    assert math.isnan(headline["p_value"]) and headline["mean_difference"] == pytest.approx(0)
+    control = tests.loc["negative control random: the paper's"]
+    assert control["p_value"] == pytest.approx(1 / 64)
+    assert "random" in prioritization.controls_sentence(tests)
+    per_llm = paired.rq1_per_llm(results)
+    assert per_llm.loc["random", "wilcoxon_p"] == pytest.approx(1 / 64)
+    assert math.isnan(per_llm.loc["random", "corrected_p"])  # every corrected cell tied
+    assert per_llm.loc["random", "role"] == "negative control"
+    assert per_llm.loc["m1", "role"] == "under test"
+
+
+def test_cluster_interval_holds_the_mean_and_needs_two_clusters():
+    cells = pd.DataFrame(
+        {
+            "environment": [FL] * 4,
+            "category": ["a", "a", "b", "c"],
+            "difference": [-0.2, -0.4, 0.1, -0.1],
+        }
+    )
+    low, high = prioritization.cluster_interval(cells)
+    assert low <= cells["difference"].mean() <= high
+    assert low >= -0.3 - 1e-9 and high <= 0.1 + 1e-9  # cluster means: -0.3, 0.1, -0.1
+    assert all(map(math.isnan, prioritization.cluster_interval(cells.iloc[:2])))
+
+
+def test_negative_controls_are_not_significant_under_the_corrected_test():
+    """A small version of benchmarks/rq1_controls.py: three environments, budget 6, seed 0.
+    The paper's test finds the random answerer's prioritised cases harder (p < 0.05, chance
+    alone); the corrected one does not, for random nor for noisy:0.5."""
+    table = control_table(("frozen_lake", "wolf_goat_cabbage", "dam"), [0], budget=6)
+    by_control = table.set_index("control")
+    assert set(by_control.index) == {"random", "noisy:0.5"}
+    assert (by_control["cells"] >= 20).all()
+    assert (by_control["corrected_p"] >= 0.05).all()
+    assert by_control.loc["random", "paper_p"] < 0.05
