@@ -37,10 +37,11 @@ def test_behavioural_run_stores_one_probe_per_factor_and_reports(tmp_path, capsy
     assert found["views"] == 2 * 7 and 0.0 <= found["does_true"] <= 1.0
     # The oracle answers the same every trial, so PN and PS are 0 or 1 per view. With only one
     # model factor kept, frozen_lake's actions tie (graded sufficiency 0: still optimal, so
-    # sufficient); the oracle names the first of the tie, which keeps the decision at one case
-    # and not at the other: "keeps" agrees with the truth in half the views.
-    assert found["sufficiency_views"] == 2 * 7 and found["keeps_sufficient"] == 0.5
-    assert found["ps"] == 0.5 and found["pn"] is not None and 0.0 <= found["pn"] <= 1.0
+    # sufficient); the oracle names its optimal scheduler's choice of the tie (the best-action
+    # answer that loses nothing as a policy), which is the factual action in 2 of the 14 views:
+    # "keeps" agrees with the truth there only.
+    assert found["sufficiency_views"] == 2 * 7 and found["keeps_sufficient"] == 2 / 14
+    assert found["ps"] == 2 / 14 and found["pn"] is not None and 0.0 <= found["pn"] <= 1.0
     # Running again probes nothing new (resume) and leaves the rows as they are.
     assert main([*args, "--budget", "2", "--db", str(db), "--behavioural"]) == 0
     with sqlite3.connect(db) as connection:
