@@ -65,7 +65,12 @@ def choose_platform(screenshot: bool, environ: MutableMapping[str, str]) -> None
 
 
 def run(args: argparse.Namespace) -> int:
+    from explaincheck.gui.system_libraries import xcb_problem
+
     choose_platform(bool(args.screenshot), os.environ)
+    trouble = xcb_problem(os.environ)  # Qt would abort the process without them
+    if trouble:
+        raise ExplaincheckError(trouble)
     try:
         from explaincheck.gui.app import run as run_gui
     except ImportError as error:

@@ -31,6 +31,9 @@ from explaincheck.gui.valuation import valuation_text
 from explaincheck.gui.views.full_text_dialog import FullTextDialog
 
 
+TEXT_MIN_HEIGHT = 36  # two lines; the boxes scroll
+
+
 def pretty(value: Any) -> str:
     if value is None:
         return "—"
@@ -77,6 +80,7 @@ def _text_box(monospace: bool = False) -> QPlainTextEdit:
     box = QPlainTextEdit()
     box.setReadOnly(True)
     box.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+    box.setMinimumHeight(TEXT_MIN_HEIGHT)  # scrolls: several boxes share a laptop's height
     if monospace:
         box.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
     return box
@@ -136,7 +140,7 @@ class CaseDetail(QWidget):
         scroll.setWidget(panel)
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setMinimumHeight(240)  # the marks of five factors and the status, at least
+        scroll.setMinimumHeight(150)  # a few factors' marks; it scrolls for the rest
         self.factor_box = self._boxed("Factors: cited · necessary · sufficient · behaviour", scroll)
         self.right.addWidget(self.factor_box)
         self.factor_box.hide()
