@@ -277,10 +277,12 @@ class MainWindow(QMainWindow):
         geometry, state = self.settings.window_state()
         if geometry is not None:
             self.restoreGeometry(geometry)
-        else:
-            self.resize(1600, 1000)
+        else:  # a first start: 1600x1000, or the whole free area of a smaller screen
+            free = self.screen().availableGeometry()
+            self.resize(min(1600, free.width()), min(1000, free.height()))
         if state is not None:
             self.restoreState(state)
+        self.results_view.executions.restore_split_sizes(self.settings.split_sizes("results"))
 
     # -- start-up --------------------------------------------------------------------------
     def start(
@@ -633,6 +635,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.settings.save_window_state(self.saveGeometry(), self.saveState())
+        self.settings.save_split_sizes("results", self.results_view.executions.split_sizes())
         self.settings.save_campaign_choices(self.campaign_view.choices())
         probe = getattr(self, "_size_probe", None)
         if probe is not None:
