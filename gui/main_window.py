@@ -57,6 +57,7 @@ from explaincheck.gui.views.report_view import ReportView
 from explaincheck.gui.views.results_view import ResultsView
 from explaincheck.gui.views.state_inspector import StateInspector
 from explaincheck.gui.views.teach_view import TeachView
+from explaincheck.gui.views.wheel_guard import guard_wheel
 
 TABS = ("graph", "campaign", "results", "report", "teach")
 DATABASE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
@@ -120,6 +121,7 @@ class MainWindow(QMainWindow):
         self._build_status_bar()
         self._wire()
         self._restore()
+        guard_wheel(self)  # spin and combo boxes take the wheel only once focused
 
     # -- layout ----------------------------------------------------------------------------
     def _build_docks(self) -> None:
