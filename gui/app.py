@@ -69,8 +69,10 @@ def run(
     screenshot: str | None = None,
     view: str | None = None,
     size: tuple[int, int] | None = None,
+    model: dict[str, str] | None = None,
 ) -> int:
-    """Open the window (and, with ``screenshot``, save it and exit). Returns the exit status."""
+    """Open the window (and, with ``screenshot``, save it and exit); ``model`` holds the
+    constants and goal/unsafe labels to open ``env`` with. Returns the exit status."""
     from explaincheck.core.errors import ExplaincheckError
     from explaincheck.gui.compat import problem
 
@@ -84,6 +86,8 @@ def run(
     prepare_worker_threads(loop)
     asyncio.set_event_loop(loop)
     window = MainWindow(settings)
+    if screenshot:  # nobody is there to answer the constants dialog: undefined is an error
+        window.model.ask_constants = None
     wanted = size or (SCREENSHOT_SIZE if screenshot else None)
     if wanted:
         window.resize(*wanted)
@@ -97,7 +101,7 @@ def run(
             f"the window cannot be {wanted[0]}x{wanted[1]}: it needs at least "
             f"{smallest.width()}x{smallest.height()}"
         )
-    window.start(env=env, db=db, probe_sizes=not screenshot)
+    window.start(env=env, db=db, probe_sizes=not screenshot, model=model)
     status = 0
     try:
         if screenshot:

@@ -21,6 +21,7 @@ examples:
   explaincheck gui --env my_model.prism --db results.sqlite
   explaincheck gui --env wolf_goat_cabbage --screenshot window.png --view graph
   explaincheck gui --env frozen_lake --screenshot small.png --size 1366x768 --view campaign
+  explaincheck gui --env model.prism --const N=4 --goal done --unsafe crashed
 """
 
 VIEWS = ("graph", "campaign", "results", "report", "teach")
@@ -48,6 +49,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--size", type=_size, metavar="WxH", help="window size (default for screenshots: 1600x1000)"
     )
+    parser.add_argument(
+        "--const", default="", metavar="N=V,...", help="constant values, e.g. N=3,p=0.5"
+    )
+    parser.add_argument("--goal", default="", help="goal label (default: the environment's)")
+    parser.add_argument("--unsafe", default="", help="unsafe label (default: the environment's)")
 
 
 def choose_platform(screenshot: bool, environ: MutableMapping[str, str]) -> None:
@@ -83,4 +89,5 @@ def run(args: argparse.Namespace) -> int:
         screenshot=args.screenshot,
         view=args.view,
         size=args.size,
+        model={"constants": args.const, "goal_label": args.goal, "unsafe_label": args.unsafe},
     )

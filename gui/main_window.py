@@ -44,7 +44,12 @@ from explaincheck.gui.campaign_controller import (
 )
 from explaincheck.gui.live_question_controller import LiveQuestionController
 from explaincheck.gui.model_controller import ModelController, builtin_environments
-from explaincheck.gui.results_data import ResultsData, same_model
+from explaincheck.gui.results_data import (
+    ResultsData,
+    campaign_model,
+    file_campaigns,
+    same_model,
+)
 from explaincheck.gui.settings import Settings
 from explaincheck.gui.tasks import Tasks, in_thread
 from explaincheck.gui.views.campaign_view import CampaignView
@@ -288,14 +293,19 @@ class MainWindow(QMainWindow):
 
     # -- start-up --------------------------------------------------------------------------
     def start(
-        self, env: str | None = None, db: str | None = None, probe_sizes: bool = False
+        self,
+        env: str | None = None,
+        db: str | None = None,
+        probe_sizes: bool = False,
+        model: dict[str, str] | None = None,
     ) -> None:
-        """Load the environment list, and what the command line asked for. ``probe_sizes``
-        builds (and caches) the oracles of built-ins whose size is not known yet, one at a time
-        in the background, so the list can show every size."""
+        """Load the environment list, and what the command line asked for (``model``: its
+        --const, --goal, --unsafe). ``probe_sizes`` builds (and caches) the oracles of
+        built-ins whose size is not known yet, one at a time in the background, so the list
+        can show every size."""
         self.tasks.start(self._load_environments(probe_sizes), "environments")
         if env:
-            self.model.open_spec(env)
+            self.model.open_spec(env, **(model or {}))
         if db:
             self.open_database(db)
 
@@ -399,7 +409,9 @@ class MainWindow(QMainWindow):
 
             first = str(self.results.rows[0].get("environment") or "")
             if first in BUILTIN_IDS or (first and Path(first).is_file()):
-                self.model.open_spec(first)
+                # as it was tested: the campaign's constants and goal/unsafe labels
+                campaigns = await in_thread(file_campaigns, path)
+                self.model.open_spec(first, **campaign_model(campaigns, first))
 
     def _results_reset(self) -> None:
         self.regrade_action.setEnabled(

@@ -30,7 +30,6 @@ from explaincheck.gui.safe_text import plain_label
 from explaincheck.gui.valuation import valuation_text
 from explaincheck.gui.views.full_text_dialog import FullTextDialog
 
-
 TEXT_MIN_HEIGHT = 36  # two lines; the boxes scroll
 
 

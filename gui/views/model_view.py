@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.types import OracleResult
+from explaincheck.gui.counts import counted
 from explaincheck.gui.model_controller import ModelController, size_key
 from explaincheck.gui.safe_text import plain_label
 
@@ -179,6 +180,8 @@ class ModelView(QWidget):
         self.unsafe = QComboBox(self)
         self.unsafe.setEditable(True)
         form.addRow("Unsafe label:", self.unsafe)
+        for box in (self.goal, self.unsafe):  # Enter builds again, as in the Constants box
+            box.lineEdit().returnPressed.connect(self.rebuild)
         buttons = QHBoxLayout()
         self.build_button = QPushButton("Build oracle")
         self.build_button.setToolTip("Model-check again with these constants and labels (Ctrl+B)")
@@ -346,10 +349,12 @@ class ModelView(QWidget):
         m = oracle.model
         cached = " (from cache)" if oracle.from_cache else f" in {oracle.seconds:.2f} s"
         lines = [
-            f"{m.states} states · {m.choices} choices · {m.transitions} transitions",
+            f"{counted(m.states, 'state')} · {counted(m.choices, 'choice')} · "
+            f"{counted(m.transitions, 'transition')}",
             f"Oracle: {oracle.method}{cached}"
             + (f", tie tolerance {oracle.tie_tolerance:g}" if oracle.tie_tolerance else ""),
-            f"{len(oracle.bottlenecks)} bottlenecks · {len(oracle.dead_ends)} dead ends",
+            f"{counted(len(oracle.bottlenecks), 'bottleneck')} · "
+            f"{counted(len(oracle.dead_ends), 'dead end')}",
         ]
         lines += [f"⚠ {w}" for w in oracle.warnings]
         self.status.setText("\n".join(lines))

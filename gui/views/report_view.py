@@ -27,16 +27,17 @@ from PySide6.QtWidgets import (
 )
 
 from explaincheck.gui.frame_model import FrameModel
-from explaincheck.gui.results_data import ResultsData, rows_frame
+from explaincheck.gui.results_data import ResultsData, file_campaigns, rows_frame
 from explaincheck.gui.safe_text import plain_label
 from explaincheck.gui.tasks import Tasks, in_thread
 
 
-def build(rows: list[dict[str, Any]]):
-    """rows -> core Report (worker thread)."""
+def build(rows: list[dict[str, Any]], db_path: str | None = None):
+    """rows -> core Report (worker thread), with the campaign facts and LLM settings of the
+    results file the rows came from, as ``explaincheck report --db`` builds it."""
     from explaincheck.core.analysis.report import build_report
 
-    return build_report(rows_frame(rows))
+    return build_report(rows_frame(rows), campaigns=file_campaigns(db_path))
 
 
 class FigurePanel(QGroupBox):
@@ -109,9 +110,15 @@ class ReportView(QWidget):
         scroll.setWidgetResizable(True)
         scroll.setWidget(body)
 
+        # what the last export wrote, under the summary (which stays)
+        self.export_line = plain_label("")
+        self.export_line.setWordWrap(True)
+        self.export_line.hide()
+
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(bar)
+        layout.addWidget(self.export_line)
         layout.addWidget(scroll, 1)
 
         self._timer = QTimer(self)
@@ -164,7 +171,7 @@ class ReportView(QWidget):
             return
         self.summary.setText("Computing the report…")
         try:
-            report = await in_thread(build, rows)
+            report = await in_thread(build, rows, self.results.db_path)
         except Exception as error:
             self.summary.setText(f"The report could not be computed: {error}")
             return
@@ -214,7 +221,8 @@ class ReportView(QWidget):
         # on the GUI thread: the figures are attached to live canvases, and saving them from
         # another thread could race a repaint (user-initiated, well under a second)
         written = _export(self.report, kind, Path(folder))
-        self.summary.setText(export_summary(written, folder))
+        self.export_line.setText(export_summary(written, folder))
+        self.export_line.show()
         return written
 
 

@@ -38,6 +38,7 @@ from explaincheck.gui.results_model import (
     ResultsFilter,
     ResultsTableModel,
     disagree,
+    environment_name,
     paired_rows,
 )
 from explaincheck.gui.tasks import Tasks, in_thread
@@ -265,7 +266,7 @@ class ExecutionsPanel(QWidget):
             box.clear()
             box.addItem("all", "")
             for value in values:
-                box.addItem(value, value)
+                box.addItem(environment_name(value) if key == "environment" else value, value)
             index = box.findData(current)
             box.setCurrentIndex(max(0, index))
             box.blockSignals(False)

@@ -39,7 +39,6 @@ from explaincheck.gui.views.factor_panel import FactorPanel
 from explaincheck.gui.views.graph_view import GraphView
 from explaincheck.gui.views.llm_choices import LlmChoices
 
-
 REVEAL_TEXT = "Reveal ▸"
 NEXT_TEXT = "Next case ▶"
 
