@@ -61,9 +61,12 @@ class FigurePanel(QGroupBox):
         if figure is None:
             return
         self.canvas = FigureCanvasQTAgg(figure)
-        _width, height = figure.get_size_inches()
+        width, height = figure.get_size_inches()
         dpi = figure.get_dpi()
         self.canvas.setMinimumHeight(int(min(height * dpi, 900)))
+        # never narrower than drawn: squeezed, Table 1's cell texts run into each other and
+        # its title is cut; the report scrolls sideways instead
+        self.canvas.setMinimumWidth(int(width * dpi))
         self.layout_.addWidget(self.canvas)
         self.canvas.draw_idle()
 
