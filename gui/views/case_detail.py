@@ -139,8 +139,11 @@ class CaseDetail(QWidget):
         scroll.setWidget(panel)
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setMinimumHeight(150)  # a few factors' marks; it scrolls for the rest
-        self.factor_box = self._boxed("Factors: cited · necessary · sufficient · behaviour", scroll)
+        scroll.setMinimumHeight(110)  # a few factors' marks; it scrolls for the rest
+        # a short title: a group box is never narrower than its title, and the side-by-side
+        # details share the width a laptop leaves between the docks
+        self.factor_box = self._boxed("Factors", scroll)
+        self.factor_box.setToolTip("Each factor: cited · necessary · sufficient · behaviour")
         self.right.addWidget(self.factor_box)
         self.factor_box.hide()
 
