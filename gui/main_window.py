@@ -541,7 +541,9 @@ class MainWindow(QMainWindow):
     def _ask_live(self, spec: str, case) -> None:
         if self.model.oracle is None or self.model.environment is None:
             return
-        self.live.ask(spec, case, self.model.oracle, self.model.environment)
+        # Teach's oracle: for a factors case it carries the factor truth the prompt needs
+        oracle = self.teach_view.oracle or self.model.oracle
+        self.live.ask(spec, case, oracle, self.model.environment)
 
     def stop(self) -> None:
         self.campaigns.stop()

@@ -31,3 +31,18 @@ def test_teach_bar_and_graph_fit_a_laptop(qtbot, window):
     teach.scale_text(2.5)  # the largest lecture text scrolls inside the cards
     qtbot.wait(50)
     assert window.minimumSizeHint().height() <= LAPTOP[1]
+
+
+def test_a_factors_case_is_asked_live(qtbot, window):
+    """Teach's live answer to a factors case is asked with the oracle that has the factor
+    truth (the window's own has none: asking failed)."""
+    open_env(qtbot, window, "frozen_lake")
+    window.show_tab("teach")
+    teach = window.teach_view
+    teach.category.setCurrentIndex(teach.category.findData("factors"))
+    wait_for(qtbot, lambda: teach.lesson is not None and teach.lesson.case.category == "factors")
+    wait_for(qtbot, lambda: teach.ready, 60)
+    teach.llm.setCurrentIndex(teach.llm.findData("random"))
+    teach.reveal_all()
+    wait_for(qtbot, lambda: "asked live" in teach.reply_card.body.text(), 60)
+    assert "could not answer" not in teach.reply_card.body.text()
