@@ -106,13 +106,13 @@ class ModelController(QObject):
         """Open a built-in id or a file path (the command line's --env), with constants added
         to the model's own and other goal/unsafe labels (--const, --goal, --unsafe; a results
         file's campaign) where given."""
-        given = ModelChoices(constants, goal_label, unsafe_label)
-        return self.tasks.start(self._open_spec(spec, given), "open model")
+        choices = ModelChoices(constants, goal_label, unsafe_label)
+        return self.tasks.start(self._open_spec(spec, choices), "open model")
 
     def open_environment(self, environment: Environment) -> asyncio.Task:
         return self.tasks.start(self._open(environment), "open model")
 
-    async def _open_spec(self, spec: str, given: ModelChoices | None = None) -> None:
+    async def _open_spec(self, spec: str, choices: ModelChoices | None = None) -> None:
         self.last_path = spec if Path(spec).is_file() else None
         try:
             environment = await in_thread(resolve_environment, spec)
@@ -122,9 +122,9 @@ class ModelController(QObject):
         except Exception as error:  # a bug in wording code must not take the window down
             self.failed.emit(ModelError(f"cannot open {spec}: {error}"))
             return
-        await self._open(environment, given)
+        await self._open(environment, choices)
 
-    async def _open(self, environment: Environment, given: ModelChoices | None = None) -> None:
+    async def _open(self, environment: Environment, choices: ModelChoices | None = None) -> None:
         self.cancel()
         self.last_path = environment.model_path
         if environment.id is None:
@@ -135,8 +135,8 @@ class ModelController(QObject):
         self.constants = environment.constants
         self.goal_label = environment.goal_label
         self.unsafe_label = environment.unsafe_label
-        if given is not None:
-            self._choose(given)
+        if choices is not None:
+            self._choose(choices)
         try:  # Storm's parser, in the oracle's isolated child (cached by file content)
             self.program = await in_thread(describe_program, environment.model_path)
             given = parse_constants(self.constants)
@@ -162,18 +162,18 @@ class ModelController(QObject):
             self.environment_changed.emit(environment)
         await self._start_build()
 
-    def _choose(self, given: ModelChoices) -> None:
+    def _choose(self, choices: ModelChoices) -> None:
         """Constants given on top of the model's (a bad one is the build's error to report)
         and the labels given."""
-        if given.constants:
+        if choices.constants:
             try:
                 values = parse_constants(self.constants)
-                values.update(parse_constants(given.constants))
+                values.update(parse_constants(choices.constants))
                 self.constants = format_constants(values)
             except ExplaincheckError:
-                self.constants = ",".join(c for c in (self.constants, given.constants) if c)
-        self.goal_label = given.goal_label or self.goal_label
-        self.unsafe_label = given.unsafe_label or self.unsafe_label
+                self.constants = ",".join(c for c in (self.constants, choices.constants) if c)
+        self.goal_label = choices.goal_label or self.goal_label
+        self.unsafe_label = choices.unsafe_label or self.unsafe_label
 
     # -- building --------------------------------------------------------------------------
     def rebuild(

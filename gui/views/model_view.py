@@ -181,7 +181,9 @@ class ModelView(QWidget):
         self.unsafe.setEditable(True)
         form.addRow("Unsafe label:", self.unsafe)
         for box in (self.goal, self.unsafe):  # Enter builds again, as in the Constants box
-            box.lineEdit().returnPressed.connect(self.rebuild)
+            line = box.lineEdit()
+            assert line is not None  # the boxes are editable
+            line.returnPressed.connect(self.rebuild)
         buttons = QHBoxLayout()
         self.build_button = QPushButton("Build oracle")
         self.build_button.setToolTip("Model-check again with these constants and labels (Ctrl+B)")
