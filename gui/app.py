@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QApplication
 
 from explaincheck.core.paths import resources_dir
 from explaincheck.gui.main_window import TABS, MainWindow
+from explaincheck.gui.qt_messages import silence_harmless_messages
 from explaincheck.gui.settings import APPLICATION, ORGANISATION, Settings
 from explaincheck.gui.tasks import prepare_worker_threads
 from explaincheck.gui.theme import apply_theme
@@ -30,6 +31,7 @@ def create_app() -> QApplication:
     app = QApplication.instance()
     if isinstance(app, QApplication):
         return app
+    silence_harmless_messages()
     QGuiApplication.setHighDpiScaleFactorRoundingPolicy(
         Qt.HighDpiScaleFactorRoundingPolicy.PassThrough
     )
@@ -68,8 +70,10 @@ def run(
     view: str | None = None,
     size: tuple[int, int] | None = None,
     policy: str | None = None,
+    model: dict[str, str] | None = None,
 ) -> int:
-    """Open the window (and, with ``screenshot``, save it and exit). Returns the exit status."""
+    """Open the window (and, with ``screenshot``, save it and exit); ``model`` holds the
+    constants and goal/unsafe labels to open ``env`` with. Returns the exit status."""
     from explaincheck.core.errors import ExplaincheckError
     from explaincheck.gui.compat import problem
 
@@ -83,13 +87,23 @@ def run(
     prepare_worker_threads(loop)
     asyncio.set_event_loop(loop)
     window = MainWindow(settings)
-    if screenshot or size:
-        window.resize(*(size or SCREENSHOT_SIZE))
+    if screenshot:  # nobody is there to answer the constants dialog: undefined is an error
+        window.model.ask_constants = None
+    wanted = size or (SCREENSHOT_SIZE if screenshot else None)
+    if wanted:
+        window.resize(*wanted)
     if view:
         window.show_tab(view)
     window.show()
     window.pending_policy = policy  # opened when the model's oracle is ready
-    window.start(env=env, db=db, probe_sizes=not screenshot)
+    if wanted and (window.width(), window.height()) != wanted:
+        smallest = window.minimumSizeHint()
+        window.close()
+        raise ExplaincheckError(
+            f"the window cannot be {wanted[0]}x{wanted[1]}: it needs at least "
+            f"{smallest.width()}x{smallest.height()}"
+        )
+    window.start(env=env, db=db, probe_sizes=not screenshot, model=model)
     status = 0
     try:
         if screenshot:

@@ -21,6 +21,7 @@ examples:
   explaincheck gui --env my_model.prism --db results.sqlite
   explaincheck gui --env wolf_goat_cabbage --screenshot window.png --view graph
   explaincheck gui --env frozen_lake --screenshot small.png --size 1366x768 --view campaign
+  explaincheck gui --env model.prism --const N=4 --goal done --unsafe crashed
 """
 
 VIEWS = ("graph", "campaign", "results", "report", "teach", "workbench")
@@ -51,6 +52,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--size", type=_size, metavar="WxH", help="window size (default for screenshots: 1600x1000)"
     )
+    parser.add_argument(
+        "--const", default="", metavar="N=V,...", help="constant values, e.g. N=3,p=0.5"
+    )
+    parser.add_argument("--goal", default="", help="goal label (default: the environment's)")
+    parser.add_argument("--unsafe", default="", help="unsafe label (default: the environment's)")
 
 
 def choose_platform(screenshot: bool, environ: MutableMapping[str, str]) -> None:
@@ -68,7 +74,12 @@ def choose_platform(screenshot: bool, environ: MutableMapping[str, str]) -> None
 
 
 def run(args: argparse.Namespace) -> int:
+    from explaincheck.gui.system_libraries import xcb_problem
+
     choose_platform(bool(args.screenshot), os.environ)
+    trouble = xcb_problem(os.environ)  # Qt would abort the process without them
+    if trouble:
+        raise ExplaincheckError(trouble)
     try:
         from explaincheck.gui.app import run as run_gui
     except ImportError as error:
@@ -82,4 +93,5 @@ def run(args: argparse.Namespace) -> int:
         view=args.view,
         size=args.size,
         policy=getattr(args, "policy", None),
+        model={"constants": args.const, "goal_label": args.goal, "unsafe_label": args.unsafe},
     )

@@ -45,7 +45,12 @@ from explaincheck.gui.campaign_controller import (
 )
 from explaincheck.gui.live_question_controller import LiveQuestionController
 from explaincheck.gui.model_controller import ModelController, builtin_environments
-from explaincheck.gui.results_data import ResultsData, same_model
+from explaincheck.gui.results_data import (
+    ResultsData,
+    campaign_model,
+    file_campaigns,
+    same_model,
+)
 from explaincheck.gui.settings import Settings
 from explaincheck.gui.tasks import Tasks, in_thread
 from explaincheck.gui.views.campaign_view import CampaignView
@@ -58,6 +63,7 @@ from explaincheck.gui.views.report_view import ReportView
 from explaincheck.gui.views.results_view import ResultsView
 from explaincheck.gui.views.state_inspector import StateInspector
 from explaincheck.gui.views.teach_view import TeachView
+from explaincheck.gui.views.wheel_guard import guard_wheel
 
 TABS = ("graph", "campaign", "results", "report", "teach", "workbench")
 DATABASE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
@@ -125,6 +131,7 @@ class MainWindow(QMainWindow):
 
         self.workbench, self.workbench_controller = attach_workbench(self)  # editor, simulator…
         self._restore()
+        guard_wheel(self)  # spin and combo boxes take the wheel only once focused
 
     # -- layout ----------------------------------------------------------------------------
     def _build_docks(self) -> None:
@@ -290,21 +297,28 @@ class MainWindow(QMainWindow):
         geometry, state = self.settings.window_state()
         if geometry is not None:
             self.restoreGeometry(geometry)
-        else:
-            self.resize(1600, 1000)
+        else:  # a first start: 1600x1000, or the whole free area of a smaller screen
+            free = self.screen().availableGeometry()
+            self.resize(min(1600, free.width()), min(1000, free.height()))
         if state is not None:
             self.restoreState(state)
+        self.results_view.executions.restore_split_sizes(self.settings.split_sizes("results"))
 
     # -- start-up --------------------------------------------------------------------------
     def start(
-        self, env: str | None = None, db: str | None = None, probe_sizes: bool = False
+        self,
+        env: str | None = None,
+        db: str | None = None,
+        probe_sizes: bool = False,
+        model: dict[str, str] | None = None,
     ) -> None:
-        """Load the environment list, and what the command line asked for. ``probe_sizes``
-        builds (and caches) the oracles of built-ins whose size is not known yet, one at a time
-        in the background, so the list can show every size."""
+        """Load the environment list, and what the command line asked for (``model``: its
+        --const, --goal, --unsafe). ``probe_sizes`` builds (and caches) the oracles of
+        built-ins whose size is not known yet, one at a time in the background, so the list
+        can show every size."""
         self.tasks.start(self._load_environments(probe_sizes), "environments")
         if env:
-            self.model.open_spec(env)
+            self.model.open_spec(env, **(model or {}))
         if db:
             self.open_database(db)
 
@@ -468,7 +482,9 @@ class MainWindow(QMainWindow):
 
             first = str(self.results.rows[0].get("environment") or "")
             if first in BUILTIN_IDS or (first and Path(first).is_file()):
-                self.model.open_spec(first)
+                # as it was tested: the campaign's constants and goal/unsafe labels
+                campaigns = await in_thread(file_campaigns, path)
+                self.model.open_spec(first, **campaign_model(campaigns, first))
 
     def _results_reset(self) -> None:
         self.regrade_action.setEnabled(
@@ -599,7 +615,9 @@ class MainWindow(QMainWindow):
     def _ask_live(self, spec: str, case) -> None:
         if self.model.oracle is None or self.model.environment is None:
             return
-        self.live.ask(spec, case, self.model.oracle, self.model.environment)
+        # Teach's oracle: for a factors case it carries the factor truth the prompt needs
+        oracle = self.teach_view.oracle or self.model.oracle
+        self.live.ask(spec, case, oracle, self.model.environment)
 
     def stop(self) -> None:
         self.campaigns.stop()
@@ -707,6 +725,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.settings.save_window_state(self.saveGeometry(), self.saveState())
+        self.settings.save_split_sizes("results", self.results_view.executions.split_sizes())
         self.settings.save_campaign_choices(self.campaign_view.choices())
         probe = getattr(self, "_size_probe", None)
         if probe is not None:

@@ -11,6 +11,7 @@ import asyncio
 import gc
 import os
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
@@ -22,6 +23,16 @@ from explaincheck.core.oracle.program import ProgramConstant, ProgramDescription
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.gui.settings import Settings
 from explaincheck.gui.tasks import Tasks, in_thread
+
+
+@dataclass(frozen=True)
+class ModelChoices:
+    """What the command line or a results file sets on the model it opens ("" = its own)."""
+
+    constants: str = ""
+    goal_label: str = ""
+    unsafe_label: str = ""
+
 
 AskConstants = Callable[[list[ProgramConstant], dict[str, str]], Awaitable[dict[str, str] | None]]
 
@@ -89,14 +100,19 @@ class ModelController(QObject):
         return self._build_task is not None and not self._build_task.done()
 
     # -- opening ---------------------------------------------------------------------------
-    def open_spec(self, spec: str) -> asyncio.Task:
-        """Open a built-in id or a file path (the command line's --env)."""
-        return self.tasks.start(self._open_spec(spec), "open model")
+    def open_spec(
+        self, spec: str, *, constants: str = "", goal_label: str = "", unsafe_label: str = ""
+    ) -> asyncio.Task:
+        """Open a built-in id or a file path (the command line's --env), with constants added
+        to the model's own and other goal/unsafe labels (--const, --goal, --unsafe; a results
+        file's campaign) where given."""
+        choices = ModelChoices(constants, goal_label, unsafe_label)
+        return self.tasks.start(self._open_spec(spec, choices), "open model")
 
     def open_environment(self, environment: Environment) -> asyncio.Task:
         return self.tasks.start(self._open(environment), "open model")
 
-    async def _open_spec(self, spec: str) -> None:
+    async def _open_spec(self, spec: str, choices: ModelChoices | None = None) -> None:
         self.last_path = spec if Path(spec).is_file() else None
         try:
             environment = await in_thread(resolve_environment, spec)
@@ -106,9 +122,9 @@ class ModelController(QObject):
         except Exception as error:  # a bug in wording code must not take the window down
             self.failed.emit(ModelError(f"cannot open {spec}: {error}"))
             return
-        await self._open(environment)
+        await self._open(environment, choices)
 
-    async def _open(self, environment: Environment) -> None:
+    async def _open(self, environment: Environment, choices: ModelChoices | None = None) -> None:
         self.cancel()
         self.last_path = environment.model_path
         if environment.id is None:
@@ -119,6 +135,8 @@ class ModelController(QObject):
         self.constants = environment.constants
         self.goal_label = environment.goal_label
         self.unsafe_label = environment.unsafe_label
+        if choices is not None:
+            self._choose(choices)
         try:  # Storm's parser, in the oracle's isolated child (cached by file content)
             self.program = await in_thread(describe_program, environment.model_path)
             given = parse_constants(self.constants)
@@ -143,6 +161,19 @@ class ModelController(QObject):
             self.constants = format_constants(given)
             self.environment_changed.emit(environment)
         await self._start_build()
+
+    def _choose(self, choices: ModelChoices) -> None:
+        """Constants given on top of the model's (a bad one is the build's error to report)
+        and the labels given."""
+        if choices.constants:
+            try:
+                values = parse_constants(self.constants)
+                values.update(parse_constants(choices.constants))
+                self.constants = format_constants(values)
+            except ExplaincheckError:
+                self.constants = ",".join(c for c in (self.constants, choices.constants) if c)
+        self.goal_label = choices.goal_label or self.goal_label
+        self.unsafe_label = choices.unsafe_label or self.unsafe_label
 
     # -- building --------------------------------------------------------------------------
     def rebuild(

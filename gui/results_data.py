@@ -45,6 +45,35 @@ def rows_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     return frame_of(rows)
 
 
+def file_campaigns(db_path: str | None) -> list:
+    """The campaign rows of a results file (``Store.campaigns``; [] without one, or when it
+    cannot be read: what is made of the rows alone still works). Worker thread."""
+    from explaincheck.core.store import Store, StoreError
+
+    if not db_path or not Path(db_path).is_file():
+        return []
+    try:
+        with Store.open(db_path, readonly=True) as store:
+            return store.campaigns()
+    except (StoreError, OSError):
+        return []
+
+
+def campaign_model(campaigns: list, environment: str) -> dict[str, str]:
+    """The constants and goal/unsafe labels the file's last campaign on ``environment`` was
+    run with ("" where it used the model's own), to open that model as it was tested."""
+    for campaign in reversed(campaigns):
+        if campaign.environment != environment:
+            continue
+        settings, extra = campaign.settings, campaign.extra or {}
+        return {
+            "constants": str(extra.get("constants") or settings.get("constants") or ""),
+            "goal_label": str(settings.get("goal_label") or ""),
+            "unsafe_label": str(settings.get("unsafe_label") or ""),
+        }
+    return {}
+
+
 def same_model(row: dict[str, Any], oracle: OracleResult | None) -> bool:
     """Whether a stored row was graded on the open model: its ``model_hash`` is the open
     oracle's content hash (file bytes, constants, labels, method), as the store records it.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from pathlib import PurePath
 from typing import Any
 
 from PySide6.QtCore import (
@@ -46,8 +47,20 @@ def states_text(states: Any) -> str:
     return "" if states is None else str(states)
 
 
+def environment_name(value: Any) -> str:
+    """A PRISM file's name (its stem; the folder's for a folder's model.prism), a built-in's id
+    as it is: the table shows names, the tooltip the full path."""
+    text = "" if value is None else str(value)
+    if "/" not in text and "\\" not in text and not text.endswith(".prism"):
+        return text
+    path = PurePath(text.replace("\\", "/"))
+    return path.parent.name if path.stem == "model" and path.parent.name else path.stem
+
+
 def cell_text(row: dict[str, Any], key: str) -> str:
     value = row.get(key)
+    if key == "environment":
+        return environment_name(value)
     if key == "states":
         return states_text(value)
     if key == "delta":
@@ -98,6 +111,8 @@ class ResultsTableModel(QAbstractTableModel):
             if key == "states":
                 return states_text(value)
             return "" if value is None else value
+        if role == Qt.ItemDataRole.ToolTipRole and key == "environment":
+            return str(row.get(key) or "")
         if role == Qt.ItemDataRole.BackgroundRole and key == "verdict":
             colour = VERDICT_COLOURS.get(str(row.get("verdict")))
             return QBrush(colour) if colour else None

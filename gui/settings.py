@@ -129,6 +129,21 @@ class Settings:
         self._store.setValue("window/state", state)
         self._store.sync()
 
+    def split_sizes(self, name: str) -> list[int] | None:
+        """A splitter's sizes as last left (None when never saved or unreadable)."""
+        raw = self._store.value(f"splitters/{name}")
+        try:
+            value = json.loads(str(raw)) if raw else None
+        except ValueError:
+            return None
+        if isinstance(value, list) and all(isinstance(v, int) for v in value):
+            return value
+        return None
+
+    def save_split_sizes(self, name: str, sizes: list[int]) -> None:
+        self._store.setValue(f"splitters/{name}", json.dumps([int(s) for s in sizes]))
+        self._store.sync()
+
 
 def _as_int(value, default):
     try:

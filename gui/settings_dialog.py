@@ -23,6 +23,9 @@ class SettingsDialog(QDialog):
         self.setWindowTitle("Settings")
         form = QFormLayout(self)
         self.host = QLineEdit(prefs.ollama_host)
+        self.host.setPlaceholderText("http://127.0.0.1:11434")
+        # room for a host name and port, not only for a loopback address
+        self.host.setMinimumWidth(self.host.fontMetrics().horizontalAdvance("x" * 44))
         form.addRow("Ollama host:", self.host)
         self.timeout = QDoubleSpinBox()
         self.timeout.setRange(1.0, 3600.0)

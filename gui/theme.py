@@ -31,6 +31,8 @@ def dark_palette() -> QPalette:
         palette.setColor(group, QPalette.ColorRole.HighlightedText, QColor("#ffffff"))
         palette.setColor(group, QPalette.ColorRole.ToolTipBase, window)
         palette.setColor(group, QPalette.ColorRole.ToolTipText, text)
+        # Qt's default placeholder is dark grey: invisible on the dark base
+        palette.setColor(group, QPalette.ColorRole.PlaceholderText, QColor("#8c9099"))
     disabled = QColor("#7a7e85")
     for role in (
         QPalette.ColorRole.WindowText,
@@ -41,9 +43,20 @@ def dark_palette() -> QPalette:
     return palette
 
 
+_system_look: tuple[str, QPalette] | None = None  # the platform's style and palette
+
+
 def apply_theme(app: QApplication, theme: str) -> None:
-    """``system`` keeps the platform look; ``light``/``dark`` use Fusion with a fixed palette."""
+    """``system`` is the platform look (given back when chosen after light or dark, without a
+    restart); ``light``/``dark`` use Fusion with a fixed palette."""
+    global _system_look
+    if _system_look is None:  # first call: nothing has changed the platform look yet
+        _system_look = (app.style().name(), QPalette(app.palette()))
     if theme in ("light", "dark"):
         app.setStyle("Fusion")
         app.setPalette(dark_palette() if theme == "dark" else app.style().standardPalette())
+    else:
+        style, palette = _system_look
+        app.setStyle(style)
+        app.setPalette(palette)
     app.setStyleSheet(style_sheet())

@@ -66,11 +66,12 @@ def table1_heatmap(results: pd.DataFrame) -> Figure:
             ax.axhline(r - 0.5, color="white", linewidth=2.5)
     shown = ["prioritised" if s == PRIORITIZED else s for s in selections_present(results)]
     selections = "/".join(shown) or "none"
-    ax.set_title(
+    title = (
         f"Scores per category ({selections}); colour: mean over selections; "
-        f"{scores.SMALL_MARK} fewer than {scores.SMALL_CELL} cases",
-        fontsize=10,
+        f"{scores.SMALL_MARK} fewer than {scores.SMALL_CELL} cases"
     )
+    # wrapped to the figure: a table of few columns is narrower than the title in one line
+    ax.set_title(textwrap.fill(title, width=_title_chars(fig, 10)), fontsize=10)
     fig.colorbar(image, ax=ax, shrink=0.8, label="score")
     return fig
 
@@ -106,6 +107,13 @@ def difficulty_chart(results: pd.DataFrame, exclude: Iterable[str] = (CEILING_LL
     llms = textwrap.fill(f"LLMs: {pooled}{note}", width=70)
     ax.set_title(f"Category difficulty, pooled over both selections\n{llms}", fontsize=10)
     return fig
+
+
+def _title_chars(fig: Figure, fontsize: float) -> int:
+    """About how many characters of a ``fontsize`` title fit across ``fig`` (an average
+    character is ~0.6 em wide; the colour bar and margins take a sixth)."""
+    width_points = fig.get_size_inches()[0] * 72 * 5 / 6
+    return max(24, int(width_points / (0.6 * fontsize)))
 
 
 def _dimension_header(ax, dimensions: list[str]) -> None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from explaincheck.core.errors import ExplaincheckError
-from explaincheck.core.taxonomy.runs import optimal_run
+from explaincheck.core.taxonomy.runs import OPTIMAL_RUN_NOTE, optimal_run
 
 if TYPE_CHECKING:
     from explaincheck.core.oracle.types import OracleResult, StateFacts
@@ -215,7 +215,8 @@ class Category(ABC):
         highlight on the graph (may be empty)."""
         if state.dead_end:
             return ["Dead end: V(s) = 0, no policy can reach the goal from here."], []
-        return [], optimal_run(oracle, state.id)
+        run = optimal_run(oracle, state.id)
+        return ([OPTIMAL_RUN_NOTE] if run else []), run
 
     def group_reasons(
         self, oracle: OracleResult, states: list[StateFacts], names: tuple[str, ...]

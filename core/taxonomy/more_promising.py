@@ -10,7 +10,7 @@ from __future__ import annotations
 from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.taxonomy.base import TestCase
 from explaincheck.core.taxonomy.kinds import QuantityPairCategory, pair_names
-from explaincheck.core.taxonomy.runs import optimal_run
+from explaincheck.core.taxonomy.runs import OPTIMAL_RUN_NOTE, optimal_run
 
 
 class MorePromising(QuantityPairCategory):
@@ -44,4 +44,5 @@ class MorePromising(QuantityPairCategory):
             f"{names[states.index(best)]} is more promising: the higher V, the likelier the goal "
             "under the best policy."
         )
-        return [why], optimal_run(oracle, best.id)
+        run = optimal_run(oracle, best.id)
+        return [why, OPTIMAL_RUN_NOTE] if run else [why], run

@@ -57,8 +57,17 @@ def run_avoiding(oracle: OracleResult, state_id: int) -> list[int]:
     return shortest_path(oracle, oracle.model.initial, _goals(oracle), avoid=state_id)
 
 
+OPTIMAL_RUN_NOTE = (
+    "On the graph: a typical run from here under the optimal actions. Each step goes to the "
+    "most likely next state; among equally likely ones, to the one with the highest V (a real "
+    "walk may slip elsewhere)."
+)
+
+
 def optimal_run(oracle: OracleResult, state_id: int, limit: int = 60) -> list[int]:
-    """The most likely next state under the optimal action, repeated (to show 'where it goes')."""
+    """A typical run under the optimal action: the most likely next state, repeated (to show
+    'where it goes'). Equally likely successors are told apart by their value, then by id, so
+    a slip that is as likely as the intended move does not draw the run into a hole."""
     path = [state_id]
     current = oracle.states[state_id]
     while current.optimal_action and not current.is_goal and len(path) < limit:
@@ -66,7 +75,7 @@ def optimal_run(oracle: OracleResult, state_id: int, limit: int = 60) -> list[in
         moves = {t: p for t, p in successors.items() if t not in path}
         if not moves:
             break
-        nxt = max(moves.items(), key=lambda kv: (kv[1], -kv[0]))[0]
+        nxt = max(moves, key=lambda t: (moves[t], oracle.states[t].value, -t))
         path.append(nxt)
         current = oracle.states[nxt]
     return path if len(path) > 1 else []

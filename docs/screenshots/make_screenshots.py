@@ -5,7 +5,8 @@
 For each environment: open it, run a small campaign with the random and oracle answerers into a
 temporary database, then save the Graph, Campaign, Results, Report and Teach tabs at 1600x1000 as
 ``<env>-<view>.png``. For the first environment, the Campaign and Results tabs are also saved at
-the smallest and largest usual screen sizes (``layout-<W>x<H>-<view>.png``), to check the layout.
+the smallest and largest usual screen sizes (``layout-<W>x<H>-<view>.png``; every tab at
+1366x768), to check the layout.
 The same window code as ``explaincheck gui --screenshot`` is used.
 """
 
@@ -21,6 +22,7 @@ HERE = Path(__file__).resolve().parent
 ENVIRONMENTS = ("frozen_lake", "wolf_goat_cabbage")
 SIZE = (1600, 1000)
 LAYOUT_SIZES = ((1366, 768), (1920, 1080))
+LAYOUT_VIEWS = {(1366, 768): ("graph", "campaign", "results", "report", "teach")}
 
 
 async def shoot(window, env: str, out: Path, db: Path) -> list[Path]:
@@ -90,13 +92,18 @@ async def shoot(window, env: str, out: Path, db: Path) -> list[Path]:
 
 
 async def shoot_layout(window, env: str, out: Path, size: tuple[int, int]) -> list[Path]:
-    """The Campaign and Results tabs at another window size (after ``shoot`` filled them)."""
+    """The tabs at another window size (after ``shoot`` filled them): all five on a laptop,
+    Campaign and Results on a large screen. The window must take exactly that size."""
     from PySide6.QtWidgets import QApplication
 
     window.resize(*size)
+    if (window.width(), window.height()) != size:
+        raise RuntimeError(f"the window cannot be {size}: it is {window.width()}x{window.height()}")
     saved = []
-    for view in ("campaign", "results"):
+    for view in LAYOUT_VIEWS.get(size, ("campaign", "results")):
         window.show_tab(view)
+        if view == "teach":
+            window.teach_view.reveal_all()
         if view == "results":  # select again: the Teach tab moved the inspector meanwhile
             window.results_view.executions.table.clearSelection()
             window.results_view.executions.select_first_failure()

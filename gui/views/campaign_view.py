@@ -129,10 +129,12 @@ class CampaignView(QWidget):
         self.applied: OracleResult | None = None  # the oracle the category rows reflect
         left, right = self._build_columns()
         left.addWidget(self._build_llm_box())
-        left.addWidget(self._reference_box())
+        references = self._reference_box()
         self._offer_answerers()
         right.addWidget(self._build_category_tree(), 1)
+        # Budget and Selection above the reference explainers: in view on a 1366x768 screen
         left.addWidget(self._build_settings_form())
+        left.addWidget(references)
         left.addStretch(1)
         run_row = self._build_run_row()
         self._build_progress()
@@ -206,6 +208,9 @@ class CampaignView(QWidget):
         categories_layout = QVBoxLayout(categories_box)
         self.categories = QTreeWidget(self)
         self.categories.setHeaderHidden(True)
+        # cut in the middle: "Which state is…(safer)" keeps each category's own end in view
+        self.categories.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.categories.setIndentation(14)
         self.categories.setMinimumHeight(200)
         self.category_items: dict[str, QTreeWidgetItem] = {}
         self._fill_categories()
@@ -259,11 +264,14 @@ class CampaignView(QWidget):
             "and score whether the answers stay consistent (--metamorphic)"
         )
         wording_row.addWidget(self.wording, 1)
-        wording_row.addWidget(self.metamorphic)
         self.behavioural = QCheckBox("Behavioural check", self)
         self.behavioural.setToolTip(BEHAVIOURAL_TIP)
-        wording_row.addWidget(self.behavioural)
+        also_row = QHBoxLayout()  # a row of their own: the column stays narrow on a laptop
+        also_row.addWidget(self.metamorphic)
+        also_row.addWidget(self.behavioural)
+        also_row.addStretch(1)
         form.addRow("Wording:", wording_row)
+        form.addRow("", also_row)
 
     def _build_rule_row(self, form: QFormLayout) -> None:
         rule_row = QHBoxLayout()

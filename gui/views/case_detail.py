@@ -30,6 +30,8 @@ from explaincheck.gui.safe_text import plain_label
 from explaincheck.gui.valuation import valuation_text
 from explaincheck.gui.views.full_text_dialog import FullTextDialog
 
+TEXT_MIN_HEIGHT = 36  # two lines; the boxes scroll
+
 
 def pretty(value: Any) -> str:
     if value is None:
@@ -77,6 +79,7 @@ def _text_box(monospace: bool = False) -> QPlainTextEdit:
     box = QPlainTextEdit()
     box.setReadOnly(True)
     box.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+    box.setMinimumHeight(TEXT_MIN_HEIGHT)  # scrolls: several boxes share a laptop's height
     if monospace:
         box.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
     return box
@@ -136,8 +139,11 @@ class CaseDetail(QWidget):
         scroll.setWidget(panel)
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setMinimumHeight(240)  # the marks of five factors and the status, at least
-        self.factor_box = self._boxed("Factors: cited · necessary · sufficient · behaviour", scroll)
+        scroll.setMinimumHeight(110)  # a few factors' marks; it scrolls for the rest
+        # a short title: a group box is never narrower than its title, and the side-by-side
+        # details share the width a laptop leaves between the docks
+        self.factor_box = self._boxed("Factors", scroll)
+        self.factor_box.setToolTip("Each factor: cited · necessary · sufficient · behaviour")
         self.right.addWidget(self.factor_box)
         self.factor_box.hide()
 

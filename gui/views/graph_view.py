@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
-from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtCore import QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence, QPainter, QWheelEvent
 from PySide6.QtWidgets import (
     QComboBox,
@@ -133,11 +133,9 @@ class ZoomableView(QGraphicsView):
         if rect.isEmpty() or self.viewport().width() < 50:
             return
         rect = rect.adjusted(-30, -30, 30, 30)
-        self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
         if self.legend is not None and self.legend.isVisible():
-            scale = self.transform().m11() or 1.0
-            rect = rect.adjusted(0, 0, (self.legend.width() + 24) / scale, 0)
-            self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
+            rect = legend_free_rect(rect, self.viewport().size(), self.legend.size())
+        self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
         if self.transform().m11() > 2.0:  # a tiny graph should not be blown up
             self.resetTransform()
             self.scale(2.0, 2.0)
@@ -150,11 +148,34 @@ class ZoomableView(QGraphicsView):
         if self.auto_fit:
             self.fit()
 
+    def showEvent(self, event) -> None:
+        """Fitted again when its tab is shown: a fit made while hidden had no legend to leave
+        room for (Teach's graph is drawn before the tab is opened)."""
+        super().showEvent(event)
+        if self.auto_fit:
+            self.fit()
+
     def place_legend(self) -> None:
         if self.legend is not None:
             size = self.legend.sizeHint()
+            grown = size != self.legend.size()
             self.legend.resize(size)
             self.legend.move(self.viewport().width() - size.width() - 12, 12)
+            if grown and self.auto_fit:  # a new row (test case states) needs its corner too
+                self.fit()
+
+
+def legend_free_rect(rect: QRectF, viewport: QSize, legend: QSize) -> QRectF:
+    """``rect`` grown so that, fitted into ``viewport``, the graph leaves the legend's corner
+    free: beside the legend on a wide view, below it on a tall one (Teach's narrow graph),
+    whichever draws the graph larger. The margin is exact for the scale it gives."""
+    width, height = max(1, viewport.width()), max(1, viewport.height())
+    room_w, room_h = legend.width() + 24, legend.height() + 24
+    beside = min(max(1, width - room_w) / rect.width(), height / rect.height())
+    below = min(width / rect.width(), max(1, height - room_h) / rect.height())
+    if beside >= below:
+        return rect.adjusted(0, 0, room_w / beside, 0)
+    return rect.adjusted(0, -room_h / below, 0, 0)
 
 
 class ElidedLabel(QLabel):

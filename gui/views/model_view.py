@@ -180,6 +180,10 @@ class ModelView(QWidget):
         self.unsafe = QComboBox(self)
         self.unsafe.setEditable(True)
         form.addRow("Unsafe label:", self.unsafe)
+        for box in (self.goal, self.unsafe):  # Enter builds again, as in the Constants box
+            line = box.lineEdit()
+            assert line is not None  # the boxes are editable
+            line.returnPressed.connect(self.rebuild)
         buttons = QHBoxLayout()
         self.build_button = QPushButton("Build oracle")
         self.build_button.setToolTip("Model-check again with these constants and labels (Ctrl+B)")
@@ -347,7 +351,8 @@ class ModelView(QWidget):
         m = oracle.model
         cached = " (from cache)" if oracle.from_cache else f" in {oracle.seconds:.2f} s"
         lines = [
-            f"{m.states} states · {m.choices} choices · {m.transitions} transitions",
+            f"{counted(m.states, 'state')} · {counted(m.choices, 'choice')} · "
+            f"{counted(m.transitions, 'transition')}",
             f"Oracle: {oracle.method}{cached}"
             + (f", tie tolerance {oracle.tie_tolerance:g}" if oracle.tie_tolerance else ""),
             f"{counted(len(oracle.bottlenecks), 'bottleneck')}"

@@ -28,17 +28,21 @@ from PySide6.QtWidgets import (
 )
 
 from explaincheck.gui.frame_model import FrameModel
-from explaincheck.gui.results_data import ResultsData, rows_frame
+from explaincheck.gui.results_data import ResultsData, file_campaigns, rows_frame
 from explaincheck.gui.safe_text import plain_label
 from explaincheck.gui.tasks import Tasks, in_thread
 from explaincheck.gui.views.policy_report import PolicyLossBox
 
 
-def build(rows: list[dict[str, Any]], exclude_reading: bool = False):
-    """rows -> core Report (worker thread); ``exclude_reading`` leaves reading cases out."""
+def build(rows: list[dict[str, Any]], db_path: str | None = None, exclude_reading: bool = False):
+    """rows -> core Report (worker thread), with the campaign facts and LLM settings of the
+    results file the rows came from, as ``explaincheck report --db`` builds it;
+    ``exclude_reading`` leaves reading cases out (``report --exclude-reading``)."""
     from explaincheck.core.analysis.report import build_report
 
-    return build_report(rows_frame(rows), exclude_reading=exclude_reading)
+    return build_report(
+        rows_frame(rows), campaigns=file_campaigns(db_path), exclude_reading=exclude_reading
+    )
 
 
 class FigurePanel(QGroupBox):
@@ -62,9 +66,12 @@ class FigurePanel(QGroupBox):
         if figure is None:
             return
         self.canvas = FigureCanvasQTAgg(figure)
-        _width, height = figure.get_size_inches()
+        width, height = figure.get_size_inches()
         dpi = figure.get_dpi()
         self.canvas.setMinimumHeight(int(min(height * dpi, 900)))
+        # never narrower than drawn: squeezed, Table 1's cell texts run into each other and
+        # its title is cut; the report scrolls sideways instead
+        self.canvas.setMinimumWidth(int(width * dpi))
         self.layout_.addWidget(self.canvas)
         self.canvas.draw_idle()
 
@@ -122,9 +129,15 @@ class ReportView(QWidget):
         scroll.setWidgetResizable(True)
         scroll.setWidget(body)
 
+        # what the last export wrote, under the summary (which stays)
+        self.export_line = plain_label("")
+        self.export_line.setWordWrap(True)
+        self.export_line.hide()
+
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(bar)
+        layout.addWidget(self.export_line)
         layout.addWidget(scroll, 1)
 
         self._timer = QTimer(self)
@@ -177,7 +190,9 @@ class ReportView(QWidget):
             return
         self.summary.setText("Computing the report…")
         try:
-            report = await in_thread(build, rows, self.exclude_reading.isChecked())
+            report = await in_thread(
+                build, rows, self.results.db_path, self.exclude_reading.isChecked()
+            )
         except Exception as error:
             self.summary.setText(f"The report could not be computed: {error}")
             return
@@ -227,7 +242,8 @@ class ReportView(QWidget):
         # on the GUI thread: the figures are attached to live canvases, and saving them from
         # another thread could race a repaint (user-initiated, well under a second)
         written = _export(self.report, kind, Path(folder))
-        self.summary.setText(export_summary(written, folder))
+        self.export_line.setText(export_summary(written, folder))
+        self.export_line.show()
         return written
 
 

@@ -38,11 +38,16 @@ from explaincheck.gui.results_model import (
     ResultsFilter,
     ResultsTableModel,
     disagree,
+    environment_name,
     paired_rows,
 )
 from explaincheck.gui.tasks import Tasks, in_thread
 from explaincheck.gui.views.case_detail import CaseDetail
 from explaincheck.gui.views.factor_panel import FactorPanel
+
+TABLE_MIN_HEIGHT = 90  # a header and three rows
+DETAIL_MIN_HEIGHT = 220  # the verdict line and a few lines of prompt and reply
+DEFAULT_SPLIT = (420, 0, 580)  # table, grouped table (hidden), case detail: the proportions
 
 FILTERS = (
     ("environment", "Environment"),
@@ -83,7 +88,9 @@ class ExecutionsPanel(QWidget):
         second.setContentsMargins(0, 0, 0, 0)
         self.filters: dict[str, QComboBox] = {}
         for position, (key, title) in enumerate(FILTERS):
-            row_layout = bar if position < 3 else second
+            # four filters above, Selection with the buttons and the search below: each row
+            # fits the central area a 1366-pixel screen leaves between the docks
+            row_layout = bar if position < 4 else second
             row_layout.addWidget(QLabel(f"{title}:"))
             box = QComboBox(self)
             box.addItem("all", "")
@@ -100,7 +107,7 @@ class ExecutionsPanel(QWidget):
         self.failures.setToolTip("Show only failed and invalid answers (Ctrl+Shift+F)")
         self.failures.setShortcut("Ctrl+Shift+F")
         self.failures.toggled.connect(self._failures_toggled)
-        bar.addWidget(self.failures)
+        second.addWidget(self.failures)
         self.group_button = QToolButton(self)
         self.group_button.setText("Group repeats")
         self.group_button.setCheckable(True)
@@ -108,7 +115,7 @@ class ExecutionsPanel(QWidget):
             "One row per case: its k answers, whether they agree and how many passed"
         )
         self.group_button.toggled.connect(self._group_toggled)
-        bar.addWidget(self.group_button)
+        second.addWidget(self.group_button)
         bar.addStretch(1)
         self.search = QLineEdit(self)
         self.search.setPlaceholderText("Search prompts, replies, reasons…")
@@ -153,16 +160,41 @@ class ExecutionsPanel(QWidget):
         self.group_table.hide()
 
     def _build_split(self) -> QSplitter:
-        """The tables above the selected case's detail."""
+        """The tables above the selected case's detail, which opens at more than half the
+        height and can be made smaller but never dragged out of sight."""
         self.detail = CaseDetail(self)
+        self.table.setMinimumHeight(TABLE_MIN_HEIGHT)
+        self.group_table.setMinimumHeight(TABLE_MIN_HEIGHT)
+        self.detail.setMinimumHeight(DETAIL_MIN_HEIGHT)
         split = QSplitter(Qt.Orientation.Vertical, self)
         split.addWidget(self.table)
-        split.addWidget(self.group_table)
+        split.addWidget(self.group_table)  # hidden unless Group repeats is on
         split.addWidget(self.detail)
-        split.setStretchFactor(0, 3)  # the table gets more room than one case's detail
-        split.setStretchFactor(1, 2)
-        split.setSizes([600, 400])
+        split.setChildrenCollapsible(False)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
+        split.setStretchFactor(2, 1)
+        split.setSizes(list(DEFAULT_SPLIT))
+        self.split = split
         return split
+
+    def split_sizes(self) -> list[int]:
+        """Table, grouped table and case detail heights (kept in the settings)."""
+        return self.split.sizes()
+
+    def restore_split_sizes(self, sizes: object) -> bool:
+        """Heights saved by an earlier session, unless they would hide a part: a detail or
+        table below its minimum (a collapsed splitter, a smaller screen) keeps the default."""
+        if not (isinstance(sizes, list | tuple) and len(sizes) == 3):
+            return False
+        try:
+            table, groups, detail = (int(s) for s in sizes)
+        except (TypeError, ValueError):
+            return False
+        if detail < DETAIL_MIN_HEIGHT or max(table, groups) < TABLE_MIN_HEIGHT:
+            return False
+        self.split.setSizes([table, groups, detail])
+        return True
 
     def _build_layout(self, bar: QHBoxLayout, second: QHBoxLayout, split: QSplitter) -> None:
         layout = QVBoxLayout(self)
@@ -193,8 +225,11 @@ class ExecutionsPanel(QWidget):
             self._filters_timer.start()
 
     def _group_toggled(self, on: bool) -> None:
+        table, groups, detail = self.split.sizes()
         self.table.setVisible(not on)
         self.group_table.setVisible(on)
+        shown = max(table, groups)  # the shown table takes the height the other had
+        self.split.setSizes([0, shown, detail] if on else [shown, 0, detail])
         if on:
             self.refresh_groups()
 
@@ -231,7 +266,7 @@ class ExecutionsPanel(QWidget):
             box.clear()
             box.addItem("all", "")
             for value in values:
-                box.addItem(value, value)
+                box.addItem(environment_name(value) if key == "environment" else value, value)
             index = box.findData(current)
             box.setCurrentIndex(max(0, index))
             box.blockSignals(False)

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QLabel,
     QPushButton,
+    QScrollArea,
     QSizePolicy,
     QSplitter,
     QToolBar,
@@ -37,6 +38,9 @@ from explaincheck.gui.tasks import Tasks, in_thread
 from explaincheck.gui.views.factor_panel import FactorPanel
 from explaincheck.gui.views.graph_view import GraphView
 from explaincheck.gui.views.llm_choices import LlmChoices
+
+REVEAL_TEXT = "Reveal ▸"
+NEXT_TEXT = "Next case ▶"
 
 
 class Card(QFrame):
@@ -143,19 +147,24 @@ class TeachView(QWidget):
         self.flaw.currentIndexChanged.connect(lambda _: self._update_flaw())
         second.addWidget(self.flaw)
         self.flawed: FlawedAnswer | None = None
-        self.reveal_button = QPushButton("Reveal ▸ (Space)")
+        self.reveal_button = QPushButton(REVEAL_TEXT)
+        self.reveal_button.setToolTip("Reveal the next step, or go to the next case (Space)")
         self.reveal_button.clicked.connect(self.reveal)
         second.addWidget(self.reveal_button)
+        # short buttons, so A+ stays on the bar of a 1366-pixel screen (not in its overflow)
         self.zoom_out = QPushButton("A−")
+        self.zoom_out.setToolTip("Smaller text")
         self.zoom_out.clicked.connect(lambda: self.scale_text(1 / 1.15))
         self.zoom_in = QPushButton("A+")
+        self.zoom_in.setToolTip("Larger text")
         self.zoom_in.clicked.connect(lambda: self.scale_text(1.15))
         spacer = QWidget(self)
         spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         second.addWidget(spacer)
-        second.addWidget(QLabel("Text size: "))
-        second.addWidget(self.zoom_out)
-        second.addWidget(self.zoom_in)
+        for button in (self.zoom_out, self.zoom_in):
+            button.setMaximumWidth(button.fontMetrics().horizontalAdvance("A−") + 24)
+            second.addWidget(button)
+        self.answer_bar = second
         return second
 
     def _build_cards_and_graph(self) -> QSplitter:
@@ -175,8 +184,15 @@ class TeachView(QWidget):
         cards_layout.addWidget(self.factor_panel, 2)
         self.graph = GraphView(self.tasks, self)
         self.graph.set_controls_visible(False)
+        # the cards scroll: large lecture text and a factors case's panel outgrow a laptop
+        scroll = QScrollArea(self)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setWidget(cards)
+        self.cards_scroll = scroll
         split = QSplitter(Qt.Orientation.Horizontal, self)
-        split.addWidget(cards)
+        split.addWidget(scroll)
         split.addWidget(self.graph)
         self.factor_panel.highlight.connect(self.graph.mark_states)
         split.setStretchFactor(0, 1)
@@ -360,7 +376,7 @@ class TeachView(QWidget):
             self.flaw_card.set_text("(press Reveal)")
         if self.step < 3:
             self.reply_card.set_text("(press Reveal)" if self.step == 2 else "")
-        self.reveal_button.setText("Next case ▶ (Space)" if self.step >= 3 else "Reveal ▸ (Space)")
+        self.reveal_button.setText(NEXT_TEXT if self.step >= 3 else REVEAL_TEXT)
 
     # -- a flawed explainer beside the oracle ------------------------------------------------
     def _update_flaw(self) -> None:

@@ -60,3 +60,17 @@ def test_plots_never_touch_pyplot():
         "assert 'matplotlib.pyplot' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_heatmap_title_fits_inside_the_figure():
+    """Three columns make a narrow figure: the title wraps instead of running off both sides
+    (it was cut in the tab, the PNG and the HTML report)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    figure = plots.table1_heatmap(small_results())
+    canvas = FigureCanvasAgg(figure)
+    canvas.draw()
+    title = figure.axes[0].title
+    box = title.get_window_extent(canvas.get_renderer())
+    assert "\n" in title.get_text()
+    assert box.x0 >= 0 and box.x1 <= figure.bbox.width

@@ -95,3 +95,20 @@ def test_order_keeps_whole_cases(lake):
     assert deltas == sorted(deltas, reverse=True)
     single = lesson(oracle, environment, "satisfy", oracle.model.initial, 0.5)
     assert single.situation.startswith(f"State {oracle.model.initial}: ")
+
+
+def test_the_optimal_run_from_frozen_lake_state_8_avoids_the_hole(lake):
+    """From state 8 both optimal moves slip into a hole with the same probability 1/3 as the
+    safe ways: the run drawn is the typical one (equally likely steps go to the higher V), not
+    the lowest id, and the lesson says what the run is."""
+    environment, oracle = lake
+    taught_case = lesson(oracle, environment, "satisfy", 8, 0.0)
+    path = taught_case.path
+    assert path[0] == 8 and len(path) > 2
+    assert not any(oracle.state(s).is_unsafe for s in path)
+    assert oracle.state(path[-1]).is_goal
+    facts = oracle.state(8)
+    moves = facts.successors[facts.optimal_action]
+    best_next = max(moves, key=lambda t: (moves[t], oracle.state(t).value))
+    assert path[1] == best_next
+    assert any(line.startswith("On the graph: a typical run") for line in taught_case.why)
