@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 # ``PRAGMA application_id`` marks our files ("EXCK"); ``PRAGMA user_version`` is the schema version.
 APPLICATION_ID = 0x4558434B
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _SCHEMA_V1 = """
 CREATE TABLE campaigns (
@@ -122,7 +122,16 @@ MIGRATIONS: dict[int, str] = {
         CASE WHEN instr(case_key, '{_VARIANT_MARK}') > 0
         THEN substr(case_key, 1, instr(case_key, '{_VARIANT_MARK}') - 1)
         ELSE case_key END) VIRTUAL
-    """
+    """,
+    # v3: usage beyond prompt/completion tokens (reasoning tokens, of the completion) and the
+    # structured-output mode a reply was asked with (json_schema, json_object, text; '' when
+    # the backend has one way only). Old rows: NULL and ''.
+    2: """
+    ALTER TABLE executions ADD COLUMN reasoning_tokens INTEGER;
+    ALTER TABLE executions ADD COLUMN output_mode TEXT NOT NULL DEFAULT '';
+    ALTER TABLE replies ADD COLUMN reasoning_tokens INTEGER;
+    ALTER TABLE replies ADD COLUMN output_mode TEXT NOT NULL DEFAULT ''
+    """,
 }
 
 # Columns of ``executions`` that hold JSON text, decoded when rows are read back.
@@ -233,6 +242,8 @@ class ExecutionRecord:
     cached: bool = False
     error: str | None = None
     attempts: int = 1
+    reasoning_tokens: int | None = None
+    output_mode: str = ""
 
 
 _RECORD_FIELDS = tuple(f.name for f in fields(ExecutionRecord))
@@ -260,6 +271,8 @@ class CachedReply:
     latency: float | None = None
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    output_mode: str = ""
 
 
 # The reply part that ``Reply`` (core/backends/base.py), ``CachedReply`` and ``ExecutionRecord``
@@ -272,6 +285,8 @@ REPLY_FIELDS = (
     "completion_tokens",
     "host",
     "cached",
+    "reasoning_tokens",
+    "output_mode",
 )
 _TEXT_FIELD: dict[type, str] = {ExecutionRecord: "reply"}
 _T = TypeVar("_T")
@@ -461,7 +476,15 @@ class Store:
         values["positive"] = None if record.positive is None else int(record.positive)
         values["cached"] = int(record.cached)
         values = {name: storable(value) for name, value in values.items()}
-        for name in ("prompt", "thinking", "verdict", "reason", "started_at", "finished_at"):
+        for name in (
+            "prompt",
+            "thinking",
+            "verdict",
+            "reason",
+            "started_at",
+            "finished_at",
+            "output_mode",
+        ):
             if values[name] is None:  # NOT NULL text columns
                 values[name] = ""
         try:
@@ -593,7 +616,8 @@ class Store:
         marks = ", ".join("?" for _ in hosts)
         row = self._db.execute(
             "SELECT backend, host, model, request_hash, options, text, thinking, latency,"
-            " prompt_tokens, completion_tokens FROM replies WHERE backend = ? AND model = ?"
+            " prompt_tokens, completion_tokens, reasoning_tokens, output_mode FROM replies"
+            " WHERE backend = ? AND model = ?"
             f" AND request_hash = ? AND host IN ({marks}) ORDER BY created_at LIMIT 1",
             (backend, model, request_hash, *hosts),
         ).fetchone()
@@ -610,8 +634,8 @@ class Store:
     def _put_reply(self, reply: CachedReply) -> None:
         self._db.execute(
             "INSERT OR IGNORE INTO replies (backend, host, model, request_hash, options, text,"
-            " thinking, latency, prompt_tokens, completion_tokens, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " thinking, latency, prompt_tokens, completion_tokens, created_at,"
+            " reasoning_tokens, output_mode) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             tuple(
                 storable(value)
                 for value in (
@@ -626,6 +650,8 @@ class Store:
                     reply.prompt_tokens,
                     reply.completion_tokens,
                     now(),
+                    reply.reasoning_tokens,
+                    reply.output_mode,
                 )
             ),
         )
@@ -863,6 +889,7 @@ _ROW_TYPES: dict[str, tuple[type, ...] | type] = {
     "positive": _OPTIONAL_INT,
     "prompt_tokens": _OPTIONAL_INT,
     "completion_tokens": _OPTIONAL_INT,
+    "reasoning_tokens": _OPTIONAL_INT,
     "delta": _NUMBER,
     "abs_error": _OPTIONAL_NUMBER,
     "latency": _OPTIONAL_NUMBER,
@@ -883,6 +910,7 @@ _ROW_TYPES: dict[str, tuple[type, ...] | type] = {
             "reason",
             "started_at",
             "finished_at",
+            "output_mode",
         ),
         str,
     ),
@@ -939,6 +967,8 @@ EXTRA_COLUMNS = (
     "id",
     "wording",
     "family",
+    "reasoning_tokens",
+    "output_mode",
 )
 
 

@@ -56,7 +56,9 @@ class BackendContext:
     ollama_hosts: tuple[str, ...] = ()
     pause: float = 0.5  # first pause of a failing Ollama host (doubles, up to 30 s)
     retries: int = 3
+    openai_hosts: tuple[str, ...] = ()  # --openai-base-url (empty: OPENAI_BASE_URL or OpenAI's)
     _pools: dict[tuple[str, ...], HostPool] = field(default_factory=dict, repr=False)
+    _openai_pools: dict[tuple[str, ...], HostPool] = field(default_factory=dict, repr=False)
 
     def pool(self, hosts: tuple[str, ...]) -> HostPool:
         key = configured_hosts(hosts)
@@ -66,10 +68,22 @@ class BackendContext:
             )
         return self._pools[key]
 
+    def openai_pool(self, urls: tuple[str, ...]) -> HostPool:
+        """The shared pool of OpenAI-compatible servers at ``urls`` (Ollama's scheduling)."""
+        from explaincheck.core.backends.openai_backend import OpenAIHostPool, configured_base_urls
+
+        key = configured_base_urls(urls)
+        if key not in self._openai_pools:
+            self._openai_pools[key] = OpenAIHostPool(
+                key, capacity=self.concurrency, timeout=self.timeout, pause=self.pause
+            )
+        return self._openai_pools[key]
+
     async def close(self) -> None:
-        for pool in self._pools.values():
+        for pool in (*self._pools.values(), *self._openai_pools.values()):
             await pool.close()
         self._pools.clear()
+        self._openai_pools.clear()
 
 
 @dataclass(frozen=True)
@@ -183,6 +197,29 @@ def _normalize_ollama(rest: str) -> str:
     return f"{model.strip()}@{redact_url(url)}" if url is not None else model.strip()
 
 
+def _openai(rest: str, ctx: BackendContext) -> Backend:
+    from explaincheck.core.backends.openai_backend import OpenAIBackend, OpenAIHostPool
+
+    model, url = split_model_host(rest)
+    pool = ctx.openai_pool((url,) if url else ctx.openai_hosts)
+    assert isinstance(pool, OpenAIHostPool)
+    return OpenAIBackend(model, pool, decoding=ctx.decoding, retries=ctx.retries)
+
+
+def _check_openai(raw: str) -> None:
+    """No credentials in the spec (it is stored with every result), and a usable URL."""
+    from explaincheck.core.backends.openai_backend import normalize_base_url
+
+    model, url = split_model_host(raw)
+    if url is not None and "@" in url:
+        raise ExplaincheckError(
+            f"LLM spec for {model} has credentials in its URL: the spec is"
+            " stored with every result, so give the key in OPENAI_API_KEY instead"
+        )
+    if url is not None:
+        normalize_base_url(url)
+
+
 def _local(rest: str, ctx: BackendContext) -> Backend:
     from explaincheck.core.backends.local_backend import LocalBackend
 
@@ -244,6 +281,17 @@ KINDS: dict[str, BackendKind] = {
             example="ollama:gemma3:1b",
             check=_check_ollama,
             normalize=_normalize_ollama,
+            live=True,
+        ),
+        BackendKind(
+            "openai",
+            _openai,
+            "a model on an OpenAI-compatible server (vLLM, SGLang, llama-server, ...)",
+            argument="MODEL[@BASE_URL]",
+            argument_words="a model name",
+            example="openai:Qwen/Qwen2.5-7B-Instruct@http://127.0.0.1:8000/v1",
+            check=_check_openai,
+            normalize=_normalize_ollama,  # the same rule: no userinfo, query or fragment
             live=True,
         ),
         BackendKind(

@@ -49,6 +49,7 @@ class BackendSettings:
     timeout: float = 120.0
     concurrency: int = 4
     retries: int = 3
+    openai_hosts: tuple[str, ...] = ()  # base URLs of OpenAI-compatible servers
 
 
 def backend_context(
@@ -66,6 +67,7 @@ def backend_context(
         timeout=settings.timeout,
         ollama_hosts=tuple(settings.ollama_hosts),
         retries=settings.retries,
+        openai_hosts=tuple(settings.openai_hosts),
     )
 
 

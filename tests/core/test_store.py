@@ -156,6 +156,7 @@ def test_older_schema_is_migrated_or_refused(tmp_path, monkeypatch):
         Store.open(path)
     monkeypatch.setitem(store_module.MIGRATIONS, 0, "CREATE TABLE notes (text TEXT)")
     monkeypatch.setitem(store_module.MIGRATIONS, 1, "")  # the file already has v2's columns
+    monkeypatch.setitem(store_module.MIGRATIONS, 2, "")  # ... and v3's
     Store.open(path).close()
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
