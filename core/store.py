@@ -625,6 +625,24 @@ class Store:
             return None
         return CachedReply(row[0], row[1], row[2], row[3], json.loads(row[4]), *row[5:])
 
+    def iter_replies(self) -> Iterator[CachedReply]:
+        """Every reply of the cache (for ``explaincheck merge``)."""
+        with self._reading():
+            rows = self._db.execute(
+                "SELECT backend, host, model, request_hash, options, text, thinking, latency,"
+                " prompt_tokens, completion_tokens, reasoning_tokens, output_mode FROM replies"
+                " ORDER BY created_at"
+            ).fetchall()
+        for row in rows:
+            options = self._json(row[4], "a cached reply", "options")
+            yield CachedReply(row[0], row[1], row[2], row[3], options, *row[5:])
+
+    def put_replies(self, replies: Iterable[CachedReply]) -> None:
+        """Add replies to the cache (one already there is kept), in one transaction."""
+        with self._transaction():
+            for reply in replies:
+                self._put_reply(reply)
+
     def reply_hashes(self) -> set[str]:
         """The request hashes of every stored reply (one query, so that a run asks the
         database only about requests that may be there)."""

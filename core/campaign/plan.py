@@ -137,6 +137,8 @@ class Plan:
     executions: tuple[PlannedExecution, ...]
     skipped: dict[str, str]  # category id -> why it has no test case here
     cases: dict[tuple[str, str], int]  # (category, selection) -> number of cases
+    # kept with the campaign beside its settings: the run options, prices, shard (not identity)
+    notes: dict[str, Any] = field(default_factory=dict)
 
     @property
     def total(self) -> int:
@@ -165,7 +167,8 @@ class Plan:
             for cid, found in applicability(self.oracle).items()
             if found.caveat and cid in ran
         }
-        return {**self.campaign.settings(), "skipped": dict(self.skipped), "caveats": caveats}
+        settings = self.campaign.settings()
+        return {**settings, "skipped": dict(self.skipped), "caveats": caveats, **self.notes}
 
 
 def execution_key(model_hash: str, llm: str, case: TestCase, repeat: int, prompt: Prompt) -> str:

@@ -39,6 +39,10 @@ SUBCOMMANDS: Registry = {
         "explaincheck.core.cli.regrade_command",
         "grade stored replies again under another satisfy rule (no LLM asked)",
     ),
+    "merge": (
+        "explaincheck.core.cli.merge_command",
+        "merge the databases of shards or copies of one campaign",
+    ),
 }
 
 
