@@ -78,7 +78,5 @@ def read_export(path: str | Path) -> pd.DataFrame:
     frame = pd.read_parquet(path) if path.suffix == SUFFIX[PARQUET] else pd.read_csv(path)
     for column in NESTED:
         if column in frame.columns:
-            frame[column] = [
-                json.loads(v) if isinstance(v, str) else None for v in frame[column]
-            ]
+            frame[column] = [json.loads(v) if isinstance(v, str) else None for v in frame[column]]
     return frame

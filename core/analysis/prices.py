@@ -93,7 +93,7 @@ def load_price_file(path: str | Path) -> dict[str, Price]:
                 _amount(entry["prompt"], where), _amount(entry["completion"], where)
             )
         else:
-            raise ExplaincheckError(f"{where}: use \"IN/OUT\" or {{prompt = IN, completion = OUT}}")
+            raise ExplaincheckError(f'{where}: use "IN/OUT" or {{prompt = IN, completion = OUT}}')
     return prices
 
 
@@ -124,7 +124,7 @@ def stored_form(prices: Mapping[str, Price]) -> dict[str, list[float]]:
 
 def model_of(llm: str) -> str:
     """The model a spec names: ``openai:gpt-4o@http://h/v1`` -> ``gpt-4o``."""
-    prefix, colon, rest = llm.partition(":")
+    _, colon, rest = llm.partition(":")
     if not colon:
         return llm
     model, at, url = rest.partition("@")

@@ -144,7 +144,9 @@ async def served_models(urls: Iterable[str], timeout: float = 3.0) -> dict[str, 
     pool = OpenAIHostPool(urls, timeout=timeout)
     try:
         await pool.refresh()
-        return {h.url: sorted(m.removesuffix(":latest") for m in h.models) for h in pool.answering()}
+        return {
+            h.url: sorted(m.removesuffix(":latest") for m in h.models) for h in pool.answering()
+        }
     finally:
         await pool.close()
 
@@ -322,9 +324,7 @@ class OpenAIBackend(LLMBackend):
                 attempt += 1
         raise BackendError(f"no reply after {self.retries + 1} attempts: {last}")
 
-    async def _chat(
-        self, host: Host, prompt: Prompt, options: dict[str, Any], mode: str
-    ) -> Any:
+    async def _chat(self, host: Host, prompt: Prompt, options: dict[str, Any], mode: str) -> Any:
         client: openai.AsyncOpenAI = host.client  # type: ignore[assignment]
         extra: dict[str, Any] = {}
         form = response_format(mode, prompt.schema)

@@ -109,9 +109,9 @@ def merge_databases(inputs: Iterable[str | Path], out: str | Path) -> MergeRepor
             for campaign in campaigns:
                 if reference is None:
                     reference = (path, campaign)
-                elif campaign.identity != reference[1].identity or _compared(
-                    campaign
-                ) != _compared(reference[1]):
+                elif campaign.identity != reference[1].identity or _compared(campaign) != _compared(
+                    reference[1]
+                ):
                     raise MergeError(
                         f"{path} holds another campaign than {reference[0]}: they differ in"
                         f" {_difference(_compared(reference[1]), _compared(campaign))}"

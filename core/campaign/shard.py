@@ -48,7 +48,5 @@ def shard_plan(plan: Plan, shard: Shard) -> Plan:
     cases: dict[str, int] = {}
     for execution in plan.executions:
         cases.setdefault(execution.case.key, len(cases))
-    mine = tuple(
-        e for e in plan.executions if cases[e.case.key] % shard.count == shard.index - 1
-    )
+    mine = tuple(e for e in plan.executions if cases[e.case.key] % shard.count == shard.index - 1)
     return replace(plan, executions=mine)

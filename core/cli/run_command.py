@@ -165,7 +165,7 @@ def add_scale_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="FILE",
         help="a campaign file (TOML): every option of this command as a key, e.g."
-        " budget = 10, llm = [\"random\", \"oracle\"]; options given here override it",
+        ' budget = 10, llm = ["random", "oracle"]; options given here override it',
     )
     parser.add_argument(
         "--shard",
@@ -194,7 +194,7 @@ def add_scale_arguments(parser: argparse.ArgumentParser) -> None:
         "--prices",
         default=None,
         metavar="FILE",
-        help="a price settings file ([prices] \"MODEL\" = \"IN/OUT\"; default"
+        help='a price settings file ([prices] "MODEL" = "IN/OUT"; default'
         " ~/.config/explaincheck/prices.toml when it exists)",
     )
     parser.add_argument(

@@ -132,7 +132,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self._record(None)
         if self.path.rstrip("/") == "/v1/models":
-            data = [{"id": m, "object": "model", "owned_by": "standin"} for m in self.standin.models]
+            data = [
+                {"id": m, "object": "model", "owned_by": "standin"} for m in self.standin.models
+            ]
             self._send(200, {"object": "list", "data": data})
         else:
             self._send(404, _error("not found"))
@@ -235,9 +237,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _send(self, status: int, payload: dict[str, Any], headers: dict | None = None) -> None:
         self._send_raw(status, json.dumps(payload).encode(), "application/json", headers)
 
-    def _send_raw(
-        self, status: int, data: bytes, kind: str, headers: dict | None = None
-    ) -> None:
+    def _send_raw(self, status: int, data: bytes, kind: str, headers: dict | None = None) -> None:
         try:
             self.send_response(status)
             self.send_header("Content-Type", kind)

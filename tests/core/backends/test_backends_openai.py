@@ -68,7 +68,7 @@ def test_json_schema_is_sent_and_usage_read():
 def test_refused_json_schema_falls_back_once_per_host():
     with StandinOpenAI({MODEL: Script(mode="no_json_schema")}) as server:
         server.schemas[PROMPT.text] = SCHEMA
-        replies, pool = ask(server, times=3)
+        replies, _ = ask(server, times=3)
         kinds = [(b.get("response_format") or {}).get("type") for b in server.chats()]
     assert kinds == ["json_schema", "json_object", "json_object", "json_object"]
     assert [r.output_mode for r in replies] == [JSON_OBJECT] * 3
@@ -109,8 +109,9 @@ def test_500_is_retried_then_given_up():
     with StandinOpenAI({MODEL: Script(fail_first=1, failure="http500")}) as server:
         (reply,), _ = ask(server)
         assert len(server.chats()) == 2
+    assert reply.text == '{"probability": 0.5}'
     with StandinOpenAI({MODEL: Script(fail_first=99, failure="http500")}) as server:
-        with pytest.raises(BackendError, match="no reply after 3 attempts: .*HTTP 500"):
+        with pytest.raises(BackendError, match=r"no reply after 3 attempts: .*HTTP 500"):
             ask(server)
         assert len(server.chats()) == 3
 
@@ -118,7 +119,7 @@ def test_500_is_retried_then_given_up():
 def test_hanging_server_times_out_and_is_retried():
     with StandinOpenAI({MODEL: Script(mode="hang")}) as server:
         started = time.monotonic()
-        with pytest.raises(BackendError, match="no reply from .* within 0.3 s"):
+        with pytest.raises(BackendError, match=r"no reply from .* within 0.3 s"):
             ask(server, timeout=0.3, retries=1)
         assert time.monotonic() - started < 5
         assert len(server.chats()) == 2
@@ -131,15 +132,18 @@ def test_slow_first_reply_then_answer():
 
 
 def test_wrong_content_type_is_no_reply():
-    with StandinOpenAI({MODEL: Script(mode="html")}) as server:
-        with pytest.raises(BackendError, match="not JSON"):
-            ask(server, retries=1)
+    with (
+        StandinOpenAI({MODEL: Script(mode="html")}) as server,
+        pytest.raises(BackendError, match="not JSON"),
+    ):
+        ask(server, retries=1)
 
 
 def test_one_model_spreads_over_two_servers():
-    with StandinOpenAI({MODEL: Script(delay=0.1)}) as one, StandinOpenAI(
-        {MODEL: Script(delay=0.1)}
-    ) as two:
+    with (
+        StandinOpenAI({MODEL: Script(delay=0.1)}) as one,
+        StandinOpenAI({MODEL: Script(delay=0.1)}) as two,
+    ):
 
         async def go():
             pool = OpenAIHostPool([one.base_url, two.base_url], capacity=2, timeout=5, pause=0.05)
@@ -157,7 +161,7 @@ def test_one_model_spreads_over_two_servers():
 
 def test_missing_model_and_no_server_are_one_line():
     with StandinOpenAI({"other": Script()}) as server:
-        with pytest.raises(ModelNotFoundError, match="not served by .*it serves: other"):
+        with pytest.raises(ModelNotFoundError, match=r"not served by .*it serves: other"):
             ask(server)
         port = server.port
     with pytest.raises(ExplaincheckError, match="no OpenAI-compatible server answers"):
