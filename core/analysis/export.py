@@ -74,7 +74,9 @@ def read_export(path: str | Path) -> pd.DataFrame:
     """An export read back as a DataFrame, nested fields decoded (the ``--json`` values)."""
     path = Path(path)
     if path.suffix == SUFFIX[JSONL]:
-        return pd.read_json(path, lines=True, dtype=False)
+        lines = path.read_text(encoding="utf-8").splitlines()
+        records = [json.loads(line) for line in lines if line.strip()]
+        return pd.DataFrame(records, columns=list(records[0]) if records else None)
     frame = pd.read_parquet(path) if path.suffix == SUFFIX[PARQUET] else pd.read_csv(path)
     for column in NESTED:
         if column in frame.columns:

@@ -117,6 +117,19 @@ def price_table(
     return prices
 
 
+def campaign_prices(
+    campaigns: Iterable[Any], given: Iterable[str] = (), file: str | Path | None = None
+) -> dict[str, Price]:
+    """The prices stored with the campaigns (``CampaignRow``s; later ones win), then the
+    settings file and ``given`` (``MODEL=IN/OUT``)."""
+    stored: dict[str, Any] = {}
+    for campaign in campaigns:
+        table = campaign.settings.get("prices")
+        if isinstance(table, dict):
+            stored.update(table)
+    return price_table(given, file, stored)
+
+
 def stored_form(prices: Mapping[str, Price]) -> dict[str, list[float]]:
     """The table as JSON (kept with the campaign)."""
     return {model: [p.prompt, p.completion] for model, p in prices.items()}
@@ -177,3 +190,32 @@ def cost_lines(rows: Iterable[Mapping[str, Any]]) -> list[str]:
 
 def money(value: float) -> str:
     return f"{value:.4f}" if value < 100 else f"{value:.2f}"
+
+
+def money_table(results: Any) -> Any:
+    """Per LLM and for the campaign: replies with a cost, their tokens and what they cost
+    (a DataFrame; empty when no row has a cost)."""
+    import pandas as pd
+
+    if "cost" not in results.columns:
+        return pd.DataFrame()
+    priced = results[results["cost"].notna()]
+    if priced.empty:
+        return pd.DataFrame()
+    rows = []
+    for llm, part in [*priced.groupby("llm", sort=True), ("campaign", priced)]:
+        rows.append(
+            {
+                "llm": llm,
+                "replies": len(part),
+                "prompt_tokens": int(pd.to_numeric(part["prompt_tokens"]).fillna(0).sum()),
+                "completion_tokens": int(pd.to_numeric(part["completion_tokens"]).fillna(0).sum()),
+                "reasoning_tokens": int(
+                    pd.to_numeric(part.get("reasoning_tokens", pd.Series(dtype=float)))
+                    .fillna(0)
+                    .sum()
+                ),
+                "cost": round(float(part["cost"].astype(float).sum()), 6),
+            }
+        )
+    return pd.DataFrame(rows).set_index("llm")

@@ -36,18 +36,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="md",
         help="file format of the tables (default: md); figures are always PNG and SVG",
     )
+    parser.add_argument(
+        "--price",
+        action="append",
+        default=[],
+        metavar="MODEL=IN/OUT",
+        help="money per million prompt/completion tokens (repeatable; wins over stored prices)",
+    )
+    parser.add_argument("--prices", default=None, metavar="FILE", help="a price settings file")
 
 
 def run(args: argparse.Namespace) -> int:
-    from explaincheck.core.analysis.report import build_report, render_text, write_report
-    from explaincheck.core.store import Store, results_frame
+    from explaincheck.core import api
+    from explaincheck.core.analysis.report import HTML, build_report, render_text, write_report
+    from explaincheck.core.store import Store
 
     db = Path(args.db)
     if not db.is_file():
         raise ExplaincheckError(f"no results database at {db}")
     with Store.open(db, readonly=True) as store:
         campaigns = store.campaigns()
-    results = results_frame(db)
+    results = api.results(db, prices=args.price, prices_file=args.prices)
     if results.empty:
         raise ExplaincheckError(f"{db} holds no results yet (run a campaign into it first)")
     out = Path(args.out) if args.out else db.with_name(f"{db.stem}_report")
@@ -56,10 +65,22 @@ def run(args: argparse.Namespace) -> int:
     report = build_report(results, campaigns=campaigns)
     print(render_text(report))
     try:
-        written = write_report(report, out, args.format)
+        data = _export_data(db, out, args) if args.format == HTML else []
+        written = [*data, *write_report(report, out, args.format, [p.name for p in data])]
     except OSError as error:
         raise ExplaincheckError(f"cannot write the report to {out}: {error.strerror}") from None
     print(f"wrote {len(written)} files to {out}:")
     for path in written:
         print(f"  {path.name}")
     return 0
+
+
+def _export_data(db: Path, out: Path, args: argparse.Namespace) -> list[Path]:
+    """The executions as JSON Lines, CSV and Parquet beside the HTML report (it links them)."""
+    from explaincheck.core import api
+
+    out.mkdir(parents=True, exist_ok=True)
+    return [
+        api.export(db, out / f"results{suffix}", prices=args.price, prices_file=args.prices)
+        for suffix in (".jsonl", ".csv", ".parquet")
+    ]

@@ -13,27 +13,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from explaincheck.core.analysis.prices import Price, price_table, with_costs
+from explaincheck.core.analysis.prices import campaign_prices, with_costs
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.store import CampaignRow
-
-
-def prices_of(
-    campaigns: Sequence[CampaignRow], given: Sequence[str] = (), file: str | None = None
-) -> dict[str, Price]:
-    """The prices stored with the campaigns (later ones win), then the file and ``given``."""
-    stored: dict[str, Any] = {}
-    for campaign in campaigns:
-        table = campaign.settings.get("prices")
-        if isinstance(table, dict):
-            stored.update(table)
-    return price_table(given, file, stored)
 
 
 def costed(
     rows: list[dict[str, Any]], campaigns: Sequence[CampaignRow], args: argparse.Namespace
 ) -> list[dict[str, Any]]:
-    prices = prices_of(campaigns, getattr(args, "price", ()) or (), getattr(args, "prices", None))
+    prices = campaign_prices(
+        campaigns, getattr(args, "price", ()) or (), getattr(args, "prices", None)
+    )
     return with_costs(rows, prices)
 
 

@@ -262,7 +262,7 @@ def run(args: argparse.Namespace) -> int:
             plan = scaled_plan(plan_campaign(campaign), scale)
             _describe(plan, args.db)
             interrupts = _Interrupts()
-            guard = CostGuard.for_plan(plan, session, scale)
+            guard = CostGuard.for_plan(plan, session, scale.prices, scale.max_cost)
             outcome = asyncio.run(_execute(plan, session, interrupts, guard))
             _regrade_resumed(plan, session.store)
             _summary(plan, session.store)
