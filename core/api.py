@@ -94,11 +94,16 @@ def plan(
     )
     from explaincheck.core.campaign.shard import parse_shard, shard_plan
 
+    from explaincheck.core.backends.registry import parse_spec
+
+    llms = (llms,) if isinstance(llms, str) else tuple(llms)
+    for spec in llms:
+        parse_spec(spec)  # a bad spec is one clear error before the oracle is computed
     if isinstance(model, str):
         model = open_model(model)
     campaign = Campaign(
         environment=model.source,
-        llms=(llms,) if isinstance(llms, str) else tuple(llms),
+        llms=llms,
         categories=resolve_categories(categories),
         budget=budget,
         selection=selection,
