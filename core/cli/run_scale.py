@@ -15,6 +15,7 @@ from typing import Any
 from explaincheck.core.analysis.cost_limit import CostGuard
 from explaincheck.core.analysis.prices import Price, price_table, stored_form
 from explaincheck.core.backends.ollama_hosts import redact_url
+from explaincheck.core.backends.registry import normalize_spec
 from explaincheck.core.campaign.plan import Plan
 from explaincheck.core.campaign.shard import Shard, parse_shard
 from explaincheck.core.errors import ExplaincheckError
@@ -47,9 +48,11 @@ def prepare_scale(args: argparse.Namespace) -> Scale:
         if not prices:
             raise ExplaincheckError("--max-cost needs prices: give --price MODEL=IN/OUT")
     options = run_options(args, parser)
-    for key in URL_KEYS:
+    for key in URL_KEYS:  # no secret reaches the store: no userinfo, query or fragment
         if key in options:
             options[key] = [redact_url(url) for url in options[key]]
+    if "llm" in options:
+        options["llm"] = [normalize_spec(spec) for spec in options["llm"]]
     return Scale(shard, prices, max_cost, options)
 
 

@@ -150,3 +150,33 @@ def test_max_cost_stops_cleanly_and_resumes(tmp_path, capsys):
         assert 1 <= stored < 4
         assert campaign(server, db, "--price", f"{MODEL}=2000/8000", "--max-cost", "100") == 0
     assert len(json_rows(db, capsys)) == 4
+
+
+def test_keys_and_url_tokens_are_never_stored_or_printed(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-SECRET0")
+    with StandinOpenAI({MODEL: Script()}) as server:
+        code = main(
+            [
+                "run",
+                "--env",
+                "frozen_lake",
+                "--llm",
+                f"openai:{MODEL}@{server.base_url}?token=SECRET1",
+                "--llm",
+                f"openai:{MODEL}",
+                "--openai-base-url",
+                f"{server.base_url}?key=SECRET2",
+                "--categories",
+                "satisfy",
+                "--budget",
+                "1",
+                "--db",
+                str(tmp_path / "r.sqlite"),
+            ]
+        )
+        sent = {r["headers"].get("authorization") for r in server.requests}
+    assert code == 0 and sent == {"Bearer sk-SECRET0"}
+    out = capsys.readouterr()
+    assert "SECRET" not in out.out + out.err
+    for path in tmp_path.iterdir():
+        assert b"SECRET" not in path.read_bytes(), path.name
