@@ -86,6 +86,7 @@ def plan(
     shard: str | None = None,
 ) -> Plan:
     """Every execution of a campaign (``shard="I/N"``: the I-th of N parts), as ``run`` plans."""
+    from explaincheck.core.backends.registry import parse_spec
     from explaincheck.core.campaign.plan import (
         Campaign,
         plan_campaign,
@@ -93,8 +94,6 @@ def plan(
         resolve_wordings,
     )
     from explaincheck.core.campaign.shard import parse_shard, shard_plan
-
-    from explaincheck.core.backends.registry import parse_spec
 
     llms = (llms,) if isinstance(llms, str) else tuple(llms)
     for spec in llms:

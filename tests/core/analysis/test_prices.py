@@ -35,7 +35,7 @@ def test_settings_file_then_stored_then_given(tmp_path, monkeypatch):
     assert table == {"a": Price(1, 2), "b": Price(9, 10), "c": Price(7, 8)}
     bad = tmp_path / "bad.toml"
     bad.write_text('[prices]\n"a" = 3\n')
-    with pytest.raises(ExplaincheckError, match="prices.a"):
+    with pytest.raises(ExplaincheckError, match=r"prices\.a"):
         load_price_file(bad)
     with pytest.raises(ExplaincheckError, match="cannot read"):
         price_table(file=tmp_path / "missing.toml")
