@@ -247,6 +247,16 @@ class ExecutionRecord:
 
 
 _RECORD_FIELDS = tuple(f.name for f in fields(ExecutionRecord))
+# Text columns declared NOT NULL: a None is written as "".
+_NOT_NULL_TEXT: tuple[str, ...] = (
+    "prompt",
+    "thinking",
+    "verdict",
+    "reason",
+    "started_at",
+    "finished_at",
+)
+_NOT_NULL_TEXT = (*_NOT_NULL_TEXT, "output_mode")  # v3
 # Insert, or replace a stored ``error`` row by its retry; a finished row is never overwritten.
 _INSERT_EXECUTION = (
     f"INSERT INTO executions ({', '.join(_RECORD_FIELDS)})"
@@ -476,15 +486,7 @@ class Store:
         values["positive"] = None if record.positive is None else int(record.positive)
         values["cached"] = int(record.cached)
         values = {name: storable(value) for name, value in values.items()}
-        for name in (
-            "prompt",
-            "thinking",
-            "verdict",
-            "reason",
-            "started_at",
-            "finished_at",
-            "output_mode",
-        ):
+        for name in _NOT_NULL_TEXT:
             if values[name] is None:  # NOT NULL text columns
                 values[name] = ""
         try:

@@ -179,16 +179,20 @@ def _ollama(rest: str, ctx: BackendContext) -> Backend:
     return OllamaBackend(model, ctx.pool(hosts), decoding=ctx.decoding, retries=ctx.retries)
 
 
-def _check_ollama(raw: str) -> None:
+def _check_hosted(raw: str, key_variable: str, check_url: Callable[[str], object]) -> None:
     """No credentials in the spec (it is stored with every result), and a usable URL."""
     model, url = split_model_host(raw)
     if url is not None and "@" in url:
         raise ExplaincheckError(
             f"LLM spec for {model} has credentials in its URL: the spec is"
-            " stored with every result, so give the key in OLLAMA_API_KEY instead"
+            f" stored with every result, so give the key in {key_variable} instead"
         )
     if url is not None:
-        normalize_host(url)  # a clear one-line error for a URL that cannot be used
+        check_url(url)  # a clear one-line error for a URL that cannot be used
+
+
+def _check_ollama(raw: str) -> None:
+    _check_hosted(raw, "OLLAMA_API_KEY", normalize_host)
 
 
 def _normalize_ollama(rest: str) -> str:
@@ -207,17 +211,9 @@ def _openai(rest: str, ctx: BackendContext) -> Backend:
 
 
 def _check_openai(raw: str) -> None:
-    """No credentials in the spec (it is stored with every result), and a usable URL."""
     from explaincheck.core.backends.openai_backend import normalize_base_url
 
-    model, url = split_model_host(raw)
-    if url is not None and "@" in url:
-        raise ExplaincheckError(
-            f"LLM spec for {model} has credentials in its URL: the spec is"
-            " stored with every result, so give the key in OPENAI_API_KEY instead"
-        )
-    if url is not None:
-        normalize_base_url(url)
+    _check_hosted(raw, "OPENAI_API_KEY", normalize_base_url)
 
 
 def _local(rest: str, ctx: BackendContext) -> Backend:

@@ -28,10 +28,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from explaincheck.core.campaign.merge import merge_databases
+    from explaincheck.core import api
     from explaincheck.core.terminal_text import safe_terminal
 
-    report = merge_databases(args.inputs, args.out)
+    report = api.merge(args.inputs, args.out)
     for line in report.lines(args.out):
         print(safe_terminal(line))
     return 0

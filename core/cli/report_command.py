@@ -36,14 +36,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="md",
         help="file format of the tables (default: md); figures are always PNG and SVG",
     )
-    parser.add_argument(
-        "--price",
-        action="append",
-        default=[],
-        metavar="MODEL=IN/OUT",
-        help="money per million prompt/completion tokens (repeatable; wins over stored prices)",
-    )
-    parser.add_argument("--prices", default=None, metavar="FILE", help="a price settings file")
+    from explaincheck.core.cli.results_command import add_price_arguments
+
+    add_price_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:

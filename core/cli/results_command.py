@@ -88,6 +88,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_export_arguments(parser)
 
 
+def add_price_arguments(parser: argparse.ArgumentParser) -> None:
+    """--price and --prices of the reading commands (results, report)."""
+    parser.add_argument(
+        "--price",
+        action="append",
+        default=[],
+        metavar="MODEL=IN/OUT",
+        help="money per million prompt/completion tokens (repeatable; wins over stored prices)",
+    )
+    parser.add_argument("--prices", default=None, metavar="FILE", help="a price settings file")
+
+
 def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     """--format, --out, prices and --config (the campaign file of a stored campaign)."""
     parser.add_argument(
@@ -99,14 +111,7 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--out", default=None, metavar="FILE", help="write --format's output to FILE"
     )
-    parser.add_argument(
-        "--price",
-        action="append",
-        default=[],
-        metavar="MODEL=IN/OUT",
-        help="money per million prompt/completion tokens (repeatable; wins over stored prices)",
-    )
-    parser.add_argument("--prices", default=None, metavar="FILE", help="a price settings file")
+    add_price_arguments(parser)
     parser.add_argument(
         "--config",
         default=None,

@@ -19,13 +19,8 @@ def main(folder: str | Path) -> dict:
     print(f"frozen_lake: {model.states} states")
 
     # The README walkthrough, two deterministic answerers (no server needed).
-    plan = api.plan(
-        model,
-        ["random", "oracle"],
-        categories="satisfy,bottleneck,best_action",
-        budget=5,
-        selection="both",
-    )
+    walkthrough = {"categories": "satisfy,bottleneck,best_action", "budget": 5, "selection": "both"}
+    plan = api.plan(model, ["random", "oracle"], **walkthrough)
     outcome = api.run(plan, folder / "results.sqlite")  # works inside Jupyter's loop too
     print(f"{outcome.progress.done} of {outcome.progress.total} executions stored")
 
@@ -39,14 +34,7 @@ def main(folder: str | Path) -> dict:
 
     # The same campaign in three shards (as three jobs would run it), merged again.
     for i in (1, 2, 3):
-        part = api.plan(
-            model,
-            ["random", "oracle"],
-            categories="satisfy,bottleneck,best_action",
-            budget=5,
-            selection="both",
-            shard=f"{i}/3",
-        )
+        part = api.plan(model, ["random", "oracle"], **walkthrough, shard=f"{i}/3")
         api.run(part, folder / f"shard{i}.sqlite")
     merged = api.merge([folder / f"shard{i}.sqlite" for i in (1, 2, 3)], folder / "all.sqlite")
     print(merged.lines(str(folder / "all.sqlite"))[-1])

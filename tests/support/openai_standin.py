@@ -22,10 +22,8 @@ Run it alone (the benchmark does, in its own process):
 
 from __future__ import annotations
 
-import argparse
 import json
 import socket
-import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
@@ -33,12 +31,12 @@ from pathlib import Path
 from typing import Any
 
 try:
-    from support.ollama_standin import _Server, schema_answer
+    from support.ollama_standin import StandinOllama, schema_answer, serve
 except ImportError:  # run as a script: tests/ is not on the path
     import sys
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from support.ollama_standin import _Server, schema_answer
+    from support.ollama_standin import StandinOllama, schema_answer, serve
 
 MODES = (
     "correct",
@@ -66,48 +64,18 @@ class Script:
     seen: int = field(default=0, repr=False)
 
 
-class StandinOpenAI:
-    """The server; ``with StandinOpenAI({...}) as server: server.base_url``."""
+class StandinOpenAI(StandinOllama):
+    """The server; ``with StandinOpenAI({...}) as server: server.base_url``. Starting,
+    stopping and the request log are the Ollama stand-in's; the endpoints are OpenAI's."""
 
     def __init__(self, models: dict[str, Script] | None = None, *, port: int = 0):
-        self.models = dict(models) if models is not None else {"standin-1b": Script()}
+        super().__init__({}, port=port)
+        self.models = dict(models) if models is not None else {"standin-1b": Script()}  # type: ignore[arg-type]
         self.schemas: dict[str, Any] = {}  # prompt text -> schema, for schema-less requests
-        self.requests: list[dict[str, Any]] = []
-        self.lock = threading.Lock()
-        self.in_flight = 0
-        self.max_in_flight = 0
-        self._port = port
-        self._server: _Server | None = None
-
-    def start(self) -> StandinOpenAI:
-        handler = type("Handler", (_Handler,), {"standin": self})
-        self._server = _Server(("127.0.0.1", self._port), handler)
-        self._port = self._server.server_address[1]
-        threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        ).start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server.close_connections()
-            self._server = None
-
-    def __enter__(self) -> StandinOpenAI:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        return self._port
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._port}/v1"
+        return f"{self.url}/v1"
 
     def chats(self) -> list[dict[str, Any]]:
         with self.lock:
@@ -158,6 +126,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _chat(self, body: dict[str, Any]) -> None:
         model = body.get("model", "")
         script = self.standin.models.get(model)
+        assert script is None or isinstance(script, Script)
         if script is None:
             self._send(404, _error(f"The model `{model}` does not exist.", "NotFoundError"))
             return
@@ -250,20 +219,11 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
 
+StandinOpenAI.handler = _Handler
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", action="append", default=[])
-    parser.add_argument("--mode", default="correct", choices=MODES)
-    parser.add_argument("--delay", type=float, default=0.0)
-    parser.add_argument("--port", type=int, default=0)
-    args = parser.parse_args()
-    models = {m: Script(mode=args.mode, delay=args.delay) for m in args.model or ["standin-1b"]}
-    server = StandinOpenAI(models, port=args.port).start()
-    print(f"PORT {server.port}", flush=True)
-    try:
-        threading.Event().wait()
-    except KeyboardInterrupt:
-        server.stop()
+    serve(StandinOpenAI, Script, MODES, "standin-1b", __doc__ or "")
 
 
 if __name__ == "__main__":
