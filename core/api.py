@@ -115,10 +115,12 @@ def plan(
         metamorphic=metamorphic,
     )
     found = plan_campaign(campaign, environment=model.environment, oracle=model.oracle)
+    options = campaign.run_options()
     if shard:
         found = shard_plan(found, parse_shard(shard))
+        options["shard"] = shard
         found = replace(found, notes={**found.notes, "shard": shard})
-    return found
+    return replace(found, notes={**found.notes, "run_options": options})
 
 
 async def run_async(
@@ -145,6 +147,7 @@ async def run_async(
         raise ExplaincheckError("max_cost needs prices, e.g. prices=['gpt-4o-mini=0.15/0.6']")
     if table:
         plan = replace(plan, notes={**plan.notes, "prices": stored_form(table)})
+    plan = _with_run_options(plan, db, ollama_hosts, openai_base_urls, timeout, concurrency)
     settings = BackendSettings(
         ollama_hosts=tuple(ollama_hosts),
         timeout=timeout,
@@ -160,6 +163,25 @@ async def run_async(
         if guard is not None:
             events.subscribe(guard)
         return await session.run(plan, events=events)
+
+
+def _with_run_options(
+    plan: Plan,
+    db: str | Path,
+    ollama_hosts: Iterable[str],
+    openai_base_urls: Iterable[str],
+    timeout: float,
+    concurrency: int,
+) -> Plan:
+    """The plan's recorded run options with where and how it runs (URLs without secrets)."""
+    from explaincheck.core.backends.ollama_hosts import redact_url
+
+    options = dict(plan.notes.get("run_options") or plan.campaign.run_options())
+    options.update({"db": str(db), "timeout": timeout, "concurrency": concurrency})
+    for key, urls in (("ollama-host", ollama_hosts), ("openai-base-url", openai_base_urls)):
+        if urls:
+            options[key] = [redact_url(url) for url in urls]
+    return replace(plan, notes={**plan.notes, "run_options": options})
 
 
 def run(plan: Plan, db: str | Path = "results.sqlite", **options: Any) -> RunOutcome:

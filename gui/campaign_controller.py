@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -174,6 +175,8 @@ class CampaignController(QObject):
         from explaincheck.core.factors.run import behavioural as ask_behavioural
 
         plan = plan_campaign(campaign, environment=environment, oracle=oracle)
+        options = {**campaign.run_options(), "db": str(db_path)}  # results --config writes it
+        plan = replace(plan, notes={**plan.notes, "run_options": options})
         self.planned.emit(plan.total, dict(plan.skipped))
         events = ProgressEvents()
         events.subscribe(self._on_progress)

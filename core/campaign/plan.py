@@ -100,6 +100,27 @@ class Campaign:
         data["wordings"] = list(self.wordings)
         return data
 
+    def run_options(self) -> dict[str, Any]:
+        """The campaign as ``explaincheck run`` options (campaign-file keys), so a campaign
+        started from the API or the GUI can be written out and run again from the command line."""
+        options: dict[str, Any] = {
+            "env": self.environment,
+            "llm": list(self.llms),
+            "categories": ",".join(self.categories) or DEFAULT_CATEGORIES,
+            "budget": self.budget,
+            "selection": self.selection,
+            "seed": self.seed,
+            "repeat": self.repeat,
+            "wording": ",".join(map(str, self.wordings)),
+            "metamorphic": self.metamorphic,
+            "const": self.constants,
+            "goal": self.goal_label,
+            "unsafe": self.unsafe_label,
+            "satisfy-rule": self.grading.satisfy_rule,
+            "satisfy-tolerance": self.grading.satisfy_tolerance,
+        }
+        return {key: value for key, value in options.items() if value is not None}
+
     def identity(self, model_hash: str) -> str:
         """Same identity = same campaign (the same command resumes it). Grading settings are
         not part of it: they can change without asking any LLM again."""

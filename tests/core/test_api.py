@@ -81,3 +81,18 @@ def test_bad_input_is_one_clear_error(tmp_path):
         api.run(plan, tmp_path / "r.sqlite", max_cost=1.0)
     with pytest.raises(ExplaincheckError, match="must end in"):
         api.export(tmp_path / "r.sqlite", tmp_path / "r.txt")
+
+
+def test_api_runs_record_their_options_for_a_campaign_file(tmp_path, capsys):
+    from explaincheck.core.cli.main import main
+
+    plan = api.plan("frozen_lake", ["random"], categories="satisfy", budget=2, seed=4)
+    api.run(plan, tmp_path / "r.sqlite", concurrency=2)
+    written = tmp_path / "again.toml"
+    assert main(["results", "--db", str(tmp_path / "r.sqlite"), "--config", str(written)]) == 0
+    text = written.read_text()
+    assert 'env = "frozen_lake"' in text and "seed = 4" in text and "concurrency = 2" in text
+    assert main(["run", "--config", str(written), "--db", str(tmp_path / "b.sqlite")]) == 0
+    first = api.results(tmp_path / "r.sqlite")[["case_key", "reply", "verdict"]]
+    again = api.results(tmp_path / "b.sqlite")[["case_key", "reply", "verdict"]]
+    assert first.equals(again)
