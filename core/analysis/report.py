@@ -502,11 +502,12 @@ def _cost_sections(results: pd.DataFrame) -> list[Section]:
 
 def _money_sections(results: pd.DataFrame) -> list[Section]:
     """Money per LLM and for the campaign, when a price table applies (``--price``)."""
-    from explaincheck.core.analysis.prices import money_table
+    from explaincheck.core.analysis.prices import money, money_table
 
     table = money_table(results)
     if table.empty:
         return []
+    table["cost"] = table["cost"].map(money)  # 4 places: a reply costs fractions of a cent
     return [
         Section(
             "money",

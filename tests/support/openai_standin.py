@@ -11,7 +11,7 @@ Each model gets a ``Script``; ``mode`` is one of ``MODES``:
 for ``json_schema``, like older llama-server builds), ``no_response_format`` (400 for any
 ``response_format``), ``reasoning`` (``reasoning_content`` beside the answer), ``think`` (an
 inline ``<think>`` block), ``html`` (200 with a text/html body: a proxy's error page),
-``hang`` (never answers within any sane timeout). ``fail_first`` requests fail first with
+``junk`` (200, JSON that is no chat completion), ``hang`` (never answers within any sane timeout). ``fail_first`` requests fail first with
 ``failure`` (``http429`` with ``Retry-After``, ``http500``, ``slow``). Without a schema in the
 request (json_object or text), the answer is built from ``schemas[prompt]`` if the test
 registered it, else ``Script.text``.
@@ -45,6 +45,7 @@ MODES = (
     "reasoning",
     "think",
     "html",
+    "junk",
     "hang",
 )
 
@@ -153,6 +154,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if mode == "html":
             self._send_raw(200, b"<html><body>Bad gateway</body></html>", "text/html")
+            return
+        if mode == "junk":
+            self._send(200, {"unexpected": True, "choices": "none"})
             return
         response_format = body.get("response_format") or {}
         kind = response_format.get("type") if isinstance(response_format, dict) else None

@@ -139,6 +139,15 @@ def test_wrong_content_type_is_no_reply():
         ask(server, retries=1)
 
 
+def test_json_that_is_no_chat_completion_is_no_reply():
+    with (
+        StandinOpenAI({MODEL: Script(mode="junk")}) as server,
+        pytest.raises(BackendError, match="not a chat completion"),
+    ):
+        ask(server, retries=1)
+    assert len(server.chats()) == 2  # retried once, then given up
+
+
 def test_one_model_spreads_over_two_servers():
     with (
         StandinOpenAI({MODEL: Script(delay=0.1)}) as one,

@@ -98,8 +98,10 @@ def test_report_shows_the_cost_and_links_the_exports(fallback_run, capsys):
     for name in ("results.jsonl", "results.csv", "results.parquet"):
         assert f'<a href="{name}">' in page and (out / name).is_file()
     rows = json_rows(folder / "r.sqlite", capsys)
+    total = sum(r["cost"] for r in rows)
+    assert f"<td>{total:.4f}</td>" in page  # per LLM and for the campaign
     money = pd.read_parquet(out / "results.parquet")["cost"].sum()
-    assert money == pytest.approx(sum(r["cost"] for r in rows))
+    assert money == pytest.approx(total)
 
 
 def test_parquet_and_jsonl_read_back_equal_json(fallback_run, tmp_path, capsys):
