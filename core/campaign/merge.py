@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from explaincheck.core.errors import ExplaincheckError
-from explaincheck.core.store import CampaignRow, ExecutionRecord, Store
+from explaincheck.core.store import CachedReply, CampaignRow, ExecutionRecord, Store
 from explaincheck.core.taxonomy.base import ERROR
 
 # Campaign settings that may differ between inputs: bookkeeping, not what was tested.
@@ -99,7 +99,7 @@ def merge_databases(inputs: Iterable[str | Path], out: str | Path) -> MergeRepor
     report = MergeReport()
     reference: tuple[Path, CampaignRow] | None = None
     chosen: dict[str, dict[str, Any]] = {}
-    replies = []
+    replies: list[CachedReply] = []
     planned: dict[str, int] = {}
     for path in paths:
         with Store.open(path, readonly=True) as store:
