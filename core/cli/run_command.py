@@ -38,8 +38,11 @@ against the oracle and store it at once in a SQLite database. Running the same c
 the same database continues where it stopped (errors are retried, nothing is duplicated).
 
 LLM specs: random, oracle, ollama:MODEL (host from --ollama-host or OLLAMA_HOST),
-ollama:MODEL@URL, local:gemma3-270m, and the reference explainers with known flaws noisy:Q,
-flaw:myopic:K, flaw:determinised, flaw:distance, flaw:danger-blind (docs/fault-detection.md).
+ollama:MODEL@URL, openai:MODEL[@BASE_URL] (any OpenAI-compatible server: vLLM, SGLang,
+llama-server, LM Studio; server from --openai-base-url or OPENAI_BASE_URL, key from
+OPENAI_API_KEY, never stored), local:gemma3-270m, and the reference explainers with known
+flaws noisy:Q, flaw:myopic:K, flaw:determinised, flaw:distance, flaw:danger-blind
+(docs/fault-detection.md).
 OLLAMA_API_KEY is sent as a bearer key when set; a URL's user:password@ is refused and its
 query (?token=...) dropped, so no secret is stored.
 
@@ -54,6 +57,9 @@ examples:
   explaincheck run --env frozen_lake --llm local:gemma3-270m --budget 3
   explaincheck run --env frozen_lake --llm oracle --llm random --categories factors \\
       --behavioural
+  explaincheck run --env frozen_lake --llm openai:Qwen/Qwen2.5-7B-Instruct \\
+      --openai-base-url http://gpu1:8000/v1 --price Qwen/Qwen2.5-7B-Instruct=0.05/0.1
+  explaincheck run --config campaign.toml --shard 2/3 --db shard2.sqlite
 """
 
 

@@ -11,8 +11,8 @@ Each model gets a ``Script``; ``mode`` is one of ``MODES``:
 for ``json_schema``, like older llama-server builds), ``no_response_format`` (400 for any
 ``response_format``), ``reasoning`` (``reasoning_content`` beside the answer), ``think`` (an
 inline ``<think>`` block), ``html`` (200 with a text/html body: a proxy's error page),
-``junk`` (200, JSON that is no chat completion), ``hang`` (never answers within any sane timeout). ``fail_first`` requests fail first with
-``failure`` (``http429`` with ``Retry-After``, ``http500``, ``slow``). Without a schema in the
+``junk`` (200, JSON that is no chat completion), ``hang`` (never answers within any sane
+timeout). ``fail_first`` requests fail first with ``failure`` (``http429`` with ``Retry-After``, ``http500``, ``slow``). Without a schema in the
 request (json_object or text), the answer is built from ``schemas[prompt]`` if the test
 registered it, else ``Script.text``.
 
