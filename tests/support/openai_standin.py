@@ -6,15 +6,15 @@ share: ``GET /v1/models`` and ``POST /v1/chat/completions`` (non-streaming), wit
 (prompt, completion and ``completion_tokens_details.reasoning_tokens``) and errors in OpenAI's
 ``{"error": {"message", "type", "param"}}`` shape.
 
-Each model gets a ``Script``; ``mode`` is one of ``MODES``:
-``correct`` (honours ``response_format``), ``no_json_schema`` (400 naming ``response_format``
-for ``json_schema``, like older llama-server builds), ``no_response_format`` (400 for any
-``response_format``), ``reasoning`` (``reasoning_content`` beside the answer), ``think`` (an
-inline ``<think>`` block), ``html`` (200 with a text/html body: a proxy's error page),
-``junk`` (200, JSON that is no chat completion), ``hang`` (never answers within any sane
-timeout). ``fail_first`` requests fail first with ``failure`` (``http429`` with ``Retry-After``, ``http500``, ``slow``). Without a schema in the
-request (json_object or text), the answer is built from ``schemas[prompt]`` if the test
-registered it, else ``Script.text``.
+Each model gets a ``Script``; ``mode`` is one of ``MODES``: ``correct`` (honours
+``response_format``), ``no_json_schema`` (400 naming ``response_format`` for ``json_schema``,
+like older llama-server builds), ``no_response_format`` (400 for any ``response_format``),
+``reasoning`` (``reasoning_content`` beside the answer), ``think`` (an inline ``<think>``
+block), ``html`` (200 with a text/html body: a proxy's error page), ``junk`` (200, JSON that is
+no chat completion), ``hang`` (never answers within any sane timeout). ``fail_first`` requests
+fail first with ``failure`` (``http429`` with ``Retry-After``, ``http500``, ``slow``). Without a
+schema in the request (json_object or text), the answer is built from ``schemas[prompt]`` if
+the test registered it, else ``Script.text``.
 
 Run it alone (the benchmark does, in its own process):
 ``python tests/support/openai_standin.py --model bench --delay 0.05`` prints ``PORT <n>``.
