@@ -519,7 +519,7 @@ class MainWindow(QMainWindow):
         Settings; timeout and concurrency from Settings (campaigns and Teach's ask live)."""
         prefs = self.settings.preferences()
         host = self.campaign_view.ollama_host() or prefs.ollama_host
-        openai = self.campaign_view.openai_base_url()
+        openai = self.campaign_view.openai_base_url() or prefs.openai_base_url
         return BackendSettings(
             ollama_hosts=(host,) if host else (),
             timeout=prefs.timeout,

@@ -28,6 +28,7 @@ class Preferences:
     concurrency: int = 4
     budget: int = 20
     theme: str = "system"
+    openai_base_url: str = ""  # an OpenAI-compatible server ("": OPENAI_BASE_URL or none)
 
 
 class Settings:
@@ -51,6 +52,9 @@ class Settings:
             concurrency=_as_int(self._store.value("ollama/concurrency"), default.concurrency),
             budget=_as_int(self._store.value("campaign/budget"), default.budget),
             theme=theme if theme in THEMES else default.theme,
+            openai_base_url=str(
+                self._store.value("openai/base_url", os.environ.get("OPENAI_BASE_URL", ""))
+            ),
         )
 
     def save_preferences(self, prefs: Preferences) -> None:
@@ -59,6 +63,7 @@ class Settings:
         self._store.setValue("ollama/concurrency", int(prefs.concurrency))
         self._store.setValue("campaign/budget", int(prefs.budget))
         self._store.setValue("theme", prefs.theme)
+        self._store.setValue("openai/base_url", prefs.openai_base_url)
         self._store.sync()
 
     # -- recent files ------------------------------------------------------------------------

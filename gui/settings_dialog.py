@@ -1,4 +1,5 @@
-"""The Settings dialog: Ollama host, timeout, concurrency, default budget, theme."""
+"""The Settings dialog: Ollama host, OpenAI-compatible server, timeout, concurrency, default
+budget, theme."""
 
 from __future__ import annotations
 
@@ -23,6 +24,9 @@ class SettingsDialog(QDialog):
         form = QFormLayout(self)
         self.host = QLineEdit(prefs.ollama_host)
         form.addRow("Ollama host:", self.host)
+        self.openai = QLineEdit(prefs.openai_base_url)
+        self.openai.setPlaceholderText("e.g. http://gpu1:8000/v1 (vLLM, SGLang, llama-server)")
+        form.addRow("OpenAI-compatible server:", self.openai)
         self.timeout = QDoubleSpinBox()
         self.timeout.setRange(1.0, 3600.0)
         self.timeout.setSuffix(" s")
@@ -54,4 +58,5 @@ class SettingsDialog(QDialog):
             concurrency=self.concurrency.value(),
             budget=self.budget.value(),
             theme=self.theme.currentText(),
+            openai_base_url=self.openai.text().strip(),
         )

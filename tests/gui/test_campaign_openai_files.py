@@ -7,6 +7,7 @@ from __future__ import annotations
 import sqlite3
 import subprocess
 import sys
+from dataclasses import replace
 from types import SimpleNamespace
 
 from gui_helpers import open_env, wait_for
@@ -36,6 +37,10 @@ def test_list_models_of_an_openai_compatible_server(qtbot, window):
     assert f"openai:qwen-7b@{server.base_url}" in found
     assert f"openai:llama-8b@{server.base_url}" in found
     assert view.host_status.text() == "✓ connected: 2 models listed"
+    view.openai_host.setText("")  # empty: the server in Settings
+    prefs = window.settings.preferences()
+    window.settings.save_preferences(replace(prefs, openai_base_url="http://gpu1:8000/v1"))
+    assert window.backend_settings().openai_hosts == ("http://gpu1:8000/v1",)
     view.openai_host.setText("http://127.0.0.1:9/v1")
     view.check_openai()
     wait_for(qtbot, lambda: view.openai_button.isEnabled(), 30)
