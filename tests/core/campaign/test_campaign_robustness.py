@@ -15,7 +15,7 @@ from explaincheck.core.campaign.plan import Campaign, plan_campaign, resolve_wor
 from explaincheck.core.campaign.regrade import regrade
 from explaincheck.core.cli.main import main
 from explaincheck.core.errors import ExplaincheckError
-from explaincheck.core.store import _SCHEMA_V1, APPLICATION_ID, Store, results_frame
+from explaincheck.core.store import _SCHEMA_V1, APPLICATION_ID, SCHEMA_VERSION, Store, results_frame
 from explaincheck.core.taxonomy.base import WORDINGS, GradingSettings
 
 CATEGORIES = ("more_promising", "best_action", "subset_dead_end")
@@ -102,4 +102,4 @@ def test_a_version_1_database_is_migrated_and_resumed(tmp_path):
     with sqlite3.connect(old) as connection:
         assert connection.execute("SELECT COUNT(*) FROM executions").fetchone()[0] == done
         assert connection.execute("SELECT COUNT(*) FROM campaigns").fetchone()[0] == 1
-        assert connection.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
