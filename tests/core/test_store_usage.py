@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-from test_store import record
+from test_store import record, store  # noqa: F401 - the fixture
 
 from explaincheck.core.store import SCHEMA_VERSION, CachedReply, Store, StoreError
 
@@ -26,35 +26,20 @@ def reply(hash_: str = "h1", **changes) -> CachedReply:
     return CachedReply(**{**values, **changes})
 
 
-def opened(path) -> Store:
-    store = Store.open(path)
-    store.begin_campaign(
-        identity="c",
-        settings={},
-        environment="frozen_lake",
-        model_path="m.prism",
-        model_hash="abc",
-        constants="",
-        planned=2,
-    )
-    return store
+def test_usage_round_trips(store):  # noqa: F811 - the fixture
+    store.record(record("a", reasoning_tokens=12, output_mode="json_object"), reply())
+    row = store.executions()[0]
+    assert (row["reasoning_tokens"], row["output_mode"]) == (12, "json_object")
+    hit = store.cached_reply("openai", ["http://h:1/v1"], "m", "h1")
+    assert hit == reply()
+    store.put_replies([reply("h2", output_mode="text"), reply()])  # h1 kept once
+    assert [r.request_hash for r in store.iter_replies()] == ["h1", "h2"]
 
 
-def test_usage_round_trips(tmp_path):
-    with opened(tmp_path / "r.sqlite") as store:
-        store.record(record("a", reasoning_tokens=12, output_mode="json_object"), reply())
-        row = store.executions()[0]
-        assert (row["reasoning_tokens"], row["output_mode"]) == (12, "json_object")
-        hit = store.cached_reply("openai", ["http://h:1/v1"], "m", "h1")
-        assert hit == reply()
-        store.put_replies([reply("h2", output_mode="text"), reply()])  # h1 kept once
-        assert [r.request_hash for r in store.iter_replies()] == ["h1", "h2"]
-
-
-def test_a_v2_file_is_migrated(tmp_path):
-    path = tmp_path / "old.sqlite"
-    with opened(path) as store:
-        store.record(record("a"))
+def test_a_v2_file_is_migrated(store):  # noqa: F811 - the fixture
+    path = store.path
+    store.record(record("a"))
+    store.close()
     db = sqlite3.connect(path)
     for table, column in (
         ("executions", "reasoning_tokens"),
