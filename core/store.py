@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 # ``PRAGMA application_id`` marks our files ("EXCK"); ``PRAGMA user_version`` is the schema version.
 APPLICATION_ID = 0x4558434B
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _SCHEMA_V1 = """
 CREATE TABLE campaigns (
@@ -128,6 +128,15 @@ MIGRATIONS: dict[int, str] = {
     2: """
     ALTER TABLE executions ADD COLUMN reading INTEGER;
     ALTER TABLE executions ADD COLUMN gap REAL
+    """,
+    # v4: usage beyond prompt/completion tokens (reasoning tokens, of the completion) and the
+    # structured-output mode a reply was asked with (json_schema, json_object, text; '' when
+    # the backend has one way only). Old rows: NULL and ''.
+    3: """
+    ALTER TABLE executions ADD COLUMN reasoning_tokens INTEGER;
+    ALTER TABLE executions ADD COLUMN output_mode TEXT NOT NULL DEFAULT '';
+    ALTER TABLE replies ADD COLUMN reasoning_tokens INTEGER;
+    ALTER TABLE replies ADD COLUMN output_mode TEXT NOT NULL DEFAULT ''
     """,
 }
 
@@ -241,9 +250,21 @@ class ExecutionRecord:
     attempts: int = 1
     reading: bool | None = None  # a reading case (docs/method.md §4); None: not known
     gap: float | None = None  # the deciding value difference of the case, if it has one
+    reasoning_tokens: int | None = None
+    output_mode: str = ""
 
 
 _RECORD_FIELDS = tuple(f.name for f in fields(ExecutionRecord))
+# Text columns declared NOT NULL: a None is written as "".
+_NOT_NULL_TEXT: tuple[str, ...] = (
+    "prompt",
+    "thinking",
+    "verdict",
+    "reason",
+    "started_at",
+    "finished_at",
+)
+_NOT_NULL_TEXT = (*_NOT_NULL_TEXT, "output_mode")  # v3
 # Insert, or replace a stored ``error`` row by its retry; a finished row is never overwritten.
 _INSERT_EXECUTION = (
     f"INSERT INTO executions ({', '.join(_RECORD_FIELDS)})"
@@ -268,6 +289,8 @@ class CachedReply:
     latency: float | None = None
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    output_mode: str = ""
 
 
 # The reply part that ``Reply`` (core/backends/base.py), ``CachedReply`` and ``ExecutionRecord``
@@ -280,6 +303,8 @@ REPLY_FIELDS = (
     "completion_tokens",
     "host",
     "cached",
+    "reasoning_tokens",
+    "output_mode",
 )
 _TEXT_FIELD: dict[type, str] = {ExecutionRecord: "reply"}
 _T = TypeVar("_T")
@@ -470,7 +495,7 @@ class Store:
         values["reading"] = None if record.reading is None else int(record.reading)
         values["cached"] = int(record.cached)
         values = {name: storable(value) for name, value in values.items()}
-        for name in ("prompt", "thinking", "verdict", "reason", "started_at", "finished_at"):
+        for name in _NOT_NULL_TEXT:
             if values[name] is None:  # NOT NULL text columns
                 values[name] = ""
         try:
@@ -603,13 +628,32 @@ class Store:
         marks = ", ".join("?" for _ in hosts)
         row = self._db.execute(
             "SELECT backend, host, model, request_hash, options, text, thinking, latency,"
-            " prompt_tokens, completion_tokens FROM replies WHERE backend = ? AND model = ?"
+            " prompt_tokens, completion_tokens, reasoning_tokens, output_mode FROM replies"
+            " WHERE backend = ? AND model = ?"
             f" AND request_hash = ? AND host IN ({marks}) ORDER BY created_at LIMIT 1",
             (backend, model, request_hash, *hosts),
         ).fetchone()
         if row is None:
             return None
         return CachedReply(row[0], row[1], row[2], row[3], json.loads(row[4]), *row[5:])
+
+    def iter_replies(self) -> Iterator[CachedReply]:
+        """Every reply of the cache (for ``explaincheck merge``)."""
+        with self._reading():
+            rows = self._db.execute(
+                "SELECT backend, host, model, request_hash, options, text, thinking, latency,"
+                " prompt_tokens, completion_tokens, reasoning_tokens, output_mode FROM replies"
+                " ORDER BY created_at"
+            ).fetchall()
+        for row in rows:
+            options = self._json(row[4], "a cached reply", "options")
+            yield CachedReply(row[0], row[1], row[2], row[3], options, *row[5:])
+
+    def put_replies(self, replies: Iterable[CachedReply]) -> None:
+        """Add replies to the cache (one already there is kept), in one transaction."""
+        with self._transaction():
+            for reply in replies:
+                self._put_reply(reply)
 
     def reply_hashes(self) -> set[str]:
         """The request hashes of every stored reply (one query, so that a run asks the
@@ -620,8 +664,8 @@ class Store:
     def _put_reply(self, reply: CachedReply) -> None:
         self._db.execute(
             "INSERT OR IGNORE INTO replies (backend, host, model, request_hash, options, text,"
-            " thinking, latency, prompt_tokens, completion_tokens, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " thinking, latency, prompt_tokens, completion_tokens, created_at,"
+            " reasoning_tokens, output_mode) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             tuple(
                 storable(value)
                 for value in (
@@ -636,6 +680,8 @@ class Store:
                     reply.prompt_tokens,
                     reply.completion_tokens,
                     now(),
+                    reply.reasoning_tokens,
+                    reply.output_mode,
                 )
             ),
         )
@@ -875,6 +921,7 @@ _ROW_TYPES: dict[str, tuple[type, ...] | type] = {
     "gap": _OPTIONAL_NUMBER,
     "prompt_tokens": _OPTIONAL_INT,
     "completion_tokens": _OPTIONAL_INT,
+    "reasoning_tokens": _OPTIONAL_INT,
     "delta": _NUMBER,
     "abs_error": _OPTIONAL_NUMBER,
     "latency": _OPTIONAL_NUMBER,
@@ -895,6 +942,7 @@ _ROW_TYPES: dict[str, tuple[type, ...] | type] = {
             "reason",
             "started_at",
             "finished_at",
+            "output_mode",
         ),
         str,
     ),
@@ -953,6 +1001,8 @@ EXTRA_COLUMNS = (
     "family",
     "reading",
     "gap",
+    "reasoning_tokens",
+    "output_mode",
 )
 
 

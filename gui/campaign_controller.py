@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -92,6 +93,8 @@ class CampaignController(QObject):
     running_changed = Signal(bool)
     host_checked = Signal(str, object)  # the host as typed, {url: [models]} ({}: none answers)
     host_failed = Signal(str, str)  # the host as typed, one line saying why
+    openai_checked = Signal(str, object)  # the base URL as typed, {url: [models]}
+    openai_failed = Signal(str, str)
 
     def __init__(self, tasks: Tasks, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -174,6 +177,8 @@ class CampaignController(QObject):
         from explaincheck.core.factors.run import behavioural as ask_behavioural
 
         plan = plan_campaign(campaign, environment=environment, oracle=oracle)
+        options = {**campaign.run_options(), "db": str(db_path)}  # results --config writes it
+        plan = replace(plan, notes={**plan.notes, "run_options": options})
         self.planned.emit(plan.total, dict(plan.skipped))
         events = ProgressEvents()
         events.subscribe(self._on_progress)
@@ -205,6 +210,21 @@ class CampaignController(QObject):
             self.host_failed.emit(host, str(error) or type(error).__name__)
             return
         self.host_checked.emit(host, listing)
+
+    # -- OpenAI-compatible server check (on the window's loop) -------------------------------
+    def check_openai(self, url: str) -> asyncio.Task:
+        """List the models of the OpenAI-compatible server ``url`` (``/v1/models``)."""
+        return self.tasks.start(self._check_openai(url), "check OpenAI-compatible server")
+
+    async def _check_openai(self, url: str) -> None:
+        from explaincheck.core.backends.openai_backend import served_models
+
+        try:
+            listing = await served_models((url,) if url else (), timeout=HOST_CHECK_TIMEOUT)
+        except Exception as error:  # a bad URL or a broken connection: said in the panel
+            self.openai_failed.emit(url, str(error) or type(error).__name__)
+            return
+        self.openai_checked.emit(url, listing)
 
     def _on_progress(self, progress) -> None:
         """Called on the worker's loop: forward to the GUI thread (signals queue)."""

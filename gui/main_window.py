@@ -280,6 +280,9 @@ class MainWindow(QMainWindow):
         self.campaign_view.check_requested.connect(self.campaigns.check_host)
         self.campaigns.host_checked.connect(self.campaign_view.show_host_models)
         self.campaigns.host_failed.connect(self.campaign_view.show_host_error)
+        self.campaign_view.openai_check_requested.connect(self.campaigns.check_openai)
+        self.campaigns.openai_checked.connect(self.campaign_view.show_openai_models)
+        self.campaigns.openai_failed.connect(self.campaign_view.show_openai_error)
         self.teach_view.live_requested.connect(self._ask_live)
         self.live.answered.connect(self.teach_view.show_live_answer)
         self.live.failed.connect(self.teach_view.show_live_error)
@@ -605,11 +608,13 @@ class MainWindow(QMainWindow):
         Settings; timeout and concurrency from Settings (campaigns and Teach's ask live)."""
         prefs = self.settings.preferences()
         host = self.campaign_view.ollama_host() or prefs.ollama_host
+        openai = self.campaign_view.openai_base_url() or prefs.openai_base_url
         return BackendSettings(
             ollama_hosts=(host,) if host else (),
             timeout=prefs.timeout,
             concurrency=prefs.concurrency,
             llama_binding=None if prefs.llama_binding == "automatic" else prefs.llama_binding,
+            openai_hosts=(openai,) if openai else (),
         )
 
     def _ask_live(self, spec: str, case) -> None:

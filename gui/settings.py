@@ -32,6 +32,7 @@ class Preferences:
     budget: int = 20
     theme: str = "system"
     llama_binding: str = "automatic"
+    openai_base_url: str = ""  # an OpenAI-compatible server ("": OPENAI_BASE_URL or none)
 
 
 class Settings:
@@ -57,6 +58,9 @@ class Settings:
             budget=_as_int(self._store.value("campaign/budget"), default.budget),
             theme=theme if theme in THEMES else default.theme,
             llama_binding=binding if binding in LLAMA_BINDINGS else default.llama_binding,
+            openai_base_url=str(
+                self._store.value("openai/base_url", os.environ.get("OPENAI_BASE_URL", ""))
+            ),
         )
 
     def save_preferences(self, prefs: Preferences) -> None:
@@ -66,6 +70,7 @@ class Settings:
         self._store.setValue("campaign/budget", int(prefs.budget))
         self._store.setValue("theme", prefs.theme)
         self._store.setValue("local/binding", prefs.llama_binding)
+        self._store.setValue("openai/base_url", prefs.openai_base_url)
         self._store.sync()
 
     # -- recent files ------------------------------------------------------------------------

@@ -1,5 +1,5 @@
-"""The Settings dialog: Ollama host, timeout, concurrency, default budget, theme, the local
-models' llama.cpp binding."""
+"""The Settings dialog: Ollama host, OpenAI-compatible server, timeout, concurrency, default
+budget, theme, the local models' llama.cpp binding."""
 
 from __future__ import annotations
 
@@ -27,6 +27,9 @@ class SettingsDialog(QDialog):
         # room for a host name and port, not only for a loopback address
         self.host.setMinimumWidth(self.host.fontMetrics().horizontalAdvance("x" * 44))
         form.addRow("Ollama host:", self.host)
+        self.openai = QLineEdit(prefs.openai_base_url)
+        self.openai.setPlaceholderText("e.g. http://gpu1:8000/v1 (vLLM, SGLang, llama-server)")
+        form.addRow("OpenAI-compatible server:", self.openai)
         self.timeout = QDoubleSpinBox()
         self.timeout.setRange(1.0, 3600.0)
         self.timeout.setSuffix(" s")
@@ -67,4 +70,5 @@ class SettingsDialog(QDialog):
             budget=self.budget.value(),
             theme=self.theme.currentText(),
             llama_binding=self.llama_binding.currentText(),
+            openai_base_url=self.openai.text().strip(),
         )

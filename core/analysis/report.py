@@ -197,6 +197,7 @@ def build_report(
         *_robustness_sections(results),
         *_paired_sections(results),
         *_cost_sections(results),
+        *_money_sections(results),
         Section(
             "invalid_examples",
             "Examples of invalid replies",
@@ -288,12 +289,18 @@ def render_markdown(report: Report, figure_links: dict[str, str] | None = None) 
     return "\n".join(lines)
 
 
-def render_html(report: Report) -> str:
-    """One self-contained HTML page: escaped tables, figures embedded as base64 SVG."""
+def render_html(report: Report, data_files: Sequence[str] = ()) -> str:
+    """One self-contained HTML page: escaped tables, figures embedded as base64 SVG, and
+    links to ``data_files`` (the exported executions, beside the page)."""
     body = [
         "<h1>explaincheck report</h1>",
         f"<p>{html.escape(report.summary)}</p>",
     ]
+    if data_files:
+        links = " · ".join(
+            f'<a href="{html.escape(name)}">{html.escape(name)}</a>' for name in data_files
+        )
+        body.append(f'<p class="note">Every execution, one record each: {links}</p>')
     for section in _shown(report, HTML):
         body.append(f'<h2 id="{html.escape(section.key)}">{html.escape(section.title)}</h2>')
         body.append(
@@ -313,7 +320,9 @@ def render_html(report: Report) -> str:
     return _HTML_PAGE.format(body="\n".join(body))
 
 
-def write_report(report: Report, out_dir: Path, fmt: str = MARKDOWN) -> list[Path]:
+def write_report(
+    report: Report, out_dir: Path, fmt: str = MARKDOWN, data_files: Sequence[str] = ()
+) -> list[Path]:
     """Write the figures (PNG and SVG) and the tables in ``fmt``; return the files written."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown report format {fmt!r}")
@@ -332,7 +341,7 @@ def write_report(report: Report, out_dir: Path, fmt: str = MARKDOWN) -> list[Pat
         written.append(path)
     elif fmt == HTML:
         path = out_dir / "report.html"
-        path.write_text(render_html(report), encoding="utf-8")
+        path.write_text(render_html(report, data_files), encoding="utf-8")
         written.append(path)
     else:
         for section in _shown(report, CSV):
@@ -589,6 +598,28 @@ def _cost_sections(results: pd.DataFrame) -> list[Section]:
                 "mean wall time per reply; tokens = mean per reply; tokens_per_second = "
                 "generated tokens / wall time. A campaign of N executions takes about N × "
                 "seconds_each per LLM (cost.campaign_seconds)."
+            ),
+        )
+    ]
+
+
+def _money_sections(results: pd.DataFrame) -> list[Section]:
+    """Money per LLM and for the campaign, when a price table applies (``--price``)."""
+    from explaincheck.core.analysis.prices import money, money_table
+
+    table = money_table(results)
+    if table.empty:
+        return []
+    table["cost"] = table["cost"].map(money)  # 4 places: a reply costs fractions of a cent
+    return [
+        Section(
+            "money",
+            "Cost in money per LLM",
+            table,
+            note=(
+                "From the stored token counts and the price table (per million prompt and "
+                "completion tokens; reasoning tokens are part of the completion). Cached "
+                "replies cost 0; replies without token counts are left out."
             ),
         )
     ]

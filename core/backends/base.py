@@ -28,6 +28,8 @@ class Reply:
     completion_tokens: int | None = None
     host: str = ""  # which server answered (for several Ollama hosts)
     cached: bool = False
+    reasoning_tokens: int | None = None  # of ``completion_tokens``, spent thinking (if told)
+    output_mode: str = ""  # how the answer's form was asked: json_schema, json_object or text
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -83,6 +85,7 @@ def bounded_reply(reply: Reply, limit: int = MAX_REPLY_CHARS) -> Reply:
         latency=float(latency) if math.isfinite(latency) else 0.0,
         prompt_tokens=clean_count(reply.prompt_tokens),
         completion_tokens=clean_count(reply.completion_tokens),
+        reasoning_tokens=clean_count(reply.reasoning_tokens),
         host=clean_text(reply.host),
         extra=extra,
     )

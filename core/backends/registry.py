@@ -58,7 +58,9 @@ class BackendContext:
     pause: float = 0.5  # first pause of a failing Ollama host (doubles, up to 30 s)
     retries: int = 3
     llama_binding: str | None = None  # local models: "xllamacpp", "llama-cpp-python" or automatic
+    openai_hosts: tuple[str, ...] = ()  # --openai-base-url (empty: OPENAI_BASE_URL or OpenAI's)
     _pools: dict[tuple[str, ...], HostPool] = field(default_factory=dict, repr=False)
+    _openai_pools: dict[tuple[str, ...], HostPool] = field(default_factory=dict, repr=False)
 
     def pool(self, hosts: tuple[str, ...]) -> HostPool:
         key = configured_hosts(hosts)
@@ -68,10 +70,22 @@ class BackendContext:
             )
         return self._pools[key]
 
+    def openai_pool(self, urls: tuple[str, ...]) -> HostPool:
+        """The shared pool of OpenAI-compatible servers at ``urls`` (Ollama's scheduling)."""
+        from explaincheck.core.backends.openai_backend import OpenAIHostPool, configured_base_urls
+
+        key = configured_base_urls(urls)
+        if key not in self._openai_pools:
+            self._openai_pools[key] = OpenAIHostPool(
+                key, capacity=self.concurrency, timeout=self.timeout, pause=self.pause
+            )
+        return self._openai_pools[key]
+
     async def close(self) -> None:
-        for pool in self._pools.values():
+        for pool in (*self._pools.values(), *self._openai_pools.values()):
             await pool.close()
         self._pools.clear()
+        self._openai_pools.clear()
 
 
 @dataclass(frozen=True)
@@ -167,22 +181,41 @@ def _ollama(rest: str, ctx: BackendContext) -> Backend:
     return OllamaBackend(model, ctx.pool(hosts), decoding=ctx.decoding, retries=ctx.retries)
 
 
-def _check_ollama(raw: str) -> None:
+def _check_hosted(raw: str, key_variable: str, check_url: Callable[[str], object]) -> None:
     """No credentials in the spec (it is stored with every result), and a usable URL."""
     model, url = split_model_host(raw)
     if url is not None and "@" in url:
         raise ExplaincheckError(
             f"LLM spec for {model} has credentials in its URL: the spec is"
-            " stored with every result, so give the key in OLLAMA_API_KEY instead"
+            f" stored with every result, so give the key in {key_variable} instead"
         )
     if url is not None:
-        normalize_host(url)  # a clear one-line error for a URL that cannot be used
+        check_url(url)  # a clear one-line error for a URL that cannot be used
+
+
+def _check_ollama(raw: str) -> None:
+    _check_hosted(raw, "OLLAMA_API_KEY", normalize_host)
 
 
 def _normalize_ollama(rest: str) -> str:
     """No userinfo, query or fragment in the URL (where tokens hide)."""
     model, url = split_model_host(rest)
     return f"{model.strip()}@{redact_url(url)}" if url is not None else model.strip()
+
+
+def _openai(rest: str, ctx: BackendContext) -> Backend:
+    from explaincheck.core.backends.openai_backend import OpenAIBackend, OpenAIHostPool
+
+    model, url = split_model_host(rest)
+    pool = ctx.openai_pool((url,) if url else ctx.openai_hosts)
+    assert isinstance(pool, OpenAIHostPool)
+    return OpenAIBackend(model, pool, decoding=ctx.decoding, retries=ctx.retries)
+
+
+def _check_openai(raw: str) -> None:
+    from explaincheck.core.backends.openai_backend import normalize_base_url
+
+    _check_hosted(raw, "OPENAI_API_KEY", normalize_base_url)
 
 
 def _local(rest: str, ctx: BackendContext) -> Backend:
@@ -263,6 +296,17 @@ KINDS: dict[str, BackendKind] = {
             example="ollama:gemma3:1b",
             check=_check_ollama,
             normalize=_normalize_ollama,
+            live=True,
+        ),
+        BackendKind(
+            "openai",
+            _openai,
+            "a model on an OpenAI-compatible server (vLLM, SGLang, llama-server, ...)",
+            argument="MODEL[@BASE_URL]",
+            argument_words="a model name",
+            example="openai:Qwen/Qwen2.5-7B-Instruct@http://127.0.0.1:8000/v1",
+            check=_check_openai,
+            normalize=_normalize_ollama,  # the same rule: no userinfo, query or fragment
             live=True,
         ),
         BackendKind(

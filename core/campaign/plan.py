@@ -127,6 +127,27 @@ class Campaign:
         data["wordings"] = list(self.wordings)
         return data
 
+    def run_options(self) -> dict[str, Any]:
+        """The campaign as ``explaincheck run`` options (campaign-file keys), so a campaign
+        started from the API or the GUI can be written out and run again from the command line."""
+        options: dict[str, Any] = {
+            "env": self.environment,
+            "llm": list(self.llms),
+            "categories": ",".join(self.categories) or DEFAULT_CATEGORIES,
+            "budget": self.budget,
+            "selection": self.selection,
+            "seed": self.seed,
+            "repeat": self.repeat,
+            "wording": ",".join(map(str, self.wordings)),
+            "metamorphic": self.metamorphic,
+            "const": self.constants,
+            "goal": self.goal_label,
+            "unsafe": self.unsafe_label,
+            "satisfy-rule": self.grading.satisfy_rule,
+            "satisfy-tolerance": self.grading.satisfy_tolerance,
+        }
+        return {key: value for key, value in options.items() if value is not None}
+
     def identity(self, model_hash: str) -> str:
         """Same identity = same campaign (the same command resumes it). Grading settings are
         not part of it: they can change without asking any LLM again."""
@@ -169,6 +190,8 @@ class Plan:
     cases: dict[tuple[str, str], int]  # (category, selection) -> number of cases
     # category id -> why it measures nothing here though it runs (``case_rules``)
     degenerate: dict[str, str] = field(default_factory=dict)
+    # kept with the campaign beside its settings: the run options, prices, shard (not identity)
+    notes: dict[str, Any] = field(default_factory=dict)
 
     @property
     def total(self) -> int:
@@ -197,11 +220,13 @@ class Plan:
             for cid, found in applicability(self.oracle).items()
             if found.caveat and cid in ran
         }
+        settings = self.campaign.settings()
         return {
-            **self.campaign.settings(),
+            **settings,
             "skipped": dict(self.skipped),
             "caveats": caveats,
             "degenerate": dict(self.degenerate),
+            **self.notes,
         }
 
 

@@ -50,6 +50,7 @@ class BackendSettings:
     concurrency: int = 4
     retries: int = 3
     llama_binding: str | None = None  # the local models' llama.cpp binding; None: automatic
+    openai_hosts: tuple[str, ...] = ()  # base URLs of OpenAI-compatible servers
 
 
 def backend_context(
@@ -68,6 +69,7 @@ def backend_context(
         ollama_hosts=tuple(settings.ollama_hosts),
         retries=settings.retries,
         llama_binding=settings.llama_binding,
+        openai_hosts=tuple(settings.openai_hosts),
     )
 
 

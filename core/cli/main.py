@@ -47,6 +47,10 @@ SUBCOMMANDS: Registry = {
         "explaincheck.core.cli.sweep_command",
         "sweep a constant: V and A* against it, and where the best action flips",
     ),
+    "merge": (
+        "explaincheck.core.cli.merge_command",
+        "merge the databases of shards or copies of one campaign",
+    ),
 }
 
 

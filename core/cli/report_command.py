@@ -42,6 +42,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="leave the reading cases (a failure state the words give away, docs/method.md)"
         " out of every score",
     )
+    from explaincheck.core.cli.results_command import add_price_arguments
+
+    add_price_arguments(parser)
     from explaincheck.core.cli.oracle_command import add_policy_arguments
 
     add_policy_arguments(parser)  # adds the value-loss table of that policy
@@ -74,15 +77,16 @@ def policy_loss(table, notes: list[str], out: Path) -> list[Path]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from explaincheck.core.analysis.report import build_report, render_text, write_report
-    from explaincheck.core.store import Store, results_frame
+    from explaincheck.core import api
+    from explaincheck.core.analysis.report import HTML, build_report, render_text, write_report
+    from explaincheck.core.store import Store
 
     db = Path(args.db)
     if not db.is_file():
         raise ExplaincheckError(f"no results database at {db}")
     with Store.open(db, readonly=True) as store:
         campaigns = store.campaigns()
-    results = results_frame(db)
+    results = api.results(db, prices=args.price, prices_file=args.prices)
     if results.empty:
         raise ExplaincheckError(f"{db} holds no results yet (run a campaign into it first)")
     out = Path(args.out) if args.out else db.with_name(f"{db.stem}_report")
@@ -95,7 +99,8 @@ def run(args: argparse.Namespace) -> int:
 
     print(render_text(report, columns()))
     try:
-        written = write_report(report, out, args.format)
+        data = _export_data(db, out, args) if args.format == HTML else []
+        written = [*data, *write_report(report, out, args.format, [p.name for p in data])]
         written += policy_loss(table, notes, out)
     except OSError as error:
         raise ExplaincheckError(f"cannot write the report to {out}: {error.strerror}") from None
@@ -103,3 +108,14 @@ def run(args: argparse.Namespace) -> int:
     for path in written:
         print(f"  {path.name}")
     return 0
+
+
+def _export_data(db: Path, out: Path, args: argparse.Namespace) -> list[Path]:
+    """The executions as JSON Lines, CSV and Parquet beside the HTML report (it links them)."""
+    from explaincheck.core import api
+
+    out.mkdir(parents=True, exist_ok=True)
+    return [
+        api.export(db, out / f"results{suffix}", prices=args.price, prices_file=args.prices)
+        for suffix in (".jsonl", ".csv", ".parquet")
+    ]

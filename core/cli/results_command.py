@@ -38,6 +38,14 @@ examples:
   explaincheck results --db results.sqlite --llm random --verdict pass --verdict error
   explaincheck results --db results.sqlite --id 12
   explaincheck results --db results.sqlite --json > results.json
+  explaincheck results --db results.sqlite --format parquet --out results.parquet
+  explaincheck results --db results.sqlite --price gpt-4o-mini=0.15/0.6
+  explaincheck results --db results.sqlite --config campaign.toml   # the campaign, re-runnable
+
+--format jsonl|csv|parquet writes one record per execution with the fields of --json (and
+cost); in CSV and Parquet the nested fields (states, answer, expected, valuations, schema,
+options, grading) are JSON text. Costs come from the prices the run was given (--price), the
+prices settings file, and --price here (which wins).
 """
 
 VERDICTS = ("pass", "fail", "invalid", "error")
@@ -77,6 +85,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--id", type=_positive_id, default=None, metavar="N", help="print execution N in full"
     )
+    add_export_arguments(parser)
+
+
+def add_price_arguments(parser: argparse.ArgumentParser) -> None:
+    """--price and --prices of the reading commands (results, report)."""
+    parser.add_argument(
+        "--price",
+        action="append",
+        default=[],
+        metavar="MODEL=IN/OUT",
+        help="money per million prompt/completion tokens (repeatable; wins over stored prices)",
+    )
+    parser.add_argument("--prices", default=None, metavar="FILE", help="a price settings file")
+
+
+def add_export_arguments(parser: argparse.ArgumentParser) -> None:
+    """--format, --out, prices and --config (the campaign file of a stored campaign)."""
+    parser.add_argument(
+        "--format",
+        choices=["table", "json", "jsonl", "csv", "parquet"],
+        default=None,
+        help="table (default), json (as --json), or a file format: jsonl, csv, parquet",
+    )
+    parser.add_argument(
+        "--out", default=None, metavar="FILE", help="write --format's output to FILE"
+    )
+    add_price_arguments(parser)
+    parser.add_argument(
+        "--config",
+        default=None,
+        metavar="FILE",
+        help="write the options the last campaign ran with as a campaign file (run --config)",
+    )
 
 
 def _positive_id(text: str) -> int:
@@ -106,7 +147,11 @@ def run(args: argparse.Namespace) -> int:
             raise ExplaincheckError(
                 f"unknown category {args.category!r} (valid: {', '.join(CATEGORIES)})"
             )
+    from explaincheck.core.cli.results_export import costed, export, write_config
+
+    fmt = getattr(args, "format", None) or ("json" if args.json else "table")
     with Store.open(args.db, readonly=True) as store:
+        campaigns = store.campaigns()
         rows = [
             result_dict(r)
             for r in store.iter_executions(
@@ -116,15 +161,24 @@ def run(args: argparse.Namespace) -> int:
                 row_id=args.id,
             )
         ]
-    if args.id is not None and not rows and not args.json:
+    if getattr(args, "config", None):
+        return write_config(campaigns, args.config, args.db)
+    rows = costed(rows, campaigns, args)
+    if args.id is not None and not rows and fmt == "table":
         raise ExplaincheckError(f"{args.db} has no execution {args.id} (with these filters)")
+    if fmt not in ("table", "json") or getattr(args, "out", None):
+        return export(rows, fmt, getattr(args, "out", None))
     try:
-        if args.json:
+        if fmt == "json":
             sys.stdout.write(json_text(rows) + "\n")
         elif args.id is not None:
             print(full_text(rows[0]))
         else:
+            from explaincheck.core.analysis.prices import cost_lines
+
             print(table(rows, shutil.get_terminal_size().columns))
+            for line in cost_lines(rows):
+                print(safe_terminal(line))
         sys.stdout.flush()
     except BrokenPipeError:  # `explaincheck results | head`: the reader has enough
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -38,9 +38,11 @@ against the oracle and store it at once in a SQLite database. Running the same c
 the same database continues where it stopped (errors are retried, nothing is duplicated).
 
 LLM specs: random, oracle, ollama:MODEL (host from --ollama-host or OLLAMA_HOST),
-ollama:MODEL@URL, local:gemma3-270m, local:smollm2-135m, local:PATH.gguf (any GGUF file through
-the bundled llama.cpp; binding from --llama-binding or EXPLAINCHECK_LLAMA_BINDING, default the
-prebuilt xllamacpp), and the reference explainers with known flaws noisy:Q,
+ollama:MODEL@URL, openai:MODEL[@BASE_URL] (any OpenAI-compatible server: vLLM, SGLang,
+llama-server, LM Studio; server from --openai-base-url or OPENAI_BASE_URL, key from
+OPENAI_API_KEY, never stored), local:gemma3-270m, local:smollm2-135m, local:PATH.gguf (any GGUF
+file through the bundled llama.cpp; binding from --llama-binding or EXPLAINCHECK_LLAMA_BINDING,
+default the prebuilt xllamacpp), and the reference explainers with known flaws noisy:Q,
 flaw:myopic:K, flaw:determinised, flaw:distance, flaw:danger-blind (docs/fault-detection.md).
 OLLAMA_API_KEY is sent as a bearer key when set; a URL's user:password@ is refused and its
 query (?token=...) dropped, so no secret is stored.
@@ -56,6 +58,9 @@ examples:
   explaincheck run --env frozen_lake --llm local:gemma3-270m --budget 3
   explaincheck run --env frozen_lake --llm oracle --llm random --categories factors \\
       --behavioural
+  explaincheck run --env frozen_lake --llm openai:Qwen/Qwen2.5-7B-Instruct \\
+      --openai-base-url http://gpu1:8000/v1 --price Qwen/Qwen2.5-7B-Instruct=0.05/0.1
+  explaincheck run --config campaign.toml --shard 2/3 --db shard2.sqlite
 """
 
 
@@ -80,12 +85,12 @@ def add_satisfy_arguments(parser: argparse.ArgumentParser, note: str = "") -> No
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--env",
-        required=True,
+        default=None,
         metavar="ENV|MODEL",
-        help="a built-in environment id or a .prism file",
+        help="a built-in environment id or a .prism file (required here or in --config)",
     )
     parser.add_argument(
-        "--llm", action="append", required=True, metavar="SPEC", help="LLM under test (repeatable)"
+        "--llm", action="append", default=None, metavar="SPEC", help="LLM under test (repeatable)"
     )
     parser.add_argument(
         "--categories",
@@ -168,6 +173,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     add_policy_arguments(parser)  # --policy FILE: the policy categories ask about its choices
     add_rule_arguments(parser)
+    add_scale_arguments(parser)
 
 
 def _selection(text: str) -> str:
@@ -201,12 +207,67 @@ def add_rule_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_scale_arguments(parser: argparse.ArgumentParser) -> None:
+    """Campaign files, shards, OpenAI-compatible servers, prices and the cost limit."""
+    from explaincheck.core.cli.campaign_file import track_given
+
+    parser.add_argument(
+        "--config",
+        default=None,
+        metavar="FILE",
+        help="a campaign file (TOML): every option of this command as a key, e.g."
+        ' budget = 10, llm = ["random", "oracle"]; options given here override it',
+    )
+    parser.add_argument(
+        "--shard",
+        default=None,
+        metavar="I/N",
+        help="run only the I-th of N deterministic parts of the plan (1/3, 2/3, 3/3); join the"
+        " databases with explaincheck merge",
+    )
+    parser.add_argument(
+        "--openai-base-url",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="OpenAI-compatible server for openai:MODEL (repeatable: requests spread over the"
+        " servers; default OPENAI_BASE_URL, else https://api.openai.com/v1)",
+    )
+    parser.add_argument(
+        "--price",
+        action="append",
+        default=[],
+        metavar="MODEL=IN/OUT",
+        help="money per million prompt/completion tokens of a model (repeatable), e.g."
+        " gpt-4o-mini=0.15/0.6; kept with the campaign for results and reports",
+    )
+    parser.add_argument(
+        "--prices",
+        default=None,
+        metavar="FILE",
+        help='a price settings file ([prices] "MODEL" = "IN/OUT"; default'
+        " ~/.config/explaincheck/prices.toml when it exists)",
+    )
+    parser.add_argument(
+        "--max-cost",
+        type=float,
+        default=None,
+        metavar="AMOUNT",
+        help="stop cleanly once the replies of this campaign cost this much (needs prices)",
+    )
+    track_given(parser)
+
+
 def campaign_from(args: argparse.Namespace) -> Any:
     from explaincheck.core.backends.ollama_hosts import configured_hosts
     from explaincheck.core.backends.registry import parse_spec
     from explaincheck.core.campaign.plan import Campaign, resolve_categories, resolve_wordings
     from explaincheck.core.taxonomy.base import GradingSettings
 
+    if not args.env:
+        raise ExplaincheckError("--env is required (on the command line or in --config)")
+    if not args.llm:
+        raise ExplaincheckError("--llm is required (on the command line or in --config)")
     for spec in args.llm:
         parse_spec(spec)
     configured_hosts(args.ollama_host)  # a bad --ollama-host is one clear line, before any work
@@ -245,15 +306,18 @@ def campaign_from(args: argparse.Namespace) -> Any:
 def run(args: argparse.Namespace) -> int:
     from explaincheck.core.campaign.plan import plan_campaign
     from explaincheck.core.campaign.session import CampaignSession
+    from explaincheck.core.cli.run_scale import CostGuard, prepare_scale, scaled_plan
 
     stop_logging = _log_to_terminal()
     try:
+        scale = prepare_scale(args)
         campaign = campaign_from(args)
         with CampaignSession.open(args.db, backend_settings(args)) as session:
-            plan = plan_campaign(campaign, **_with_policy(args, campaign))
+            plan = scaled_plan(plan_campaign(campaign, **_with_policy(args, campaign)), scale)
             _describe(plan, args.db)
             interrupts = _Interrupts()
-            outcome = asyncio.run(_execute(plan, session, interrupts))
+            guard = CostGuard.for_plan(plan, session, scale.prices, scale.max_cost)
+            outcome = asyncio.run(_execute(plan, session, interrupts, guard))
             _regrade_resumed(plan, session.store)
             _summary(plan, session.store)
             if getattr(args, "behavioural", False) and outcome.complete:
@@ -264,6 +328,9 @@ def run(args: argparse.Namespace) -> int:
     finally:
         stop_logging()
     progress = outcome.progress
+    if guard is not None and guard.reached:
+        print(f"explaincheck run: {guard.message(progress)}", file=sys.stderr)
+        return 1
     if progress.state == "cancelled":
         print(
             f"explaincheck run: {interrupts.word}; {progress.done} of {progress.total} executions"
@@ -326,10 +393,13 @@ def backend_settings(args: argparse.Namespace) -> Any:
         concurrency=args.concurrency,
         retries=getattr(args, "retries", 3),
         llama_binding=getattr(args, "llama_binding", None),
+        openai_hosts=tuple(getattr(args, "openai_base_url", None) or ()),
     )
 
 
-async def _execute(plan: Any, session: Any, interrupts: _Interrupts | None = None) -> Any:
+async def _execute(
+    plan: Any, session: Any, interrupts: _Interrupts | None = None, guard: Any = None
+) -> Any:
     from explaincheck.core.campaign.eta import EtaEstimator, left_per_llm
     from explaincheck.core.campaign.progress import ProgressEvents
     from explaincheck.core.cli.progress_bar import TerminalProgress
@@ -341,6 +411,8 @@ async def _execute(plan: Any, session: Any, interrupts: _Interrupts | None = Non
     def started(backends: Any) -> None:  # the per-LLM ETA, as in the window
         bar.estimator = EtaEstimator.start(*left_per_llm(plan, session.store.stored(), backends))
 
+    if guard is not None:
+        events.subscribe(guard)
     loop = asyncio.get_running_loop()
     remove = (interrupts or _Interrupts()).install(loop, session)
     try:

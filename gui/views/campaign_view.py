@@ -112,6 +112,7 @@ class CampaignView(QWidget):
     run_requested = Signal()
     stop_requested = Signal()
     check_requested = Signal(str)  # list the models of this Ollama host (empty: the default)
+    openai_check_requested = Signal(str)  # list /v1/models of this OpenAI-compatible server
     progress_message = Signal(str)  # the progress line, for the window's status bar
 
     def __init__(
@@ -174,6 +175,7 @@ class CampaignView(QWidget):
         self.check_button.clicked.connect(self.check_host)
         host_row.addWidget(self.check_button)
         llm_layout.addLayout(host_row)
+        llm_layout.addLayout(self._build_openai_row())
         self.host_status = plain_label("")
         self.host_status.setWordWrap(True)
         llm_layout.addWidget(self.host_status)
@@ -189,6 +191,47 @@ class CampaignView(QWidget):
         add_row.addWidget(add_button)
         llm_layout.addLayout(add_row)
         return llm_box
+
+    def _build_openai_row(self) -> QHBoxLayout:
+        """An OpenAI-compatible server (vLLM, SGLang, llama-server, LM Studio, Ollama's /v1)
+        and the button that lists its models (``/v1/models``) into the LLM list."""
+        row = QHBoxLayout()
+        self.openai_host = QLineEdit(self)
+        self.openai_host.setPlaceholderText(
+            "OpenAI-compatible server, e.g. http://gpu1:8000/v1 (key: OPENAI_API_KEY)"
+        )
+        row.addWidget(self.openai_host, 1)
+        self.openai_button = QPushButton("List models")
+        self.openai_button.setToolTip("Ask the server for its models (/v1/models)")
+        self.openai_button.clicked.connect(self.check_openai)
+        row.addWidget(self.openai_button)
+        return row
+
+    def check_openai(self) -> None:
+        url = self.openai_base_url()
+        self.openai_button.setEnabled(False)
+        self.host_status.setText(f"Connecting to {url or 'OPENAI_BASE_URL'}…")
+        self.openai_check_requested.emit(url)
+
+    def show_openai_models(self, url: str, listing: dict[str, list[str]]) -> None:
+        """Add ``openai:MODEL@URL`` for each model the server lists."""
+        self.openai_button.setEnabled(True)
+        if not listing:
+            self.host_status.setText(f"✗ no OpenAI-compatible server answers at {url or '—'}")
+            return
+        count = 0
+        for base, models in listing.items():
+            for model in models:
+                self._add_llm(f"openai:{model}@{base}", f"openai:{model} ({base})", checked=False)
+                count += 1
+        self.host_status.setText(f"✓ connected: {count} models listed")
+
+    def show_openai_error(self, url: str, message: str) -> None:
+        self.openai_button.setEnabled(True)
+        self.host_status.setText(f"✗ {url}: {message}")
+
+    def openai_base_url(self) -> str:
+        return self.openai_host.text().strip()
 
     def _offer_answerers(self) -> None:
         """List the registered answerers that are not reference explainers."""
@@ -226,7 +269,63 @@ class CampaignView(QWidget):
         self._build_wording_row(form)
         self._build_rule_row(form)
         self._build_database_row(form)
+        self._build_campaign_file_row(form)
         return settings_box
+
+    def _build_campaign_file_row(self, form: QFormLayout) -> None:
+        """Open and save the set-up as a campaign file (``explaincheck run --config``)."""
+        row = QHBoxLayout()
+        opened = QPushButton("Open…")
+        opened.setToolTip("Set the tab from a campaign file (TOML, as run --config reads)")
+        opened.clicked.connect(self._open_campaign_file)
+        saved = QPushButton("Save…")
+        saved.setToolTip("Save this set-up as a campaign file: explaincheck run --config FILE")
+        saved.clicked.connect(self._save_campaign_file)
+        row.addWidget(opened)
+        row.addWidget(saved)
+        row.addStretch(1)
+        form.addRow("Campaign file:", row)
+
+    def _save_campaign_file(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Save campaign file", "campaign.toml", "Campaign files (*.toml)"
+        )
+        if path:
+            self.save_campaign_file(path)
+
+    def _open_campaign_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open campaign file", "", "Campaign files (*.toml);;All files (*)"
+        )
+        if path:
+            self.open_campaign_file(path)
+
+    def save_campaign_file(self, path: str) -> None:
+        from explaincheck.gui.campaign_files import save_campaign
+
+        env = self.environment.id or self.environment.model_path if self.environment else None
+        try:
+            save_campaign(path, self.setup(), env, self.choices())
+        except OSError as error:
+            self.show_message(f"Cannot save {path}: {error.strerror or error}")
+            return
+        self.show_message(f"Saved the campaign to {path}")
+
+    def open_campaign_file(self, path: str) -> None:
+        from explaincheck.core.errors import ExplaincheckError
+        from explaincheck.gui.campaign_files import open_campaign
+
+        try:
+            choices, env = open_campaign(path)
+        except ExplaincheckError as error:
+            self.show_message(str(error))
+            return
+        if choices.pop("only_llms", False):
+            for i in range(self.llms.count()):
+                self.llms.item(i).setCheckState(Qt.CheckState.Unchecked)
+        self.apply_choices(choices)
+        where = f" (for {env})" if env else ""
+        self.show_message(f"Opened the campaign {path}{where}")
 
     def _build_budget_rows(self, form: QFormLayout) -> None:
         self.budget = QSpinBox(self)
@@ -331,6 +430,9 @@ class CampaignView(QWidget):
         self.estimate_text = plain_label("")
         self.estimate_text.setWordWrap(True)
         self.rates: dict[str, float] = {}  # measured seconds per answer, from the results file
+        from explaincheck.gui.campaign_cost import CostMeter
+
+        self.cost_meter = CostMeter()  # tokens and money of this run (prices settings file)
         self.ollama_concurrency = 4
 
     def _build_page(self, run_row: QHBoxLayout) -> None:
@@ -723,6 +825,7 @@ class CampaignView(QWidget):
             "metamorphic": self.metamorphic.isChecked(),
             "behavioural": self.behavioural.isChecked(),
             "keep_do_nothing": self.keep_do_nothing.isChecked(),
+            "openai_host": self.openai_base_url(),
         }
 
     def apply_choices(self, choices: dict) -> None:
@@ -771,6 +874,8 @@ class CampaignView(QWidget):
             self.keep_do_nothing.setChecked(choices["keep_do_nothing"])
         if isinstance(choices.get("behavioural"), bool):
             self.behavioural.setChecked(choices["behavioural"])
+        if isinstance(choices.get("openai_host"), str):
+            self.openai_host.setText(choices["openai_host"])
 
     # -- campaign --------------------------------------------------------------------------
     def _choose_database(self) -> None:
@@ -802,6 +907,8 @@ class CampaignView(QWidget):
         )
 
     def set_running(self, running: bool) -> None:
+        if running:
+            self.cost_meter.reset()
         self.run_button.setEnabled(not running)
         self.pause_button.setEnabled(running)
 
@@ -818,6 +925,9 @@ class CampaignView(QWidget):
             parts.append(f"{progress.invalid} invalid")
         if progress.errors:
             parts.append(f"{progress.errors} errors")
+        self.cost_meter.add(progress.last)
+        if self.cost_meter.text():
+            parts.append(self.cost_meter.text())
         if progress.state == "running":
             seconds = eta.eta() if eta is not None else progress.eta
             parts.append(f"ETA {format_eta(seconds)}")

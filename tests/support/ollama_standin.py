@@ -78,6 +78,8 @@ def default_answer(request: dict[str, Any]) -> str:
 class StandinOllama:
     """The server; ``with StandinOllama({...}) as server: server.url``."""
 
+    handler: type[BaseHTTPRequestHandler]  # set below the handler's class (``_Handler``)
+
     def __init__(
         self,
         models: dict[str, Script] | None = None,
@@ -100,7 +102,7 @@ class StandinOllama:
     # -- lifecycle ----------------------------------------------------------------------------
 
     def start(self) -> StandinOllama:
-        handler = type("Handler", (_Handler,), {"standin": self})
+        handler = type("Handler", (self.handler,), {"standin": self})
         self._server = _Server(("127.0.0.1", self._port), handler)
         self._port = self._server.server_address[1]  # keep the port for a restart
         self._thread = threading.Thread(
@@ -324,6 +326,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.connection.shutdown(socket.SHUT_RDWR)
 
 
+StandinOllama.handler = _Handler
+
+
 def _tag(name: str) -> dict[str, Any]:
     return {
         "name": name,
@@ -335,20 +340,25 @@ def _tag(name: str) -> dict[str, Any]:
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def serve(server_class: Any, script_class: Any, modes: tuple[str, ...], model: str, doc: str):
+    """Run a stand-in alone until Ctrl-C, printing ``PORT <n>`` (what the benchmark reads)."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--model", action="append", default=[])
-    parser.add_argument("--mode", default="correct", choices=MODES)
+    parser.add_argument("--mode", default="correct", choices=modes)
     parser.add_argument("--delay", type=float, default=0.0)
     parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args()
-    models = {m: Script(mode=args.mode, delay=args.delay) for m in args.model or ["gemma3:1b"]}
-    server = StandinOllama(models, port=args.port).start()
+    models = {m: script_class(mode=args.mode, delay=args.delay) for m in args.model or [model]}
+    server = server_class(models, port=args.port).start()
     print(f"PORT {server.port}", flush=True)
     try:
         threading.Event().wait()
     except KeyboardInterrupt:
         server.stop()
+
+
+def main() -> None:
+    serve(StandinOllama, Script, MODES, "gemma3:1b", __doc__ or "")
 
 
 if __name__ == "__main__":

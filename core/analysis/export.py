@@ -1,0 +1,84 @@
+"""Open exports of stored results: JSON Lines, CSV and Parquet, one record per execution with
+the fields of ``results --json`` (and ``cost``), readable back with pandas.
+
+Why nested fields become JSON text in CSV and Parquet: ``states``, ``answer``, ``expected``,
+``valuations``, ``schema``, ``options`` and ``grading`` hold lists and objects whose shape
+differs by category, which neither a CSV cell nor one Parquet column type can hold; as JSON
+text every reader gets them back exactly (``read_export`` decodes them). JSON Lines keeps them
+as JSON values.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import IO, Any
+
+import pandas as pd
+
+JSONL, CSV, PARQUET = "jsonl", "csv", "parquet"
+EXPORT_FORMATS = (JSONL, CSV, PARQUET)
+SUFFIX = {JSONL: ".jsonl", CSV: ".csv", PARQUET: ".parquet"}
+NESTED = ("states", "answer", "expected", "valuations", "schema", "options", "grading")
+
+# C1 controls, bidi controls and line separators, escaped in JSON text (as ``results --json``)
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def json_line(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def flat_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    """The row with its nested fields as JSON text (null stays null)."""
+    return {
+        k: (None if v is None else json.dumps(v, ensure_ascii=False)) if k in NESTED else v
+        for k, v in row.items()
+    }
+
+
+def write_rows(rows: Iterable[Mapping[str, Any]], fmt: str, out: IO[bytes]) -> None:
+    """Write the rows to a binary stream in ``fmt``."""
+    rows = list(rows)
+    if fmt == JSONL:
+        out.write("".join(json_line(dict(r)) + "\n" for r in rows).encode("utf-8"))
+    elif fmt == CSV:
+        text = io.StringIO()
+        _frame([flat_row(r) for r in rows]).to_csv(text, index=False)
+        out.write(text.getvalue().encode("utf-8"))
+    elif fmt == PARQUET:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        pq.write_table(pa.Table.from_pylist([flat_row(r) for r in rows]), out)
+    else:
+        raise ValueError(f"unknown export format {fmt!r}")
+
+
+def write_file(rows: Iterable[Mapping[str, Any]], fmt: str, path: str | Path) -> Path:
+    path = Path(path)
+    with path.open("wb") as out:
+        write_rows(rows, fmt, out)
+    return path
+
+
+def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=list(rows[0]) if rows else None)
+
+
+def read_export(path: str | Path) -> pd.DataFrame:
+    """An export read back as a DataFrame, nested fields decoded (the ``--json`` values)."""
+    path = Path(path)
+    if path.suffix == SUFFIX[JSONL]:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        records = [json.loads(line) for line in lines if line.strip()]
+        return pd.DataFrame(records, columns=list(records[0]) if records else None)
+    frame = pd.read_parquet(path) if path.suffix == SUFFIX[PARQUET] else pd.read_csv(path)
+    for column in NESTED:
+        if column in frame.columns:
+            frame[column] = [json.loads(v) if isinstance(v, str) else None for v in frame[column]]
+    return frame

@@ -1,0 +1,221 @@
+"""What replies cost in money: a price table (per million prompt and completion tokens) applied
+to the stored token counts, per reply, per LLM and per campaign.
+
+Why prices are applied when results are read, not stored per row: prices change and are often
+learnt after a run; tokens are the fact, money a view of them. The table used by a run is kept
+with its campaign (``run --price``), ``results --price`` overrides it, and a settings file
+(``prices.toml``: ``[prices]`` with ``"MODEL" = "IN/OUT"``) gives defaults. A cached reply
+costs nothing (it was not generated again); a reply without token counts has no cost (None).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from explaincheck.core.errors import ExplaincheckError
+
+PER = 1_000_000  # prices are per million tokens
+
+
+@dataclass(frozen=True)
+class Price:
+    """Money per million prompt (input) and completion (output) tokens."""
+
+    prompt: float
+    completion: float
+
+    def cost(self, prompt_tokens: Any, completion_tokens: Any) -> float | None:
+        if not _count(prompt_tokens) and not _count(completion_tokens):
+            return None
+        return (
+            (_count(prompt_tokens) or 0) * self.prompt
+            + (_count(completion_tokens) or 0) * self.completion
+        ) / PER
+
+
+def _count(value: Any) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return int(value) if math.isfinite(value) else None
+
+
+def _amount(text: Any, where: str) -> float:
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise ExplaincheckError(f"{where}: {text!r} is not a price") from None
+    if not math.isfinite(value) or value < 0:
+        raise ExplaincheckError(f"{where}: a price must be a number of 0 or more")
+    return value
+
+
+def parse_price(text: str) -> tuple[str, Price]:
+    """``MODEL=IN/OUT`` (money per million prompt/completion tokens) -> (MODEL, Price)."""
+    model, equals, amounts = str(text).rpartition("=")
+    prompt, slash, completion = amounts.partition("/")
+    if not equals or not model.strip() or not slash:
+        raise ExplaincheckError(f"--price {text!r}: use MODEL=IN/OUT, e.g. gpt-4o-mini=0.15/0.6")
+    where = f"--price {text!r}"
+    return model.strip(), Price(_amount(prompt, where), _amount(completion, where))
+
+
+def default_price_file() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "explaincheck" / "prices.toml"
+
+
+def load_price_file(path: str | Path) -> dict[str, Price]:
+    """The ``[prices]`` table of a settings file: ``"MODEL" = "IN/OUT"`` or
+    ``"MODEL" = {prompt = IN, completion = OUT}``."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ExplaincheckError(f"cannot read {path}: {error.strerror or error}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ExplaincheckError(f"{path}: {error}") from None
+    table = data.get("prices", {})
+    if not isinstance(table, dict):
+        raise ExplaincheckError(f"{path}: [prices] must be a table")
+    prices = {}
+    for model, entry in table.items():
+        where = f"{path}: prices.{model}"
+        if isinstance(entry, str):
+            prices[model] = parse_price(f"{model}={entry}")[1]
+        elif isinstance(entry, dict) and {"prompt", "completion"} <= set(entry):
+            prices[model] = Price(
+                _amount(entry["prompt"], where), _amount(entry["completion"], where)
+            )
+        else:
+            raise ExplaincheckError(f'{where}: use "IN/OUT" or {{prompt = IN, completion = OUT}}')
+    return prices
+
+
+def price_table(
+    given: Iterable[str] = (),
+    file: str | Path | None = None,
+    stored: Mapping[str, Any] | None = None,
+) -> dict[str, Price]:
+    """Prices from the settings file (the default one if it exists), then those stored with a
+    campaign, then ``--price`` options: later ones win."""
+    prices: dict[str, Price] = {}
+    path = Path(file) if file else default_price_file()
+    if file or path.is_file():
+        prices.update(load_price_file(path))
+    for model, pair in (stored or {}).items():
+        if isinstance(pair, list | tuple) and len(pair) == 2:
+            prices[model] = Price(_amount(pair[0], "stored price"), _amount(pair[1], "stored"))
+    for text in given:
+        model, price = parse_price(text)
+        prices[model] = price
+    return prices
+
+
+def campaign_prices(
+    campaigns: Iterable[Any], given: Iterable[str] = (), file: str | Path | None = None
+) -> dict[str, Price]:
+    """The prices stored with the campaigns (``CampaignRow``s; later ones win), then the
+    settings file and ``given`` (``MODEL=IN/OUT``)."""
+    stored: dict[str, Any] = {}
+    for campaign in campaigns:
+        table = campaign.settings.get("prices")
+        if isinstance(table, dict):
+            stored.update(table)
+    return price_table(given, file, stored)
+
+
+def stored_form(prices: Mapping[str, Price]) -> dict[str, list[float]]:
+    """The table as JSON (kept with the campaign)."""
+    return {model: [p.prompt, p.completion] for model, p in prices.items()}
+
+
+def model_of(llm: str) -> str:
+    """The model a spec names: ``openai:gpt-4o@http://h/v1`` -> ``gpt-4o``."""
+    _, colon, rest = llm.partition(":")
+    if not colon:
+        return llm
+    model, at, url = rest.partition("@")
+    return model if at and model and url else rest
+
+
+def price_for(llm: str, prices: Mapping[str, Price]) -> Price | None:
+    """The spec's own entry, else its model's."""
+    return prices.get(llm) or prices.get(model_of(llm))
+
+
+def row_cost(row: Mapping[str, Any], prices: Mapping[str, Price]) -> float | None:
+    """The money one execution's reply cost (0 from the cache; None without price or tokens)."""
+    price = price_for(str(row.get("llm", "")), prices)
+    if price is None or row.get("reply") is None:
+        return None
+    if row.get("cached"):
+        return 0.0
+    return price.cost(row.get("prompt_tokens"), row.get("completion_tokens"))
+
+
+def with_costs(rows: list[dict[str, Any]], prices: Mapping[str, Price]) -> list[dict[str, Any]]:
+    """The rows with a ``cost`` field each (None where no price applies)."""
+    return [{**row, "cost": row_cost(row, prices)} for row in rows]
+
+
+def cost_lines(rows: Iterable[Mapping[str, Any]]) -> list[str]:
+    """One line per LLM with a cost and one for the total (rows carry ``cost``)."""
+    per_llm: dict[str, float] = {}
+    tokens: dict[str, list[int]] = {}
+    for row in rows:
+        cost = row.get("cost")
+        if cost is None:
+            continue
+        llm = str(row.get("llm"))
+        per_llm[llm] = per_llm.get(llm, 0.0) + float(cost)
+        counts = tokens.setdefault(llm, [0, 0, 0])
+        for i, name in enumerate(("prompt_tokens", "completion_tokens", "reasoning_tokens")):
+            counts[i] += _count(row.get(name)) or 0
+    if not per_llm:
+        return []
+    lines = [
+        f"cost {llm}: {money(cost)} ({tokens[llm][0]} prompt, {tokens[llm][1]} completion,"
+        f" {tokens[llm][2]} reasoning tokens)"
+        for llm, cost in per_llm.items()
+    ]
+    lines.append(f"cost of the campaign: {money(sum(per_llm.values()))}")
+    return lines
+
+
+def money(value: float) -> str:
+    return f"{value:.4f}" if value < 100 else f"{value:.2f}"
+
+
+def money_table(results: Any) -> Any:
+    """Per LLM and for the campaign: replies with a cost, their tokens and what they cost
+    (a DataFrame; empty when no row has a cost)."""
+    import pandas as pd
+
+    if "cost" not in results.columns:
+        return pd.DataFrame()
+    priced = results[results["cost"].notna()]
+    if priced.empty:
+        return pd.DataFrame()
+    rows = []
+    for llm, part in [*priced.groupby("llm", sort=True), ("campaign", priced)]:
+        rows.append(
+            {
+                "llm": llm,
+                "replies": len(part),
+                "prompt_tokens": int(pd.to_numeric(part["prompt_tokens"]).fillna(0).sum()),
+                "completion_tokens": int(pd.to_numeric(part["completion_tokens"]).fillna(0).sum()),
+                "reasoning_tokens": int(
+                    pd.to_numeric(part.get("reasoning_tokens", pd.Series(dtype=float)))
+                    .fillna(0)
+                    .sum()
+                ),
+                "cost": round(float(part["cost"].astype(float).sum()), 6),
+            }
+        )
+    return pd.DataFrame(rows).set_index("llm")

@@ -1,0 +1,255 @@
+"""The Python API for notebooks and scripts: open a model, plan a campaign, run it, read the
+results as a pandas DataFrame.
+
+    from explaincheck.core import api
+
+    model = api.open_model("frozen_lake")
+    plan = api.plan(model, ["random", "oracle"], categories="satisfy,best_action", budget=5)
+    outcome = api.run(plan, "results.sqlite")          # also inside Jupyter's running loop
+    frame = api.results("results.sqlite", prices=["gpt-4o-mini=0.15/0.6"])
+
+Why a sync ``run`` that works inside a running event loop: Jupyter runs one, and
+``asyncio.run`` refuses to start a second on its thread; there the campaign runs on a worker
+thread with its own loop (and its own SQLite connection, as SQLite wants), and ``run`` returns
+when it is done. ``run_async`` is the same run for code that is async already. The command line
+goes through the same functions (``plan_campaign``, ``CampaignSession``, ``merge_databases``,
+the exports), so a result from here is a result from ``explaincheck run``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from explaincheck.core.errors import ExplaincheckError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from explaincheck.core.campaign.merge import MergeReport
+    from explaincheck.core.campaign.plan import Plan
+    from explaincheck.core.campaign.progress import Progress
+    from explaincheck.core.campaign.runner import RunOutcome
+    from explaincheck.core.environments.types import Environment
+    from explaincheck.core.oracle.types import OracleResult
+
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True)
+class Model:
+    """A model with its oracle: ``environment`` (words) and ``oracle`` (exact facts)."""
+
+    source: str  # the environment id or PRISM file it was opened from
+    environment: Environment
+    oracle: OracleResult
+    constants: str | None = None
+    goal: str | None = None
+    unsafe: str | None = None
+
+    @property
+    def states(self) -> int:
+        return len(self.oracle.states)
+
+
+def open_model(
+    env: str | Path,
+    *,
+    constants: str | None = None,
+    goal: str | None = None,
+    unsafe: str | None = None,
+) -> Model:
+    """A built-in environment id or a ``.prism`` file, model-checked (cached after once)."""
+    from explaincheck.core.campaign.plan import Campaign, load_environment, oracle_for
+
+    campaign = Campaign(str(env), ("oracle",), constants=constants, goal_label=goal)
+    campaign = replace(campaign, unsafe_label=unsafe)
+    environment = load_environment(campaign)
+    return Model(str(env), environment, oracle_for(campaign, environment), constants, goal, unsafe)
+
+
+def plan(
+    model: Model | str,
+    llms: Sequence[str] | str,
+    *,
+    categories: str | Sequence[str] = "default",
+    budget: int = 20,
+    selection: str = "prioritized",
+    seed: int = 0,
+    repeat: int = 1,
+    wording: str | int = 0,
+    metamorphic: bool = False,
+    shard: str | None = None,
+) -> Plan:
+    """Every execution of a campaign (``shard="I/N"``: the I-th of N parts), as ``run`` plans."""
+    from explaincheck.core.backends.registry import parse_spec
+    from explaincheck.core.campaign.plan import (
+        Campaign,
+        plan_campaign,
+        resolve_categories,
+        resolve_wordings,
+    )
+    from explaincheck.core.campaign.shard import parse_shard, shard_plan
+
+    llms = (llms,) if isinstance(llms, str) else tuple(llms)
+    for spec in llms:
+        parse_spec(spec)  # a bad spec is one clear error before the oracle is computed
+    if isinstance(model, str):
+        model = open_model(model)
+    campaign = Campaign(
+        environment=model.source,
+        llms=llms,
+        categories=resolve_categories(categories),
+        budget=budget,
+        selection=selection,
+        repeat=repeat,
+        seed=seed,
+        constants=model.constants,
+        goal_label=model.goal,
+        unsafe_label=model.unsafe,
+        wordings=resolve_wordings(wording),
+        metamorphic=metamorphic,
+    )
+    found = plan_campaign(campaign, environment=model.environment, oracle=model.oracle)
+    options = campaign.run_options()
+    if shard:
+        found = shard_plan(found, parse_shard(shard))
+        options["shard"] = shard
+        found = replace(found, notes={**found.notes, "shard": shard})
+    return replace(found, notes={**found.notes, "run_options": options})
+
+
+async def run_async(
+    plan: Plan,
+    db: str | Path = "results.sqlite",
+    *,
+    ollama_hosts: Iterable[str] = (),
+    openai_base_urls: Iterable[str] = (),
+    timeout: float = 120.0,
+    concurrency: int = 4,
+    retries: int = 3,
+    prices: Iterable[str] = (),
+    max_cost: float | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
+) -> RunOutcome:
+    """Run ``plan`` into ``db`` (resuming what is stored there) and return how it ended."""
+    from explaincheck.core.analysis.cost_limit import CostGuard
+    from explaincheck.core.analysis.prices import price_table, stored_form
+    from explaincheck.core.campaign.progress import ProgressEvents
+    from explaincheck.core.campaign.session import BackendSettings, CampaignSession
+
+    table = price_table(prices)
+    if max_cost is not None and not table:
+        raise ExplaincheckError("max_cost needs prices, e.g. prices=['gpt-4o-mini=0.15/0.6']")
+    if table:
+        plan = replace(plan, notes={**plan.notes, "prices": stored_form(table)})
+    plan = _with_run_options(plan, db, ollama_hosts, openai_base_urls, timeout, concurrency)
+    settings = BackendSettings(
+        ollama_hosts=tuple(ollama_hosts),
+        timeout=timeout,
+        concurrency=concurrency,
+        retries=retries,
+        openai_hosts=tuple(openai_base_urls),
+    )
+    events = ProgressEvents()
+    if on_progress is not None:
+        events.subscribe(on_progress)
+    with CampaignSession.open(db, settings) as session:
+        guard = CostGuard.for_plan(plan, session, table, max_cost)
+        if guard is not None:
+            events.subscribe(guard)
+        return await session.run(plan, events=events)
+
+
+def _with_run_options(
+    plan: Plan,
+    db: str | Path,
+    ollama_hosts: Iterable[str],
+    openai_base_urls: Iterable[str],
+    timeout: float,
+    concurrency: int,
+) -> Plan:
+    """The plan's recorded run options with where and how it runs (URLs without secrets)."""
+    from explaincheck.core.backends.ollama_hosts import redact_url
+
+    options = dict(plan.notes.get("run_options") or plan.campaign.run_options())
+    options.update({"db": str(db), "timeout": timeout, "concurrency": concurrency})
+    for key, urls in (("ollama-host", ollama_hosts), ("openai-base-url", openai_base_urls)):
+        if urls:
+            options[key] = [redact_url(url) for url in urls]
+    return replace(plan, notes={**plan.notes, "run_options": options})
+
+
+def run(plan: Plan, db: str | Path = "results.sqlite", **options: Any) -> RunOutcome:
+    """``run_async`` for code that is not async, also inside a running loop (Jupyter)."""
+    return run_sync(lambda: run_async(plan, db, **options))
+
+
+def run_sync(make: Callable[[], Awaitable[_T]]) -> _T:
+    """Await ``make()`` from sync code: ``asyncio.run`` when no loop runs on this thread, else
+    on a worker thread with its own loop (a running loop cannot be entered twice)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(_awaited(make))
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="explaincheck") as worker:
+        return worker.submit(lambda: asyncio.run(_awaited(make))).result()
+
+
+async def _awaited(make: Callable[[], Awaitable[_T]]) -> _T:
+    return await make()
+
+
+def result_rows(
+    db: str | Path, *, prices: Iterable[str] = (), prices_file: str | None = None
+) -> list[dict[str, Any]]:
+    """Every execution of ``db`` as a ``results --json`` record with its ``cost`` (from the
+    prices stored with the campaigns, the settings file and ``prices``)."""
+    from explaincheck.core.analysis.prices import campaign_prices, with_costs
+    from explaincheck.core.store import Store, result_dict
+
+    with Store.open(db, readonly=True) as store:
+        campaigns = store.campaigns()
+        rows = [result_dict(r) for r in store.iter_executions()]
+    return with_costs(rows, campaign_prices(campaigns, list(prices), prices_file))
+
+
+def results(
+    db: str | Path, *, prices: Iterable[str] = (), prices_file: str | None = None
+) -> pd.DataFrame:
+    """Every execution of ``db`` as a DataFrame: the ``results --json`` fields (JSON decoded,
+    ``states`` a list of ids) and ``cost``."""
+    from explaincheck.core.store import rows_frame
+
+    rows = result_rows(db, prices=prices, prices_file=prices_file)
+    frame = rows_frame(rows)
+    frame["cost"] = [row["cost"] for row in rows]
+    return frame
+
+
+def merge(inputs: Iterable[str | Path], out: str | Path) -> MergeReport:
+    """Merge databases of one campaign (shards, copies) into a new ``out``."""
+    from explaincheck.core.campaign.merge import merge_databases
+
+    return merge_databases(inputs, out)
+
+
+def export(
+    db: str | Path,
+    path: str | Path,
+    *,
+    prices: Iterable[str] = (),
+    prices_file: str | None = None,
+) -> Path:
+    """Write every execution of ``db`` to ``path`` (.jsonl, .csv or .parquet by its suffix)."""
+    from explaincheck.core.analysis.export import SUFFIX, write_file
+
+    formats = {suffix: fmt for fmt, suffix in SUFFIX.items()}
+    fmt = formats.get(Path(path).suffix)
+    if fmt is None:
+        raise ExplaincheckError(f"{path}: the name must end in {', '.join(formats)}")
+    return write_file(result_rows(db, prices=prices, prices_file=prices_file), fmt, path)

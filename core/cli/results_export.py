@@ -1,0 +1,87 @@
+"""What ``results`` writes besides its table: costs per row, the open export formats and the
+campaign file of a stored campaign.
+
+Why here and not in ``results_command``: the report and the Python API write the same files
+and costs, so the rules (which prices apply, where a file goes) are in one place.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from explaincheck.core.analysis.prices import campaign_prices, with_costs
+from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.store import CampaignRow
+
+
+def costed(
+    rows: list[dict[str, Any]], campaigns: Sequence[CampaignRow], args: argparse.Namespace
+) -> list[dict[str, Any]]:
+    prices = campaign_prices(
+        campaigns, getattr(args, "price", ()) or (), getattr(args, "prices", None)
+    )
+    return with_costs(rows, prices)
+
+
+def export(rows: list[dict[str, Any]], fmt: str, out: str | None) -> int:
+    """Write the rows in ``fmt`` to ``out`` (stdout when None; Parquet only to a pipe)."""
+    from explaincheck.core.analysis.export import write_file, write_rows
+    from explaincheck.core.cli.results_command import json_text
+
+    if fmt in ("table", "json"):
+        if fmt == "table":
+            raise ExplaincheckError("--out needs a file format: --format json|jsonl|csv|parquet")
+        text = (json_text(rows) + "\n").encode("utf-8")
+        if out is None:
+            sys.stdout.buffer.write(text)
+        else:
+            _writable(out).write_bytes(text)
+        return 0
+    if out is None:
+        if fmt == "parquet" and sys.stdout.isatty():
+            raise ExplaincheckError("--format parquet is binary: give --out FILE")
+        sys.stdout.flush()
+        write_rows(rows, fmt, sys.stdout.buffer)
+        sys.stdout.buffer.flush()
+        return 0
+    path = write_file(rows, fmt, _writable(out))
+    print(f"wrote {len(rows)} executions to {path}", file=sys.stderr)
+    return 0
+
+
+def _writable(out: str) -> Path:
+    path = Path(out)
+    if path.is_dir():
+        raise ExplaincheckError(f"--out {path} is a folder")
+    if not path.parent.is_dir():
+        raise ExplaincheckError(f"--out {path}: folder {path.parent} does not exist")
+    return path
+
+
+def write_config(campaigns: Sequence[CampaignRow], out: str, db: str) -> int:
+    """The campaign file of the last campaign that recorded its run options."""
+    from explaincheck.core.cli.campaign_file import config_text
+
+    recorded = [c for c in campaigns if isinstance(c.settings.get("run_options"), dict)]
+    if not recorded:
+        raise ExplaincheckError(
+            f"{db} records no run options (its campaigns ran before campaign files existed)"
+        )
+    campaign = recorded[-1]
+    options = dict(campaign.settings["run_options"])
+    comment = (
+        f"campaign {campaign.id} of {db}, run with explaincheck"
+        f" {campaign.settings.get('explaincheck_version', '?')} on {campaign.created_at}\n"
+        "re-run it with: explaincheck run --config THIS_FILE"
+    )
+    text = config_text(options, comment)
+    if out == "-":
+        sys.stdout.write(text)
+    else:
+        _writable(out).write_text(text, encoding="utf-8")
+        print(f"wrote the campaign file of campaign {campaign.id} to {out}", file=sys.stderr)
+    return 0

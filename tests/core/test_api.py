@@ -1,0 +1,98 @@
+"""The Python API: the documented example runs as it is, also from inside a running event loop
+(as a Jupyter cell does), and its pieces give what the command line gives."""
+
+from __future__ import annotations
+
+import asyncio
+import runpy
+import threading
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from support.openai_standin import Script, StandinOpenAI
+
+from explaincheck.core import api
+from explaincheck.core.errors import ExplaincheckError
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "api_example.py"
+
+
+def example() -> dict:
+    return runpy.run_path(str(EXAMPLE))["main"]
+
+
+def check(found: dict, folder: Path) -> None:
+    frame = found["frame"]
+    assert isinstance(frame, pd.DataFrame) and len(frame) == found["plan"].total == 48
+    assert found["scores"]["oracle"] == 1.0 and found["scores"]["random"] < 0.5
+    assert found["merged"].rows == 48 and found["merged"].shards == ["1/3", "2/3", "3/3"]
+    merged = pd.read_parquet(folder / "all.parquet")
+    key = ["case_key", "llm", "repeat"]
+    columns = [*key, "reply", "verdict", "reason"]
+    whole = frame[columns].sort_values(key).reset_index(drop=True)
+    assert merged[columns].sort_values(key).reset_index(drop=True).equals(whole)
+
+
+def test_the_example_runs(tmp_path, capsys):
+    check(example()(tmp_path), tmp_path)
+    assert "48 of 48 executions stored" in capsys.readouterr().out
+
+
+def test_the_example_runs_inside_a_running_loop(tmp_path):
+    main = example()
+
+    async def cell():  # a notebook cell: a loop runs, and sync code is called from it
+        assert asyncio.get_running_loop().is_running()
+        return main(tmp_path)
+
+    check(asyncio.run(cell()), tmp_path)
+
+
+def test_run_async_reports_progress_and_openai_usage(tmp_path):
+    seen = []
+    with StandinOpenAI({"m": Script(mode="reasoning")}) as server:
+        plan = api.plan("frozen_lake", ["openai:m"], categories="satisfy", budget=2)
+
+        async def go():
+            return await api.run_async(
+                plan,
+                tmp_path / "r.sqlite",
+                openai_base_urls=[server.base_url],
+                prices=["m=1/2"],
+                on_progress=lambda p: seen.append((p.done, threading.get_ident())),
+            )
+
+        outcome = asyncio.run(go())
+    assert outcome.complete and outcome.progress.done == 2
+    assert seen[-1][0] == 2
+    frame = api.results(tmp_path / "r.sqlite")
+    assert frame["reasoning_tokens"].tolist() == [7, 7]
+    assert (frame["cost"] > 0).all()  # the prices given to run are kept with the campaign
+    expected = (frame["prompt_tokens"] * 1 + frame["completion_tokens"] * 2) / 1e6
+    assert frame["cost"].tolist() == pytest.approx(expected.tolist())
+
+
+def test_bad_input_is_one_clear_error(tmp_path):
+    with pytest.raises(ExplaincheckError, match="unknown LLM"):
+        api.plan("frozen_lake", ["nonsense:x"])
+    plan = api.plan("frozen_lake", ["random"], categories="satisfy", budget=1)
+    with pytest.raises(ExplaincheckError, match="max_cost needs prices"):
+        api.run(plan, tmp_path / "r.sqlite", max_cost=1.0)
+    with pytest.raises(ExplaincheckError, match="must end in"):
+        api.export(tmp_path / "r.sqlite", tmp_path / "r.txt")
+
+
+def test_api_runs_record_their_options_for_a_campaign_file(tmp_path, capsys):
+    from explaincheck.core.cli.main import main
+
+    plan = api.plan("frozen_lake", ["random"], categories="satisfy", budget=2, seed=4)
+    api.run(plan, tmp_path / "r.sqlite", concurrency=2)
+    written = tmp_path / "again.toml"
+    assert main(["results", "--db", str(tmp_path / "r.sqlite"), "--config", str(written)]) == 0
+    text = written.read_text()
+    assert 'env = "frozen_lake"' in text and "seed = 4" in text and "concurrency = 2" in text
+    assert main(["run", "--config", str(written), "--db", str(tmp_path / "b.sqlite")]) == 0
+    first = api.results(tmp_path / "r.sqlite")[["case_key", "reply", "verdict"]]
+    again = api.results(tmp_path / "b.sqlite")[["case_key", "reply", "verdict"]]
+    assert first.equals(again)
