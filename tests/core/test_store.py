@@ -157,6 +157,7 @@ def test_older_schema_is_migrated_or_refused(tmp_path, monkeypatch):
     monkeypatch.setitem(store_module.MIGRATIONS, 0, "CREATE TABLE notes (text TEXT)")
     monkeypatch.setitem(store_module.MIGRATIONS, 1, "")  # the file already has v2's columns
     monkeypatch.setitem(store_module.MIGRATIONS, 2, "")  # ... and v3's
+    monkeypatch.setitem(store_module.MIGRATIONS, 3, "")  # ... and v4's
     Store.open(path).close()
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
@@ -170,6 +171,9 @@ def test_v2_file_gains_reading_and_gap_unknown_for_old_rows(store):
     db = sqlite3.connect(path)
     db.execute("ALTER TABLE executions DROP COLUMN reading")
     db.execute("ALTER TABLE executions DROP COLUMN gap")
+    for table in ("executions", "replies"):  # v4's usage columns: a v2 file has none either
+        db.execute(f"ALTER TABLE {table} DROP COLUMN reasoning_tokens")
+        db.execute(f"ALTER TABLE {table} DROP COLUMN output_mode")
     db.execute("PRAGMA user_version = 2")
     db.commit()
     db.close()
