@@ -14,11 +14,11 @@ import hashlib
 import json
 import multiprocessing
 import os
-import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+from explaincheck.core.cache_files import write_atomic
 from explaincheck.core.errors import ModelError
 from explaincheck.core.paths import cache_dir
 
@@ -191,20 +191,16 @@ def from_data(data: dict) -> ProgramDescription:
 
 
 def _entry(key: str) -> Path:
-    folder = cache_dir() / "program"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder / f"{key}.json"
+    return cache_dir() / "program" / f"{key}.json"
 
 
 def _load(key: str) -> ProgramDescription | None:
     if key in _memory:
         return _memory[key]
     path = _entry(key)
-    if not path.exists():
-        return None
     try:
         found = from_data(json.loads(path.read_text(encoding="utf-8")))
-    except (ValueError, KeyError, TypeError):  # corrupt or outdated: read the file again
+    except (ValueError, KeyError, TypeError, OSError):  # absent, corrupt or outdated: read again
         return None
     _memory[key] = found
     return found
@@ -212,8 +208,4 @@ def _load(key: str) -> ProgramDescription | None:
 
 def _store(key: str, description: ProgramDescription) -> None:
     _memory[key] = description
-    path = _entry(key)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    with os.fdopen(handle, "w", encoding="utf-8") as stream:
-        json.dump(asdict(description), stream)
-    os.replace(temporary, path)  # atomic: readers never see half a file
+    write_atomic(_entry(key), lambda stream: json.dump(asdict(description), stream))
