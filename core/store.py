@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote
 
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.store_objects import refuse_foreign
 from explaincheck.core.taxonomy.base import ERROR
 
 if TYPE_CHECKING:
@@ -779,6 +780,9 @@ def _check_existing(db: sqlite3.Connection, path: Path, *, writable: bool) -> No
             )
         _migrate(db, path, version)
     _check_tables(db, path)
+    if writable:  # a planted trigger would run on our writes (reads run none)
+        schema = [_SCHEMA_V1, *(MIGRATIONS[v] for v in sorted(MIGRATIONS))]
+        refuse_foreign(db, path, schema, StoreError)
 
 
 @functools.cache
