@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote
 
+from explaincheck.core.credentials import redact
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.store_objects import refuse_foreign
 from explaincheck.core.taxonomy.base import ERROR
@@ -159,7 +160,12 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def storable_text(text: str) -> str:
-    """A string SQLite can store (UTF-8): lone surrogates become U+FFFD."""
+    """A string SQLite can store (UTF-8) and other tools read whole: lone surrogates and NUL
+    characters (which end a TEXT value in C tools) become U+FFFD, and configured secrets are
+    redacted (a server may echo the API key in its error)."""
+    text = redact(text)
+    if "\0" in text:
+        text = text.replace("\0", "\ufffd")
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
