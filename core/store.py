@@ -525,8 +525,12 @@ class Store:
         campaign_id: int | None = None,
         llm: str | Iterable[str] | None = None,
         row_id: int | None = None,
+        lean: bool = False,
     ) -> Iterator[dict[str, Any]]:
         """Stored executions, oldest first; ``verdict`` and ``llm`` take one value or several.
+        ``lean`` reads the long texts no report uses as empty (``LEAN_COLUMNS``) and replies
+        cut at ``LEAN_REPLY_CHARS``, in SQL, and decodes each distinct JSON text once, so
+        rows share equal JSON values (read them, never change them): ``report_frame``.
 
         A damaged file (corrupt pages, malformed JSON, values of the wrong type) raises a
         ``StoreError`` naming the row, never a bare SQLite or JSON error."""
@@ -549,10 +553,14 @@ class Store:
                 params.extend(values)
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
         with self._reading():
-            cursor = self._db.execute(f"SELECT * FROM executions{where} ORDER BY id", params)
+            selected = _lean_columns(self._db) if lean else "*"
+            cursor = self._db.execute(
+                f"SELECT {selected} FROM executions{where} ORDER BY id", params
+            )
             names = [d[0] for d in cursor.description]
+            memo: dict[str, Any] | None = {} if lean else None
             for row in cursor:
-                yield self._decode(dict(zip(names, row, strict=True)))
+                yield self._decode(dict(zip(names, row, strict=True)), memo)
 
     def count(self, verdict: str | None = None) -> int:
         with self._reading():
@@ -562,12 +570,20 @@ class Store:
                 "SELECT COUNT(*) FROM executions WHERE verdict = ?", (verdict,)
             ).fetchone()[0]
 
-    def _decode(self, row: dict[str, Any]) -> dict[str, Any]:
-        """JSON columns decoded and every value checked against its column's type."""
+    def _decode(self, row: dict[str, Any], memo: dict[str, Any] | None = None) -> dict[str, Any]:
+        """JSON columns decoded (through ``memo``, text -> value, when given) and every value
+        checked against its column's type."""
         where = f"execution {row.get('id')}"
         for name in _JSON_COLUMNS:
-            if row.get(name) is not None:
-                row[name] = self._json(row[name], where, name)
+            text = row.get(name)
+            if text is None:
+                continue
+            if memo is None:
+                row[name] = self._json(text, where, name)
+            elif text in memo:
+                row[name] = memo[text]
+            else:
+                row[name] = memo[text] = self._json(text, where, name)
         for name, kinds in _ROW_TYPES.items():
             value = row.get(name)
             if not isinstance(value, kinds) or isinstance(value, bool):
@@ -818,6 +834,25 @@ def _check_tables(db: sqlite3.Connection, path: Path) -> None:
                     f"{path} is damaged: {table}.{column} has type {found[column] or 'none'!r},"
                     f" expected {kind!r}"
                 )
+
+
+# Read as these SQL values by ``iter_executions(lean=True)``: a reasoning model's thinking alone
+# is tens of KB a row, and the prompts and valuations are never in a report.
+LEAN_COLUMNS = {"prompt": "''", "thinking": "''", "valuations": "'[]'"}
+LEAN_REPLY_CHARS = 256  # a report quotes at most 200 characters of a reply
+
+
+def _lean_columns(db: sqlite3.Connection) -> str:
+    names = [row[1] for row in db.execute("PRAGMA table_xinfo(executions)")]
+    chosen = []
+    for name in names:
+        if name in LEAN_COLUMNS:
+            chosen.append(f"{LEAN_COLUMNS[name]} AS {name}")
+        elif name == "reply":
+            chosen.append(f"substr(reply, 1, {LEAN_REPLY_CHARS}) AS reply")
+        else:
+            chosen.append(f'"{name}"')
+    return ", ".join(chosen)
 
 
 def _damage_text(path: Path, error: sqlite3.DatabaseError) -> str:

@@ -40,14 +40,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from explaincheck.core.analysis.report import build_report, render_text, write_report
-    from explaincheck.core.store import Store, results_frame
+    from explaincheck.core.analysis.report_frame import report_frame
+    from explaincheck.core.store import Store
 
     db = Path(args.db)
     if not db.is_file():
         raise ExplaincheckError(f"no results database at {db}")
     with Store.open(db, readonly=True) as store:
         campaigns = store.campaigns()
-    results = results_frame(db)
+    results = report_frame(db)  # what the report reads, held once (memory: report_frame)
     if results.empty:
         raise ExplaincheckError(f"{db} holds no results yet (run a campaign into it first)")
     out = Path(args.out) if args.out else db.with_name(f"{db.stem}_report")
