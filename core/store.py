@@ -344,6 +344,10 @@ class Store:
             raise StoreError(f"no results database at {path}")
         if path.exists() and path.is_dir():
             raise StoreError(f"{path} is a folder, not a results database")
+        if path.exists() and not path.is_file():
+            raise StoreError(
+                f"{path} is not a regular file (a device, pipe or socket): give a file for --db"
+            )
         if path.parent and not path.parent.exists():
             raise StoreError(f"folder {path.parent} does not exist")
         if readonly:
@@ -769,7 +773,8 @@ def _prepare(db: sqlite3.Connection, path: Path) -> None:
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            with contextlib.suppress(sqlite3.Error):  # a failed ROLLBACK must not hide the cause
+                db.execute("ROLLBACK")
             raise
     _check_existing(db, path, writable=True)
     _set_wal(db)

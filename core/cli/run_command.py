@@ -194,13 +194,17 @@ def campaign_from(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    from explaincheck.core.campaign.new_database import discard_if_unused
     from explaincheck.core.campaign.plan import plan_campaign
     from explaincheck.core.campaign.session import CampaignSession
 
     stop_logging = _log_to_terminal()
     try:
         campaign = campaign_from(args)
-        with CampaignSession.open(args.db, backend_settings(args)) as session:
+        with (
+            discard_if_unused(args.db),  # a refused model or LLM leaves no empty file behind
+            CampaignSession.open(args.db, backend_settings(args)) as session,
+        ):
             plan = plan_campaign(campaign)
             _describe(plan, args.db)
             interrupts = _Interrupts()
