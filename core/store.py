@@ -397,7 +397,7 @@ class Store:
         stamp = now()
         # Look up inside the write transaction: two runs starting the same campaign at once
         # must not both insert it.
-        with self._transaction():
+        with self._writing(), self._transaction():
             row = self._db.execute(
                 "SELECT id FROM campaigns WHERE identity = ? ORDER BY id LIMIT 1", (identity,)
             ).fetchone()
@@ -429,7 +429,7 @@ class Store:
 
     def end_campaign(self, campaign_id: int, status: str) -> None:
         """Mark a campaign ``finished``, ``cancelled`` or ``incomplete``."""
-        with self._transaction():
+        with self._writing(), self._transaction():
             self._db.execute(
                 "UPDATE campaigns SET status = ?, updated_at = ? WHERE id = ?",
                 (status, now(), campaign_id),
@@ -661,6 +661,19 @@ class Store:
 
     def _transaction(self) -> _Transaction:
         return _Transaction(self._db)
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Like ``_reading`` for a write: a damaged table (corrupt pages) or a failing disk is
+        one line naming the file, never a traceback."""
+        try:
+            yield
+        except sqlite3.ProgrammingError:
+            raise
+        except sqlite3.OperationalError as error:
+            raise StoreError(f"cannot write to {self.path}: {error}") from None
+        except sqlite3.DatabaseError as error:
+            raise StoreError(_damage_text(self.path, error)) from None
 
     @contextlib.contextmanager
     def _reading(self) -> Iterator[None]:

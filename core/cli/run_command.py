@@ -207,6 +207,7 @@ def run(args: argparse.Namespace) -> int:
         ):
             plan = plan_campaign(campaign)
             _describe(plan, args.db)
+            _warn_if_large(plan, args.db)
             interrupts = _Interrupts()
             outcome = asyncio.run(_execute(plan, session, interrupts))
             _regrade_resumed(plan, session.store)
@@ -352,6 +353,14 @@ def _describe(plan: Any, db: str) -> None:
         f" LLM(s) x {campaign.repeat} repeat(s) = {plan.total} executions into {db}{skipped}"
     )
     print(safe_terminal(text), file=sys.stderr)
+
+
+def _warn_if_large(plan: Any, db: str) -> None:
+    from explaincheck.core.campaign.plan_size import size_warning
+
+    warning = size_warning(plan, db)
+    if warning:
+        print(safe_terminal(f"explaincheck run: {warning}"), file=sys.stderr)
 
 
 def _summary(plan: Any, store: Any) -> None:

@@ -83,9 +83,12 @@ def _substituted(program):
     return program.substitute_formulas().substitute_constants()
 
 
-def _commands(program):
-    """(module name, index in module, command) for every command of the program."""
-    for module in _substituted(program).modules:
+def _commands(program, *, formulas: bool = True):
+    """(module name, index in module, command) for every command of the program; without
+    ``formulas`` only constants are written out (writing out formulas can take exponential
+    time on a pathological file, so the check before building leaves that to Storm)."""
+    written = _substituted(program) if formulas else program.substitute_constants()
+    for module in written.modules:
         for index, command in enumerate(module.commands):
             yield module.name, index, command
 
@@ -107,7 +110,7 @@ def _action(command) -> str:
 def check_constant_sums(program, path: Path, text: str) -> None:
     """Refuse a command whose constant probabilities do not sum to exactly one."""
     positions: dict | None = None
-    for module, index, command in _commands(program):
+    for module, index, command in _commands(program, formulas=False):
         total = Fraction(0)
         for update in command.updates:
             expression = update.probability_expression

@@ -49,3 +49,20 @@ def test_a_device_as_database_is_named_as_such(capsys):
     assert main(["run", "--env", "frozen_lake", "--llm", "random", "--db", "/dev/null"]) == 2
     line = _one_line(capsys)
     assert "not a regular file" in line and "rollback" not in line
+
+
+def test_a_corrupt_campaigns_table_is_one_line(tmp_path, capsys):
+    db = tmp_path / "r.sqlite"
+    base = ["run", "--env", "frozen_lake", "--budget", "1", "--categories", "satisfy"]
+    assert main([*base, "--llm", "random", "--db", str(db)]) == 0
+    with sqlite3.connect(db) as connection:
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        size = connection.execute("PRAGMA page_size").fetchone()[0]
+        root = connection.execute(
+            "SELECT rootpage FROM sqlite_master WHERE name = 'campaigns'"
+        ).fetchone()[0]
+    with db.open("r+b") as stream:  # damage the campaigns table's page
+        stream.seek((root - 1) * size + 8)
+        stream.write(b"\xff" * 200)
+    assert main([*base, "--llm", "random", "--db", str(db)]) == 2
+    assert "is damaged" in _one_line(capsys)
