@@ -32,6 +32,8 @@ PARSE_SECONDS_PER_MB = 10.0
 def parse_timeout(size: int) -> float:
     """How long reading a program of ``size`` bytes may take."""
     return PARSE_TIMEOUT + PARSE_SECONDS_PER_MB * size / 2**20
+
+
 PARSE_MEMORY = 4 << 30  # address space for the child: the interpreter, Storm and the program
 _VERSION = 1  # bump when the description's fields change (old cache entries are then ignored)
 _memory: dict[str, ProgramDescription] = {}
