@@ -53,6 +53,9 @@ class Campaign:
     repeat_temperature: float = 0.7  # only when repeat > 1 (greedy repeats would be identical)
     wordings: tuple[int, ...] = (0,)  # phrasings of each question to ask (``--wording``)
     metamorphic: bool = False  # also ask each case's metamorphic variants (``--metamorphic``)
+    # Refuse models with more states (``--state-limit``; None: the oracle's default). Not a
+    # setting of the results: left out of the stored settings and the identity.
+    state_limit: int | None = None
 
     def __post_init__(self) -> None:
         from explaincheck.core.backends.registry import normalize_spec
@@ -95,6 +98,7 @@ class Campaign:
     def settings(self) -> dict[str, Any]:
         """JSON-friendly settings, as stored with the campaign."""
         data = asdict(self)
+        del data["state_limit"]
         data["llms"] = list(self.llms)
         data["categories"] = list(self.categories)
         data["wordings"] = list(self.wordings)
@@ -261,6 +265,7 @@ def oracle_request(campaign: Campaign, environment: Environment) -> OracleReques
             ("constants", campaign.constants),
             ("goal_label", campaign.goal_label),
             ("unsafe_label", campaign.unsafe_label),
+            ("state_limit", campaign.state_limit),
         )
         if value is not None
     }

@@ -16,6 +16,7 @@ import sys
 from collections import Counter
 from typing import Any
 
+from explaincheck.core.cli.oracle_command import positive_int
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.taxonomy.registry import CATEGORIES
 from explaincheck.core.terminal_text import safe_terminal
@@ -148,6 +149,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="times a failed or timed-out request is tried again, with growing pauses (3)",
     )
     parser.add_argument(
+        "--state-limit",
+        type=positive_int,
+        default=None,
+        help="refuse models with more states (default 2,000,000)",
+    )
+    parser.add_argument(
         "--behavioural",
         action="store_true",
         help="for factors cases: ask each LLM the decision question again on every intervened"
@@ -190,6 +197,7 @@ def campaign_from(args: argparse.Namespace) -> Any:
         ),
         wordings=resolve_wordings(args.wording),
         metamorphic=args.metamorphic,
+        state_limit=getattr(args, "state_limit", None),
     )
 
 

@@ -11,7 +11,7 @@ import asyncio
 from dataclasses import replace
 from pathlib import Path
 
-from explaincheck.core.errors import ModelError
+from explaincheck.core.errors import ModelError, ModelTooLargeError
 from explaincheck.core.oracle import cache
 from explaincheck.core.oracle.isolation import OracleJob, OracleProgress, ProgressCallback
 from explaincheck.core.oracle.types import OracleRequest, OracleResult, StateFacts
@@ -51,6 +51,12 @@ def _cached(request: OracleRequest, use_cache: bool) -> tuple[str | None, Oracle
 def _as_requested(result: OracleResult, request: OracleRequest) -> OracleResult:
     """Check an explicitly named unsafe label, and name this copy of the file (a cache hit
     keyed by content may come from another copy)."""
+    if result.model.states > request.state_limit:  # a cached result obeys the limit too
+        raise ModelTooLargeError(
+            f"{request.model_path}: the model has {result.model.states:,} states, more than the"
+            f" limit of {request.state_limit:,} (raise it with --state-limit of oracle or run,"
+            " or use smaller constants)"
+        )
     if request.require_unsafe and not result.has_danger:
         labels = ", ".join(result.model.labels) or "none"
         raise ModelError(

@@ -206,7 +206,8 @@ def build(parsed: ParsedModel, *, exact: bool, state_limit: int, path: str):
     if model.nr_states > state_limit:
         raise ModelTooLargeError(
             f"{path}: the model has {model.nr_states:,} states, more than the limit of "
-            f"{state_limit:,} (raise it with --state-limit)"
+            f"{state_limit:,} (raise it with --state-limit of oracle or run, or use smaller"
+            " constants)"
         )
     return model
 

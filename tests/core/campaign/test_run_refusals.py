@@ -62,7 +62,17 @@ def test_a_corrupt_campaigns_table_is_one_line(tmp_path, capsys):
             "SELECT rootpage FROM sqlite_master WHERE name = 'campaigns'"
         ).fetchone()[0]
     with db.open("r+b") as stream:  # damage the campaigns table's page
-        stream.seek((root - 1) * size + 8)
-        stream.write(b"\xff" * 200)
+        stream.seek((root - 1) * size)
+        stream.write(b"\xff" * size)
     assert main([*base, "--llm", "random", "--db", str(db)]) == 2
     assert "is damaged" in _one_line(capsys)
+
+
+def test_run_takes_a_state_limit(tmp_path, capsys):
+    db = tmp_path / "r.sqlite"
+    args = ["run", "--env", "frozen_lake", "--llm", "random", "--budget", "1", "--db", str(db)]
+    assert main([*args, "--state-limit", "5"]) == 2
+    line = _one_line(capsys)
+    assert "more than the limit of 5" in line and "--state-limit of oracle or run" in line
+    assert not db.exists()
+    assert main([*args, "--categories", "satisfy", "--state-limit", "100000"]) == 0
