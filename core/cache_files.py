@@ -6,22 +6,14 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
-_warned: set[str] = set()
+from explaincheck.core.notices import warn_once
+
 _cache_warned = False
-
-
-def warn_once(message: str) -> None:
-    """Print ``message`` on stderr the first time it is given in this process."""
-    if message in _warned:
-        return
-    _warned.add(message)
-    print(f"explaincheck: warning: {message}", file=sys.stderr, flush=True)
 
 
 def _cannot(folder: Path, error: OSError) -> None:
