@@ -15,6 +15,10 @@ from pathlib import Path
 
 from explaincheck.core.errors import ExplaincheckError
 
+# Tables the tool's other modules add to a results file (the schema there, named here so that
+# opening a file never imports them): ``core/factors/behaviour.py``.
+EXTENSION_OBJECTS = frozenset({("table", "factor_behaviour")})
+
 
 @functools.cache
 def own_objects(schema: tuple[str, ...]) -> frozenset[tuple[str, str]]:
@@ -31,7 +35,7 @@ def own_objects(schema: tuple[str, ...]) -> frozenset[tuple[str, str]]:
 
 def foreign_objects(db: sqlite3.Connection, schema: Sequence[str]) -> list[tuple[str, str]]:
     """(type, name) of the objects in ``db`` that ``schema`` does not create, sorted."""
-    own = own_objects(tuple(schema))
+    own = own_objects(tuple(schema)) | EXTENSION_OBJECTS
     found = db.execute("SELECT type, name FROM sqlite_master").fetchall()
     return sorted(
         (kind, name)

@@ -57,3 +57,11 @@ def test_the_tools_own_file_opens_and_writes(tmp_path):
     with Store.open(path) as store:
         store.record(record("k9"))
         assert store.count() == 3
+
+
+def test_the_tools_other_tables_are_its_own():
+    from explaincheck.core.factors import behaviour
+    from explaincheck.core.store_objects import EXTENSION_OBJECTS, own_objects
+
+    created = {o for o in own_objects((behaviour.TABLE,)) if not o[1].startswith("sqlite_")}
+    assert created <= EXTENSION_OBJECTS
