@@ -37,7 +37,7 @@ def folder(path: Path) -> Path | None:
 
 
 def write_atomic(
-    path: Path, write: Callable[[IO], None], *, binary: bool = False, suffix: str = ".tmp"
+    path: Path, write: Callable[[IO], object], *, binary: bool = False, suffix: str = ".tmp"
 ) -> bool:
     """Write ``path`` whole through ``write(stream)`` under a temporary name, then rename it, so
     readers never see half a file; False (with the warning, the temporary removed) when the
