@@ -205,27 +205,37 @@ async def _awaited(make: Callable[[], Awaitable[_T]]) -> _T:
 
 
 def result_rows(
-    db: str | Path, *, prices: Iterable[str] = (), prices_file: str | None = None
+    db: str | Path,
+    *,
+    prices: Iterable[str] = (),
+    prices_file: str | None = None,
+    lean: bool = False,
 ) -> list[dict[str, Any]]:
     """Every execution of ``db`` as a ``results --json`` record with its ``cost`` (from the
-    prices stored with the campaigns, the settings file and ``prices``)."""
+    prices stored with the campaigns, the settings file and ``prices``); ``lean``: without
+    prompts, thinking and valuations and with replies cut short, as a report reads them
+    (``Store.iter_executions(lean=True)``: memory stays flat at 10^4 rows)."""
     from explaincheck.core.analysis.prices import campaign_prices, with_costs
     from explaincheck.core.store import Store, result_dict
 
     with Store.open(db, readonly=True) as store:
         campaigns = store.campaigns()
-        rows = [result_dict(r) for r in store.iter_executions()]
+        rows = [result_dict(r) for r in store.iter_executions(lean=lean)]
     return with_costs(rows, campaign_prices(campaigns, list(prices), prices_file))
 
 
 def results(
-    db: str | Path, *, prices: Iterable[str] = (), prices_file: str | None = None
+    db: str | Path,
+    *,
+    prices: Iterable[str] = (),
+    prices_file: str | None = None,
+    lean: bool = False,
 ) -> pd.DataFrame:
     """Every execution of ``db`` as a DataFrame: the ``results --json`` fields (JSON decoded,
-    ``states`` a list of ids) and ``cost``."""
+    ``states`` a list of ids) and ``cost``; ``lean`` as in ``result_rows``."""
     from explaincheck.core.store import rows_frame
 
-    rows = result_rows(db, prices=prices, prices_file=prices_file)
+    rows = result_rows(db, prices=prices, prices_file=prices_file, lean=lean)
     frame = rows_frame(rows)
     frame["cost"] = [row["cost"] for row in rows]
     return frame

@@ -7,6 +7,7 @@ the executable in a PyInstaller bundle. ``EXPLAINCHECK_DATA`` overrides all of t
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -45,7 +46,9 @@ def cache_dir() -> Path:
         if override
         else Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "explaincheck"
     )
-    base.mkdir(parents=True, exist_ok=True)
+    # A read-only cache is warned about where it is written (``cache_files``).
+    with contextlib.suppress(OSError):
+        base.mkdir(parents=True, exist_ok=True)
     return base
 
 

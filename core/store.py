@@ -25,7 +25,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote
 
+from explaincheck.core.credentials import redact
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.store_objects import refuse_foreign
 from explaincheck.core.taxonomy.base import ERROR
 
 if TYPE_CHECKING:
@@ -173,7 +175,12 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def storable_text(text: str) -> str:
-    """A string SQLite can store (UTF-8): lone surrogates become U+FFFD."""
+    """A string SQLite can store (UTF-8) and other tools read whole: lone surrogates and NUL
+    characters (which end a TEXT value in C tools) become U+FFFD, and configured secrets are
+    redacted (a server may echo the API key in its error)."""
+    text = redact(text)
+    if "\0" in text:
+        text = text.replace("\0", "\ufffd")
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -370,6 +377,10 @@ class Store:
             raise StoreError(f"no results database at {path}")
         if path.exists() and path.is_dir():
             raise StoreError(f"{path} is a folder, not a results database")
+        if path.exists() and not path.is_file():
+            raise StoreError(
+                f"{path} is not a regular file (a device, pipe or socket): give a file for --db"
+            )
         if path.parent and not path.parent.exists():
             raise StoreError(f"folder {path.parent} does not exist")
         if readonly:
@@ -419,7 +430,7 @@ class Store:
         stamp = now()
         # Look up inside the write transaction: two runs starting the same campaign at once
         # must not both insert it.
-        with self._transaction():
+        with self._writing(), self._transaction():
             row = self._db.execute(
                 "SELECT id FROM campaigns WHERE identity = ? ORDER BY id LIMIT 1", (identity,)
             ).fetchone()
@@ -451,7 +462,7 @@ class Store:
 
     def end_campaign(self, campaign_id: int, status: str) -> None:
         """Mark a campaign ``finished``, ``cancelled`` or ``incomplete``."""
-        with self._transaction():
+        with self._writing(), self._transaction():
             self._db.execute(
                 "UPDATE campaigns SET status = ?, updated_at = ? WHERE id = ?",
                 (status, now(), campaign_id),
@@ -552,8 +563,12 @@ class Store:
         campaign_id: int | None = None,
         llm: str | Iterable[str] | None = None,
         row_id: int | None = None,
+        lean: bool = False,
     ) -> Iterator[dict[str, Any]]:
         """Stored executions, oldest first; ``verdict`` and ``llm`` take one value or several.
+        ``lean`` reads the long texts no report uses as empty (``LEAN_COLUMNS``) and replies
+        cut at ``LEAN_REPLY_CHARS``, in SQL, and decodes each distinct JSON text once, so
+        rows share equal JSON values (read them, never change them): ``report_frame``.
 
         A damaged file (corrupt pages, malformed JSON, values of the wrong type) raises a
         ``StoreError`` naming the row, never a bare SQLite or JSON error."""
@@ -576,10 +591,14 @@ class Store:
                 params.extend(values)
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
         with self._reading():
-            cursor = self._db.execute(f"SELECT * FROM executions{where} ORDER BY id", params)
+            selected = _lean_columns(self._db) if lean else "*"
+            cursor = self._db.execute(
+                f"SELECT {selected} FROM executions{where} ORDER BY id", params
+            )
             names = [d[0] for d in cursor.description]
+            memo: dict[str, Any] | None = {} if lean else None
             for row in cursor:
-                yield self._decode(dict(zip(names, row, strict=True)))
+                yield self._decode(dict(zip(names, row, strict=True)), memo)
 
     def count(self, verdict: str | None = None) -> int:
         with self._reading():
@@ -589,12 +608,20 @@ class Store:
                 "SELECT COUNT(*) FROM executions WHERE verdict = ?", (verdict,)
             ).fetchone()[0]
 
-    def _decode(self, row: dict[str, Any]) -> dict[str, Any]:
-        """JSON columns decoded and every value checked against its column's type."""
+    def _decode(self, row: dict[str, Any], memo: dict[str, Any] | None = None) -> dict[str, Any]:
+        """JSON columns decoded (through ``memo``, text -> value, when given) and every value
+        checked against its column's type."""
         where = f"execution {row.get('id')}"
         for name in _JSON_COLUMNS:
-            if row.get(name) is not None:
-                row[name] = self._json(row[name], where, name)
+            text = row.get(name)
+            if text is None:
+                continue
+            if memo is None:
+                row[name] = self._json(text, where, name)
+            elif text in memo:
+                row[name] = memo[text]
+            else:
+                row[name] = memo[text] = self._json(text, where, name)
         for name, kinds in _ROW_TYPES.items():
             value = row.get(name)
             if not isinstance(value, kinds) or isinstance(value, bool):
@@ -690,6 +717,19 @@ class Store:
 
     def _transaction(self) -> _Transaction:
         return _Transaction(self._db)
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Like ``_reading`` for a write: a damaged table (corrupt pages) or a failing disk is
+        one line naming the file, never a traceback."""
+        try:
+            yield
+        except sqlite3.ProgrammingError:
+            raise
+        except sqlite3.OperationalError as error:
+            raise StoreError(f"cannot write to {self.path}: {error}") from None
+        except sqlite3.DatabaseError as error:
+            raise StoreError(_damage_text(self.path, error)) from None
 
     @contextlib.contextmanager
     def _reading(self) -> Iterator[None]:
@@ -802,7 +842,8 @@ def _prepare(db: sqlite3.Connection, path: Path) -> None:
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            with contextlib.suppress(sqlite3.Error):  # a failed ROLLBACK must not hide the cause
+                db.execute("ROLLBACK")
             raise
     _check_existing(db, path, writable=True)
     _set_wal(db)
@@ -835,6 +876,9 @@ def _check_existing(db: sqlite3.Connection, path: Path, *, writable: bool) -> No
             )
         _migrate(db, path, version)
     _check_tables(db, path)
+    if writable:  # a planted trigger would run on our writes (reads run none)
+        schema = [_SCHEMA_V1, *(MIGRATIONS[v] for v in sorted(MIGRATIONS))]
+        refuse_foreign(db, path, schema, StoreError)
 
 
 @functools.cache
@@ -864,6 +908,25 @@ def _check_tables(db: sqlite3.Connection, path: Path) -> None:
                     f"{path} is damaged: {table}.{column} has type {found[column] or 'none'!r},"
                     f" expected {kind!r}"
                 )
+
+
+# Read as these SQL values by ``iter_executions(lean=True)``: a reasoning model's thinking alone
+# is tens of KB a row, and the prompts and valuations are never in a report.
+LEAN_COLUMNS = {"prompt": "''", "thinking": "''", "valuations": "'[]'"}
+LEAN_REPLY_CHARS = 256  # a report quotes at most 200 characters of a reply
+
+
+def _lean_columns(db: sqlite3.Connection) -> str:
+    names = [row[1] for row in db.execute("PRAGMA table_xinfo(executions)")]
+    chosen = []
+    for name in names:
+        if name in LEAN_COLUMNS:
+            chosen.append(f"{LEAN_COLUMNS[name]} AS {name}")
+        elif name == "reply":
+            chosen.append(f"substr(reply, 1, {LEAN_REPLY_CHARS}) AS reply")
+        else:
+            chosen.append(f'"{name}"')
+    return ", ".join(chosen)
 
 
 def _damage_text(path: Path, error: sqlite3.DatabaseError) -> str:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from explaincheck.core.credentials import redact
+
 # C0 controls except tab and newline, DEL, C1 controls, the bidi embedding/override/isolate marks,
 # the left-to-right/right-to-left marks, the Unicode line/paragraph separators, and surrogates.
 _UNSAFE = re.compile(
@@ -28,4 +30,4 @@ def safe_terminal(text: str) -> str:
     """``text`` with every terminal control character shown as a visible escape (linear time)."""
     if not isinstance(text, str):
         text = str(text)
-    return _UNSAFE.sub(_escape, text)
+    return _UNSAFE.sub(_escape, redact(text))

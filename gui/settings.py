@@ -13,6 +13,8 @@ from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings
 
+from explaincheck.core.backends.ollama_hosts import redact_url
+
 ORGANISATION = "explaincheck"
 APPLICATION = "explaincheck"
 MAX_RECENT = 10
@@ -52,7 +54,7 @@ class Settings:
         theme = str(self._store.value("theme", default.theme))
         binding = str(self._store.value("local/binding", default.llama_binding))
         return Preferences(
-            ollama_host=str(self._store.value("ollama/host", host)),
+            ollama_host=redact_url(str(self._store.value("ollama/host", host))),
             timeout=_as_float(self._store.value("ollama/timeout"), default.timeout),
             concurrency=_as_int(self._store.value("ollama/concurrency"), default.concurrency),
             budget=_as_int(self._store.value("campaign/budget"), default.budget),
@@ -64,7 +66,8 @@ class Settings:
         )
 
     def save_preferences(self, prefs: Preferences) -> None:
-        self._store.setValue("ollama/host", prefs.ollama_host)
+        # never a user name, key or token in the settings file (the CLI refuses them too)
+        self._store.setValue("ollama/host", redact_url(prefs.ollama_host))
         self._store.setValue("ollama/timeout", float(prefs.timeout))
         self._store.setValue("ollama/concurrency", int(prefs.concurrency))
         self._store.setValue("campaign/budget", int(prefs.budget))

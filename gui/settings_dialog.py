@@ -9,12 +9,19 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
+    QLabel,
     QLineEdit,
     QSpinBox,
     QWidget,
 )
 
+from explaincheck.core.backends.ollama_hosts import BadHostError, normalize_host, redact_url
 from explaincheck.gui.settings import LLAMA_BINDINGS, THEMES, Preferences
+
+CREDENTIALS_REMOVED = (
+    "The user name, key or token was removed from the host: it would be stored in the settings"
+    " file. Set OLLAMA_API_KEY for a key, then press OK."
+)
 
 
 class SettingsDialog(QDialog):
@@ -58,13 +65,33 @@ class SettingsDialog(QDialog):
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
+        self.note = QLabel("")
+        self.note.setWordWrap(True)
+        form.addRow(self.note)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
 
+    def accept(self) -> None:
+        """Refuse a host that cannot be used or carries credentials (they are taken out of
+        the field, so a second OK saves the host without them)."""
+        text = self.host.text().strip()
+        stripped = redact_url(text)
+        if stripped != text:
+            self.host.setText(stripped)
+            self.note.setText(CREDENTIALS_REMOVED)
+            return
+        if text:
+            try:
+                normalize_host(text)
+            except BadHostError as error:
+                self.note.setText(str(error))
+                return
+        super().accept()
+
     def preferences(self) -> Preferences:
         return Preferences(
-            ollama_host=self.host.text().strip(),
+            ollama_host=redact_url(self.host.text().strip()),
             timeout=self.timeout.value(),
             concurrency=self.concurrency.value(),
             budget=self.budget.value(),

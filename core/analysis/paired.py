@@ -44,6 +44,7 @@ from explaincheck.core.taxonomy.base import ERROR, PASS, PRIORITIZED, RANDOM
 
 ALPHA = 0.05
 RESAMPLES = 9999
+BATCH = 500  # resamples (and jackknife samples) computed at a time: bounds the memory
 OVERALL = "all"
 PAIR_KEYS = ["environment", "category", "case"]
 
@@ -117,6 +118,7 @@ def bootstrap_difference(
             paired=True,
             vectorized=True,
             n_resamples=RESAMPLES,
+            batch=BATCH,  # without it, RESAMPLES x pairs floats at once (400 MB at 5,000)
             confidence_level=1 - alpha,
             random_state=np.random.default_rng(seed),
         )

@@ -365,7 +365,9 @@ def csv_frame(table: pd.DataFrame) -> pd.DataFrame:
         flat.columns = [column[-1] for column in flat.columns]
     if any(name is not None for name in flat.index.names):
         flat = flat.reset_index()
-    return flat.map(_csv_safe)
+    flat = flat.map(_csv_safe)
+    flat.columns = [_csv_safe(column) for column in flat.columns]  # headers come from data too
+    return flat
 
 
 _METADATA = {"png": {"Software": None}, "svg": {"Date": None}}

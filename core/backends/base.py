@@ -65,18 +65,23 @@ def cut_marker(kept: int, total: int) -> str:
     return f"\n[explaincheck: reply cut after {kept} of {total} characters]"
 
 
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
 def bounded_reply(reply: Reply, limit: int = MAX_REPLY_CHARS) -> Reply:
     """The reply with storable fields: text and thinking cleaned and cut at ``limit`` (a cut
     text ends with a visible marker and ``extra["cut"]`` holds the original length), token
     counts in range, latency finite."""
     text, thinking = clean_text(reply.text), clean_text(reply.thinking)
     extra = dict(reply.extra)
+    # a backend that stopped keeping a reply while reading it says how long it was
     if len(text) > limit:
-        extra["cut"] = len(text)
-        text = text[:limit] + cut_marker(limit, len(text))
+        extra["cut"] = max(len(text), _count(extra.get("cut")))
+        text = text[:limit] + cut_marker(limit, extra["cut"])
     if len(thinking) > limit:
-        extra["thinking_cut"] = len(thinking)
-        thinking = thinking[:limit] + cut_marker(limit, len(thinking))
+        extra["thinking_cut"] = max(len(thinking), _count(extra.get("thinking_cut")))
+        thinking = thinking[:limit] + cut_marker(limit, extra["thinking_cut"])
     latency = reply.latency if isinstance(reply.latency, int | float) else 0.0
     return replace(
         reply,

@@ -15,6 +15,7 @@ import asyncio
 import logging
 import math
 import time
+from dataclasses import replace
 from typing import Any
 
 import httpx
@@ -30,6 +31,7 @@ from explaincheck.core.backends.ollama_hosts import (
     describe_error,
     model_name,
 )
+from explaincheck.core.backends.ollama_stream import chat_bounded
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.taxonomy.base import Prompt, TestCase
 
@@ -39,7 +41,6 @@ MIN_CONTEXT = 8192  # one num_ctx for nearly every prompt: a change makes Ollama
 ANSWER_RESERVE = 512  # tokens kept free for the answer
 THINKING_RESERVE = 8192  # ... and for a thinking model's reasoning
 MAX_CONTEXT = 1 << 24  # a context length above this is not believed (a server's nonsense)
-MAX_BACKOFF = 30.0  # longest pause before retrying a timed-out request
 _OPEN, _CLOSE = "<think>", "</think>"
 
 
@@ -210,14 +211,13 @@ class OllamaBackend(LLMBackend):
         """Ask the model, retrying transient failures; ``BackendError`` when no reply came."""
         options = self.options(prompt, repeat)
         last = "no attempt"
-        timed_out = False
+        tried: set[str] = set()  # hosts asked for this answer: a retry goes elsewhere first
         for attempt in range(self.retries + 1):
-            if timed_out:
-                await asyncio.sleep(min(self.pool.pause * 2 ** (attempt - 1), MAX_BACKOFF))
-                timed_out = False
             wait = self.pool.pause * 2**attempt if attempt else self.pool.pause
             try:
-                lease = await self.pool.acquire(self.model, max_wait=max(wait, 0.05))
+                lease = await self.pool.acquire(
+                    self.model, max_wait=max(wait, 0.05), avoid=frozenset(tried)
+                )
             except ModelNotListed:
                 raise BackendError(not_found_message(self.model, self.pool.urls)) from None
             except NoHostAvailable as error:
@@ -225,10 +225,11 @@ class OllamaBackend(LLMBackend):
                     last = f"no host available ({error})"
                 continue
             host = lease.host
+            tried.add(host.url)
             started = time.monotonic()
             outcome, error_text = "neutral", ""
             try:
-                response = await self._chat(host, prompt, options)
+                response, cut = await self._chat(host, prompt, options)
                 outcome = "ok"
             except ollama.ResponseError as error:
                 error_text = describe_error(error)
@@ -242,10 +243,12 @@ class OllamaBackend(LLMBackend):
                     continue
                 raise BackendError(f"{host.url} refused the request: {error_text}") from None
             except (httpx.TimeoutException, TimeoutError):
-                # Transient like any other failure, but not the host's fault (it may be busy):
-                # retried after a pause, without marking the host as failing.
-                last = f"no reply from {host.url} within {self.pool.timeout:g} s"
-                timed_out = True
+                # A host that accepts and never answers looks like this: it counts against the
+                # host's breaker (skipped for a pause, then tried alone), and the retry goes to
+                # another host when there is one.
+                error_text = f"no reply within {self.pool.timeout:g} s"
+                outcome, last = "failed", f"no reply from {host.url} within {self.pool.timeout:g} s"
+                continue
             except (ConnectionError, httpx.TransportError) as error:
                 error_text = describe_error(error)
                 outcome, last = "failed", f"{host.url}: {error_text}"
@@ -256,10 +259,9 @@ class OllamaBackend(LLMBackend):
                 continue
             finally:
                 await self.pool.release(lease, outcome, error_text)
-            if timed_out:
-                continue
             try:
-                return self._reply(response, host, options, time.monotonic() - started)
+                reply = self._reply(response, host, options, time.monotonic() - started)
+                return replace(reply, extra={**reply.extra, **cut})
             except Exception as error:  # parsed by the client, but not a chat reply
                 raise BackendError(
                     f"{host.url} sent a malformed reply ({describe_error(error)})"
@@ -268,14 +270,15 @@ class OllamaBackend(LLMBackend):
 
     async def _chat(self, host: Host, prompt: Prompt, options: dict[str, Any]) -> Any:
         # The client's own timeout covers connect/read/write; wait_for bounds the whole request.
+        # Streamed and cut at the cap while read: a huge reply never sits in memory whole.
         return await asyncio.wait_for(
-            host.client.chat(
+            chat_bounded(
+                host.client,
                 model=self.model,
                 messages=[{"role": "user", "content": prompt.text}],
                 format=prompt.schema,
                 options=options,
                 think=self.think,
-                stream=False,
             ),
             timeout=self.pool.timeout,
         )

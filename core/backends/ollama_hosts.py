@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import httpx
 import ollama
 
+from explaincheck.core.credentials import redact
 from explaincheck.core.errors import ExplaincheckError
 
 log = logging.getLogger("explaincheck.backends.ollama")
@@ -207,9 +208,12 @@ class HostPool:
 
     # -- scheduling ---------------------------------------------------------------------------
 
-    async def acquire(self, model: str, *, max_wait: float) -> Lease:
+    async def acquire(
+        self, model: str, *, max_wait: float, avoid: frozenset[str] = frozenset()
+    ) -> Lease:
         """A host for one request: a healthy host listing the model with a free slot (least
-        busy first), else a failing one whose pause is over (as a trial), else wait."""
+        busy first, hosts whose URL is in ``avoid`` — those a retry already asked — last),
+        else a failing one whose pause is over (as a trial), else wait."""
         condition = self._condition()
         deadline = time.monotonic() + max_wait
         async with condition:
@@ -220,7 +224,9 @@ class HostPool:
                 now = time.monotonic()
                 free = [h for h in listing if h.healthy and h.in_flight < h.capacity]
                 if free:
-                    host = min(free, key=lambda h: (h.in_flight / h.capacity, h.failures))
+                    host = min(
+                        free, key=lambda h: (h.url in avoid, h.in_flight / h.capacity, h.failures)
+                    )
                     host.in_flight += 1
                     return Lease(host)
                 due = [h for h in listing if not h.healthy and not h.trial and now >= h.retry_at]
@@ -240,7 +246,8 @@ class HostPool:
 
     async def release(self, lease: Lease, outcome: str, error: str = "") -> None:
         """Give the slot back. ``outcome``: ``ok`` (host answered), ``failed`` (connection error,
-        5xx, dropped: skip the host for a while) or ``neutral`` (a timeout or client error).
+        5xx, dropped, no reply within the timeout: skip the host for a while) or ``neutral``
+        (a client error).
         Only a healthy host's first failure or a failed trial lengthens the pause, so requests
         that were in flight together when a host went down count once."""
         host = lease.host
@@ -284,7 +291,12 @@ def _client(url: str, timeout: float) -> ollama.AsyncClient:
 
 
 def describe_error(error: BaseException) -> str:
-    """One line for logs and the ``reason`` column (never headers, so never the API key)."""
+    """One line for logs and the ``reason`` column, with configured keys redacted (a server or
+    proxy may echo the bearer token in its error body)."""
+    return redact(_describe(error))
+
+
+def _describe(error: BaseException) -> str:
     if isinstance(error, ollama.ResponseError):
         return f"HTTP {error.status_code}: {error.error}"
     if isinstance(error, httpx.TimeoutException | TimeoutError):

@@ -71,6 +71,9 @@ class Campaign:
     keep_do_nothing: bool = False  # offer do-nothing actions in preference questions
     min_gap: float = 0.0  # leave out cases whose deciding difference is below this
     balance: bool = True  # yes/no categories: as many yes- as no-cases
+    # Refuse models with more states (``--state-limit``; None: the oracle's default). Not a
+    # setting of the results: left out of the stored settings and the identity.
+    state_limit: int | None = None
 
     def __post_init__(self) -> None:
         from explaincheck.core.backends.registry import normalize_spec
@@ -122,6 +125,7 @@ class Campaign:
     def settings(self) -> dict[str, Any]:
         """JSON-friendly settings, as stored with the campaign."""
         data = asdict(self)
+        del data["state_limit"]
         data["llms"] = list(self.llms)
         data["categories"] = list(self.categories)
         data["wordings"] = list(self.wordings)
@@ -323,6 +327,7 @@ def oracle_request(campaign: Campaign, environment: Environment) -> OracleReques
             ("constants", campaign.constants),
             ("goal_label", campaign.goal_label),
             ("unsafe_label", campaign.unsafe_label),
+            ("state_limit", campaign.state_limit),
         )
         if value is not None
     }

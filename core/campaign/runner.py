@@ -247,9 +247,28 @@ class CampaignRunner:
             status = "finished"
         else:
             status = "cancelled" if self._cancelled else "incomplete"
+        missing = self._missing(snapshot.done)
+        if missing:
+            self.store.end_campaign(self._campaign_id, "incomplete")
+            raise StoreError(
+                f"{self.store.path}: {missing} of the {snapshot.done} executions this campaign"
+                " counted as stored are missing from the file after the run (something else"
+                " deleted them); run again to redo them, or use a new --db"
+            )
         self.store.end_campaign(self._campaign_id, status)
         self.events.emit(snapshot)
         return RunOutcome(snapshot, dict(self._stopped))
+
+    def _missing(self, done: int) -> int:
+        """How many of the ``done`` executions the file no longer holds (a foreign writer, a
+        trigger, a restored copy): a campaign is never called finished on a count alone."""
+        stored = self.store.stored()
+        kept = sum(
+            1
+            for execution in self.plan.executions
+            if stored.get(execution.key, (ERROR, 0))[0] != ERROR
+        )
+        return max(0, done - kept)
 
     async def _worker(self, llm: str) -> None:
         queue = self._queues[llm]
@@ -259,6 +278,9 @@ class CampaignRunner:
             record, reply = await self._execute(execution, backend)
             record = self._store(record, reply)  # written before the next one is taken
             self._after(llm, record)
+            # An instant answerer (random, oracle) never suspends in ``_execute``: yield here,
+            # so the commit timer, Ctrl-C and the other backends' requests get their turn.
+            await asyncio.sleep(0)
 
     def _store(self, record: ExecutionRecord, reply: CachedReply | None) -> ExecutionRecord:
         """Store the execution; if its reply holds something the database refuses, store it as

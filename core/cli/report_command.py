@@ -86,7 +86,8 @@ def run(args: argparse.Namespace) -> int:
         raise ExplaincheckError(f"no results database at {db}")
     with Store.open(db, readonly=True) as store:
         campaigns = store.campaigns()
-    results = api.results(db, prices=args.price, prices_file=args.prices)
+    # what the report reads, held once: lean rows (memory: analysis/report_frame.py)
+    results = api.results(db, prices=args.price, prices_file=args.prices, lean=True)
     if results.empty:
         raise ExplaincheckError(f"{db} holds no results yet (run a campaign into it first)")
     out = Path(args.out) if args.out else db.with_name(f"{db.stem}_report")

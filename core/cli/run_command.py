@@ -16,6 +16,7 @@ import sys
 from collections import Counter
 from typing import Any
 
+from explaincheck.core.cli.oracle_command import positive_int
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.taxonomy.registry import CATEGORIES
 from explaincheck.core.terminal_text import safe_terminal
@@ -164,6 +165,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         " else the prebuilt xllamacpp; llama-cpp-python is the extra local-compiled)",
     )
     parser.add_argument(
+        "--state-limit",
+        type=positive_int,
+        default=None,
+        help="refuse models with more states (default 2,000,000)",
+    )
+    parser.add_argument(
         "--behavioural",
         action="store_true",
         help="for factors cases: ask each LLM the decision question again on every intervened"
@@ -300,10 +307,12 @@ def campaign_from(args: argparse.Namespace) -> Any:
         keep_do_nothing=getattr(args, "keep_do_nothing", False),
         min_gap=getattr(args, "min_gap", 0.0),
         balance=getattr(args, "balance", "on") == "on",
+        state_limit=getattr(args, "state_limit", None),
     )
 
 
 def run(args: argparse.Namespace) -> int:
+    from explaincheck.core.campaign.new_database import discard_if_unused
     from explaincheck.core.campaign.plan import plan_campaign
     from explaincheck.core.campaign.session import CampaignSession
     from explaincheck.core.cli.run_scale import CostGuard, prepare_scale, scaled_plan
@@ -312,9 +321,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         scale = prepare_scale(args)
         campaign = campaign_from(args)
-        with CampaignSession.open(args.db, backend_settings(args)) as session:
+        with (
+            discard_if_unused(args.db),  # a refused model or LLM leaves no empty file behind
+            CampaignSession.open(args.db, backend_settings(args)) as session,
+        ):
             plan = scaled_plan(plan_campaign(campaign, **_with_policy(args, campaign)), scale)
             _describe(plan, args.db)
+            _warn_if_large(plan, args.db)
             interrupts = _Interrupts()
             guard = CostGuard.for_plan(plan, session, scale.prices, scale.max_cost)
             outcome = asyncio.run(_execute(plan, session, interrupts, guard))
@@ -499,6 +512,14 @@ def _describe(plan: Any, db: str) -> None:
     for category_id, why in getattr(plan, "degenerate", {}).items():
         line = f"explaincheck run: warning: {category_id} measures nothing here: {why}"
         print(safe_terminal(line), file=sys.stderr)
+
+
+def _warn_if_large(plan: Any, db: str) -> None:
+    from explaincheck.core.campaign.plan_size import size_warning
+
+    warning = size_warning(plan, db)
+    if warning:
+        print(safe_terminal(f"explaincheck run: {warning}"), file=sys.stderr)
 
 
 def _summary(plan: Any, store: Any) -> None:

@@ -10,11 +10,14 @@ is written to the cache folder and the neutral value is passed as a constant.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
+from explaincheck.core.cache_files import write_atomic
 from explaincheck.core.environments.loader import format_constants, parse_constants
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.factors.truth import index, state_factors
@@ -43,15 +46,24 @@ def intervened_request(base: OracleRequest, neutral: Values) -> OracleRequest:
         for (start, end), constant in spans:
             text = text[:start] + f"const {constant.type} {constant.name};" + text[end:]
         digest = hashlib.sha256(text.encode()).hexdigest()[:24]
-        folder = cache_dir() / "factors"
-        folder.mkdir(parents=True, exist_ok=True)
-        copy = folder / f"{digest}.prism"
-        if not copy.exists():
-            copy.write_text(text, encoding="utf-8")
-        path = str(copy)
+        path = str(_model_copy(text, digest))
     values = parse_constants(base.constants)
     values.update(neutral)
     return replace(base, model_path=path, constants=format_constants(values))
+
+
+def _model_copy(text: str, digest: str) -> Path:
+    """The stripped copy, in the cache, or in a temporary folder when the cache is read-only
+    or full (the copy is needed, the cache is not)."""
+    copy = cache_dir() / "factors" / f"{digest}.prism"
+    if copy.is_file() or write_atomic(copy, lambda stream: stream.write(text)):
+        return copy
+    fallback = Path(tempfile.gettempdir()) / f"explaincheck-factors-{os.getuid()}" / copy.name
+    if fallback.is_file() or write_atomic(fallback, lambda stream: stream.write(text)):
+        return fallback
+    raise ExplaincheckError(
+        f"cannot write the model copy {copy.name} for a why-question: no writable folder"
+    )
 
 
 def _definition_span(text: str, name: str) -> tuple[int, int]:

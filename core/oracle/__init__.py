@@ -11,7 +11,8 @@ import asyncio
 from dataclasses import replace
 from pathlib import Path
 
-from explaincheck.core.errors import ModelError
+from explaincheck.core.errors import ModelError, ModelTooLargeError
+from explaincheck.core.notices import warn_once
 from explaincheck.core.oracle import cache
 from explaincheck.core.oracle.isolation import OracleJob, OracleProgress, ProgressCallback
 from explaincheck.core.oracle.types import OracleRequest, OracleResult, StateFacts
@@ -38,19 +39,40 @@ def compute_in_process(
     return compute(request, progress, columnar_from=columnar_from)
 
 
+# A PRISM file this large (generated models) takes minutes to build: said before it starts.
+LARGE_MODEL_BYTES = 1 << 20
+
+
 def _cached(request: OracleRequest, use_cache: bool) -> tuple[str | None, OracleResult | None]:
     from explaincheck.core.oracle.building import _check_file
 
     _check_file(Path(request.model_path))  # clear errors for missing/empty/binary files first
-    if not use_cache:
-        return None, None
-    key = cache.request_hash(request)
-    return key, cache.load(key)
+    key = cache.request_hash(request) if use_cache else None
+    hit = cache.load(key) if key is not None else None
+    if hit is None:
+        _say_if_large(Path(request.model_path))
+    return key, hit
+
+
+def _say_if_large(path: Path) -> None:
+    size = path.stat().st_size
+    if size >= LARGE_MODEL_BYTES:
+        warn_once(
+            f"{path} is {size / 2**20:,.1f} MB of PRISM text: building its model may take"
+            " minutes (Ctrl-C cancels)",
+            kind="note",
+        )
 
 
 def _as_requested(result: OracleResult, request: OracleRequest) -> OracleResult:
     """Check an explicitly named unsafe label, and name this copy of the file (a cache hit
     keyed by content may come from another copy)."""
+    if result.model.states > request.state_limit:  # a cached result obeys the limit too
+        raise ModelTooLargeError(
+            f"{request.model_path}: the model has {result.model.states:,} states, more than the"
+            f" limit of {request.state_limit:,} (raise it with --state-limit of oracle or run,"
+            " or use smaller constants)"
+        )
     if request.require_unsafe and not result.has_danger:
         labels = ", ".join(result.model.labels) or "none"
         raise ModelError(

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from explaincheck.core.errors import ModelError, ModelTooLargeError
+from explaincheck.core.oracle import wellformed
 from explaincheck.core.oracle.types import OracleRequest
 
 _PARSE_POSITION = re.compile(r"[Pp]arsing error at (\d+):(\d+):\s*(.*)")
@@ -24,6 +25,7 @@ class ParsedModel:
     properties: list  # [Pmax F goal, Pmin F unsafe] (the second only with an unsafe label)
     has_unsafe: bool
     labels: tuple[str, ...]
+    text: str = ""  # the file's text, to place Storm's exploration errors at a line
 
 
 # A PRISM model is text of a few KB (generated ones a few MB); anything far larger is refused
@@ -76,10 +78,15 @@ def quiet_storm() -> None:
 
 def parse_program(path: Path):
     """Parse a PRISM file; syntax errors become a ``ModelError`` with line and column."""
+    return parse_program_text(path)[0]
+
+
+def parse_program_text(path: Path):
+    """The parsed program and the file's text (see ``parse_program``)."""
     import stormpy
 
     quiet_storm()
-    _check_file(path)
+    text = _check_file(path)
     try:
         program = stormpy.parse_prism_program(str(path))
     except Exception as error:  # Storm raises RuntimeError/StormError with its own text
@@ -93,8 +100,21 @@ def parse_program(path: Path):
                 f"{path}:{line}:{column}: syntax error: {detail}", line=line, column=column
             ) from None
         first = message.splitlines()[0] if message else type(error).__name__
+        kind = _STORM_MODEL_KIND.search(first)
+        if kind:  # Storm's hint names a flag of its own CLI, which explaincheck has not
+            raise ModelError(f"{path}: {_unsupported(kind.group(1))}") from None
         raise ModelError(f"{path}: {first}") from None
-    return program
+    return program, text
+
+
+_STORM_MODEL_KIND = re.compile(r"The input model is an? (\w+)")
+
+
+def _unsupported(model_type: str) -> str:
+    return (
+        f"model type {model_type} is not supported (explaincheck needs an MDP; "
+        "a DTMC is accepted as an MDP with one action per state)"
+    )
 
 
 def parse(request: OracleRequest) -> ParsedModel:
@@ -102,14 +122,11 @@ def parse(request: OracleRequest) -> ParsedModel:
     import stormpy
 
     path = Path(request.model_path)
-    program = parse_program(path)
+    program, text = parse_program_text(path)
 
     model_type = str(program.model_type).split(".")[-1]
     if model_type not in ("MDP", "DTMC"):
-        raise ModelError(
-            f"{path}: model type {model_type} is not supported (explaincheck needs an MDP; "
-            "a DTMC is accepted as an MDP with one action per state)"
-        )
+        raise ModelError(f"{path}: {_unsupported(model_type)}")
 
     labels = tuple(label.name for label in program.labels)
     for role, label in (("goal", request.goal_label),):
@@ -128,7 +145,8 @@ def parse(request: OracleRequest) -> ParsedModel:
         properties = stormpy.parse_properties(property_text, program)
     except Exception as error:
         raise ModelError(f"{path}: cannot state the properties: {_storm_message(error)}") from None
-    return ParsedModel(program, properties, has_unsafe, labels)
+    wellformed.check_constant_sums(program, path, text)
+    return ParsedModel(program, properties, has_unsafe, labels, text)
 
 
 def _instantiate(program, constants: str, path: Path):
@@ -176,15 +194,37 @@ def _constant_names(constants: str) -> set[str]:
 
 
 def build(parsed: ParsedModel, *, exact: bool, state_limit: int, path: str):
-    """Build the sparse model (labels, valuations and choice labels kept)."""
+    """Build the sparse model (labels, valuations and choice labels kept) with Storm's
+    exploration checks on, so an ill-formed command is refused (``wellformed``)."""
+    try:
+        model = _build(parsed, exact=exact, checks=True, path=path)
+    except _Rounding:
+        # The float builder's sum check compares doubles exactly; a sum that is one up to
+        # rounding stops it. The rational builder checks the same commands exactly.
+        _build(parsed, exact=True, checks=True, path=path)
+        model = _build(parsed, exact=exact, checks=False, path=path)
+    if model.nr_states > state_limit:
+        raise ModelTooLargeError(
+            f"{path}: the model has {model.nr_states:,} states, more than the limit of "
+            f"{state_limit:,} (raise it with --state-limit of oracle or run, or use smaller"
+            " constants)"
+        )
+    return model
+
+
+class _Rounding(Exception):
+    """The float build's sum check failed only by rounding."""
+
+
+def _build(parsed: ParsedModel, *, exact: bool, checks: bool, path: str):
     import stormpy
 
     options = stormpy.BuilderOptions(parsed.properties, build_full=True)
+    options.set_exploration_checks(checks)
     try:
         if exact:
-            model = stormpy.build_model[stormpy.Rational](parsed.program, options=options)
-        else:
-            model = stormpy.build_model(parsed.program, options=options)
+            return stormpy.build_model[stormpy.Rational](parsed.program, options=options)
+        return stormpy.build_model(parsed.program, options=options)
     except MemoryError:
         raise ModelTooLargeError(
             f"{path}: the model is too large: building it ran out of memory"
@@ -196,10 +236,9 @@ def build(parsed: ParsedModel, *, exact: bool, state_limit: int, path: str):
                 f"{path}: the model is too large: building it ran out of memory "
                 "(use smaller constants)"
             ) from None
+        if not exact and wellformed.is_rounding(message):
+            raise _Rounding from None
+        refusal = wellformed.explain(message, parsed.program, Path(path), parsed.text)
+        if refusal is not None:
+            raise refusal from None
         raise ModelError(f"{path}: cannot build the model: {message}") from None
-    if model.nr_states > state_limit:
-        raise ModelTooLargeError(
-            f"{path}: the model has {model.nr_states:,} states, more than the limit of "
-            f"{state_limit:,} (raise it with --state-limit)"
-        )
-    return model

@@ -11,19 +11,20 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 import zipfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from explaincheck.core.cache_files import write_atomic
 from explaincheck.core.oracle.serialization import from_cache, to_cache
 from explaincheck.core.oracle.types import OracleRequest, OracleResult
 from explaincheck.core.paths import cache_dir
 
 META = "__meta__"  # the npz member with the JSON of everything but the columns
+# Part of every key: results computed before ill-formed models were refused are not trusted.
+CHECKS = "wellformed-1"
 
 
 def request_hash(request: OracleRequest) -> str:
@@ -36,29 +37,24 @@ def request_hash(request: OracleRequest) -> str:
         request.unsafe_label,
         request.method,
         str(request.exact_state_limit),
+        CHECKS,
     ):
         digest.update(b"\0" + part.encode())
     return digest.hexdigest()
 
 
 def _entry(key: str, suffix: str = ".json") -> Path:
-    folder = cache_dir() / "oracle"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder / f"{key}{suffix}"
+    return cache_dir() / "oracle" / f"{key}{suffix}"
 
 
 def load(key: str) -> OracleResult | None:
-    columnar = _entry(key, ".npz")
-    if columnar.exists():
-        found = load_npz(columnar)
-        if found is not None:
-            return found
+    found = load_npz(_entry(key, ".npz"))  # None when absent
+    if found is not None:
+        return found
     path = _entry(key)
-    if not path.exists():
-        return None
     try:
-        return from_cache(json.loads(path.read_text()))
-    except (ValueError, KeyError, TypeError):
+        return from_cache(json.loads(path.read_text(encoding="utf-8")))
+    except (ValueError, KeyError, TypeError, OSError):  # absent, unreadable or corrupt
         return None
 
 
@@ -78,18 +74,16 @@ def store(key: str, result: OracleResult) -> None:
     if "columns" in data:
         store_npz(_entry(key, ".npz"), data)
         return
-    path = _entry(key)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    with os.fdopen(handle, "w") as stream:
-        json.dump(data, stream)
-    os.replace(temporary, path)  # atomic: readers never see half a file
+    write_atomic(_entry(key), lambda stream: json.dump(data, stream))
 
 
 def store_npz(path: Path, data: dict) -> None:
     """Columns as arrays, the rest as one JSON string; written whole, then renamed."""
     columns = data.pop("columns")
-    handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".npz.tmp")
-    with os.fdopen(handle, "wb") as stream:
-        save: Any = np.savez  # numpy's stubs read ``**arrays`` as its keyword arguments
-        save(stream, **columns, **{META: np.array(json.dumps(data))})
-    os.replace(temporary, path)
+    save: Any = np.savez  # numpy's stubs read ``**arrays`` as its keyword arguments
+    write_atomic(
+        path,
+        lambda stream: save(stream, **columns, **{META: np.array(json.dumps(data))}),
+        binary=True,
+        suffix=".npz.tmp",
+    )

@@ -14,15 +14,26 @@ import hashlib
 import json
 import multiprocessing
 import os
-import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+from explaincheck.core.cache_files import write_atomic
 from explaincheck.core.errors import ModelError
 from explaincheck.core.paths import cache_dir
 
-PARSE_TIMEOUT = 120.0  # seconds; parsing a PRISM file takes milliseconds, the child's start ~1 s
+# Seconds to read a PRISM program: a base for the child's start (~1 s, more under load) plus an
+# allowance per MB of text. A small file with a pathological formula (written out, it doubles
+# at every level) is given up after PARSE_TIMEOUT, not after two minutes.
+PARSE_TIMEOUT = 15.0
+PARSE_SECONDS_PER_MB = 10.0
+
+
+def parse_timeout(size: int) -> float:
+    """How long reading a program of ``size`` bytes may take."""
+    return PARSE_TIMEOUT + PARSE_SECONDS_PER_MB * size / 2**20
+
+
 PARSE_MEMORY = 4 << 30  # address space for the child: the interpreter, Storm and the program
 _VERSION = 1  # bump when the description's fields change (old cache entries are then ignored)
 _memory: dict[str, ProgramDescription] = {}
@@ -120,17 +131,19 @@ def content_hash(text: str) -> str:
 
 
 def describe_program(
-    path: str | Path, *, use_cache: bool = True, timeout: float = PARSE_TIMEOUT
+    path: str | Path, *, use_cache: bool = True, timeout: float | None = None
 ) -> ProgramDescription:
     """The description of the PRISM file at ``path``, from the cache or Storm's parser in an
     isolated child. Raises ``ModelError`` (one line; line and column for a syntax error)."""
     from explaincheck.core.oracle.building import _check_file
 
     path = Path(path)
-    key = f"{content_hash(_check_file(path))}-v{_VERSION}"
+    text = _check_file(path)
+    key = f"{content_hash(text)}-v{_VERSION}"
     found = _load(key) if use_cache else None
     if found is None:
-        found = _in_child(path, timeout)
+        limit = parse_timeout(len(text.encode("utf-8"))) if timeout is None else timeout
+        found = _in_child(path, limit)
         if use_cache:
             _store(key, found)
     return replace(found, path=str(path))
@@ -191,20 +204,16 @@ def from_data(data: dict) -> ProgramDescription:
 
 
 def _entry(key: str) -> Path:
-    folder = cache_dir() / "program"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder / f"{key}.json"
+    return cache_dir() / "program" / f"{key}.json"
 
 
 def _load(key: str) -> ProgramDescription | None:
     if key in _memory:
         return _memory[key]
     path = _entry(key)
-    if not path.exists():
-        return None
     try:
         found = from_data(json.loads(path.read_text(encoding="utf-8")))
-    except (ValueError, KeyError, TypeError):  # corrupt or outdated: read the file again
+    except (ValueError, KeyError, TypeError, OSError):  # absent, corrupt or outdated: read again
         return None
     _memory[key] = found
     return found
@@ -212,8 +221,4 @@ def _load(key: str) -> ProgramDescription | None:
 
 def _store(key: str, description: ProgramDescription) -> None:
     _memory[key] = description
-    path = _entry(key)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    with os.fdopen(handle, "w", encoding="utf-8") as stream:
-        json.dump(asdict(description), stream)
-    os.replace(temporary, path)  # atomic: readers never see half a file
+    write_atomic(_entry(key), lambda stream: json.dump(asdict(description), stream))

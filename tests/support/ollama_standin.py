@@ -2,9 +2,10 @@
 
 Why: no Ollama binary can be installed here, and the backend must be tested over real HTTP with
 the official ``ollama`` client (no mocked client). This server speaks the subset of the Ollama API
-the client uses: ``POST /api/chat`` (non-streaming JSON with ``message.content``,
-``message.thinking``, ``prompt_eval_count``, ``eval_count``), ``GET /api/tags``, ``POST /api/show``
-(``model_info`` with ``<arch>.context_length``) and ``404 {"error": "model 'x' not found"}``.
+the client uses: ``POST /api/chat`` (JSON with ``message.content``, ``message.thinking``,
+``prompt_eval_count``, ``eval_count``; an NDJSON stream of chunks when ``stream`` is true),
+``GET /api/tags``, ``POST /api/show`` (``model_info`` with ``<arch>.context_length``) and
+``404 {"error": "model 'x' not found"}``.
 
 Each model gets a ``Script``: how it answers (``correct``, ``fenced``, ``prose``, ``thinking``,
 ``malformed``, ``slow``, ``http500``, ``drop``), after how long, and optionally how many first
@@ -31,6 +32,7 @@ from typing import Any
 MODES = ("correct", "fenced", "prose", "thinking", "malformed", "slow", "http500", "drop")
 
 Answerer = Callable[[dict[str, Any]], str]
+CHUNK = 4096  # characters of the answer per line of a streamed reply
 
 
 @dataclass
@@ -47,6 +49,7 @@ class Script:
     fields: dict[str, Any] = field(default_factory=dict)  # merged into each chat response
     show_body: str | None = None  # raw body of /api/show (malformed on purpose), if given
     error_text: str = "llama runner process has terminated: scripted failure"  # of http500
+    single_body: bool = False  # answer one JSON body even when a stream is asked for
     seen: int = field(default=0, repr=False)
 
 
@@ -283,20 +286,46 @@ class _Handler(BaseHTTPRequestHandler):
         message = {"role": "assistant", "content": content}
         if thinking:
             message["thinking"] = thinking
-        self._send(
-            200,
-            {
-                "model": model,
-                "created_at": "2025-01-01T00:00:00Z",
-                "message": message,
-                "done": True,
-                "done_reason": "stop",
-                "total_duration": int(script.delay * 1e9),
-                "prompt_eval_count": max(1, len(prompt) // 4),
-                "eval_count": max(1, len(content) // 4),
-                **script.fields,
-            },
-        )
+        final = {
+            "model": model,
+            "created_at": "2025-01-01T00:00:00Z",
+            "message": message,
+            "done": True,
+            "done_reason": "stop",
+            "total_duration": int(script.delay * 1e9),
+            "prompt_eval_count": max(1, len(prompt) // 4),
+            "eval_count": max(1, len(content) // 4),
+            **script.fields,
+        }
+        if body.get("stream") is True and not script.single_body:
+            self._stream(final, thinking, content, script.fields)
+        else:
+            self._send(200, final)
+
+    def _stream(
+        self, final: dict[str, Any], thinking: str, content: str, fields: dict[str, Any]
+    ) -> None:
+        """Ollama's NDJSON stream: the thinking, then the answer, in chunks of ``CHUNK``
+        characters (a real server sends a token a line), then the summary with ``done``."""
+        model, created = final["model"], final["created_at"]
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/x-ndjson")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for key, text in (("thinking", thinking), ("content", content)):
+                for start in range(0, len(text), CHUNK):
+                    piece = {"role": "assistant", "content": "", key: text[start : start + CHUNK]}
+                    self._chunk({"model": model, "created_at": created, "message": piece})
+            empty = {"role": "assistant", "content": ""}
+            self._chunk({**final, "message": empty, **fields})  # ``fields`` may spoil it
+            self.wfile.write(b"0\r\n\r\n")
+        except OSError:  # the client stopped reading (a cut reply): the rest is never sent
+            self.close_connection = True
+
+    def _chunk(self, part: dict[str, Any]) -> None:
+        data = json.dumps(part).encode() + b"\n"
+        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
 
     # -- plumbing -----------------------------------------------------------------------------
 

@@ -168,3 +168,17 @@ def test_cli_report_errors_are_one_line(tmp_path, capsys):
     Store.open(empty).close()
     assert main(["report", "--db", str(empty)]) == 2
     assert "holds no results" in capsys.readouterr().err
+
+
+def test_csv_headers_are_defused_too(tmp_path):
+    rows = small_rows()
+    for r in rows:
+        if r["category"] == "satisfy":
+            r["category"] = "=1+1"  # a category name from a shared database becomes a header
+    report.write_report(report.build_report(pd.DataFrame(rows)), tmp_path, "csv")
+    written = sorted(tmp_path.glob("*.csv"))
+    headers = [path.read_text(encoding="utf-8").splitlines()[0] for path in written]
+    assert any("'=1+1" in header for header in headers)
+    for path, header in zip(written, headers, strict=True):
+        cells = header.split(",")
+        assert not any(cell.strip('"').startswith("=") for cell in cells), path.name

@@ -70,7 +70,7 @@ def test_correct_reply_and_request_settings(server):
     assert reply.thinking == ""
     (body,) = server.chats()
     assert body["format"] == SCHEMA  # structured output: the category's schema
-    assert body["stream"] is False
+    assert body["stream"] is True  # read as a stream, cut at the cap while read
     assert body["messages"] == [{"role": "user", "content": PROMPT.text}]
     options = body["options"]
     assert options["temperature"] == 0 and options["seed"] == 0

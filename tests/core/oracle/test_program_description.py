@@ -5,6 +5,7 @@ caller."""
 from __future__ import annotations
 
 import multiprocessing
+import time
 from pathlib import Path
 
 import pytest
@@ -191,3 +192,21 @@ def test_a_corrupt_cache_entry_is_read_again(tmp_path):
     program._memory.clear()
     program._entry(key).write_text("{not json")
     assert describe_program(path).variables[0].upper == "2"
+
+
+def test_a_pathological_formula_is_given_up_in_seconds(tmp_path):
+    # each formula doubles the last: written out, the guard has 2^40 terms
+    lines = ["mdp", "formula f0 = x;"]
+    lines += [f"formula f{i} = f{i - 1} + f{i - 1};" for i in range(1, 41)]
+    lines += [
+        "module m",
+        "  x : [0..1] init 0;",
+        "  [a] f40 > 0 -> 0.5:(x'=1) + 0.5:(x'=0);",
+        "endmodule",
+    ]
+    path = tmp_path / "pathological.prism"
+    path.write_text("\n".join(lines) + "\n")
+    started = time.monotonic()
+    with pytest.raises(ModelError, match="took longer than 15 s"):
+        describe_program(path, use_cache=False)
+    assert time.monotonic() - started < 30  # it was 120 s

@@ -1,0 +1,35 @@
+"""A warning before a plan writes a very large results file (``--repeat 5000`` wrote 3 GB
+without a word): its size is estimated from the prompts and said with the disk's free space."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+ROW_BYTES = 1500  # a stored execution besides its prompt: reply, JSON columns, index entries
+WARN_BYTES = 1 << 30  # warn from an estimated gigabyte
+WARN_EXECUTIONS = 100_000
+
+
+def estimated_bytes(plan: Any) -> int:
+    """Roughly what storing every execution of ``plan`` adds to the file."""
+    return sum(len(e.prompt.text.encode("utf-8")) + ROW_BYTES for e in plan.executions)
+
+
+def size_warning(plan: Any, db: str | Path) -> str | None:
+    """One line when the plan is very large (or larger than the free disk), else None."""
+    size = estimated_bytes(plan)
+    folder = Path(db).resolve().parent
+    try:
+        free = shutil.disk_usage(folder).free
+    except OSError:
+        free = None
+    if size < WARN_BYTES and plan.total < WARN_EXECUTIONS and (free is None or size < free):
+        return None
+    room = f" ({free / 2**30:,.1f} GB free there)" if free is not None else ""
+    beyond = "; that is more than the free space" if free is not None and size >= free else ""
+    return (
+        f"warning: {plan.total:,} executions will make {Path(db).name} about"
+        f" {size / 2**30:,.1f} GB{room}{beyond}: Ctrl-C stops the run and keeps what is stored"
+    )

@@ -1,0 +1,192 @@
+"""Refuse ill-formed PRISM commands (probabilities not summing to one, updates out of a variable's
+range) with one line that names the command and its line:col, as PRISM itself would.
+
+Two checks work together. Before any build, every command whose probabilities are constant is
+summed here in exact fractions, so a sum like 0.9 + 0.9 is refused at its line. During the build,
+Storm's own exploration checks catch what depends on the state (out-of-range updates, sums of
+state-dependent probabilities); Storm names the command by its text, which is mapped back to its
+place in the file. Storm's float builder compares sums of doubles exactly, so a float sum that is
+1 up to rounding (4/5 + 1/10 + 1/10) is a false alarm: ``is_rounding`` tells it apart.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from pathlib import Path
+
+from explaincheck.core.errors import ModelError
+
+# A float sum this close to one is rounding, not a fault (Storm prints up to 17 digits).
+ROUNDING = 1e-9
+
+_SUM_ERROR = re.compile(
+    r"Probabilities do not sum to one for command '(.*)' \(actually sum to (.*)\)"
+)
+_RANGE_ERROR = re.compile(
+    r"The update (.*) leads to an out-of-bounds value \((.*)\) for the variable '(.*)'"
+)
+_COMMENT = re.compile(r"//[^\n]*")
+_MODULE = re.compile(r"\bmodule\s+(\w+)\s*(=\s*(\w+))?")
+
+
+def command_positions(text: str) -> dict[str, list[tuple[int, int]]]:
+    """Line and column (1-based) of each command, per module name, in file order; a renamed
+    module (``module m2 = m1 [...]``) points at the commands of the module it copies."""
+    clean = _COMMENT.sub(lambda match: " " * len(match.group(0)), text)
+    line_starts = [0] + [index + 1 for index, char in enumerate(clean) if char == "\n"]
+
+    def place(offset: int) -> tuple[int, int]:
+        line = _bisect(line_starts, offset)
+        return line + 1, offset - line_starts[line] + 1
+
+    positions: dict[str, list[tuple[int, int]]] = {}
+    renamed: dict[str, str] = {}
+    for match in _MODULE.finditer(clean):
+        name = match.group(1)
+        end = clean.find("endmodule", match.end())
+        if end < 0:
+            continue
+        if match.group(3):
+            renamed[name] = match.group(3)
+            continue
+        body_start = match.end()
+        found = []
+        statement_start = body_start
+        for index in range(body_start, end):
+            if clean[index] == ";":
+                statement = clean[statement_start:index]
+                stripped = len(statement) - len(statement.lstrip())
+                if statement.strip().startswith("["):
+                    found.append(place(statement_start + stripped))
+                statement_start = index + 1
+        positions[name] = found
+    for name, source in renamed.items():
+        positions[name] = positions.get(source, [])
+    return positions
+
+
+def _bisect(starts: list[int], offset: int) -> int:
+    low, high = 0, len(starts) - 1
+    while low < high:
+        middle = (low + high + 1) // 2
+        if starts[middle] <= offset:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _substituted(program):
+    """The program with formulas and constants written out, as Storm's builder sees it (its
+    messages print commands this way, and constant probabilities become literals)."""
+    return program.substitute_formulas().substitute_constants()
+
+
+def _commands(program, *, formulas: bool = True):
+    """(module name, index in module, command) for every command of the program; without
+    ``formulas`` only constants are written out (writing out formulas can take exponential
+    time on a pathological file, so the check before building leaves that to Storm)."""
+    written = _substituted(program) if formulas else program.substitute_constants()
+    for module in written.modules:
+        for index, command in enumerate(module.commands):
+            yield module.name, index, command
+
+
+def _where(
+    path: Path, positions: dict, module: str, index: int
+) -> tuple[str, int | None, int | None]:
+    places = positions.get(module, [])
+    if index < len(places):
+        line, column = places[index]
+        return f"{path}:{line}:{column}", line, column
+    return str(path), None, None
+
+
+def _action(command) -> str:
+    return f"[{command.action_name}]" if command.is_labeled else "[]"
+
+
+def check_constant_sums(program, path: Path, text: str) -> None:
+    """Refuse a command whose constant probabilities do not sum to exactly one."""
+    positions: dict | None = None
+    for module, index, command in _commands(program, formulas=False):
+        total = Fraction(0)
+        for update in command.updates:
+            expression = update.probability_expression
+            if expression.contains_variables():
+                break
+            try:
+                total += Fraction(str(expression.evaluate_as_rational()))
+            except (ValueError, ZeroDivisionError, RuntimeError):
+                break
+        else:
+            if total != 1:
+                positions = command_positions(text) if positions is None else positions
+                where, line, column = _where(path, positions, module, index)
+                raise ModelError(
+                    f"{where}: the probabilities of command {_action(command)} in module "
+                    f"{module} sum to {_fraction(total)}, not 1",
+                    line=line,
+                    column=column,
+                )
+
+
+def _fraction(value: Fraction) -> str:
+    return str(value.numerator) if value.denominator == 1 else f"{value} (= {float(value):g})"
+
+
+def _printed(value: str) -> str:
+    """Storm's printed sum ("7/10" from the exact build, "0.7" from the float one) as one text."""
+    try:
+        return _fraction(Fraction(value).limit_denominator(10**9))
+    except (ValueError, ZeroDivisionError):
+        return value
+
+
+def is_rounding(message: str) -> bool:
+    """Whether Storm's error is a float sum that is one up to rounding (not a real fault)."""
+    match = _SUM_ERROR.search(message)
+    if not match:
+        return False
+    try:
+        return abs(float(Fraction(match.group(2))) - 1) <= ROUNDING
+    except (ValueError, ZeroDivisionError):
+        return False
+
+
+def explain(message: str, program, path: Path, text: str) -> ModelError | None:
+    """One line for Storm's exploration-check ``message`` naming the command and its place, or
+    None when the message is not an exploration check."""
+    summed = _SUM_ERROR.search(message)
+    ranged = _RANGE_ERROR.search(message)
+    if not summed and not ranged:
+        return None
+    positions = command_positions(text)
+    for module, index, command in _commands(program):
+        if summed and str(command).rstrip(";").strip() == summed.group(1).rstrip(";").strip():
+            where, line, column = _where(path, positions, module, index)
+            return ModelError(
+                f"{where}: the probabilities of command {_action(command)} in module {module} "
+                f"sum to {_printed(summed.group(2))} in some state, not 1",
+                line=line,
+                column=column,
+            )
+        if ranged and any(str(update) == ranged.group(1) for update in command.updates):
+            where, line, column = _where(path, positions, module, index)
+            return ModelError(
+                f"{where}: command {_action(command)} in module {module} sets "
+                f"{ranged.group(3)} to {ranged.group(2)}, outside its range ({ranged.group(1)})",
+                line=line,
+                column=column,
+            )
+    if summed:
+        return ModelError(
+            f"{path}: the probabilities of command {summed.group(1)} sum to "
+            f"{summed.group(2)} in some state, not 1"
+        )
+    assert ranged is not None
+    return ModelError(
+        f"{path}: the update {ranged.group(1)} sets {ranged.group(3)} to "
+        f"{ranged.group(2)}, outside its range"
+    )
