@@ -112,7 +112,9 @@ def table_text(rows: list[dict[str, Any]], width: int | None = None) -> str:
         )
         for r in rows
     ]
-    lines = terminal.table(header, body, width, drop=(1,))  # the title goes first
+    lines = terminal.table(
+        header, body, width, drop=(1, 6)
+    )  # the title goes first, then do-nothing (in the notes too)
     notes = _grouped_notes(rows)
     if notes:
         lines.append("")

@@ -23,17 +23,23 @@ def progress(done: int, total: int, last) -> Progress:
     )
 
 
+def record(**fields):
+    """A stored execution as the progress events carry it (no usage: costs nothing)."""
+    usage = {"cached": False, "reply": "{}", "prompt_tokens": None, "completion_tokens": None}
+    return SimpleNamespace(**usage, **fields)
+
+
 def test_eta_is_the_slowest_llms_time_left(window):
     window._campaign_llm_plan({"random": 20, "ollama:slow": 4}, {"random": 4, "ollama:slow": 1})
     done = 0
     for _ in range(19):
         done += 1
         window._campaign_progress(
-            progress(done, 24, SimpleNamespace(llm="random", latency=0.0, verdict="fail"))
+            progress(done, 24, record(llm="random", latency=0.0, verdict="fail"))
         )
     done += 1
     window._campaign_progress(
-        progress(done, 24, SimpleNamespace(llm="ollama:slow", latency=5.0, verdict="pass"))
+        progress(done, 24, record(llm="ollama:slow", latency=5.0, verdict="pass"))
     )
     text = window.campaign_view.progress_text.text()
     # 3 slow answers left at 5 s each, one at a time: 15 s (the pooled rate said 1 s)
@@ -41,6 +47,6 @@ def test_eta_is_the_slowest_llms_time_left(window):
     assert "ollama:slow: 0:15 left" in window.campaign_view.progress_text.toolTip()
     # an error is timed but stays to do
     window._campaign_progress(
-        progress(done, 24, SimpleNamespace(llm="ollama:slow", latency=None, verdict="error"))
+        progress(done, 24, record(llm="ollama:slow", latency=None, verdict="error"))
     )
     assert "ETA 0:15" in window.campaign_view.progress_text.text()

@@ -73,7 +73,15 @@ WELL_FORMED_TEST_MODELS = sorted(
 )
 
 
-CONSTANTS = {"gambler.prism": "N=6", "factors.prism": "p=0.1,r=0.2", "bypass.prism": "WIDE=1"}
+CONSTANTS = {
+    "gambler.prism": "N=6",
+    "factors.prism": "p=0.1,r=0.2",
+    "bypass.prism": "WIDE=1",
+    "corridor.prism": "TARGET=4",
+    "flip.prism": "p=0.3",
+    "flip_guard.prism": "p=0.3",
+    "flip_int.prism": "K=3",
+}
 
 
 @pytest.mark.parametrize("exact", [True, False], ids=["exact", "float"])
