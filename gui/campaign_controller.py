@@ -211,8 +211,9 @@ class CampaignController(QObject):
             guard = self._cost_guard(plan, session, costs, events)
             outcome = await session.run(plan, events=events, started=started)
             if guard is not None and guard.reached:
+                said = "Stopped at the cost limit"
                 again = "Run with a higher Stop at cost (or none) to continue"
-                self.cost_stopped.emit(guard.message(outcome.progress, "Stop at cost", again))
+                self.cost_stopped.emit(guard.message(outcome.progress, said, again))
             if behavioural and outcome.complete and "factors" in campaign.categories:
                 await ask_behavioural(plan, session.store, settings)  # as run --behavioural
             return outcome

@@ -108,10 +108,11 @@ class CostGuard:
     def message(
         self,
         progress: Progress,
-        name: str = "--max-cost",
+        stopped: str = "stopped at --max-cost",
         again: str = "run again with a higher --max-cost to continue",
     ) -> str:
+        """What happened and how to go on (``stopped``, ``again``: the front end's words)."""
         return (
-            f"stopped at {name} {money(self.limit)} (spent {money(self.spent)});"
+            f"{stopped} {money(self.limit)} (spent {money(self.spent)});"
             f" {progress.done} of {progress.total} executions are stored: {again}"
         )

@@ -75,7 +75,7 @@ def test_stop_at_cost_stops_cleanly_shows_it_and_resumes(qtbot, window, tmp_path
         run(qtbot, window)
         # stopped cleanly at the limit, said where the progress goes, before the end
         text = view.progress_text.text()
-        assert text.startswith("stopped at Stop at cost 1.5000 (spent ")
+        assert text.startswith("Stopped at the cost limit 1.5000 (spent ")
         assert "Run with a higher Stop at cost (or none) to continue" in text
         rows, keys = stored(db)
         assert 1 <= rows < 4 and rows == keys
@@ -91,7 +91,7 @@ def test_stop_at_cost_stops_cleanly_shows_it_and_resumes(qtbot, window, tmp_path
         asked = len(server.chats())
         run(qtbot, window)
         assert len(server.chats()) == asked
-        assert view.progress_text.text().startswith("stopped at Stop at cost 1.5000")
+        assert view.progress_text.text().startswith("Stopped at the cost limit 1.5000")
         # no limit: the campaign resumes to the end, without repeating a stored execution
         view.cost_fields.limit.setText("")
         run(qtbot, window)
