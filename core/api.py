@@ -137,14 +137,13 @@ async def run_async(
     on_progress: Callable[[Progress], None] | None = None,
 ) -> RunOutcome:
     """Run ``plan`` into ``db`` (resuming what is stored there) and return how it ended."""
-    from explaincheck.core.analysis.cost_limit import CostGuard
+    from explaincheck.core.analysis.cost_limit import CostGuard, check_limit
     from explaincheck.core.analysis.prices import price_table, stored_form
     from explaincheck.core.campaign.progress import ProgressEvents
     from explaincheck.core.campaign.session import BackendSettings, CampaignSession
 
     table = price_table(prices)
-    if max_cost is not None and not table:
-        raise ExplaincheckError("max_cost needs prices, e.g. prices=['gpt-4o-mini=0.15/0.6']")
+    check_limit(max_cost, table, "max_cost", "prices=['gpt-4o-mini=0.15/0.6']")
     if table:
         plan = replace(plan, notes={**plan.notes, "prices": stored_form(table)})
     plan = _with_run_options(plan, db, ollama_hosts, openai_base_urls, timeout, concurrency)

@@ -23,11 +23,14 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
+from explaincheck.core.analysis.cost_limit import CostGuard, stored_tally
+from explaincheck.core.analysis.prices import stored_form
 from explaincheck.core.campaign.eta import left_per_llm
 from explaincheck.core.campaign.session import BackendSettings, CampaignSession
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.types import OracleResult
+from explaincheck.gui.campaign_cost import CostSettings
 from explaincheck.gui.results_data import row_of
 from explaincheck.gui.tasks import Tasks
 
@@ -95,6 +98,8 @@ class CampaignController(QObject):
     host_failed = Signal(str, str)  # the host as typed, one line saying why
     openai_checked = Signal(str, object)  # the base URL as typed, {url: [models]}
     openai_failed = Signal(str, str)
+    costs_started = Signal(object, object)  # the run's prices, CostTally of its stored executions
+    cost_stopped = Signal(str)  # the Stop at cost limit was reached: one line saying so
 
     def __init__(self, tasks: Tasks, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -123,16 +128,18 @@ class CampaignController(QObject):
         oracle: OracleResult,
         backends: BackendSettings,
         behavioural: bool = False,
+        costs: CostSettings | None = None,
     ) -> None:
         """Plan and run ``campaign`` (a ``core.campaign.plan.Campaign``) into ``db_path``;
-        ``behavioural``: then ask the behavioural probes of its factors cases."""
+        ``behavioural``: then ask the behavioural probes of its factors cases; ``costs``: the
+        prices kept with it and the cost at which it stops (as ``run --max-cost``)."""
         if self.running:
             raise RuntimeError("a campaign is already running")
         self._stop_requested = False
         self._running = True
         self._thread = threading.Thread(
             target=self._thread_main,
-            args=(campaign, db_path, environment, oracle, backends, behavioural),
+            args=(campaign, db_path, environment, oracle, backends, behavioural, costs),
             name="explaincheck-campaign",
             daemon=True,
         )
@@ -153,11 +160,11 @@ class CampaignController(QObject):
 
     # -- worker thread ---------------------------------------------------------------------
     def _thread_main(
-        self, campaign, db_path, environment, oracle, backends, behavioural=False
+        self, campaign, db_path, environment, oracle, backends, behavioural=False, costs=None
     ) -> None:
         try:
             outcome = asyncio.run(
-                self._run(campaign, db_path, environment, oracle, backends, behavioural)
+                self._run(campaign, db_path, environment, oracle, backends, behavioural, costs)
             )
         except BaseException as error:  # reported in the window, never a crash
             self.failed.emit(error)
@@ -170,15 +177,25 @@ class CampaignController(QObject):
             self.running_changed.emit(False)
 
     async def _run(
-        self, campaign, db_path, environment, oracle, settings: BackendSettings, behavioural=False
+        self,
+        campaign,
+        db_path,
+        environment,
+        oracle,
+        settings: BackendSettings,
+        behavioural=False,
+        costs: CostSettings | None = None,
     ):
         from explaincheck.core.campaign.plan import plan_campaign
         from explaincheck.core.campaign.progress import ProgressEvents
         from explaincheck.core.factors.run import behavioural as ask_behavioural
 
         plan = plan_campaign(campaign, environment=environment, oracle=oracle)
-        options = {**campaign.run_options(), "db": str(db_path)}  # results --config writes it
-        plan = replace(plan, notes={**plan.notes, "run_options": options})
+        costs = costs or CostSettings()
+        options = {**campaign.run_options(), "db": str(db_path), **costs.run_options()}
+        plan = replace(plan, notes={**plan.notes, "run_options": options})  # for results --config
+        if costs.prices:  # results and the report price the replies as this run did
+            plan = replace(plan, notes={**plan.notes, "prices": stored_form(costs.prices)})
         self.planned.emit(plan.total, dict(plan.skipped))
         events = ProgressEvents()
         events.subscribe(self._on_progress)
@@ -191,10 +208,31 @@ class CampaignController(QObject):
             def started(backends) -> None:
                 self.llm_plan.emit(*left_per_llm(plan, session.store.stored(), backends))
 
+            guard = self._cost_guard(plan, session, costs, events)
             outcome = await session.run(plan, events=events, started=started)
+            if guard is not None and guard.reached:
+                said = "Stopped at the cost limit"
+                again = "Run with a higher Stop at cost (or none) to continue"
+                self.cost_stopped.emit(guard.message(outcome.progress, said, again))
             if behavioural and outcome.complete and "factors" in campaign.categories:
                 await ask_behavioural(plan, session.store, settings)  # as run --behavioural
             return outcome
+
+    def _cost_guard(
+        self, plan, session: CampaignSession, costs: CostSettings, events
+    ) -> CostGuard | None:
+        """Tell the tab what the stored executions cost; the guard of ``costs.limit`` (the
+        command line's ``CostGuard``) subscribed to ``events``, or None without a limit."""
+        tally = stored_tally(plan, session.store, costs.prices)
+        spent = tally.total
+        self.costs_started.emit(costs.prices, tally)  # the GUI thread's from here on
+        if costs.limit is None:
+            return None
+        guard = CostGuard(costs.prices, costs.limit, session, spent)
+        if guard.reached:
+            session.cancel()
+        events.subscribe(guard)
+        return guard
 
     # -- Ollama host check (on the window's loop) ----------------------------------------------
     def check_host(self, host: str) -> asyncio.Task:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from explaincheck.core.cli.campaign_file import config_text, load_config, run_parser
+from explaincheck.gui.campaign_cost import cost_limit, price_entries
 
 # run option dest -> the tab's ``choices()`` key, for the options the tab shows
 _CHOICE_KEYS = {
@@ -53,6 +54,20 @@ def setup_options(setup: Any, env: str | None, choices: dict[str, Any]) -> dict[
         options["behavioural"] = True
     if choices.get("openai_host"):
         options["openai-base-url"] = [choices["openai_host"]]
+    options.update(_cost_options(choices))
+    return options
+
+
+def _cost_options(choices: dict[str, Any]) -> dict[str, Any]:
+    """``price`` and ``max-cost`` from the tab's Prices and Stop at cost fields (checked: a
+    file saved here must run; the prices settings file is not copied in, it stays a default)."""
+    options: dict[str, Any] = {}
+    prices = price_entries(str(choices.get("prices") or ""))
+    if prices:
+        options["price"] = list(prices)
+    limit = cost_limit(str(choices.get("max_cost") or ""))
+    if limit is not None:
+        options["max-cost"] = limit
     return options
 
 
@@ -78,4 +93,6 @@ def open_campaign(path: str | Path) -> tuple[dict[str, Any], str | None]:
         choices["categories"] = [c.strip() for c in values["categories"].split(",") if c.strip()]
     if values.get("openai_base_url"):
         choices["openai_host"] = values["openai_base_url"][0]
+    choices["prices"] = list(values.get("price") or [])  # the file's set-up: none is none
+    choices["max_cost"] = values.get("max_cost") or ""
     return choices, values.get("env")

@@ -295,6 +295,8 @@ class MainWindow(QMainWindow):
         self.campaigns.planned.connect(self._campaign_planned)
         self.campaigns.llm_plan.connect(self._campaign_llm_plan)
         self.campaigns.finished.connect(self._campaign_finished)
+        self.campaigns.costs_started.connect(self.campaign_view.start_costs)
+        self.campaigns.cost_stopped.connect(self._campaign_message)
 
     def _restore(self) -> None:
         geometry, state = self.settings.window_state()
@@ -578,13 +580,14 @@ class MainWindow(QMainWindow):
                 self.model.unsafe_label,
             )
             db_path = results_path(setup.database)
+            costs = self.campaign_view.cost_settings()  # prices and Stop at cost
         except (ExplaincheckError, OSError) as error:
             self._campaign_message(str(error))
             return
         self.settings.save_campaign_choices(self.campaign_view.choices())
-        self.tasks.start(self._run(campaign, db_path), "campaign")
+        self.tasks.start(self._run(campaign, db_path, costs), "campaign")
 
-    async def _run(self, campaign, db_path: str) -> None:
+    async def _run(self, campaign, db_path: str, costs=None) -> None:
         if Path(db_path).exists():
             try:
                 await self.results.load(db_path)
@@ -601,6 +604,7 @@ class MainWindow(QMainWindow):
             self.model.oracle,
             self.backend_settings(),
             behavioural=self.campaign_view.wants_behavioural(),
+            costs=costs,
         )
 
     def backend_settings(self) -> BackendSettings:

@@ -55,13 +55,14 @@ def _amount(text: Any, where: str) -> float:
     return value
 
 
-def parse_price(text: str) -> tuple[str, Price]:
-    """``MODEL=IN/OUT`` (money per million prompt/completion tokens) -> (MODEL, Price)."""
+def parse_price(text: str, name: str = "--price") -> tuple[str, Price]:
+    """``MODEL=IN/OUT`` (money per million prompt/completion tokens) -> (MODEL, Price);
+    ``name`` is where the text was given, for the error."""
     model, equals, amounts = str(text).rpartition("=")
     prompt, slash, completion = amounts.partition("/")
     if not equals or not model.strip() or not slash:
-        raise ExplaincheckError(f"--price {text!r}: use MODEL=IN/OUT, e.g. gpt-4o-mini=0.15/0.6")
-    where = f"--price {text!r}"
+        raise ExplaincheckError(f"{name} {text!r}: use MODEL=IN/OUT, e.g. gpt-4o-mini=0.15/0.6")
+    where = f"{name} {text!r}"
     return model.strip(), Price(_amount(prompt, where), _amount(completion, where))
 
 
@@ -164,28 +165,47 @@ def with_costs(rows: list[dict[str, Any]], prices: Mapping[str, Price]) -> list[
     return [{**row, "cost": row_cost(row, prices)} for row in rows]
 
 
-def cost_lines(rows: Iterable[Mapping[str, Any]]) -> list[str]:
-    """One line per LLM with a cost and one for the total (rows carry ``cost``)."""
-    per_llm: dict[str, float] = {}
-    tokens: dict[str, list[int]] = {}
-    for row in rows:
+class CostTally:
+    """Money and tokens per LLM of rows that carry a ``cost`` (rows without one are left out),
+    added one at a time: a running campaign's figures are ``results``' figures."""
+
+    def __init__(self) -> None:
+        self.per_llm: dict[str, float] = {}
+        self.tokens: dict[str, list[int]] = {}
+
+    def add(self, row: Mapping[str, Any]) -> None:
         cost = row.get("cost")
         if cost is None:
-            continue
+            return
         llm = str(row.get("llm"))
-        per_llm[llm] = per_llm.get(llm, 0.0) + float(cost)
-        counts = tokens.setdefault(llm, [0, 0, 0])
+        self.per_llm[llm] = self.per_llm.get(llm, 0.0) + float(cost)
+        counts = self.tokens.setdefault(llm, [0, 0, 0])
         for i, name in enumerate(("prompt_tokens", "completion_tokens", "reasoning_tokens")):
             counts[i] += _count(row.get(name)) or 0
-    if not per_llm:
-        return []
-    lines = [
-        f"cost {llm}: {money(cost)} ({tokens[llm][0]} prompt, {tokens[llm][1]} completion,"
-        f" {tokens[llm][2]} reasoning tokens)"
-        for llm, cost in per_llm.items()
-    ]
-    lines.append(f"cost of the campaign: {money(sum(per_llm.values()))}")
-    return lines
+
+    @property
+    def total(self) -> float:
+        return sum(self.per_llm.values())
+
+    def lines(self) -> list[str]:
+        """One line per LLM with a cost and one for the total (none without a cost)."""
+        if not self.per_llm:
+            return []
+        lines = [
+            f"cost {llm}: {money(cost)} ({self.tokens[llm][0]} prompt,"
+            f" {self.tokens[llm][1]} completion, {self.tokens[llm][2]} reasoning tokens)"
+            for llm, cost in self.per_llm.items()
+        ]
+        lines.append(f"cost of the campaign: {money(self.total)}")
+        return lines
+
+
+def cost_lines(rows: Iterable[Mapping[str, Any]]) -> list[str]:
+    """One line per LLM with a cost and one for the total (rows carry ``cost``)."""
+    tally = CostTally()
+    for row in rows:
+        tally.add(row)
+    return tally.lines()
 
 
 def money(value: float) -> str:

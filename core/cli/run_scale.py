@@ -8,17 +8,15 @@ API uses ``CostGuard`` and ``scaled_plan`` too), so the command stays a thin rea
 from __future__ import annotations
 
 import argparse
-import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from explaincheck.core.analysis.cost_limit import CostGuard
+from explaincheck.core.analysis.cost_limit import CostGuard, check_limit
 from explaincheck.core.analysis.prices import Price, price_table, stored_form
 from explaincheck.core.backends.ollama_hosts import redact_url
 from explaincheck.core.backends.registry import normalize_spec
 from explaincheck.core.campaign.plan import Plan
 from explaincheck.core.campaign.shard import Shard, parse_shard
-from explaincheck.core.errors import ExplaincheckError
 
 URL_KEYS = ("ollama-host", "openai-base-url")  # kept without userinfo or query
 
@@ -41,12 +39,7 @@ def prepare_scale(args: argparse.Namespace) -> Scale:
     apply_config(args, parser)
     shard = parse_shard(args.shard) if getattr(args, "shard", None) else None
     prices = price_table(getattr(args, "price", ()) or (), getattr(args, "prices", None))
-    max_cost = getattr(args, "max_cost", None)
-    if max_cost is not None:
-        if not math.isfinite(max_cost) or max_cost <= 0:
-            raise ExplaincheckError(f"--max-cost must be a positive amount (got {max_cost:g})")
-        if not prices:
-            raise ExplaincheckError("--max-cost needs prices: give --price MODEL=IN/OUT")
+    max_cost = check_limit(getattr(args, "max_cost", None), prices)
     options = run_options(args, parser)
     for key in URL_KEYS:  # no secret reaches the store: no userinfo, query or fragment
         if key in options:

@@ -46,9 +46,11 @@ from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.taxonomy.degeneracy import degenerate_categories
 from explaincheck.core.taxonomy.registry import applicability
+from explaincheck.gui.campaign_cost import CostSettings
 from explaincheck.gui.factor_campaign import BEHAVIOURAL_TIP, factors_offer
 from explaincheck.gui.safe_text import plain_label
 from explaincheck.gui.tasks import Tasks, in_thread
+from explaincheck.gui.views.cost_fields import CostFields
 from explaincheck.gui.views.llm_choices import LlmChoices
 
 DIMENSION_TITLES = (
@@ -269,6 +271,7 @@ class CampaignView(QWidget):
         self._build_wording_row(form)
         self._build_rule_row(form)
         self._build_database_row(form)
+        self.cost_fields = CostFields(form, self)  # Prices and Stop at cost
         self._build_campaign_file_row(form)
         return settings_box
 
@@ -301,6 +304,7 @@ class CampaignView(QWidget):
             self.open_campaign_file(path)
 
     def save_campaign_file(self, path: str) -> None:
+        from explaincheck.core.errors import ExplaincheckError
         from explaincheck.gui.campaign_files import save_campaign
 
         env = self.environment.id or self.environment.model_path if self.environment else None
@@ -308,6 +312,9 @@ class CampaignView(QWidget):
             save_campaign(path, self.setup(), env, self.choices())
         except OSError as error:
             self.show_message(f"Cannot save {path}: {error.strerror or error}")
+            return
+        except ExplaincheckError as error:  # a price or limit run --config would refuse
+            self.show_message(f"Cannot save {path}: {error}")
             return
         self.show_message(f"Saved the campaign to {path}")
 
@@ -453,6 +460,7 @@ class CampaignView(QWidget):
         footer_layout.addWidget(self.estimate_text)
         footer_layout.addLayout(run_row)
         footer_layout.addWidget(self.progress_text)
+        footer_layout.addWidget(self.cost_fields.lines)  # the cost per LLM
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(scroll, 1)
@@ -826,6 +834,7 @@ class CampaignView(QWidget):
             "behavioural": self.behavioural.isChecked(),
             "keep_do_nothing": self.keep_do_nothing.isChecked(),
             "openai_host": self.openai_base_url(),
+            **self.cost_fields.choices(),
         }
 
     def apply_choices(self, choices: dict) -> None:
@@ -876,6 +885,7 @@ class CampaignView(QWidget):
             self.behavioural.setChecked(choices["behavioural"])
         if isinstance(choices.get("openai_host"), str):
             self.openai_host.setText(choices["openai_host"])
+        self.cost_fields.apply(choices)
 
     # -- campaign --------------------------------------------------------------------------
     def _choose_database(self) -> None:
@@ -909,6 +919,8 @@ class CampaignView(QWidget):
     def set_running(self, running: bool) -> None:
         if running:
             self.cost_meter.reset()
+            self.cost_fields.show_lines([])
+        self.cost_fields.set_enabled(not running)
         self.run_button.setEnabled(not running)
         self.pause_button.setEnabled(running)
 
@@ -926,6 +938,7 @@ class CampaignView(QWidget):
         if progress.errors:
             parts.append(f"{progress.errors} errors")
         self.cost_meter.add(progress.last)
+        self.cost_fields.show_lines(self.cost_meter.lines())
         if self.cost_meter.text():
             parts.append(self.cost_meter.text())
         if progress.state == "running":
@@ -962,6 +975,15 @@ class CampaignView(QWidget):
 
     def set_database(self, path: str) -> None:
         self.database.setText(path)
+
+    def cost_settings(self) -> CostSettings:
+        """The prices and Stop at cost of the run (an ExplaincheckError if unusable)."""
+        return self.cost_fields.settings()
+
+    def start_costs(self, prices: dict, tally) -> None:
+        """A run starts with these prices; ``tally``: what its stored executions cost."""
+        self.cost_meter.start(prices, tally)
+        self.cost_fields.show_lines(self.cost_meter.lines())
 
     def show_message(self, text: str) -> None:
         """A one-line message where the progress goes (why a run did not start, ...)."""
