@@ -13,8 +13,10 @@ HELP = """Measure fault detection with the reference explainers whose faults are
 (flaw:myopic:K, flaw:determinised, flaw:distance, flaw:danger-blind): per explainer,
 environment and category the fail rate under prioritised and random selection, the detection
 matrix (which questions catch which flaw), RQ1 with ground truth (does δ-prioritisation raise
-the fail rate?), APFD of the whole candidate pool ordered by δ against a seeded random order, and
-the noisy:Q calibration curve. These answerers need no LLM and no database: every candidate is
+the fail rate?), APFD of the whole candidate pool ordered by δ (averaged over its ties, per class
+for the yes/no categories) against the exact expectation of a random order, the equivalent
+mutants (a flaw that no case of a pool can tell from the oracle) listed apart, and the noisy:Q
+calibration curve. These answerers need no LLM and no database: every candidate is
 answered directly, so the analysis takes well under a minute per environment (the myopic
 pictures ask Storm once per horizon and are cached).
 
