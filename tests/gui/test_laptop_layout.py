@@ -49,6 +49,12 @@ def test_every_tab_fits_a_laptop_screen(laptop_db, qtbot, window):
             window.teach_view.reveal_all()
         qtbot.wait(50)
         seen[tab] = _fits(window)
+    window.show_tab("workbench")  # each of its pages: editor, simulator, Bellman, sweep
+    pages = window.workbench.pages
+    for index in range(pages.count()):
+        pages.setCurrentIndex(index)
+        qtbot.wait(50)
+        seen[f"workbench, {pages.tabText(index)}"] = _fits(window)
     # Results with a factors case (its factor panel open), and the side-by-side comparison
     window.show_tab("results")
     executions.set_filter("category", "factors")
