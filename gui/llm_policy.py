@@ -64,7 +64,10 @@ def bare_oracle(oracle: OracleResult) -> OracleResult:
 
 def status_line(spec: str, asked: int, batch: int, replies: int) -> str:
     """The status bar while asking: the round's replies and the states asked before it."""
-    return f"Asking {spec} for its policy: {replies}/{batch} replies this round, {asked} states asked before…"
+    return (
+        f"Asking {spec} for its policy: {asked + replies} states answered,"
+        f" {batch - replies} more in this round…"
+    )
 
 
 class LlmPolicyController(QObject):

@@ -36,9 +36,14 @@ def ask_and_wait(qtbot, window, ask: PolicyAsk) -> None:
 
 
 def test_the_oracle_as_a_policy_has_loss_zero_everywhere(qtbot, window, tmp_path):
+    texts = [a.text() for a in window.menuBar().actions()[0].menu().actions()]
+    assert texts[texts.index("Open policy…") + 1] == "Ask an LLM for its policy…"
+    assert not window.llm_policy.action.isEnabled()  # no model yet
     base = open_env(qtbot, window, "frozen_lake")
     assert window.llm_policy.action.isEnabled()
     db = tmp_path / "asked.sqlite"
+    lines: list[str] = []
+    window.llm_policy.controller.progress.connect(lines.append)
     ask_and_wait(qtbot, window, PolicyAsk("oracle", budget=100, database=str(db)))
     chain = window.model.oracle.policy
     assert chain.value_loss == 0 and window.model.oracle.base_hash == base.model.content_hash
@@ -60,6 +65,10 @@ def test_the_oracle_as_a_policy_has_loss_zero_everywhere(qtbot, window, tmp_path
     assert window.results.db_path == str(db)
     rows = [r for r in window.results.rows if r.get("selection") == POLICY_SELECTION]
     assert len(rows) >= 1 and {r["llm"] for r in rows} == {"oracle"}
+    assert (
+        lines[-1]
+        == f"Asking oracle for its policy: {len(rows)} states answered, 0 more in this round…"
+    )
     rebuilt, asked = stored_policies(window.results.rows, base)["oracle"]
     assert asked == len(rows) and rebuilt.value_loss == 0
     table = window.report_view.policy_loss
