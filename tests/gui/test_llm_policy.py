@@ -134,3 +134,23 @@ def test_the_dialog_offers_the_campaign_choices_and_takes_a_typed_spec(qtbot):
     assert dialog.request().spec == "random"
     dialog.spec.setEditText("ollama:llama3.2:1b")
     assert dialog.request().spec == "ollama:llama3.2:1b"
+
+
+def test_replies_stored_by_the_command_are_not_asked_again(qtbot, window, tmp_path):
+    import subprocess
+    import sys
+
+    db = tmp_path / "cli.sqlite"
+    # a child process: the command runs its own asyncio loop, the window's is running here
+    command = ["policy", "--env", "frozen_lake", "--llm", "oracle", "--db", str(db)]
+    code = f"from explaincheck.core.cli.main import main; raise SystemExit(main({command!r}))"
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+    with Store.open(db, readonly=True) as store:
+        stored = len(store.executions())
+    open_env(qtbot, window, "frozen_lake")
+    assert window.llm_policy.proposed().spec  # the dialog starts from some LLM
+    ask_and_wait(qtbot, window, PolicyAsk("oracle", database=str(db)))
+    with Store.open(db, readonly=True) as store:
+        assert len(store.executions()) == stored  # same keys: every reply came from the file
+    assert window.model.oracle.policy.value_loss == 0
+    assert window.llm_policy.proposed() == PolicyAsk("oracle", 100, "uniform", str(db))
