@@ -47,7 +47,10 @@ class LlmPolicyWiring(QObject):
             if isinstance(menu, QMenu):  # File, just after Open policy…
                 actions = menu.actions()
                 after = actions.index(window.open_policy_action) + 1
-                menu.insertAction(actions[after] if after < len(actions) else None, self.action)
+                if after < len(actions):
+                    menu.insertAction(actions[after], self.action)
+                else:
+                    menu.addAction(self.action)
         controller = self.controller
         controller.progress.connect(lambda text: window.statusBar().showMessage(text))
         controller.failed.connect(self._failed)
