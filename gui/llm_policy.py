@@ -171,23 +171,32 @@ class LlmPolicyController(QObject):
         )
         database = results_path(ask.database)
         spec = campaign.llms[0]
-        round_ = {"asked": 0, "batch": 0}
+        seen = {"asked": 0, "batch": 0, "replies": 0, "errors": 0}
+        reason = [""]
 
-        def on_round(asked: int, batch: int) -> None:
-            round_.update(asked=asked, batch=batch)
-            self.progress.emit(status_line(spec, asked, batch, 0))
-
-        def on_reply(progress) -> None:
-            replies = progress.done + progress.errors
-            self.progress.emit(status_line(spec, round_["asked"], round_["batch"], replies))
-
-        events = ProgressEvents()
-        events.subscribe(on_reply)
         with CampaignSession.open(database, backends) as session:  # on this thread (SQLite)
             with self._lock:
                 self._session = session
                 if self._stop_requested:
                     session.cancel()
+
+            def on_round(asked: int, batch: int) -> None:
+                if seen["replies"] and seen["errors"] == seen["replies"]:
+                    session.cancel()  # not one reply in a whole round: the LLM does not answer
+                seen.update(asked=asked, batch=batch)
+                self.progress.emit(status_line(spec, asked, batch, 0))
+
+            def on_reply(progress) -> None:
+                if progress.last is not None:
+                    seen["replies"] += 1
+                    if progress.last.verdict == "error":
+                        seen["errors"] += 1
+                        reason[0] = progress.last.reason
+                replies = progress.done + progress.errors
+                self.progress.emit(status_line(spec, seen["asked"], seen["batch"], replies))
+
+            events = ProgressEvents()
+            events.subscribe(on_reply)
             found = await ask_policy(
                 session,
                 campaign,
@@ -198,6 +207,11 @@ class LlmPolicyController(QObject):
                 on_round=on_round,
                 events=events,
             )
+            if seen["replies"] and seen["errors"] == seen["replies"]:
+                first = reason[0].strip().splitlines()
+                raise ExplaincheckError(
+                    f"{spec} gave no reply ({first[0] if first else 'no reason given'})"
+                )
             if session.cancelled:
                 return (
                     f"Stopped asking {spec} for its policy: {len(found.asked)} states answered"

@@ -154,3 +154,31 @@ def test_replies_stored_by_the_command_are_not_asked_again(qtbot, window, tmp_pa
         assert len(store.executions()) == stored  # same keys: every reply came from the file
     assert window.model.oracle.policy.value_loss == 0
     assert window.llm_policy.proposed() == PolicyAsk("oracle", 100, "uniform", str(db))
+
+
+def test_an_llm_that_cannot_be_reached_or_never_answers_gives_one_line(qtbot, window, tmp_path):
+    import socket
+
+    from support.ollama_standin import Script, StandinOllama
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    oracle = open_env(qtbot, window, "frozen_lake")
+    controller = window.llm_policy.controller
+    db = str(tmp_path / "dead.sqlite")
+    with qtbot.waitSignal(controller.failed, timeout=120_000) as failed:
+        assert window.llm_policy.ask(PolicyAsk(f"ollama:m@http://127.0.0.1:{port}", database=db))
+    assert failed.args[0].startswith("no Ollama server answers (")
+    assert "\n" not in failed.args[0] and window.errors[-1] == failed.args[0]
+    wait_for(qtbot, lambda: not window.busy(), 60)
+
+    with StandinOllama({"m": Script(mode="http500")}) as server:  # answers, but every chat fails
+        with qtbot.waitSignal(controller.failed, timeout=120_000) as failed:
+            assert window.llm_policy.ask(PolicyAsk(f"ollama:m@{server.url}", database=db))
+        wait_for(qtbot, lambda: not window.busy(), 60)
+    assert failed.args[0].startswith(f"ollama:m@{server.url} gave no reply (")
+    assert "scripted failure" in failed.args[0] and "\n" not in failed.args[0]
+    assert window.model.oracle is oracle  # no all-default policy pretends to be the LLM's
+    with Store.open(db, readonly=True) as store:  # the first round only: then it gave up
+        assert [r["verdict"] for r in store.executions()] == ["error"]
