@@ -130,6 +130,9 @@ class MainWindow(QMainWindow):
         from explaincheck.gui.workbench_wiring import attach_workbench
 
         self.workbench, self.workbench_controller = attach_workbench(self)  # editor, simulator…
+        from explaincheck.gui.llm_policy_wiring import LlmPolicyWiring
+
+        self.llm_policy = LlmPolicyWiring(self)  # File › Ask an LLM for its policy…
         self._restore()
         guard_wheel(self)  # spin and combo boxes take the wheel only once focused
 
@@ -430,16 +433,22 @@ class MainWindow(QMainWindow):
             self.errors.append(str(error))
             self.statusBar().showMessage(f"Cannot load the policy: {error}", 15000)
             return
+        self.show_policy(attached, Path(path).name, default)
+
+    def show_policy(self, attached: OracleResult, name: str, default: str) -> None:
+        """Hand the oracle with a policy attached to every view (the graph, the inspector, the
+        Campaign and Report tabs, the Workbench simulator) and say its value loss."""
+        assert self.model.environment is not None
         self.model.oracle = attached
         self._oracle_ready(attached, self.model.environment)
         from explaincheck.gui.workbench_wiring import loaded_policy_chooser
 
         self.workbench.simulator.set_loaded_policy(*loaded_policy_chooser(attached))
-        chain = attached.policy
+        chain = policy_chain(attached)
         assert chain is not None
         filled = len(chain.policy.defaulted)
         self.statusBar().showMessage(
-            f"Policy {Path(path).name}: V^π(s0) = {chain.state(chain.initial).value:.4g},"
+            f"Policy {name}: V^π(s0) = {chain.state(chain.initial).value:.4g},"
             f" value loss {chain.value_loss:.4g}"
             + (f" ({filled} states by the default {default})" if filled else ""),
             15000,
@@ -630,6 +639,7 @@ class MainWindow(QMainWindow):
 
     def stop(self) -> None:
         self.campaigns.stop()
+        self.llm_policy.stop()
         self.model.cancel()
 
     def _campaign_message(self, text: str) -> None:
@@ -697,7 +707,12 @@ class MainWindow(QMainWindow):
             traceback.print_exception(error, file=sys.stderr)
 
     def busy(self) -> bool:
-        return not self.tasks.idle or self.model.busy or self.campaigns.running
+        return (
+            not self.tasks.idle
+            or self.model.busy
+            or self.campaigns.running
+            or self.llm_policy.running
+        )
 
     async def wait_rendered(self, timeout: float = 600.0) -> None:
         """Wait until no background work is left and the visible views have drawn."""
@@ -740,6 +755,7 @@ class MainWindow(QMainWindow):
         if probe is not None:
             probe.cancel()
         self.campaigns.stop()
+        self.llm_policy.stop()
         self.model.cancel()
         self.tasks.cancel_all()
         super().closeEvent(event)

@@ -47,11 +47,16 @@ def _loss_table(oracle: OracleResult, rows: list[dict]):
 
     chains: dict = {}
     loaded = policy_chain(oracle)
+    shown = Path(loaded.policy.source).name if loaded is not None else ""
     if loaded is not None:
-        chains[Path(loaded.policy.source).name] = (loaded, None)
+        chains[shown] = (loaded, None)
     base = oracle_without_policy(oracle) if isinstance(oracle, PolicyOracle) else oracle
     for llm, found in stored_policies(rows, base).items():
-        chains[f"LLM {llm}"] = found
+        if loaded is not None and loaded.policy.source == f"llm:{llm}":
+            # the LLM's policy on show (asked from the window): one row, as attached
+            chains[f"LLM {llm}"] = (chains.pop(shown)[0], found[1])
+        else:
+            chains[f"LLM {llm}"] = found
     return loss_table(chains)
 
 

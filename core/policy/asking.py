@@ -30,6 +30,7 @@ from explaincheck.core.campaign.plan import (
     PlannedExecution,
     execution_key,
 )
+from explaincheck.core.campaign.progress import ProgressEvents
 from explaincheck.core.campaign.session import CampaignSession
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
@@ -137,9 +138,12 @@ async def ask_policy(
     budget: int = DEFAULT_BUDGET,
     default: str = UNIFORM,
     on_round: Callable[[int, int], None] | None = None,
+    events: ProgressEvents | None = None,
 ) -> AskedPolicy:
     """Ask ``campaign.llms[0]`` for its action state by state (within ``budget`` states) and
-    solve the chain of the policy it defines. ``on_round(asked, batch)`` hears each round."""
+    solve the chain of the policy it defines. ``on_round(asked, batch)`` hears each round and
+    ``events`` each reply. Once ``session`` is cancelled no further round is asked (the policy
+    returned is then that of the states asked so far, the rest by the default)."""
     from explaincheck.core.policy.chain import solve_policy
 
     llm = campaign.llms[0]
@@ -149,14 +153,16 @@ async def ask_policy(
     verdicts: dict[int, str] = {}
     unread: set[int] = set()
     cases = {c.states[0] for c in CATEGORIES["best_action"].candidates(oracle)}
-    while len(asked) < budget:
+    while len(asked) < budget and not session.cancelled:
         frontier = [s for s in next_states(oracle, known) if s not in answers]
         if not frontier:
             break
         batch = frontier[: budget - len(asked)]
         if on_round is not None:
             on_round(len(asked), len(batch))
-        rows = await _ask(session, campaign, environment, oracle, batch)
+        rows = await _ask(session, campaign, environment, oracle, batch, events)
+        if session.cancelled:  # the batch's missing replies are not the LLM's: ask them later
+            batch = [s for s in batch if s in rows]
         for state_id in batch:
             row = rows.get(state_id)
             action = _action_of(row, oracle, state_id)
@@ -200,6 +206,7 @@ async def _ask(
     environment: Environment,
     oracle: OracleResult,
     states: list[int],
+    events: ProgressEvents | None = None,
 ) -> dict[int, dict[str, Any]]:
     """Run the best-action questions of ``states`` and return their stored rows by state."""
     llm = campaign.llms[0]
@@ -219,7 +226,7 @@ async def _ask(
         {},
         {("best_action", POLICY_SELECTION): len(states)},
     )
-    await session.run(plan)
+    await session.run(plan, events=events)
     keys: dict[str, int] = {e.key: e.case.states[0] for e in executions}
     found: dict[int, dict[str, Any]] = {}
     for row in session.store.iter_executions(llm=llm, category="best_action"):

@@ -111,3 +111,17 @@ def test_gemma_as_a_policy(tmp_path):
     assert 1 <= len(found.asked) <= 3
     assert 0 <= found.chain.value_loss <= oracle.initial.value
     assert found.chain.policy.defaulted  # the rest of the lake by the uniform default
+
+
+def test_a_cancelled_session_asks_no_further_round(tmp_path):
+    campaign = Campaign("frozen_lake", ("oracle",), ("best_action",), budget=100)
+    environment = load_environment(campaign)
+    oracle = oracle_for(campaign, environment)
+    rounds: list[tuple[int, int]] = []
+    with CampaignSession.open(tmp_path / "c.sqlite") as session:
+        session.cancel()  # Stop before the first round (the window's Stop)
+        found = asyncio.run(
+            ask_policy(session, campaign, environment, oracle, on_round=lambda *r: rounds.append(r))
+        )
+    assert found.asked == () and rounds == []
+    assert len(found.chain.policy.defaulted) > 0  # every state by the default, nothing pretended
