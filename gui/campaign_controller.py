@@ -172,9 +172,9 @@ class CampaignController(QObject):
     async def _run(
         self, campaign, db_path, environment, oracle, settings: BackendSettings, behavioural=False
     ):
+        from explaincheck.core.campaign.finish import finish_run
         from explaincheck.core.campaign.plan import plan_campaign
         from explaincheck.core.campaign.progress import ProgressEvents
-        from explaincheck.core.factors.run import behavioural as ask_behavioural
 
         plan = plan_campaign(campaign, environment=environment, oracle=oracle)
         options = {**campaign.run_options(), "db": str(db_path)}  # results --config writes it
@@ -192,8 +192,9 @@ class CampaignController(QObject):
                 self.llm_plan.emit(*left_per_llm(plan, session.store.stored(), backends))
 
             outcome = await session.run(plan, events=events, started=started)
-            if behavioural and outcome.complete and "factors" in campaign.categories:
-                await ask_behavioural(plan, session.store, settings)  # as run --behavioural
+            # as run does: re-grade resumed rows, record the grading, the behavioural probes
+            probe = behavioural and "factors" in campaign.categories
+            await finish_run(plan, session, outcome, behavioural=probe)
             return outcome
 
     # -- Ollama host check (on the window's loop) ----------------------------------------------
