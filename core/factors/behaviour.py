@@ -27,7 +27,7 @@ from explaincheck.core.factors.intervene import intervened_request
 from explaincheck.core.factors.truth import probe_alternative, valuation_key
 from explaincheck.core.factors.types import MODEL, Factor, factor_truth
 from explaincheck.core.oracle.types import OracleRequest, OracleResult
-from explaincheck.core.store import PROBE_TABLE, Store
+from explaincheck.core.store import Store
 from explaincheck.core.taxonomy.base import Prompt, TestCase
 from explaincheck.core.taxonomy.parsing import parse_reply
 
@@ -35,7 +35,6 @@ BASELINE = "(baseline)"
 SUFFICIENCY_MARK = "~keep"  # probe name suffix: only this factor kept (sufficiency)
 TRIAL_MARK = "#"  # probe name suffix of a trial after the first
 TRIALS = 3  # each probe is asked this often, so PN and PS are frequencies (the seed study's)
-TABLE = PROBE_TABLE  # the table's schema lives with its only writer, the store
 
 
 @dataclass(frozen=True)

@@ -61,3 +61,16 @@ def test_a_probe_reply_with_a_lone_surrogate_is_stored_cleaned(tmp_path, capsys)
     assert asked == 1 + len(replies) and len(replies) > 3  # the case, then every probe trial
     assert all(r.endswith("\ufffd tail") for r in replies)
     assert stored.endswith("\ufffd tail")  # as the runner stores the same reply
+
+
+def test_the_factor_summary_only_reads(tmp_path, capsys):
+    """Without ``--behavioural`` there is no probe table, and reading the summary makes none."""
+    from explaincheck.core.factors.report import summary
+
+    db = tmp_path / "f.sqlite"
+    args = ["run", "--env", "frozen_lake", "--llm", "oracle", "--categories", "factors"]
+    assert main([*args, "--budget", "1", "--db", str(db)]) == 0
+    assert summary(str(db))["frozen_lake / oracle"]["cases"] == 1
+    with sqlite3.connect(db) as connection:
+        tables = {r[0] for r in connection.execute("SELECT name FROM sqlite_master")}
+    assert "factor_behaviour" not in tables
