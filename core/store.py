@@ -150,6 +150,13 @@ _JSON_COLUMNS = ("states", "valuations", "schema", "options", "answer", "expecte
 VERSION_KEY = "explaincheck_version"
 
 
+# The behavioural probes' table (core/factors/behaviour.py), created on the first probe stored.
+PROBE_TABLE = """CREATE TABLE IF NOT EXISTS factor_behaviour (
+    llm TEXT NOT NULL, exec_key TEXT NOT NULL, probe TEXT NOT NULL, state INTEGER NOT NULL,
+    prompt TEXT NOT NULL, reply TEXT, action TEXT,
+    PRIMARY KEY (llm, exec_key, probe))"""
+
+
 def software_version() -> str:
     """The installed explaincheck version (shown in reports next to the results)."""
     try:
@@ -486,6 +493,24 @@ class Store:
             )
         return campaigns
 
+    def record_grading(self, grading: dict[str, Any], identity: str | None = None) -> None:
+        """Record the grading settings now applied to a campaign's rows (the campaign of
+        ``identity``, or every campaign of the file after a whole-file ``regrade``), so its facts
+        name the rule its table was graded under."""
+        with self._writing(), self._transaction():
+            rows = self._db.execute(
+                "SELECT id, settings FROM campaigns WHERE ? IS NULL OR identity = ?",
+                (identity, identity),
+            ).fetchall()
+            for campaign_id, text in rows:
+                settings = self._json(text, f"campaign {campaign_id}", "settings")
+                if not isinstance(settings, dict) or settings.get("grading") == grading:
+                    continue
+                self._db.execute(
+                    "UPDATE campaigns SET settings = ?, updated_at = ? WHERE id = ?",
+                    (to_json({**settings, "grading": grading}), now(), campaign_id),
+                )
+
     # -- executions ---------------------------------------------------------------------------
 
     def stored(self) -> dict[str, tuple[str, int]]:
@@ -712,6 +737,38 @@ class Store:
                 )
             ),
         )
+
+    # -- behavioural probes (table ``factor_behaviour``, core/factors/behaviour.py) -----------
+
+    def answered_probes(self, llm: str, exec_key: str) -> set[str]:
+        """The probe names of one execution that already have an answered action."""
+        with self._writing(), self._transaction():
+            self._db.execute(PROBE_TABLE)
+        with self._reading():
+            rows = self._db.execute(
+                "SELECT probe FROM factor_behaviour"
+                " WHERE llm = ? AND exec_key = ? AND action IS NOT NULL",
+                (llm, exec_key),
+            )
+            return {row[0] for row in rows}
+
+    def record_probe(
+        self,
+        llm: str,
+        exec_key: str,
+        probe: str,
+        state: int,
+        prompt: str,
+        reply: str | None,
+        action: str | None,
+    ) -> None:
+        """Store one behavioural probe's reply (cleaned like every reply) in one commit."""
+        values = [storable(v) for v in (llm, exec_key, probe, state, prompt, reply, action)]
+        with self._writing(), self._transaction():
+            self._db.execute(PROBE_TABLE)
+            self._db.execute(
+                "INSERT OR REPLACE INTO factor_behaviour VALUES (?, ?, ?, ?, ?, ?, ?)", values
+            )
 
     # -- helpers ------------------------------------------------------------------------------
 

@@ -186,9 +186,9 @@ class CampaignController(QObject):
         behavioural=False,
         costs: CostSettings | None = None,
     ):
+        from explaincheck.core.campaign.finish import finish_run
         from explaincheck.core.campaign.plan import plan_campaign
         from explaincheck.core.campaign.progress import ProgressEvents
-        from explaincheck.core.factors.run import behavioural as ask_behavioural
 
         plan = plan_campaign(campaign, environment=environment, oracle=oracle)
         costs = costs or CostSettings()
@@ -214,8 +214,9 @@ class CampaignController(QObject):
                 said = "Stopped at the cost limit"
                 again = "Run with a higher Stop at cost (or none) to continue"
                 self.cost_stopped.emit(guard.message(outcome.progress, said, again))
-            if behavioural and outcome.complete and "factors" in campaign.categories:
-                await ask_behavioural(plan, session.store, settings)  # as run --behavioural
+            # as run does: re-grade resumed rows, record the grading, the behavioural probes
+            probe = behavioural and "factors" in campaign.categories
+            await finish_run(plan, session, outcome, behavioural=probe)
             return outcome
 
     def _cost_guard(

@@ -52,7 +52,7 @@ def test_the_linter_reports_a_broken_contract(tmp_path):
     upside_down = [f'"{layer}"' for layer in reversed(layers["layers"])]
     text = (
         "[tool.importlinter]\n"
-        'root_packages = ["explaincheck.core", "explaincheck.gui"]\n'
+        'root_packages = ["explaincheck"]\n'
         "[[tool.importlinter.contracts]]\n"
         'name = "upside down"\ntype = "layers"\n'
         f"layers = [{', '.join(upside_down)}]\n"

@@ -28,9 +28,9 @@ def control_results(
 ) -> pd.DataFrame:
     """A results frame (the columns the analysis reads) of ``llms`` (``random``, ``noisy:Q``) on
     both selections of every applicable category of each environment, seeded by ``seed``."""
-    from explaincheck.core.analysis.fault_detection import selected_rows
     from explaincheck.core.backends.noisy_backend import NoisyBackend, parse_share
     from explaincheck.core.backends.random_backend import RandomBackend
+    from explaincheck.core.campaign.fault_runs import selected_rows
     from explaincheck.core.campaign.plan import Campaign, load_environment, oracle_for
 
     rows: list[dict] = []

@@ -1,4 +1,4 @@
-"""Fault detection with reference explainers whose faults are known (issue 13).
+"""Fault detection with reference explainers whose faults are known (issue 13): the tables.
 
 With real LLMs nobody knows which faults an explainer has, so "prioritised cases are harder"
 (RQ1) cannot be told apart from "noisier". The ``flaw:...`` explainers answer from an exactly
@@ -7,269 +7,34 @@ questions become: which categories catch which flaw (the detection matrix), does
 selection catch more of them than random selection (RQ1 with ground truth), and does ordering
 the whole candidate pool by δ bring the failing cases earlier (APFD)?
 
-APFD (average percentage of faults detected, Rothermel et al.): for an order of n cases in which
-the m failing cases sit at positions TF_1..TF_m (1-based), APFD = 1 − ΣTF_i/(n·m) + 1/(2n). Each
-failing case counts as one fault. 1 means the failures come first, a random order gives 0.5 on
-average, below 0.5 they come late. NaN where nothing fails.
-
-``detect_faults`` answers the whole candidate pool of every applicable category directly (no LLM
-runner, no database: these answerers take microseconds) and returns a results-like frame (the
-columns of ``store.results_frame`` that the analysis reads) for the budgeted selections, plus the
-pool orderings. The table functions take any results frame, so ``explaincheck report`` shows the
-same tables for a database holding ``flaw:`` and ``noisy:`` runs.
+This module only reads: the runs (and the APFD of each pool) are made by
+``core/campaign/fault_runs.py``. The table functions take any results frame, so
+``explaincheck report`` shows the same tables for a database holding ``flaw:`` and ``noisy:``
+runs; the sections are built with ``analysis/report_parts.py`` (not ``report.py``, which reads
+this module: no import circle).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, fields
-from fractions import Fraction
-from functools import cached_property
-from typing import Any
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
 from explaincheck.core.analysis.chance import row_chances
 from explaincheck.core.analysis.layout import order_categories, order_environments
+from explaincheck.core.analysis.report_parts import CSV, MARKDOWN, TEXT, Report, Section
 from explaincheck.core.analysis.scores import cell_scores
-from explaincheck.core.oracle.types import OracleResult, StateFacts
-from explaincheck.core.taxonomy.base import PASS, PRIORITIZED, RANDOM, GradingSettings, TestCase
-
-EXPLAINERS: tuple[str, ...] = (
-    "flaw:myopic:2",
-    "flaw:myopic:5",
-    "flaw:determinised",
-    "flaw:distance",
-    "flaw:danger-blind",
+from explaincheck.core.campaign.fault_runs import (
+    EXPLAINERS,
+    FLAW_PREFIX,
+    NOISY_PREFIX,
+    FaultDetection,
 )
-CALIBRATION_SHARES: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0)
-FLAW_PREFIX, NOISY_PREFIX = "flaw:", "noisy:"
+from explaincheck.core.taxonomy.base import PASS, PRIORITIZED, RANDOM
+
 RAISES, UNCHANGED, LOWERS = "raises", "unchanged", "lowers"
-
-
-@dataclass
-class FaultDetection:
-    """``results``: one row per selected case and explainer (results-frame columns);
-    ``pools``: one row per explainer × environment × category with the pool's APFD."""
-
-    results: pd.DataFrame
-    pools: pd.DataFrame
-    budget: int
-    seed: int
-
-
-# ---------------------------------------------------------------- measuring
-
-
-class _ParsedOnce(OracleResult):
-    """The same oracle with its exact V and D parsed once: a pair category's pool asks
-    ``compare`` millions of times, and parsing "num/den" text each time dominated the run."""
-
-    @cached_property
-    def _exact(self) -> dict[str, list[Fraction | None]]:
-        parsed: dict[str, list[Fraction | None]] = {}
-        for quantity in ("value", "danger"):
-            texts = [getattr(s, f"{quantity}_exact") for s in self.states]
-            parsed[quantity] = [None if t is None else Fraction(t) for t in texts]
-        return parsed
-
-    def compare(self, first: StateFacts, second: StateFacts, quantity: str = "value") -> int:
-        a, b = self._exact[quantity][first.id], self._exact[quantity][second.id]
-        if a is not None and b is not None:
-            return (a > b) - (a < b)
-        return super().compare(first, second, quantity)
-
-
-def parsed_once(oracle: OracleResult) -> OracleResult:
-    """``oracle`` with exact comparisons that do not re-parse fractions (same answers)."""
-    return _ParsedOnce(**{f.name: getattr(oracle, f.name) for f in fields(oracle)})
-
-
-def apfd(failing: Sequence[bool]) -> float:
-    """APFD of one order (``failing[i]``: the (i+1)-th case fails); NaN without failures."""
-    n = len(failing)
-    positions = [i + 1 for i, fails in enumerate(failing) if fails]
-    if not n or not positions:
-        return math.nan
-    return 1.0 - sum(positions) / (n * len(positions)) + 1.0 / (2 * n)
-
-
-def apfd_by_delta(deltas: Sequence[float], failing: Sequence[bool]) -> float:
-    """APFD of the δ order (highest δ first) averaged over every order of its ties, exactly:
-    the f failing cases of a tie group at positions start+1..start+g sit at start + (g+1)/2 on
-    average. NaN without failures."""
-    n, m = len(deltas), int(sum(bool(f) for f in failing))
-    if not n or not m:
-        return math.nan
-    groups: dict[float, list[int]] = {}
-    for delta, fails in zip(deltas, failing, strict=True):
-        groups.setdefault(round(float(delta), 12), []).append(int(bool(fails)))
-    start, positions = 0, Fraction(0)
-    for delta in sorted(groups, reverse=True):
-        members = groups[delta]
-        positions += sum(members) * (start + Fraction(len(members) + 1, 2))
-        start += len(members)
-    return float(1 - positions / (n * m) + Fraction(1, 2 * n))
-
-
-def apfd_random_expectation(n: int, m: int) -> float:
-    """The exact expected APFD of a uniformly random order of n cases with m failing: each
-    failing position averages (n+1)/2, so 1 − (n+1)/(2n) + 1/(2n) = ½ whatever n and m (NaN
-    without failures)."""
-    if not n or not m:
-        return math.nan
-    return float(1 - Fraction(n + 1, 2 * n) + Fraction(1, 2 * n))
-
-
-def pool_rows(
-    spec: str, environment: str, category: str, cases: Sequence[TestCase], failing: Sequence[bool]
-) -> list[dict]:
-    """The pool rows of one explainer × environment × category: one row for the whole pool, or
-    for a yes/no category one per class (``positive``), as balanced selection draws from each."""
-    if cases and all(c.positive is not None for c in cases):
-        classes = [("yes", True), ("no", False)]
-        parts = [
-            (name, [i for i, c in enumerate(cases) if c.positive is value])
-            for name, value in classes
-        ]
-    else:
-        parts = [("all", list(range(len(cases))))]
-    rows = []
-    for name, members in parts:
-        deltas = np.array([cases[i].delta for i in members], dtype=float)
-        fails = np.array([failing[i] for i in members], dtype=bool)
-        rows.append(
-            {
-                "llm": spec,
-                "environment": environment,
-                "category": category,
-                "class": name,
-                "pool": len(members),
-                "failing": int(fails.sum()),
-                "apfd_prioritized": apfd_by_delta(deltas.tolist(), fails.tolist()),
-                "apfd_random": apfd_random_expectation(len(members), int(fails.sum())),
-                "delta_failing": float(deltas[fails].mean()) if fails.any() else math.nan,
-                "delta_passing": float(deltas[~fails].mean()) if (~fails).any() else math.nan,
-            }
-        )
-    return rows
-
-
-def detect_faults(
-    environments: Iterable[str],
-    explainers: Sequence[str] = EXPLAINERS,
-    *,
-    budget: int = 20,
-    seed: int = 0,
-    shares: Sequence[float] = CALIBRATION_SHARES,
-    progress: Callable[[str], None] | None = None,
-) -> FaultDetection:
-    """Answer every applicable category of every environment with each flawed explainer (the
-    budgeted selections through prompt rendering, reply parsing and grading; the whole candidate
-    pool for APFD) and with ``noisy:Q`` for each Q in ``shares`` (budgeted selections only)."""
-    from explaincheck.core.oracle.flawed import parse_flaw
-
-    flaws = {spec: parse_flaw(spec.removeprefix(FLAW_PREFIX)) for spec in explainers}
-    rows: list[dict] = []
-    pools: list[dict] = []
-    for env_id in environments:
-        if progress:
-            progress(env_id)
-        env_rows, env_pools = _environment(env_id, flaws, budget, seed, shares)
-        rows += env_rows
-        pools += env_pools
-    return FaultDetection(pd.DataFrame(rows), pd.DataFrame(pools), budget, seed)
-
-
-def _environment(env_id: str, flaws: dict, budget: int, seed: int, shares: Sequence[float]):
-    from explaincheck.core.backends.flaw_backend import FlawedBackend, picture_answer
-    from explaincheck.core.backends.noisy_backend import NoisyBackend
-    from explaincheck.core.campaign.plan import Campaign, load_environment, oracle_for
-    from explaincheck.core.oracle.flawed import flawed_oracle
-    from explaincheck.core.taxonomy.registry import CATEGORIES, applicability
-
-    campaign = Campaign(environment=env_id, llms=("oracle",), budget=budget, seed=seed)
-    environment = load_environment(campaign)
-    truth = oracle_for(campaign, environment)
-    name = environment.id or env_id
-    pictures = {spec: flawed_oracle(truth, flaw) for spec, flaw in flaws.items()}  # memoised
-    answerers: dict[str, FlawedBackend | NoisyBackend] = {
-        spec: FlawedBackend(truth, flaw) for spec, flaw in flaws.items()
-    }
-    for share in shares:
-        noisy = NoisyBackend(truth, share, environment, seed)
-        answerers[noisy.spec] = noisy
-    settings = GradingSettings()
-    rows = selected_rows(name, truth, environment, answerers, budget, seed)
-    pools = []
-    applicable = applicability(truth)
-    for category_id, category in CATEGORIES.items():
-        if not applicable[category_id].applicable:
-            continue
-        candidates = category.candidates(truth, seed)
-        cases = [
-            TestCase(category_id, c.states, c.delta, PRIORITIZED, i, c.positive)
-            for i, c in enumerate(candidates)
-        ]
-        quick_truth = parsed_once(truth)
-        for spec, picture in pictures.items():
-            quick = parsed_once(picture)
-            failing = [
-                category.judge(picture_answer(c, quick), c, quick_truth, settings).verdict != PASS
-                for c in cases
-            ]
-            pools += pool_rows(spec, name, category_id, cases, failing)
-    return rows, pools
-
-
-def selected_rows(
-    name: str,
-    truth: OracleResult,
-    environment,
-    answerers: Mapping[str, Any],
-    budget: int,
-    seed: int,
-) -> list[dict]:
-    """Results-frame rows of every applicable category's budgeted selections (both), each
-    case answered by every answerer directly (``reply_text``: no runner, no database)."""
-    from explaincheck.core.taxonomy.grading import grade_reply
-    from explaincheck.core.taxonomy.prompts import render_prompt
-    from explaincheck.core.taxonomy.registry import CATEGORIES, applicability
-    from explaincheck.core.taxonomy.selection import select_cases
-
-    settings = GradingSettings()
-    applicable = applicability(truth)
-    rows = []
-    for category_id in CATEGORIES:
-        if not applicable[category_id].applicable:
-            continue
-        for selection in (PRIORITIZED, RANDOM):
-            for case in select_cases(truth, category_id, budget, selection, seed):
-                prompt = render_prompt(case, truth, environment)
-                for spec, answerer in answerers.items():
-                    grade = grade_reply(case, answerer.reply_text(case), truth, settings)
-                    rows.append(_row(name, spec, case, prompt.schema, grade))
-    return rows
-
-
-def _row(environment: str, llm: str, case: TestCase, schema: dict, grade) -> dict:
-    return {
-        "environment": environment,
-        "llm": llm,
-        "category": case.category,
-        "selection": case.selection,
-        "case_key": case.key,
-        "states": list(case.states),
-        "repeat": 0,
-        "delta": float(case.delta),
-        "positive": case.positive,
-        "verdict": grade.verdict,
-        "schema": schema,
-        "expected": grade.expected,
-        "grading": None,
-    }
 
 
 # ---------------------------------------------------------------- tables
@@ -562,7 +327,6 @@ def fault_sections(results: pd.DataFrame, pools: pd.DataFrame | None = None) -> 
     """(sections, figures) of the fault-detection part of a report: detection matrix, RQ1 with
     ground truth, APFD (when ``pools`` is given) and the noisy:Q calibration curve."""
     from explaincheck.core.analysis import plots
-    from explaincheck.core.analysis.report import CSV, MARKDOWN, TEXT, Section
 
     sections, figures = [], {}
     mutants = equivalent_mutants(pools) if pools is not None else pd.DataFrame()
@@ -682,8 +446,6 @@ def _flaw_legend(explainers: Iterable[str]) -> str:
 def fault_report(detection: FaultDetection, environments: Sequence[str]):
     """A ``report.Report`` of the fault-detection material (rendered and written like any
     report)."""
-    from explaincheck.core.analysis.report import Report
-
     sections, figures = fault_sections(detection.results, detection.pools)
     explainers = ", ".join(_order_explainers(flawed_rows(detection.results)["llm"]))
     summary = (

@@ -15,7 +15,6 @@ import io
 import math
 import textwrap
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -38,36 +37,22 @@ from explaincheck.core.analysis import (
     scores,
 )
 from explaincheck.core.analysis.layout import BASELINE_LLM, CEILING_LLM, category_label
+from explaincheck.core.analysis.report_parts import (
+    CSV,
+    FORMATS,
+    HTML,
+    MARKDOWN,
+    TEXT,
+    Report,
+    Section,
+)
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.store import CampaignRow, now, software_version
 from explaincheck.core.taxonomy.base import PRIORITIZED
 from explaincheck.core.taxonomy.case_rules import SMALL_GAP
 from explaincheck.core.terminal_text import safe_terminal
 
-TEXT, MARKDOWN, CSV, HTML = "text", "md", "csv", "html"
-FORMATS = (MARKDOWN, CSV, HTML)
-EVERYWHERE = frozenset({TEXT, MARKDOWN, CSV, HTML})
 DPI = 150
-
-
-@dataclass
-class Section:
-    """One titled table of the report, with an optional note and figure beneath it."""
-
-    key: str  # file stem for CSV, anchor for HTML
-    title: str
-    table: pd.DataFrame
-    note: str = ""
-    bold: pd.DataFrame | None = None  # True where the prioritised part is shown bold
-    figure: str | None = None  # key into Report.figures
-    formats: frozenset[str] = EVERYWHERE
-
-
-@dataclass
-class Report:
-    summary: str
-    sections: list[Section] = field(default_factory=list)
-    figures: dict[str, Figure] = field(default_factory=dict)
 
 
 def build_report(

@@ -104,6 +104,7 @@ def regrade(
                             row["id"], row["llm"], row["category"], row["verdict"], result.verdict
                         )
                     )
+        store.record_grading(asdict(settings))  # the campaigns' facts name the rule now applied
     return RegradeSummary(graded, len(changes), tuple(changes))
 
 

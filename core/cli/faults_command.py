@@ -53,14 +53,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from explaincheck.core.analysis.fault_detection import (
+    from explaincheck.core.analysis.fault_detection import fault_report
+    from explaincheck.core.analysis.report import CSV, MARKDOWN, render_text, write_report
+    from explaincheck.core.campaign.fault_runs import (
         CALIBRATION_SHARES,
         EXPLAINERS,
         FLAW_PREFIX,
         detect_faults,
-        fault_report,
     )
-    from explaincheck.core.analysis.report import CSV, MARKDOWN, render_text, write_report
     from explaincheck.core.environments.registry import BUILTIN_IDS
     from explaincheck.core.oracle.flawed import parse_flaw
 

@@ -312,6 +312,7 @@ def campaign_from(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    from explaincheck.core.campaign.finish import finish_run
     from explaincheck.core.campaign.new_database import discard_if_unused
     from explaincheck.core.campaign.plan import plan_campaign
     from explaincheck.core.campaign.session import CampaignSession
@@ -331,12 +332,12 @@ def run(args: argparse.Namespace) -> int:
             interrupts = _Interrupts()
             guard = CostGuard.for_plan(plan, session, scale.prices, scale.max_cost)
             outcome = asyncio.run(_execute(plan, session, interrupts, guard))
-            _regrade_resumed(plan, session.store)
+            behavioural = getattr(args, "behavioural", False)
+            finished = asyncio.run(finish_run(plan, session, outcome, behavioural=behavioural))
+            _say_regraded(finished.regraded)
             _summary(plan, session.store)
-            if getattr(args, "behavioural", False) and outcome.complete:
-                from explaincheck.core.factors.run import behavioural
-
-                probed = asyncio.run(behavioural(plan, session.store, backend_settings(args)))
+            if finished.probed is not None:
+                probed = finished.probed
                 print(f"explaincheck run: behavioural check of {probed} factors executions stored")
     finally:
         stop_logging()
@@ -474,15 +475,9 @@ class _Interrupts:
         return remove
 
 
-def _regrade_resumed(plan: Any, store: Any) -> None:
-    """Rows stored by an earlier run under other grading settings are graded again (from the
-    stored replies), so one table never mixes two satisfy rules."""
-    from explaincheck.core.campaign.regrade import regrade_stored
-
-    keys = {e.key for e in plan.executions}
-    summary = regrade_stored(
-        store, keys, plan.oracle, plan.campaign.grading, plan.campaign.keep_do_nothing
-    )
+def _say_regraded(summary: Any) -> None:
+    """Rows stored by an earlier run under other grading settings were graded again (from the
+    stored replies, by ``campaign.finish``), so one table never mixes two satisfy rules."""
     if summary.graded:
         print(
             f"explaincheck run: {summary.graded} stored executions re-graded under the new"

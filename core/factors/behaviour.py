@@ -10,13 +10,14 @@ baseline's commonest answer) and PS (the share of sufficiency trials that keep i
 frequencies, as in the seed study. Per (case, factor) the views sit side by side: what the LLM
 says (cited), what it does (PN > ½), whether it keeps its decision (PS > ½), and what is true
 (necessary, sufficient). Results go to their own table ``factor_behaviour`` of the results
-database (one row per LLM, case, probe and trial).
+database (one row per LLM, case, probe and trial), written by the ``Store`` alone (so a reply
+is cleaned like the runner's: lone surrogates and NUL characters become U+FFFD).
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +27,7 @@ from explaincheck.core.factors.intervene import intervened_request
 from explaincheck.core.factors.truth import probe_alternative, valuation_key
 from explaincheck.core.factors.types import MODEL, Factor, factor_truth
 from explaincheck.core.oracle.types import OracleRequest, OracleResult
+from explaincheck.core.store import Store
 from explaincheck.core.taxonomy.base import Prompt, TestCase
 from explaincheck.core.taxonomy.parsing import parse_reply
 
@@ -33,10 +35,6 @@ BASELINE = "(baseline)"
 SUFFICIENCY_MARK = "~keep"  # probe name suffix: only this factor kept (sufficiency)
 TRIAL_MARK = "#"  # probe name suffix of a trial after the first
 TRIALS = 3  # each probe is asked this often, so PN and PS are frequencies (the seed study's)
-TABLE = """CREATE TABLE IF NOT EXISTS factor_behaviour (
-    llm TEXT NOT NULL, exec_key TEXT NOT NULL, probe TEXT NOT NULL, state INTEGER NOT NULL,
-    prompt TEXT NOT NULL, reply TEXT, action TEXT,
-    PRIMARY KEY (llm, exec_key, probe))"""
 
 
 @dataclass(frozen=True)
@@ -158,28 +156,21 @@ def _strongest_alternative(state: Any, factor: Factor, oracle: OracleResult) -> 
 
 
 async def ask_all(
-    backend_for: Callable[[str, OracleResult], Any],
+    backend_for: Callable[[str, OracleResult], Awaitable[Any]],
     llm: str,
     exec_key: str,
     found: list[Probe],
-    connection: sqlite3.Connection,
+    store: Store,
 ) -> None:
     """Ask ``llm`` every probe not yet stored and store its reply and action."""
     from explaincheck.core.backends.base import BackendError
 
-    done = {
-        row[0]
-        for row in connection.execute(
-            "SELECT probe FROM factor_behaviour"
-            " WHERE llm = ? AND exec_key = ? AND action IS NOT NULL",
-            (llm, exec_key),
-        )
-    }
+    done = store.answered_probes(llm, exec_key)
     for probe, trial in ((p, t) for p in found for t in range(TRIALS)):
         name = trial_name(probe.name, trial)
         if name in done:
             continue
-        backend = backend_for(llm, probe.oracle)
+        backend = await backend_for(llm, probe.oracle)
         try:
             if trial:
                 reply = await backend.answer_repeat(probe.prompt, probe.case, trial)
@@ -196,11 +187,9 @@ async def ask_all(
                 text, action_form(probe.oracle.state(probe.case.states[0]).actions)
             )
             action = parsed.value if parsed.ok else None
-        connection.execute(
-            "INSERT OR REPLACE INTO factor_behaviour VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (llm, exec_key, name, probe.case.states[0], probe.prompt.text, text, action),
+        store.record_probe(
+            llm, exec_key, name, probe.case.states[0], probe.prompt.text, text, action
         )
-        connection.commit()
 
 
 def trial_name(probe: str, trial: int) -> str:
@@ -266,17 +255,10 @@ def views(
     return rows
 
 
-def open_table(path: str) -> sqlite3.Connection:
-    connection = sqlite3.connect(path)
-    connection.execute(TABLE)
-    connection.commit()
-    return connection
-
-
 async def run_behavioural(
     plan: Any,
-    store_path: str,
-    backend_for: Callable[[str, OracleResult], Any],
+    store: Store,
+    backend_for: Callable[[str, OracleResult], Awaitable[Any]],
     rows: list[Mapping[str, Any]],
 ) -> int:
     """Ask every probe of every stored ``factors`` execution of ``plan``; the number of
@@ -285,16 +267,12 @@ async def run_behavioural(
 
     base = oracle_request(plan.campaign, plan.environment)
     by_key = {e.key: e for e in plan.executions}
-    connection = open_table(store_path)
     count = 0
-    try:
-        for row in rows:
-            execution = by_key.get(row["exec_key"])
-            if execution is None or execution.case.category != "factors":
-                continue
-            found = probes(execution.case, plan.oracle, plan.environment, base)
-            await ask_all(backend_for, execution.llm, execution.key, found, connection)
-            count += 1
-    finally:
-        connection.close()
+    for row in rows:
+        execution = by_key.get(row["exec_key"])
+        if execution is None or execution.case.category != "factors":
+            continue
+        found = probes(execution.case, plan.oracle, plan.environment, base)
+        await ask_all(backend_for, execution.llm, execution.key, found, store)
+        count += 1
     return count

@@ -16,7 +16,7 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
-from explaincheck.core.factors.behaviour import TABLE, views
+from explaincheck.core.factors.behaviour import views
 from explaincheck.core.taxonomy.factors import factor_metrics
 
 PAIRS = (("says", "does"), ("says", "true"), ("does", "true"))
@@ -34,10 +34,12 @@ def summary(db: str) -> dict[str, dict[str, Any]]:
         rows: list[Mapping[str, Any]] = [
             r for r in store.iter_executions(category="factors") if r["verdict"] != "error"
         ]
-    connection = sqlite3.connect(db)
-    try:
-        connection.execute(TABLE)
-        seen = views(connection, rows)
+    connection = sqlite3.connect(f"{Path(db).resolve().as_uri()}?mode=ro", uri=True)
+    try:  # read only: the store is the only writer (no --behavioural run: no probe table)
+        probed = connection.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'factor_behaviour'"
+        ).fetchone()
+        seen = views(connection, rows) if probed else []
     finally:
         connection.close()
     result: dict[str, dict[str, Any]] = {}

@@ -12,7 +12,7 @@ async def behavioural(plan: Any, store: Any, settings: Any) -> int:
     """Probe every graded ``factors`` execution of ``plan``. Answerers that read an oracle get
     one backend per intervened oracle (they must answer about that model); the others one
     backend each, shared by all probes. ``settings``: the session's ``BackendSettings``."""
-    from explaincheck.core.backends.llm import Decoding
+    from explaincheck.core.backends.llm import Decoding, LLMBackend
     from explaincheck.core.backends.registry import (
         KINDS,
         BackendContext,
@@ -31,12 +31,14 @@ async def behavioural(plan: Any, store: Any, settings: Any) -> int:
     contexts: list[BackendContext] = []
     backends: dict[tuple[str, int], Any] = {}
 
-    def backend_for(spec: str, oracle: OracleResult) -> Any:
+    async def backend_for(spec: str, oracle: OracleResult) -> Any:
         per_oracle = KINDS[parse_spec(spec)[0]].reads_oracle
         key = (spec, id(oracle) if per_oracle else 0)
         if key not in backends:
             contexts.append(context(oracle))
             backends[key] = create_backend(spec, contexts[-1])
+            if isinstance(backends[key], LLMBackend):
+                await backends[key].prepare()  # as the runner does: hosts listed, model found
         return backends[key]
 
     keys = {e.key for e in plan.executions}
@@ -46,7 +48,7 @@ async def behavioural(plan: Any, store: Any, settings: Any) -> int:
         if r["exec_key"] in keys and r["verdict"] != "error"
     ]
     try:
-        return await run_behavioural(plan, str(store.path), backend_for, rows)
+        return await run_behavioural(plan, store, backend_for, rows)
     finally:
         for backend in backends.values():
             await backend.close()

@@ -78,6 +78,33 @@ def test_the_same_campaign_again_resumes(qtbot, controller, model, tmp_path):
     assert outcome.progress.resumed == 4 and not seen["rows"]
 
 
+def test_a_campaign_resumed_under_another_rule_is_graded_again(qtbot, controller, model, tmp_path):
+    """As ``run`` does: the stored rows are graded again under the rule asked for (from their
+    replies, no LLM asked) and the campaign record names that rule."""
+    from dataclasses import asdict, replace
+
+    from explaincheck.core.campaign.regrade import case_of
+    from explaincheck.core.taxonomy.base import GradingSettings
+    from explaincheck.core.taxonomy.grading import grade_reply
+
+    environment, oracle = model
+    db = tmp_path / "results.sqlite"
+    first = replace(campaign("random"), categories=("satisfy",), budget=8)
+    half = GradingSettings(satisfy_rule="half")
+    for grading in (GradingSettings(), half):
+        with qtbot.waitSignal(controller.finished, timeout=120_000):
+            again = replace(first, grading=grading)
+            controller.start(again, str(db), environment, oracle, BackendSettings())
+        wait_for(qtbot, lambda: not controller.running, 30)
+    with Store.open(db, readonly=True) as store:
+        rows = store.executions()
+        (record,) = store.campaigns()
+    assert len(rows) == 8 and all(r["grading"] == asdict(half) for r in rows)
+    fresh = [grade_reply(case_of(r), r["reply"], oracle, half).verdict for r in rows]
+    assert [r["verdict"] for r in rows] == fresh
+    assert record.settings["grading"] == asdict(half)
+
+
 def test_stop_right_after_start_cancels_the_run(qtbot, controller, model, tmp_path):
     environment, oracle = model
     with qtbot.waitSignal(controller.finished, timeout=120_000) as finished:

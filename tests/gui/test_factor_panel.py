@@ -23,7 +23,8 @@ from gui_helpers import wait_for
 
 from explaincheck.core.campaign.plan import Campaign, plan_campaign
 from explaincheck.core.environments.generic import generic_environment
-from explaincheck.core.factors.behaviour import BASELINE, open_table
+from explaincheck.core.factors.behaviour import BASELINE
+from explaincheck.core.store import Store
 from explaincheck.gui.factor_controller import FactorController
 from explaincheck.gui.views.factor_panel import NOT_ASKED, FactorPanel
 from explaincheck.gui.views.graph_view import GraphView
@@ -168,14 +169,10 @@ def test_behaviour_marks_come_from_the_behavioural_table(qtbot, shown, planned):
     panel.show_case(row, oracle, environment, str(db))
     wait_for(qtbot, lambda: panel.picture is not None)
     assert not panel.picture.asked  # the database has no behavioural probes yet
-    connection = open_table(str(db))
-    for probe, action in ((BASELINE, "long"), ("r", "short"), ("w", "long"), ("p", None)):
-        connection.execute(
-            "INSERT INTO factor_behaviour VALUES (?, ?, ?, ?, ?, ?, ?)",
-            ("oracle", keys[row["states"][0]], probe, row["states"][0], "prompt", "reply", action),
-        )
-    connection.commit()
-    connection.close()
+    with Store.open(db) as store:
+        for probe, action in ((BASELINE, "long"), ("r", "short"), ("w", "long"), ("p", None)):
+            state = row["states"][0]
+            store.record_probe("oracle", keys[state], probe, state, "prompt", "reply", action)
     panel.show_case(row, oracle, environment, str(db))
     wait_for(qtbot, lambda: panel.picture is not None)
     assert marks(panel, "r")["behaviour"] == "changes"

@@ -11,6 +11,7 @@ import pytest
 
 from explaincheck.core.analysis import fault_detection as fd
 from explaincheck.core.analysis.report import MARKDOWN, build_report, render_markdown, write_report
+from explaincheck.core.campaign import fault_runs as runs
 from explaincheck.core.cli.main import main
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
@@ -18,11 +19,11 @@ SHORTCUT = str(MODELS / "shortcut.prism")
 
 
 def test_apfd_on_hand_made_orders():
-    assert fd.apfd([True, False, False, False]) == pytest.approx(1 - 1 / 4 + 1 / 8)  # 0.875
-    assert fd.apfd([False, False, False, True]) == pytest.approx(1 - 4 / 4 + 1 / 8)  # 0.125
-    assert fd.apfd([True, False, True, False]) == pytest.approx(1 - 4 / 8 + 1 / 8)  # 0.625
-    assert fd.apfd([False, True, False, True]) == pytest.approx(1 - 6 / 8 + 1 / 8)  # 0.375
-    assert math.isnan(fd.apfd([False, False])) and math.isnan(fd.apfd([]))
+    assert runs.apfd([True, False, False, False]) == pytest.approx(1 - 1 / 4 + 1 / 8)  # 0.875
+    assert runs.apfd([False, False, False, True]) == pytest.approx(1 - 4 / 4 + 1 / 8)  # 0.125
+    assert runs.apfd([True, False, True, False]) == pytest.approx(1 - 4 / 8 + 1 / 8)  # 0.625
+    assert runs.apfd([False, True, False, True]) == pytest.approx(1 - 6 / 8 + 1 / 8)  # 0.375
+    assert math.isnan(runs.apfd([False, False])) and math.isnan(runs.apfd([]))
 
 
 def test_apfd_of_the_delta_order_averages_over_its_ties():
@@ -30,11 +31,11 @@ def test_apfd_of_the_delta_order_averages_over_its_ties():
     puts the first at position 1 or 2 (1.5 on average), the other sits at 4: APFD =
     1 − 5.5/8 + 1/8 = 0.4375, the mean of the two tie orders' APFDs."""
     deltas, failing = [0.9, 0.2, 0.9, 0.5], [True, True, False, False]
-    found = fd.apfd_by_delta(deltas, failing)
+    found = runs.apfd_by_delta(deltas, failing)
     assert found == pytest.approx(1 - 5.5 / 8 + 1 / 8)
     orders = [[True, False, False, True], [False, True, False, True]]
-    assert found == pytest.approx(sum(fd.apfd(o) for o in orders) / 2)
-    assert math.isnan(fd.apfd_by_delta([0.1, 0.2], [False, False]))
+    assert found == pytest.approx(sum(runs.apfd(o) for o in orders) / 2)
+    assert math.isnan(runs.apfd_by_delta([0.1, 0.2], [False, False]))
 
 
 def test_random_expectation_is_the_mean_over_every_order():
@@ -42,9 +43,9 @@ def test_random_expectation_is_the_mean_over_every_order():
 
     failing = [True, True, False, False, False]
     orders = set(itertools.permutations(failing))
-    mean = sum(fd.apfd(list(o)) for o in orders) / len(orders)
-    assert fd.apfd_random_expectation(5, 2) == pytest.approx(mean) == pytest.approx(0.5)
-    assert math.isnan(fd.apfd_random_expectation(5, 0))
+    mean = sum(runs.apfd(list(o)) for o in orders) / len(orders)
+    assert runs.apfd_random_expectation(5, 2) == pytest.approx(mean) == pytest.approx(0.5)
+    assert math.isnan(runs.apfd_random_expectation(5, 0))
 
 
 def test_pool_rows_of_a_yes_no_category_are_per_class():
@@ -56,7 +57,7 @@ def test_pool_rows_of_a_yes_no_category_are_per_class():
             [(0.9, True), (0.1, True), (0.8, False), (0.7, False)]
         )
     ]
-    rows = fd.pool_rows("flaw:distance", "toy", "bottleneck", cases, [False, True, True, False])
+    rows = runs.pool_rows("flaw:distance", "toy", "bottleneck", cases, [False, True, True, False])
     by_class = {r["class"]: r for r in rows}
     assert set(by_class) == {"yes", "no"} and by_class["yes"]["pool"] == 2
     assert by_class["yes"]["apfd_prioritized"] == pytest.approx(1 - 2 / 2 + 1 / 4)  # last
@@ -206,7 +207,7 @@ def test_apfd_table_means_over_cells_with_failures():
 
 
 def test_detect_faults_on_a_tiny_model(tmp_path):
-    found = fd.detect_faults(
+    found = runs.detect_faults(
         [SHORTCUT], ("flaw:distance", "flaw:danger-blind"), budget=5, shares=(0.0, 1.0)
     )
     results = found.results
@@ -269,3 +270,19 @@ def test_faults_command_lists_equivalent_mutants_apart(tmp_path, capsys):
     pools = pd.read_csv(out / "fault_detection_pools.csv")
     assert set(pools["llm"]) == {"flaw:distance"}
     assert set(pools["apfd_random"].dropna()) == {0.5}
+
+
+def test_fault_detection_only_reads_and_does_not_import_the_report():
+    """The runs live in campaign/fault_runs.py; the tables build their sections from
+    report_parts, so report.py → fault_detection is one way (no circle)."""
+    import ast
+
+    source = Path(fd.__file__).read_text(encoding="utf-8")
+    imported = {
+        node.module
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.ImportFrom) and node.module
+    }
+    assert "explaincheck.core.analysis.report" not in imported
+    assert not any(m.startswith("explaincheck.core.backends") for m in imported)
+    assert not hasattr(fd, "detect_faults") and not hasattr(fd, "selected_rows")
