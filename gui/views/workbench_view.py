@@ -48,6 +48,7 @@ class WorkbenchView(QWidget):
         self.oracle: OracleResult | None = None
         self.pending = False  # the graph takes the model up when the tab is shown
         self.graph = GraphView(tasks, self)  # the pages' own graph: path and state beside them
+        self.graph.search.setMinimumWidth(90)  # beside the pages: the tab must fit 1366 px
         self.graph.set_controls_visible(False)
         self.graph.setMinimumWidth(220)
         self.pages = QTabWidget(self)
