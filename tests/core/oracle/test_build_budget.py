@@ -27,16 +27,17 @@ label "goal" = x=3;
 """
 
 # A 4-action grid of three updates a command (the fattest calibration shape) and a variable that
-# never changes, so its ranges promise more states than it reaches.
+# never changes (Storm would make a never-assigned one a constant), so its ranges promise more states than it reaches.
 FAT = """mdp
 module m
   a : [0..{n}] init 0;
   b : [0..{n}] init 0;
   z : [0..100] init 0;
-  [n] z=0 & a<{n} -> 0.5:(a'=a+1) + 0.25:(a'=a) + 0.25:(b'=min(b+1,{n}));
+  [n] a<{n} -> 0.5:(a'=a+1) + 0.25:(a'=a) + 0.25:(b'=min(b+1,{n}));
   [e] b<{n} -> 0.5:(b'=b+1) + 0.25:(b'=b) + 0.25:(a'=min(a+1,{n}));
   [s] a>0 -> 0.5:(a'=a-1) + 0.25:(a'=a) + 0.25:(b'=max(b-1,0));
   [w] b>0 -> 0.5:(b'=b-1) + 0.25:(b'=b) + 0.25:(a'=max(a-1,0));
+  [r] a<0 -> (z'=z+1);
 endmodule
 label "goal" = a={n} & b={n};
 """
