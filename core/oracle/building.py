@@ -221,8 +221,8 @@ def build(
     if model.nr_states > state_limit:
         raise ModelTooLargeError(
             f"{path}: the model has {model.nr_states:,} states, more than the limit of "
-            f"{state_limit:,} (raise it with --state-limit of oracle or run, or use smaller"
-            " constants)"
+            f"{state_limit:,} (raise it with --state-limit of oracle or run or in"
+            " the GUI's Settings, or use smaller constants)"
         )
     return model
 
