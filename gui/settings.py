@@ -66,7 +66,9 @@ class Settings:
             openai_base_url=str(
                 self._store.value("openai/base_url", os.environ.get("OPENAI_BASE_URL", ""))
             ),
-            state_limit=max(1, _as_int(self._store.value("oracle/state_limit"), default.state_limit)),
+            state_limit=max(
+                1, _as_int(self._store.value("oracle/state_limit"), default.state_limit)
+            ),
         )
 
     def save_preferences(self, prefs: Preferences) -> None:

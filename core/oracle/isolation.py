@@ -208,8 +208,8 @@ class OracleJob:
             raise ModelTooLargeError(
                 f"{self.request.model_path}: the model is too large: its build passed "
                 f"{self._build_bound / (1 << 30):.1f} GiB, more than {self.request.state_limit:,} "
-                "states can need (raise --state-limit of oracle or run or in the GUI's Settings, or use"
-                " smaller constants)"
+                "states can need (raise --state-limit of oracle or run or in the GUI's"
+                " Settings, or use smaller constants)"
             )
         if self._on_progress is not None:
             seconds = time.monotonic() - self._started

@@ -29,7 +29,8 @@ label "goal" = x=3;
 """
 
 # A 4-action grid of three updates a command (the fattest calibration shape) and a variable that
-# never changes (Storm would make a never-assigned one a constant), so its ranges promise more states than it reaches.
+# never changes (a disabled command assigns it: Storm makes a never-assigned one a constant), so
+# its ranges promise more states than it reaches.
 FAT = """mdp
 module m
   a : [0..{n}] init 0;
