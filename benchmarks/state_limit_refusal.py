@@ -9,7 +9,7 @@ after) to stand in for a loaded machine. The goal is a refusal within 30 s, in o
 Measured on the shared 2-core machine (load average 5-9, one hog): before the build watchdog
 (refused after the whole build, by its state count) 39.8 s and 45.8 s; with it (stopped at the
 memory ``build_budget`` allows 1,000,000 states of this shape, about 1.45 million explored)
-10.2-29.4 s over six runs, 12.4 s at SIDE=1800 (3,243,601 states).
+10.2-29.4 s over seven runs, 12.4 s at SIDE=1800 (3,243,601 states).
 """
 
 from __future__ import annotations

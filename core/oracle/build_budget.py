@@ -20,6 +20,7 @@ CHOICE_BYTES = 32
 TRANSITION_BYTES = 40
 MARGIN = 1.25
 SLACK_BYTES = 64 << 20  # allocator and hash-map growth steps
+NOT_CALIBRATED = -1  # a Rational build (not measured): the watchdog's generous default applies
 
 
 def fanout(program) -> tuple[int, int]:

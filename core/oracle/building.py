@@ -206,16 +206,18 @@ def build(
     exploration checks on, so an ill-formed command is refused (``wellformed``).
 
     ``watch(bytes)`` is told the resident memory this build must stay under to be within
-    ``state_limit`` (0: no bound), so a watchdog can stop a model beyond it while it builds."""
+    ``state_limit`` (0: no bound; ``NOT_CALIBRATED``: its default), so a watchdog can stop a
+    model beyond it while it builds."""
     if watch is not None:  # calibrated on the float builder; Rational numbers need more
-        watch(0 if exact else build_budget.resident_bound(parsed.program, state_limit))
+        uncalibrated = build_budget.NOT_CALIBRATED
+        watch(uncalibrated if exact else build_budget.resident_bound(parsed.program, state_limit))
     try:
         model = _build(parsed, exact=exact, checks=True, path=path)
     except _Rounding:
         # The float builder's sum check compares doubles exactly; a sum that is one up to
         # rounding stops it. The rational builder checks the same commands exactly.
         if watch is not None:
-            watch(0)
+            watch(build_budget.NOT_CALIBRATED)
         _build(parsed, exact=True, checks=True, path=path)
         model = _build(parsed, exact=exact, checks=False, path=path)
     if model.nr_states > state_limit:

@@ -229,8 +229,9 @@ class OracleJob:
                     )
             if self._receiver.poll(wait):
                 kind, payload = self._receiver.recv()
-                if kind == "bound":
-                    self._build_bound = payload
+                if kind == "bound":  # build_budget: < 0 is "not calibrated", the default
+                    limit = self.request.state_limit
+                    self._build_bound = payload if payload >= 0 else build_memory_bound(limit)
                     continue
                 if kind != "progress":
                     return kind, payload

@@ -116,3 +116,20 @@ def test_a_fat_model_at_the_limit_stays_under_its_bound(tmp_path):
     assert peak < bound
     growth_per_state = (bound - build_budget.SLACK_BYTES) / states
     assert growth_per_state > 600  # fan-out counted: 4 choices of 3 updates each
+
+
+def test_rational_builds_leave_the_watchdog_its_default():
+    from explaincheck.core.environments.registry import list_builtin
+    from explaincheck.core.oracle import building
+
+    transporter = next(e for e in list_builtin() if e.id == "transporter")
+    parsed = building.parse(transporter.request())
+    told: list[int] = []
+    path = transporter.model_path
+    with pytest.raises(ModelTooLargeError):  # 4/5 + 1/10 + 1/10: the rounding path, then too large
+        building.build(parsed, exact=False, state_limit=10, path=path, watch=told.append)
+    assert told[0] > 0 and told[1:] == [build_budget.NOT_CALIBRATED]
+    told.clear()
+    with pytest.raises(ModelTooLargeError):
+        building.build(parsed, exact=True, state_limit=10, path=path, watch=told.append)
+    assert told == [build_budget.NOT_CALIBRATED]
