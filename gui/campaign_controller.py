@@ -100,6 +100,9 @@ class CampaignController(QObject):
     openai_failed = Signal(str, str)
     costs_started = Signal(object, object)  # the run's prices, CostTally of its stored executions
     cost_stopped = Signal(str)  # the Stop at cost limit was reached: one line saying so
+    # a plan that would write a very large results file: one line (plan_size.size_warning);
+    # with ``confirm_large_plans`` the run waits for ``answer_large_plan`` before it writes
+    large_plan = Signal(str)
 
     def __init__(self, tasks: Tasks, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -112,6 +115,9 @@ class CampaignController(QObject):
         # thread (so "not running" implies its rows and its ``finished`` were handled)
         self._running = False
         self.running_changed.connect(self._set_running)
+        self.confirm_large_plans = False
+        self._large_plan_answer = threading.Event()
+        self._large_plan_go = False
 
     @property
     def running(self) -> bool:
@@ -152,6 +158,28 @@ class CampaignController(QObject):
             self._stop_requested = True
             if self._session is not None:
                 self._session.cancel()
+        self.answer_large_plan(False)
+
+    def answer_large_plan(self, go: bool) -> None:
+        """The user's answer to ``large_plan``: run it (True) or not."""
+        self._large_plan_go = go
+        self._large_plan_answer.set()
+
+    def _large_plan_declined(self, plan, db_path) -> bool:
+        """Warn of a very large plan; with ``confirm_large_plans``, wait for the answer."""
+        from explaincheck.core.campaign.plan_size import size_warning
+
+        warning = size_warning(plan, db_path, stop="Stop ends the run")
+        if warning is None:
+            return False
+        self._large_plan_answer.clear()
+        if self._stop_requested:  # Stop was pressed while it planned
+            return True
+        self.large_plan.emit(warning)
+        if not self.confirm_large_plans:
+            return False
+        self._large_plan_answer.wait()
+        return not self._large_plan_go or self._stop_requested
 
     def wait(self, timeout: float | None = None) -> None:
         """Join the worker thread (for shutdown)."""
@@ -197,6 +225,8 @@ class CampaignController(QObject):
         if costs.prices:  # results and the report price the replies as this run did
             plan = replace(plan, notes={**plan.notes, "prices": stored_form(costs.prices)})
         self.planned.emit(plan.total, dict(plan.skipped))
+        if self._large_plan_declined(plan, db_path):
+            return None  # nothing written: not even an empty results file
         events = ProgressEvents()
         events.subscribe(self._on_progress)
         with CampaignSession.open(db_path, settings) as session:  # on this thread: SQLite's rule

@@ -296,6 +296,8 @@ class MainWindow(QMainWindow):
         self.campaigns.running_changed.connect(self._campaign_running)
         self.campaigns.failed.connect(self._campaign_failed)
         self.campaigns.planned.connect(self._campaign_planned)
+        self.campaigns.large_plan.connect(self._campaign_large_plan)
+        self.campaigns.confirm_large_plans = True
         self.campaigns.llm_plan.connect(self._campaign_llm_plan)
         self.campaigns.finished.connect(self._campaign_finished)
         self.campaigns.costs_started.connect(self.campaign_view.start_costs)
@@ -651,6 +653,15 @@ class MainWindow(QMainWindow):
         self.campaign_progress.setMaximum(max(1, total))
         note = f" · skipped: {', '.join(skipped)}" if skipped else ""
         self.campaign_status.setText(f"Campaign: {total} executions planned{note}")
+
+    def _campaign_large_plan(self, warning: str) -> None:
+        """A plan that would write a very large results file runs only if the user says so."""
+        from explaincheck.gui.large_plan_dialog import confirm_large_plan
+
+        go = confirm_large_plan(self, warning)
+        self.campaigns.answer_large_plan(go)
+        if not go:
+            self._campaign_message(f"Not started: {warning.removeprefix('warning: ')}")
 
     def _campaign_running(self, running: bool) -> None:
         self.campaign_view.set_running(running)

@@ -232,8 +232,13 @@ class ModelController(QObject):
             constants=self.constants,
             goal_label=self.goal_label,
             unsafe_label=self.unsafe_label,
+            state_limit=self.state_limit(),
         )
         return await compute_oracle_async(request, on_progress=self._report)
+
+    def state_limit(self) -> int:
+        """The state limit of Settings: a model with more states is refused while it builds."""
+        return self.settings.preferences().state_limit
 
     def _report(self, progress) -> None:
         """Oracle progress (on the event loop's thread) as one status-bar line."""

@@ -14,6 +14,7 @@ from typing import Any
 from PySide6.QtCore import QByteArray, QSettings
 
 from explaincheck.core.backends.ollama_hosts import redact_url
+from explaincheck.core.oracle.types import OracleRequest
 
 ORGANISATION = "explaincheck"
 APPLICATION = "explaincheck"
@@ -35,6 +36,8 @@ class Preferences:
     theme: str = "system"
     llama_binding: str = "automatic"
     openai_base_url: str = ""  # an OpenAI-compatible server ("": OPENAI_BASE_URL or none)
+    # models with more states are refused (the CLI's --state-limit of oracle and run)
+    state_limit: int = OracleRequest.state_limit
 
 
 class Settings:
@@ -63,6 +66,9 @@ class Settings:
             openai_base_url=str(
                 self._store.value("openai/base_url", os.environ.get("OPENAI_BASE_URL", ""))
             ),
+            state_limit=max(
+                1, _as_int(self._store.value("oracle/state_limit"), default.state_limit)
+            ),
         )
 
     def save_preferences(self, prefs: Preferences) -> None:
@@ -74,6 +80,7 @@ class Settings:
         self._store.setValue("theme", prefs.theme)
         self._store.setValue("local/binding", prefs.llama_binding)
         self._store.setValue("openai/base_url", prefs.openai_base_url)
+        self._store.setValue("oracle/state_limit", int(prefs.state_limit))
         self._store.sync()
 
     # -- recent files ------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """The Settings dialog: Ollama host, OpenAI-compatible server, timeout, concurrency, default
-budget, theme, the local models' llama.cpp binding."""
+budget, the oracle's state limit, theme, the local models' llama.cpp binding."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ from PySide6.QtWidgets import (
 
 from explaincheck.core.backends.ollama_hosts import BadHostError, normalize_host, redact_url
 from explaincheck.gui.settings import LLAMA_BINDINGS, THEMES, Preferences
+
+MAX_STATE_LIMIT = 2**31 - 1  # a QSpinBox holds a C int
 
 CREDENTIALS_REMOVED = (
     "The user name, key or token was removed from the host: it would be stored in the settings"
@@ -50,6 +52,16 @@ class SettingsDialog(QDialog):
         self.budget.setRange(1, 10_000)
         self.budget.setValue(prefs.budget)
         form.addRow("Default budget:", self.budget)
+        self.state_limit = QSpinBox()
+        self.state_limit.setRange(1, MAX_STATE_LIMIT)
+        self.state_limit.setGroupSeparatorShown(True)
+        self.state_limit.setSuffix(" states")
+        self.state_limit.setValue(min(prefs.state_limit, MAX_STATE_LIMIT))
+        self.state_limit.setToolTip(
+            "A model with more states is refused while it builds (as --state-limit of oracle"
+            " and run); raise it for a larger model if the machine has the memory"
+        )
+        form.addRow("Oracle state limit:", self.state_limit)
         self.theme = QComboBox()
         self.theme.addItems(list(THEMES))
         self.theme.setCurrentText(prefs.theme)
@@ -98,4 +110,5 @@ class SettingsDialog(QDialog):
             theme=self.theme.currentText(),
             llama_binding=self.llama_binding.currentText(),
             openai_base_url=self.openai.text().strip(),
+            state_limit=self.state_limit.value(),
         )

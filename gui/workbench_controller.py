@@ -74,6 +74,7 @@ class WorkbenchController(QObject):
             constants=self.model.constants,
             goal_label=self.model.goal_label,
             unsafe_label=self.model.unsafe_label,
+            state_limit=self.model.state_limit(),
         )
 
     def quick(self) -> bool:

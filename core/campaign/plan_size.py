@@ -17,8 +17,9 @@ def estimated_bytes(plan: Any) -> int:
     return sum(len(e.prompt.text.encode("utf-8")) + ROW_BYTES for e in plan.executions)
 
 
-def size_warning(plan: Any, db: str | Path) -> str | None:
-    """One line when the plan is very large (or larger than the free disk), else None."""
+def size_warning(plan: Any, db: str | Path, stop: str = "Ctrl-C stops the run") -> str | None:
+    """One line when the plan is very large (or larger than the free disk), else None;
+    ``stop`` says how to stop it (the GUI has a Stop button)."""
     size = estimated_bytes(plan)
     folder = Path(db).resolve().parent
     try:
@@ -31,5 +32,5 @@ def size_warning(plan: Any, db: str | Path) -> str | None:
     beyond = "; that is more than the free space" if free is not None and size >= free else ""
     return (
         f"warning: {plan.total:,} executions will make {Path(db).name} about"
-        f" {size / 2**30:,.1f} GB{room}{beyond}: Ctrl-C stops the run and keeps what is stored"
+        f" {size / 2**30:,.1f} GB{room}{beyond}: {stop} and keeps what is stored"
     )

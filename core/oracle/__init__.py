@@ -70,8 +70,8 @@ def _as_requested(result: OracleResult, request: OracleRequest) -> OracleResult:
     if result.model.states > request.state_limit:  # a cached result obeys the limit too
         raise ModelTooLargeError(
             f"{request.model_path}: the model has {result.model.states:,} states, more than the"
-            f" limit of {request.state_limit:,} (raise it with --state-limit of oracle or run,"
-            " or use smaller constants)"
+            f" limit of {request.state_limit:,} (raise it with --state-limit of oracle or run or in"
+            " the GUI's Settings, or use smaller constants)"
         )
     if request.require_unsafe and not result.has_danger:
         labels = ", ".join(result.model.labels) or "none"

@@ -7,11 +7,12 @@ eats all memory never takes the caller down.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from explaincheck.core.errors import ModelError, ModelTooLargeError
-from explaincheck.core.oracle import wellformed
+from explaincheck.core.oracle import build_budget, wellformed
 from explaincheck.core.oracle.types import OracleRequest
 
 _PARSE_POSITION = re.compile(r"[Pp]arsing error at (\d+):(\d+):\s*(.*)")
@@ -193,21 +194,37 @@ def _constant_names(constants: str) -> set[str]:
     return names
 
 
-def build(parsed: ParsedModel, *, exact: bool, state_limit: int, path: str):
+def build(
+    parsed: ParsedModel,
+    *,
+    exact: bool,
+    state_limit: int,
+    path: str,
+    watch: Callable[[int], None] | None = None,
+):
     """Build the sparse model (labels, valuations and choice labels kept) with Storm's
-    exploration checks on, so an ill-formed command is refused (``wellformed``)."""
+    exploration checks on, so an ill-formed command is refused (``wellformed``).
+
+    ``watch(bytes)`` is told the resident memory this build must stay under to be within
+    ``state_limit`` (0: no bound; ``NOT_CALIBRATED``: its default), so a watchdog can stop a
+    model beyond it while it builds."""
+    if watch is not None:  # calibrated on the float builder; Rational numbers need more
+        uncalibrated = build_budget.NOT_CALIBRATED
+        watch(uncalibrated if exact else build_budget.resident_bound(parsed.program, state_limit))
     try:
         model = _build(parsed, exact=exact, checks=True, path=path)
     except _Rounding:
         # The float builder's sum check compares doubles exactly; a sum that is one up to
         # rounding stops it. The rational builder checks the same commands exactly.
+        if watch is not None:
+            watch(build_budget.NOT_CALIBRATED)
         _build(parsed, exact=True, checks=True, path=path)
         model = _build(parsed, exact=exact, checks=False, path=path)
     if model.nr_states > state_limit:
         raise ModelTooLargeError(
             f"{path}: the model has {model.nr_states:,} states, more than the limit of "
-            f"{state_limit:,} (raise it with --state-limit of oracle or run, or use smaller"
-            " constants)"
+            f"{state_limit:,} (raise it with --state-limit of oracle or run or in"
+            " the GUI's Settings, or use smaller constants)"
         )
     return model
 

@@ -70,12 +70,14 @@ def compute_in_process(
     progress: Progress | None = None,
     *,
     columnar_from: int | None = None,
+    watch: Callable[[int], None] | None = None,
 ) -> OracleResult:
     """Model-check ``request`` here and now (may take long or crash: prefer ``compute_oracle``).
 
     ``progress(phase, **counts)`` is called as each phase starts: building, structure, values,
     danger, bottlenecks, centrality, facts. Verified models of ``columnar_from`` states or more
-    (default ``COLUMNAR_FROM``) are read in bulk and their facts kept as columns."""
+    (default ``COLUMNAR_FROM``) are read in bulk and their facts kept as columns. ``watch`` is
+    told each build's memory bound (``building.build``)."""
     started = time.perf_counter()
     phase = _Phases(progress)
     path = request.model_path
@@ -85,12 +87,13 @@ def compute_in_process(
         raise ModelError(f"unknown oracle method {request.method!r}: use auto, exact or verified")
     # The float build is cheap and tells the size, which decides whether the (much slower)
     # Rational build is affordable; small models are therefore built twice, on purpose.
-    model = building.build(parsed, exact=False, state_limit=request.state_limit, path=path)
+    limit = request.state_limit
+    model = building.build(parsed, exact=False, state_limit=limit, path=path, watch=watch)
     method = request.method
     if method == "auto":
         method = EXACT if model.nr_states <= request.exact_state_limit else VERIFIED
     if method == EXACT:
-        model = building.build(parsed, exact=True, state_limit=request.state_limit, path=path)
+        model = building.build(parsed, exact=True, state_limit=limit, path=path, watch=watch)
     columnar = COLUMNAR_FROM if columnar_from is None else columnar_from
     if method == VERIFIED and model.nr_states >= columnar:
         return _compute_columnar(request, parsed, model, phase, started)

@@ -120,7 +120,13 @@ def _child(
         def progress(phase: str, **counts) -> None:
             connection.send(("progress", (phase, counts)))
 
-        result = compute(request) if compute else compute_in_process(request, progress)
+        def watch(bound: int) -> None:
+            connection.send(("bound", bound))
+
+        if compute is not None:
+            result = compute(request)
+        else:
+            result = compute_in_process(request, progress, watch=watch)
         connection.send(("ok", to_cache(result)))
     except ModelTooLargeError as error:
         connection.send(("error", _Failure("too_large", str(error))))
@@ -172,6 +178,7 @@ class OracleJob:
     ):
         self.request = request
         self._memory_limit = default_memory_limit() if memory_limit is None else memory_limit
+        # Until the child says what this program's build can need (``build_budget``).
         self._build_bound = build_memory_bound(request.state_limit)
         self._on_progress = on_progress
         self._started = time.monotonic()
@@ -196,12 +203,13 @@ class OracleJob:
     def _tick(self) -> None:
         """Report progress; stop a build that passes what the state limit can need."""
         memory = _resident(self._process.pid) if self._process.pid else 0
-        if self._phase == "building" and memory > self._build_bound:
+        if self._phase == "building" and 0 < self._build_bound < memory:
             self.cancel()
             raise ModelTooLargeError(
                 f"{self.request.model_path}: the model is too large: its build passed "
                 f"{self._build_bound / (1 << 30):.1f} GiB, more than {self.request.state_limit:,} "
-                "states can need (raise --state-limit of oracle or run, or use smaller constants)"
+                "states can need (raise --state-limit of oracle or run or in the GUI's"
+                " Settings, or use smaller constants)"
             )
         if self._on_progress is not None:
             seconds = time.monotonic() - self._started
@@ -221,6 +229,10 @@ class OracleJob:
                     )
             if self._receiver.poll(wait):
                 kind, payload = self._receiver.recv()
+                if kind == "bound":  # build_budget: < 0 is "not calibrated", the default
+                    limit = self.request.state_limit
+                    self._build_bound = payload if payload >= 0 else build_memory_bound(limit)
+                    continue
                 if kind != "progress":
                     return kind, payload
                 self._phase, self._counts = payload

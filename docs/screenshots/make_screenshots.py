@@ -22,7 +22,7 @@ HERE = Path(__file__).resolve().parent
 ENVIRONMENTS = ("frozen_lake", "wolf_goat_cabbage")
 SIZE = (1600, 1000)
 LAYOUT_SIZES = ((1366, 768), (1920, 1080))
-LAYOUT_VIEWS = {(1366, 768): ("graph", "campaign", "results", "report", "teach")}
+LAYOUT_VIEWS = {(1366, 768): ("graph", "campaign", "results", "report", "teach", "workbench")}
 
 
 async def shoot(window, env: str, out: Path, db: Path) -> list[Path]:
