@@ -66,13 +66,18 @@ def comparable_cells(
     exclude: Iterable[str] = (CEILING_LLM,),
     corrected: bool = False,
     cells: pd.DataFrame | None = None,
+    corrected_cases: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Cells scored under both selections, with the difference and its outcome; ``corrected``
-    compares the cells' mean chance-corrected case scores instead of their scores. ``cells``:
-    ``cell_scores(results)`` if computed already."""
+    compares the cells' mean chance-corrected case scores instead of their scores. ``cells``
+    and ``corrected_cases``: ``cell_scores(results)`` and ``corrected_case_scores(results)``
+    if computed already."""
     exclude = list(exclude)
     if corrected:
-        cases = corrected_case_scores(results[~results["llm"].isin(exclude)])
+        if corrected_cases is None:
+            cases = corrected_case_scores(results[~results["llm"].isin(exclude)])
+        else:
+            cases = corrected_cases[~corrected_cases["llm"].isin(exclude)]
         cells = cases.groupby(CELL_KEYS, sort=False, as_index=False).agg(
             score=("corrected", "mean")
         )
@@ -134,6 +139,7 @@ def wilcoxon_test(
     min_untied: int = MIN_UNTIED,
     corrected: bool = False,
     cells: pd.DataFrame | None = None,
+    corrected_cases: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """One-row frame: cells, untied, statistic, p_value, the mean difference with its cluster
     bootstrap 95% interval, and a sentence that says what it means. ``corrected`` tests the
@@ -142,7 +148,7 @@ def wilcoxon_test(
     With fewer than ``min_untied`` untied cells, statistic and p_value are NaN and the sentence
     says the test was not run.
     """
-    cells = comparable_cells(results, exclude, corrected, cells)
+    cells = comparable_cells(results, exclude, corrected, cells, corrected_cases)
     untied = int((cells["outcome"] != TIED).sum())
     statistic = p_value = np.nan
     kind = "chance-corrected " if corrected else ""
@@ -181,22 +187,23 @@ def rq1_tests(results: pd.DataFrame, cells: pd.DataFrame | None = None) -> pd.Da
     """RQ1's tests as rows: the chance-corrected headline over the answerers under test, the
     paper's uncorrected test (every answerer but the oracle, as in the paper), and both tests
     on each negative control (random, noisy:Q) that ran; ``cells``: ``cell_scores(results)``
-    if computed already."""
-    llms = sorted(map(str, set(results["llm"])))
+    if computed already (the chance-corrected case scores are computed once here)."""
+    llms = sorted(map(str, results["llm"].unique()))
     under_test = [m for m in llms if not is_reference(m)]
+    scored = (cells_for(results, cells), corrected_case_scores(results))
     rows = [
         _test_row(
-            HEADLINE, under_test, results, [m for m in llms if m not in under_test], True, cells
+            HEADLINE, under_test, results, [m for m in llms if m not in under_test], True, scored
         ),
         _test_row(
-            PAPER, [m for m in llms if m != CEILING_LLM], results, [CEILING_LLM], False, cells
+            PAPER, [m for m in llms if m != CEILING_LLM], results, [CEILING_LLM], False, scored
         ),
     ]
     for control in (m for m in llms if is_negative_control(m)):
         others = [m for m in llms if m != control]
         for corrected, label in ((True, "corrected"), (False, "the paper's")):
             name = f"negative control {control}: {label}"
-            rows.append(_test_row(name, [control], results, others, corrected, cells))
+            rows.append(_test_row(name, [control], results, others, corrected, scored))
     return pd.DataFrame(rows).set_index("test")
 
 
@@ -206,9 +213,11 @@ def _test_row(
     results: pd.DataFrame,
     exclude: list[str],
     corrected: bool,
-    cells: pd.DataFrame | None = None,
+    scored: tuple[pd.DataFrame, pd.DataFrame],
 ) -> dict:
-    found = wilcoxon_test(results, exclude, corrected=corrected, cells=cells).iloc[0].to_dict()
+    cells, cases = scored
+    found = wilcoxon_test(results, exclude, corrected=corrected, cells=cells, corrected_cases=cases)
+    found = found.iloc[0].to_dict()
     if not llms:
         found["conclusion"] = "no answerer in this group ran"
     return {"test": name, "answerers": ", ".join(llms) or "–", **found}
