@@ -240,10 +240,10 @@ def build_report(
                 )
             ],
         ),
-        (("chance",), lambda: _chance_section(results)),
+        (("chance",), lambda: _chance_section(results, cells)),
         (GROUPS["faults"], lambda: _fault_sections(results, report.figures)),
         (GROUPS["robustness"], lambda: _robustness_sections(results)),
-        (GROUPS["paired"], lambda: _paired_sections(results)),
+        (GROUPS["paired"], lambda: _paired_sections(results, cells)),
         (("cost",), lambda: _cost_sections(results)),
         (("money",), lambda: _money_sections(results)),
         (
@@ -529,7 +529,7 @@ def _quality_sections(results: pd.DataFrame, excluded: bool) -> list[Section]:
     ]
 
 
-def _chance_section(results: pd.DataFrame) -> list[Section]:
+def _chance_section(results: pd.DataFrame, cells: pd.DataFrame) -> list[Section]:
     """Random baseline against chance, when the baseline ran and the schemas are stored."""
     if BASELINE_LLM not in set(results["llm"]) or "schema" not in results.columns:
         return []
@@ -537,7 +537,7 @@ def _chance_section(results: pd.DataFrame) -> list[Section]:
         Section(
             "chance",
             f"The {BASELINE_LLM} baseline against chance",
-            chance.chance_table(results),
+            chance.chance_table(results, cells=cells),
             note=(
                 "chance = expected score of a uniform random answer on the same cases (from the "
                 f"stored schema and expected answer); score = the {BASELINE_LLM} answerer's. "
@@ -610,7 +610,7 @@ def _robustness_sections(results: pd.DataFrame) -> list[Section]:
     return found
 
 
-def _paired_sections(results: pd.DataFrame) -> list[Section]:
+def _paired_sections(results: pd.DataFrame, cells: pd.DataFrame) -> list[Section]:
     """Paired comparison of every two LLMs under test, Wilson intervals per cell, RQ1 per LLM."""
     found = []
     family = paired.compare_family(results, paired.compared_llms(results))
@@ -643,7 +643,7 @@ def _paired_sections(results: pd.DataFrame) -> list[Section]:
             )
         )
     # per-cell Wilson intervals: the table1_intervals section (over cases, as Table 1 scores)
-    rq1 = paired.rq1_per_llm(results)
+    rq1 = paired.rq1_per_llm(results, cells=cells)
     if len(rq1) and (rq1["cells"] > 0).any():
         found.append(
             Section(
