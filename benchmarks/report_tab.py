@@ -9,8 +9,8 @@ tab computes from the rows it holds (``gui.views.report_view.build``), each the 
     python benchmarks/report_tab.py [--rows 10000] [--times 3] [--db FILE]
 
 Measured on the shared 2-core machine, before (3bfa69a) and after issue 27's change, back to
-back on the same file at load average 8–9: (a) 8.64 → 4.94 s and (b) 8.92 → 1.12 s (0.54 s
-in the next run, (a) 4.74 s); at a lower load, before: (a) 3.00 s, (b) 3.08 s.
+back on the same file: at load average ~6, (a) 3.13 → 2.35 s and (b) 3.20 → 0.40 s; at load
+average 8–9, (a) 8.64 → 4.94 s and (b) 8.92 → 1.12 s (0.54 s in the next run).
 """
 
 from __future__ import annotations
