@@ -1,8 +1,22 @@
 """analysis stage of explaincheck.core: stored results in, the paper's evidence out.
 
-Every function takes the results frame of ``store.results_frame`` (one row per execution) and
-returns a DataFrame or a matplotlib Figure, with no file or terminal code, so the CLI report and
-the GUI's report view share them. Modules: ``scores`` (Table 1), ``difficulty`` (Figure 3, RQ3),
-``prioritization`` (RQ1), ``models`` (RQ2), ``satisfy`` (errors under both rules), ``plots``,
-``examples`` (invalid replies) and ``report`` (rendering and writing md/csv/html).
+The table and figure functions take the results frame of ``store.results_frame`` (one row per
+execution) and return a DataFrame or a matplotlib Figure, with no file or terminal code, so the
+CLI report and the GUI's report view share them. By job:
+
+- Scores and the research questions: ``scores`` (Table 1, its intervals, the cell scores every
+  table is made from), ``prioritization`` (RQ1), ``models`` (RQ2), ``difficulty`` (RQ3 and
+  Figure 3), ``satisfy`` (errors under both grading rules), ``chance`` (the score of a uniform
+  guess per case), ``paired`` (two LLMs compared case by case, Holm-corrected), ``robustness``
+  (wording, metamorphic variants, repeats), ``case_quality`` (reading cases and differences
+  too small to resolve).
+- Reference explainers: ``fault_detection`` (which categories catch which known flaw, APFD,
+  the noisy:Q calibration) and ``controls`` (RQ1's negative controls, answered directly).
+- Cost: ``cost`` (tokens and time per reply), ``prices`` (money from a price table) and
+  ``cost_limit`` (the progress subscriber that stops a campaign at ``--max-cost``).
+- The report: ``facts`` (campaign facts and LLM settings from the campaign rows), ``layout``
+  (the one order and labels of categories, environments and LLMs), ``plots`` (figures),
+  ``examples`` (invalid replies), ``report_frame`` (the lean rows a report reads),
+  ``report`` (builds the sections asked for and renders text, Markdown, CSV and HTML) and
+  ``export`` (the executions as JSON Lines, CSV or Parquet).
 """

@@ -23,7 +23,7 @@ import pandas as pd
 
 from explaincheck.core.analysis.layout import BASELINE_LLM, order_categories
 from explaincheck.core.analysis.satisfy import DEFAULT_TOLERANCE, as_probability
-from explaincheck.core.analysis.scores import CELL_KEYS, cell_scores, check_columns
+from explaincheck.core.analysis.scores import CELL_KEYS, cells_for, check_columns
 from explaincheck.core.taxonomy.base import ERROR
 
 
@@ -95,14 +95,18 @@ def chance_cells(results: pd.DataFrame) -> pd.DataFrame:
     return cases.groupby(keys, sort=False, as_index=False)["chance"].mean()
 
 
-def chance_table(results: pd.DataFrame, llm: str = BASELINE_LLM) -> pd.DataFrame:
+def chance_table(
+    results: pd.DataFrame, llm: str = BASELINE_LLM, cells: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """Per category and selection: chance level next to ``llm``'s score (both pooled over envs).
 
     Both are means over the environments that ran the category, so a random answerer's score
-    should sit near the chance column whatever the selection picked.
+    should sit near the chance column whatever the selection picked. ``cells``:
+    ``cell_scores(results)`` if computed already.
     """
     chance = chance_cells(results)
-    scored = cell_scores(results[results["llm"] == llm]).dropna(subset=["score"])
+    others = [m for m in results["llm"].unique() if m != llm]
+    scored = cells_for(results, cells, others).dropna(subset=["score"])
     merged = chance.merge(
         scored[["environment", "category", "selection", "score"]],
         on=["environment", "category", "selection"],

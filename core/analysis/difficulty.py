@@ -19,18 +19,20 @@ from explaincheck.core.analysis.layout import (
     dimension_label,
     dimension_of,
 )
-from explaincheck.core.analysis.scores import _store_dimensions, cell_scores
+from explaincheck.core.analysis.scores import _store_dimensions, cells_for
 
 
 def category_difficulty(
-    results: pd.DataFrame, exclude: Iterable[str] = (CEILING_LLM,)
+    results: pd.DataFrame,
+    exclude: Iterable[str] = (CEILING_LLM,),
+    cells: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Mean score per category, hardest (lowest) first; ties keep Table 1 order.
 
     Columns: category, label, dimension, dimension_label, score, cells (pooled cells).
+    ``cells``: ``cell_scores(results)`` if computed already.
     """
-    kept = results[~results["llm"].isin(list(exclude))]
-    scored = cell_scores(kept).dropna(subset=["score"])
+    scored = cells_for(results, cells, exclude).dropna(subset=["score"])
     per = scored.groupby("category", sort=False).agg(
         score=("score", "mean"), cells=("score", "size")
     )

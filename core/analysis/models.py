@@ -15,18 +15,20 @@ from explaincheck.core.analysis.layout import BASELINE_LLM, order_llms
 from explaincheck.core.analysis.scores import (
     SELECTIONS,
     average_scores,
-    cell_scores,
+    cells_for,
     selections_present,
 )
 
 
-def model_comparison(results: pd.DataFrame, baseline: str = BASELINE_LLM) -> pd.DataFrame:
+def model_comparison(
+    results: pd.DataFrame, baseline: str = BASELINE_LLM, cells: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """Index llm; columns per selection that ran, mean, environments, baseline, vs_baseline.
 
     ``baseline`` and ``vs_baseline`` are NaN when the baseline did not run on those
-    environments.
+    environments. ``cells``: ``cell_scores(results)`` if computed already.
     """
-    averages = average_scores(cell_scores(results))
+    averages = average_scores(cells_for(results, cells))
     selections = selections_present(results)
     per_env = averages.pivot_table(
         index=["llm", "environment"], columns="selection", values="score", sort=False

@@ -221,18 +221,23 @@ def _role(llm: str) -> str:
     return "reference" if is_reference(llm) else "under test"
 
 
-def rq1_per_llm(results: pd.DataFrame, exclude: Iterable[str] = (CEILING_LLM,)) -> pd.DataFrame:
+def rq1_per_llm(
+    results: pd.DataFrame,
+    exclude: Iterable[str] = (CEILING_LLM,),
+    cells: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """RQ1 for each LLM: comparable cells, the one-sided Wilcoxon p (prioritised < random) over
     them, the pooled pass rates of both selections and Cohen's h between them (negative: the
-    prioritised cases are harder)."""
+    prioritised cases are harder); ``cells``: ``cell_scores(results)`` if computed already."""
     from explaincheck.core.analysis.prioritization import comparable_cells, wilcoxon_test
 
     rows = []
     replied = results[results["verdict"] != ERROR]
-    for llm in sorted(set(results["llm"]) - set(exclude)):
-        mine = results[results["llm"] == llm]
-        cells = comparable_cells(mine, exclude=())
-        test = wilcoxon_test(mine, exclude=())
+    llms = set(results["llm"].unique())
+    for llm in sorted(llms - set(exclude)):
+        others = sorted(llms - {llm})  # the LLM's own cells, taken from ``cells`` when given
+        comparable = comparable_cells(results, exclude=others, cells=cells)
+        test = wilcoxon_test(results, exclude=others, cells=cells)
         rate = {}
         for selection in (PRIORITIZED, RANDOM):
             chosen = replied[(replied["llm"] == llm) & (replied["selection"] == selection)]
@@ -243,12 +248,12 @@ def rq1_per_llm(results: pd.DataFrame, exclude: Iterable[str] = (CEILING_LLM,)) 
             else np.nan
         )
         p_value = test["p_value"].iat[0] if "p_value" in test.columns else np.nan
-        corrected = wilcoxon_test(mine, exclude=(), corrected=True).iloc[0]
+        corrected = wilcoxon_test(results, exclude=others, corrected=True).iloc[0]
         rows.append(
             {
                 "llm": llm,
                 "role": _role(llm),
-                "cells": len(cells),
+                "cells": len(comparable),
                 "prioritized": rate[PRIORITIZED],
                 "random": rate[RANDOM],
                 "cohens_h": h,

@@ -36,10 +36,12 @@ from explaincheck.core.taxonomy.base import PRIORITIZED
 NO_DATA = "no scored results"
 
 
-def table1_heatmap(results: pd.DataFrame) -> Figure:
-    """Table 1 as a heatmap: colour = score (mean of the selections), text = the table cell."""
-    text = table1(results)
-    values = score_matrix(results).to_numpy(dtype=float)
+def table1_heatmap(results: pd.DataFrame, cells: pd.DataFrame | None = None) -> Figure:
+    """Table 1 as a heatmap: colour = score (mean of the selections), text = the table cell;
+    ``cells``: ``cell_scores(results)`` if computed already."""
+    cells = scores.cells_for(results, cells)
+    text = table1(results, cells)
+    values = score_matrix(results, cells=cells).to_numpy(dtype=float)
     rows, cols = values.shape
     if rows == 0:
         return _empty(NO_DATA)
@@ -76,9 +78,13 @@ def table1_heatmap(results: pd.DataFrame) -> Figure:
     return fig
 
 
-def difficulty_chart(results: pd.DataFrame, exclude: Iterable[str] = (CEILING_LLM,)) -> Figure:
+def difficulty_chart(
+    results: pd.DataFrame,
+    exclude: Iterable[str] = (CEILING_LLM,),
+    cells: pd.DataFrame | None = None,
+) -> Figure:
     """Figure 3: mean score per category, hardest at the top, bars coloured by dimension."""
-    difficulty = category_difficulty(results, exclude)
+    difficulty = category_difficulty(results, exclude, cells)
     if difficulty.empty:
         return _empty(NO_DATA)
     fig = Figure(figsize=(6.4, 1.5 + 0.36 * len(difficulty)), layout="constrained")

@@ -30,7 +30,7 @@ import pandas as pd
 from scipy.stats import wilcoxon
 
 from explaincheck.core.analysis.layout import CEILING_LLM, is_negative_control, is_reference
-from explaincheck.core.analysis.scores import CELL_KEYS, PRECISION, case_scores, cell_scores
+from explaincheck.core.analysis.scores import CELL_KEYS, PRECISION, case_scores, cells_for
 from explaincheck.core.taxonomy.base import ERROR, PRIORITIZED, RANDOM
 
 HARDER, EASIER, TIED = "harder", "easier", "tied"
@@ -62,18 +62,27 @@ def corrected_case_scores(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def comparable_cells(
-    results: pd.DataFrame, exclude: Iterable[str] = (CEILING_LLM,), corrected: bool = False
+    results: pd.DataFrame,
+    exclude: Iterable[str] = (CEILING_LLM,),
+    corrected: bool = False,
+    cells: pd.DataFrame | None = None,
+    corrected_cases: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Cells scored under both selections, with the difference and its outcome; ``corrected``
-    compares the cells' mean chance-corrected case scores instead of their scores."""
-    kept = results[~results["llm"].isin(list(exclude))]
+    compares the cells' mean chance-corrected case scores instead of their scores. ``cells``
+    and ``corrected_cases``: ``cell_scores(results)`` and ``corrected_case_scores(results)``
+    if computed already."""
+    exclude = list(exclude)
     if corrected:
-        cases = corrected_case_scores(kept)
+        if corrected_cases is None:
+            cases = corrected_case_scores(results[~results["llm"].isin(exclude)])
+        else:
+            cases = corrected_cases[~corrected_cases["llm"].isin(exclude)]
         cells = cases.groupby(CELL_KEYS, sort=False, as_index=False).agg(
             score=("corrected", "mean")
         )
     else:
-        cells = cell_scores(kept).dropna(subset=["score"])
+        cells = cells_for(results, cells, exclude).dropna(subset=["score"])
     keys = ["environment", "llm", "category"]
     if cells.empty:
         return pd.DataFrame(columns=[*keys, PRIORITIZED, RANDOM, "difference", "outcome"])
@@ -90,9 +99,13 @@ def comparable_cells(
     return wide.reset_index()
 
 
-def effect_counts(results: pd.DataFrame, exclude: Iterable[str] = (CEILING_LLM,)) -> pd.DataFrame:
+def effect_counts(
+    results: pd.DataFrame,
+    exclude: Iterable[str] = (CEILING_LLM,),
+    cells: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """Counts and shares of cells where prioritisation is harder, easier or tied (+ total)."""
-    outcomes = comparable_cells(results, exclude)["outcome"]
+    outcomes = comparable_cells(results, exclude, cells=cells)["outcome"]
     counts = outcomes.value_counts().reindex([HARDER, EASIER, TIED], fill_value=0)
     total = int(counts.sum())
     frame = pd.DataFrame({"cells": counts.astype(int)})
@@ -125,6 +138,8 @@ def wilcoxon_test(
     exclude: Iterable[str] = (CEILING_LLM,),
     min_untied: int = MIN_UNTIED,
     corrected: bool = False,
+    cells: pd.DataFrame | None = None,
+    corrected_cases: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """One-row frame: cells, untied, statistic, p_value, the mean difference with its cluster
     bootstrap 95% interval, and a sentence that says what it means. ``corrected`` tests the
@@ -133,7 +148,7 @@ def wilcoxon_test(
     With fewer than ``min_untied`` untied cells, statistic and p_value are NaN and the sentence
     says the test was not run.
     """
-    cells = comparable_cells(results, exclude, corrected)
+    cells = comparable_cells(results, exclude, corrected, cells, corrected_cases)
     untied = int((cells["outcome"] != TIED).sum())
     statistic = p_value = np.nan
     kind = "chance-corrected " if corrected else ""
@@ -168,28 +183,41 @@ def wilcoxon_test(
     )
 
 
-def rq1_tests(results: pd.DataFrame) -> pd.DataFrame:
+def rq1_tests(results: pd.DataFrame, cells: pd.DataFrame | None = None) -> pd.DataFrame:
     """RQ1's tests as rows: the chance-corrected headline over the answerers under test, the
     paper's uncorrected test (every answerer but the oracle, as in the paper), and both tests
-    on each negative control (random, noisy:Q) that ran."""
-    llms = sorted(map(str, set(results["llm"])))
+    on each negative control (random, noisy:Q) that ran; ``cells``: ``cell_scores(results)``
+    if computed already (the chance-corrected case scores are computed once here)."""
+    llms = sorted(map(str, results["llm"].unique()))
     under_test = [m for m in llms if not is_reference(m)]
+    scored = (cells_for(results, cells), corrected_case_scores(results))
     rows = [
-        _test_row(HEADLINE, under_test, results, [m for m in llms if m not in under_test], True),
-        _test_row(PAPER, [m for m in llms if m != CEILING_LLM], results, [CEILING_LLM], False),
+        _test_row(
+            HEADLINE, under_test, results, [m for m in llms if m not in under_test], True, scored
+        ),
+        _test_row(
+            PAPER, [m for m in llms if m != CEILING_LLM], results, [CEILING_LLM], False, scored
+        ),
     ]
     for control in (m for m in llms if is_negative_control(m)):
         others = [m for m in llms if m != control]
         for corrected, label in ((True, "corrected"), (False, "the paper's")):
             name = f"negative control {control}: {label}"
-            rows.append(_test_row(name, [control], results, others, corrected))
+            rows.append(_test_row(name, [control], results, others, corrected, scored))
     return pd.DataFrame(rows).set_index("test")
 
 
 def _test_row(
-    name: str, llms: list[str], results: pd.DataFrame, exclude: list[str], corrected: bool
+    name: str,
+    llms: list[str],
+    results: pd.DataFrame,
+    exclude: list[str],
+    corrected: bool,
+    scored: tuple[pd.DataFrame, pd.DataFrame],
 ) -> dict:
-    found = wilcoxon_test(results, exclude=exclude, corrected=corrected).iloc[0].to_dict()
+    cells, cases = scored
+    found = wilcoxon_test(results, exclude, corrected=corrected, cells=cells, corrected_cases=cases)
+    found = found.iloc[0].to_dict()
     if not llms:
         found["conclusion"] = "no answerer in this group ran"
     return {"test": name, "answerers": ", ".join(llms) or "–", **found}

@@ -14,7 +14,7 @@ import html
 import io
 import math
 import textwrap
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -60,143 +60,245 @@ def build_report(
     tolerance: float = satisfy.DEFAULT_TOLERANCE,
     campaigns: Sequence[CampaignRow] = (),
     exclude_reading: bool = False,
+    only: Collection[str] | None = None,
 ) -> Report:
     """Compute all tables and figures of the evaluation (section 6.2 of "Automated Testing of
     LLM-Based Post Hoc Explainers Using Model Checking as an Oracle"; see docs/method.md) from
     a results frame; ``campaigns`` (the file's campaign rows) add the campaign facts;
-    ``exclude_reading`` leaves the reading cases (docs/method.md §4) out of every score."""
+    ``exclude_reading`` leaves the reading cases (docs/method.md §4) out of every score.
+
+    ``only`` names the sections and figures to compute (their keys, or a group of ``GROUPS``,
+    whose sections' keys depend on the data); None computes every one. A part asked for is the
+    same as in the full report, so a view that shows a few parts computes only those."""
     scores.check_columns(results)
-    quality = _quality_sections(results, exclude_reading)
+    asked = None if only is None else frozenset(only)
+
+    def wanted(*keys: str) -> bool:
+        return asked is None or not asked.isdisjoint(keys)
+
+    quality = _quality_sections(results, exclude_reading) if wanted(*_QUALITY) else []
     if exclude_reading:
         results = case_quality.without_reading(results)
         if results.empty:
             raise ExplaincheckError("every stored case is a reading case: no score is left")
     counts = scores.execution_counts(results)
     report = Report(summary=_summary(results, counts))
-    report.figures = {
-        "table1_heatmap": plots.table1_heatmap(results),
-        "difficulty": plots.difficulty_chart(results),
+    cells = scores.cell_scores(results)  # once per build: every score below is made from it
+    figures = {
+        "table1_heatmap": lambda: plots.table1_heatmap(results, cells),
+        "difficulty": lambda: plots.difficulty_chart(results, cells=cells),
     }
+    report.figures = {key: make() for key, make in figures.items() if wanted(key)}
     selections = "/".join(str(_prose(s)) for s in scores.selections_present(results)) or "none"
-    rq1_tests = prioritization.rq1_tests(results)
     left_out = f"the {CEILING_LLM} answerer is left out (1.00 by construction)"
-    report.sections = [
-        *_facts_sections(campaigns, results),
-        Section(
-            "table1",
-            f"Table 1 — score per category ({selections})",
-            scores.table1(results),
-            note=(
-                "Score = share of passing cases (a case's score is the share of its passing "
-                "repeats). – = not applicable (no case for that environment); err = no reply "
-                "at all. Invalid replies count as not passed; errors are excluded. Bold: "
-                "prioritised score lower than random (* on the terminal). "
-                f"{scores.SMALL_MARK} = fewer than {scores.SMALL_CELL} cases: a rough "
-                "estimate (see the intervals below)."
-                + "".join(f" Note — {line}" for line in facts.category_caveats(campaigns))
-                + "".join(f" Caveat — {line}" for line in case_quality.degenerate_notes(campaigns))
-                + (" Reading cases are left out of every score." if exclude_reading else "")
-            ),
-            bold=scores.harder_mask(results),
-            figure="table1_heatmap",
+    parts: list[tuple[tuple[str, ...], Callable[[], list[Section]]]] = [
+        (_FACTS, lambda: _facts_sections(campaigns, results)),
+        (
+            ("table1",),
+            lambda: [
+                Section(
+                    "table1",
+                    f"Table 1 — score per category ({selections})",
+                    scores.table1(results, cells),
+                    note=_table1_note(campaigns, exclude_reading),
+                    bold=scores.harder_mask(results, cells),
+                    figure="table1_heatmap",
+                )
+            ],
         ),
-        Section(
-            "table1_intervals",
-            f"Table 1 with 95% Wilson intervals and the number of cases ({selections})",
-            scores.interval_table(results),
-            note=(
-                "score [low, high] n=cases: with 95% confidence the explainer's pass rate on "
-                "cases like these lies in the interval (Wilson score interval over the cases). "
-                "Wide intervals mean few cases: differences inside them are not evidence."
-            ),
+        (
+            ("table1_intervals",),
+            lambda: [
+                Section(
+                    "table1_intervals",
+                    f"Table 1 with 95% Wilson intervals and the number of cases ({selections})",
+                    scores.interval_table(results, cells),
+                    note=(
+                        "score [low, high] n=cases: with 95% confidence the explainer's pass "
+                        "rate on cases like these lies in the interval (Wilson score interval "
+                        "over the cases). Wide intervals mean few cases: differences inside "
+                        "them are not evidence."
+                    ),
+                )
+            ],
         ),
-        *quality,
-        Section(
-            "invalid_share",
-            f"Share of invalid replies per category ({selections})",
-            scores.invalid_table(results),
+        (_QUALITY, lambda: quality),
+        (
+            ("invalid_share",),
+            lambda: [
+                Section(
+                    "invalid_share",
+                    f"Share of invalid replies per category ({selections})",
+                    scores.invalid_table(results, cells),
+                )
+            ],
         ),
-        Section(
-            "executions",
-            "Executions per environment and LLM",
-            counts,
-            note="errors (no reply) are excluded from every score and retried on resume.",
+        (
+            ("executions",),
+            lambda: [
+                Section(
+                    "executions",
+                    "Executions per environment and LLM",
+                    counts,
+                    note="errors (no reply) are excluded from every score and retried on resume.",
+                )
+            ],
         ),
-        Section(
-            "cases",
-            f"Scored cases per category ({selections})",
-            scores.cases_table(results),
-            note="For the balanced binary categories this is 2k (k per class).",
+        (
+            ("cases",),
+            lambda: [
+                Section(
+                    "cases",
+                    f"Scored cases per category ({selections})",
+                    scores.cases_table(results, cells),
+                    note="For the balanced binary categories this is 2k (k per class).",
+                )
+            ],
         ),
-        Section(
-            "rq1_counts",
-            "RQ1 — prioritisation effect over comparable cells (the paper's count)",
-            prioritization.effect_counts(results),
-            note=(
-                f"harder = prioritised score below random (uncorrected for chance, as in the "
-                f"paper: see the tests below); {left_out}."
-            ),
+        (
+            ("rq1_counts",),
+            lambda: [
+                Section(
+                    "rq1_counts",
+                    "RQ1 — prioritisation effect over comparable cells (the paper's count)",
+                    prioritization.effect_counts(results, cells=cells),
+                    note=(
+                        "harder = prioritised score below random (uncorrected for chance, as "
+                        f"in the paper: see the tests below); {left_out}."
+                    ),
+                )
+            ],
         ),
-        Section(
-            "rq1_wilcoxon",
-            "RQ1 — one-sided Wilcoxon signed-rank tests (headline: chance-corrected)",
-            rq1_tests.drop(columns="conclusion"),
-            note=_rq1_note(rq1_tests),
+        (("rq1_wilcoxon",), lambda: [_rq1_section(results, cells)]),
+        (
+            ("rq1_cells",),
+            lambda: [
+                Section(
+                    "rq1_cells",
+                    "RQ1 — comparable cells",
+                    prioritization.comparable_cells(results, cells=cells),
+                    formats=frozenset({CSV}),
+                )
+            ],
         ),
-        Section(
-            "rq1_cells",
-            "RQ1 — comparable cells",
-            prioritization.comparable_cells(results),
-            formats=frozenset({CSV}),
+        (
+            ("rq2_models",),
+            lambda: [
+                Section(
+                    "rq2_models",
+                    "RQ2 — mean score per LLM over environments",
+                    models.model_comparison(results, cells=cells),
+                    note=(
+                        "mean = over environments of the Table 1 average; baseline = the "
+                        "random answerer on the same environments; vs_baseline = mean − "
+                        "baseline."
+                    ),
+                )
+            ],
         ),
-        Section(
-            "rq2_models",
-            "RQ2 — mean score per LLM over environments",
-            models.model_comparison(results),
-            note=(
-                "mean = over environments of the Table 1 average; baseline = the random "
-                "answerer on the same environments; vs_baseline = mean − baseline."
-            ),
+        (
+            ("rq3_difficulty",),
+            lambda: [
+                Section(
+                    "rq3_difficulty",
+                    "RQ3 — category difficulty (hardest first)",
+                    difficulty.category_difficulty(results, cells=cells)
+                    .drop(columns=["dimension", "label"])
+                    .rename(columns={"dimension_label": "dimension"}),
+                    note=f"Mean cell score pooled over LLMs and both selections; {left_out}.",
+                    figure="difficulty",
+                )
+            ],
         ),
-        Section(
-            "rq3_difficulty",
-            "RQ3 — category difficulty (hardest first)",
-            difficulty.category_difficulty(results)
-            .drop(columns=["dimension", "label"])
-            .rename(columns={"dimension_label": "dimension"}),
-            note=f"Mean cell score pooled over LLMs and both selections; {left_out}.",
-            figure="difficulty",
+        (
+            ("satisfy_errors",),
+            lambda: [
+                Section(
+                    "satisfy_errors",
+                    "Satisfy — absolute error and both grading rules",
+                    satisfy.satisfy_errors(results, tolerance),
+                    note=(
+                        f"score_absolute: |p − V(s)| ≤ {tolerance:g}; score_half: p and V(s) "
+                        "on the same side of ½; score_stored: the verdicts stored by the run. "
+                        "mae over answered (parsed) replies."
+                    ),
+                )
+            ],
         ),
-        Section(
-            "satisfy_errors",
-            "Satisfy — absolute error and both grading rules",
-            satisfy.satisfy_errors(results, tolerance),
-            note=(
-                f"score_absolute: |p − V(s)| ≤ {tolerance:g}; score_half: p and V(s) on the "
-                "same side of ½; score_stored: the verdicts stored by the run. mae over "
-                "answered (parsed) replies."
-            ),
+        (("chance",), lambda: _chance_section(results, cells)),
+        (GROUPS["faults"], lambda: _fault_sections(results, report.figures)),
+        (GROUPS["robustness"], lambda: _robustness_sections(results)),
+        (GROUPS["paired"], lambda: _paired_sections(results, cells)),
+        (("cost",), lambda: _cost_sections(results)),
+        (("money",), lambda: _money_sections(results)),
+        (
+            ("invalid_examples",),
+            lambda: [
+                Section(
+                    "invalid_examples",
+                    "Examples of invalid replies",
+                    examples.invalid_examples(results),
+                    formats=frozenset({MARKDOWN, HTML, CSV}),
+                )
+            ],
         ),
-        *_chance_section(results),
-        *_fault_sections(results, report.figures),
-        *_robustness_sections(results),
-        *_paired_sections(results),
-        *_cost_sections(results),
-        *_money_sections(results),
-        Section(
-            "invalid_examples",
-            "Examples of invalid replies",
-            examples.invalid_examples(results),
-            formats=frozenset({MARKDOWN, HTML, CSV}),
-        ),
-        Section(
-            "cells",
-            "All cells (numeric)",
-            scores.cell_scores(results),
-            formats=frozenset({CSV}),
+        (
+            ("cells",),
+            lambda: [Section("cells", "All cells (numeric)", cells, formats=frozenset({CSV}))],
         ),
     ]
+    report.sections = [
+        section
+        for names, make in parts
+        if asked is None or any(_selects(key, names) for key in asked)
+        for section in make()
+        if asked is None or section.key in asked or (names[0] in GROUPS and names[0] in asked)
+    ]
     return report
+
+
+# Sections made together. A group's sections have keys that depend on the data (an LLM pair,
+# the reference explainers that ran): it is asked for by its name or by any key that starts
+# with one of the names after it (the prefixes of its sections' and figures' keys).
+_FACTS = ("campaign_facts", "llm_settings")
+_QUALITY = ("reading_share", "small_gap")
+GROUPS = {
+    "faults": ("faults", "fault_detection", "noisy_calibration", "detection_matrix"),
+    "robustness": ("robustness", "wording_spread", "consistency", "repeats"),
+    "paired": ("paired", "paired_", "rq1_per_llm"),
+}
+
+
+def _selects(key: str, names: tuple[str, ...]) -> bool:
+    """Whether an asked-for key selects a part made under ``names``."""
+    if names[0] in GROUPS:
+        return key == names[0] or key.startswith(names[1:])
+    return key in names
+
+
+def _table1_note(campaigns: Sequence[CampaignRow], exclude_reading: bool) -> str:
+    """How to read Table 1, with the categories' caveats and the degenerate campaigns."""
+    return (
+        "Score = share of passing cases (a case's score is the share of its passing "
+        "repeats). – = not applicable (no case for that environment); err = no reply "
+        "at all. Invalid replies count as not passed; errors are excluded. Bold: "
+        "prioritised score lower than random (* on the terminal). "
+        f"{scores.SMALL_MARK} = fewer than {scores.SMALL_CELL} cases: a rough "
+        "estimate (see the intervals below)."
+        + "".join(f" Note — {line}" for line in facts.category_caveats(campaigns))
+        + "".join(f" Caveat — {line}" for line in case_quality.degenerate_notes(campaigns))
+        + (" Reading cases are left out of every score." if exclude_reading else "")
+    )
+
+
+def _rq1_section(results: pd.DataFrame, cells: pd.DataFrame) -> Section:
+    tests = prioritization.rq1_tests(results, cells=cells)
+    return Section(
+        "rq1_wilcoxon",
+        "RQ1 — one-sided Wilcoxon signed-rank tests (headline: chance-corrected)",
+        tests.drop(columns="conclusion"),
+        note=_rq1_note(tests),
+    )
 
 
 def render_text(report: Report, width: int = 250) -> str:
@@ -412,7 +514,7 @@ def _quality_sections(results: pd.DataFrame, excluded: bool) -> list[Section]:
     ]
 
 
-def _chance_section(results: pd.DataFrame) -> list[Section]:
+def _chance_section(results: pd.DataFrame, cells: pd.DataFrame) -> list[Section]:
     """Random baseline against chance, when the baseline ran and the schemas are stored."""
     if BASELINE_LLM not in set(results["llm"]) or "schema" not in results.columns:
         return []
@@ -420,7 +522,7 @@ def _chance_section(results: pd.DataFrame) -> list[Section]:
         Section(
             "chance",
             f"The {BASELINE_LLM} baseline against chance",
-            chance.chance_table(results),
+            chance.chance_table(results, cells=cells),
             note=(
                 "chance = expected score of a uniform random answer on the same cases (from the "
                 f"stored schema and expected answer); score = the {BASELINE_LLM} answerer's. "
@@ -493,7 +595,7 @@ def _robustness_sections(results: pd.DataFrame) -> list[Section]:
     return found
 
 
-def _paired_sections(results: pd.DataFrame) -> list[Section]:
+def _paired_sections(results: pd.DataFrame, cells: pd.DataFrame) -> list[Section]:
     """Paired comparison of every two LLMs under test, Wilson intervals per cell, RQ1 per LLM."""
     found = []
     family = paired.compare_family(results, paired.compared_llms(results))
@@ -526,7 +628,7 @@ def _paired_sections(results: pd.DataFrame) -> list[Section]:
             )
         )
     # per-cell Wilson intervals: the table1_intervals section (over cases, as Table 1 scores)
-    rq1 = paired.rq1_per_llm(results)
+    rq1 = paired.rq1_per_llm(results, cells=cells)
     if len(rq1) and (rq1["cells"] > 0).any():
         found.append(
             Section(

@@ -9,7 +9,7 @@ counted instead. A category without any row for an environment is not applicable
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import pandas as pd
 from statsmodels.stats.proportion import proportion_confint
@@ -45,7 +45,7 @@ def check_columns(results: pd.DataFrame, extra: tuple[str, ...] = ()) -> None:
 
 def selections_present(results: pd.DataFrame) -> list[str]:
     """The selections that ran, prioritized first (decides "p/r" versus a single number)."""
-    present = set(results["selection"]) if len(results) else set()
+    present = set(results["selection"].unique()) if len(results) else set()
     return [s for s in SELECTIONS if s in present]
 
 
@@ -105,6 +105,20 @@ def cell_scores(results: pd.DataFrame) -> pd.DataFrame:
     ]
 
 
+def cells_for(
+    results: pd.DataFrame, cells: pd.DataFrame | None = None, exclude: Iterable[str] = ()
+) -> pd.DataFrame:
+    """``cell_scores`` of the rows of LLMs not in ``exclude``: taken from ``cells`` (the cell
+    scores of all of ``results``) when a caller computed them already, so that a report scores
+    its cells once however many tables it makes of them."""
+    left_out = list(exclude)
+    if cells is None:
+        return cell_scores(results[~results["llm"].isin(left_out)] if left_out else results)
+    if not left_out:
+        return cells
+    return cells[~cells["llm"].isin(left_out)].reset_index(drop=True)
+
+
 def wilson_interval(passed: pd.Series, cases: pd.Series) -> tuple[pd.Series, pd.Series]:
     """95% Wilson score interval of passed/cases (statsmodels). A case's score may be a share of
     repeats, so ``passed`` may be fractional; Wilson's formula takes it as it is."""
@@ -124,16 +138,18 @@ def average_scores(cells: pd.DataFrame) -> pd.DataFrame:
 
 def applicability(results: pd.DataFrame) -> set[tuple[str, str]]:
     """(environment, category) pairs that have rows: the rest is "–" (not applicable)."""
-    return set(zip(results["environment"], results["category"], strict=True))
+    return _pairs(results, "environment", "category")
 
 
-def score_matrix(results: pd.DataFrame, selection: str | None = None) -> pd.DataFrame:
+def score_matrix(
+    results: pd.DataFrame, selection: str | None = None, cells: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """Numeric Table 1: index (environment, llm), columns categories + average.
 
     ``selection=None`` averages the selections that scored (the heatmap's colour); NaN marks
-    not applicable or unscored cells.
+    not applicable or unscored cells; ``cells``: ``cell_scores(results)`` if computed already.
     """
-    cells = cell_scores(results)
+    cells = cells_for(results, cells)
     averages = average_scores(cells).assign(category=AVERAGE)
     both = pd.concat([cells[[*CELL_KEYS, "score"]], averages[[*CELL_KEYS, "score"]]])
     if selection is not None:
@@ -145,19 +161,19 @@ def score_matrix(results: pd.DataFrame, selection: str | None = None) -> pd.Data
     return matrix.reindex(index=rows, columns=columns).astype(float)
 
 
-def table1(results: pd.DataFrame) -> pd.DataFrame:
+def table1(results: pd.DataFrame, cells: pd.DataFrame | None = None) -> pd.DataFrame:
     """Table 1 as text: "prioritised/random" when both ran, "–" where not applicable; a side
     scored on fewer than ``SMALL_CELL`` cases carries ``SMALL_MARK``."""
-    cells = cell_scores(results)
+    cells = cells_for(results, cells)
     averages = average_scores(cells)
     shown = [_marked(s, n) for s, n in zip(cells["score"], cells["cases"], strict=True)]
     marked = cells.assign(shown=shown)
     return _text_table(results, marked, averages, "shown", str, average_fmt=_two_decimals)
 
 
-def interval_table(results: pd.DataFrame) -> pd.DataFrame:
+def interval_table(results: pd.DataFrame, cells: pd.DataFrame | None = None) -> pd.DataFrame:
     """Table 1 with the evidence behind each side: "score [low, high] n=cases" (95% Wilson)."""
-    cells = cell_scores(results)
+    cells = cells_for(results, cells)
     shown = [
         _with_interval(s, lo, hi, n)
         for s, lo, hi, n in zip(
@@ -182,24 +198,25 @@ def _with_interval(score: float, low: float, high: float, cases: int) -> float |
     return f"{score:.2f} [{low:.2f}, {high:.2f}] n={cases}{mark}"
 
 
-def invalid_table(results: pd.DataFrame) -> pd.DataFrame:
+def invalid_table(results: pd.DataFrame, cells: pd.DataFrame | None = None) -> pd.DataFrame:
     """Share of invalid (unparseable) replies per cell, laid out like Table 1."""
-    cells = cell_scores(results)
+    cells = cells_for(results, cells)
     averages = average_scores(cells)
     return _text_table(results, cells, averages, "invalid_share", _two_decimals)
 
 
-def cases_table(results: pd.DataFrame) -> pd.DataFrame:
+def cases_table(results: pd.DataFrame, cells: pd.DataFrame | None = None) -> pd.DataFrame:
     """Number of scored cases per cell (the k of the balanced categories), like Table 1."""
-    cells = cell_scores(results)
+    cells = cells_for(results, cells)
     totals = cells.groupby(["environment", "llm", "selection"], as_index=False)["cases"].sum()
     return _text_table(results, cells, totals, "cases", lambda v: str(int(v)), last="total")
 
 
-def harder_mask(results: pd.DataFrame) -> pd.DataFrame:
+def harder_mask(results: pd.DataFrame, cells: pd.DataFrame | None = None) -> pd.DataFrame:
     """True where the prioritised score is lower than the random one (bold in the paper)."""
-    prioritized = score_matrix(results, PRIORITIZED).round(PRECISION)
-    random = score_matrix(results, RANDOM).round(PRECISION)
+    cells = cells_for(results, cells)
+    prioritized = score_matrix(results, PRIORITIZED, cells).round(PRECISION)
+    random = score_matrix(results, RANDOM, cells).round(PRECISION)
     mask = (prioritized < random).fillna(False).astype(bool)
     mask.columns = _columns(results, order_categories(results["category"]))
     return mask
@@ -287,7 +304,7 @@ def _columns(results: pd.DataFrame, categories: list[str], last: str = AVERAGE) 
 
 def _row_index(results: pd.DataFrame) -> pd.MultiIndex:
     """Environment × LLM pairs that ran, in the fixed layout order."""
-    pairs = set(zip(results["environment"], results["llm"], strict=True))
+    pairs = _pairs(results, "environment", "llm")
     ordered = [
         (environment, llm)
         for environment in order_environments(e for e, _ in pairs)
@@ -296,6 +313,13 @@ def _row_index(results: pd.DataFrame) -> pd.MultiIndex:
     if not ordered:
         return pd.MultiIndex.from_arrays([[], []], names=["environment", "llm"])
     return pd.MultiIndex.from_tuples(ordered, names=["environment", "llm"])
+
+
+def _pairs(results: pd.DataFrame, first: str, second: str) -> set[tuple[str, str]]:
+    """The distinct (first, second) values, de-duplicated by pandas before Python sees them
+    (iterating 10,000 Arrow-backed strings in Python took half of the Report tab's time)."""
+    distinct = results[[first, second]].drop_duplicates()
+    return set(zip(distinct[first], distinct[second], strict=True))
 
 
 def _store_dimensions(results: pd.DataFrame) -> dict[str, str]:

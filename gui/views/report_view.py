@@ -2,8 +2,10 @@
 
 The report is computed from the shown executions by ``core.analysis.report.build_report`` on a
 worker thread (its figures are pyplot-free ``Figure`` objects, safe to build off the GUI thread)
-and embedded with matplotlib's Qt canvas. Export writes PNG/SVG figures, CSV tables or one
-self-contained HTML file through the same core functions the CLI uses.
+and embedded with matplotlib's Qt canvas; only the parts the tab shows (``SHOWN``) are computed,
+a tenth of the whole. Export computes the whole report, as ``explaincheck report`` does, and
+writes PNG/SVG figures, CSV tables or one self-contained HTML file through the same core
+functions the CLI uses.
 """
 
 from __future__ import annotations
@@ -33,15 +35,37 @@ from explaincheck.gui.safe_text import plain_label
 from explaincheck.gui.tasks import Tasks, in_thread
 from explaincheck.gui.views.policy_report import PolicyLossBox
 
+# The figures and tables the tab shows: the report computes these alone for the tab.
+FIGURES = ("table1_heatmap", "difficulty")
+TABLES = (
+    "rq1_counts",
+    "rq1_wilcoxon",
+    "rq2_models",
+    "table1",
+    "table1_intervals",
+    "reading_share",
+    "small_gap",
+)
+SHOWN = frozenset({*FIGURES, *TABLES})
 
-def build(rows: list[dict[str, Any]], db_path: str | None = None, exclude_reading: bool = False):
+
+def build(
+    rows: list[dict[str, Any]],
+    db_path: str | None = None,
+    exclude_reading: bool = False,
+    only: frozenset[str] | None = SHOWN,
+):
     """rows -> core Report (worker thread), with the campaign facts and LLM settings of the
-    results file the rows came from, as ``explaincheck report --db`` builds it;
-    ``exclude_reading`` leaves reading cases out (``report --exclude-reading``)."""
+    results file the rows came from, as ``explaincheck report --db`` builds it, but only the
+    parts in ``only`` (None: the whole report, for an export); ``exclude_reading`` leaves
+    reading cases out (``report --exclude-reading``)."""
     from explaincheck.core.analysis.report import build_report
 
     return build_report(
-        rows_frame(rows), campaigns=file_campaigns(db_path), exclude_reading=exclude_reading
+        rows_frame(rows),
+        campaigns=file_campaigns(db_path),
+        exclude_reading=exclude_reading,
+        only=only,
     )
 
 
@@ -114,13 +138,9 @@ class ReportView(QWidget):
         self.tables: dict[str, tuple[QGroupBox, QTableView, FrameModel, Any]] = {}
         grid.addWidget(self.heatmap, 0, 0, 1, 2)
         grid.addWidget(self.difficulty, 1, 0, 1, 2)
-        grid.addWidget(self._table_box("rq1_counts"), 2, 0)
-        grid.addWidget(self._table_box("rq1_wilcoxon"), 2, 1)
-        grid.addWidget(self._table_box("rq2_models"), 3, 0)
-        grid.addWidget(self._table_box("table1"), 3, 1)
-        grid.addWidget(self._table_box("table1_intervals"), 4, 0, 1, 2)
-        grid.addWidget(self._table_box("reading_share"), 5, 0)
-        grid.addWidget(self._table_box("small_gap"), 5, 1)
+        places = ((2, 0), (2, 1), (3, 0), (3, 1), (4, 0, 1, 2), (5, 0), (5, 1))
+        for key, place in zip(TABLES, places, strict=True):
+            grid.addWidget(self._table_box(key), *place)
         self.policy_loss = PolicyLossBox(body)  # filled by the window (policy_report.py)
         grid.addWidget(self.policy_loss, 6, 0, 1, 2)
         grid.setColumnStretch(0, 1)
@@ -236,15 +256,27 @@ class ReportView(QWidget):
             self.tasks.start(self.export(kind, folder), "export report")
 
     async def export(self, kind: str, folder: str) -> list[Path]:
-        """Write the report as ``kind`` (png, svg, csv, html) into ``folder``."""
+        """Write the whole report (as ``explaincheck report`` makes it) as ``kind`` (png, svg,
+        csv, html) into ``folder``."""
         if self.report is None:
             return []
-        # on the GUI thread: the figures are attached to live canvases, and saving them from
-        # another thread could race a repaint (user-initiated, well under a second)
-        written = _export(self.report, kind, Path(folder))
+        self.export_line.setText("Computing the whole report for the export…")
+        self.export_line.show()
+        rows, db_path = list(self.results.rows), self.results.db_path
+        # on a worker thread: its figures are its own, not the ones the tab's canvases draw
+        written = await in_thread(
+            _export_all, rows, db_path, self.exclude_reading.isChecked(), kind, Path(folder)
+        )
         self.export_line.setText(export_summary(written, folder))
         self.export_line.show()
         return written
+
+
+def _export_all(
+    rows: list[dict[str, Any]], db_path: str | None, exclude_reading: bool, kind: str, folder: Path
+) -> list[Path]:
+    """The whole report of the rows, written (worker thread)."""
+    return _export(build(rows, db_path, exclude_reading, only=None), kind, folder)
 
 
 def _export(report, kind: str, folder: Path) -> list[Path]:
