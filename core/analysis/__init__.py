@@ -17,6 +17,7 @@ CLI report and the GUI's report view share them. By job:
 - The report: ``facts`` (campaign facts and LLM settings from the campaign rows), ``layout``
   (the one order and labels of categories, environments and LLMs), ``plots`` (figures),
   ``examples`` (invalid replies), ``report_frame`` (the lean rows a report reads),
-  ``report`` (builds the sections asked for and renders text, Markdown, CSV and HTML) and
-  ``export`` (the executions as JSON Lines, CSV or Parquet).
+  ``report_parts`` (``Section``, ``Report`` and the formats, so that section-making modules
+  need not import the report), ``report`` (builds the sections asked for and renders text,
+  Markdown, CSV and HTML) and ``export`` (the executions as JSON Lines, CSV or Parquet).
 """
