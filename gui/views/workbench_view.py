@@ -48,9 +48,10 @@ class WorkbenchView(QWidget):
         self.oracle: OracleResult | None = None
         self.pending = False  # the graph takes the model up when the tab is shown
         self.graph = GraphView(tasks, self)  # the pages' own graph: path and state beside them
-        self.graph.search.setMinimumWidth(90)  # beside the pages: the tab must fit 1366 px
+        # beside the pages the tab must fit 1366 px with both docks: a narrower search and graph
+        self.graph.search.setMinimumWidth(90)
+        self.graph.setMinimumWidth(200)
         self.graph.set_controls_visible(False)
-        self.graph.setMinimumWidth(220)
         self.pages = QTabWidget(self)
         self.editor = EditorPage(self)
         self.simulator = SimulatorPage(self)
