@@ -263,6 +263,12 @@ class GraphView(QWidget):
         bar.addSeparator()
         bar.addWidget(QLabel(" Colour: "))
         self.colour_box = QComboBox(self)
+        # as wide as about 14 characters, not as its longest entry (a flaw's |V̂ − V|): the bar
+        # must keep the box on screen at 1366 px
+        self.colour_box.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.colour_box.setMinimumContentsLength(14)
         self.colour_box.addItem("V (goal)", "value")
         self.colour_box.addItem("D (danger)", "danger")
         self.colour_box.addItem("none", "none")
