@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from typing import Any
 
 import ollama
@@ -58,26 +59,26 @@ async def chat_bounded(
             raise ollama.ResponseError(
                 await _prefix(response, MAX_ERROR_BYTES), response.status_code
             )
-        async for line in _lines(response):
-            part = json.loads(line)
-            if not isinstance(part, dict):
-                raise ValueError("a chunk of the reply is not a JSON object")
-            if error := part.get("error"):
-                raise ollama.ResponseError(str(error))
-            message = part.get("message") or {}
-            if not isinstance(message, dict):
-                raise ValueError("message is not an object")
-            for key, into in (("content", content), ("thinking", thinking)):
-                piece = message.get(key)
-                if isinstance(piece, str) and piece:
-                    if sizes[key] <= limit:  # past the cap: counted, not kept
-                        into.append(piece)
-                    sizes[key] += len(piece)
-                elif piece is not None and not isinstance(piece, str):
-                    raise ValueError(f"message {key} is not text")
-            final = part
-            if part.get("done"):
-                break
+        async with aclosing(_lines(response)) as lines:  # closed at once when we stop early
+            async for line in lines:
+                part = json.loads(line)
+                if not isinstance(part, dict):
+                    raise ValueError("a chunk of the reply is not a JSON object")
+                if error := part.get("error"):
+                    raise ollama.ResponseError(str(error))
+                message = part.get("message") or {}
+                if not isinstance(message, dict):
+                    raise ValueError("message is not an object")
+                for key, into in (("content", content), ("thinking", thinking)):
+                    piece = message.get(key)
+                    if isinstance(piece, str) and piece:
+                        if sizes[key] <= limit:  # past the cap: counted, not kept
+                            into.append(piece)
+                        sizes[key] += len(piece)
+                    elif piece is not None and not isinstance(piece, str):
+                        raise ValueError(f"message {key} is not text")
+                if not final.get("done"):  # the summary is the "done" chunk; read to the end
+                    final = part  # (stopping there left httpcore's stream to the collector)
     if sizes["content"] > limit:
         cut["cut"] = sizes["content"]
     if sizes["thinking"] > limit:
@@ -96,28 +97,30 @@ async def chat_bounded(
 async def _lines(response) -> AsyncIterator[str]:
     """The body's lines, none longer than ``MAX_LINE_BYTES`` (a longer one is refused)."""
     buffer = bytearray()
-    async for chunk in response.aiter_bytes():
-        buffer.extend(chunk)
-        while True:
-            end = buffer.find(b"\n")
-            if end < 0:
-                break
-            line = bytes(buffer[:end])
-            del buffer[: end + 1]
-            if line.strip():
-                yield line.decode("utf-8", errors="replace")
-        if len(buffer) > MAX_LINE_BYTES:
-            raise ValueError(
-                f"a reply line longer than {MAX_LINE_BYTES >> 20} MB: not read further"
-            )
+    async with aclosing(response.aiter_bytes()) as chunks:
+        async for chunk in chunks:
+            buffer.extend(chunk)
+            while True:
+                end = buffer.find(b"\n")
+                if end < 0:
+                    break
+                line = bytes(buffer[:end])
+                del buffer[: end + 1]
+                if line.strip():
+                    yield line.decode("utf-8", errors="replace")
+            if len(buffer) > MAX_LINE_BYTES:
+                raise ValueError(
+                    f"a reply line longer than {MAX_LINE_BYTES >> 20} MB: not read further"
+                )
     if buffer.strip():
         yield bytes(buffer).decode("utf-8", errors="replace")
 
 
 async def _prefix(response, limit: int) -> str:
     data = bytearray()
-    async for chunk in response.aiter_bytes():
-        data.extend(chunk)
-        if len(data) >= limit:
-            break
+    async with aclosing(response.aiter_bytes()) as chunks:
+        async for chunk in chunks:
+            data.extend(chunk)
+            if len(data) >= limit:
+                break
     return bytes(data[:limit]).decode("utf-8", errors="replace")
