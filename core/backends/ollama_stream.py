@@ -13,7 +13,7 @@ and errors are the official client's own (its ``httpx`` client and ``ChatRequest
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import Any
 
@@ -94,7 +94,7 @@ async def chat_bounded(
     return reply, cut
 
 
-async def _lines(response) -> AsyncIterator[str]:
+async def _lines(response) -> AsyncGenerator[str, None]:
     """The body's lines, none longer than ``MAX_LINE_BYTES`` (a longer one is refused)."""
     buffer = bytearray()
     async with aclosing(response.aiter_bytes()) as chunks:

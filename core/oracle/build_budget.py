@@ -19,7 +19,7 @@ STATE_BYTES = 128
 CHOICE_BYTES = 32
 TRANSITION_BYTES = 40
 MARGIN = 1.25
-SLACK_BYTES = 128 << 20  # allocator and hash-map steps (64 MB was passed once at 160k states)
+SLACK_BYTES = 64 << 20  # allocator and hash-map growth steps
 NOT_CALIBRATED = -1  # a Rational build (not measured): the watchdog's generous default applies
 
 
