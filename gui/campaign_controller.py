@@ -32,6 +32,7 @@ from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.gui.campaign_cost import CostSettings
 from explaincheck.gui.results_data import row_of
+from explaincheck.gui.session_thread import SessionThread
 from explaincheck.gui.tasks import Tasks
 
 if TYPE_CHECKING:
@@ -84,7 +85,7 @@ def results_path(path: str) -> str:
     return path
 
 
-class CampaignController(QObject):
+class CampaignController(SessionThread):
     """Start/stop one campaign at a time; signals arrive on the GUI thread."""
 
     planned = Signal(int, object)  # total executions, {category: why skipped}
@@ -93,7 +94,6 @@ class CampaignController(QObject):
     row = Signal(object)  # one graded execution as a row dict
     finished = Signal(object)  # RunOutcome
     failed = Signal(object)  # exception
-    running_changed = Signal(bool)
     host_checked = Signal(str, object)  # the host as typed, {url: [models]} ({}: none answers)
     host_failed = Signal(str, str)  # the host as typed, one line saying why
     openai_checked = Signal(str, object)  # the base URL as typed, {url: [models]}
@@ -107,24 +107,9 @@ class CampaignController(QObject):
     def __init__(self, tasks: Tasks, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.tasks = tasks
-        self._thread: threading.Thread | None = None
-        self._session: CampaignSession | None = None
-        self._stop_requested = False
-        self._lock = threading.Lock()
-        # True from start() until the worker's last signal has been delivered on the GUI
-        # thread (so "not running" implies its rows and its ``finished`` were handled)
-        self._running = False
-        self.running_changed.connect(self._set_running)
         self.confirm_large_plans = False
         self._large_plan_answer = threading.Event()
         self._large_plan_go = False
-
-    @property
-    def running(self) -> bool:
-        return self._running
-
-    def _set_running(self, running: bool) -> None:
-        self._running = running
 
     def start(
         self,
@@ -141,23 +126,15 @@ class CampaignController(QObject):
         prices kept with it and the cost at which it stops (as ``run --max-cost``)."""
         if self.running:
             raise RuntimeError("a campaign is already running")
-        self._stop_requested = False
-        self._running = True
-        self._thread = threading.Thread(
-            target=self._thread_main,
-            args=(campaign, db_path, environment, oracle, backends, behavioural, costs),
-            name="explaincheck-campaign",
-            daemon=True,
+        self._launch(
+            self._thread_main,
+            (campaign, db_path, environment, oracle, backends, behavioural, costs),
+            "explaincheck-campaign",
         )
-        self.running_changed.emit(True)
-        self._thread.start()
 
     def stop(self) -> None:
-        """Cancel cleanly: in-flight requests are abandoned, stored results kept."""
-        with self._lock:
-            self._stop_requested = True
-            if self._session is not None:
-                self._session.cancel()
+        """Cancel cleanly (``SessionThread.stop``), also while a large plan awaits its answer."""
+        super().stop()
         self.answer_large_plan(False)
 
     def answer_large_plan(self, go: bool) -> None:
@@ -181,11 +158,6 @@ class CampaignController(QObject):
         self._large_plan_answer.wait()
         return not self._large_plan_go or self._stop_requested
 
-    def wait(self, timeout: float | None = None) -> None:
-        """Join the worker thread (for shutdown)."""
-        if self._thread is not None:
-            self._thread.join(timeout)
-
     # -- worker thread ---------------------------------------------------------------------
     def _thread_main(
         self, campaign, db_path, environment, oracle, backends, behavioural=False, costs=None
@@ -200,9 +172,7 @@ class CampaignController(QObject):
             if outcome is not None:
                 self.finished.emit(outcome)
         finally:
-            with self._lock:
-                self._session = None
-            self.running_changed.emit(False)
+            self._detach()
 
     async def _run(
         self,
@@ -230,10 +200,7 @@ class CampaignController(QObject):
         events = ProgressEvents()
         events.subscribe(self._on_progress)
         with CampaignSession.open(db_path, settings) as session:  # on this thread: SQLite's rule
-            with self._lock:
-                self._session = session
-                if self._stop_requested:
-                    session.cancel()
+            self._attach(session)
 
             def started(backends) -> None:
                 self.llm_plan.emit(*left_per_llm(plan, session.store.stored(), backends))

@@ -11,17 +11,17 @@ replies stored so far stay, no policy is attached.
 from __future__ import annotations
 
 import asyncio
-import threading
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import Signal
 
 from explaincheck.core.campaign.session import BackendSettings, CampaignSession
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.policy.types import PolicyOracle, with_policy
+from explaincheck.gui.session_thread import SessionThread
 
 
 @dataclass(frozen=True)
@@ -70,30 +70,13 @@ def status_line(spec: str, asked: int, batch: int, replies: int) -> str:
     )
 
 
-class LlmPolicyController(QObject):
+class LlmPolicyController(SessionThread):
     """One LLM-as-policy run at a time; signals arrive on the GUI thread."""
 
     progress = Signal(str)  # a status line
     finished = Signal(object)  # AskedResult
     stopped = Signal(str)  # one line: what is stored, how to go on
     failed = Signal(str)  # one line
-    running_changed = Signal(bool)
-
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self._thread: threading.Thread | None = None
-        self._session: CampaignSession | None = None
-        self._stop_requested = False
-        self._lock = threading.Lock()
-        self._running = False
-        self.running_changed.connect(self._set_running)
-
-    @property
-    def running(self) -> bool:
-        return self._running
-
-    def _set_running(self, running: bool) -> None:
-        self._running = running
 
     def start(
         self,
@@ -108,27 +91,11 @@ class LlmPolicyController(QObject):
         if self._running:
             raise RuntimeError("an LLM is already being asked for its policy")
         check_ask(ask)
-        self._stop_requested = False
-        self._running = True
-        self._thread = threading.Thread(
-            target=self._thread_main,
-            args=(ask, environment, bare_oracle(oracle), model, backends),
-            name="explaincheck-llm-policy",
-            daemon=True,
+        self._launch(
+            self._thread_main,
+            (ask, environment, bare_oracle(oracle), model, backends),
+            "explaincheck-llm-policy",
         )
-        self.running_changed.emit(True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        """Cancel: in-flight requests are abandoned, stored replies kept."""
-        with self._lock:
-            self._stop_requested = True
-            if self._session is not None:
-                self._session.cancel()
-
-    def wait(self, timeout: float | None = None) -> None:
-        if self._thread is not None:
-            self._thread.join(timeout)
 
     # -- worker thread ---------------------------------------------------------------------
     def _thread_main(self, ask, environment, oracle, model, backends) -> None:
@@ -143,9 +110,7 @@ class LlmPolicyController(QObject):
             else:
                 self.stopped.emit(result)
         finally:
-            with self._lock:
-                self._session = None
-            self.running_changed.emit(False)
+            self._detach()
 
     async def _run(
         self,
@@ -175,10 +140,7 @@ class LlmPolicyController(QObject):
         reason = [""]
 
         with CampaignSession.open(database, backends) as session:  # on this thread (SQLite)
-            with self._lock:
-                self._session = session
-                if self._stop_requested:
-                    session.cancel()
+            self._attach(session)
 
             def on_round(asked: int, batch: int) -> None:
                 if seen["replies"] and seen["errors"] == seen["replies"]:
