@@ -3,8 +3,9 @@
 Each results file is made by the random and oracle answerers on frozen_lake (no LLM needed),
 cut to exactly N rows, and every row is given the texts a reasoning model leaves (a thinking of
 ``--thinking`` characters and a 1,500-character reply), which is what made a report of 9,600
-rows take 1.4 GB. The report then runs in a fresh interpreter that prints its own peak resident
-memory (``ru_maxrss``), imports included (about 200 MB of pandas, scipy and matplotlib).
+rows take 1.4 GB. The report then runs in a fresh interpreter
+that prints its own peak resident memory (``VmHWM``: ``ru_maxrss`` would carry this script's own
+peak across fork and exec), imports included (about 200 MB of pandas, scipy and matplotlib).
 
     python benchmarks/report_memory.py [--rows 2400 10000] [--thinking 50000] [--format html]
 """
@@ -25,12 +26,13 @@ from explaincheck.core.cli.main import main as cli
 ROWS_PER_REPEAT = 568  # frozen_lake, random + oracle, budget 20, both selections
 
 CHILD = """
-import contextlib, io, json, resource, sys, time
+import contextlib, io, json, sys, time
 from explaincheck.core.cli.main import main
 started = time.perf_counter()
 with contextlib.redirect_stdout(io.StringIO()):
     status = main(["report", "--db", sys.argv[1], "--out", sys.argv[2], "--format", sys.argv[3]])
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+with open("/proc/self/status") as status_file:  # VmHWM: ru_maxrss survives fork and exec
+    peak = next(int(l.split()[1]) for l in status_file if l.startswith("VmHWM:")) * 1024
 print(json.dumps({"status": status, "peak": peak, "seconds": time.perf_counter() - started}))
 """
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -261,4 +261,19 @@ def export(
     fmt = formats.get(Path(path).suffix)
     if fmt is None:
         raise ExplaincheckError(f"{path}: the name must end in {', '.join(formats)}")
-    return write_file(result_rows(db, prices=prices, prices_file=prices_file), fmt, path)
+    return write_file(lambda: iter_result_rows(db, prices, prices_file), fmt, path)
+
+
+def iter_result_rows(
+    db: str | Path, prices: Iterable[str] = (), prices_file: str | None = None
+) -> Iterator[dict[str, Any]]:
+    """``result_rows`` one at a time, so an export of 10^4 rows with long thinking texts never
+    holds them all (a reasoning model's thinking is tens of KB a row)."""
+    from explaincheck.core.analysis.prices import campaign_prices, row_cost
+    from explaincheck.core.store import Store, result_dict
+
+    with Store.open(db, readonly=True) as store:
+        table = campaign_prices(store.campaigns(), list(prices), prices_file)
+        for stored in store.iter_executions():
+            row = result_dict(stored)
+            yield {**row, "cost": row_cost(row, table)}

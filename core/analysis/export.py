@@ -13,7 +13,7 @@ from __future__ import annotations
 import io
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -41,29 +41,72 @@ def flat_row(row: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def write_rows(rows: Iterable[Mapping[str, Any]], fmt: str, out: IO[bytes]) -> None:
-    """Write the rows to a binary stream in ``fmt``."""
-    rows = list(rows)
+CHUNK = 100  # rows held at once while an export is written (a thinking text can be 50 KB)
+
+
+def write_rows(rows: Callable[[], Iterable[Mapping[str, Any]]], fmt: str, out: IO[bytes]) -> None:
+    """Write the rows (``rows()`` gives them afresh, one at a time) to a binary stream in
+    ``fmt``, ``CHUNK`` rows at a time: memory stays flat however long the texts are. Parquet
+    reads the rows twice, first for each column's type (a column empty in the first chunk would
+    otherwise get the null type and refuse a later value)."""
     if fmt == JSONL:
-        out.write("".join(json_line(dict(r)) + "\n" for r in rows).encode("utf-8"))
+        for r in rows():
+            out.write((json_line(dict(r)) + "\n").encode("utf-8"))
     elif fmt == CSV:
-        text = io.StringIO()
-        _frame([flat_row(r) for r in rows]).to_csv(text, index=False)
-        out.write(text.getvalue().encode("utf-8"))
+        header = True
+        for chunk in _chunks(rows()):
+            text = io.StringIO()
+            _frame([flat_row(r) for r in chunk]).to_csv(text, index=False, header=header)
+            out.write(text.getvalue().encode("utf-8"))
+            header = False
     elif fmt == PARQUET:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        pq.write_table(pa.Table.from_pylist([flat_row(r) for r in rows]), out)
+        schema = _parquet_schema(rows())
+        with pq.ParquetWriter(out, schema) as writer:
+            for chunk in _chunks(rows()):
+                writer.write_table(pa.Table.from_pylist([flat_row(r) for r in chunk], schema))
     else:
         raise ValueError(f"unknown export format {fmt!r}")
 
 
-def write_file(rows: Iterable[Mapping[str, Any]], fmt: str, path: str | Path) -> Path:
+def _chunks(rows: Iterable[Mapping[str, Any]]) -> Iterator[list[Mapping[str, Any]]]:
+    chunk: list[Mapping[str, Any]] = []
+    for row in rows:
+        chunk.append(row)
+        if len(chunk) == CHUNK:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _parquet_schema(rows: Iterable[Mapping[str, Any]]):
+    """One Arrow type per column, unified over every chunk (null where a column is empty)."""
+    import pyarrow as pa
+
+    schemas = [pa.Table.from_pylist([flat_row(r) for r in chunk]).schema for chunk in _chunks(rows)]
+    if not schemas:
+        return pa.schema([])
+    return pa.unify_schemas(schemas, promote_options="permissive")
+
+
+def write_file(
+    rows: Callable[[], Iterable[Mapping[str, Any]]] | Iterable[Mapping[str, Any]],
+    fmt: str,
+    path: str | Path,
+) -> Path:
+    """``rows``: a function giving the rows afresh (streamed), or the rows themselves."""
     path = Path(path)
+    source = rows if callable(rows) else _again(list(rows))
     with path.open("wb") as out:
-        write_rows(rows, fmt, out)
+        write_rows(source, fmt, out)
     return path
+
+
+def _again(rows: list[Mapping[str, Any]]) -> Callable[[], Iterable[Mapping[str, Any]]]:
+    return lambda: rows
 
 
 def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:

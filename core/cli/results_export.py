@@ -45,7 +45,7 @@ def export(rows: list[dict[str, Any]], fmt: str, out: str | None) -> int:
         if fmt == "parquet" and sys.stdout.isatty():
             raise ExplaincheckError("--format parquet is binary: give --out FILE")
         sys.stdout.flush()
-        write_rows(rows, fmt, sys.stdout.buffer)
+        write_rows(lambda: rows, fmt, sys.stdout.buffer)
         sys.stdout.buffer.flush()
         return 0
     path = write_file(rows, fmt, _writable(out))
