@@ -106,6 +106,20 @@ def order_environments(present: Iterable[str]) -> list[str]:
     return known + sorted(present - set(ENVIRONMENTS))
 
 
+def environment_label(environment: str, width: int = 32) -> str:
+    """A figure's name for an environment: a model given by its path is named by its file
+    (``corridor.prism``, ``frozen_lake/model.prism``) and a name longer than ``width`` is cut in
+    the middle, so that a deep folder cannot squeeze a heatmap's cells to nothing (the tables
+    keep the whole path)."""
+    parts = environment.replace("\\", "/").rstrip("/").split("/")
+    # an environment folder's file is always model.prism: its folder names it
+    name = "/".join(parts[-2:]) if parts[-1] == "model.prism" else parts[-1]
+    if len(name) <= width:
+        return name
+    half = (width - 1) // 2
+    return f"{name[:half]}…{name[len(name) - (width - 1 - half) :]}"
+
+
 def order_llms(present: Iterable[str]) -> list[str]:
     """LLMs under test alphabetically, then the random baseline, then the oracle ceiling."""
     present = set(present)

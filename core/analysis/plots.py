@@ -28,6 +28,7 @@ from explaincheck.core.analysis.layout import (
     category_name,
     dimension_label,
     dimension_of,
+    environment_label,
     order_llms,
 )
 from explaincheck.core.analysis.scores import score_matrix, selections_present, table1
@@ -59,7 +60,11 @@ def table1_heatmap(results: pd.DataFrame, cells: pd.DataFrame | None = None) -> 
             ax.text(c, r, text.iat[r, c], ha="center", va="center", fontsize=9, color=colour)
     categories = [category for _, category in text.columns]
     ax.set_xticks(range(cols), [category_label(c) for c in categories], fontsize=9)
-    ax.set_yticks(range(rows), [printable(f"{env} · {llm}") for env, llm in text.index], fontsize=9)
+    ax.set_yticks(
+        range(rows),
+        [printable(f"{environment_label(env)} · {llm}") for env, llm in text.index],
+        fontsize=9,
+    )
     ax.tick_params(length=0)
     _dimension_header(ax, [d for d, _ in text.columns])
     environments = [env for env, _ in text.index]

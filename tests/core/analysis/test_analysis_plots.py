@@ -74,3 +74,27 @@ def test_heatmap_title_fits_inside_the_figure():
     box = title.get_window_extent(canvas.get_renderer())
     assert "\n" in title.get_text()
     assert box.x0 >= 0 and box.x1 <= figure.bbox.width
+
+
+def test_a_model_given_by_a_deep_path_keeps_the_heatmap_readable():
+    """A model run from a deep folder was named by its whole path on the heatmap's rows, and the
+    cells collapsed to nothing (matplotlib: 'axes sizes collapsed to zero')."""
+    import io
+    import warnings
+
+    from explaincheck.core.analysis.layout import environment_label
+
+    deep = "/tmp/" + "a_rather_long_folder_name/" * 6 + "corridor.prism"
+    results = small_results()
+    results["environment"] = results["environment"].replace("frozen_lake", deep)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        figure = plots.table1_heatmap(results)
+        figure.savefig(io.BytesIO(), format="png")
+    rows = [t.get_text() for t in figure.axes[0].get_yticklabels()]
+    assert any(row.startswith("corridor.prism · ") for row in rows) and not any(
+        deep in r for r in rows
+    )
+    assert environment_label("/x/environments/frozen_lake/model.prism") == "frozen_lake/model.prism"
+    assert environment_label("e" * 40) == "e" * 15 + "…" + "e" * 16
+    assert environment_label("frozen_lake") == "frozen_lake"
