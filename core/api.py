@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from explaincheck.core.campaign.runner import RunOutcome
     from explaincheck.core.environments.types import Environment
     from explaincheck.core.oracle.types import OracleResult
+    from explaincheck.core.workspace.model import ModelWorkspace
 
 _T = TypeVar("_T")
 
@@ -63,13 +64,30 @@ def open_model(
     goal: str | None = None,
     unsafe: str | None = None,
 ) -> Model:
-    """A built-in environment id or a ``.prism`` file, model-checked (cached after once)."""
-    from explaincheck.core.campaign.plan import Campaign, load_environment, oracle_for
+    """A built-in environment id or a ``.prism`` file, model-checked (cached after once).
 
-    campaign = Campaign(str(env), ("oracle",), constants=constants, goal_label=goal)
-    campaign = replace(campaign, unsafe_label=unsafe)
-    environment = load_environment(campaign)
-    return Model(str(env), environment, oracle_for(campaign, environment), constants, goal, unsafe)
+    It is opened by the ``ModelWorkspace`` the GUI's model panel uses, with ``run``'s meaning
+    of the choices (``strict``: constants replace the model's own, a named unsafe label must
+    exist), so the oracle is the one ``run --const --goal --unsafe`` computes."""
+    oracle, workspace = _opened(str(env), constants, goal, unsafe)
+    assert workspace.environment is not None
+    return Model(str(env), workspace.environment, oracle, constants, goal, unsafe)
+
+
+def _opened(
+    spec: str, constants: str | None, goal: str | None, unsafe: str | None
+) -> tuple[OracleResult, ModelWorkspace]:
+    """The oracle of ``spec`` opened in a new workspace; its error raised, not only told."""
+    from explaincheck.core.workspace.model import ModelChoices, ModelWorkspace
+
+    workspace = ModelWorkspace()
+    choices = ModelChoices(constants or "", goal or "", unsafe or "", strict=True)
+    oracle = run_sync(lambda: workspace.open_spec(spec, choices))
+    if oracle is None:
+        if workspace.error is not None:
+            raise workspace.error
+        raise ExplaincheckError(f"opening {spec} was cancelled")
+    return oracle, workspace
 
 
 def plan(
