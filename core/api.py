@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from explaincheck.core.campaign.runner import RunOutcome
     from explaincheck.core.environments.types import Environment
     from explaincheck.core.oracle.types import OracleResult
+    from explaincheck.core.store import StoredExecution
     from explaincheck.core.workspace.model import ModelWorkspace
 
 _T = TypeVar("_T")
@@ -239,6 +240,17 @@ def result_rows(
         campaigns = store.campaigns()
         rows = [result_dict(r) for r in store.iter_executions(lean=lean)]
     return with_costs(rows, campaign_prices(campaigns, list(prices), prices_file))
+
+
+def executions(db: str | Path, **filters: Any) -> list[StoredExecution]:
+    """Every execution of ``db`` as the typed record it was stored as (``StoredExecution``:
+    the ``ExecutionRecord`` plus its row id, wording and family), oldest first; ``filters``
+    as ``Store.iter_stored`` takes them (``verdict``, ``category``, ``llm``, ...). For tables,
+    ``results`` is the faster read."""
+    from explaincheck.core.store import Store
+
+    with Store.open(db, readonly=True) as store:
+        return store.stored_executions(**filters)
 
 
 def results(
