@@ -8,12 +8,12 @@ import sqlite3
 from dataclasses import replace
 
 import pytest
-from test_store import record, store  # noqa: F401  (the fixture)
+from test_store import record, store  # noqa: F401 - the fixture
 
 from explaincheck.core.store import ExecutionRecord, Store, StoredExecution, StoreError
 
 
-def test_a_stored_execution_is_the_record_that_went_in(store):
+def test_a_stored_execution_is_the_record_that_went_in(store):  # noqa: F811 - the fixture
     first = record("k1", positive=True, reading=False, cached=True, gap=0.25)
     variant = record("k2", "fail", case_key="satisfy/prioritized/0/5~w2~m:swap", llm="random")
     store.record(first)
@@ -28,7 +28,7 @@ def test_a_stored_execution_is_the_record_that_went_in(store):
     assert read[0].states == [5] and read[0].answer == {"probability": 0.5}
 
 
-def test_the_typed_reader_filters_as_the_dict_reader(store):
+def test_the_typed_reader_filters_as_the_dict_reader(store):  # noqa: F811 - the fixture
     for index, (verdict, llm) in enumerate((("pass", "a"), ("fail", "b"), ("error", "a"))):
         store.record(record(f"k{index}", verdict, llm=llm))
     assert [r.exec_key for r in store.iter_stored(llm="a")] == ["k0", "k2"]
@@ -39,7 +39,7 @@ def test_the_typed_reader_filters_as_the_dict_reader(store):
     assert [d["id"] for d in dicts] == [r.id for r in store.iter_stored()]
 
 
-def test_a_stored_record_can_be_stored_again_elsewhere(store, tmp_path):
+def test_a_stored_record_can_be_stored_again_elsewhere(store, tmp_path):  # noqa: F811 - the fixture
     store.record(record("k1"))
     (stored,) = store.stored_executions()
     with Store.open(tmp_path / "copy.sqlite") as copy:
@@ -59,7 +59,7 @@ def test_a_stored_record_can_be_stored_again_elsewhere(store, tmp_path):
     assert again.record == replace(stored.record, campaign_id=campaign)
 
 
-def test_a_damaged_row_is_one_store_error(store):
+def test_a_damaged_row_is_one_store_error(store):  # noqa: F811 - the fixture
     store.record(record("k1"))
     db = sqlite3.connect(store.path)
     db.execute("UPDATE executions SET delta = 'far' WHERE exec_key = 'k1'")
