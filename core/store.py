@@ -603,22 +603,14 @@ class Store:
         """Stored executions as typed records, oldest first; the filters of ``iter_stored``."""
         return list(self.iter_stored(**filters))
 
-    def iter_stored(
-        self,
-        *,
-        verdict: str | Iterable[str] | None = None,
-        category: str | None = None,
-        campaign_id: int | None = None,
-        llm: str | Iterable[str] | None = None,
-        row_id: int | None = None,
-    ) -> Iterator[StoredExecution]:
+    def iter_stored(self, **filters: Any) -> Iterator[StoredExecution]:
         """Stored executions as ``StoredExecution`` records, oldest first, for code that treats
-        a row as the record it was (re-grading, merging, resuming). Checked as
+        a row as the record it was (re-grading, merging, scripts); the filters of
+        ``iter_executions`` but never ``lean`` (a record is whole). Checked as
         ``iter_executions`` checks them (a damaged row is a ``StoreError``)."""
-        rows = self.iter_executions(
-            verdict=verdict, category=category, campaign_id=campaign_id, llm=llm, row_id=row_id
-        )
-        for row in rows:
+        if filters.pop("lean", False):
+            raise ValueError("a StoredExecution is read whole: lean is for the dict reader")
+        for row in self.iter_executions(**filters):
             yield StoredExecution(**{name: row[name] for name in _STORED_FIELDS if name in row})
 
     def iter_executions(
