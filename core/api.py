@@ -37,7 +37,6 @@ if TYPE_CHECKING:
     from explaincheck.core.environments.types import Environment
     from explaincheck.core.oracle.types import OracleResult
     from explaincheck.core.store import StoredExecution
-    from explaincheck.core.workspace.model import ModelWorkspace
 
 _T = TypeVar("_T")
 
@@ -70,25 +69,13 @@ def open_model(
     It is opened by the ``ModelWorkspace`` the GUI's model panel uses, with ``run``'s meaning
     of the choices (``strict``: constants replace the model's own, a named unsafe label must
     exist), so the oracle is the one ``run --const --goal --unsafe`` computes."""
-    oracle, workspace = _opened(str(env), constants, goal, unsafe)
-    assert workspace.environment is not None
-    return Model(str(env), workspace.environment, oracle, constants, goal, unsafe)
-
-
-def _opened(
-    spec: str, constants: str | None, goal: str | None, unsafe: str | None
-) -> tuple[OracleResult, ModelWorkspace]:
-    """The oracle of ``spec`` opened in a new workspace; its error raised, not only told."""
     from explaincheck.core.workspace.model import ModelChoices, ModelWorkspace
 
     workspace = ModelWorkspace()
     choices = ModelChoices(constants or "", goal or "", unsafe or "", strict=True)
-    oracle = run_sync(lambda: workspace.open_spec(spec, choices))
-    if oracle is None:
-        if workspace.error is not None:
-            raise workspace.error
-        raise ExplaincheckError(f"opening {spec} was cancelled")
-    return oracle, workspace
+    oracle = run_sync(lambda: workspace.open_checked(str(env), choices))
+    assert workspace.environment is not None
+    return Model(str(env), workspace.environment, oracle, constants, goal, unsafe)
 
 
 def plan(

@@ -104,6 +104,16 @@ class ModelWorkspace:
             return self._fail(ModelError(f"cannot open {spec}: {error}"))
         return await self.open_environment(environment, choices)
 
+    async def open_checked(self, spec: str, choices: ModelChoices | None = None) -> OracleResult:
+        """``open_spec`` for the command line and the API: the oracle, or its error raised (it
+        is told through ``events.failed`` too)."""
+        oracle = await self.open_spec(spec, choices)
+        if oracle is not None:
+            return oracle
+        if self.error is not None:
+            raise self.error
+        raise ExplaincheckError(f"opening {spec} was cancelled")
+
     async def open_environment(
         self, environment: Environment, choices: ModelChoices | None = None
     ) -> OracleResult | None:
