@@ -93,6 +93,7 @@ def regrade(
                 if model_hash not in oracles:
                     oracles[model_hash] = _oracle_from(sources.get(model_hash), model_hash)
                 case = case_of(row, kept.get(row.campaign_id, False))
+                assert row.reply is not None  # rows without a reply are left out above
                 result = grade(case, row.reply, oracles[model_hash], settings)
                 _store_grade(store, row.id, result, settings)
                 graded += 1
@@ -146,6 +147,7 @@ def regrade_stored(
     with store.transaction():
         for row in rows:
             case = case_of(row, keep_do_nothing)
+            assert row.reply is not None  # rows without a reply are left out above
             result = grade_reply(case, row.reply, oracle, settings)
             _store_grade(store, row.id, result, settings)
             changed += result.verdict != row.verdict

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from explaincheck.core.workspace.events import Event
@@ -32,8 +32,11 @@ class RunCosts(Protocol):
     """The prices a run is charged at and the cost at which it stops (the Campaign tab's
     ``CostSettings``, ``run --price --max-cost``)."""
 
-    prices: dict[str, Price]
-    limit: float | None
+    @property
+    def prices(self) -> dict[str, Price]: ...
+
+    @property
+    def limit(self) -> float | None: ...
 
     def run_options(self) -> dict[str, Any]: ...
 
@@ -42,11 +45,8 @@ class RunCosts(Protocol):
 class NoCosts:
     """No prices and no limit."""
 
-    prices: dict[str, Price] | None = None
+    prices: dict[str, Price] = field(default_factory=dict)
     limit: float | None = None
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "prices", dict(self.prices or {}))
 
     def run_options(self) -> dict[str, Any]:
         return {}
@@ -160,7 +160,7 @@ class CampaignWorkspace:
         from explaincheck.core.campaign.progress import ProgressEvents
         from explaincheck.core.campaign.session import CampaignSession
 
-        costs = request.costs or NoCosts()
+        costs: RunCosts = request.costs or NoCosts()
         plan = planned_with_notes(request, costs)
         self.planned = plan.total
         self.events.planned.emit(plan.total, dict(plan.skipped))

@@ -99,9 +99,11 @@ class ModelWorkspace:
         try:
             environment = await self._offload(resolve, spec)
         except ExplaincheckError as error:
-            return self._fail(error)
+            self._fail(error)
+            return None
         except Exception as error:  # a bug in wording code must not take the front end down
-            return self._fail(ModelError(f"cannot open {spec}: {error}"))
+            self._fail(ModelError(f"cannot open {spec}: {error}"))
+            return None
         return await self.open_environment(environment, choices)
 
     async def open_checked(self, spec: str, choices: ModelChoices | None = None) -> OracleResult:
@@ -126,7 +128,8 @@ class ModelWorkspace:
             program = await self._offload(describe_program, environment.model_path)
             given = parse_constants(constants)
         except ExplaincheckError as error:
-            return self._fail(error)  # the model open before stays as it was
+            self._fail(error)  # the model open before stays as it was
+            return None
         self.environment, self.program, self.oracle = environment, program, None
         self.constants, self.goal_label, self.unsafe_label = constants, goal, unsafe
         self.require_unsafe = bool(choices and choices.strict and choices.unsafe_label)
@@ -136,7 +139,8 @@ class ModelWorkspace:
         if missing:
             if self.ask_constants is None:
                 names = ", ".join(c.name for c in missing)
-                return self._fail(ModelError(f"undefined constants {names}: give their values"))
+                self._fail(ModelError(f"undefined constants {names}: give their values"))
+                return None
             defaults = {name: constant_text(value) for name, value in given.items()}
             values = await self.ask_constants(list(missing), defaults)
             if values is None:
