@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from explaincheck.core.campaign.runner import RunOutcome
     from explaincheck.core.environments.types import Environment
     from explaincheck.core.oracle.types import OracleResult
+    from explaincheck.core.store import StoredExecution
 
 _T = TypeVar("_T")
 
@@ -63,13 +64,18 @@ def open_model(
     goal: str | None = None,
     unsafe: str | None = None,
 ) -> Model:
-    """A built-in environment id or a ``.prism`` file, model-checked (cached after once)."""
-    from explaincheck.core.campaign.plan import Campaign, load_environment, oracle_for
+    """A built-in environment id or a ``.prism`` file, model-checked (cached after once).
 
-    campaign = Campaign(str(env), ("oracle",), constants=constants, goal_label=goal)
-    campaign = replace(campaign, unsafe_label=unsafe)
-    environment = load_environment(campaign)
-    return Model(str(env), environment, oracle_for(campaign, environment), constants, goal, unsafe)
+    It is opened by the ``ModelWorkspace`` the GUI's model panel uses, with ``run``'s meaning
+    of the choices (``strict``: constants replace the model's own, a named unsafe label must
+    exist), so the oracle is the one ``run --const --goal --unsafe`` computes."""
+    from explaincheck.core.workspace.model import ModelChoices, ModelWorkspace
+
+    workspace = ModelWorkspace()
+    choices = ModelChoices(constants or "", goal or "", unsafe or "", strict=True)
+    oracle = run_sync(lambda: workspace.open_checked(str(env), choices))
+    assert workspace.environment is not None
+    return Model(str(env), workspace.environment, oracle, constants, goal, unsafe)
 
 
 def plan(
@@ -221,6 +227,17 @@ def result_rows(
         campaigns = store.campaigns()
         rows = [result_dict(r) for r in store.iter_executions(lean=lean)]
     return with_costs(rows, campaign_prices(campaigns, list(prices), prices_file))
+
+
+def executions(db: str | Path, **filters: Any) -> list[StoredExecution]:
+    """Every execution of ``db`` as the typed record it was stored as (``StoredExecution``:
+    the ``ExecutionRecord`` plus its row id, wording and family), oldest first; ``filters``
+    as ``Store.iter_stored`` takes them (``verdict``, ``category``, ``llm``, ...). For tables,
+    ``results`` is the faster read."""
+    from explaincheck.core.store import Store
+
+    with Store.open(db, readonly=True) as store:
+        return store.stored_executions(**filters)
 
 
 def results(

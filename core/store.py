@@ -269,6 +269,25 @@ class ExecutionRecord:
 
 
 _RECORD_FIELDS = tuple(f.name for f in fields(ExecutionRecord))
+
+
+@dataclass(frozen=True)
+class StoredExecution(ExecutionRecord):
+    """An execution read back (``Store.stored_executions``): the ``ExecutionRecord`` that went
+    in, plus what the store adds: its row id and the ``wording`` and ``family`` it reads from
+    ``case_key``. Being an ``ExecutionRecord``, it goes wherever one is taken."""
+
+    id: int = 0
+    wording: int = 0
+    family: str = ""
+
+    @property
+    def record(self) -> ExecutionRecord:
+        """The plain record (to store it elsewhere, e.g. ``merge``)."""
+        return ExecutionRecord(**{name: getattr(self, name) for name in _RECORD_FIELDS})
+
+
+_STORED_FIELDS = tuple(f.name for f in fields(StoredExecution))
 # Text columns declared NOT NULL: a None is written as "".
 _NOT_NULL_TEXT: tuple[str, ...] = (
     "prompt",
@@ -580,6 +599,20 @@ class Store:
         ``iter_executions``."""
         return list(self.iter_executions(**filters))
 
+    def stored_executions(self, **filters: Any) -> list[StoredExecution]:
+        """Stored executions as typed records, oldest first; the filters of ``iter_stored``."""
+        return list(self.iter_stored(**filters))
+
+    def iter_stored(self, **filters: Any) -> Iterator[StoredExecution]:
+        """Stored executions as ``StoredExecution`` records, oldest first, for code that treats
+        a row as the record it was (re-grading, merging, scripts); the filters of
+        ``iter_executions`` but never ``lean`` (a record is whole). Checked as
+        ``iter_executions`` checks them (a damaged row is a ``StoreError``)."""
+        if filters.pop("lean", False):
+            raise ValueError("a StoredExecution is read whole: lean is for the dict reader")
+        for row in self.iter_executions(**filters):
+            yield StoredExecution(**{name: row[name] for name in _STORED_FIELDS if name in row})
+
     def iter_executions(
         self,
         *,
@@ -590,8 +623,11 @@ class Store:
         row_id: int | None = None,
         lean: bool = False,
     ) -> Iterator[dict[str, Any]]:
-        """Stored executions, oldest first; ``verdict`` and ``llm`` take one value or several.
-        ``lean`` reads the long texts no report uses as empty (``LEAN_COLUMNS``) and replies
+        """Stored executions as dicts, oldest first; ``verdict`` and ``llm`` take one value or
+        several. The dict path is for readers that turn many rows into a table (``report_frame``,
+        ``results``, the exports, ``rows_frame``): they want columns by name and skip a
+        dataclass per row; code that treats a row as a record reads ``iter_stored``. ``lean``
+        reads the long texts no report uses as empty (``LEAN_COLUMNS``) and replies
         cut at ``LEAN_REPLY_CHARS``, in SQL, and decodes each distinct JSON text once, so
         rows share equal JSON values (read them, never change them): ``report_frame``.
 

@@ -3,10 +3,11 @@ Campaign tab asks of the core before that (a host's model list, the ``Campaign``
 
 Why a separate thread: planning (case selection, prompt rendering), the SQLite commit after
 every graded execution and the backends' own work would otherwise all run on the GUI thread.
-The core runner reports through plain callbacks (``ProgressEvents``); they are forwarded to the
-GUI thread by Qt signals, which queue across threads. The run itself is a ``CampaignSession``
-(core/campaign/session.py), opened on the campaign thread; Stop cancels it thread-safely;
-everything graded so far stays stored, and running the same campaign again resumes it.
+The run and its state are a ``CampaignWorkspace`` (core/workspace/campaign.py): it plans, warns
+of large plans, guards the cost limit, runs the ``CampaignSession`` and finishes the run, and
+reports through plain callbacks; they are forwarded to the GUI thread by Qt signals, which queue
+across threads. Stop cancels it thread-safely; everything graded so far stays stored, and
+running the same campaign again resumes it.
 
 Listing a host's models is a short network call: it runs as a task on the window's qasync loop,
 never on the views' two worker threads (where a slow host would hold up layouts and reads).
@@ -16,20 +17,17 @@ from __future__ import annotations
 
 import asyncio
 import os
-import threading
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
-from explaincheck.core.analysis.cost_limit import CostGuard, stored_tally
-from explaincheck.core.analysis.prices import stored_form
 from explaincheck.core.campaign.eta import left_per_llm
-from explaincheck.core.campaign.session import BackendSettings, CampaignSession
+from explaincheck.core.campaign.session import BackendSettings
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.workspace.campaign import CampaignRequest, CampaignWorkspace
 from explaincheck.gui.campaign_cost import CostSettings
 from explaincheck.gui.results_data import row_of
 from explaincheck.gui.session_thread import SessionThread
@@ -86,7 +84,9 @@ def results_path(path: str) -> str:
 
 
 class CampaignController(SessionThread):
-    """Start/stop one campaign at a time; signals arrive on the GUI thread."""
+    """Start/stop one campaign at a time; signals arrive on the GUI thread. The run and its
+    state are a ``CampaignWorkspace`` (core/workspace/campaign.py) whose events, emitted on the
+    campaign's thread, are forwarded as these signals (Qt queues them to the GUI thread)."""
 
     planned = Signal(int, object)  # total executions, {category: why skipped}
     llm_plan = Signal(object, object)  # {llm: executions left}, {llm: concurrency} (for the ETA)
@@ -107,9 +107,25 @@ class CampaignController(SessionThread):
     def __init__(self, tasks: Tasks, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.tasks = tasks
-        self.confirm_large_plans = False
-        self._large_plan_answer = threading.Event()
-        self._large_plan_go = False
+        self.workspace = CampaignWorkspace()
+        events = self.workspace.events
+        events.planned.connect(self.planned.emit)
+        events.llm_plan.connect(self.llm_plan.emit)
+        events.executed.connect(lambda record: self.row.emit(row_of(record)))
+        events.progress.connect(self.progress.emit)
+        events.finished.connect(self.finished.emit)
+        events.failed.connect(self.failed.emit)
+        events.costs_started.connect(self.costs_started.emit)
+        events.cost_stopped.connect(self.cost_stopped.emit)
+        events.large_plan.connect(self.large_plan.emit)
+
+    @property
+    def confirm_large_plans(self) -> bool:
+        return self.workspace.confirm_large_plans
+
+    @confirm_large_plans.setter
+    def confirm_large_plans(self, confirm: bool) -> None:
+        self.workspace.confirm_large_plans = confirm
 
     def start(
         self,
@@ -126,111 +142,28 @@ class CampaignController(SessionThread):
         prices kept with it and the cost at which it stops (as ``run --max-cost``)."""
         if self.running:
             raise RuntimeError("a campaign is already running")
-        self._launch(
-            self._thread_main,
-            (campaign, db_path, environment, oracle, backends, behavioural, costs),
-            "explaincheck-campaign",
+        request = CampaignRequest(
+            campaign, db_path, environment, oracle, backends, behavioural, costs or CostSettings()
         )
+        self.workspace.begin(request)  # a Stop from now on counts
+        self._launch(self._thread_main, (request,), "explaincheck-campaign")
 
     def stop(self) -> None:
-        """Cancel cleanly (``SessionThread.stop``), also while a large plan awaits its answer."""
-        super().stop()
-        self.answer_large_plan(False)
+        """Cancel cleanly, also before the session exists or while a large plan awaits its
+        answer (``CampaignWorkspace.stop``)."""
+        self.workspace.stop()
 
     def answer_large_plan(self, go: bool) -> None:
         """The user's answer to ``large_plan``: run it (True) or not."""
-        self._large_plan_go = go
-        self._large_plan_answer.set()
+        self.workspace.answer_large_plan(go)
 
-    def _large_plan_declined(self, plan, db_path) -> bool:
-        """Warn of a very large plan; with ``confirm_large_plans``, wait for the answer."""
-        from explaincheck.core.campaign.plan_size import size_warning
-
-        warning = size_warning(plan, db_path, stop="Stop ends the run")
-        if warning is None:
-            return False
-        self._large_plan_answer.clear()
-        if self._stop_requested:  # Stop was pressed while it planned
-            return True
-        self.large_plan.emit(warning)
-        if not self.confirm_large_plans:
-            return False
-        self._large_plan_answer.wait()
-        return not self._large_plan_go or self._stop_requested
-
-    # -- worker thread ---------------------------------------------------------------------
-    def _thread_main(
-        self, campaign, db_path, environment, oracle, backends, behavioural=False, costs=None
-    ) -> None:
+    def _thread_main(self, request: CampaignRequest) -> None:
+        """The campaign's thread: the workspace's run (errors become ``failed``), then the
+        running flag is lowered once its last signal is delivered."""
         try:
-            outcome = asyncio.run(
-                self._run(campaign, db_path, environment, oracle, backends, behavioural, costs)
-            )
-        except BaseException as error:  # reported in the window, never a crash
-            self.failed.emit(error)
-        else:
-            if outcome is not None:
-                self.finished.emit(outcome)
+            self.workspace.run_blocking(request)
         finally:
             self._detach()
-
-    async def _run(
-        self,
-        campaign,
-        db_path,
-        environment,
-        oracle,
-        settings: BackendSettings,
-        behavioural=False,
-        costs: CostSettings | None = None,
-    ):
-        from explaincheck.core.campaign.finish import finish_run
-        from explaincheck.core.campaign.plan import plan_campaign
-        from explaincheck.core.campaign.progress import ProgressEvents
-
-        plan = plan_campaign(campaign, environment=environment, oracle=oracle)
-        costs = costs or CostSettings()
-        options = {**campaign.run_options(), "db": str(db_path), **costs.run_options()}
-        plan = replace(plan, notes={**plan.notes, "run_options": options})  # for results --config
-        if costs.prices:  # results and the report price the replies as this run did
-            plan = replace(plan, notes={**plan.notes, "prices": stored_form(costs.prices)})
-        self.planned.emit(plan.total, dict(plan.skipped))
-        if self._large_plan_declined(plan, db_path):
-            return None  # nothing written: not even an empty results file
-        events = ProgressEvents()
-        events.subscribe(self._on_progress)
-        with CampaignSession.open(db_path, settings) as session:  # on this thread: SQLite's rule
-            self._attach(session)
-
-            def started(backends) -> None:
-                self.llm_plan.emit(*left_per_llm(plan, session.store.stored(), backends))
-
-            guard = self._cost_guard(plan, session, costs, events)
-            outcome = await session.run(plan, events=events, started=started)
-            if guard is not None and guard.reached:
-                said = "Stopped at the cost limit"
-                again = "Run with a higher Stop at cost (or none) to continue"
-                self.cost_stopped.emit(guard.message(outcome.progress, said, again))
-            # as run does: re-grade resumed rows, record the grading, the behavioural probes
-            probe = behavioural and "factors" in campaign.categories
-            await finish_run(plan, session, outcome, behavioural=probe)
-            return outcome
-
-    def _cost_guard(
-        self, plan, session: CampaignSession, costs: CostSettings, events
-    ) -> CostGuard | None:
-        """Tell the tab what the stored executions cost; the guard of ``costs.limit`` (the
-        command line's ``CostGuard``) subscribed to ``events``, or None without a limit."""
-        tally = stored_tally(plan, session.store, costs.prices)
-        spent = tally.total
-        self.costs_started.emit(costs.prices, tally)  # the GUI thread's from here on
-        if costs.limit is None:
-            return None
-        guard = CostGuard(costs.prices, costs.limit, session, spent)
-        if guard.reached:
-            session.cancel()
-        events.subscribe(guard)
-        return guard
 
     # -- Ollama host check (on the window's loop) ----------------------------------------------
     def check_host(self, host: str) -> asyncio.Task:
@@ -261,9 +194,3 @@ class CampaignController(SessionThread):
             self.openai_failed.emit(url, str(error) or type(error).__name__)
             return
         self.openai_checked.emit(url, listing)
-
-    def _on_progress(self, progress) -> None:
-        """Called on the worker's loop: forward to the GUI thread (signals queue)."""
-        if progress.last is not None:
-            self.row.emit(row_of(progress.last))
-        self.progress.emit(progress)

@@ -1,8 +1,12 @@
-"""Opening a model and building its oracle off the GUI thread, with cancel.
+"""The Qt face of the open model: a ``ModelWorkspace`` (core/workspace/model.py) whose events
+become signals, its opening and building started as tasks on the window's loop.
 
-The controller owns "the current model": which environment, constants and labels, and the oracle
-once built. Views call it and listen to its signals; it never touches widgets (dialogs are asked
-for through the ``ask_constants`` callback the window supplies).
+The workspace holds "the current model" (which environment, constants and labels, the oracle
+once built) and its rules; this adapter adds only what belongs to the window: the settings
+(recent files, remembered sizes, the state limit), keeping a new oracle out of the garbage
+collector, and the built-ins' size probe. Views call it and listen to its signals; it never
+touches widgets (dialogs are asked for through the ``ask_constants`` callback the window
+supplies).
 """
 
 from __future__ import annotations
@@ -10,31 +14,19 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
-from explaincheck.core.environments.loader import constant_text, format_constants, parse_constants
 from explaincheck.core.environments.types import Environment
-from explaincheck.core.errors import ExplaincheckError, ModelError
-from explaincheck.core.oracle.program import ProgramConstant, ProgramDescription, describe_program
+from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.oracle.program import ProgramDescription
 from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.workspace.model import AskConstants, ModelChoices, ModelWorkspace
 from explaincheck.gui.settings import Settings
 from explaincheck.gui.tasks import Tasks, in_thread
 
-
-@dataclass(frozen=True)
-class ModelChoices:
-    """What the command line or a results file sets on the model it opens ("" = its own)."""
-
-    constants: str = ""
-    goal_label: str = ""
-    unsafe_label: str = ""
-
-
-AskConstants = Callable[[list[ProgramConstant], dict[str, str]], Awaitable[dict[str, str] | None]]
+__all__ = ["AskConstants", "ModelChoices", "ModelController", "builtin_environments", "size_key"]
 
 
 def builtin_environments() -> list[Environment]:
@@ -68,7 +60,8 @@ def keep_out_of_gc() -> None:
 
 
 class ModelController(QObject):
-    """State machine: nothing -> described -> building -> ready | failed | cancelled."""
+    """State machine: nothing -> described -> building -> ready | failed | cancelled (the
+    workspace's); its state is read and set through the properties below."""
 
     environment_changed = Signal(object)  # Environment (before the oracle exists)
     busy_changed = Signal(bool)
@@ -84,22 +77,72 @@ class ModelController(QObject):
         super().__init__()
         self.tasks = tasks
         self.settings = settings
-        self.ask_constants = ask_constants
-        self.environment: Environment | None = None
-        self.oracle: OracleResult | None = None
-        self.program: ProgramDescription | None = None  # what the open PRISM file declares
-        self.constants = ""
-        self.goal_label = "goal"
-        self.unsafe_label = "unsafe"
-        self._build_task: asyncio.Task | None = None
-        self.last_path: str | None = None  # the file last opened (error excerpts point into it)
+        self.workspace = ModelWorkspace(
+            ask_constants=ask_constants, state_limit=self.state_limit, offload=in_thread
+        )
         self.probing = False  # whether ``probe_sizes`` is still learning sizes
+        events = self.workspace.events  # all emitted on the window's loop, the GUI thread
+        events.environment.connect(self._described)
+        events.busy.connect(self.busy_changed.emit)
+        events.oracle.connect(self._ready)
+        events.failed.connect(self.failed.emit)
+        events.cancelled.connect(self.cancelled.emit)
+        events.progress.connect(self._report)
+
+    # -- the workspace's state -------------------------------------------------------------
+    @property
+    def environment(self) -> Environment | None:
+        return self.workspace.environment
+
+    @environment.setter
+    def environment(self, environment: Environment | None) -> None:  # the wording editor's
+        self.workspace.environment = environment
+
+    @property
+    def oracle(self) -> OracleResult | None:
+        return self.workspace.oracle
+
+    @oracle.setter
+    def oracle(self, oracle: OracleResult | None) -> None:  # one with a policy attached
+        self.workspace.oracle = oracle
+
+    @property
+    def program(self) -> ProgramDescription | None:
+        return self.workspace.program
+
+    @property
+    def constants(self) -> str:
+        return self.workspace.constants
+
+    @property
+    def goal_label(self) -> str:
+        return self.workspace.goal_label
+
+    @property
+    def unsafe_label(self) -> str:
+        return self.workspace.unsafe_label
+
+    @property
+    def last_path(self) -> str | None:
+        return self.workspace.last_path
+
+    @last_path.setter
+    def last_path(self, path: str | None) -> None:
+        self.workspace.last_path = path
+
+    @property
+    def ask_constants(self) -> AskConstants | None:
+        return self.workspace.ask_constants
+
+    @ask_constants.setter
+    def ask_constants(self, ask: AskConstants | None) -> None:
+        self.workspace.ask_constants = ask
 
     @property
     def busy(self) -> bool:
-        return self._build_task is not None and not self._build_task.done()
+        return self.workspace.busy
 
-    # -- opening ---------------------------------------------------------------------------
+    # -- opening and building (tasks on the window's loop) ---------------------------------
     def open_spec(
         self, spec: str, *, constants: str = "", goal_label: str = "", unsafe_label: str = ""
     ) -> asyncio.Task:
@@ -107,75 +150,11 @@ class ModelController(QObject):
         to the model's own and other goal/unsafe labels (--const, --goal, --unsafe; a results
         file's campaign) where given."""
         choices = ModelChoices(constants, goal_label, unsafe_label)
-        return self.tasks.start(self._open_spec(spec, choices), "open model")
+        return self.tasks.start(self.workspace.open_spec(spec, choices), "open model")
 
     def open_environment(self, environment: Environment) -> asyncio.Task:
-        return self.tasks.start(self._open(environment), "open model")
+        return self.tasks.start(self.workspace.open_environment(environment), "open model")
 
-    async def _open_spec(self, spec: str, choices: ModelChoices | None = None) -> None:
-        self.last_path = spec if Path(spec).is_file() else None
-        try:
-            environment = await in_thread(resolve_environment, spec)
-        except ExplaincheckError as error:
-            self.failed.emit(error)
-            return
-        except Exception as error:  # a bug in wording code must not take the window down
-            self.failed.emit(ModelError(f"cannot open {spec}: {error}"))
-            return
-        await self._open(environment, choices)
-
-    async def _open(self, environment: Environment, choices: ModelChoices | None = None) -> None:
-        self.cancel()
-        self.last_path = environment.model_path
-        if environment.id is None:
-            self.settings.add_recent_file(os.path.abspath(environment.model_path))
-        self.environment = environment
-        self.oracle = None
-        self.program = None
-        self.constants = environment.constants
-        self.goal_label = environment.goal_label
-        self.unsafe_label = environment.unsafe_label
-        if choices is not None:
-            self._choose(choices)
-        try:  # Storm's parser, in the oracle's isolated child (cached by file content)
-            self.program = await in_thread(describe_program, environment.model_path)
-            given = parse_constants(self.constants)
-        except ExplaincheckError as error:
-            self.environment_changed.emit(environment)
-            self.failed.emit(error)
-            return
-        self.environment_changed.emit(environment)
-        missing = self.program.missing_constants(given)
-        if missing:
-            if self.ask_constants is None:
-                names = ", ".join(c.name for c in missing)
-                self.failed.emit(ModelError(f"undefined constants {names}: give their values"))
-                return
-            defaults = {name: constant_text(value) for name, value in given.items()}
-            values = await self.ask_constants(list(missing), defaults)
-            if values is None:
-                self.cancelled.emit()
-                return
-            answered = ",".join(f"{name}={text}" for name, text in values.items() if text)
-            given.update(parse_constants(answered))
-            self.constants = format_constants(given)
-            self.environment_changed.emit(environment)
-        await self._start_build()
-
-    def _choose(self, choices: ModelChoices) -> None:
-        """Constants given on top of the model's (a bad one is the build's error to report)
-        and the labels given."""
-        if choices.constants:
-            try:
-                values = parse_constants(self.constants)
-                values.update(parse_constants(choices.constants))
-                self.constants = format_constants(values)
-            except ExplaincheckError:
-                self.constants = ",".join(c for c in (self.constants, choices.constants) if c)
-        self.goal_label = choices.goal_label or self.goal_label
-        self.unsafe_label = choices.unsafe_label or self.unsafe_label
-
-    # -- building --------------------------------------------------------------------------
     def rebuild(
         self,
         constants: str | None = None,
@@ -185,60 +164,31 @@ class ModelController(QObject):
         """Build again with changed constants or labels."""
         if self.environment is None:
             return None
-        if constants is not None:
-            self.constants = constants
-        if goal_label:
-            self.goal_label = goal_label
-        if unsafe_label:
-            self.unsafe_label = unsafe_label
-        return self.tasks.start(self._start_build(), "build oracle")
-
-    async def _start_build(self) -> None:
-        self.cancel()
-        me = asyncio.current_task()
-        self._build_task = me
-        self.busy_changed.emit(True)
-        try:
-            oracle = await self._compute()
-        except asyncio.CancelledError:
-            if self._build_task is me:  # not replaced by a newer build
-                self.cancelled.emit()
-            raise
-        except Exception as error:  # user errors and bugs alike end up in the window
-            if self._build_task is me:
-                self.failed.emit(error)
-            return
-        finally:
-            if self._build_task is me:
-                self._build_task = None
-                self.busy_changed.emit(False)
-        if self._build_task is not None:  # a newer build started meanwhile
-            return
-        self.deliver(oracle)
+        build = self.workspace.rebuild(constants, goal_label, unsafe_label)
+        return self.tasks.start(build, "build oracle")
 
     def deliver(self, oracle: OracleResult) -> None:
         """Make ``oracle`` the current one and tell the views."""
-        assert self.environment is not None
-        self.oracle = oracle
-        keep_out_of_gc()
-        self.settings.remember_size(size_key(self.environment, self.constants), len(oracle.states))
-        self.oracle_ready.emit(oracle, self.environment)
+        self.workspace.deliver(oracle)
 
-    async def _compute(self) -> OracleResult:
-        from explaincheck.core.oracle import compute_oracle_async
-
-        assert self.environment is not None
-        request = self.environment.request(
-            constants=self.constants,
-            goal_label=self.goal_label,
-            unsafe_label=self.unsafe_label,
-            state_limit=self.state_limit(),
-        )
-        return await compute_oracle_async(request, on_progress=self._report)
+    def cancel(self) -> None:
+        """Stop a running build (the oracle's child process is killed)."""
+        self.workspace.cancel()
 
     def state_limit(self) -> int:
         """The state limit of Settings: a model with more states is refused while it builds."""
         return self.settings.preferences().state_limit
+
+    # -- the workspace's events, with the window's part ------------------------------------
+    def _described(self, environment: Environment) -> None:
+        if environment.id is None:
+            self.settings.add_recent_file(os.path.abspath(environment.model_path))
+        self.environment_changed.emit(environment)
+
+    def _ready(self, oracle: OracleResult, environment: Environment) -> None:
+        keep_out_of_gc()
+        self.settings.remember_size(size_key(environment, self.constants), len(oracle.states))
+        self.oracle_ready.emit(oracle, environment)
 
     def _report(self, progress) -> None:
         """Oracle progress (on the event loop's thread) as one status-bar line."""
@@ -275,9 +225,3 @@ class ModelController(QObject):
         finally:
             self.probing = False
             self.sizes_changed.emit()  # sizes still unknown now read so
-
-    def cancel(self) -> None:
-        """Stop a running build (the oracle's child process is killed)."""
-        task = self._build_task
-        if task is not None and not task.done() and task is not asyncio.current_task():
-            task.cancel()

@@ -12,19 +12,18 @@ again.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from explaincheck.core.errors import ExplaincheckError
-from explaincheck.core.store import CachedReply, CampaignRow, ExecutionRecord, Store
+from explaincheck.core.store import CachedReply, CampaignRow, Store, StoredExecution
 from explaincheck.core.taxonomy.base import ERROR
 
 # Campaign settings that may differ between inputs: bookkeeping, not what was tested.
 VOLATILE = frozenset(
     {"explaincheck_version", "run_options", "prices", "shard", "skipped", "caveats"}
 )
-_RECORD = tuple(f.name for f in fields(ExecutionRecord))
 
 
 class MergeError(ExplaincheckError):
@@ -72,10 +71,10 @@ def _difference(first: dict[str, Any], other: dict[str, Any]) -> str:
     return "their identities"
 
 
-def _better(new: dict[str, Any], old: dict[str, Any]) -> bool:
-    if (new["verdict"] == ERROR) != (old["verdict"] == ERROR):
-        return old["verdict"] == ERROR
-    return str(new["finished_at"]) > str(old["finished_at"])
+def _better(new: StoredExecution, old: StoredExecution) -> bool:
+    if (new.verdict == ERROR) != (old.verdict == ERROR):
+        return old.verdict == ERROR
+    return str(new.finished_at) > str(old.finished_at)
 
 
 def _merged_settings(settings: dict[str, Any]) -> dict[str, Any]:
@@ -98,7 +97,7 @@ def merge_databases(inputs: Iterable[str | Path], out: str | Path) -> MergeRepor
         raise MergeError(f"{out} is one of the inputs")
     report = MergeReport()
     reference: tuple[Path, CampaignRow] | None = None
-    chosen: dict[str, dict[str, Any]] = {}
+    chosen: dict[str, StoredExecution] = {}
     replies: list[CachedReply] = []
     planned: dict[str, int] = {}
     for path in paths:
@@ -120,20 +119,20 @@ def merge_databases(inputs: Iterable[str | Path], out: str | Path) -> MergeRepor
                 planned[shard] = max(planned.get(shard, 0), campaign.planned)
                 if shard and shard not in report.shards:
                     report.shards.append(shard)
-            rows = list(store.iter_executions())
+            rows = store.stored_executions()
             replies.extend(store.iter_replies())
         kept = 0
         for row in rows:
-            old = chosen.get(row["exec_key"])
+            old = chosen.get(row.exec_key)
             if old is None:
-                chosen[row["exec_key"]] = row
+                chosen[row.exec_key] = row
                 kept += 1
                 continue
             report.duplicates += 1
             if _better(row, old):
-                if old["verdict"] == ERROR and row["verdict"] != ERROR:
+                if old.verdict == ERROR and row.verdict != ERROR:
                     report.replaced_errors += 1
-                chosen[row["exec_key"]] = row
+                chosen[row.exec_key] = row
         report.inputs.append((str(path), len(rows), kept))
     assert reference is not None
     first = reference[1]
@@ -149,13 +148,12 @@ def merge_databases(inputs: Iterable[str | Path], out: str | Path) -> MergeRepor
             constants=str(first.extra.get("constants", "")),
             planned=report.planned,
         )
-        ordered = sorted(chosen.values(), key=lambda r: (str(r["started_at"]), r["exec_key"]))
+        ordered = sorted(chosen.values(), key=lambda r: (str(r.started_at), r.exec_key))
         with store.transaction():
             for row in ordered:
-                values = {name: row[name] for name in _RECORD if name in row}
-                store.record(ExecutionRecord(**{**values, "campaign_id": campaign_id}))
+                store.record(replace(row.record, campaign_id=campaign_id))
             store.put_replies(replies)
-        done = sum(r["verdict"] != ERROR for r in ordered)
+        done = sum(r.verdict != ERROR for r in ordered)
         store.end_campaign(campaign_id, "finished" if done >= report.planned else "incomplete")
         report.rows = len(ordered)
         report.replies = len({(r.backend, r.host, r.model, r.request_hash) for r in replies})

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from explaincheck.core.errors import ExplaincheckError
-from explaincheck.core.store import Store
+from explaincheck.core.store import ExecutionRecord, Store
 from explaincheck.core.taxonomy.base import ERROR, Grade, GradingSettings, TestCase
 from explaincheck.core.taxonomy.metamorphic import key_parts
 
@@ -43,19 +43,19 @@ class RegradeSummary:
     changes: tuple[VerdictChange, ...] = ()  # those executions (``regrade`` fills it)
 
 
-def case_of(row: dict[str, Any], keep_do_nothing: bool = False) -> TestCase:
+def case_of(row: ExecutionRecord, keep_do_nothing: bool = False) -> TestCase:
     """The test case of a stored execution; ``keep_do_nothing`` as its campaign ran (it decides
     which actions a preference case offered)."""
     return TestCase(
-        category=row["category"],
-        states=tuple(row["states"]),
-        delta=row["delta"],
-        selection=row["selection"],
-        index=row["case_index"],
-        positive=row["positive"],
-        **key_parts(row.get("case_key") or ""),  # wording and metamorphic variant
-        reading=bool(row.get("reading")),
-        gap=row.get("gap"),
+        category=row.category,
+        states=tuple(row.states),
+        delta=row.delta,
+        selection=row.selection,
+        index=row.case_index,
+        positive=row.positive,
+        **key_parts(row.case_key or ""),  # wording and metamorphic variant
+        reading=bool(row.reading),
+        gap=row.gap,
         keep_do_nothing=keep_do_nothing,
     )
 
@@ -86,23 +86,20 @@ def regrade(
         campaigns = store.campaigns()
         sources = {c.model_hash: c.settings for c in campaigns}
         kept = {c.id: kept_do_nothing(c.settings) for c in campaigns}
-        rows = [
-            r for r in store.iter_executions() if r["verdict"] != ERROR and r["reply"] is not None
-        ]
+        rows = [r for r in store.iter_stored() if r.verdict != ERROR and r.reply is not None]
         with store.transaction():
             for row in rows:
-                model_hash = row["model_hash"]
+                model_hash = row.model_hash
                 if model_hash not in oracles:
                     oracles[model_hash] = _oracle_from(sources.get(model_hash), model_hash)
-                case = case_of(row, kept.get(row["campaign_id"], False))
-                result = grade(case, row["reply"], oracles[model_hash], settings)
-                _store_grade(store, row["id"], result, settings)
+                case = case_of(row, kept.get(row.campaign_id, False))
+                assert row.reply is not None  # rows without a reply are left out above
+                result = grade(case, row.reply, oracles[model_hash], settings)
+                _store_grade(store, row.id, result, settings)
                 graded += 1
-                if result.verdict != row["verdict"]:
+                if result.verdict != row.verdict:
                     changes.append(
-                        VerdictChange(
-                            row["id"], row["llm"], row["category"], row["verdict"], result.verdict
-                        )
+                        VerdictChange(row.id, row.llm, row.category, row.verdict, result.verdict)
                     )
         store.record_grading(asdict(settings))  # the campaigns' facts name the rule now applied
     return RegradeSummary(graded, len(changes), tuple(changes))
@@ -143,19 +140,17 @@ def regrade_stored(
     wanted = asdict(settings)
     rows = [
         r
-        for r in store.iter_executions()
-        if r["exec_key"] in keys
-        and r["verdict"] != ERROR
-        and r["reply"] is not None
-        and r["grading"] != wanted
+        for r in store.iter_stored()
+        if r.exec_key in keys and r.verdict != ERROR and r.reply is not None and r.grading != wanted
     ]
     changed = 0
     with store.transaction():
         for row in rows:
             case = case_of(row, keep_do_nothing)
-            result = grade_reply(case, row["reply"], oracle, settings)
-            _store_grade(store, row["id"], result, settings)
-            changed += result.verdict != row["verdict"]
+            assert row.reply is not None  # rows without a reply are left out above
+            result = grade_reply(case, row.reply, oracle, settings)
+            _store_grade(store, row.id, result, settings)
+            changed += result.verdict != row.verdict
     return RegradeSummary(len(rows), changed)
 
 

@@ -63,9 +63,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from explaincheck.core.backends.registry import parse_spec
-    from explaincheck.core.campaign.plan import Campaign, load_environment, oracle_for
+    from explaincheck.core.campaign.plan import Campaign
     from explaincheck.core.campaign.session import BackendSettings, CampaignSession
     from explaincheck.core.policy.asking import ask_policy
+    from explaincheck.core.workspace.model import ModelChoices, ModelWorkspace
 
     parse_spec(args.llm)
     if args.budget < 1:
@@ -80,8 +81,11 @@ def run(args: argparse.Namespace) -> int:
         goal_label=args.goal,
         unsafe_label=args.unsafe,
     )
-    environment = load_environment(campaign)
-    oracle = oracle_for(campaign, environment)
+    workspace = ModelWorkspace()  # as run opens it: --const replaces, --unsafe must exist
+    choices = ModelChoices(args.const or "", args.goal or "", args.unsafe or "", strict=True)
+    oracle = asyncio.run(workspace.open_checked(args.env, choices))
+    environment = workspace.environment
+    assert environment is not None
     settings = BackendSettings(
         ollama_hosts=tuple(args.ollama_host),
         timeout=args.timeout,

@@ -43,6 +43,7 @@ from explaincheck.core.policy.chain import (
 from explaincheck.core.policy.loading import complete, default_choice, needs_choice
 from explaincheck.core.policy.stored import POLICY_SELECTION, choice_from_reply
 from explaincheck.core.policy.types import UNIFORM, Policy, PolicyChain
+from explaincheck.core.store import StoredExecution
 from explaincheck.core.taxonomy.base import PASS, TestCase
 from explaincheck.core.taxonomy.prompts import render_prompt
 from explaincheck.core.taxonomy.registry import CATEGORIES
@@ -167,8 +168,8 @@ async def ask_policy(
             row = rows.get(state_id)
             action = _action_of(row, oracle, state_id)
             answers[state_id] = action
-            if row is not None and state_id in cases and row["verdict"] in ("pass", "fail"):
-                verdicts[state_id] = row["verdict"]
+            if row is not None and state_id in cases and row.verdict in ("pass", "fail"):
+                verdicts[state_id] = row.verdict
             choice = choice_from_reply(llm, oracle.state(state_id), action)
             if choice:
                 known[state_id] = choice
@@ -193,10 +194,10 @@ def visit_probabilities(
     return {s: float(reach_probability(rows, size, {s}, False)[0][initial]) for s in states}
 
 
-def _action_of(row: dict[str, Any] | None, oracle: OracleResult, state_id: int) -> str | None:
-    if row is None or not isinstance(row.get("answer"), dict):
+def _action_of(row: StoredExecution | None, oracle: OracleResult, state_id: int) -> str | None:
+    if row is None or not isinstance(row.answer, dict):
         return None
-    action = row["answer"].get("action")
+    action = row.answer.get("action")
     return action if action in oracle.state(state_id).q else None
 
 
@@ -207,7 +208,7 @@ async def _ask(
     oracle: OracleResult,
     states: list[int],
     events: ProgressEvents | None = None,
-) -> dict[int, dict[str, Any]]:
+) -> dict[int, StoredExecution]:
     """Run the best-action questions of ``states`` and return their stored rows by state."""
     llm = campaign.llms[0]
     executions = []
@@ -228,9 +229,9 @@ async def _ask(
     )
     await session.run(plan, events=events)
     keys: dict[str, int] = {e.key: e.case.states[0] for e in executions}
-    found: dict[int, dict[str, Any]] = {}
-    for row in session.store.iter_executions(llm=llm, category="best_action"):
-        asked = keys.get(row["exec_key"])
-        if asked is not None and row["verdict"] != "error":
+    found: dict[int, StoredExecution] = {}
+    for row in session.store.iter_stored(llm=llm, category="best_action"):
+        asked = keys.get(row.exec_key)
+        if asked is not None and row.verdict != "error":
             found[asked] = row
     return found

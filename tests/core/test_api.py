@@ -96,3 +96,32 @@ def test_api_runs_record_their_options_for_a_campaign_file(tmp_path, capsys):
     first = api.results(tmp_path / "r.sqlite")[["case_key", "reply", "verdict"]]
     again = api.results(tmp_path / "b.sqlite")[["case_key", "reply", "verdict"]]
     assert first.equals(again)
+
+
+def test_open_model_gives_the_oracle_run_computes(tmp_path):
+    """The API opens through the GUI's workspace with ``run``'s meaning of the choices: the
+    oracle (its content hash) is the one ``run --const`` computes, and errors are raised."""
+    from explaincheck.core.campaign.plan import Campaign, load_environment, oracle_for
+
+    gambler = str(Path(__file__).resolve().parents[1] / "models" / "gambler.prism")
+    model = api.open_model(gambler, constants="N=4")
+    campaign = Campaign(gambler, ("oracle",), constants="N=4")
+    expected = oracle_for(campaign, load_environment(campaign))
+    assert model.states == 5 and model.oracle.model.content_hash == expected.model.content_hash
+    with pytest.raises(ExplaincheckError, match="undefined constants N"):
+        api.open_model(gambler)
+    with pytest.raises(ExplaincheckError, match="nope"):
+        api.open_model("frozen_lake", unsafe="nope")  # a named unsafe label must exist
+    broken = tmp_path / "broken.prism"
+    broken.write_text("mdp\nmodule m\n x : [0..1] init 0;\n [a] x=0 -> (x'=);\nendmodule\n")
+    with pytest.raises(ExplaincheckError, match=r"broken\.prism:4"):
+        api.open_model(broken)
+
+
+def test_executions_are_the_records_stored(tmp_path):
+    plan = api.plan("frozen_lake", ["random", "oracle"], categories="satisfy", budget=2)
+    api.run(plan, tmp_path / "r.sqlite")
+    read = api.executions(tmp_path / "r.sqlite")
+    assert sorted(r.exec_key for r in read) == sorted(e.key for e in plan.executions)
+    assert all(r.verdict == "pass" for r in api.executions(tmp_path / "r.sqlite", llm="oracle"))
+    assert len({r.id for r in read}) == 4 and all(isinstance(r.states, list) for r in read)

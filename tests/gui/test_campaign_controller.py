@@ -97,11 +97,11 @@ def test_a_campaign_resumed_under_another_rule_is_graded_again(qtbot, controller
             controller.start(again, str(db), environment, oracle, BackendSettings())
         wait_for(qtbot, lambda: not controller.running, 30)
     with Store.open(db, readonly=True) as store:
-        rows = store.executions()
+        rows = store.stored_executions()
         (record,) = store.campaigns()
-    assert len(rows) == 8 and all(r["grading"] == asdict(half) for r in rows)
-    fresh = [grade_reply(case_of(r), r["reply"], oracle, half).verdict for r in rows]
-    assert [r["verdict"] for r in rows] == fresh
+    assert len(rows) == 8 and all(r.grading == asdict(half) for r in rows)
+    fresh = [grade_reply(case_of(r), r.reply, oracle, half).verdict for r in rows]
+    assert [r.verdict for r in rows] == fresh
     assert record.settings["grading"] == asdict(half)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import pytest
 
@@ -103,6 +104,18 @@ def test_bad_budget_is_one_line(capsys, tmp_path):
         ]
     )
     assert status == 2 and "--budget must be at least 1" in capsys.readouterr().err
+
+
+def test_a_model_without_its_constants_is_one_line(capsys, tmp_path):
+    """``policy`` opens its model through the workspace as ``run`` does: --const replaces."""
+    gambler = str(Path(__file__).resolve().parents[2] / "models" / "gambler.prism")
+    db = str(tmp_path / "p.sqlite")
+    args = ["policy", "--env", gambler, "--llm", "oracle", "--db", db, "--json"]
+    assert main(args) == 2
+    assert capsys.readouterr().err.strip().endswith("undefined constants N: give their values")
+    assert main([*args, "--const", "N=3"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert len(data["states"]) == 4 and data["value_loss"] == 0
 
 
 @pytest.mark.slow

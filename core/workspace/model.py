@@ -1,0 +1,246 @@
+"""The open model: which environment, constants and labels, what its PRISM file declares, and
+its oracle once built; opening, re-building and cancelling, with plain callbacks.
+
+Why one object for every front end: the GUI's model panel, ``api.open_model`` and the tests all
+open "an environment with these constants and labels" and wait for its oracle. The rules (which
+constants win, when the user is asked for missing ones, that a newer build replaces an older
+one, that a file which does not parse leaves the model open before it as it was) are written
+once here; the GUI's ``ModelController`` only turns the events into Qt signals.
+
+State machine: nothing -> described -> building -> ready | failed | cancelled. Every method
+runs on one event loop (the GUI's qasync loop, or ``asyncio.run`` for the API), and the events
+are emitted on it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from explaincheck.core.environments.loader import constant_text, format_constants, parse_constants
+from explaincheck.core.environments.types import Environment
+from explaincheck.core.errors import ExplaincheckError, ModelError
+from explaincheck.core.oracle.program import ProgramConstant, ProgramDescription, describe_program
+from explaincheck.core.oracle.types import OracleRequest, OracleResult
+from explaincheck.core.workspace.events import Event
+
+AskConstants = Callable[[list[ProgramConstant], dict[str, str]], Awaitable[dict[str, str] | None]]
+# Runs a blocking function off the event loop (the GUI passes its own bounded worker pool).
+Offload = Callable[..., Awaitable[Any]]
+
+
+@dataclass(frozen=True)
+class ModelChoices:
+    """What the command line, the API or a results file sets on the model it opens ("" = its
+    own). ``strict`` is the meaning of ``run --const``/``--unsafe`` and of the API: given
+    constants replace the model's own (a campaign records them so, and re-grading recomputes
+    the same oracle), and a named unsafe label must exist. Otherwise (the GUI) given constants
+    are added to the model's own, and a missing unsafe label means "no unsafe states"."""
+
+    constants: str = ""
+    goal_label: str = ""
+    unsafe_label: str = ""
+    strict: bool = False
+
+
+class ModelEvents:
+    """What a ``ModelWorkspace`` tells its listeners (the values each callback receives)."""
+
+    def __init__(self) -> None:
+        self.environment = Event("environment")  # (Environment): described, before its oracle
+        self.busy = Event("busy")  # (bool): a build started or ended
+        self.oracle = Event("oracle")  # (OracleResult, Environment): the current oracle
+        self.failed = Event("failed")  # (exception): ExplaincheckError for the user's problems
+        self.cancelled = Event("cancelled")  # (): a build was cancelled, or constants not given
+        self.progress = Event("progress")  # (OracleProgress): the running build's phase
+
+
+class ModelWorkspace:
+    """The current model and its oracle; ``events`` says when they change."""
+
+    def __init__(
+        self,
+        *,
+        ask_constants: AskConstants | None = None,
+        state_limit: Callable[[], int] | None = None,
+        offload: Offload | None = None,
+    ) -> None:
+        self.events = ModelEvents()
+        self.ask_constants = ask_constants  # None: missing constants are an error
+        self.state_limit = state_limit  # read at each build; None: the oracle's default
+        self._offload: Offload = offload or asyncio.to_thread
+        self.environment: Environment | None = None
+        self.program: ProgramDescription | None = None  # what the open PRISM file declares
+        self.constants = ""
+        self.goal_label = "goal"
+        self.unsafe_label = "unsafe"
+        self.require_unsafe = False
+        self.oracle: OracleResult | None = None
+        self.last_path: str | None = None  # the file last asked for (error excerpts point there)
+        self.error: BaseException | None = None  # why the last open or build failed
+        self._build_task: asyncio.Task | None = None
+
+    @property
+    def busy(self) -> bool:
+        return self._build_task is not None and not self._build_task.done()
+
+    # -- opening ---------------------------------------------------------------------------
+    async def open_spec(
+        self, spec: str, choices: ModelChoices | None = None
+    ) -> OracleResult | None:
+        """Open a built-in id or a PRISM file path and build its oracle (None: it failed, see
+        ``error``, or was cancelled)."""
+        from explaincheck.core.environments.registry import resolve
+
+        self.last_path = spec if Path(spec).is_file() else None
+        try:
+            environment = await self._offload(resolve, spec)
+        except ExplaincheckError as error:
+            self._fail(error)
+            return None
+        except Exception as error:  # a bug in wording code must not take the front end down
+            self._fail(ModelError(f"cannot open {spec}: {error}"))
+            return None
+        return await self.open_environment(environment, choices)
+
+    async def open_checked(self, spec: str, choices: ModelChoices | None = None) -> OracleResult:
+        """``open_spec`` for the command line and the API: the oracle, or its error raised (it
+        is told through ``events.failed`` too)."""
+        oracle = await self.open_spec(spec, choices)
+        if oracle is not None:
+            return oracle
+        if self.error is not None:
+            raise self.error
+        raise ExplaincheckError(f"opening {spec} was cancelled")
+
+    async def open_environment(
+        self, environment: Environment, choices: ModelChoices | None = None
+    ) -> OracleResult | None:
+        """Make ``environment`` the open model (with ``choices`` over its own constants and
+        labels) once its PRISM file parses, ask for constants it leaves undefined, and build."""
+        self.cancel()
+        self.last_path = environment.model_path
+        constants, goal, unsafe = _chosen(environment, choices or ModelChoices())
+        try:  # Storm's parser, in the oracle's isolated child (cached by file content)
+            program = await self._offload(describe_program, environment.model_path)
+            given = parse_constants(constants)
+        except ExplaincheckError as error:
+            self._fail(error)  # the model open before stays as it was
+            return None
+        self.environment, self.program, self.oracle = environment, program, None
+        self.constants, self.goal_label, self.unsafe_label = constants, goal, unsafe
+        self.require_unsafe = bool(choices and choices.strict and choices.unsafe_label)
+        self.error = None
+        self.events.environment.emit(environment)
+        missing = program.missing_constants(given)
+        if missing:
+            if self.ask_constants is None:
+                names = ", ".join(c.name for c in missing)
+                self._fail(ModelError(f"undefined constants {names}: give their values"))
+                return None
+            defaults = {name: constant_text(value) for name, value in given.items()}
+            values = await self.ask_constants(list(missing), defaults)
+            if values is None:
+                self.events.cancelled.emit()
+                return None
+            answered = ",".join(f"{name}={text}" for name, text in values.items() if text)
+            given.update(parse_constants(answered))
+            self.constants = format_constants(given)
+            self.events.environment.emit(environment)
+        return await self._build()
+
+    # -- building --------------------------------------------------------------------------
+    async def rebuild(
+        self,
+        constants: str | None = None,
+        goal_label: str | None = None,
+        unsafe_label: str | None = None,
+    ) -> OracleResult | None:
+        """Build again with changed constants or labels (None: nothing open, or it failed)."""
+        if self.environment is None:
+            return None
+        if constants is not None:
+            self.constants = constants
+        self.goal_label = goal_label or self.goal_label
+        self.unsafe_label = unsafe_label or self.unsafe_label
+        return await self._build()
+
+    def request(self) -> OracleRequest:
+        """The oracle request of the open model as it stands."""
+        if self.environment is None:
+            raise ExplaincheckError("open a model first")
+        limit = {} if self.state_limit is None else {"state_limit": self.state_limit()}
+        return self.environment.request(
+            constants=self.constants,
+            goal_label=self.goal_label,
+            unsafe_label=self.unsafe_label,
+            require_unsafe=self.require_unsafe,
+            **limit,
+        )
+
+    async def _build(self) -> OracleResult | None:
+        """Compute the oracle; a newer build (or open) replaces this one without a word."""
+        from explaincheck.core.oracle import compute_oracle_async
+
+        self.cancel()
+        me = asyncio.current_task()
+        self._build_task = me
+        self.events.busy.emit(True)
+        try:
+            request = self.request()
+            oracle = await compute_oracle_async(request, on_progress=self.events.progress.emit)
+        except asyncio.CancelledError:
+            if self._build_task is me:  # not replaced by a newer build
+                self.events.cancelled.emit()
+            raise
+        except Exception as error:  # user errors and bugs alike reach the front end
+            if self._build_task is me:
+                self._fail(error)
+            return None
+        finally:
+            if self._build_task is me:
+                self._build_task = None
+                self.events.busy.emit(False)
+        if self._build_task is not None:  # a newer build started meanwhile
+            return None
+        self.deliver(oracle)
+        return oracle
+
+    def deliver(self, oracle: OracleResult) -> None:
+        """Make ``oracle`` the current one (a build's, or one with a policy attached)."""
+        if self.environment is None:
+            raise ExplaincheckError("open a model first")
+        self.oracle = oracle
+        self.error = None
+        self.events.oracle.emit(oracle, self.environment)
+
+    def cancel(self) -> None:
+        """Stop a running build (the oracle's child process is killed)."""
+        task = self._build_task
+        if task is not None and not task.done() and task is not asyncio.current_task():
+            task.cancel()
+
+    def _fail(self, error: BaseException) -> None:
+        self.error = error
+        self.events.failed.emit(error)
+
+
+def _chosen(environment: Environment, choices: ModelChoices) -> tuple[str, str, str]:
+    """The constants and goal/unsafe labels ``choices`` give on top of ``environment``'s. A bad
+    constant is the build's error to report, so it is kept as typed here."""
+    constants = environment.constants
+    if choices.constants and choices.strict:
+        constants = choices.constants
+    elif choices.constants:
+        try:
+            values = parse_constants(constants)
+            values.update(parse_constants(choices.constants))
+            constants = format_constants(values)
+        except ExplaincheckError:
+            constants = ",".join(c for c in (constants, choices.constants) if c)
+    goal = choices.goal_label or environment.goal_label
+    unsafe = choices.unsafe_label or environment.unsafe_label
+    return constants, goal, unsafe
