@@ -58,14 +58,9 @@ def _default(llm: str) -> float:
     return kind.seconds if kind else DEFAULT_OTHER
 
 
-def _pooled(llm: str) -> bool:
-    kind = kind_of(llm)
-    return bool(kind and kind.pooled)
-
-
-def _serial(llm: str) -> bool:
-    kind = kind_of(llm)
-    return bool(kind and kind.serial)
+def _declares(llm: str, fact: str) -> bool:
+    """Whether the spec's kind declares ``fact`` ("pooled", "serial"); an unknown one none."""
+    return bool(getattr(kind_of(llm), fact, False))
 
 
 def executions_per_llm(
@@ -97,8 +92,8 @@ def estimate(
     llms = list(llms)
     slow = [llm for llm in llms if not instant(llm)]
     seconds_each = {llm: rates.get(llm, _default(llm)) for llm in slow}
-    in_flight = {llm: (concurrency if _pooled(llm) else 1) for llm in slow}
-    local = [llm for llm in slow if _serial(llm)]
+    in_flight = {llm: (concurrency if _declares(llm, "pooled") else 1) for llm in slow}
+    local = [llm for llm in slow if _declares(llm, "serial")]
     others = [llm for llm in slow if llm not in local]
     # local models share one worker thread (their times add up); served models run beside them
     seconds = max(
