@@ -14,9 +14,9 @@ from explaincheck.core.backends.registry import (
     BASELINE,
     CEILING,
     MODEL,
+    first_spec,
     kind_of,
     role_of,
-    sole_spec,
 )
 from explaincheck.core.environments.registry import BUILTIN_IDS
 from explaincheck.core.taxonomy.base import EXPLANATION, MODE, PREFERENCE, SCOPE, STATE
@@ -48,8 +48,8 @@ ENVIRONMENTS: tuple[str, ...] = BUILTIN_IDS
 
 AVERAGE = "average"
 # The answerers every table compares with; their roles are the backend registry's.
-BASELINE_LLM = sole_spec(BASELINE)  # "random": the uniform guesses every model is compared with
-CEILING_LLM = sole_spec(CEILING)  # "oracle": 1.00 by construction, not a model under test
+BASELINE_LLM = first_spec(BASELINE)  # "random": the uniform guesses every model is compared with
+CEILING_LLM = first_spec(CEILING)  # "oracle": 1.00 by construction, not a model under test
 NOT_APPLICABLE = "–"
 
 

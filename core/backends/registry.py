@@ -362,12 +362,13 @@ def answers_instantly(spec: object) -> bool:
     return bool(kind and kind.instant)
 
 
-def sole_spec(role: str) -> str:
-    """The one spec of the kind of ``role`` that takes no argument (BASELINE: "random",
-    CEILING: "oracle"): the answerer every table compares with."""
+def first_spec(role: str) -> str:
+    """The first registered kind of ``role`` that takes no argument (BASELINE: "random",
+    CEILING: "oracle"): the answerer every table compares with. A later kind of the same role
+    (a second baseline) is grouped with it but does not replace it."""
     found = [k.prefix for k in KINDS.values() if k.role == role and not k.argument]
-    if len(found) != 1:
-        raise LookupError(f"{len(found)} argument-free backend kinds of role {role!r}")
+    if not found:
+        raise LookupError(f"no argument-free backend kind of role {role!r}")
     return found[0]
 
 

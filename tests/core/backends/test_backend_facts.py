@@ -26,9 +26,9 @@ from explaincheck.core.backends.registry import (
     BackendKind,
     answers_instantly,
     create_backend,
+    first_spec,
     kind_of,
     role_of,
-    sole_spec,
 )
 from explaincheck.core.campaign.plan import Campaign, load_environment, oracle_for
 from explaincheck.core.taxonomy.prompts import render_prompt
@@ -77,11 +77,15 @@ def test_kinds_that_need_a_model_are_priced_and_overlap_as_declared():
     assert not answers_instantly("gpt4") and kind_of("gpt4") is None  # unknown: priced as a model
 
 
-def test_the_baseline_and_ceiling_are_the_sole_specs_of_their_roles():
-    assert (sole_spec(BASELINE), sole_spec(CEILING)) == (BASELINE_LLM, CEILING_LLM)
+def test_the_baseline_and_ceiling_are_the_first_specs_of_their_roles(monkeypatch):
+    assert (first_spec(BASELINE), first_spec(CEILING)) == (BASELINE_LLM, CEILING_LLM)
     assert (BASELINE_LLM, CEILING_LLM) == ("random", "oracle")
+    second = BackendKind("first", lambda rest, ctx: None, "the first option", role=BASELINE)
+    monkeypatch.setitem(registry.KINDS, "first", second)
+    assert first_spec(BASELINE) == "random"  # a second baseline joins, it does not replace
+    assert is_reference("first") and not is_negative_control("first")
     with pytest.raises(LookupError):
-        sole_spec(MODEL)  # several kinds, none the one to compare with
+        first_spec("no such role")
 
 
 def test_analysis_groups_a_registered_kind_by_its_role(monkeypatch):
