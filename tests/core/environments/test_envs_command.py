@@ -37,7 +37,7 @@ def test_envs_fits_80_columns_and_calls_opt_in_on_request(capsys, monkeypatch):
     lines = capsys.readouterr().out.splitlines()
     assert max(map(len, lines)) <= 80
     assert lines[0].split()[:2] == ["id", "states"]  # the title is dropped first
-    text = " ".join(lines)
+    text = " ".join(" ".join(lines).split())  # wrapped notes read as one (indents too)
     assert "* factors: on request only, in every environment (--categories factors)" in text
     assert "not applicable" not in text
     assert text.count("every run ends in the goal or in an unsafe state") == 1  # said once
