@@ -2,7 +2,9 @@
 
 The built-in ``environments/`` and ``resources/`` folders sit next to ``core/`` in a source
 checkout (editable install), inside the installed ``explaincheck`` package otherwise, and next to
-the executable in a PyInstaller bundle. ``EXPLAINCHECK_DATA`` overrides all of them.
+the executable in a PyInstaller bundle. ``EXPLAINCHECK_DATA`` overrides all of them;
+``EXPLAINCHECK_ENVIRONMENTS`` names another environments folder alone (a folder of one's own
+environments, or a copy with a new one: every environment there is a built-in for that process).
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ def data_root() -> Path:
 
 
 def environments_dir() -> Path:
-    return data_root() / "environments"
+    override = os.environ.get("EXPLAINCHECK_ENVIRONMENTS")
+    return Path(override) if override else data_root() / "environments"
 
 
 def resources_dir() -> Path:

@@ -2,9 +2,10 @@
 
 Counts the executions the set-up asks for (budget × categories × selections × repeats ×
 wordings, times the metamorphic variants) and prices them with ``core.analysis.cost``: the mean
-measured seconds per execution of each LLM in the open results file, or a stated default when
-the file has none for that LLM. Answerers that compute their reply (baselines, reference
-explainers) take no measurable time.
+measured seconds per execution of each LLM in the open results file, or its backend kind's
+planning rate when the file has none for that LLM. Whether an answerer computes its reply (no
+time to speak of), how its replies overlap and its planning rate are facts of its
+``BackendKind`` (``core.backends.registry``): nothing here names a backend.
 """
 
 from __future__ import annotations
@@ -13,13 +14,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from explaincheck.core.backends.registry import answers_instantly, kind_of
+
 # Upper bound of metamorphic variants per case (swap or subset order, action order, renaming).
 METAMORPHIC_VARIANTS = 3
-# Seconds per execution when no measurement exists: a small model on a laptop CPU.
-DEFAULT_SECONDS = {"local": 4.0, "ollama": 3.0}
+# Seconds per execution of a spec no kind claims (it fails at Run; priced like a model till then).
 DEFAULT_OTHER = 3.0
-INSTANT_PREFIXES = ("random", "oracle", "flaw:", "noisy:")
-OLLAMA_CONCURRENCY = 4
 
 
 @dataclass(frozen=True)
@@ -50,11 +50,17 @@ class Estimate:
 
 def instant(llm: str) -> bool:
     """Answerers that compute their reply: no time worth estimating."""
-    return llm.strip() in INSTANT_PREFIXES[:2] or llm.startswith(INSTANT_PREFIXES[2:])
+    return answers_instantly(llm)
 
 
 def _default(llm: str) -> float:
-    return DEFAULT_SECONDS.get(llm.split(":", 1)[0], DEFAULT_OTHER)
+    kind = kind_of(llm)
+    return kind.seconds if kind else DEFAULT_OTHER
+
+
+def _declares(llm: str, fact: str) -> bool:
+    """Whether the spec's kind declares ``fact`` ("pooled", "serial"); an unknown one none."""
+    return bool(getattr(kind_of(llm), fact, False))
 
 
 def executions_per_llm(
@@ -86,10 +92,10 @@ def estimate(
     llms = list(llms)
     slow = [llm for llm in llms if not instant(llm)]
     seconds_each = {llm: rates.get(llm, _default(llm)) for llm in slow}
-    in_flight = {llm: (concurrency if llm.startswith("ollama") else 1) for llm in slow}
-    local = [llm for llm in slow if llm.startswith("local")]
+    in_flight = {llm: (concurrency if _declares(llm, "pooled") else 1) for llm in slow}
+    local = [llm for llm in slow if _declares(llm, "serial")]
     others = [llm for llm in slow if llm not in local]
-    # local models share one worker thread (their times add up); Ollama runs beside them
+    # local models share one worker thread (their times add up); served models run beside them
     seconds = max(
         campaign_seconds(
             {llm: per_llm for llm in local}, seconds_each, concurrency=in_flight, serial=True

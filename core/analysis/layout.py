@@ -10,6 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from explaincheck.core.backends.registry import (
+    BASELINE,
+    CEILING,
+    MODEL,
+    first_spec,
+    kind_of,
+    role_of,
+)
 from explaincheck.core.environments.registry import BUILTIN_IDS
 from explaincheck.core.taxonomy.base import EXPLANATION, MODE, PREFERENCE, SCOPE, STATE
 from explaincheck.core.taxonomy.registry import CATEGORIES as REGISTERED
@@ -39,23 +47,24 @@ OTHER_COLOUR = "#999999"
 ENVIRONMENTS: tuple[str, ...] = BUILTIN_IDS
 
 AVERAGE = "average"
-BASELINE_LLM = "random"  # the uniform-random answerer every model is compared with
-CEILING_LLM = "oracle"  # answers from the oracle: 1.00 by construction, not a model under test
+# The answerers every table compares with; their roles are the backend registry's.
+BASELINE_LLM = first_spec(BASELINE)  # "random": the uniform guesses every model is compared with
+CEILING_LLM = first_spec(CEILING)  # "oracle": 1.00 by construction, not a model under test
 NOT_APPLICABLE = "–"
-REFERENCE_PREFIXES = ("noisy:", "flaw:")  # reference answerers whose faults are known
 
 
 def is_reference(llm: object) -> bool:
     """Whether ``llm`` is a baseline or reference answerer (random, oracle, noisy:Q, flaw:...),
-    not a model under test: RQ1's headline test and the paired comparisons leave these out."""
-    name = str(llm)
-    return name in (BASELINE_LLM, CEILING_LLM) or name.startswith(REFERENCE_PREFIXES)
+    not a model under test (its kind's role): RQ1's headline test and the paired comparisons
+    leave these out."""
+    return role_of(llm) != MODEL
 
 
 def is_negative_control(llm: object) -> bool:
-    """``random`` and ``noisy:Q``: their correctness cannot depend on δ, so RQ1's corrected
-    test must come out non-significant for them."""
-    return str(llm) == BASELINE_LLM or str(llm).startswith("noisy:")
+    """``random`` and ``noisy:Q`` (kinds marked so): their correctness cannot depend on δ, so
+    RQ1's corrected test must come out non-significant for them."""
+    kind = kind_of(llm)
+    return bool(kind and kind.negative_control)
 
 
 def category_ids() -> tuple[str, ...]:

@@ -1,8 +1,10 @@
 """From a command-line spec (``random``, ``oracle``, ``noisy:Q``, ``flaw:KIND``,
 ``ollama:MODEL[@URL]``, ``local[:NAME]``, ``local:PATH.gguf``) to a ``Backend``: one
 ``BackendKind`` per backend in ``KINDS``, the one source of spec syntax (prefix, argument,
-example, whether it answers live, its role). A new backend is its module plus a factory and an
-entry here.
+example, whether it answers live) and of the facts planning and analysis read (its role, whether
+it answers instantly, its planning seconds per reply and how its replies overlap: ``kind_of``,
+``role_of``, ``answers_instantly``). A new backend is its module plus a factory and an entry
+here; nothing else names it.
 
 Why a context object: backends need different things (the oracle, the environment, hosts,
 timeouts), and every Ollama backend of a campaign must share one host pool per set of hosts so
@@ -108,6 +110,12 @@ class BackendKind:
     role: str = MODEL  # MODEL (under test), BASELINE, CEILING or REFERENCE (a known flaw)
     presets: tuple[str, ...] = ()  # complete specs offered without typing; none: the prefix
     unavailable: Callable[[], str | None] | None = None  # why it cannot run here, or None
+    # What planning needs (the GUI's estimate before Run, analysis's grouping):
+    instant: bool = False  # computes its reply (no network, no model): takes no time to speak of
+    seconds: float = 3.0  # seconds per reply to plan with while nothing is measured
+    pooled: bool = False  # replies in flight up to the host concurrency (a server's pool)
+    serial: bool = False  # every such answerer shares one worker thread: their times add up
+    negative_control: bool = False  # its correctness cannot depend on the oracle's gaps
 
     @property
     def form(self) -> str:
@@ -261,8 +269,12 @@ KINDS: dict[str, BackendKind] = {
             live=True,
             role=BASELINE,
             reads_oracle=True,
+            instant=True,
+            negative_control=True,
         ),
-        BackendKind("oracle", _oracle, "ceiling", live=True, role=CEILING, reads_oracle=True),
+        BackendKind(
+            "oracle", _oracle, "ceiling", live=True, role=CEILING, reads_oracle=True, instant=True
+        ),
         BackendKind(
             "noisy",
             _noisy,
@@ -273,6 +285,8 @@ KINDS: dict[str, BackendKind] = {
             check=_check_share,
             role=REFERENCE,
             reads_oracle=True,
+            instant=True,
+            negative_control=True,
         ),
         BackendKind(
             "flaw",
@@ -286,6 +300,7 @@ KINDS: dict[str, BackendKind] = {
             role=REFERENCE,
             reads_oracle=True,
             presets=REFERENCE_FLAWS,
+            instant=True,
         ),
         BackendKind(
             "ollama",
@@ -297,6 +312,7 @@ KINDS: dict[str, BackendKind] = {
             check=_check_ollama,
             normalize=_normalize_ollama,
             live=True,
+            pooled=True,
         ),
         BackendKind(
             "openai",
@@ -308,6 +324,7 @@ KINDS: dict[str, BackendKind] = {
             check=_check_openai,
             normalize=_normalize_ollama,  # the same rule: no userinfo, query or fragment
             live=True,
+            pooled=True,
         ),
         BackendKind(
             "local",
@@ -321,9 +338,38 @@ KINDS: dict[str, BackendKind] = {
             live=True,
             presets=LOCAL_SPECS,
             unavailable=_local_missing,
+            seconds=4.0,  # a small model on a laptop CPU
+            serial=True,  # one llama.cpp worker thread for every local model
         ),
     )
 }
+
+
+def kind_of(spec: object) -> BackendKind | None:
+    """The registered kind a spec names; None for an unknown one (say, from an old results
+    file). Never raises, so analysis may ask it of any stored ``llm``."""
+    return KINDS.get(str(spec).strip().partition(":")[0].strip())
+
+
+def role_of(spec: object) -> str:
+    """A spec's role; an unknown spec is a model under test."""
+    kind = kind_of(spec)
+    return kind.role if kind else MODEL
+
+
+def answers_instantly(spec: object) -> bool:
+    kind = kind_of(spec)
+    return bool(kind and kind.instant)
+
+
+def first_spec(role: str) -> str:
+    """The first registered kind of ``role`` that takes no argument (BASELINE: "random",
+    CEILING: "oracle"): the answerer every table compares with. A later kind of the same role
+    (a second baseline) is grouped with it but does not replace it."""
+    found = [k.prefix for k in KINDS.values() if k.role == role and not k.argument]
+    if not found:
+        raise LookupError(f"no argument-free backend kind of role {role!r}")
+    return found[0]
 
 
 def spec_forms() -> str:

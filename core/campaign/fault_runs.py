@@ -28,16 +28,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from explaincheck.core.backends.registry import REFERENCE_FLAWS
 from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.taxonomy.base import PASS, PRIORITIZED, RANDOM, GradingSettings, TestCase
 
-EXPLAINERS: tuple[str, ...] = (
-    "flaw:myopic:2",
-    "flaw:myopic:5",
-    "flaw:determinised",
-    "flaw:distance",
-    "flaw:danger-blind",
-)
+EXPLAINERS: tuple[str, ...] = REFERENCE_FLAWS  # the flaw kind's presets (backend registry)
 CALIBRATION_SHARES: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0)
 FLAW_PREFIX, NOISY_PREFIX = "flaw:", "noisy:"
 

@@ -1,38 +1,43 @@
-"""Each built-in environment: the model builds, the structure the paper promises holds (bottleneck
-counts, dead ends, values strictly between 0 and 1) and its words cover every state and action."""
+"""Each environment folder: the model builds, the structure the paper promises holds (bottleneck
+counts, dead ends, values strictly between 0 and 1), its words cover every state and action, and
+its own ``expect.toml`` holds (state count, V(s0), the words of the initial state). The tests
+iterate the environments folder and read what to expect from each folder, so a new environment
+is its folder alone (the last test adds one and runs these tests and the CLI on it)."""
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
+import subprocess
+import sys
+from dataclasses import replace
+from fractions import Fraction
+from pathlib import Path
 
 import pytest
+from support.environment_expectations import (
+    EXPECT_NAME,
+    Expectations,
+    all_expected,
+    expected,
+    read_expectations,
+)
 
 from explaincheck.core.environments.loader import TemplateDescriber, load_environment
 from explaincheck.core.environments.preview import preview_prompt
-from explaincheck.core.environments.registry import BUILTIN_IDS, list_builtin, load_builtin
+from explaincheck.core.environments.registry import (
+    BUILTIN_IDS,
+    discover,
+    list_builtin,
+    load_builtin,
+)
 from explaincheck.core.oracle import compute_oracle
 from explaincheck.core.oracle.types import EXACT, OracleResult
+from explaincheck.core.paths import environments_dir
 from explaincheck.core.taxonomy.registry import applicability
+from explaincheck.core.taxonomy.safer import danger_is_complement
 
-BOTTLENECKS = {
-    "frozen_lake": 1,
-    "wolf_goat_cabbage": 4,
-    "water_jug": 0,
-    "transporter": 0,
-    "stock_market": 0,
-    "job_shop": 0,
-    "dam": 0,
-}
-# What the description of the initial state must say (it names the state, not just any text).
-INITIAL_WORDS = {
-    "frozen_lake": "You are at row 0, column 0",
-    "wolf_goat_cabbage": "Left bank: farmer, wolf, goat and cabbage.",
-    "water_jug": "holds 0 litres and the large jug (5 litres) holds 0 litres",
-    "transporter": "The robot is at row 0, column 0",
-    "stock_market": "Cash: 10 coins.",
-    "job_shop": "Job A: 3 units of work left",
-    "dam": "The reservoir holds 3 units of water",
-}
 BOTTLENECK_CATEGORIES = {"bottleneck", "subset_bottleneck", "which_bottleneck"}
 
 _results: dict[str, OracleResult] = {}
@@ -44,9 +49,35 @@ def oracle(env_id: str) -> OracleResult:
     return _results[env_id]
 
 
-def test_ids_are_the_fixed_seven():
-    assert set(BUILTIN_IDS) == set(BOTTLENECKS)
+def test_every_environment_folder_is_listed_with_its_expectations():
+    assert discover(environments_dir()) == BUILTIN_IDS
+    assert {"frozen_lake", "wolf_goat_cabbage", "dam"} <= set(BUILTIN_IDS)
     assert [env.id for env in list_builtin()] == list(BUILTIN_IDS)
+    assert list(all_expected()) == list(BUILTIN_IDS)  # each folder has a readable expect.toml
+
+
+def assert_expectations_hold(expect: Expectations, result: OracleResult) -> None:
+    assert result.model.states == expect.states
+    assert len(result.bottlenecks) == expect.bottlenecks
+    assert len(result.dead_ends) == expect.dead_ends
+    assert expect.value_holds(result.initial), (result.initial.value_exact, expect.initial_value)
+    assert danger_is_complement(result) == expect.danger_is_one_minus_value
+
+
+def test_the_worked_examples_expectations_hold():
+    """docs/adding-an-environment.md shows the Treasure Cave's expect.toml: it holds, and a
+    float V(s0) is compared within its tolerance."""
+    cave = Path(__file__).resolve().parents[3] / "docs" / "examples" / "treasure_cave"
+    expect = read_expectations(cave)
+    env = load_environment(cave)
+    result = compute_oracle(env.request())
+    assert_expectations_hold(expect, result)
+    assert expect.initial_words in env.describe(result.initial)
+    assert expect.initial_value == Fraction(27436, 40975) and expect.env_id == "treasure_cave"
+    rounded = replace(expect, initial_value=0.6696, tolerance=1e-4)
+    assert rounded.value_holds(result.initial)
+    assert not replace(rounded, tolerance=1e-6).value_holds(result.initial)
+    assert not replace(expect, initial_value=Fraction(27437, 40975)).value_holds(result.initial)
 
 
 @pytest.mark.parametrize("env_id", BUILTIN_IDS)
@@ -56,7 +87,7 @@ def test_model_builds_with_promised_structure(env_id):
     assert {env.goal_label, env.unsafe_label} <= set(result.model.labels)
     assert result.method == EXACT and result.has_danger
     assert 10 <= result.model.states < 1000
-    assert len(result.bottlenecks) == BOTTLENECKS[env_id]
+    assert_expectations_hold(expected(env_id), result)
     assert result.dead_ends, "every environment needs dead ends (V = 0)"
     between = sum(1 for s in result.states if 0 < s.value < 1)
     assert between / result.model.states >= 0.25
@@ -69,7 +100,7 @@ def test_model_builds_with_promised_structure(env_id):
 def test_bottleneck_categories_apply_exactly_where_the_oracle_finds_bottlenecks(env_id):
     found = applicability(oracle(env_id))
     for category_id in BOTTLENECK_CATEGORIES:
-        assert found[category_id].applicable == bool(BOTTLENECKS[env_id]), category_id
+        assert found[category_id].applicable == bool(expected(env_id).bottlenecks), category_id
 
 
 @pytest.mark.parametrize("env_id", BUILTIN_IDS)
@@ -97,7 +128,7 @@ def test_prompt_names_the_state_and_every_available_action(env_id):
     result = oracle(env_id)
     initial = result.initial
     prompt = preview_prompt(env, initial)
-    assert INITIAL_WORDS[env_id] in prompt
+    assert expected(env_id).initial_words in prompt
     assert env.task in prompt
     assert len(initial.actions) >= 2
     for action in initial.actions:
@@ -132,8 +163,8 @@ def test_describe_code_runs_only_when_trusted(tmp_path):
     assert "Map" in trusted.describe(state)
 
 
-def test_a_new_environment_is_its_folder_alone(tmp_path):
-    from explaincheck.core.environments.registry import PAPER_ORDER, discover
+def test_folders_are_discovered_in_the_papers_order_then_by_name(tmp_path):
+    from explaincheck.core.environments.registry import PAPER_ORDER
 
     for name in ("zeta", "dam", "alpha", "frozen_lake"):
         (tmp_path / name).mkdir()
@@ -141,10 +172,51 @@ def test_a_new_environment_is_its_folder_alone(tmp_path):
     (tmp_path / "notes").mkdir()  # no environment.toml: not an environment
     assert discover(tmp_path) == ("frozen_lake", "dam", "alpha", "zeta")
     assert discover(tmp_path / "missing") == ()
-    assert discover(environments_root()) == PAPER_ORDER
+    assert set(PAPER_ORDER) <= set(BUILTIN_IDS)
 
 
-def environments_root():
-    from explaincheck.core.paths import environments_dir
+# The generic tests a new environment must pass (parametrised over the environments folder).
+GENERIC = (
+    "tests/core/environments/test_builtin.py",
+    "tests/core/oracle/test_oracle_wellformed.py",
+    "tests/core/taxonomy/test_taxonomy_applicability.py",
+)
+TESTS = Path(__file__).resolve().parents[2]
 
-    return environments_dir()
+
+def test_a_new_environment_is_its_folder_alone(tmp_path):
+    """A copy of the environments folder plus one new folder (frozen_lake's, under a new id):
+    the generic tests select and pass its cases, with no test file edited, and fail for a twin
+    whose expectations are wrong; ``envs`` and ``oracle`` list and check it by id."""
+    root = tmp_path / "environments"
+    shutil.copytree(environments_dir(), root)
+    shutil.copytree(root / "frozen_lake", root / "lake_twin")
+    shutil.copytree(root / "frozen_lake", root / "lake_wrong")
+    wrong = root / "lake_wrong" / EXPECT_NAME
+    wrong.write_text(wrong.read_text().replace("states = 16", "states = 17"))
+    env = {**os.environ, "EXPLAINCHECK_ENVIRONMENTS": str(root)}
+    select = ["-k", "lake_ and not folder_alone", "-q", "-p", "no:cacheprovider", "-rf"]
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", *GENERIC, *select],
+        cwd=TESTS.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    out = run.stdout
+    passed = int(re.search(r"(\d+) passed", out).group(1))
+    failed = re.findall(r"^FAILED (\S+)", out, re.MULTILINE)
+    assert passed >= 15, out  # 5 tests here, 2 builds and the safer caveat, for each twin, less 1
+    assert failed == [
+        "tests/core/environments/test_builtin.py::"
+        "test_model_builds_with_promised_structure[lake_wrong]"
+    ], out
+    cli = [sys.executable, "-m", "explaincheck.core.cli.main"]
+    envs = subprocess.run([*cli, "envs"], env=env, capture_output=True, text=True, timeout=300)
+    assert envs.returncode == 0 and "lake_twin" in envs.stdout, envs.stderr
+    oracle = subprocess.run(
+        [*cli, "oracle", "lake_twin"], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert oracle.returncode == 0, oracle.stderr
+    assert re.search(r"size\s+16 states", oracle.stdout), oracle.stdout

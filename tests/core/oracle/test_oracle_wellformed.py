@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support.environment_expectations import expected
 
 from explaincheck.core.environments.registry import list_builtin
 from explaincheck.core.errors import ModelError
@@ -46,23 +47,20 @@ def test_an_ill_formed_command_is_refused_at_its_line(name, exact):
 
 
 def _builtin_cases():
+    """Each environment with its defaults, and with the further constants its own
+    ``expect.toml`` names (``also_builds``: e.g. transporter at p_slip=0.15)."""
     cases = []
     for env in list_builtin():
         cases.append(pytest.param(env.model_path, env.constants, id=env.id))
-    cases.append(
-        pytest.param(
-            next(e for e in list_builtin() if e.id == "transporter").model_path,
-            "N=4,E=18,p_slip=0.15,HATCH_A=true,HATCH_B=false",
-            id="transporter-p0.15",
-        )
-    )
+        for i, constants in enumerate(expected(env.id).also_builds, 1):
+            cases.append(pytest.param(env.model_path, constants, id=f"{env.id}-also{i}"))
     return cases
 
 
 @pytest.mark.parametrize("exact", [True, False], ids=["exact", "float"])
 @pytest.mark.parametrize(("model", "constants"), _builtin_cases())
 def test_no_built_in_model_is_refused(model, constants, exact):
-    # transporter's 4/5 + 1/10 + 1/10 is not 1 in doubles: Storm's float check alone refuses it
+    # (transporter's 4/5 + 1/10 + 1/10 is not 1 in doubles: Storm's float check alone refuses it)
     assert _build(Path(model), exact=exact, constants=constants).nr_states > 0
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support.environment_expectations import expected
 
 from explaincheck.core.campaign.plan import Campaign, plan_campaign, resolve_categories
 from explaincheck.core.environments.generic import generic_environment
@@ -18,8 +19,6 @@ from explaincheck.core.taxonomy.safer import danger_is_complement
 
 MODELS = Path(__file__).parents[2] / "models"
 BOTTLENECK_CATEGORIES = {"bottleneck", "subset_bottleneck", "which_bottleneck"}
-# every run ends in the goal or in an unsafe state there (a move, day or battery limit)
-D_IS_ONE_MINUS_V = {"water_jug", "transporter", "stock_market", "job_shop", "dam"}
 
 
 def bypass(wide: int):
@@ -51,7 +50,7 @@ def test_plan_follows_the_constants():
 @pytest.mark.parametrize("env_id", BUILTIN_IDS)
 def test_safer_caveat_exactly_where_danger_is_one_minus_value(env_id):
     oracle = compute_oracle(load_builtin(env_id).request())
-    redundant = env_id in D_IS_ONE_MINUS_V
+    redundant = expected(env_id).danger_is_one_minus_value  # its folder's expect.toml
     assert danger_is_complement(oracle) == redundant
     found = applicability(oracle)
     assert (found["safer"].caveat is not None) == redundant
