@@ -593,7 +593,7 @@ class Store:
         """Stored executions, oldest first; ``verdict`` and ``llm`` take one value or several.
         ``lean`` reads the long texts no report uses as empty (``LEAN_COLUMNS``) and replies
         cut at ``LEAN_REPLY_CHARS``, in SQL, and decodes each distinct JSON text once, so
-        rows share equal JSON values (read them, never change them): ``report_frame``.
+        rows share equal JSON values (read them, never change them): ``api.results(lean=True)``.
 
         A damaged file (corrupt pages, malformed JSON, values of the wrong type) raises a
         ``StoreError`` naming the row, never a bare SQLite or JSON error."""

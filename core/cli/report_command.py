@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         raise ExplaincheckError(f"no results database at {db}")
     with Store.open(db, readonly=True) as store:
         campaigns = store.campaigns()
-    # what the report reads, held once: lean rows (memory: analysis/report_frame.py)
+    # what the report reads, held once: lean rows (memory: store.iter_executions(lean=True))
     results = api.results(db, prices=args.price, prices_file=args.prices, lean=True)
     if results.empty:
         raise ExplaincheckError(f"{db} holds no results yet (run a campaign into it first)")

@@ -40,15 +40,6 @@ def group_actions(names: list[str], keys: list, tied) -> tuple[tuple[str, ...], 
     return tuple(tuple(sorted(group, key=names.index)) for group in groups)
 
 
-def _python(value):
-    """A numpy scalar as the JSON type ``read_structure`` gives (bool, int or float)."""
-    if isinstance(value, np.bool_):
-        return bool(value)
-    if isinstance(value, np.integer):
-        return int(value)
-    return float(value)
-
-
 def _listed(array: np.ndarray) -> list:
     """``array.tolist()`` in slices: one call on a 10^6-entry column holds the GIL for tens of
     milliseconds, which the GUI thread would wait out while a worker makes the first state."""

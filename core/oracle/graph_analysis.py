@@ -23,20 +23,6 @@ def predecessors(structure: ModelStructure) -> list[set[int]]:
     return preds
 
 
-def can_reach(structure: ModelStructure, targets: list[bool]) -> list[bool]:
-    """States with a path to a target (backward search): exactly those with Pmax > 0."""
-    preds = predecessors(structure)
-    reached = list(targets)
-    queue = deque(i for i, hit in enumerate(targets) if hit)
-    while queue:
-        state = queue.popleft()
-        for pred in preds[state]:
-            if not reached[pred]:
-                reached[pred] = True
-                queue.append(pred)
-    return reached
-
-
 def can_avoid_forever(structure: ModelStructure, bad: list[bool]) -> list[bool]:
     """States from which some policy never reaches ``bad``: exactly those with Pmin = 0.
 

@@ -45,14 +45,6 @@ def non_goal_count(oracle: OracleResult) -> int:
     return int(np.count_nonzero(~table.goal))
 
 
-def preference_count(oracle: OracleResult) -> int:
-    """States outside the goal with two or more labelled actions."""
-    table = _columns(oracle)
-    if table is None:
-        return len(preference_pool(oracle))
-    return int(np.count_nonzero(~table.goal & (_labelled_actions(table) >= 2)))
-
-
 def decided_count(oracle: OracleResult, keep_do_nothing: bool = False) -> int:
     """States of the preference pool whose offered actions (do-nothing ones left out unless
     kept) have two values that are not tied (``case_rules.offered_order`` has two groups or
