@@ -13,6 +13,7 @@ from pathlib import Path
 
 from explaincheck.core.errors import ModelError, ModelTooLargeError
 from explaincheck.core.oracle import build_budget, wellformed
+from explaincheck.core.oracle.constants_text import constant_parts
 from explaincheck.core.oracle.types import OracleRequest
 
 _PARSE_POSITION = re.compile(r"[Pp]arsing error at (\d+):(\d+):\s*(.*)")
@@ -185,13 +186,10 @@ def _instantiate(program, constants: str, path: Path):
 
 
 def _constant_names(constants: str) -> set[str]:
-    names = set()
-    for part in constants.split(","):
-        if part.strip():
-            if "=" not in part:
-                raise ModelError(f"bad constant definition {part.strip()!r}: expected NAME=VALUE")
-            names.add(part.split("=", 1)[0].strip())
-    return names
+    try:
+        return {name for name, _ in constant_parts(constants)}
+    except ValueError as error:
+        raise ModelError(str(error)) from None
 
 
 def build(

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from explaincheck.core.errors import ModelError
+from explaincheck.core.oracle import constants_text
 from explaincheck.core.oracle.types import OracleRequest
 
 Policy = list[str | None]  # an action name per state id (None: the state's first choice)
@@ -192,9 +193,4 @@ def parametric_values(
 
 def without_constant(request: OracleRequest, name: str) -> OracleRequest:
     """``request`` with ``name`` left out of its constants (it becomes the parameter)."""
-    kept = [
-        part
-        for part in request.constants.split(",")
-        if part.strip() and part.split("=", 1)[0].strip() != name
-    ]
-    return replace(request, constants=",".join(kept))
+    return replace(request, constants=constants_text.without_constant(request.constants, name))

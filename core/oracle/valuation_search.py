@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.oracle.constants_text import literal
 from explaincheck.core.oracle.types import StateFacts
 
 OPERATORS = ("<=", ">=", "!=", "==", "=", "<", ">")
@@ -100,21 +101,15 @@ def parse_query(
 
 
 def _value(raw: str, name: str, operator: str) -> int | float | bool:
-    lowered = raw.lower()
-    if lowered in ("true", "false"):
-        if operator not in ("=", "==", "!="):
-            raise ValuationQueryError(f"“{name}{operator}{raw}”: booleans compare with = or !=")
-        return lowered == "true"
     try:
-        return int(raw)
-    except ValueError:
-        pass
-    try:
-        return float(raw)
+        value = literal(raw)
     except ValueError:
         raise ValuationQueryError(
             f"“{raw}” is not a number or true/false (in {name}{operator}{raw})"
         ) from None
+    if isinstance(value, bool) and operator not in ("=", "==", "!="):
+        raise ValuationQueryError(f"“{name}{operator}{raw}”: booleans compare with = or !=")
+    return value
 
 
 def matching_states(
