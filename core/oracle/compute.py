@@ -20,7 +20,7 @@ from explaincheck.core.errors import ModelError
 from explaincheck.core.oracle import bottlenecks, building, cache, centrality
 from explaincheck.core.oracle.arrays import choice_arrays
 from explaincheck.core.oracle.bulk import read_bulk
-from explaincheck.core.oracle.columnar import ColumnarStates, group_actions
+from explaincheck.core.oracle.columnar import NO_ACTION, ColumnarStates, choice_facts
 from explaincheck.core.oracle.structure import ModelStructure, read_structure
 from explaincheck.core.oracle.types import (
     EXACT,
@@ -291,13 +291,12 @@ def derive_state_facts(
 
     facts = []
     for state in range(structure.size):
-        labelled = [(i, c.action) for i, c in enumerate(structure.choices[state]) if c.action]
-        names = [name for _, name in labelled]
-        q_source = values.q_exact if exact else values.q
-        assert q_source is not None  # exact values carry exact Q
-        keys = [q_source[state][i] for i, _ in labelled]
-        order = group_actions(names, keys, tied) if names else ()
-        chosen = structure.choices[state][values.scheduler[state]].action
+        choices = structure.choices[state]
+        labelled = [(i, c.action) for i, c in enumerate(choices) if c.action]
+        keys = None  # the Q to order by: exact ones under the exact method
+        if exact:
+            assert values.q_exact is not None  # exact values carry exact Q
+            keys = values.q_exact[state]
         value_exact = values.value_exact[state] if values.value_exact else None
         facts.append(
             StateFacts(
@@ -306,21 +305,20 @@ def derive_state_facts(
                 labels=structure.labels[state],
                 value=values.value[state],
                 danger=values.danger[state] if values.danger is not None else None,
-                q={name: values.q[state][i] for i, name in labelled},
-                best=order[0] if order else (),
-                worst=order[-1] if order else (),
-                action_order=order,
-                optimal_action=chosen if names else None,
                 dead_end=(value_exact == 0) if exact else values.value[state] == 0.0,
                 bottleneck=state in bottleneck_set,
                 centrality=scores[state],
                 is_goal=goal[state],
                 is_unsafe=bool(unsafe[state]) if unsafe is not None else False,
                 is_initial=state == structure.initial,
-                successors={
-                    (c.action or "(no action)"): {t: float(p) for t, p in c.probabilities.items()}
-                    for c in structure.choices[state]
-                },
+                **choice_facts(
+                    [c.action for c in choices],
+                    values.q[state],
+                    [{t: float(p) for t, p in c.probabilities.items()} for c in choices],
+                    values.scheduler[state],
+                    tied,
+                    keys,
+                ),
                 value_exact=_fraction_text(value_exact),
                 danger_exact=_fraction_text(values.danger_exact[state])
                 if values.danger_exact
@@ -329,8 +327,8 @@ def derive_state_facts(
                 if values.q_exact
                 else {},
                 successors_exact={
-                    (c.action or "(no action)"): {t: str(p) for t, p in c.probabilities.items()}
-                    for c in structure.choices[state]
+                    (c.action or NO_ACTION): {t: str(p) for t, p in c.probabilities.items()}
+                    for c in choices
                 }
                 if exact
                 else {},
