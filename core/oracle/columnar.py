@@ -12,10 +12,10 @@ unchanged. ``to_arrays``/``from_arrays`` give plain arrays for the child's pipe 
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, TypedDict
+from typing import Any, TypedDict, overload
 
 import numpy as np
 
@@ -28,7 +28,9 @@ FREEZE_EVERY = 4096
 LIST_SLICE = 1 << 15  # entries per ``tolist`` call (``_listed``)
 
 
-def group_actions(names: list[str], keys: list, tied) -> tuple[tuple[str, ...], ...]:
+def group_actions(
+    names: list[str], keys: Sequence[Any], tied: Callable[[Any, Any], bool]
+) -> tuple[tuple[str, ...], ...]:
     """Actions sorted by decreasing value, grouped where values tie (model order within a
     group, so both methods name a tie the same way whatever the round-off)."""
     order = sorted(range(len(names)), key=lambda i: keys[i], reverse=True)
@@ -117,7 +119,7 @@ class _Lists:
 
 
 @dataclass(eq=False)
-class ColumnarStates(Sequence):
+class ColumnarStates(Sequence[StateFacts]):
     """All states' facts as arrays; ``self[i]`` is the ``StateFacts`` of state i."""
 
     first_row: np.ndarray  # per state, its first choice row; len = states + 1
@@ -145,7 +147,13 @@ class ColumnarStates(Sequence):
     def __len__(self) -> int:
         return len(self.value)
 
-    def __getitem__(self, index):
+    @overload
+    def __getitem__(self, index: int) -> StateFacts: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[StateFacts]: ...
+
+    def __getitem__(self, index: int | slice) -> StateFacts | list[StateFacts]:
         if isinstance(index, slice):
             return [self.facts(i) for i in range(*index.indices(len(self)))]
         if index < 0:
@@ -326,7 +334,7 @@ class ColumnarStates(Sequence):
         return arrays
 
     @classmethod
-    def from_arrays(cls, arrays) -> ColumnarStates:
+    def from_arrays(cls, arrays: Mapping[str, np.ndarray]) -> ColumnarStates:
         variables = tuple(str(v) for v in arrays["variables"].tolist())
         return cls(
             first_row=arrays["first_row"],

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -21,6 +22,7 @@ from explaincheck.core.oracle import bottlenecks, building, cache, centrality
 from explaincheck.core.oracle.arrays import choice_arrays
 from explaincheck.core.oracle.bulk import read_bulk
 from explaincheck.core.oracle.columnar import NO_ACTION, ColumnarStates, choice_facts
+from explaincheck.core.oracle.storm_types import SparseModel
 from explaincheck.core.oracle.structure import ModelStructure, read_structure
 from explaincheck.core.oracle.types import (
     EXACT,
@@ -33,12 +35,14 @@ from explaincheck.core.oracle.types import (
 from explaincheck.core.oracle.values import (
     START,
     TIE_TOLERANCE,
+    ValueArrays,
     Values,
     exact_values,
     verified_arrays,
     verified_values,
 )
 
+T = TypeVar("T")
 COLUMNAR_FROM = 5_000  # states: verified models this large are read in bulk and kept as columns
 
 
@@ -53,7 +57,7 @@ class _Phases:
         self.seconds: dict[str, float] = {}
         self._current: tuple[str, float] | None = None
 
-    def __call__(self, phase: str, **counts) -> None:
+    def __call__(self, phase: str, **counts: int) -> None:
         self.end()
         self._current = (phase, time.perf_counter())
         self.progress(phase, **counts)
@@ -160,7 +164,11 @@ def compute_in_process(
 
 
 def _compute_columnar(
-    request: OracleRequest, parsed, model, phase: _Phases, started: float
+    request: OracleRequest,
+    parsed: building.ParsedModel,
+    model: SparseModel,
+    phase: _Phases,
+    started: float,
 ) -> OracleResult:
     """The verified method on arrays from end to end: bulk read, values, bottlenecks and
     centrality on arrays, facts as columns (``ColumnarStates``)."""
@@ -245,7 +253,7 @@ def _compute_columnar(
     )
 
 
-def _centrality_beside(size: int, edges) -> centrality.Centrality:
+def _centrality_beside(size: int, edges: tuple[np.ndarray, np.ndarray]) -> centrality.Centrality:
     """Centrality at a lower scheduling priority (its sampler threads, started from this
     thread, inherit it): the values on the main thread keep a core, and the sampler takes
     both cores once they are done."""
@@ -254,14 +262,14 @@ def _centrality_beside(size: int, edges) -> centrality.Centrality:
     return centrality.estimate(size, *edges)
 
 
-def _timed(function, *arguments):
+def _timed(function: Callable[..., T], *arguments: Any) -> tuple[float, T]:
     """(seconds, result) of ``function(*arguments)``."""
     started = time.perf_counter()
     result = function(*arguments)
     return time.perf_counter() - started, result
 
 
-def _verified_words(values) -> str:
+def _verified_words(values: Values | ValueArrays) -> str:
     return (
         f"policy iteration from {START}: {values.rounds} sparse direct solves, "
         f"Bellman residual {values.residual:.1e} (V, Q and D)"
@@ -286,8 +294,8 @@ def derive_state_facts(
     """Per-state facts (A*, A°, tie groups, dead ends, ...) from values: the one derivation,
     shared by the oracle and the flawed pictures of ``flawed.py``."""
 
-    def tied(a, b) -> bool:
-        return a == b if exact else abs(a - b) <= TIE_TOLERANCE
+    def tied(a: float | Fraction, b: float | Fraction) -> bool:
+        return a == b if exact else abs(float(a) - float(b)) <= TIE_TOLERANCE
 
     facts = []
     for state in range(structure.size):

@@ -7,10 +7,14 @@ precomputations do, so dead ends never depend on floating-point round-off.
 from __future__ import annotations
 
 from collections import deque
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from explaincheck.core.oracle.structure import ModelStructure
+
+if TYPE_CHECKING:
+    from explaincheck.core.oracle.arrays import ChoiceArrays
 
 
 def predecessors(structure: ModelStructure) -> list[set[int]]:
@@ -46,7 +50,7 @@ def can_avoid_forever(structure: ModelStructure, bad: list[bool]) -> list[bool]:
     return inside
 
 
-def can_avoid_forever_arrays(arrays, bad: np.ndarray) -> np.ndarray:
+def can_avoid_forever_arrays(arrays: ChoiceArrays, bad: np.ndarray) -> np.ndarray:
     """``can_avoid_forever`` on ``ChoiceArrays``, vectorised by removal layers: a choice is
     spoilt once one successor has left the set; a state leaves when all its choices are."""
     inside = ~bad
