@@ -61,7 +61,7 @@ def _split(values: list[str]) -> tuple[str, str]:
 def run(args: argparse.Namespace) -> int:
     from explaincheck.core.environments.registry import resolve
     from explaincheck.core.oracle.constants_text import without_constant
-    from explaincheck.core.workbench.sweep import parse_range, run_sweep
+    from explaincheck.core.workbench.sweep import SweepPoint, parse_range, run_sweep
     from explaincheck.core.workbench.sweep_output import render_table, sweep_figure, to_json
 
     swept, fixed = _split(args.const)
@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     request = replace(request, constants=without_constant(request.constants, sweep_range.name))
     states = tuple(args.state) if args.state else None
 
-    def progress(done: int, total: int, point) -> None:
+    def progress(done: int, total: int, point: SweepPoint) -> None:
         if not args.json and sys.stderr.isatty():
             print(f"\rpoint {done}/{total}", end="", file=sys.stderr, flush=True)
 

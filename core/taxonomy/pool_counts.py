@@ -9,6 +9,8 @@ built-in environments and on a columnar gridworld.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from explaincheck.core.oracle.columnar import ColumnarStates
@@ -91,7 +93,7 @@ def dead_end_counts(oracle: OracleResult) -> tuple[int, int]:
     return _split(table.value[~table.goal] == 0.0)
 
 
-def _split(marked) -> tuple[int, int]:
+def _split(marked: Sequence[bool] | np.ndarray) -> tuple[int, int]:
     """(how many of a pool's flags are set, how many are not)."""
     hits = int(np.count_nonzero(marked))
     return hits, len(marked) - hits
