@@ -1,10 +1,12 @@
-"""A ``Campaign`` from the settings a front end holds, the one builder ``run`` and the GUI share.
+"""A ``Campaign`` from the settings a front end holds: the one builder of ``run``, the GUI's
+Campaign tab and ``api.plan``.
 
-Why one builder: the command line and the Campaign tab both hold a campaign as the user gives
-it (categories as ``default``/``all``/ids, a wording as ``0``/``all``, the satisfy rule and
-tolerance as two settings) and built the ``Campaign`` field by field, so a new field had to be
-added twice and a default could drift. Defaults are ``Campaign``'s and ``GradingSettings``'s
-own; each front end checks only its own settings (hosts, concurrency, the open model).
+Why one builder: the command line, the Campaign tab and the Python API each hold a campaign as
+the user gives it (categories as ``default``/``all``/ids, a wording as ``0``/``all``, the
+satisfy rule and tolerance as two settings) and built the ``Campaign`` field by field, so a new
+field had to be added in each and a default could drift. Defaults are ``Campaign``'s and
+``GradingSettings``'s own; each front end checks only its own settings (hosts, concurrency, the
+open model).
 """
 
 from __future__ import annotations
