@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 JSONL, CSV, PARQUET = "jsonl", "csv", "parquet"
-EXPORT_FORMATS = (JSONL, CSV, PARQUET)
 SUFFIX = {JSONL: ".jsonl", CSV: ".csv", PARQUET: ".parquet"}
 NESTED = ("states", "answer", "expected", "valuations", "schema", "options", "grading")
 

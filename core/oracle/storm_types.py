@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any, TypeAlias
 
 PrismProgram: TypeAlias = Any  # a parsed PRISM program (``stormpy.parse_prism_program``)
-PrismModule: TypeAlias = Any  # one module of a program
 PrismCommand: TypeAlias = Any  # one guarded command of a module
 PrismConstant: TypeAlias = Any  # one ``const`` declaration of a program
 Expression: TypeAlias = Any  # a PRISM expression (a guard, a bound, a constant's definition)

@@ -17,7 +17,9 @@ from explaincheck.core.oracle.constants_text import literal
 from explaincheck.core.oracle.types import StateFacts
 
 OPERATORS = ("<=", ">=", "!=", "==", "=", "<", ">")
-_CONDITION = re.compile(r"\s*([A-Za-z_][\w.]*)\s*(<=|>=|!=|==|=|<|>)\s*([^\s,&;]*)\s*")
+_CONDITION = re.compile(  # the operators longest first, so "<=" is never read as "<"
+    rf"\s*([A-Za-z_][\w.]*)\s*({'|'.join(map(re.escape, OPERATORS))})\s*([^\s,&;]*)\s*"
+)
 _JOINER = re.compile(r"\s*(?:,|;|&&|&|\band\b)\s*|\s+", re.IGNORECASE)
 
 
