@@ -93,12 +93,8 @@ def plan(
 ) -> Plan:
     """Every execution of a campaign (``shard="I/N"``: the I-th of N parts), as ``run`` plans."""
     from explaincheck.core.backends.registry import parse_spec
-    from explaincheck.core.campaign.plan import (
-        Campaign,
-        plan_campaign,
-        resolve_categories,
-        resolve_wordings,
-    )
+    from explaincheck.core.campaign.plan import plan_campaign
+    from explaincheck.core.campaign.settings import campaign_from_settings
     from explaincheck.core.campaign.shard import parse_shard, shard_plan
 
     llms = (llms,) if isinstance(llms, str) else tuple(llms)
@@ -106,19 +102,19 @@ def plan(
         parse_spec(spec)  # a bad spec is one clear error before the oracle is computed
     if isinstance(model, str):
         model = open_model(model)
-    campaign = Campaign(
-        environment=model.source,
-        llms=llms,
-        categories=resolve_categories(categories),
+    campaign = campaign_from_settings(
+        model.source,
+        llms,
+        categories=categories,
         budget=budget,
         selection=selection,
         repeat=repeat,
         seed=seed,
+        wording=wording,
+        metamorphic=metamorphic,
         constants=model.constants,
         goal_label=model.goal,
         unsafe_label=model.unsafe,
-        wordings=resolve_wordings(wording),
-        metamorphic=metamorphic,
     )
     found = plan_campaign(campaign, environment=model.environment, oracle=model.oracle)
     options = campaign.run_options()

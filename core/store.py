@@ -624,12 +624,12 @@ class Store:
         lean: bool = False,
     ) -> Iterator[dict[str, Any]]:
         """Stored executions as dicts, oldest first; ``verdict`` and ``llm`` take one value or
-        several. The dict path is for readers that turn many rows into a table (``report_frame``,
-        ``results``, the exports, ``rows_frame``): they want columns by name and skip a
+        several. The dict path is for readers that turn many rows into a table (``api.results``,
+        the ``results`` command, the exports, ``rows_frame``): they want columns by name and skip a
         dataclass per row; code that treats a row as a record reads ``iter_stored``. ``lean``
         reads the long texts no report uses as empty (``LEAN_COLUMNS``) and replies
         cut at ``LEAN_REPLY_CHARS``, in SQL, and decodes each distinct JSON text once, so
-        rows share equal JSON values (read them, never change them): ``report_frame``.
+        rows share equal JSON values (read them, never change them): ``api.results(lean=True)``.
 
         A damaged file (corrupt pages, malformed JSON, values of the wrong type) raises a
         ``StoreError`` naming the row, never a bare SQLite or JSON error."""

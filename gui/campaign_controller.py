@@ -50,28 +50,28 @@ def build_campaign(
 ) -> Campaign:
     """The ``Campaign`` the tab's set-up describes on the open model (an ExplaincheckError with
     one line when it is incomplete)."""
-    from explaincheck.core.campaign.plan import Campaign, resolve_wordings
-    from explaincheck.core.taxonomy.base import GradingSettings
+    from explaincheck.core.campaign.settings import campaign_from_settings
 
     if environment is None:
         raise ExplaincheckError("open a model first")
     if not setup.categories:
         raise ExplaincheckError("choose at least one applicable category")
-    return Campaign(
-        environment=environment.id or environment.model_path,
-        llms=setup.llms,
+    return campaign_from_settings(
+        environment.id or environment.model_path,
+        setup.llms,
         categories=setup.categories,
         budget=setup.budget,
         selection=setup.selection,
         repeat=setup.repeat,
         seed=setup.seed,
-        wordings=resolve_wordings(setup.wording),
+        wording=setup.wording,
         metamorphic=setup.metamorphic,
         keep_do_nothing=setup.keep_do_nothing,
+        satisfy_rule=setup.satisfy_rule,
+        satisfy_tolerance=setup.tolerance,
         constants=constants,
         goal_label=goal_label,
         unsafe_label=unsafe_label,
-        grading=GradingSettings(satisfy_rule=setup.satisfy_rule, satisfy_tolerance=setup.tolerance),
     )
 
 

@@ -20,6 +20,7 @@ from PySide6.QtCore import QObject, Signal
 
 from explaincheck.core.campaign.session import BackendSettings
 from explaincheck.core.errors import ExplaincheckError, ModelError
+from explaincheck.core.oracle.constants_text import without_constant
 from explaincheck.core.oracle.types import OracleRequest, OracleResult
 from explaincheck.core.paths import environments_dir
 from explaincheck.gui.model_controller import ModelController
@@ -213,12 +214,7 @@ class WorkbenchController(QObject):
 
         try:
             sweep_range = parse_range(text)
-            kept = [
-                p
-                for p in request.constants.split(",")
-                if p.strip() and p.split("=")[0].strip() != sweep_range.name
-            ]
-            base = replace(request, constants=",".join(kept))
+            base = replace(request, constants=without_constant(request.constants, sweep_range.name))
             result = await asyncio.to_thread(
                 run_sweep, base, sweep_range, states, on_point=progress
             )

@@ -1,8 +1,9 @@
 """analysis stage of explaincheck.core: stored results in, the paper's evidence out.
 
 The table and figure functions take the results frame of ``store.results_frame`` (one row per
-execution) and return a DataFrame or a matplotlib Figure, with no file or terminal code, so the
-CLI report and the GUI's report view share them. By job:
+execution; a report reads the lean one of ``api.results(db, lean=True)``, without prompts,
+thinking and valuations) and return a DataFrame or a matplotlib Figure, with no file or terminal
+code, so the CLI report and the GUI's report view share them. By job:
 
 - Scores and the research questions: ``scores`` (Table 1, its intervals, the cell scores every
   table is made from), ``prioritization`` (RQ1), ``models`` (RQ2), ``difficulty`` (RQ3 and
@@ -16,8 +17,8 @@ CLI report and the GUI's report view share them. By job:
   ``cost_limit`` (the progress subscriber that stops a campaign at ``--max-cost``).
 - The report: ``facts`` (campaign facts and LLM settings from the campaign rows), ``layout``
   (the one order and labels of categories, environments and LLMs), ``plots`` (figures),
-  ``examples`` (invalid replies), ``report_frame`` (the lean rows a report reads),
-  ``report_parts`` (``Section``, ``Report`` and the formats, so that section-making modules
-  need not import the report), ``report`` (builds the sections asked for and renders text,
-  Markdown, CSV and HTML) and ``export`` (the executions as JSON Lines, CSV or Parquet).
+  ``examples`` (invalid replies), ``report_parts`` (``Section``, ``Report`` and the formats, so
+  that section-making modules need not import the report), ``report`` (builds the sections asked
+  for and renders text, Markdown, CSV and HTML) and ``export`` (the executions as JSON Lines,
+  CSV or Parquet).
 """

@@ -15,12 +15,14 @@ import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import pandas as pd
 
+if TYPE_CHECKING:
+    import pyarrow as pa
+
 JSONL, CSV, PARQUET = "jsonl", "csv", "parquet"
-EXPORT_FORMATS = (JSONL, CSV, PARQUET)
 SUFFIX = {JSONL: ".jsonl", CSV: ".csv", PARQUET: ".parquet"}
 NESTED = ("states", "answer", "expected", "valuations", "schema", "options", "grading")
 
@@ -82,7 +84,7 @@ def _chunks(rows: Iterable[Mapping[str, Any]]) -> Iterator[list[Mapping[str, Any
         yield chunk
 
 
-def _parquet_schema(rows: Iterable[Mapping[str, Any]]):
+def _parquet_schema(rows: Iterable[Mapping[str, Any]]) -> pa.Schema:
     """One Arrow type per column, unified over every chunk (null where a column is empty)."""
     import pyarrow as pa
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -123,7 +124,7 @@ def ground_truth_rq1(rates: pd.DataFrame) -> pd.DataFrame:
     return cells
 
 
-def _why(cell) -> str:
+def _why(cell: Any) -> str:
     """A short reason when prioritisation does not raise the fail rate."""
     p, r = getattr(cell, PRIORITIZED), getattr(cell, RANDOM)
     if cell.outcome == RAISES:
@@ -443,7 +444,7 @@ def _flaw_legend(explainers: Iterable[str]) -> str:
     return " ".join(f"{kind}: {DESCRIPTIONS[kind]}." for kind in kinds if kind in DESCRIPTIONS)
 
 
-def fault_report(detection: FaultDetection, environments: Sequence[str]):
+def fault_report(detection: FaultDetection, environments: Sequence[str]) -> Report:
     """A ``report.Report`` of the fault-detection material (rendered and written like any
     report)."""
     sections, figures = fault_sections(detection.results, detection.pools)

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 from matplotlib import colormaps
+from matplotlib.axes import Axes
 from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
@@ -127,7 +128,7 @@ def _title_chars(fig: Figure, fontsize: float) -> int:
     return max(24, int(width_points / (0.6 * fontsize)))
 
 
-def _dimension_header(ax, dimensions: list[str]) -> None:
+def _dimension_header(ax: Axes, dimensions: list[str]) -> None:
     """Dimension names over their column groups, with a white line between the groups."""
     groups: list[tuple[str, int, int]] = []
     for index, dimension in enumerate(dimensions):

@@ -116,9 +116,5 @@ class Backend(ABC):
         override it to draw afresh per repeat; the rest answer alike every time."""
         return await self.answer(prompt, case)
 
-    def cache_identity(self) -> dict[str, Any]:
-        """What identifies this backend's replies in the reply cache (never secrets)."""
-        return {"spec": self.spec}
-
     async def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections or model memory."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 
 from explaincheck.core.backends.base import Backend, Reply
 from explaincheck.core.oracle.flawed import Flaw, flawed_oracle
@@ -76,7 +77,7 @@ class FlawedBackend(Backend):
         return picture_reply(case, self.picture, self.flaw.belief)
 
 
-def picture_answer(case: TestCase, picture: OracleResult):
+def picture_answer(case: TestCase, picture: OracleResult) -> Any:
     """The answer the picture gives: the category's oracle answer on it. A pair that the picture
     sees as tied has no preferred state, so it answers the first one (A)."""
     category = category_by_id(case.category)

@@ -66,10 +66,11 @@ class RequestIdentity:
         )
         return hashlib.sha256(text.encode()).hexdigest()
 
-    def flight_key(self, prompt: Prompt) -> tuple[str, tuple[str, ...], str]:
-        """The key that coalesces identical requests in flight: the same request to the same
-        hosts (so two models, or one model on two host sets, never share a reply)."""
-        return (self.backend, tuple(sorted(self.hosts)), self.request_hash(prompt))
+    def flight_key(self, request_hash: str) -> tuple[str, tuple[str, ...], str]:
+        """The key that coalesces identical requests in flight: the same request (its
+        ``request_hash``, computed once by the caller) to the same hosts (so two models, or one
+        model on two host sets, never share a reply)."""
+        return (self.backend, tuple(sorted(self.hosts)), request_hash)
 
 
 class LLMBackend(Backend):

@@ -119,9 +119,6 @@ class LocalBackend(LLMBackend):
         options = {**self.decoding.options(repeat), "max_tokens": self.max_tokens}
         return RequestIdentity("local", ("local",), self.name, options, {"n_ctx": self.n_ctx})
 
-    def cache_identity(self) -> dict[str, Any]:
-        return {"spec": self.spec, "backend": "local", "model": self.name}
-
     async def answer(self, prompt: Prompt, case: TestCase, *, repeat: int = 0) -> Reply:
         if self._model is None:
             await self.prepare()

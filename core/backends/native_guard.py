@@ -17,6 +17,7 @@ import os
 import signal
 import threading
 from collections.abc import Callable
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
@@ -98,7 +99,9 @@ def run_in_child(target: Callable[..., None], args: tuple[Any, ...], timeout: fl
     return _death(process.exitcode)
 
 
-def _child(target: Callable[..., None], args: tuple[Any, ...], connection, parent: int) -> None:
+def _child(
+    target: Callable[..., None], args: tuple[Any, ...], connection: Connection, parent: int
+) -> None:
     """Child body: output to /dev/null (llama.cpp's notes), run, report, exit at once."""
     die_with_parent(parent)
     devnull = os.open(os.devnull, os.O_WRONLY)

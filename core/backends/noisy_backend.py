@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any
 
 from explaincheck.core.backends.base import Backend, Reply
 from explaincheck.core.backends.oracle_backend import OracleBackend
@@ -66,6 +65,3 @@ class NoisyBackend(Backend):
         reply = json.loads(text)
         reply["reason"] = f"{reason} (Q = {self.share:g})"
         return json.dumps(reply)
-
-    def cache_identity(self) -> dict[str, Any]:
-        return {"spec": self.spec, "seed": self.seed}

@@ -137,11 +137,6 @@ class OllamaBackend(LLMBackend):
     def concurrency(self) -> int:  # type: ignore[override]
         return self.pool.capacity_for(self.model)
 
-    async def available_models(self) -> dict[str, list[str]]:
-        """Models listed by each answering host (``/api/tags``)."""
-        await self.pool.refresh(force=True)
-        return {h.url: sorted(h.models) for h in self.pool.answering()}
-
     async def prepare(self) -> None:
         """List the hosts' models and read the context length, or say clearly what is wrong."""
         await self.pool.refresh()
@@ -203,9 +198,6 @@ class OllamaBackend(LLMBackend):
             self.options(prompt, repeat),
             {"think": self.think},
         )
-
-    def cache_identity(self) -> dict[str, Any]:
-        return {"spec": self.spec, "backend": "ollama", "model": model_name(self.model)}
 
     async def answer(self, prompt: Prompt, case: TestCase, *, repeat: int = 0) -> Reply:
         """Ask the model, retrying transient failures; ``BackendError`` when no reply came."""

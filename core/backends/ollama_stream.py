@@ -15,8 +15,9 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from typing import Any
+from typing import Any, cast
 
+import httpx
 import ollama
 from ollama._types import ChatRequest
 
@@ -94,10 +95,16 @@ async def chat_bounded(
     return reply, cut
 
 
-async def _lines(response) -> AsyncGenerator[str, None]:
+def _chunks(response: httpx.Response) -> AsyncGenerator[bytes, None]:
+    """The body's byte chunks. httpx types ``aiter_bytes`` as an ``AsyncIterator``; it is an
+    async generator, which ``aclosing`` closes at once (no stream left for the collector)."""
+    return cast(AsyncGenerator[bytes, None], response.aiter_bytes())
+
+
+async def _lines(response: httpx.Response) -> AsyncGenerator[str, None]:
     """The body's lines, none longer than ``MAX_LINE_BYTES`` (a longer one is refused)."""
     buffer = bytearray()
-    async with aclosing(response.aiter_bytes()) as chunks:
+    async with aclosing(_chunks(response)) as chunks:
         async for chunk in chunks:
             buffer.extend(chunk)
             while True:
@@ -116,9 +123,9 @@ async def _lines(response) -> AsyncGenerator[str, None]:
         yield bytes(buffer).decode("utf-8", errors="replace")
 
 
-async def _prefix(response, limit: int) -> str:
+async def _prefix(response: httpx.Response, limit: int) -> str:
     data = bytearray()
-    async with aclosing(response.aiter_bytes()) as chunks:
+    async with aclosing(_chunks(response)) as chunks:
         async for chunk in chunks:
             data.extend(chunk)
             if len(data) >= limit:

@@ -244,9 +244,6 @@ class OpenAIBackend(LLMBackend):
         hosts = tuple(h.url for h in self.pool.hosts_for(self.model)) or self.pool.urls
         return RequestIdentity("openai", hosts, self.model, self.decoding.options(repeat), {})
 
-    def cache_identity(self) -> dict[str, Any]:
-        return {"spec": self.spec, "backend": "openai", "model": self.model}
-
     async def answer(self, prompt: Prompt, case: TestCase, *, repeat: int = 0) -> Reply:
         """Ask the model, retrying transient failures; ``BackendError`` when no reply came."""
         options = self.decoding.options(repeat)

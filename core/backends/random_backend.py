@@ -9,7 +9,6 @@ machine, and each repeat of a case is a fresh draw (repeat 0 keeps the seed it a
 from __future__ import annotations
 
 import random
-from typing import Any
 
 from explaincheck.core.backends.base import Backend, Reply
 from explaincheck.core.environments.types import Environment
@@ -41,6 +40,3 @@ class RandomBackend(Backend):
         seed = f"explaincheck/random-answerer/{self.seed}/{case.key}"
         rng = random.Random(seed if repeat == 0 else f"{seed}/repeat-{repeat}")
         return form.reply(form.random(rng))
-
-    def cache_identity(self) -> dict[str, Any]:
-        return {"spec": self.spec, "seed": self.seed}

@@ -438,17 +438,3 @@ async def ollama_models(hosts: tuple[str, ...] = (), timeout: float = 3.0) -> di
         return {h.url: sorted(h.models) for h in pool.answering()}
     finally:
         await pool.close()
-
-
-async def default_llm_spec(hosts: tuple[str, ...] = (), timeout: float = 3.0) -> str:
-    """The real LLM to offer by default: the first model of the first Ollama host that answers,
-    else the bundled local model (when no Ollama server answers or none has a model)."""
-    try:
-        listed = await ollama_models(hosts, timeout)
-    except (TimeoutError, OSError):
-        listed = {}
-    for url, models in listed.items():
-        if models:
-            single = len(configured_hosts(hosts)) == 1
-            return f"ollama:{models[0]}" if single else f"ollama:{models[0]}@{url}"
-    return LOCAL_DEFAULT

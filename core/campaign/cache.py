@@ -55,7 +55,7 @@ class ReplyCache:
         hit = self.lookup(identity, prompt, key)
         if hit is not None:
             return hit, None
-        flight = (identity.backend, tuple(sorted(identity.hosts)), key)  # identity.flight_key
+        flight = identity.flight_key(key)
         shared = self._in_flight.get(flight)
         if shared is not None:
             reply = await asyncio.shield(shared)

@@ -23,14 +23,25 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from fractions import Fraction
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from explaincheck.core.backends.registry import REFERENCE_FLAWS
 from explaincheck.core.oracle.types import OracleResult, StateFacts
-from explaincheck.core.taxonomy.base import PASS, PRIORITIZED, RANDOM, GradingSettings, TestCase
+from explaincheck.core.taxonomy.base import (
+    PASS,
+    PRIORITIZED,
+    RANDOM,
+    Grade,
+    GradingSettings,
+    TestCase,
+)
+
+if TYPE_CHECKING:
+    from explaincheck.core.environments.types import Environment
+    from explaincheck.core.oracle.flawed import Flaw
 
 EXPLAINERS: tuple[str, ...] = REFERENCE_FLAWS  # the flaw kind's presets (backend registry)
 CALIBRATION_SHARES: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -168,7 +179,9 @@ def detect_faults(
     return FaultDetection(pd.DataFrame(rows), pd.DataFrame(pools), budget, seed)
 
 
-def _environment(env_id: str, flaws: dict, budget: int, seed: int, shares: Sequence[float]):
+def _environment(
+    env_id: str, flaws: dict[str, Flaw], budget: int, seed: int, shares: Sequence[float]
+) -> tuple[list[dict], list[dict]]:
     from explaincheck.core.backends.flaw_backend import FlawedBackend, picture_answer
     from explaincheck.core.backends.noisy_backend import NoisyBackend
     from explaincheck.core.campaign.plan import Campaign, load_environment, oracle_for
@@ -212,7 +225,7 @@ def _environment(env_id: str, flaws: dict, budget: int, seed: int, shares: Seque
 def selected_rows(
     name: str,
     truth: OracleResult,
-    environment,
+    environment: Environment,
     answerers: Mapping[str, Any],
     budget: int,
     seed: int,
@@ -239,7 +252,7 @@ def selected_rows(
     return rows
 
 
-def _row(environment: str, llm: str, case: TestCase, schema: dict, grade) -> dict:
+def _row(environment: str, llm: str, case: TestCase, schema: dict, grade: Grade) -> dict:
     return {
         "environment": environment,
         "llm": llm,

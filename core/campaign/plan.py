@@ -343,7 +343,10 @@ def oracle_for(campaign: Campaign, environment: Environment) -> OracleResult:
 
 
 def _with_factors(
-    campaign: Campaign, environment: Environment, oracle: OracleResult, request=None
+    campaign: Campaign,
+    environment: Environment,
+    oracle: OracleResult,
+    request: OracleRequest | None = None,
 ) -> OracleResult:
     """The oracle with the factor truth attached when the campaign asks for ``factors`` by id:
     the intervened oracles are computed (or loaded from the cache) once, here."""

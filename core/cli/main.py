@@ -11,6 +11,8 @@ import argparse
 import importlib
 import os
 import sys
+from collections.abc import Sequence
+from typing import Any
 
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.terminal_text import safe_terminal
@@ -61,7 +63,13 @@ class _Version(argparse.Action):
     def __init__(self, option_strings: list[str], dest: str, **_kwargs: object) -> None:
         super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
 
-    def __call__(self, parser, namespace, values, option_string=None) -> None:
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
         from explaincheck.core.store import software_version
 
         print(f"explaincheck {software_version()}")

@@ -8,8 +8,13 @@ import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
 from explaincheck.core.oracle.types import OracleRequest, OracleResult
+
+if TYPE_CHECKING:
+    from explaincheck.core.oracle.do_nothing import DoNothing
+    from explaincheck.core.oracle.isolation import OracleProgress
 
 NAME = "oracle"
 HELP = """Model-check a PRISM MDP and print the exact oracle: V, D, Q, A*, A°, dead ends,
@@ -131,7 +136,7 @@ class OracleProgressLine:
     from the second second on, elsewhere (logs, CI) a line every 10 s from the 15th, so quick
     runs stay silent."""
 
-    def __init__(self, stream, delay: float | None = None):
+    def __init__(self, stream: TextIO, delay: float | None = None) -> None:
         self.stream = stream
         self.tty = bool(getattr(stream, "isatty", lambda: False)())
         self.delay = delay if delay is not None else (1.0 if self.tty else 30.0)
@@ -139,7 +144,7 @@ class OracleProgressLine:
         self._last = -1e9
         self._shown = False
 
-    def __call__(self, progress) -> None:
+    def __call__(self, progress: OracleProgress) -> None:
         if progress.phase == "starting" or progress.seconds < self.delay:
             return
         if progress.seconds - self._last < self.interval:
@@ -248,7 +253,7 @@ def declared_order(path: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def _do_nothing_line(found) -> str:
+def _do_nothing_line(found: DoNothing) -> str:
     if not found.states:
         return "none"
     return f"{found.words()}: every outcome is the state itself; left out of preference questions"

@@ -9,9 +9,14 @@ from __future__ import annotations
 
 import argparse
 from collections import Counter
+from typing import TYPE_CHECKING
 
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.terminal_text import safe_terminal
+
+if TYPE_CHECKING:
+    from explaincheck.core.campaign.regrade import RegradeSummary
+    from explaincheck.core.taxonomy.base import GradingSettings
 
 NAME = "regrade"
 HELP = """Grade every stored reply of a results database again under another satisfy rule.
@@ -68,7 +73,7 @@ def rule_text(satisfy_rule: str, satisfy_tolerance: float) -> str:
     return f"the absolute rule (|p - V| <= {satisfy_tolerance:g})"
 
 
-def summary_lines(summary, settings) -> list[str]:
+def summary_lines(summary: RegradeSummary, settings: GradingSettings) -> list[str]:
     """What a re-grade changed: the totals, then one line per LLM, category and change."""
     rule = rule_text(settings.satisfy_rule, settings.satisfy_tolerance)
     lines = [

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from explaincheck.core.errors import ExplaincheckError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 NAME = "report"
 HELP = """Turn stored results into the evidence of the evaluation in "Automated Testing of
@@ -50,7 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_policy_arguments(parser)  # adds the value-loss table of that policy
 
 
-def policy_table(db: Path, args: argparse.Namespace):
+def policy_table(db: Path, args: argparse.Namespace) -> tuple[pd.DataFrame, list[str]]:
     """The value-loss table (``--policy FILE`` and the LLMs asked by ``explaincheck policy``),
     made before anything is printed, so a policy that fits nothing is one line and exit 2."""
     from explaincheck.core.policy.stored import environment_policies
@@ -61,7 +65,7 @@ def policy_table(db: Path, args: argparse.Namespace):
     return environment_policies(rows, args.policy, args.policy_default or "")
 
 
-def policy_loss(table, notes: list[str], out: Path) -> list[Path]:
+def policy_loss(table: pd.DataFrame, notes: list[str], out: Path) -> list[Path]:
     """The value-loss table printed, and written to ``out`` as policy_value_loss.csv and .md."""
     for note in notes:
         print(f"explaincheck report: {note}")
@@ -86,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         raise ExplaincheckError(f"no results database at {db}")
     with Store.open(db, readonly=True) as store:
         campaigns = store.campaigns()
-    # what the report reads, held once: lean rows (memory: analysis/report_frame.py)
+    # what the report reads, held once: lean rows (memory: store.iter_executions(lean=True))
     results = api.results(db, prices=args.price, prices_file=args.prices, lean=True)
     if results.empty:
         raise ExplaincheckError(f"{db} holds no results yet (run a campaign into it first)")

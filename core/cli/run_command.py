@@ -268,8 +268,7 @@ def add_scale_arguments(parser: argparse.ArgumentParser) -> None:
 def campaign_from(args: argparse.Namespace) -> Any:
     from explaincheck.core.backends.ollama_hosts import configured_hosts
     from explaincheck.core.backends.registry import parse_spec
-    from explaincheck.core.campaign.plan import Campaign, resolve_categories, resolve_wordings
-    from explaincheck.core.taxonomy.base import GradingSettings
+    from explaincheck.core.campaign.settings import campaign_from_settings
 
     if not args.env:
         raise ExplaincheckError("--env is required (on the command line or in --config)")
@@ -287,27 +286,25 @@ def campaign_from(args: argparse.Namespace) -> Any:
     retries = getattr(args, "retries", 3)
     if retries < 0:
         raise ExplaincheckError(f"--retries must be 0 or more (got {retries})")
-    return Campaign(
-        environment=args.env,
-        llms=tuple(args.llm),
-        categories=resolve_categories(args.categories),
+    return campaign_from_settings(
+        args.env,
+        args.llm,
+        categories=args.categories,
         budget=args.budget,
         selection=args.selection,
         repeat=args.repeat,
         seed=args.seed,
+        wording=args.wording,
+        metamorphic=args.metamorphic,
+        keep_do_nothing=args.keep_do_nothing,
+        min_gap=args.min_gap,
+        balance=args.balance == "on",
+        satisfy_rule=args.satisfy_rule,
+        satisfy_tolerance=args.satisfy_tolerance,
         constants=args.const,
         goal_label=args.goal,
         unsafe_label=args.unsafe,
-        grading=GradingSettings(
-            satisfy_rule=getattr(args, "satisfy_rule", "absolute"),
-            satisfy_tolerance=getattr(args, "satisfy_tolerance", 0.05),
-        ),
-        wordings=resolve_wordings(args.wording),
-        metamorphic=args.metamorphic,
-        keep_do_nothing=getattr(args, "keep_do_nothing", False),
-        min_gap=getattr(args, "min_gap", 0.0),
-        balance=getattr(args, "balance", "on") == "on",
-        state_limit=getattr(args, "state_limit", None),
+        state_limit=args.state_limit,
     )
 
 

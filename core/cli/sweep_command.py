@@ -60,7 +60,8 @@ def _split(values: list[str]) -> tuple[str, str]:
 
 def run(args: argparse.Namespace) -> int:
     from explaincheck.core.environments.registry import resolve
-    from explaincheck.core.workbench.sweep import parse_range, run_sweep
+    from explaincheck.core.oracle.constants_text import without_constant
+    from explaincheck.core.workbench.sweep import SweepPoint, parse_range, run_sweep
     from explaincheck.core.workbench.sweep_output import render_table, sweep_figure, to_json
 
     swept, fixed = _split(args.const)
@@ -69,11 +70,10 @@ def run(args: argparse.Namespace) -> int:
         args.model, constants=fixed or None, goal_label=args.goal, unsafe_label=args.unsafe
     )
     request = environment.request(require_unsafe=args.unsafe is not None)
-    kept = [p for p in request.constants.split(",") if p.split("=")[0].strip() != sweep_range.name]
-    request = replace(request, constants=",".join(p for p in kept if p.strip()))
+    request = replace(request, constants=without_constant(request.constants, sweep_range.name))
     states = tuple(args.state) if args.state else None
 
-    def progress(done: int, total: int, point) -> None:
+    def progress(done: int, total: int, point: SweepPoint) -> None:
         if not args.json and sys.stderr.isatty():
             print(f"\rpoint {done}/{total}", end="", file=sys.stderr, flush=True)
 

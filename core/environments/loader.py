@@ -22,6 +22,8 @@ from typing import Any
 
 from explaincheck.core.environments.types import Environment, StateDescriber
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.oracle.constants_text import constant_parts, literal
+from explaincheck.core.oracle.constants_text import literal_text as constant_text
 from explaincheck.core.oracle.types import StateFacts
 from explaincheck.core.paths import environments_dir
 
@@ -40,17 +42,11 @@ class EnvironmentFolderError(ExplaincheckError):
 
 def parse_constants(text: str) -> dict[str, Constant]:
     """``"N=4,p=0.5"`` -> ``{"N": 4, "p": 0.5}`` (order kept; values typed like PRISM's)."""
-    result: dict[str, Constant] = {}
-    for part in text.split(","):
-        if not part.strip():
-            continue
-        if "=" not in part:
-            raise EnvironmentFolderError(
-                f"bad constant definition {part.strip()!r}: expected NAME=VALUE"
-            )
-        name, raw = (piece.strip() for piece in part.split("=", 1))
-        result[name] = _typed(raw)
-    return result
+    try:
+        parts = constant_parts(text)
+    except ValueError as error:
+        raise EnvironmentFolderError(str(error)) from None
+    return {name: _typed(raw) for name, raw in parts}
 
 
 def format_constants(values: Mapping[str, Constant]) -> str:
@@ -59,26 +55,12 @@ def format_constants(values: Mapping[str, Constant]) -> str:
 
 
 def _typed(raw: str) -> Constant:
-    lowered = raw.lower()
-    if lowered in ("true", "false"):
-        return lowered == "true"
     try:
-        return int(raw)
-    except ValueError:
-        pass
-    try:
-        return float(raw)
+        return literal(raw)
     except ValueError:
         raise EnvironmentFolderError(
             f"bad constant value {raw!r}: expected a number or true/false"
         ) from None
-
-
-def constant_text(value: Constant) -> str:
-    """How a value reads in ``--const`` (``true``, ``4``, ``0.5``)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return repr(value) if isinstance(value, float) else str(value)
 
 
 # Bounds on what a (possibly untrusted) environment folder can make explaincheck render: a

@@ -35,7 +35,7 @@ class Environment:
     # state variable -> its name for people ("r" -> "row"), in the order to show valuations
     variables: dict[str, str] = field(default_factory=dict)
 
-    def request(self, **overrides) -> OracleRequest:
+    def request(self, **overrides: Any) -> OracleRequest:
         """The oracle request for this environment (constants/labels overridable)."""
         args: dict[str, Any] = dict(
             model_path=self.model_path,

@@ -10,12 +10,16 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from explaincheck.core.errors import ModelError, ModelTooLargeError
 from explaincheck.core.notices import warn_once
 from explaincheck.core.oracle import cache
 from explaincheck.core.oracle.isolation import OracleJob, OracleProgress, ProgressCallback
 from explaincheck.core.oracle.types import OracleRequest, OracleResult, StateFacts
+
+if TYPE_CHECKING:
+    from explaincheck.core.oracle.compute import Progress
 
 __all__ = [
     "OracleProgress",
@@ -29,7 +33,7 @@ __all__ = [
 
 
 def compute_in_process(
-    request: OracleRequest, progress=None, *, columnar_from: int | None = None
+    request: OracleRequest, progress: Progress | None = None, *, columnar_from: int | None = None
 ) -> OracleResult:
     """``compute.compute_in_process``, imported only when called: the computing modules (numpy,
     scipy, rustworkx, Storm) take half a second to import, which a command that only starts the

@@ -9,13 +9,20 @@ check per state with that state made absorbing; it is kept as the reference impl
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
 import numpy as np
 import rustworkx as rx
 
+from explaincheck.core.oracle.storm_types import SparseModel
 from explaincheck.core.oracle.structure import ModelStructure
 
+if TYPE_CHECKING:
+    from explaincheck.core.oracle.arrays import ChoiceArrays
 
-def _edges(structure: ModelStructure):
+
+def _edges(structure: ModelStructure) -> Iterator[tuple[int, int]]:
     for state, state_choices in enumerate(structure.choices):
         for choice in state_choices:
             for successor, probability in choice.probabilities.items():
@@ -45,7 +52,7 @@ def by_dominators(structure: ModelStructure, goal: list[bool]) -> set[int]:
     return result
 
 
-def by_dominators_arrays(arrays, goal: np.ndarray, initial: int) -> set[int]:
+def by_dominators_arrays(arrays: ChoiceArrays, goal: np.ndarray, initial: int) -> set[int]:
     """``by_dominators`` on ``ChoiceArrays``: the edge list is built by numpy, not Python."""
     if not goal.any():
         return set()
@@ -70,7 +77,7 @@ def by_dominators_arrays(arrays, goal: np.ndarray, initial: int) -> set[int]:
     return result
 
 
-def by_rechecking(model, structure: ModelStructure, goal_label: str) -> set[int]:
+def by_rechecking(model: SparseModel, structure: ModelStructure, goal_label: str) -> set[int]:
     """Reference: make each candidate absorbing and re-check Pmax [F goal] from s0 with Storm.
 
     Uses Storm's classic value iteration (the default of Storm 1.x, as in the paper): only
@@ -98,7 +105,7 @@ def by_rechecking(model, structure: ModelStructure, goal_label: str) -> set[int]
     return result
 
 
-def _absorbing_copy(model, structure: ModelStructure, absorbing: int):
+def _absorbing_copy(model: SparseModel, structure: ModelStructure, absorbing: int) -> SparseModel:
     """The same MDP with every choice of ``absorbing`` replaced by one self-loop."""
     from stormpy.datastructures import SparseMatrixBuilder
     from stormpy.models import SparseMdp, SparseModelComponents

@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 from math import prod
 
+from explaincheck.core.oracle.storm_types import PrismProgram
+
 # Peak growth of a float build with labels, valuations and choice origins kept, measured on a
 # chain (170 B a state: 1 choice, 1 transition), a 2-action grid (309 B: 2, 4) and a 4-action
 # grid with 3 updates a command (661 B: 4, 12); rounded up, with a margin on top.
@@ -23,7 +25,7 @@ SLACK_BYTES = 64 << 20  # allocator and hash-map growth steps
 NOT_CALIBRATED = -1  # a Rational build (not measured): the watchdog's generous default applies
 
 
-def fanout(program) -> tuple[int, int]:
+def fanout(program: PrismProgram) -> tuple[int, int]:
     """Upper bounds on the choices and the transitions of one state: an unlabelled command is
     one choice of its updates; an action synchronises one command of every module that has it."""
     choices = transitions = 0
@@ -43,7 +45,7 @@ def fanout(program) -> tuple[int, int]:
     return max(choices, 1), max(transitions, 1)
 
 
-def range_bound(program) -> int | None:
+def range_bound(program: PrismProgram) -> int | None:
     """The product of the variables' ranges (an over-estimate of the reachable states), or None
     when a bound is not a plain number."""
     sizes = []
@@ -63,7 +65,7 @@ def range_bound(program) -> int | None:
     return prod(sizes)
 
 
-def growth_bound(program, state_limit: int) -> int | None:
+def growth_bound(program: PrismProgram, state_limit: int) -> int | None:
     """Bytes a float build of at most ``state_limit`` states of ``program`` cannot outgrow, or
     None when the variables' ranges already keep the model within the limit."""
     bound = range_bound(program)
@@ -74,7 +76,7 @@ def growth_bound(program, state_limit: int) -> int | None:
     return SLACK_BYTES + int(state_limit * per_state * MARGIN)
 
 
-def resident_bound(program, state_limit: int) -> int:
+def resident_bound(program: PrismProgram, state_limit: int) -> int:
     """This process's resident memory a build must stay under (0: no bound), from now."""
     growth = growth_bound(program, state_limit)
     return 0 if growth is None else resident_now() + growth

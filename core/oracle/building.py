@@ -13,6 +13,8 @@ from pathlib import Path
 
 from explaincheck.core.errors import ModelError, ModelTooLargeError
 from explaincheck.core.oracle import build_budget, wellformed
+from explaincheck.core.oracle.constants_text import constant_parts
+from explaincheck.core.oracle.storm_types import PrismProgram, Property, SparseModel
 from explaincheck.core.oracle.types import OracleRequest
 
 _PARSE_POSITION = re.compile(r"[Pp]arsing error at (\d+):(\d+):\s*(.*)")
@@ -22,8 +24,8 @@ _PARSE_POSITION = re.compile(r"[Pp]arsing error at (\d+):(\d+):\s*(.*)")
 class ParsedModel:
     """A parsed, constant-instantiated PRISM program and its two properties."""
 
-    program: object  # stormpy.PrismProgram
-    properties: list  # [Pmax F goal, Pmin F unsafe] (the second only with an unsafe label)
+    program: PrismProgram
+    properties: list[Property]  # [Pmax F goal, Pmin F unsafe] (the second only with unsafe)
     has_unsafe: bool
     labels: tuple[str, ...]
     text: str = ""  # the file's text, to place Storm's exploration errors at a line
@@ -77,12 +79,12 @@ def quiet_storm() -> None:
     set_log_level(LogLevel.OFF)
 
 
-def parse_program(path: Path):
+def parse_program(path: Path) -> PrismProgram:
     """Parse a PRISM file; syntax errors become a ``ModelError`` with line and column."""
     return parse_program_text(path)[0]
 
 
-def parse_program_text(path: Path):
+def parse_program_text(path: Path) -> tuple[PrismProgram, str]:
     """The parsed program and the file's text (see ``parse_program``)."""
     import stormpy
 
@@ -150,7 +152,7 @@ def parse(request: OracleRequest) -> ParsedModel:
     return ParsedModel(program, properties, has_unsafe, labels, text)
 
 
-def _instantiate(program, constants: str, path: Path):
+def _instantiate(program: PrismProgram, constants: str, path: Path) -> PrismProgram:
     import stormpy
 
     given = _constant_names(constants)
@@ -185,13 +187,10 @@ def _instantiate(program, constants: str, path: Path):
 
 
 def _constant_names(constants: str) -> set[str]:
-    names = set()
-    for part in constants.split(","):
-        if part.strip():
-            if "=" not in part:
-                raise ModelError(f"bad constant definition {part.strip()!r}: expected NAME=VALUE")
-            names.add(part.split("=", 1)[0].strip())
-    return names
+    try:
+        return {name for name, _ in constant_parts(constants)}
+    except ValueError as error:
+        raise ModelError(str(error)) from None
 
 
 def build(
@@ -201,7 +200,7 @@ def build(
     state_limit: int,
     path: str,
     watch: Callable[[int], None] | None = None,
-):
+) -> SparseModel:
     """Build the sparse model (labels, valuations and choice labels kept) with Storm's
     exploration checks on, so an ill-formed command is refused (``wellformed``).
 
@@ -233,7 +232,7 @@ class _Rounding(Exception):
     """The float build's sum check failed only by rounding."""
 
 
-def _build(parsed: ParsedModel, *, exact: bool, checks: bool, path: str):
+def _build(parsed: ParsedModel, *, exact: bool, checks: bool, path: str) -> SparseModel:
     import stormpy
 
     options = stormpy.BuilderOptions(parsed.properties, build_full=True)

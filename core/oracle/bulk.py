@@ -18,9 +18,11 @@ from functools import cached_property
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 from scipy.sparse import csr_matrix
 
 from explaincheck.core.oracle.arrays import ChoiceArrays
+from explaincheck.core.oracle.storm_types import BitVector, SparseModel
 
 
 @dataclass
@@ -48,7 +50,7 @@ class BulkModel:
         return tuple(sorted(self.labels))
 
 
-def bits_to_array(bits, size: int) -> np.ndarray:
+def bits_to_array(bits: BitVector, size: int) -> np.ndarray:
     """A Storm BitVector as a bool array, from its 64-bit words (``store_as_string`` gives the
     size then the words in decimal; bit i of the vector is the most significant bit first)."""
     words = str(bits.store_as_string()).split()[1:]
@@ -59,7 +61,7 @@ def bits_to_array(bits, size: int) -> np.ndarray:
     return result
 
 
-def _umb_matrix(model) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _umb_matrix(model: SparseModel) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(first_row, row_offsets, columns, probabilities) through Storm's binary UMB export."""
     import stormpy.io as storm_io
 
@@ -71,7 +73,7 @@ def _umb_matrix(model) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         storm_io.export_to_umb(model, str(path), options=options)
         with tarfile.open(path) as archive:
 
-            def member(name: str, dtype) -> np.ndarray:
+            def member(name: str, dtype: npt.DTypeLike) -> np.ndarray:
                 stream = archive.extractfile(name)
                 if stream is None:
                     raise ValueError(f"UMB export without {name}")
@@ -84,7 +86,7 @@ def _umb_matrix(model) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     return first_row, offsets, columns, probabilities
 
 
-def _row_matrix(model) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _row_matrix(model: SparseModel) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The same arrays read row by row (the fallback when the UMB export is unavailable)."""
     matrix = model.transition_matrix
     n = model.nr_states
@@ -101,7 +103,7 @@ def _row_matrix(model) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     return first_row.astype(np.int64), offsets, columns, probabilities
 
 
-def _valuations(model) -> dict[str, np.ndarray]:
+def _valuations(model: SparseModel) -> dict[str, np.ndarray]:
     if not model.has_state_valuations():
         return {}
     valuations = model.state_valuations
@@ -117,7 +119,7 @@ def _valuations(model) -> dict[str, np.ndarray]:
     return {name: result[name] for name in sorted(result)}
 
 
-def _actions(model, rows: int) -> tuple[np.ndarray, list[str]]:
+def _actions(model: SparseModel, rows: int) -> tuple[np.ndarray, list[str]]:
     """Per row an index into the names (the sorted labels of the choice joined by "+")."""
     if not model.has_choice_labeling():
         return np.full(rows, -1, dtype=np.int64), []
@@ -139,7 +141,7 @@ def _actions(model, rows: int) -> tuple[np.ndarray, list[str]]:
     return lookup[code.ravel()], table
 
 
-def read_bulk(model) -> BulkModel:
+def read_bulk(model: SparseModel) -> BulkModel:
     """The model as arrays; warnings as ``read_structure`` words them."""
     n = model.nr_states
     try:

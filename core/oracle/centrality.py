@@ -14,11 +14,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import rustworkx as rx
 
 from explaincheck.core.oracle.arrays import distinct_edges
+
+if TYPE_CHECKING:
+    from explaincheck.core.oracle.structure import ModelStructure
+from types import ModuleType
 
 EXACT_UP_TO = 5_000  # states; above this the sampling estimator is used
 DELTA = 0.1  # failure probability of the approximation guarantee
@@ -53,7 +58,7 @@ def epsilon_for(states: int, edges: int = 0) -> float:
     return max(0.1, math.ceil(100 * 0.1 * math.sqrt(edges / EDGES_AT_BASE_EPSILON)) / 100)
 
 
-def betweenness(structure) -> list[float]:
+def betweenness(structure: ModelStructure) -> list[float]:
     """Exact C_B of a ``ModelStructure`` (the small-model path and the tests' entry point)."""
     from explaincheck.core.oracle.arrays import choice_arrays
 
@@ -89,7 +94,7 @@ def estimate(
 _NETWORKIT_EXTRAS = ("matplotlib.pyplot", "networkx")
 
 
-def load_sampler():
+def load_sampler() -> ModuleType:
     """networkit without its plotting, profiling and networkx adapters (0.3 s instead of 2.8 s);
     the hidden modules are restored at once, so later imports of them work as usual. Call it
     before starting other threads: while it runs, importing the hidden modules fails."""

@@ -2,30 +2,35 @@
 
 A ``StateFacts`` object per state costs kilobytes (dicts of Q, successors, valuation); at 10^6
 states that is gigabytes and minutes. ``ColumnarStates`` holds the same information as flat
-arrays and builds the ``StateFacts`` of a state only when it is asked for, through exactly the
-derivation of ``compute.derive_state_facts`` (so ``oracle --json`` prints the same object either
-way). It is a read-only sequence, so ``result.states[i]``, ``len`` and iteration work unchanged.
-``to_arrays``/``from_arrays`` give plain arrays for the child's pipe and the ``.npz`` cache.
+arrays and builds the ``StateFacts`` of a state only when it is asked for, through the same
+``choice_facts`` as ``compute.derive_state_facts`` (so ``oracle --json`` prints the same object
+either way). It is a read-only sequence, so ``result.states[i]``, ``len`` and iteration work
+unchanged. ``to_arrays``/``from_arrays`` give plain arrays for the child's pipe and the
+``.npz`` cache.
 """
 
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any, TypedDict, overload
 
 import numpy as np
 
 from explaincheck.core.oracle.types import StateFacts
 
 VALUATION_PREFIX = "valuation:"
+NO_ACTION = "(no action)"  # the successors' key of an unlabelled choice
 # made facts are moved out of the cyclic collector's reach every this many states (``facts``)
 FREEZE_EVERY = 4096
 LIST_SLICE = 1 << 15  # entries per ``tolist`` call (``_listed``)
 
 
-def group_actions(names: list[str], keys: list, tied) -> tuple[tuple[str, ...], ...]:
+def group_actions(
+    names: list[str], keys: Sequence[Any], tied: Callable[[Any, Any], bool]
+) -> tuple[tuple[str, ...], ...]:
     """Actions sorted by decreasing value, grouped where values tie (model order within a
     group, so both methods name a tie the same way whatever the round-off)."""
     order = sorted(range(len(names)), key=lambda i: keys[i], reverse=True)
@@ -40,13 +45,45 @@ def group_actions(names: list[str], keys: list, tied) -> tuple[tuple[str, ...], 
     return tuple(tuple(sorted(group, key=names.index)) for group in groups)
 
 
-def _python(value):
-    """A numpy scalar as the JSON type ``read_structure`` gives (bool, int or float)."""
-    if isinstance(value, np.bool_):
-        return bool(value)
-    if isinstance(value, np.integer):
-        return int(value)
-    return float(value)
+class ChoiceFacts(TypedDict):
+    """The ``StateFacts`` fields that come from a state's choices (``choice_facts``)."""
+
+    q: dict[str, float]
+    best: tuple[str, ...]
+    worst: tuple[str, ...]
+    action_order: tuple[tuple[str, ...], ...]
+    optimal_action: str | None
+    successors: dict[str, dict[int, float]]
+
+
+def choice_facts(
+    actions: Sequence[str | None],
+    q: Sequence[float],
+    successors: Sequence[dict[int, float]],
+    chosen: int,
+    tied: Callable[[Any, Any], bool],
+    keys: Sequence[Any] | None = None,
+) -> ChoiceFacts:
+    """A state's Q per labelled action, its tie groups by decreasing value (A* first, A° last),
+    the optimal scheduler's action and the successors per action, from its choices in model
+    order (``actions[i]``: the label of choice ``i``, None if unlabelled; ``chosen``: the
+    scheduler's choice; ``keys``: the values to order by, exact ones where the method is
+    exact, else ``q``). One derivation for ``compute.derive_state_facts`` and the columnar
+    states, so both name every tie and every action alike."""
+    labelled = [i for i, action in enumerate(actions) if action]
+    names = [str(actions[i]) for i in labelled]
+    ranked = q if keys is None else keys
+    order = group_actions(names, [ranked[i] for i in labelled], tied) if names else ()
+    return {
+        "q": {name: q[i] for i, name in zip(labelled, names, strict=True)},
+        "best": order[0] if order else (),
+        "worst": order[-1] if order else (),
+        "action_order": order,
+        "optimal_action": actions[chosen] if names else None,
+        "successors": {
+            (action or NO_ACTION): row for action, row in zip(actions, successors, strict=True)
+        },
+    }
 
 
 def _listed(array: np.ndarray) -> list:
@@ -82,7 +119,7 @@ class _Lists:
 
 
 @dataclass(eq=False)
-class ColumnarStates(Sequence):
+class ColumnarStates(Sequence[StateFacts]):
     """All states' facts as arrays; ``self[i]`` is the ``StateFacts`` of state i."""
 
     first_row: np.ndarray  # per state, its first choice row; len = states + 1
@@ -110,7 +147,13 @@ class ColumnarStates(Sequence):
     def __len__(self) -> int:
         return len(self.value)
 
-    def __getitem__(self, index):
+    @overload
+    def __getitem__(self, index: int) -> StateFacts: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[StateFacts]: ...
+
+    def __getitem__(self, index: int | slice) -> StateFacts | list[StateFacts]:
         if isinstance(index, slice):
             return [self.facts(i) for i in range(*index.indices(len(self)))]
         if index < 0:
@@ -235,20 +278,14 @@ class ColumnarStates(Sequence):
     def _make(self, state: int) -> StateFacts:
         c = self._lists
         start, end = c.first_row[state], c.first_row[state + 1]
-        codes = c.action_code[start:end]
-        q_rows = c.q[start:end]
         names_all = self.action_names
-        labelled = [(i, names_all[code]) for i, code in enumerate(codes) if code >= 0]
-        names = [name for _, name in labelled]
-        keys = [q_rows[i] for i, _ in labelled]
-        order = group_actions(names, keys, self._tied) if names else ()
-        chosen_code = codes[c.scheduler[state]] if codes else -1
-        successors = {}
-        for i, code in enumerate(codes):
-            low, high = c.row_offsets[start + i], c.row_offsets[start + i + 1]
-            successors[names_all[code] if code >= 0 else "(no action)"] = dict(
-                zip(c.columns[low:high], c.probabilities[low:high], strict=True)
+        actions = [names_all[code] if code >= 0 else None for code in c.action_code[start:end]]
+        rows = [
+            dict(zip(c.columns[low:high], c.probabilities[low:high], strict=True))
+            for low, high in zip(
+                c.row_offsets[start:end], c.row_offsets[start + 1 : end + 1], strict=True
             )
+        ]
         value = c.value[state]
         return StateFacts(
             id=state,
@@ -259,20 +296,13 @@ class ColumnarStates(Sequence):
             labels=c.labels[state],
             value=value,
             danger=c.danger[state] if c.danger is not None else None,
-            q={name: q_rows[i] for i, name in labelled},
-            best=order[0] if order else (),
-            worst=order[-1] if order else (),
-            action_order=order,
-            optimal_action=(names_all[chosen_code] if chosen_code >= 0 else None)
-            if names
-            else None,
             dead_end=value == 0.0,
             bottleneck=c.bottleneck[state],
             centrality=c.centrality[state],
             is_goal=c.goal[state],
             is_unsafe=c.unsafe[state],
             is_initial=state == self.initial,
-            successors=successors,
+            **choice_facts(actions, c.q[start:end], rows, c.scheduler[state], self._tied),
         )
 
     def to_arrays(self) -> dict[str, np.ndarray]:
@@ -304,7 +334,7 @@ class ColumnarStates(Sequence):
         return arrays
 
     @classmethod
-    def from_arrays(cls, arrays) -> ColumnarStates:
+    def from_arrays(cls, arrays: Mapping[str, np.ndarray]) -> ColumnarStates:
         variables = tuple(str(v) for v in arrays["variables"].tolist())
         return cls(
             first_row=arrays["first_row"],

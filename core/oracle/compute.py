@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -20,7 +21,8 @@ from explaincheck.core.errors import ModelError
 from explaincheck.core.oracle import bottlenecks, building, cache, centrality
 from explaincheck.core.oracle.arrays import choice_arrays
 from explaincheck.core.oracle.bulk import read_bulk
-from explaincheck.core.oracle.columnar import ColumnarStates, group_actions
+from explaincheck.core.oracle.columnar import NO_ACTION, ColumnarStates, choice_facts
+from explaincheck.core.oracle.storm_types import SparseModel
 from explaincheck.core.oracle.structure import ModelStructure, read_structure
 from explaincheck.core.oracle.types import (
     EXACT,
@@ -33,12 +35,14 @@ from explaincheck.core.oracle.types import (
 from explaincheck.core.oracle.values import (
     START,
     TIE_TOLERANCE,
+    ValueArrays,
     Values,
     exact_values,
     verified_arrays,
     verified_values,
 )
 
+T = TypeVar("T")
 COLUMNAR_FROM = 5_000  # states: verified models this large are read in bulk and kept as columns
 
 
@@ -53,7 +57,7 @@ class _Phases:
         self.seconds: dict[str, float] = {}
         self._current: tuple[str, float] | None = None
 
-    def __call__(self, phase: str, **counts) -> None:
+    def __call__(self, phase: str, **counts: int) -> None:
         self.end()
         self._current = (phase, time.perf_counter())
         self.progress(phase, **counts)
@@ -160,7 +164,11 @@ def compute_in_process(
 
 
 def _compute_columnar(
-    request: OracleRequest, parsed, model, phase: _Phases, started: float
+    request: OracleRequest,
+    parsed: building.ParsedModel,
+    model: SparseModel,
+    phase: _Phases,
+    started: float,
 ) -> OracleResult:
     """The verified method on arrays from end to end: bulk read, values, bottlenecks and
     centrality on arrays, facts as columns (``ColumnarStates``)."""
@@ -245,7 +253,7 @@ def _compute_columnar(
     )
 
 
-def _centrality_beside(size: int, edges) -> centrality.Centrality:
+def _centrality_beside(size: int, edges: tuple[np.ndarray, np.ndarray]) -> centrality.Centrality:
     """Centrality at a lower scheduling priority (its sampler threads, started from this
     thread, inherit it): the values on the main thread keep a core, and the sampler takes
     both cores once they are done."""
@@ -254,14 +262,14 @@ def _centrality_beside(size: int, edges) -> centrality.Centrality:
     return centrality.estimate(size, *edges)
 
 
-def _timed(function, *arguments):
+def _timed(function: Callable[..., T], *arguments: Any) -> tuple[float, T]:
     """(seconds, result) of ``function(*arguments)``."""
     started = time.perf_counter()
     result = function(*arguments)
     return time.perf_counter() - started, result
 
 
-def _verified_words(values) -> str:
+def _verified_words(values: Values | ValueArrays) -> str:
     return (
         f"policy iteration from {START}: {values.rounds} sparse direct solves, "
         f"Bellman residual {values.residual:.1e} (V, Q and D)"
@@ -286,18 +294,17 @@ def derive_state_facts(
     """Per-state facts (A*, A°, tie groups, dead ends, ...) from values: the one derivation,
     shared by the oracle and the flawed pictures of ``flawed.py``."""
 
-    def tied(a, b) -> bool:
-        return a == b if exact else abs(a - b) <= TIE_TOLERANCE
+    def tied(a: float | Fraction, b: float | Fraction) -> bool:
+        return a == b if exact else abs(float(a) - float(b)) <= TIE_TOLERANCE
 
     facts = []
     for state in range(structure.size):
-        labelled = [(i, c.action) for i, c in enumerate(structure.choices[state]) if c.action]
-        names = [name for _, name in labelled]
-        q_source = values.q_exact if exact else values.q
-        assert q_source is not None  # exact values carry exact Q
-        keys = [q_source[state][i] for i, _ in labelled]
-        order = group_actions(names, keys, tied) if names else ()
-        chosen = structure.choices[state][values.scheduler[state]].action
+        choices = structure.choices[state]
+        labelled = [(i, c.action) for i, c in enumerate(choices) if c.action]
+        keys = None  # the Q to order by: exact ones under the exact method
+        if exact:
+            assert values.q_exact is not None  # exact values carry exact Q
+            keys = values.q_exact[state]
         value_exact = values.value_exact[state] if values.value_exact else None
         facts.append(
             StateFacts(
@@ -306,21 +313,20 @@ def derive_state_facts(
                 labels=structure.labels[state],
                 value=values.value[state],
                 danger=values.danger[state] if values.danger is not None else None,
-                q={name: values.q[state][i] for i, name in labelled},
-                best=order[0] if order else (),
-                worst=order[-1] if order else (),
-                action_order=order,
-                optimal_action=chosen if names else None,
                 dead_end=(value_exact == 0) if exact else values.value[state] == 0.0,
                 bottleneck=state in bottleneck_set,
                 centrality=scores[state],
                 is_goal=goal[state],
                 is_unsafe=bool(unsafe[state]) if unsafe is not None else False,
                 is_initial=state == structure.initial,
-                successors={
-                    (c.action or "(no action)"): {t: float(p) for t, p in c.probabilities.items()}
-                    for c in structure.choices[state]
-                },
+                **choice_facts(
+                    [c.action for c in choices],
+                    values.q[state],
+                    [{t: float(p) for t, p in c.probabilities.items()} for c in choices],
+                    values.scheduler[state],
+                    tied,
+                    keys,
+                ),
                 value_exact=_fraction_text(value_exact),
                 danger_exact=_fraction_text(values.danger_exact[state])
                 if values.danger_exact
@@ -329,8 +335,8 @@ def derive_state_facts(
                 if values.q_exact
                 else {},
                 successors_exact={
-                    (c.action or "(no action)"): {t: str(p) for t, p in c.probabilities.items()}
-                    for c in structure.choices[state]
+                    (c.action or NO_ACTION): {t: str(p) for t, p in c.probabilities.items()}
+                    for c in choices
                 }
                 if exact
                 else {},

@@ -7,10 +7,14 @@ precomputations do, so dead ends never depend on floating-point round-off.
 from __future__ import annotations
 
 from collections import deque
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from explaincheck.core.oracle.structure import ModelStructure
+
+if TYPE_CHECKING:
+    from explaincheck.core.oracle.arrays import ChoiceArrays
 
 
 def predecessors(structure: ModelStructure) -> list[set[int]]:
@@ -21,20 +25,6 @@ def predecessors(structure: ModelStructure) -> list[set[int]]:
                 if probability > 0:
                     preds[successor].add(state)
     return preds
-
-
-def can_reach(structure: ModelStructure, targets: list[bool]) -> list[bool]:
-    """States with a path to a target (backward search): exactly those with Pmax > 0."""
-    preds = predecessors(structure)
-    reached = list(targets)
-    queue = deque(i for i, hit in enumerate(targets) if hit)
-    while queue:
-        state = queue.popleft()
-        for pred in preds[state]:
-            if not reached[pred]:
-                reached[pred] = True
-                queue.append(pred)
-    return reached
 
 
 def can_avoid_forever(structure: ModelStructure, bad: list[bool]) -> list[bool]:
@@ -60,7 +50,7 @@ def can_avoid_forever(structure: ModelStructure, bad: list[bool]) -> list[bool]:
     return inside
 
 
-def can_avoid_forever_arrays(arrays, bad: np.ndarray) -> np.ndarray:
+def can_avoid_forever_arrays(arrays: ChoiceArrays, bad: np.ndarray) -> np.ndarray:
     """``can_avoid_forever`` on ``ChoiceArrays``, vectorised by removal layers: a choice is
     spoilt once one successor has left the set; a state leaves when all its choices are."""
     inside = ~bad

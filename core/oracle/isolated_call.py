@@ -11,7 +11,8 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections.abc import Callable
-from typing import Any
+from multiprocessing.connection import Connection
+from typing import Any, NoReturn
 
 from explaincheck.core.errors import ExplaincheckError, ModelError
 
@@ -19,7 +20,13 @@ CALL_MEMORY = 4 << 30  # address space for the child: the interpreter, Storm and
 CALL_TIMEOUT = 120.0  # seconds
 
 
-def _child(function: Callable[..., Any], args: tuple, memory_limit: int, connection, parent: int):
+def _child(
+    function: Callable[..., Any],
+    args: tuple[Any, ...],
+    memory_limit: int,
+    connection: Connection,
+    parent: int,
+) -> NoReturn:
     from explaincheck.core.oracle.isolation import die_with_parent, lower_memory_limit
 
     die_with_parent(parent)

@@ -15,6 +15,8 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import Any
 
 from explaincheck.core.errors import (
     ExplaincheckError,
@@ -101,7 +103,7 @@ def die_with_parent(parent: int) -> None:
 def _child(
     request: OracleRequest,
     memory_limit: int,
-    connection,
+    connection: Connection,
     parent: int,
     compute: Callable[[OracleRequest], OracleResult] | None = None,
 ) -> None:
@@ -117,7 +119,7 @@ def _child(
         from explaincheck.core.oracle.compute import compute_in_process
         from explaincheck.core.oracle.serialization import to_cache
 
-        def progress(phase: str, **counts) -> None:
+        def progress(phase: str, **counts: int) -> None:
             connection.send(("progress", (phase, counts)))
 
         def watch(bound: int) -> None:
@@ -215,7 +217,7 @@ class OracleJob:
             seconds = time.monotonic() - self._started
             self._on_progress(OracleProgress(self._phase, dict(self._counts), seconds, memory))
 
-    def _receive(self, timeout: float | None):
+    def _receive(self, timeout: float | None) -> tuple[str, Any]:
         """The final message, handling progress messages and ticks on the way."""
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:

@@ -8,6 +8,7 @@ Formulas are inlined, so every label and command reads on its own; constants sta
 from __future__ import annotations
 
 import os
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 from explaincheck.core.errors import ModelError
@@ -19,6 +20,7 @@ from explaincheck.core.oracle.program import (
     ProgramVariable,
     content_hash,
 )
+from explaincheck.core.oracle.storm_types import Expression, PrismConstant, PrismProgram
 
 # Storm's names for PRISM's constant types.
 _TYPES = {"int": "int", "rational": "double", "double": "double", "bool": "bool"}
@@ -44,7 +46,7 @@ def describe_in_process(path: str | Path) -> ProgramDescription:
     )
 
 
-def _variables(program) -> tuple[ProgramVariable, ...]:
+def _variables(program: PrismProgram) -> tuple[ProgramVariable, ...]:
     """Globals first, then each module's integers and booleans, in declaration order."""
     found: list[ProgramVariable] = []
     holders = [(None, program.global_integer_variables, program.global_boolean_variables)]
@@ -67,14 +69,14 @@ def _variables(program) -> tuple[ProgramVariable, ...]:
     return tuple(found)
 
 
-def _text(expression) -> str | None:
+def _text(expression: Expression | None) -> str | None:
     if expression is None:
         return None
     text = str(expression)
     return text or None
 
 
-def _constant(constant) -> ProgramConstant:
+def _constant(constant: PrismConstant) -> ProgramConstant:
     kind = _TYPES.get(str(constant.type), str(constant.type))
     if not constant.defined:
         return ProgramConstant(constant.name, kind, None, None)
@@ -82,7 +84,7 @@ def _constant(constant) -> ProgramConstant:
     return ProgramConstant(constant.name, kind, str(definition), _evaluate(definition, kind))
 
 
-def _evaluate(expression, kind: str) -> int | float | bool | None:
+def _evaluate(expression: Expression, kind: str) -> int | float | bool | None:
     """The defining expression's value, or None when it needs an undefined constant."""
     try:
         if expression.contains_variables():
@@ -96,7 +98,7 @@ def _evaluate(expression, kind: str) -> int | float | bool | None:
         return None
 
 
-def _commands(program) -> tuple[ProgramCommand, ...]:
+def _commands(program: PrismProgram) -> tuple[ProgramCommand, ...]:
     found: list[ProgramCommand] = []
     for module in program.modules:
         for command in module.commands:
@@ -109,7 +111,7 @@ def _commands(program) -> tuple[ProgramCommand, ...]:
     return tuple(found)
 
 
-def child(path: str, memory_limit: int, connection, parent: int) -> None:
+def child(path: str, memory_limit: int, connection: Connection, parent: int) -> None:
     """Child process body: limit memory, mute Storm, describe, send back plain data or one
     line of error (with line and column for a syntax error)."""
     from dataclasses import asdict

@@ -101,7 +101,7 @@ def from_cache(data: dict[str, Any]) -> OracleResult:
     )
 
 
-def _tuple_if_list(value):
+def _tuple_if_list(value: Any) -> Any:
     return tuple(value) if isinstance(value, list) else value
 
 

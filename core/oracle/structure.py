@@ -10,6 +10,8 @@ import json
 from dataclasses import dataclass
 from fractions import Fraction
 
+from explaincheck.core.oracle.storm_types import SparseModel, StormValue
+
 
 @dataclass(frozen=True)
 class Choice:
@@ -38,15 +40,15 @@ class ModelStructure:
         return [label in state_labels for state_labels in self.labels]
 
 
-def _number(value, exact: bool) -> Fraction | float:
+def _number(value: StormValue, exact: bool) -> Fraction | float:
     return Fraction(str(value)) if exact else float(value)
 
 
-def _valuation(model, state: int) -> dict[str, int | bool | float]:
+def _valuation(model: SparseModel, state: int) -> dict[str, int | bool | float]:
     return json.loads(str(model.state_valuations.to_json(state)))
 
 
-def read_structure(model, *, exact: bool) -> ModelStructure:
+def read_structure(model: SparseModel, *, exact: bool) -> ModelStructure:
     """Extract the structure; unlabelled or multi-labelled real decisions become warnings."""
     matrix = model.transition_matrix
     labeling = model.labeling

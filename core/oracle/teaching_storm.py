@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from explaincheck.core.errors import ModelError
+from explaincheck.core.oracle import constants_text
+from explaincheck.core.oracle.storm_types import ChoiceLabeling, SparseMatrix, SparseModel
 from explaincheck.core.oracle.types import OracleRequest
 
 Policy = list[str | None]  # an action name per state id (None: the state's first choice)
@@ -53,7 +55,9 @@ def exact_choices(request: OracleRequest) -> dict[str, Any]:
     return {"exact": exact, "states": states}
 
 
-def _row_of(matrix, labeling, state: int, action: str | None) -> int:
+def _row_of(
+    matrix: SparseMatrix, labeling: ChoiceLabeling | None, state: int, action: str | None
+) -> int:
     """The matrix row of ``action`` at ``state`` (named as ``structure.read_structure`` names
     them, "name#2" for a second choice of one name); the first row when it is not found."""
     start, end = matrix.get_row_group_start(state), matrix.get_row_group_end(state)
@@ -68,7 +72,14 @@ def _row_of(matrix, labeling, state: int, action: str | None) -> int:
     return start
 
 
-def _induced_dtmc(model, value_type, policy: Policy, initial: int, targets: set[int], forced):
+def _induced_dtmc(
+    model: SparseModel,
+    value_type: type,
+    policy: Policy,
+    initial: int,
+    targets: set[int],
+    forced: dict[int, str],
+) -> SparseModel:
     """The DTMC of ``model`` under ``policy`` (``forced``: {state: action} overrides) with
     ``initial`` its only initial state and ``targets`` labelled "target" (reaching a target
     ends every question asked of it, so what the targets do after does not matter)."""
@@ -192,9 +203,4 @@ def parametric_values(
 
 def without_constant(request: OracleRequest, name: str) -> OracleRequest:
     """``request`` with ``name`` left out of its constants (it becomes the parameter)."""
-    kept = [
-        part
-        for part in request.constants.split(",")
-        if part.strip() and part.split("=", 1)[0].strip() != name
-    ]
-    return replace(request, constants=",".join(kept))
+    return replace(request, constants=constants_text.without_constant(request.constants, name))

@@ -13,10 +13,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.oracle.constants_text import literal
 from explaincheck.core.oracle.types import StateFacts
 
 OPERATORS = ("<=", ">=", "!=", "==", "=", "<", ">")
-_CONDITION = re.compile(r"\s*([A-Za-z_][\w.]*)\s*(<=|>=|!=|==|=|<|>)\s*([^\s,&;]*)\s*")
+_CONDITION = re.compile(  # the operators longest first, so "<=" is never read as "<"
+    rf"\s*([A-Za-z_][\w.]*)\s*({'|'.join(map(re.escape, OPERATORS))})\s*([^\s,&;]*)\s*"
+)
 _JOINER = re.compile(r"\s*(?:,|;|&&|&|\band\b)\s*|\s+", re.IGNORECASE)
 
 
@@ -100,21 +103,15 @@ def parse_query(
 
 
 def _value(raw: str, name: str, operator: str) -> int | float | bool:
-    lowered = raw.lower()
-    if lowered in ("true", "false"):
-        if operator not in ("=", "==", "!="):
-            raise ValuationQueryError(f"“{name}{operator}{raw}”: booleans compare with = or !=")
-        return lowered == "true"
     try:
-        return int(raw)
-    except ValueError:
-        pass
-    try:
-        return float(raw)
+        value = literal(raw)
     except ValueError:
         raise ValuationQueryError(
             f"“{raw}” is not a number or true/false (in {name}{operator}{raw})"
         ) from None
+    if isinstance(value, bool) and operator not in ("=", "==", "!="):
+        raise ValuationQueryError(f"“{name}{operator}{raw}”: booleans compare with = or !=")
+    return value
 
 
 def matching_states(

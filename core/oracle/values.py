@@ -29,16 +29,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
-from scipy.sparse import csr_matrix, identity
+from scipy.sparse import csr_matrix, identity, spmatrix
 from scipy.sparse.linalg import splu
 
 from explaincheck.core.oracle.arrays import ChoiceArrays, choice_arrays, reaching
 from explaincheck.core.oracle.graph_analysis import can_avoid_forever_arrays
 from explaincheck.core.oracle.ordering import nested_dissection
+from explaincheck.core.oracle.storm_types import CheckResult, Property, SparseModel
 from explaincheck.core.oracle.structure import ModelStructure
+
+if TYPE_CHECKING:
+    from explaincheck.core.oracle.compute import Progress
 
 TIE_TOLERANCE = 1e-9  # verified method: Q values closer than this count as tied
 START = "the attractor policy"  # where policy iteration starts (said in ``values_method``)
@@ -63,7 +67,9 @@ class Values:
 # ---------------------------------------------------------------- exact (Storm Rational engine)
 
 
-def exact_values(model, structure: ModelStructure, properties, has_danger: bool) -> Values:
+def exact_values(
+    model: SparseModel, structure: ModelStructure, properties: list[Property], has_danger: bool
+) -> Values:
     import stormpy
 
     result = stormpy.model_checking(model, properties[0], extract_scheduler=True)
@@ -92,7 +98,7 @@ def exact_values(model, structure: ModelStructure, properties, has_danger: bool)
     )
 
 
-def _scheduler_choices(result, size: int) -> list[int]:
+def _scheduler_choices(result: CheckResult, size: int) -> list[int]:
     if not result.has_scheduler():  # a DTMC: one choice per state, Storm keeps no scheduler
         return [0] * size
     scheduler = result.get_scheduler()
@@ -102,7 +108,9 @@ def _scheduler_choices(result, size: int) -> list[int]:
 # ---------------------------------------------------------------- verified float method
 
 
-def _refined_solve(matrix, rhs: np.ndarray, steps: int = 1, ordered: bool = False) -> np.ndarray:
+def _refined_solve(
+    matrix: spmatrix, rhs: np.ndarray, steps: int = 1, ordered: bool = False
+) -> np.ndarray:
     """x with ``matrix @ x = rhs``: one sparse LU factorisation, then ``steps`` of iterative
     refinement with it. A chain that lingers is ill-conditioned, and a bare LU solve is then off
     by ~1e-9: policy iteration reads that noise as improvements and churns for dozens of rounds
@@ -130,7 +138,7 @@ def _evaluate(
     fixed: np.ndarray,
     zero: np.ndarray,
     order: np.ndarray | None = None,
-):
+) -> np.ndarray:
     """Values of the chain induced by ``policy``: ``fixed`` states (value 1) keep it, states
     that cannot reach one under the policy get 0, the rest are solved (eliminated in ``order``,
     a permutation of all states, when given)."""
@@ -234,7 +242,7 @@ def verified_arrays(
     arrays: ChoiceArrays,
     goal: np.ndarray,
     unsafe: np.ndarray | None,
-    progress=None,
+    progress: Progress | None = None,
 ) -> ValueArrays:
     """V (and D when ``unsafe`` is given) by policy iteration on ``arrays``, started from the
     attractor policy."""
@@ -265,7 +273,7 @@ def verified_values(
     goal: list[bool],
     unsafe: list[bool] | None,
     arrays: ChoiceArrays | None = None,
-    progress=None,
+    progress: Progress | None = None,
 ) -> Values:
     """``verified_arrays`` as per-state lists (the small-model path of ``ModelStructure``)."""
     arrays = arrays or choice_arrays(structure)

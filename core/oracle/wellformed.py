@@ -12,10 +12,12 @@ place in the file. Storm's float builder compares sums of doubles exactly, so a 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
 
 from explaincheck.core.errors import ModelError
+from explaincheck.core.oracle.storm_types import PrismCommand, PrismProgram
 
 # A float sum this close to one is rounding, not a fault (Storm prints up to 17 digits).
 ROUNDING = 1e-9
@@ -77,13 +79,15 @@ def _bisect(starts: list[int], offset: int) -> int:
     return low
 
 
-def _substituted(program):
+def _substituted(program: PrismProgram) -> PrismProgram:
     """The program with formulas and constants written out, as Storm's builder sees it (its
     messages print commands this way, and constant probabilities become literals)."""
     return program.substitute_formulas().substitute_constants()
 
 
-def _commands(program, *, formulas: bool = True):
+def _commands(
+    program: PrismProgram, *, formulas: bool = True
+) -> Iterator[tuple[str, int, PrismCommand]]:
     """(module name, index in module, command) for every command of the program; without
     ``formulas`` only constants are written out (writing out formulas can take exponential
     time on a pathological file, so the check before building leaves that to Storm)."""
@@ -103,11 +107,11 @@ def _where(
     return str(path), None, None
 
 
-def _action(command) -> str:
+def _action(command: PrismCommand) -> str:
     return f"[{command.action_name}]" if command.is_labeled else "[]"
 
 
-def check_constant_sums(program, path: Path, text: str) -> None:
+def check_constant_sums(program: PrismProgram, path: Path, text: str) -> None:
     """Refuse a command whose constant probabilities do not sum to exactly one."""
     positions: dict | None = None
     for module, index, command in _commands(program, formulas=False):
@@ -155,7 +159,7 @@ def is_rounding(message: str) -> bool:
         return False
 
 
-def explain(message: str, program, path: Path, text: str) -> ModelError | None:
+def explain(message: str, program: PrismProgram, path: Path, text: str) -> ModelError | None:
     """One line for Storm's exploration-check ``message`` naming the command and its place, or
     None when the message is not an exploration check."""
     summed = _SUM_ERROR.search(message)

@@ -84,11 +84,6 @@ def canonical_answer(
     return value
 
 
-def undo(case: TestCase, key: str, value: Any) -> Any:
-    """``canonical_answer`` of an answer ``{key: value}`` to ``case``."""
-    return canonical_answer(key, value, case.states, state_names(case, len(case.states)))
-
-
 def key_parts(case_key: str) -> dict[str, Any]:
     """``wording``, ``variant`` and ``origin`` of a stored case key (what ``TestCase`` needs
     besides the stored columns to be rebuilt exactly, e.g. for re-grading a renamed variant)."""

@@ -12,7 +12,15 @@ from typing import Any
 from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.policy.types import policy_chain
 from explaincheck.core.taxonomy.answers import AnswerForm, probability_form
-from explaincheck.core.taxonomy.base import FAIL, PASS, STATE, Grade, GradingSettings, TestCase
+from explaincheck.core.taxonomy.base import (
+    FAIL,
+    PASS,
+    STATE,
+    Candidate,
+    Grade,
+    GradingSettings,
+    TestCase,
+)
 from explaincheck.core.taxonomy.kinds import SingleStateCategory, number
 from explaincheck.core.taxonomy.policy_kinds import (
     NO_POLICY,
@@ -36,7 +44,7 @@ class PolicyReach(SingleStateCategory):
             return NO_POLICY
         return None if self.pool(oracle) else "every reachable state is a goal state"
 
-    def candidates(self, oracle: OracleResult, seed: int = 0):
+    def candidates(self, oracle: OracleResult, seed: int = 0) -> list[Candidate]:
         return [] if policy_chain(oracle) is None else super().candidates(oracle, seed)
 
     def state_delta(self, state: StateFacts, oracle: OracleResult) -> float:

@@ -9,6 +9,8 @@ built-in environments and on a columnar gridworld.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from explaincheck.core.oracle.columnar import ColumnarStates
@@ -43,14 +45,6 @@ def non_goal_count(oracle: OracleResult) -> int:
     if table is None:
         return len(non_goal(oracle))
     return int(np.count_nonzero(~table.goal))
-
-
-def preference_count(oracle: OracleResult) -> int:
-    """States outside the goal with two or more labelled actions."""
-    table = _columns(oracle)
-    if table is None:
-        return len(preference_pool(oracle))
-    return int(np.count_nonzero(~table.goal & (_labelled_actions(table) >= 2)))
 
 
 def decided_count(oracle: OracleResult, keep_do_nothing: bool = False) -> int:
@@ -99,7 +93,7 @@ def dead_end_counts(oracle: OracleResult) -> tuple[int, int]:
     return _split(table.value[~table.goal] == 0.0)
 
 
-def _split(marked) -> tuple[int, int]:
+def _split(marked: Sequence[bool] | np.ndarray) -> tuple[int, int]:
     """(how many of a pool's flags are set, how many are not)."""
     hits = int(np.count_nonzero(marked))
     return hits, len(marked) - hits

@@ -76,11 +76,6 @@ class Applicability:
     def applicable(self) -> bool:
         return self.reason is None
 
-    @property
-    def default_on(self) -> bool:
-        """Ticked in a default campaign: applicable and without a caveat."""
-        return self.reason is None and self.caveat is None
-
 
 def applicability(oracle: OracleResult) -> dict[str, Applicability]:
     """Every category's applicability on ``oracle``: the one place the CLI, the plan and the GUI

@@ -10,9 +10,15 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from explaincheck.core.analysis.examples import printable
 from explaincheck.core.analysis.report import CSP_META
+
+if TYPE_CHECKING:
+    from explaincheck.core.taxonomy.teaching import Lesson
+    from explaincheck.core.workbench.bellman import BellmanView
+    from explaincheck.core.workbench.simulator import Simulation
 
 
 @dataclass(frozen=True)
@@ -79,7 +85,7 @@ th {{ background: #f2f2f2; }}
 )
 
 
-def lesson_section(lesson) -> HandoutSection:
+def lesson_section(lesson: Lesson) -> HandoutSection:
     """A Teach lesson (``core/taxonomy/teaching.Lesson``): situation, question, answer, why."""
     states = ", ".join(str(s) for s in lesson.case.states)
     return HandoutSection(
@@ -89,7 +95,7 @@ def lesson_section(lesson) -> HandoutSection:
     )
 
 
-def path_section(simulation) -> HandoutSection:
+def path_section(simulation: Simulation) -> HandoutSection:
     """A simulator path (``simulator.Simulation``): its steps and probability."""
     exact = simulation.exact_probability()
     total = f"{simulation.probability():.6g}" + (f" = {exact}" if exact is not None else "")
@@ -114,7 +120,7 @@ def path_section(simulation) -> HandoutSection:
     )
 
 
-def bellman_section(view) -> HandoutSection:
+def bellman_section(view: BellmanView) -> HandoutSection:
     """A Bellman view (``bellman.BellmanView``) as its written-out equation."""
     from explaincheck.core.workbench.bellman import equation_lines
 

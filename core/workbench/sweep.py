@@ -19,6 +19,7 @@ from fractions import Fraction
 
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle import compute_oracle
+from explaincheck.core.oracle.constants_text import without_constant
 from explaincheck.core.oracle.types import OracleRequest, OracleResult
 
 MAX_POINTS = 1_000
@@ -92,8 +93,8 @@ class Sweep:
 
 
 def constants_with(base: str, name: str, value: Decimal) -> str:
-    kept = [p for p in base.split(",") if p.strip() and p.split("=", 1)[0].strip() != name]
-    return ",".join([*kept, f"{name}={value}"])
+    kept = without_constant(base, name)
+    return f"{kept},{name}={value}" if kept else f"{name}={value}"
 
 
 def run_point(

@@ -30,7 +30,9 @@ from explaincheck.core.workbench.sweep import (
 PARAMETRIC_STATES = 200
 
 
-def root_between(first: str, second: str, name: str, low: Fraction, high: Fraction):
+def root_between(
+    first: str, second: str, name: str, low: Fraction, high: Fraction
+) -> Fraction | float | None:
     """The smallest root of ``first - second`` (Storm's rational-function texts) in
     [low, high]: a Fraction when rational, else a float; None when there is none."""
     import sympy

@@ -12,20 +12,23 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from explaincheck.core.oracle.constants_text import literal
 from explaincheck.core.oracle.program import ProgramConstant as Constant
 
 _EXAMPLES = {"int": "e.g. 4", "double": "e.g. 0.5", "bool": "true or false"}
 
 
 def valid(constant: Constant, text: str) -> bool:
-    text = text.strip()
-    if constant.type == "bool":
-        return text.lower() in ("true", "false")
+    """Whether ``text`` is a value of the constant's type (read as ``--const`` reads it)."""
     try:
-        int(text) if constant.type == "int" else float(text)
+        value = literal(text.strip())
     except ValueError:
         return False
-    return True
+    if constant.type == "bool":
+        return isinstance(value, bool)
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) if constant.type == "int" else True
 
 
 class ConstantsDialog(QDialog):

@@ -11,8 +11,8 @@ import sys
 from analysis_data import FL, P, R, row, small_rows
 from test_analysis_report import write_db
 
+from explaincheck.core import api
 from explaincheck.core.analysis import report
-from explaincheck.core.analysis.report_frame import report_frame
 from explaincheck.core.store import LEAN_REPLY_CHARS, results_frame
 
 
@@ -22,7 +22,7 @@ def test_the_report_is_the_same_from_the_lean_frame(tmp_path):
     with sqlite3.connect(db) as connection:
         connection.execute("UPDATE executions SET thinking = 'long thought', reply = reply || ?",
                            ("x" * 5000,))  # fmt: skip
-    lean, full = report_frame(db), results_frame(db)
+    lean, full = api.results(db, lean=True), results_frame(db)
     assert set(lean["thinking"]) == {""} and set(lean["prompt"]) == {""}
     assert lean["reply"].dropna().str.len().max() == LEAN_REPLY_CHARS
     assert full["reply"].dropna().str.len().max() > 5000

@@ -81,7 +81,11 @@ def test_request_identity_differs_by_backend_model_and_settings():
     assert len(hashes) == 5
     elsewhere = RequestIdentity("ollama", ("http://h:2",), "a:latest", {"seed": 0}, {"think": None})
     assert elsewhere.request_hash(PROMPT) == base.request_hash(PROMPT)  # stored: any listed host
-    assert elsewhere.flight_key(PROMPT) != base.flight_key(PROMPT)  # in flight: same hosts only
+    key = base.request_hash(PROMPT)
+    assert elsewhere.flight_key(key) != base.flight_key(key)  # in flight: same hosts only
+    both = RequestIdentity("ollama", ("http://h:2", "http://h:1"), "a:latest", {"seed": 0}, {})
+    swapped = RequestIdentity("ollama", ("http://h:1", "http://h:2"), "a:latest", {"seed": 0}, {})
+    assert both.flight_key(key) == swapped.flight_key(key)  # the host order does not matter
 
 
 def test_split_thinking_is_linear_and_keeps_the_answer():

@@ -1,4 +1,4 @@
-"""Specs to backends, shared host pools, and the default real LLM."""
+"""Specs to backends, shared host pools, and the Ollama model listing."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from explaincheck.core.backends.registry import (
     BackendContext,
     BackendKind,
     create_backend,
-    default_llm_spec,
+    ollama_models,
     parse_spec,
     spec_forms,
     split_model_host,
@@ -60,13 +60,13 @@ def test_spec_errors_are_one_line_and_name_the_forms():
     assert split_model_host("gemma3:1b") == ("gemma3:1b", None)
 
 
-def test_default_real_llm_is_ollama_when_a_server_answers_else_local():
-    with StandinOllama({"gemma3:1b": Script()}) as server:
+def test_ollama_models_lists_each_answering_host_and_nothing_when_none_answers():
+    with StandinOllama({"gemma3:1b": Script(), "a:latest": Script()}) as server:
         url = server.url
-        assert asyncio.run(default_llm_spec((url,))) == "ollama:gemma3:1b"
-    assert asyncio.run(default_llm_spec((url,), timeout=1)) == LOCAL_DEFAULT  # stopped now
+        assert asyncio.run(ollama_models((url,))) == {url: ["a:latest", "gemma3:1b"]}
+    assert asyncio.run(ollama_models((url,), timeout=1)) == {}  # stopped now
     with StandinOllama({}) as empty:
-        assert asyncio.run(default_llm_spec((empty.url,))) == LOCAL_DEFAULT
+        assert asyncio.run(ollama_models((empty.url,))) == {empty.url: []}
 
 
 def test_the_kinds_table_is_the_spec_syntax():

@@ -25,7 +25,6 @@ from support.environment_expectations import (
 )
 
 from explaincheck.core.environments.loader import TemplateDescriber, load_environment
-from explaincheck.core.environments.preview import preview_prompt
 from explaincheck.core.environments.registry import (
     BUILTIN_IDS,
     discover,
@@ -35,6 +34,8 @@ from explaincheck.core.environments.registry import (
 from explaincheck.core.oracle import compute_oracle
 from explaincheck.core.oracle.types import EXACT, OracleResult
 from explaincheck.core.paths import environments_dir
+from explaincheck.core.taxonomy.base import TestCase
+from explaincheck.core.taxonomy.prompts import render_prompt
 from explaincheck.core.taxonomy.registry import applicability
 from explaincheck.core.taxonomy.safer import danger_is_complement
 
@@ -122,12 +123,17 @@ def test_every_state_reads_and_decisions_read_differently(env_id):
     assert len(set(texts.values())) == len(texts), "two states with a choice read the same"
 
 
+def best_action_prompt(env, result: OracleResult, state: int) -> str:
+    """The real prompt of a best-action case on ``state`` (what an LLM reads)."""
+    return render_prompt(TestCase("best_action", (state,), 0.0, "prioritized", 0), result, env).text
+
+
 @pytest.mark.parametrize("env_id", BUILTIN_IDS)
 def test_prompt_names_the_state_and_every_available_action(env_id):
     env = load_builtin(env_id)
     result = oracle(env_id)
     initial = result.initial
-    prompt = preview_prompt(env, initial)
+    prompt = best_action_prompt(env, result, initial.id)
     assert expected(env_id).initial_words in prompt
     assert env.task in prompt
     assert len(initial.actions) >= 2
@@ -135,7 +141,7 @@ def test_prompt_names_the_state_and_every_available_action(env_id):
         assert f"- {action}: " in prompt
     assert "{" not in env.task, "an unfilled placeholder in the task"
     sample = max(result.states, key=lambda s: len(s.actions))
-    sample_prompt = preview_prompt(env, sample)
+    sample_prompt = best_action_prompt(env, result, sample.id)
     for action in sample.actions:
         assert f"- {action}: {env.action_meanings[action]}" in sample_prompt
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 from explaincheck.core.environments.generic import generic_environment
-from explaincheck.core.environments.preview import preview_prompt
 from explaincheck.core.environments.registry import load_builtin, resolve
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle import compute_oracle
+from explaincheck.core.taxonomy.base import TestCase
+from explaincheck.core.taxonomy.prompts import render_prompt
 
 MODEL = """\
 mdp
@@ -47,7 +48,8 @@ def test_generic_wording_comes_from_the_model(model):
     initial = result.initial
     text = env.describe(initial)
     assert text == "x = 1, lit = False (labels here: none)"
-    prompt = preview_prompt(env, initial)
+    case = TestCase("best_action", (initial.id,), 0.0, "prioritized", 0)
+    prompt = render_prompt(case, result, env).text
     assert "- forward: PRISM update(s):" in prompt and "- flip: PRISM update(s):" in prompt
     goal = next(s for s in result.states if s.is_goal)
     assert "labels here: goal" in env.describe(goal)

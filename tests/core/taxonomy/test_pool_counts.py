@@ -58,7 +58,6 @@ def grid_request(tmp_path_factory) -> OracleRequest:
 def _check(columnar, facts) -> None:
     for count in (
         pool_counts.non_goal_count,
-        pool_counts.preference_count,
         pool_counts.ranking_count,
         pool_counts.bottleneck_counts,
         pool_counts.dead_end_counts,

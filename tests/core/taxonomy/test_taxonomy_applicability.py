@@ -54,7 +54,6 @@ def test_safer_caveat_exactly_where_danger_is_one_minus_value(env_id):
     assert danger_is_complement(oracle) == redundant
     found = applicability(oracle)
     assert (found["safer"].caveat is not None) == redundant
-    assert found["safer"].default_on != redundant
     assert all(f.caveat is None for c, f in found.items() if c != "safer")
     # the check is what it claims: D = 1 − V state by state (or not, somewhere)
     gaps = [abs(s.danger - (1 - s.value)) for s in oracle.states if not s.is_goal]
