@@ -25,6 +25,7 @@ from explaincheck.gui.llm_policy import (
     bare_oracle,
     check_ask,
 )
+from explaincheck.gui.window_actions import make_action
 
 TIP = (
     "Use an LLM as a policy: ask it the best action state by state as its own choices lead,"
@@ -40,13 +41,13 @@ class LlmPolicyWiring(QObject):
         self.window = window
         self.controller = LlmPolicyController(self)
         self.last: PolicyAsk | None = None  # the dialog starts from the last request
-        self.action = window._action("Ask an LLM for its policy…", None, self.choose, TIP)
+        self.action = make_action(window, "Ask an LLM for its policy…", None, self.choose, TIP)
         self.action.setEnabled(False)
-        window.open_policy_action.changed.connect(self._update_action)
-        for menu in window.open_policy_action.associatedObjects():
+        window.actions.open_policy.changed.connect(self._update_action)
+        for menu in window.actions.open_policy.associatedObjects():
             if isinstance(menu, QMenu):  # File, just after Open policy…
                 actions = menu.actions()
-                after = actions.index(window.open_policy_action) + 1
+                after = actions.index(window.actions.open_policy) + 1
                 if after < len(actions):
                     menu.insertAction(actions[after], self.action)
                 else:
@@ -66,11 +67,11 @@ class LlmPolicyWiring(QObject):
         self.controller.stop()
 
     def _update_action(self) -> None:
-        self.action.setEnabled(self.window.open_policy_action.isEnabled() and not self.running)
+        self.action.setEnabled(self.window.actions.open_policy.isEnabled() and not self.running)
 
     def _running_changed(self, running: bool) -> None:
         self._update_action()
-        self.window.stop_action.setEnabled(running or self.window.campaigns.running)
+        self.window.actions.stop.setEnabled(running or self.window.campaigns.running)
 
     # -- asking ------------------------------------------------------------------------------
     def proposed(self) -> PolicyAsk:
@@ -144,6 +145,6 @@ class LlmPolicyWiring(QObject):
         (the value-loss table is filled last, from the reloaded rows)."""
         await self.window.open_database(result.database)
         found = result.asked
-        self.window.show_policy(
+        self.window.policy.show_policy(
             result.attached, f"of {found.llm} ({len(found.asked)} states asked)", result.default
         )
