@@ -48,7 +48,7 @@ def test_the_oracle_as_a_policy_has_loss_zero_everywhere(qtbot, window, tmp_path
     chain = window.model.oracle.policy
     assert chain.value_loss == 0 and window.model.oracle.base_hash == base.model.content_hash
     assert all(s.regret == 0 for s in chain.states)
-    assert window.graph.colour_box.currentData() == REGRET  # the overlay draws it
+    assert window.graph.toolbar.colour_box.currentData() == REGRET  # the overlay draws it
     assert "π: " in window.graph.node_items[base.model.initial]._caption()
 
     window.inspector.show_state(base.model.initial)
@@ -105,7 +105,7 @@ def test_a_bad_spec_gives_one_line_and_leaves_the_model_alone(qtbot, window, tmp
     assert not window.llm_policy.ask(PolicyAsk("random", budget=0))
     assert "at least 1" in window.errors[-1]
     assert window.model.oracle is oracle and not window.llm_policy.running
-    assert window.graph.colour_box.findData(REGRET) < 0
+    assert window.graph.toolbar.colour_box.findData(REGRET) < 0
     assert not (tmp_path / "x.db").exists()
 
 

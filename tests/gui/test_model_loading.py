@@ -130,7 +130,7 @@ def test_gui_stays_responsive_while_a_large_oracle_builds(qtbot, window):
     graph = window.graph
     assert graph.hidden_count > 0
     assert len(graph.node_items) + graph.hidden_count == 43 * 43
-    assert f"{graph.hidden_count} of {43 * 43} states hidden" in graph.hidden_label.text()
+    assert f"{graph.hidden_count} of {43 * 43} states hidden" in graph.row.hidden_label.text()
     assert window.model.oracle.model.initial in graph.node_items
 
 

@@ -30,7 +30,7 @@ def test_open_policy_draws_it_everywhere(qtbot, window, tmp_path):
     wait_for(qtbot, lambda: window.graph.ready and not window.busy())
     chain = window.model.oracle.policy
     graph = window.graph
-    assert graph.colour_box.currentData() == REGRET
+    assert graph.toolbar.colour_box.currentData() == REGRET
     worst = max(chain.states, key=lambda s: s.regret)
     assert graph.node_items[worst.id].fill().name() == colours.danger_colour(1.0).name()
     assert "π: right" in graph.node_items[0]._caption()
@@ -65,4 +65,4 @@ def test_a_bad_policy_leaves_the_model_alone(qtbot, window, tmp_path):
     wait_for(qtbot, lambda: bool(window.errors))
     assert "unknown action 'fly'" in window.errors[-1]
     assert window.model.oracle is oracle
-    assert window.graph.colour_box.findData(REGRET) < 0
+    assert window.graph.toolbar.colour_box.findData(REGRET) < 0
