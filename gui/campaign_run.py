@@ -110,8 +110,8 @@ class CampaignRun:
         window = self.window
         window.campaign_view.set_running(running)
         window.regrading.refresh()
-        window.actions.run.setEnabled(not running)
-        window.actions.stop.setEnabled(running)
+        window.commands.run.setEnabled(not running)
+        window.commands.stop.setEnabled(running)
         window.status_line.set_running(running)
 
     def llm_plan(self, left: dict, concurrency: dict) -> None:

@@ -43,11 +43,11 @@ class LlmPolicyWiring(QObject):
         self.last: PolicyAsk | None = None  # the dialog starts from the last request
         self.action = make_action(window, "Ask an LLM for its policy…", None, self.choose, TIP)
         self.action.setEnabled(False)
-        window.actions.open_policy.changed.connect(self._update_action)
-        for menu in window.actions.open_policy.associatedObjects():
+        window.commands.open_policy.changed.connect(self._update_action)
+        for menu in window.commands.open_policy.associatedObjects():
             if isinstance(menu, QMenu):  # File, just after Open policy…
                 actions = menu.actions()
-                after = actions.index(window.actions.open_policy) + 1
+                after = actions.index(window.commands.open_policy) + 1
                 if after < len(actions):
                     menu.insertAction(actions[after], self.action)
                 else:
@@ -67,11 +67,11 @@ class LlmPolicyWiring(QObject):
         self.controller.stop()
 
     def _update_action(self) -> None:
-        self.action.setEnabled(self.window.actions.open_policy.isEnabled() and not self.running)
+        self.action.setEnabled(self.window.commands.open_policy.isEnabled() and not self.running)
 
     def _running_changed(self, running: bool) -> None:
         self._update_action()
-        self.window.actions.stop.setEnabled(running or self.window.campaigns.running)
+        self.window.commands.stop.setEnabled(running or self.window.campaigns.running)
 
     # -- asking ------------------------------------------------------------------------------
     def proposed(self) -> PolicyAsk:

@@ -123,7 +123,7 @@ class MainWindow(QMainWindow):
         self.campaign_view.apply_choices(self.settings.campaign_choices())
         self.campaign_view.watch_results(self.results)
         self._build_docks()
-        self.actions = build_actions(self)  # toolbar and menus
+        self.commands = build_actions(self)  # toolbar and menus
         self.status_line = StatusLine(self)
         self._wire()
         from explaincheck.gui.workbench_wiring import attach_workbench

@@ -41,7 +41,7 @@ class ModelPresenter:
             return
         self.environments = environments
         window.model_view.set_environments(environments)
-        menu = window.actions.environments_menu
+        menu = window.commands.environments_menu
         menu.clear()
         for environment in environments:
             action = menu.addAction(environment.title)
@@ -72,7 +72,7 @@ class ModelPresenter:
 
     def busy(self, busy: bool) -> None:
         window = self.window
-        window.actions.build.setEnabled(not busy)
+        window.commands.build.setEnabled(not busy)
         if busy:
             window.canvas_error.hide()
             environment = window.model.environment
@@ -103,8 +103,8 @@ class ModelPresenter:
         window.results_view.set_oracle(oracle, environment)
         window.campaign_view.set_model(oracle, environment)
         window.teach_view.set_model(oracle, environment)
-        window.actions.save_wording.setEnabled(environment.folder is None)  # a bare PRISM file
-        window.actions.open_policy.setEnabled(True)
+        window.commands.save_wording.setEnabled(environment.folder is None)  # a bare PRISM file
+        window.commands.open_policy.setEnabled(True)
         if window.pending_policy and policy_chain(oracle) is None:
             path, window.pending_policy = window.pending_policy, None
             window.policy.open_policy(path)

@@ -20,7 +20,7 @@ class RegradePresenter:
     def refresh(self) -> None:
         """Re-grading makes sense with a results file open and no campaign writing to it."""
         window = self.window
-        window.actions.regrade.setEnabled(
+        window.commands.regrade.setEnabled(
             window.results.db_path is not None and not window.campaigns.running
         )
 
@@ -37,7 +37,7 @@ class RegradePresenter:
 
     async def _regrade(self, satisfy_rule: str, satisfy_tolerance: float) -> None:
         window = self.window
-        window.actions.regrade.setEnabled(False)
+        window.commands.regrade.setEnabled(False)
         window.statusBar().showMessage("Re-grading the stored replies…")
         try:
             summary = await window.results.regrade(satisfy_rule, satisfy_tolerance)

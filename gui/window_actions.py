@@ -37,7 +37,8 @@ def make_action(
 
 @dataclass
 class WindowActions:
-    """The actions other parts enable, disable or extend (File › Ask an LLM…)."""
+    """The actions other parts enable, disable or extend (File › Ask an LLM…); the window
+    holds them as ``commands`` (``actions`` is QWidget's own list)."""
 
     open: QAction
     build: QAction

@@ -7,6 +7,7 @@ Listing a host's models is asked of the window's controller (``check_requested``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -158,16 +159,12 @@ class LlmBox(QGroupBox):
     def show_host_models(self, host: str, listing: dict[str, list[str]]) -> None:
         """Add the models each answering host lists (``{}``: none answered)."""
         self.check_button.setEnabled(True)
-        if not listing:
-            self.host_status.setText(f"✗ no Ollama server answers at {host or 'the default host'}")
-            return
-        count = 0
-        for url, models in listing.items():
-            for model in models:
-                spec = f"ollama:{model}@{url}" if host else f"ollama:{model}"
-                self.add_llm(spec, f"ollama:{model} ({url})", on=False)
-                count += 1
-        self.host_status.setText(f"✓ connected: {count} models listed")
+        self._add_listed(
+            listing,
+            lambda url, model: f"ollama:{model}@{url}" if host else f"ollama:{model}",
+            "ollama",
+            f"no Ollama server answers at {host or 'the default host'}",
+        )
 
     def check_openai(self) -> None:
         url = self.openai_base_url()
@@ -178,13 +175,28 @@ class LlmBox(QGroupBox):
     def show_openai_models(self, url: str, listing: dict[str, list[str]]) -> None:
         """Add ``openai:MODEL@URL`` for each model the server lists."""
         self.openai_button.setEnabled(True)
+        self._add_listed(
+            listing,
+            lambda base, model: f"openai:{model}@{base}",
+            "openai",
+            f"no OpenAI-compatible server answers at {url or '—'}",
+        )
+
+    def _add_listed(
+        self,
+        listing: dict[str, list[str]],
+        spec: Callable[[str, str], str],
+        kind: str,
+        nobody: str,
+    ) -> None:
+        """Add each server's models (unticked) and say how many, or that ``nobody`` answered."""
         if not listing:
-            self.host_status.setText(f"✗ no OpenAI-compatible server answers at {url or '—'}")
+            self.host_status.setText(f"✗ {nobody}")
             return
         count = 0
-        for base, models in listing.items():
+        for url, models in listing.items():
             for model in models:
-                self.add_llm(f"openai:{model}@{base}", f"openai:{model} ({base})", on=False)
+                self.add_llm(spec(url, model), f"{kind}:{model} ({url})", on=False)
                 count += 1
         self.host_status.setText(f"✓ connected: {count} models listed")
 

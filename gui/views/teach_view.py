@@ -15,12 +15,8 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
-    QComboBox,
     QFrame,
-    QLabel,
-    QPushButton,
     QScrollArea,
-    QSizePolicy,
     QSplitter,
     QToolBar,
     QVBoxLayout,
@@ -29,41 +25,17 @@ from PySide6.QtWidgets import (
 
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
-from explaincheck.core.taxonomy.teaching import Case, Lesson, lesson, stepping_order, taught
-from explaincheck.gui.flaw_teaching import FlawedAnswer, explanation, flawed_answer
+from explaincheck.core.taxonomy.teaching import Case, Lesson, lesson, stepping_order
+from explaincheck.gui.flaw_teaching import FlawedAnswer, flawed_answer
 from explaincheck.gui.long_text import capped
 from explaincheck.gui.results_data import ResultsData, same_model
-from explaincheck.gui.safe_text import plain_label
 from explaincheck.gui.tasks import Tasks, in_thread
 from explaincheck.gui.views.factor_panel import FactorPanel
 from explaincheck.gui.views.graph_view import GraphView
 from explaincheck.gui.views.llm_choices import LlmChoices
+from explaincheck.gui.views.teach_parts import REVEAL_TEXT, AnswerBar, Card, CaseBar
 
-REVEAL_TEXT = "Reveal ▸"
 NEXT_TEXT = "Next case ▶"
-
-
-class Card(QFrame):
-    """A titled panel of large plain text (never rich text: it may hold LLM output)."""
-
-    def __init__(self, title: str, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("teachCard")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        layout = QVBoxLayout(self)
-        self.title = plain_label(title)
-        font = self.title.font()
-        font.setBold(True)
-        self.title.setFont(font)
-        layout.addWidget(self.title)
-        self.body = plain_label("")
-        self.body.setWordWrap(True)
-        self.body.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.body.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        layout.addWidget(self.body, 1)
-
-    def set_text(self, text: str) -> None:
-        self.body.setText(text)
 
 
 class TeachView(QWidget):
@@ -92,8 +64,7 @@ class TeachView(QWidget):
         self.lesson: Lesson | None = None
         self.ready = True
         self.pending = False  # a large model waits for the tab to be shown (set_model)
-        bar = self._build_case_bar()
-        second = self._build_answer_bar()
+        bar, second = self._build_bars()
         split = self._build_cards_and_graph()
         self._build_layout(bar, second, split)
         self._connect_signals()
@@ -101,71 +72,18 @@ class TeachView(QWidget):
         self._render()
 
     # -- building the page (called once, in this order, by ``__init__``) --------------------
-    def _build_case_bar(self) -> QToolBar:
-        """Category, order, and Previous / position / Next."""
-        bar = QToolBar(self)
-        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        bar.addWidget(QLabel("Category: "))
-        self.category = QComboBox(self)
-        for category in taught():
-            self.category.addItem(category.name, category.id)
-        self.category.currentIndexChanged.connect(lambda _: self._reorder())
-        bar.addWidget(self.category)
-        bar.addWidget(QLabel(" Order: "))
-        self.ordering = QComboBox(self)
-        self.ordering.addItem("most diagnostic first (δ)", "delta")
-        self.ordering.addItem("by state id", "id")
-        self.ordering.currentIndexChanged.connect(lambda _: self._reorder())
-        bar.addWidget(self.ordering)
-        self.previous_button = QPushButton("◀ Previous")
-        self.previous_button.clicked.connect(lambda: self.move(-1))
-        bar.addWidget(self.previous_button)
-        self.position_label = QLabel("", self)
-        bar.addWidget(self.position_label)
-        self.next_button = QPushButton("Next ▶")
-        self.next_button.clicked.connect(lambda: self.move(1))
-        bar.addWidget(self.next_button)
-        return bar
-
-    def _build_answer_bar(self) -> QToolBar:
-        """The LLM, the flawed explainer beside the oracle, Reveal and the text size."""
-        second = QToolBar(self)
-        second.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        second.addWidget(QLabel("LLM: "))
-        self.llm = QComboBox(self)
-        self.llm.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        second.addWidget(self.llm)
-        second.addWidget(QLabel(" Beside the oracle: "))
-        self.flaw = QComboBox(self)
-        self.flaw.addItem("no flawed explainer", "")
-        for spec in (c.spec for c in self.answerers.offered if c.reference):
-            self.flaw.addItem(spec, spec)
-            self.flaw.setItemData(
-                self.flaw.count() - 1, explanation(spec), Qt.ItemDataRole.ToolTipRole
-            )
-        self.flaw.setToolTip("Show what a reference explainer with a known flaw answers")
-        self.flaw.currentIndexChanged.connect(lambda _: self._update_flaw())
-        second.addWidget(self.flaw)
-        self.flawed: FlawedAnswer | None = None
-        self.reveal_button = QPushButton(REVEAL_TEXT)
-        self.reveal_button.setToolTip("Reveal the next step, or go to the next case (Space)")
-        self.reveal_button.clicked.connect(self.reveal)
-        second.addWidget(self.reveal_button)
-        # short buttons, so A+ stays on the bar of a 1366-pixel screen (not in its overflow)
-        self.zoom_out = QPushButton("A−")
-        self.zoom_out.setToolTip("Smaller text")
-        self.zoom_out.clicked.connect(lambda: self.scale_text(1 / 1.15))
-        self.zoom_in = QPushButton("A+")
-        self.zoom_in.setToolTip("Larger text")
-        self.zoom_in.clicked.connect(lambda: self.scale_text(1.15))
-        spacer = QWidget(self)
-        spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
-        second.addWidget(spacer)
-        for button in (self.zoom_out, self.zoom_in):
-            button.setMaximumWidth(button.fontMetrics().horizontalAdvance("A−") + 24)
-            second.addWidget(button)
+    def _build_bars(self) -> tuple[CaseBar, AnswerBar]:
+        """Which case, and which answer; their widgets by the names the tests and the
+        screenshot scripts use."""
+        bar, second = CaseBar(self), AnswerBar(self.answerers, self)
+        self.category, self.ordering = bar.category, bar.ordering
+        self.previous_button, self.next_button = bar.previous_button, bar.next_button
+        self.position_label = bar.position_label
+        self.llm, self.flaw, self.reveal_button = second.llm, second.flaw, second.reveal_button
+        self.zoom_out, self.zoom_in = second.zoom_out, second.zoom_in
         self.answer_bar = second
-        return second
+        self.flawed: FlawedAnswer | None = None
+        return bar, second
 
     def _build_cards_and_graph(self) -> QSplitter:
         """The step cards (and the factor panel) on the left, the graph on the right."""
@@ -214,11 +132,19 @@ class TeachView(QWidget):
         self.scale_text(1.35)
 
     def _connect_signals(self) -> None:
-        """Space reveals, the arrows move; new results refill the LLM list."""
+        """The bars' choices; Space reveals, the arrows move; new results refill the LLMs."""
+        self.category.currentIndexChanged.connect(lambda _: self._reorder())
+        self.ordering.currentIndexChanged.connect(lambda _: self._reorder())
+        self.previous_button.clicked.connect(lambda: self.move_by(-1))
+        self.next_button.clicked.connect(lambda: self.move_by(1))
+        self.flaw.currentIndexChanged.connect(lambda _: self._update_flaw())
+        self.reveal_button.clicked.connect(self.reveal)
+        self.zoom_out.clicked.connect(lambda: self.scale_text(1 / 1.15))
+        self.zoom_in.clicked.connect(lambda: self.scale_text(1.15))
         for keys, handler in (
             (Qt.Key.Key_Space, self.reveal),
-            (Qt.Key.Key_Right, lambda: self.move(1)),
-            (Qt.Key.Key_Left, lambda: self.move(-1)),
+            (Qt.Key.Key_Right, lambda: self.move_by(1)),
+            (Qt.Key.Key_Left, lambda: self.move_by(-1)),
         ):
             shortcut = QShortcut(QKeySequence(keys), self)
             shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
@@ -289,7 +215,7 @@ class TeachView(QWidget):
                 self._load_lesson()
                 return
 
-    def move(self, step: int) -> None:
+    def move_by(self, step: int) -> None:
         if not self.order:
             return
         self.position = (self.position + step) % len(self.order)
@@ -342,7 +268,7 @@ class TeachView(QWidget):
         if self.lesson is None:
             return
         if self.step >= 3:
-            self.move(1)
+            self.move_by(1)
             return
         self.step += 1
         if self.step == 2:

@@ -29,7 +29,7 @@ def test_colouring_by_a_flaw_changes_node_colours(qtbot, window):
     flawed_fills = fills(graph)
     assert flawed_fills[0] == colours.value_colour(seen[0]).name()
     assert flawed_fills[0] != true_fills[0]
-    assert graph.legend.style.scale_title == "V̂(s) of flaw:determinised"
+    assert graph.legend.graph_style.scale_title == "V̂(s) of flaw:determinised"
 
     box.setCurrentIndex(box.findData(choice("flaw-diff", "flaw:determinised")))
     wait_for(qtbot, lambda: graph.overlays.flaw_colouring.ready, 60)

@@ -25,7 +25,7 @@ def source(window) -> str:
 def ask_and_wait(qtbot, window, ask: PolicyAsk) -> None:
     before = window.model.oracle
     assert window.llm_policy.ask(ask)
-    assert window.llm_policy.running and window.actions.stop.isEnabled()
+    assert window.llm_policy.running and window.commands.stop.isEnabled()
     assert not window.llm_policy.action.isEnabled()  # one run at a time
     wait_for(
         qtbot,
@@ -119,7 +119,7 @@ def test_stop_keeps_the_replies_and_attaches_nothing(qtbot, window, tmp_path):
     assert "Stopped asking random" in stopped.args[0] and str(db) in stopped.args[0]
     wait_for(qtbot, lambda: not window.busy(), 60)
     assert window.model.oracle is oracle
-    assert window.llm_policy.action.isEnabled() and not window.actions.stop.isEnabled()
+    assert window.llm_policy.action.isEnabled() and not window.commands.stop.isEnabled()
 
 
 def test_the_dialog_offers_the_campaign_choices_and_takes_a_typed_spec(qtbot):
