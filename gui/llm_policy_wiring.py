@@ -1,7 +1,7 @@
 """File › Ask an LLM for its policy…: the window's side of ``gui/llm_policy``.
 
 The dialog's request starts the worker; its status lines go to the status bar; the policy it
-finds is attached as Open policy… attaches a table (``MainWindow.show_policy``), so the graph,
+finds is attached as Open policy… attaches a table (``PolicyPresenter.show_policy``), so the graph,
 the State inspector, the Report tab's value-loss table and the Workbench simulator show it; and
 the results file is reloaded, so the Results tab has the replies and the Report tab the stored
 LLM policy too.
