@@ -14,9 +14,9 @@ from explaincheck.core.oracle.program import ProgramConstant as Constant
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.policy.types import policy_chain
 from explaincheck.gui.model_controller import builtin_environments
+from explaincheck.gui.model_errors import error_text
 from explaincheck.gui.tasks import in_thread
 from explaincheck.gui.views.constants_dialog import ConstantsDialog
-from explaincheck.gui.views.model_view import error_text
 from explaincheck.gui.window_text import oracle_text
 
 if TYPE_CHECKING:
