@@ -27,9 +27,9 @@ from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.taxonomy.teaching import Case, Lesson, lesson, stepping_order
 from explaincheck.gui.flaw_teaching import FlawedAnswer, flawed_answer
-from explaincheck.gui.long_text import capped
-from explaincheck.gui.results_data import ResultsData, same_model
+from explaincheck.gui.results_data import ResultsData
 from explaincheck.gui.tasks import Tasks, in_thread
+from explaincheck.gui.teach_replies import reply_text, stored_reply
 from explaincheck.gui.views.factor_panel import FactorPanel
 from explaincheck.gui.views.graph_view import GraphView
 from explaincheck.gui.views.llm_choices import LlmChoices
@@ -259,7 +259,12 @@ class TeachView(QWidget):
             return
         from explaincheck.core.factors.picture import lesson_row
 
-        stored = self.stored_reply(self.llm.currentData() or "") if self.step >= 3 else None
+        spec = self.llm.currentData() or ""
+        stored = (
+            stored_reply(self.results.rows, spec, lesson_.case, self.oracle)
+            if self.step >= 3
+            else None
+        )
         row = lesson_row(lesson_.case.states, self.oracle, stored)
         self.factor_panel.show_case(row, self.oracle, self.environment, self.results.db_path)
 
@@ -331,38 +336,15 @@ class TeachView(QWidget):
     def _reveal_reply(self) -> None:
         assert self.lesson is not None
         spec = self.llm.currentData() or ""
-        row = self.stored_reply(spec)
+        row = stored_reply(self.results.rows, spec, self.lesson.case, self.oracle)
         if row is not None:
-            self.reply_card.set_text(self._reply_text(spec, row))
+            self.reply_card.set_text(reply_text(spec, row))
             return
         if self.answerers.can_ask_live(spec):
             self.reply_card.set_text(f"Asking {spec}…")
             self.live_requested.emit(spec, self.lesson.case)
         else:
             self.reply_card.set_text("No stored reply for this state.")
-
-    def stored_reply(self, spec: str) -> dict[str, Any] | None:
-        if self.lesson is None:
-            return None
-        case = self.lesson.case
-        for row in self.results.rows:
-            if (
-                row.get("llm") == spec
-                and row.get("category") == case.category
-                and list(row.get("states") or []) == list(case.states)
-                and same_model(row, self.oracle)
-            ):
-                return row
-        return None
-
-    @staticmethod
-    def _reply_text(spec: str, row: dict[str, Any]) -> str:
-        thinking = str(row.get("thinking") or "")
-        reply = capped(str(row.get("reply")), 3_000, 500, "see the Results tab").text
-        text = f"{spec} replied:\n{reply}\n\n"
-        if thinking:
-            text += f"(thinking: {thinking[:400]}{'…' if len(thinking) > 400 else ''})\n\n"
-        return text + f"Verdict: {str(row.get('verdict')).upper()} — {row.get('reason')}"
 
     def show_live_answer(self, case: Any, answer: Any) -> None:
         """A live reply (``core.campaign.session.LiveAnswer``), if still on the case asked."""
@@ -373,7 +355,7 @@ class TeachView(QWidget):
                 "verdict": answer.verdict,
                 "reason": answer.reason,
             }
-            self.reply_card.set_text(self._reply_text(answer.spec, row) + "  (asked live)")
+            self.reply_card.set_text(reply_text(answer.spec, row) + "  (asked live)")
 
     def show_live_error(self, case: Any, spec: str, message: str) -> None:
         if self.lesson is not None and case is self.lesson.case:
