@@ -230,7 +230,7 @@ def main() -> None:
         f"goal <= 2 s"
     )
     for tab, done in (
-        ("campaign", lambda: window.campaign_view.applied is oracle),
+        ("campaign", lambda: window.campaign_view.category_box.applied is oracle),
         ("teach", lambda: window.teach_view.ready and window.teach_view.oracle is oracle),
     ):  # what a large model's hidden tabs compute once they are shown
         stalls.start()

@@ -127,7 +127,7 @@ def run(
 async def _drain(window: MainWindow) -> None:
     """Let cancelled tasks finish (the oracle's child process is killed on cancel)."""
     window.tasks.cancel_all()
-    probe = getattr(window, "_size_probe", None)
+    probe = window.model_presenter.size_probe
     if probe is not None:
         probe.cancel()
         await asyncio.wait([probe], timeout=5.0)

@@ -1,7 +1,7 @@
 """File › Ask an LLM for its policy…: the window's side of ``gui/llm_policy``.
 
 The dialog's request starts the worker; its status lines go to the status bar; the policy it
-finds is attached as Open policy… attaches a table (``MainWindow.show_policy``), so the graph,
+finds is attached as Open policy… attaches a table (``PolicyPresenter.show_policy``), so the graph,
 the State inspector, the Report tab's value-loss table and the Workbench simulator show it; and
 the results file is reloaded, so the Results tab has the replies and the Report tab the stored
 LLM policy too.
@@ -25,6 +25,7 @@ from explaincheck.gui.llm_policy import (
     bare_oracle,
     check_ask,
 )
+from explaincheck.gui.window_actions import make_action
 
 TIP = (
     "Use an LLM as a policy: ask it the best action state by state as its own choices lead,"
@@ -40,13 +41,13 @@ class LlmPolicyWiring(QObject):
         self.window = window
         self.controller = LlmPolicyController(self)
         self.last: PolicyAsk | None = None  # the dialog starts from the last request
-        self.action = window._action("Ask an LLM for its policy…", None, self.choose, TIP)
+        self.action = make_action(window, "Ask an LLM for its policy…", None, self.choose, TIP)
         self.action.setEnabled(False)
-        window.open_policy_action.changed.connect(self._update_action)
-        for menu in window.open_policy_action.associatedObjects():
+        window.commands.open_policy.changed.connect(self._update_action)
+        for menu in window.commands.open_policy.associatedObjects():
             if isinstance(menu, QMenu):  # File, just after Open policy…
                 actions = menu.actions()
-                after = actions.index(window.open_policy_action) + 1
+                after = actions.index(window.commands.open_policy) + 1
                 if after < len(actions):
                     menu.insertAction(actions[after], self.action)
                 else:
@@ -66,11 +67,11 @@ class LlmPolicyWiring(QObject):
         self.controller.stop()
 
     def _update_action(self) -> None:
-        self.action.setEnabled(self.window.open_policy_action.isEnabled() and not self.running)
+        self.action.setEnabled(self.window.commands.open_policy.isEnabled() and not self.running)
 
     def _running_changed(self, running: bool) -> None:
         self._update_action()
-        self.window.stop_action.setEnabled(running or self.window.campaigns.running)
+        self.window.commands.stop.setEnabled(running or self.window.campaigns.running)
 
     # -- asking ------------------------------------------------------------------------------
     def proposed(self) -> PolicyAsk:
@@ -144,6 +145,6 @@ class LlmPolicyWiring(QObject):
         (the value-loss table is filled last, from the reloaded rows)."""
         await self.window.open_database(result.database)
         found = result.asked
-        self.window.show_policy(
+        self.window.policy.show_policy(
             result.attached, f"of {found.llm} ({len(found.asked)} states asked)", result.default
         )

@@ -1,8 +1,12 @@
-"""The main window: toolbar, the model dock, Graph | Campaign | Results | Report | Teach tabs,
-the state inspector and a status bar with the oracle and campaign progress.
+"""The main window: it builds the views, controllers and presenters and wires their signals.
 
-The window only wires views to controllers; every long job runs elsewhere (oracle in a child
-process, layouts and SQLite reads on worker threads, campaigns on their own thread).
+Toolbar and menus come from ``window_actions``, the status bar's permanent parts from
+``status_line``; what happens when an action fires or a controller signals lives in small
+presenters (``model_presenter``, ``campaign_run``, ``results_presenter``, ``regrade_presenter``,
+``policy_presenter``, ``wording_presenter``) and their words in the Qt-free ``window_text`` and
+``run_clock``. The window itself holds no logic beyond wiring, and no long job runs on the GUI
+thread: the oracle builds in a child process, layouts on the graph's worker thread, SQLite reads
+on the shared pool, campaigns on their own thread.
 """
 
 from __future__ import annotations
@@ -10,62 +14,46 @@ from __future__ import annotations
 import asyncio
 import sys
 import traceback
-from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QIcon, QKeySequence
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QIcon
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
-    QFileDialog,
-    QLabel,
     QMainWindow,
-    QMenu,
-    QProgressBar,
     QScrollArea,
-    QSizePolicy,
     QTabWidget,
-    QToolButton,
     QWidget,
 )
 
-from explaincheck.core.campaign.eta import EtaEstimator
 from explaincheck.core.campaign.session import BackendSettings
-from explaincheck.core.environments.types import Environment
 from explaincheck.core.errors import ExplaincheckError
-from explaincheck.core.oracle.program import ProgramConstant as Constant
-from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.paths import resources_dir
-from explaincheck.core.policy.types import policy_chain
 from explaincheck.gui.backend_choices import llm_choices
-from explaincheck.gui.campaign_controller import (
-    CampaignController,
-    build_campaign,
-    results_path,
-)
+from explaincheck.gui.campaign_controller import CampaignController
+from explaincheck.gui.campaign_run import CampaignRun
 from explaincheck.gui.live_question_controller import LiveQuestionController
-from explaincheck.gui.model_controller import ModelController, builtin_environments
-from explaincheck.gui.results_data import (
-    ResultsData,
-    campaign_model,
-    file_campaigns,
-    same_model,
-)
+from explaincheck.gui.model_controller import ModelController
+from explaincheck.gui.model_presenter import ModelPresenter
+from explaincheck.gui.policy_presenter import PolicyPresenter
+from explaincheck.gui.regrade_presenter import RegradePresenter
+from explaincheck.gui.results_data import ResultsData
+from explaincheck.gui.results_presenter import ResultsPresenter
 from explaincheck.gui.settings import Settings
-from explaincheck.gui.tasks import Tasks, in_thread
+from explaincheck.gui.status_line import StatusLine
+from explaincheck.gui.tasks import Tasks
 from explaincheck.gui.views.campaign_view import CampaignView
-from explaincheck.gui.views.constants_dialog import ConstantsDialog
 from explaincheck.gui.views.error_overlay import ErrorOverlay
 from explaincheck.gui.views.graph_view import GraphView
-from explaincheck.gui.views.model_view import ModelView, error_text
-from explaincheck.gui.views.regrade_dialog import RegradeDialog
+from explaincheck.gui.views.model_view import ModelView
 from explaincheck.gui.views.report_view import ReportView
 from explaincheck.gui.views.results_view import ResultsView
 from explaincheck.gui.views.state_inspector import StateInspector
 from explaincheck.gui.views.teach_view import TeachView
 from explaincheck.gui.views.wheel_guard import guard_wheel
+from explaincheck.gui.window_actions import TABS, build_actions
+from explaincheck.gui.wording_presenter import WordingPresenter
 
-TABS = ("graph", "campaign", "results", "report", "teach", "workbench")
 DATABASE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
 
 
@@ -89,15 +77,23 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.errors: list[str] = []
         self.pending_policy: str | None = None  # ``gui --policy FILE``: opened with the oracle
-        self.environments: list[Environment] = []
-        self.constants_dialog: ConstantsDialog | None = None  # while it is open
-        self.eta: EtaEstimator | None = None  # per-LLM time left of the running campaign
+
+        # presenters: what the actions and the controllers' signals do (they read the window)
+        self.model_presenter = ModelPresenter(self)
+        self.campaign_run = CampaignRun(self)
+        self.results_presenter = ResultsPresenter(self)
+        self.regrading = RegradePresenter(self)
+        self.policy = PolicyPresenter(self)
+        self.wording = WordingPresenter(self)
 
         self.tasks = Tasks(self)
         self.tasks.failed.connect(self._task_failed)
         self.results = ResultsData(self)
-        self.model = ModelController(self.tasks, self.settings, ask_constants=self.ask_constants)
+        self.model = ModelController(
+            self.tasks, self.settings, ask_constants=self.model_presenter.ask_constants
+        )
         self.campaigns = CampaignController(self.tasks, self)
+        self.campaigns.confirm_large_plans = True
         self.live = LiveQuestionController(self.tasks, self.backend_settings, self)
 
         self.graph = GraphView(self.tasks, self)
@@ -109,11 +105,14 @@ class MainWindow(QMainWindow):
         self.campaign_view = CampaignView(self.tasks, self, answerers=answerers)
         self.tabs = QTabWidget(self)
         self.tabs.setDocumentMode(True)
-        self.tabs.addTab(self.graph, "Graph")
-        self.tabs.addTab(self.campaign_view, "Campaign")
-        self.tabs.addTab(self.results_view, "Results")
-        self.tabs.addTab(self.report_view, "Report")
-        self.tabs.addTab(self.teach_view, "Teach")
+        for view, title in (
+            (self.graph, "Graph"),
+            (self.campaign_view, "Campaign"),
+            (self.results_view, "Results"),
+            (self.report_view, "Report"),
+            (self.teach_view, "Teach"),
+        ):
+            self.tabs.addTab(view, title)
         self.setCentralWidget(self.tabs)
 
         self.inspector = StateInspector(self)
@@ -124,8 +123,8 @@ class MainWindow(QMainWindow):
         self.campaign_view.apply_choices(self.settings.campaign_choices())
         self.campaign_view.watch_results(self.results)
         self._build_docks()
-        self._build_actions()
-        self._build_status_bar()
+        self.commands = build_actions(self)  # toolbar and menus
+        self.status_line = StatusLine(self)
         self._wire()
         from explaincheck.gui.workbench_wiring import attach_workbench
 
@@ -136,7 +135,7 @@ class MainWindow(QMainWindow):
         self._restore()
         guard_wheel(self)  # spin and combo boxes take the wheel only once focused
 
-    # -- layout ----------------------------------------------------------------------------
+    # -- construction ----------------------------------------------------------------------
     def _build_docks(self) -> None:
         self.model_dock = QDockWidget("Model", self)
         self.model_dock.setObjectName("modelDock")
@@ -152,156 +151,42 @@ class MainWindow(QMainWindow):
             [self.model_dock, self.inspector_dock], [360, 320], Qt.Orientation.Horizontal
         )
 
-    def _action(self, text: str, shortcut, handler, tip: str = "") -> QAction:
-        action = QAction(text, self)
-        tip = tip or text
-        if shortcut:
-            action.setShortcut(QKeySequence(shortcut))
-            tip = f"{tip} ({action.shortcut().toString()})"
-        action.setToolTip(tip)
-        action.triggered.connect(handler)
-        self.addAction(action)
-        return action
-
-    def _build_actions(self) -> None:
-        self.open_action = self._action(
-            "Open model…",
-            QKeySequence.StandardKey.Open,
-            self.model_view.choose_file,
-            "Open a PRISM model",
-        )
-        self.build_action = self._action("Build oracle", "Ctrl+B", self.model_view.rebuild)
-        self.run_action = self._action("Run ▶", "F5", self.run_campaign, "Run the campaign")
-        self.stop_action = self._action("Stop ■", "Shift+F5", self.stop, "Stop the campaign")
-        self.stop_action.setEnabled(False)
-        self.open_results_action = self._action(
-            "Open results…", "Ctrl+Shift+O", self.choose_database, "Open a results database"
-        )
-        self.regrade_action = self._action(
-            "Re-grade results…",
-            None,
-            self.choose_regrade,
-            "Grade the stored replies again under another satisfy rule (no LLM asked)",
-        )
-        self.regrade_action.setEnabled(False)
-        self.open_policy_action = self._action(
-            "Open policy…",
-            None,
-            self.choose_policy,
-            "Load a policy table (CSV or JSON by state variables) to test questions about it",
-        )
-        self.open_policy_action.setEnabled(False)
-        self.save_wording_action = self._action(
-            "Save wording as environment folder…",
-            None,
-            self.choose_wording_folder,
-            "Write the open PRISM model and its generic wording as an environment folder",
-        )
-        self.save_wording_action.setEnabled(False)
-        self.report_action = self._action(
-            "Report", None, lambda: self.show_tab("report"), "Show the report (Ctrl+3)"
-        )
-        self.settings_action = self._action(
-            "Settings…", QKeySequence.StandardKey.Preferences, self.edit_settings
-        )
-        if self.settings_action.shortcut().isEmpty():
-            self.settings_action.setShortcut(QKeySequence("Ctrl+,"))
-        self.fullscreen_action = self._action(
-            "Full screen", "F11", self.toggle_full_screen, "Full screen (for teaching)"
-        )
-        for i, name in enumerate(TABS):
-            self._action(name.title(), f"Ctrl+{i + 1}", lambda _=False, n=name: self.show_tab(n))
-
-        toolbar = self.addToolBar("Main")
-        toolbar.setObjectName("mainToolbar")
-        toolbar.setMovable(False)
-        toolbar.addAction(self.open_action)
-        self.environments_button = QToolButton(self)
-        self.environments_button.setText("Environments ▾")
-        self.environments_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.environments_menu = QMenu(self)
-        self.environments_button.setMenu(self.environments_menu)
-        toolbar.addWidget(self.environments_button)
-        toolbar.addSeparator()
-        toolbar.addAction(self.run_action)
-        toolbar.addAction(self.stop_action)
-        toolbar.addSeparator()
-        toolbar.addAction(self.open_results_action)
-        toolbar.addAction(self.report_action)
-        toolbar.addSeparator()
-        toolbar.addAction(self.settings_action)
-
-        menu = self.menuBar()
-        file_menu = menu.addMenu("&File")
-        for action in (self.open_action, self.open_results_action, self.build_action):
-            file_menu.addAction(action)
-        file_menu.addAction(self.open_policy_action)
-        file_menu.addAction(self.save_wording_action)
-        file_menu.addSeparator()
-        file_menu.addAction(self.settings_action)
-        file_menu.addAction(self._action("Quit", QKeySequence.StandardKey.Quit, self.close))
-        campaign_menu = menu.addMenu("&Campaign")
-        campaign_menu.addAction(self.run_action)
-        campaign_menu.addAction(self.stop_action)
-        campaign_menu.addAction(self.regrade_action)
-        view_menu = menu.addMenu("&View")
-        campaign_menu.addAction(
-            self._action("Set up…", None, lambda: self.show_tab("campaign"), "The Campaign tab")
-        )
-        for dock in (self.model_dock, self.inspector_dock):
-            view_menu.addAction(dock.toggleViewAction())
-        view_menu.addAction(self.fullscreen_action)
-
-    def _build_status_bar(self) -> None:
-        bar = self.statusBar()
-        self.oracle_status = QLabel("No model open", self)
-        # a long error message must not set the window's minimum width
-        self.oracle_status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        bar.addWidget(self.oracle_status, 1)
-        self.campaign_status = QLabel("", self)
-        bar.addPermanentWidget(self.campaign_status)
-        self.campaign_progress = QProgressBar(self)
-        self.campaign_progress.setMaximumWidth(180)
-        self.campaign_progress.setMaximumHeight(14)
-        self.campaign_progress.setFormat("%v / %m")
-        self.campaign_progress.hide()
-        bar.addPermanentWidget(self.campaign_progress)
-
     def _wire(self) -> None:
-        self.model.oracle_ready.connect(self._oracle_ready)
-        self.model.busy_changed.connect(self._model_busy)
-        self.model.failed.connect(self._model_failed)
-        self.model.cancelled.connect(lambda: self.oracle_status.setText("Oracle: cancelled"))
-        self.model.progress.connect(self.oracle_status.setText)
+        model, campaigns, view = self.model, self.campaigns, self.campaign_view
+        run, presenter = self.campaign_run, self.model_presenter
+        model.oracle_ready.connect(presenter.oracle_ready)
+        model.busy_changed.connect(presenter.busy)
+        model.failed.connect(presenter.failed)
+        model.cancelled.connect(lambda: self.status_line.oracle.setText("Oracle: cancelled"))
+        model.progress.connect(self.status_line.oracle.setText)
         self.graph.state_selected.connect(self.inspector.show_state)
         self.inspector.state_requested.connect(self.graph.select_state)
-        self.results_view.case_selected.connect(self._case_selected)
+        self.results_view.case_selected.connect(self.results_presenter.case_selected)
         self.results_view.states_highlighted.connect(self.graph.mark_states)
         self.teach_view.state_changed.connect(self._teach_state)
-        self.campaign_view.run_requested.connect(self.run_campaign)
-        self.campaign_view.stop_requested.connect(self.stop)
-        self.campaign_view.check_requested.connect(self.campaigns.check_host)
-        self.campaigns.host_checked.connect(self.campaign_view.show_host_models)
-        self.campaigns.host_failed.connect(self.campaign_view.show_host_error)
-        self.campaign_view.openai_check_requested.connect(self.campaigns.check_openai)
-        self.campaigns.openai_checked.connect(self.campaign_view.show_openai_models)
-        self.campaigns.openai_failed.connect(self.campaign_view.show_openai_error)
         self.teach_view.live_requested.connect(self._ask_live)
         self.live.answered.connect(self.teach_view.show_live_answer)
         self.live.failed.connect(self.teach_view.show_live_error)
-        self.campaign_view.progress_message.connect(self.campaign_status.setText)
-        self.campaigns.row.connect(lambda row: self.results.add([row]))
-        self.results.reset.connect(self._results_reset)
-        self.campaigns.progress.connect(self._campaign_progress)
-        self.campaigns.running_changed.connect(self._campaign_running)
-        self.campaigns.failed.connect(self._campaign_failed)
-        self.campaigns.planned.connect(self._campaign_planned)
-        self.campaigns.large_plan.connect(self._campaign_large_plan)
-        self.campaigns.confirm_large_plans = True
-        self.campaigns.llm_plan.connect(self._campaign_llm_plan)
-        self.campaigns.finished.connect(self._campaign_finished)
-        self.campaigns.costs_started.connect(self.campaign_view.start_costs)
-        self.campaigns.cost_stopped.connect(self._campaign_message)
+        view.run_requested.connect(self.run_campaign)
+        view.stop_requested.connect(self.stop)
+        view.llm_box.check_requested.connect(campaigns.check_host)
+        campaigns.host_checked.connect(view.llm_box.show_host_models)
+        campaigns.host_failed.connect(view.llm_box.show_host_error)
+        view.llm_box.openai_check_requested.connect(campaigns.check_openai)
+        campaigns.openai_checked.connect(view.llm_box.show_openai_models)
+        campaigns.openai_failed.connect(view.llm_box.show_openai_error)
+        view.progress_message.connect(self.status_line.campaign.setText)
+        campaigns.row.connect(lambda row: self.results.add([row]))
+        self.results.reset.connect(self.regrading.refresh)
+        campaigns.progress.connect(run.progress)
+        campaigns.running_changed.connect(run.running)
+        campaigns.failed.connect(run.failed)
+        campaigns.planned.connect(run.planned)
+        campaigns.large_plan.connect(run.large_plan)
+        campaigns.llm_plan.connect(run.llm_plan)
+        campaigns.finished.connect(run.finished)
+        campaigns.costs_started.connect(view.start_costs)
+        campaigns.cost_stopped.connect(run.message)
 
     def _restore(self) -> None:
         geometry, state = self.settings.window_state()
@@ -314,7 +199,6 @@ class MainWindow(QMainWindow):
             self.restoreState(state)
         self.results_view.executions.restore_split_sizes(self.settings.split_sizes("results"))
 
-    # -- start-up --------------------------------------------------------------------------
     def start(
         self,
         env: str | None = None,
@@ -326,311 +210,34 @@ class MainWindow(QMainWindow):
         --const, --goal, --unsafe). ``probe_sizes`` builds (and caches) the oracles of
         built-ins whose size is not known yet, one at a time in the background, so the list
         can show every size."""
-        self.tasks.start(self._load_environments(probe_sizes), "environments")
+        self.tasks.start(self.model_presenter.load_environments(probe_sizes), "environments")
         if env:
             self.model.open_spec(env, **(model or {}))
         if db:
             self.open_database(db)
 
-    async def _load_environments(self, probe_sizes: bool = False) -> None:
-        try:
-            environments = await in_thread(builtin_environments)
-        except Exception as error:
-            message = f"Built-in environments unavailable: {error}"
-            self.model_view.show_environments_error(message)
-            return
-        self.environments = environments
-        self.model_view.set_environments(environments)
-        self.environments_menu.clear()
-        for environment in environments:
-            action = self.environments_menu.addAction(environment.title)
-            action.setToolTip(environment.description)
-            action.triggered.connect(lambda _=False, e=environment: self.model.open_environment(e))
-        if probe_sizes:  # cancelled and awaited on close (``closeEvent``, ``app._drain``)
-            self._size_probe = asyncio.create_task(self.model.probe_sizes(environments))
-
-    # -- model -----------------------------------------------------------------------------
-    async def ask_constants(
-        self, constants: list[Constant], defaults: dict[str, str]
-    ) -> dict[str, str] | None:
-        """The undefined-constants dialog, awaited without a nested event loop."""
-        dialog = ConstantsDialog(constants, defaults, self)
-        self.constants_dialog = dialog
-        future: asyncio.Future = asyncio.get_running_loop().create_future()
-
-        def finished(result: int) -> None:
-            if not future.done():
-                future.set_result(result)
-
-        dialog.finished.connect(finished)
-        dialog.open()
-        result = await future
-        self.constants_dialog = None
-        return dialog.values() if result == ConstantsDialog.DialogCode.Accepted else None
-
-    def _model_busy(self, busy: bool) -> None:
-        self.build_action.setEnabled(not busy)
-        if busy:
-            self.canvas_error.hide()
-            environment = self.model.environment
-            name = environment.title if environment else "the model"
-            self.oracle_status.setText(f"Oracle: model checking {name}…")
-
-    def _model_failed(self, error: BaseException) -> None:
-        message, excerpt = error_text(error, self.model.last_path)
-        self.oracle_status.setText(f"Oracle: failed — {message}")
-        self.errors.append(str(error))
-        if self.model.oracle is None:  # nothing to show: the canvas says what went wrong
-            self.graph.clear()
-        self.canvas_error.show_error(message, excerpt)
-        if self.tabs.currentWidget() is not self.graph:
-            self.show_tab("graph")
-        if not isinstance(error, ExplaincheckError):
-            traceback.print_exception(error, file=sys.stderr)
-
-    def _oracle_ready(self, oracle: OracleResult, environment: Environment) -> None:
-        describe = environment.describe
-        self.canvas_error.hide()
-        self.setWindowTitle(f"explaincheck — {environment.title}")
-        self.graph.set_oracle(oracle, environment.variables)
-        self.inspector.set_oracle(oracle, describe, environment.variables)
-        self.inspector.show_state(oracle.model.initial)
-        self.results_view.set_oracle(oracle, environment)
-        self.campaign_view.set_model(oracle, environment)
-        self.teach_view.set_model(oracle, environment)
-        self.save_wording_action.setEnabled(environment.folder is None)  # a bare PRISM file
-        self.open_policy_action.setEnabled(True)
-        if self.pending_policy and policy_chain(oracle) is None:
-            path, self.pending_policy = self.pending_policy, None
-            self.open_policy(path)
-        self.update_policy_report()
-        how = "cache" if oracle.from_cache else f"{oracle.seconds:.2f} s"
-        tolerance = f", tie tolerance {oracle.tie_tolerance:g}" if oracle.tie_tolerance else ""
-        self.oracle_status.setText(
-            f"Oracle: {oracle.method}{tolerance} ({how}) · {environment.title} · "
-            f"{oracle.model.states} states, {oracle.model.transitions} transitions"
-        )
-
-    # -- policy ----------------------------------------------------------------------------
-    def choose_policy(self) -> None:
-        from explaincheck.gui.policy_controller import FILTER
-
-        path, _ = QFileDialog.getOpenFileName(self, "Open policy", "", FILTER)
-        if path:
-            self.open_policy(path)
-
-    def open_policy(self, path: str, default: str = "uniform") -> asyncio.Task:
-        """Attach the policy at ``path`` to the open model (states it leaves out: ``default``)."""
-        return self.tasks.start(self._open_policy(path, default), "open policy")
-
-    async def _open_policy(self, path: str, default: str) -> None:
-        from explaincheck.gui.policy_controller import load_policy
-
-        if self.model.oracle is None or self.model.environment is None:
-            self.statusBar().showMessage("Open a model before its policy.", 8000)
-            return
-        try:
-            attached = await load_policy(self.model.oracle, path, default)
-        except Exception as error:  # a bad row: one line, the model stays as it was
-            self.errors.append(str(error))
-            self.statusBar().showMessage(f"Cannot load the policy: {error}", 15000)
-            return
-        self.show_policy(attached, Path(path).name, default)
-
-    def show_policy(self, attached: OracleResult, name: str, default: str) -> None:
-        """Hand the oracle with a policy attached to every view (the graph, the inspector, the
-        Campaign and Report tabs, the Workbench simulator) and say its value loss."""
-        assert self.model.environment is not None
-        self.model.oracle = attached
-        self._oracle_ready(attached, self.model.environment)
-        from explaincheck.gui.workbench_wiring import loaded_policy_chooser
-
-        self.workbench.simulator.set_loaded_policy(*loaded_policy_chooser(attached))
-        chain = policy_chain(attached)
-        assert chain is not None
-        filled = len(chain.policy.defaulted)
-        self.statusBar().showMessage(
-            f"Policy {name}: V^π(s0) = {chain.state(chain.initial).value:.4g},"
-            f" value loss {chain.value_loss:.4g}"
-            + (f" ({filled} states by the default {default})" if filled else ""),
-            15000,
-        )
-
-    def update_policy_report(self) -> asyncio.Task | None:
-        """The Report tab's value-loss table for the open model (loaded and stored policies)."""
-        oracle = self.model.oracle
-        if oracle is None:
-            return None
-
-        async def fill() -> None:
-            from explaincheck.gui.policy_controller import policy_loss_table
-
-            table = await policy_loss_table(oracle, list(self.results.rows))
-            if oracle is self.model.oracle:
-                self.report_view.policy_loss.set_table(table)
-
-        return self.tasks.start(fill(), "policy value loss")
-
-    # -- results ---------------------------------------------------------------------------
-    def choose_database(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(
-            self, "Open results database", "", "SQLite (*.sqlite *.sqlite3 *.db);;All files (*)"
-        )
-        if path:
-            self.open_database(path)
-
+    # -- what the command line, the dropped files and other wiring ask of the window --------
     def open_database(self, path: str) -> asyncio.Task:
-        self.settings.add_recent_database(path)
-        self.campaign_view.set_database(path)
-        return self.tasks.start(self._open_database(path), "open results")
+        return self.results_presenter.open_database(path)
 
-    async def _open_database(self, path: str) -> None:
-        try:
-            await self.results.load(path)
-        except Exception as error:
-            self.errors.append(str(error))
-            self.statusBar().showMessage(f"Cannot open {path}: {error}", 15000)
-            return
-        self.statusBar().showMessage(f"{len(self.results.rows)} executions from {path}", 8000)
-        self.update_policy_report()
-        if self.model.environment is None and self.results.rows:
-            from explaincheck.core.environments.registry import BUILTIN_IDS
+    def run_campaign(self) -> None:
+        self.campaign_run.run()
 
-            first = str(self.results.rows[0].get("environment") or "")
-            if first in BUILTIN_IDS or (first and Path(first).is_file()):
-                # as it was tested: the campaign's constants and goal/unsafe labels
-                campaigns = await in_thread(file_campaigns, path)
-                self.model.open_spec(first, **campaign_model(campaigns, first))
+    def backend_settings(self) -> BackendSettings:
+        """The user's backend settings (campaigns, Teach's ask live, the Workbench)."""
+        return self.campaign_run.backend_settings()
 
-    def _results_reset(self) -> None:
-        self.regrade_action.setEnabled(
-            self.results.db_path is not None and not self.campaigns.running
-        )
+    def stop(self) -> None:
+        self.campaigns.stop()
+        self.llm_policy.stop()
+        self.model.cancel()
 
-    def choose_regrade(self) -> None:
-        db_path = self.results.db_path
-        if db_path is None or self.campaigns.running:
-            return
-        dialog = RegradeDialog(db_path, parent=self)
-        if dialog.exec():
-            self.regrade(dialog.satisfy_rule(), dialog.satisfy_tolerance())
-
-    def regrade(self, satisfy_rule: str, satisfy_tolerance: float) -> asyncio.Task:
-        """Re-grade the open results file off the GUI thread; the views reload after."""
-        return self.tasks.start(self._regrade(satisfy_rule, satisfy_tolerance), "re-grade")
-
-    async def _regrade(self, satisfy_rule: str, satisfy_tolerance: float) -> None:
-        self.regrade_action.setEnabled(False)
-        self.statusBar().showMessage("Re-grading the stored replies…")
-        try:
-            summary = await self.results.regrade(satisfy_rule, satisfy_tolerance)
-        except Exception as error:
-            self.errors.append(str(error))
-            self.statusBar().showMessage(f"Re-grading failed: {error}", 15000)
-            return
-        finally:
-            self._results_reset()
-        self.statusBar().showMessage(
-            f"{summary.graded} replies graded again under the {satisfy_rule} rule:"
-            f" {summary.changed} changed verdict",
-            15000,
-        )
-
-    def choose_wording_folder(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Save wording as environment folder")
-        if folder:
-            self.save_wording(folder)
-
-    def save_wording(self, folder: str) -> asyncio.Task:
-        """Write the open bare model and its generic wording as an environment folder, to edit
-        and reopen as an environment."""
-        return self.tasks.start(self._save_wording(folder), "save wording")
-
-    async def _save_wording(self, folder: str) -> None:
-        from explaincheck.core.environments.generic import save_wording
-
-        environment = self.model.environment
-        if environment is None:
-            return
-        try:
-            written = await in_thread(save_wording, environment, folder)
-        except (ExplaincheckError, OSError) as error:
-            self.errors.append(str(error))
-            self.statusBar().showMessage(f"Cannot save the wording: {error}", 15000)
-            return
-        self.statusBar().showMessage(
-            f"Saved {written}: edit it, then open {Path(folder) / 'model.prism'}", 15000
-        )
+    def show_tab(self, name: str) -> None:
+        self.tabs.setCurrentIndex(TABS.index(name))
 
     def _teach_state(self, state_id: int) -> None:
         if self.tabs.currentWidget() is self.teach_view:
             self.inspector.show_state(state_id)
-
-    def _case_selected(self, row: dict) -> None:
-        states = [int(s) for s in (row.get("states") or [])]
-        if same_model(row, self.model.oracle):
-            # the selection ring moves with the inspector to the case's first state
-            self.graph.highlight_states(states, select=states[0] if states else None)
-            if states:
-                self.inspector.show_state(states[0])
-
-    # -- campaign --------------------------------------------------------------------------
-    def run_campaign(self) -> None:
-        if self.campaigns.running:
-            return
-        if self.model.oracle is None or self.model.environment is None:
-            self._campaign_message("Open a model and let its oracle build first.")
-            return
-        setup = self.campaign_view.setup()
-        try:
-            campaign = build_campaign(
-                setup,
-                self.model.environment,
-                self.model.constants,
-                self.model.goal_label,
-                self.model.unsafe_label,
-            )
-            db_path = results_path(setup.database)
-            costs = self.campaign_view.cost_settings()  # prices and Stop at cost
-        except (ExplaincheckError, OSError) as error:
-            self._campaign_message(str(error))
-            return
-        self.settings.save_campaign_choices(self.campaign_view.choices())
-        self.tasks.start(self._run(campaign, db_path, costs), "campaign")
-
-    async def _run(self, campaign, db_path: str, costs=None) -> None:
-        if Path(db_path).exists():
-            try:
-                await self.results.load(db_path)
-            except Exception as error:
-                self._campaign_message(f"Cannot use {db_path}: {error}")
-                return
-        else:
-            self.results.clear(db_path)
-        assert self.model.environment is not None and self.model.oracle is not None
-        self.campaigns.start(
-            campaign,
-            db_path,
-            self.model.environment,
-            self.model.oracle,
-            self.backend_settings(),
-            behavioural=self.campaign_view.wants_behavioural(),
-            costs=costs,
-        )
-
-    def backend_settings(self) -> BackendSettings:
-        """The user's backend settings: the Campaign tab's Ollama host, else the one in
-        Settings; timeout and concurrency from Settings (campaigns and Teach's ask live)."""
-        prefs = self.settings.preferences()
-        host = self.campaign_view.ollama_host() or prefs.ollama_host
-        openai = self.campaign_view.openai_base_url() or prefs.openai_base_url
-        return BackendSettings(
-            ollama_hosts=(host,) if host else (),
-            timeout=prefs.timeout,
-            concurrency=prefs.concurrency,
-            llama_binding=None if prefs.llama_binding == "automatic" else prefs.llama_binding,
-            openai_hosts=(openai,) if openai else (),
-        )
 
     def _ask_live(self, spec: str, case) -> None:
         if self.model.oracle is None or self.model.environment is None:
@@ -638,62 +245,6 @@ class MainWindow(QMainWindow):
         # Teach's oracle: for a factors case it carries the factor truth the prompt needs
         oracle = self.teach_view.oracle or self.model.oracle
         self.live.ask(spec, case, oracle, self.model.environment)
-
-    def stop(self) -> None:
-        self.campaigns.stop()
-        self.llm_policy.stop()
-        self.model.cancel()
-
-    def _campaign_message(self, text: str) -> None:
-        self.campaign_view.show_message(text)
-        self.statusBar().showMessage(text, 10000)
-        self.show_tab("campaign")
-
-    def _campaign_planned(self, total: int, skipped: dict) -> None:
-        self.campaign_progress.setMaximum(max(1, total))
-        note = f" · skipped: {', '.join(skipped)}" if skipped else ""
-        self.campaign_status.setText(f"Campaign: {total} executions planned{note}")
-
-    def _campaign_large_plan(self, warning: str) -> None:
-        """A plan that would write a very large results file runs only if the user says so."""
-        from explaincheck.gui.large_plan_dialog import confirm_large_plan
-
-        go = confirm_large_plan(self, warning)
-        self.campaigns.answer_large_plan(go)
-        if not go:
-            self._campaign_message(f"Not started: {warning.removeprefix('warning: ')}")
-
-    def _campaign_running(self, running: bool) -> None:
-        self.campaign_view.set_running(running)
-        self._results_reset()
-        self.run_action.setEnabled(not running)
-        self.stop_action.setEnabled(running)
-        self.campaign_progress.setVisible(running or self.campaign_progress.value() > 0)
-
-    def _campaign_llm_plan(self, left: dict, concurrency: dict) -> None:
-        self.eta = EtaEstimator.start(left, concurrency)
-
-    def _campaign_progress(self, progress) -> None:
-        last = progress.last
-        if self.eta is not None and last is not None:
-            self.eta.record(last.llm, last.latency, finished=last.verdict != "error")
-        self.campaign_view.show_progress(progress, self.eta)
-        self.campaign_progress.setMaximum(max(1, progress.total))
-        self.campaign_progress.setValue(progress.done)
-
-    def _campaign_failed(self, error: BaseException) -> None:
-        self.errors.append(str(error))
-        self._campaign_message(f"The campaign stopped: {error}")
-        if not isinstance(error, ExplaincheckError):
-            traceback.print_exception(error, file=sys.stderr)
-
-    def _campaign_finished(self, outcome) -> None:
-        if self.results.db_path:  # reload: retried errors replace their old rows
-            self.tasks.start(self._open_database(self.results.db_path), "reload results")
-
-    # -- misc ------------------------------------------------------------------------------
-    def show_tab(self, name: str) -> None:
-        self.tabs.setCurrentIndex(TABS.index(name))
 
     def edit_settings(self) -> None:
         from explaincheck.gui.settings_dialog import SettingsDialog
@@ -762,7 +313,7 @@ class MainWindow(QMainWindow):
         self.settings.save_window_state(self.saveGeometry(), self.saveState())
         self.settings.save_split_sizes("results", self.results_view.executions.split_sizes())
         self.settings.save_campaign_choices(self.campaign_view.choices())
-        probe = getattr(self, "_size_probe", None)
+        probe = self.model_presenter.size_probe
         if probe is not None:
             probe.cancel()
         self.campaigns.stop()
@@ -770,3 +321,6 @@ class MainWindow(QMainWindow):
         self.model.cancel()
         self.tasks.cancel_all()
         super().closeEvent(event)
+
+
+__all__ = ["DATABASE_SUFFIXES", "TABS", "MainWindow"]

@@ -17,6 +17,16 @@ if TYPE_CHECKING:
     from explaincheck.core.campaign.plan import Plan
 
 
+def format_duration(seconds: float | None) -> str:
+    """``MM:SS``, or ``H:MM:SS`` from an hour on; ``--:--`` when not known yet. The one
+    formatter of a time left: the terminal bar and the Campaign tab show the same text."""
+    if seconds is None:
+        return "--:--"
+    hours, rest = divmod(max(0, int(seconds)), 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
+
+
 @dataclass
 class LlmPace:
     """One LLM's executions left and the answers timed so far (in this run)."""

@@ -12,19 +12,10 @@ import sys
 import time
 from typing import TextIO
 
-from explaincheck.core.campaign.eta import EtaEstimator
+from explaincheck.core.campaign.eta import EtaEstimator, format_duration
 from explaincheck.core.campaign.progress import Progress
 
 WIDTH = 28
-
-
-def duration(seconds: float | None) -> str:
-    if seconds is None:
-        return "--:--"
-    seconds = int(seconds)
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
 
 
 def line(progress: Progress, eta: float | str | None = "") -> str:
@@ -36,7 +27,7 @@ def line(progress: Progress, eta: float | str | None = "") -> str:
     rate = f"{progress.pass_rate:.0%}" if progress.pass_rate is not None else "--"
     text = (
         f"[{bar}] {progress.done}/{progress.total} {progress.fraction:.0%}  pass {rate}"
-        f"  {progress.rate:.1f}/s  ETA {duration(seconds)}"
+        f"  {progress.rate:.1f}/s  ETA {format_duration(seconds)}"
     )
     if progress.errors:
         text += f"  ({progress.errors} error{'s' if progress.errors != 1 else ''})"

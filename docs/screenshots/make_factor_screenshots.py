@@ -38,12 +38,12 @@ async def shoot(window, out: Path, db: Path) -> list[Path]:
     window.model.open_spec("frozen_lake")
     await window.wait_rendered()
     campaign = window.campaign_view
-    while "factors" not in campaign.reasons and not window.tasks.idle:
+    while "factors" not in campaign.category_box.reasons and not window.tasks.idle:
         await asyncio.sleep(0.1)
     for i in range(campaign.llms.count()):
         spec = campaign.llms.item(i).data(Qt.ItemDataRole.UserRole)
-        campaign.set_llm_checked(spec, spec in ("random", "oracle"))
-    campaign.set_categories(["factors"])
+        campaign.llm_box.set_llm_checked(spec, spec in ("random", "oracle"))
+    campaign.category_box.set_categories(["factors"])
     campaign.budget.setValue(4)
     campaign.behavioural.setChecked(True)
     campaign.database.setText(str(db))

@@ -47,7 +47,7 @@ async def shoot(window, env: str, out: Path, db: Path) -> list[Path]:
     campaign = window.campaign_view
     for i in range(campaign.llms.count()):
         spec = campaign.llms.item(i).data(Qt.ItemDataRole.UserRole)
-        campaign.set_llm_checked(spec, spec in ("random", "oracle"))
+        campaign.llm_box.set_llm_checked(spec, spec in ("random", "oracle"))
     campaign.budget.setValue(5)
     campaign.selection.setCurrentIndex(campaign.selection.findData("both"))
     campaign.database.setText(str(db))

@@ -25,7 +25,7 @@ class GraphLegend(QWidget):
 
     def __init__(self, style: GraphStyle, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.style = style
+        self.graph_style = style
         self.present: set[str] = set()  # marks that occur in the model at all
         self.has_danger = True
         # what the highlighted states are ("test case states", "A* changes under the factor");
@@ -38,7 +38,7 @@ class GraphLegend(QWidget):
         rows = [
             m
             for m in _MARK_TEXT
-            if self.style.show.get(m) and (m in self.present or m == "optimal")
+            if self.graph_style.show.get(m) and (m in self.present or m == "optimal")
         ]
         return [*rows, HIGHLIGHT_MARK] if self.highlight else rows
 
@@ -46,7 +46,7 @@ class GraphLegend(QWidget):
         return self.highlight if mark == HIGHLIGHT_MARK else _MARK_TEXT[mark]
 
     def sizeHint(self) -> QSize:
-        height = 14 + 20 * len(self._rows()) + (46 if self.style.colour_by != "none" else 0)
+        height = 14 + 20 * len(self._rows()) + (46 if self.graph_style.colour_by != "none" else 0)
         words = max(
             (self.fontMetrics().horizontalAdvance(self._text(m)) for m in self._rows()), default=0
         )
@@ -58,9 +58,9 @@ class GraphLegend(QWidget):
         key = (
             self.size().toTuple(),
             self.devicePixelRatioF(),
-            self.style.colour_by,
-            self.style.scale_title,
-            tuple(sorted(self.style.show.items())),
+            self.graph_style.colour_by,
+            self.graph_style.scale_title,
+            tuple(sorted(self.graph_style.show.items())),
             tuple(sorted(self.present)),
             self.has_danger,
             self.highlight,
@@ -83,14 +83,16 @@ class GraphLegend(QWidget):
         painter.drawRoundedRect(QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5), 6, 6)
         painter.setPen(QColor("#222222"))
         y = 8.0
-        if self.style.colour_by != "none":
-            title = self.style.scale_title or (
-                "V(s): P(reach goal)" if self.style.colour_by == "value" else "D(s): P(unsafe)"
+        if self.graph_style.colour_by != "none":
+            title = self.graph_style.scale_title or (
+                "V(s): P(reach goal)"
+                if self.graph_style.colour_by == "value"
+                else "D(s): P(unsafe)"
             )
             painter.drawText(QRectF(10, y, 170, 16), Qt.AlignmentFlag.AlignLeft, title)
             y += 18
             gradient = QLinearGradient(10, 0, 180, 0)
-            stops = colours.scale_stops(self.style.colour_by)
+            stops = colours.scale_stops(self.graph_style.colour_by)
             for i, stop in enumerate(stops):
                 gradient.setColorAt(i / (len(stops) - 1), QColor(stop))
             painter.setBrush(gradient)

@@ -15,12 +15,8 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
-    QComboBox,
     QFrame,
-    QLabel,
-    QPushButton,
     QScrollArea,
-    QSizePolicy,
     QSplitter,
     QToolBar,
     QVBoxLayout,
@@ -29,41 +25,17 @@ from PySide6.QtWidgets import (
 
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
-from explaincheck.core.taxonomy.teaching import Case, Lesson, lesson, stepping_order, taught
-from explaincheck.gui.flaw_teaching import FlawedAnswer, explanation, flawed_answer
-from explaincheck.gui.long_text import capped
-from explaincheck.gui.results_data import ResultsData, same_model
-from explaincheck.gui.safe_text import plain_label
+from explaincheck.core.taxonomy.teaching import Case, Lesson, lesson, stepping_order
+from explaincheck.gui.flaw_teaching import FlawedAnswer, flawed_answer
+from explaincheck.gui.results_data import ResultsData
 from explaincheck.gui.tasks import Tasks, in_thread
+from explaincheck.gui.teach_replies import reply_text, stored_reply
 from explaincheck.gui.views.factor_panel import FactorPanel
 from explaincheck.gui.views.graph_view import GraphView
 from explaincheck.gui.views.llm_choices import LlmChoices
+from explaincheck.gui.views.teach_parts import REVEAL_TEXT, AnswerBar, Card, CaseBar
 
-REVEAL_TEXT = "Reveal ▸"
 NEXT_TEXT = "Next case ▶"
-
-
-class Card(QFrame):
-    """A titled panel of large plain text (never rich text: it may hold LLM output)."""
-
-    def __init__(self, title: str, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("teachCard")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        layout = QVBoxLayout(self)
-        self.title = plain_label(title)
-        font = self.title.font()
-        font.setBold(True)
-        self.title.setFont(font)
-        layout.addWidget(self.title)
-        self.body = plain_label("")
-        self.body.setWordWrap(True)
-        self.body.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.body.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        layout.addWidget(self.body, 1)
-
-    def set_text(self, text: str) -> None:
-        self.body.setText(text)
 
 
 class TeachView(QWidget):
@@ -92,8 +64,7 @@ class TeachView(QWidget):
         self.lesson: Lesson | None = None
         self.ready = True
         self.pending = False  # a large model waits for the tab to be shown (set_model)
-        bar = self._build_case_bar()
-        second = self._build_answer_bar()
+        bar, second = self._build_bars()
         split = self._build_cards_and_graph()
         self._build_layout(bar, second, split)
         self._connect_signals()
@@ -101,71 +72,18 @@ class TeachView(QWidget):
         self._render()
 
     # -- building the page (called once, in this order, by ``__init__``) --------------------
-    def _build_case_bar(self) -> QToolBar:
-        """Category, order, and Previous / position / Next."""
-        bar = QToolBar(self)
-        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        bar.addWidget(QLabel("Category: "))
-        self.category = QComboBox(self)
-        for category in taught():
-            self.category.addItem(category.name, category.id)
-        self.category.currentIndexChanged.connect(lambda _: self._reorder())
-        bar.addWidget(self.category)
-        bar.addWidget(QLabel(" Order: "))
-        self.ordering = QComboBox(self)
-        self.ordering.addItem("most diagnostic first (δ)", "delta")
-        self.ordering.addItem("by state id", "id")
-        self.ordering.currentIndexChanged.connect(lambda _: self._reorder())
-        bar.addWidget(self.ordering)
-        self.previous_button = QPushButton("◀ Previous")
-        self.previous_button.clicked.connect(lambda: self.move(-1))
-        bar.addWidget(self.previous_button)
-        self.position_label = QLabel("", self)
-        bar.addWidget(self.position_label)
-        self.next_button = QPushButton("Next ▶")
-        self.next_button.clicked.connect(lambda: self.move(1))
-        bar.addWidget(self.next_button)
-        return bar
-
-    def _build_answer_bar(self) -> QToolBar:
-        """The LLM, the flawed explainer beside the oracle, Reveal and the text size."""
-        second = QToolBar(self)
-        second.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        second.addWidget(QLabel("LLM: "))
-        self.llm = QComboBox(self)
-        self.llm.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        second.addWidget(self.llm)
-        second.addWidget(QLabel(" Beside the oracle: "))
-        self.flaw = QComboBox(self)
-        self.flaw.addItem("no flawed explainer", "")
-        for spec in (c.spec for c in self.answerers.offered if c.reference):
-            self.flaw.addItem(spec, spec)
-            self.flaw.setItemData(
-                self.flaw.count() - 1, explanation(spec), Qt.ItemDataRole.ToolTipRole
-            )
-        self.flaw.setToolTip("Show what a reference explainer with a known flaw answers")
-        self.flaw.currentIndexChanged.connect(lambda _: self._update_flaw())
-        second.addWidget(self.flaw)
-        self.flawed: FlawedAnswer | None = None
-        self.reveal_button = QPushButton(REVEAL_TEXT)
-        self.reveal_button.setToolTip("Reveal the next step, or go to the next case (Space)")
-        self.reveal_button.clicked.connect(self.reveal)
-        second.addWidget(self.reveal_button)
-        # short buttons, so A+ stays on the bar of a 1366-pixel screen (not in its overflow)
-        self.zoom_out = QPushButton("A−")
-        self.zoom_out.setToolTip("Smaller text")
-        self.zoom_out.clicked.connect(lambda: self.scale_text(1 / 1.15))
-        self.zoom_in = QPushButton("A+")
-        self.zoom_in.setToolTip("Larger text")
-        self.zoom_in.clicked.connect(lambda: self.scale_text(1.15))
-        spacer = QWidget(self)
-        spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
-        second.addWidget(spacer)
-        for button in (self.zoom_out, self.zoom_in):
-            button.setMaximumWidth(button.fontMetrics().horizontalAdvance("A−") + 24)
-            second.addWidget(button)
+    def _build_bars(self) -> tuple[CaseBar, AnswerBar]:
+        """Which case, and which answer; their widgets by the names the tests and the
+        screenshot scripts use."""
+        bar, second = CaseBar(self), AnswerBar(self.answerers, self)
+        self.category, self.ordering = bar.category, bar.ordering
+        self.previous_button, self.next_button = bar.previous_button, bar.next_button
+        self.position_label = bar.position_label
+        self.llm, self.flaw, self.reveal_button = second.llm, second.flaw, second.reveal_button
+        self.zoom_out, self.zoom_in = second.zoom_out, second.zoom_in
         self.answer_bar = second
-        return second
+        self.flawed: FlawedAnswer | None = None
+        return bar, second
 
     def _build_cards_and_graph(self) -> QSplitter:
         """The step cards (and the factor panel) on the left, the graph on the right."""
@@ -214,11 +132,19 @@ class TeachView(QWidget):
         self.scale_text(1.35)
 
     def _connect_signals(self) -> None:
-        """Space reveals, the arrows move; new results refill the LLM list."""
+        """The bars' choices; Space reveals, the arrows move; new results refill the LLMs."""
+        self.category.currentIndexChanged.connect(lambda _: self._reorder())
+        self.ordering.currentIndexChanged.connect(lambda _: self._reorder())
+        self.previous_button.clicked.connect(lambda: self.move_by(-1))
+        self.next_button.clicked.connect(lambda: self.move_by(1))
+        self.flaw.currentIndexChanged.connect(lambda _: self._update_flaw())
+        self.reveal_button.clicked.connect(self.reveal)
+        self.zoom_out.clicked.connect(lambda: self.scale_text(1 / 1.15))
+        self.zoom_in.clicked.connect(lambda: self.scale_text(1.15))
         for keys, handler in (
             (Qt.Key.Key_Space, self.reveal),
-            (Qt.Key.Key_Right, lambda: self.move(1)),
-            (Qt.Key.Key_Left, lambda: self.move(-1)),
+            (Qt.Key.Key_Right, lambda: self.move_by(1)),
+            (Qt.Key.Key_Left, lambda: self.move_by(-1)),
         ):
             shortcut = QShortcut(QKeySequence(keys), self)
             shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
@@ -289,7 +215,7 @@ class TeachView(QWidget):
                 self._load_lesson()
                 return
 
-    def move(self, step: int) -> None:
+    def move_by(self, step: int) -> None:
         if not self.order:
             return
         self.position = (self.position + step) % len(self.order)
@@ -333,7 +259,12 @@ class TeachView(QWidget):
             return
         from explaincheck.core.factors.picture import lesson_row
 
-        stored = self.stored_reply(self.llm.currentData() or "") if self.step >= 3 else None
+        spec = self.llm.currentData() or ""
+        stored = (
+            stored_reply(self.results.rows, spec, lesson_.case, self.oracle)
+            if self.step >= 3
+            else None
+        )
         row = lesson_row(lesson_.case.states, self.oracle, stored)
         self.factor_panel.show_case(row, self.oracle, self.environment, self.results.db_path)
 
@@ -342,7 +273,7 @@ class TeachView(QWidget):
         if self.lesson is None:
             return
         if self.step >= 3:
-            self.move(1)
+            self.move_by(1)
             return
         self.step += 1
         if self.step == 2:
@@ -405,38 +336,15 @@ class TeachView(QWidget):
     def _reveal_reply(self) -> None:
         assert self.lesson is not None
         spec = self.llm.currentData() or ""
-        row = self.stored_reply(spec)
+        row = stored_reply(self.results.rows, spec, self.lesson.case, self.oracle)
         if row is not None:
-            self.reply_card.set_text(self._reply_text(spec, row))
+            self.reply_card.set_text(reply_text(spec, row))
             return
         if self.answerers.can_ask_live(spec):
             self.reply_card.set_text(f"Asking {spec}…")
             self.live_requested.emit(spec, self.lesson.case)
         else:
             self.reply_card.set_text("No stored reply for this state.")
-
-    def stored_reply(self, spec: str) -> dict[str, Any] | None:
-        if self.lesson is None:
-            return None
-        case = self.lesson.case
-        for row in self.results.rows:
-            if (
-                row.get("llm") == spec
-                and row.get("category") == case.category
-                and list(row.get("states") or []) == list(case.states)
-                and same_model(row, self.oracle)
-            ):
-                return row
-        return None
-
-    @staticmethod
-    def _reply_text(spec: str, row: dict[str, Any]) -> str:
-        thinking = str(row.get("thinking") or "")
-        reply = capped(str(row.get("reply")), 3_000, 500, "see the Results tab").text
-        text = f"{spec} replied:\n{reply}\n\n"
-        if thinking:
-            text += f"(thinking: {thinking[:400]}{'…' if len(thinking) > 400 else ''})\n\n"
-        return text + f"Verdict: {str(row.get('verdict')).upper()} — {row.get('reason')}"
 
     def show_live_answer(self, case: Any, answer: Any) -> None:
         """A live reply (``core.campaign.session.LiveAnswer``), if still on the case asked."""
@@ -447,7 +355,7 @@ class TeachView(QWidget):
                 "verdict": answer.verdict,
                 "reason": answer.reason,
             }
-            self.reply_card.set_text(self._reply_text(answer.spec, row) + "  (asked live)")
+            self.reply_card.set_text(reply_text(answer.spec, row) + "  (asked live)")
 
     def show_live_error(self, case: Any, spec: str, message: str) -> None:
         if self.lesson is not None and case is self.lesson.case:

@@ -118,8 +118,8 @@ def test_keyboard_shortcuts_switch_tabs(qtbot, window):
     ):
         qtbot.keyClick(window, key, Qt.KeyboardModifier.ControlModifier)
         assert window.tabs.currentWidget() is widget
-    assert window.run_action.shortcut().toString() == "F5"
-    assert window.open_action.shortcut().toString() == "Ctrl+O"
+    assert window.commands.run.shortcut().toString() == "F5"
+    assert window.commands.open.shortcut().toString() == "Ctrl+O"
 
 
 def test_recent_databases_and_files_are_stored_as_absolute_paths(tmp_path, monkeypatch):

@@ -40,8 +40,8 @@ def test_a_remembered_size_is_not_computed_again(qtbot, window):
 
 def test_start_probes_sizes_and_closing_the_window_stops_it(qtbot, window):
     window.start(probe_sizes=True)
-    wait_for(qtbot, lambda: getattr(window, "_size_probe", None) is not None, 60)
-    probe = window._size_probe
+    wait_for(qtbot, lambda: window.model_presenter.size_probe is not None, 60)
+    probe = window.model_presenter.size_probe
     wait_for(qtbot, lambda: window.model.probing or probe.done(), 30)
     window.close()
     wait_for(qtbot, probe.done, 30)

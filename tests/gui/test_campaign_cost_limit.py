@@ -30,12 +30,12 @@ def only_openai(qtbot, window, server) -> str:
     """Tick just the stand-in's model (listed from its /v1/models); returns its spec."""
     view = window.campaign_view
     view.openai_host.setText(server.base_url)
-    view.check_openai()
+    view.llm_box.check_openai()
     wait_for(qtbot, lambda: view.openai_button.isEnabled(), 30)
     spec = f"openai:{MODEL}@{server.base_url}"
     for i in range(view.llms.count()):
         item_spec = view.llms.item(i).data(Qt.ItemDataRole.UserRole)
-        view.set_llm_checked(item_spec, item_spec == spec)
+        view.llm_box.set_llm_checked(item_spec, item_spec == spec)
     assert view.selected_llms() == [spec]
     return spec
 
@@ -62,12 +62,12 @@ def results_cost_lines(db, capsys) -> list[str]:
 def test_stop_at_cost_stops_cleanly_shows_it_and_resumes(qtbot, window, tmp_path, capsys):
     open_env(qtbot, window, "frozen_lake")
     view = window.campaign_view
-    wait_for(qtbot, lambda: view.applied is not None, 60)
+    wait_for(qtbot, lambda: view.category_box.applied is not None, 60)
     window.settings.save_preferences(replace(window.settings.preferences(), concurrency=1))
     db = tmp_path / "gui.sqlite"
     with StandinOpenAI({MODEL: Script()}) as server:
         spec = only_openai(qtbot, window, server)
-        view.set_categories(["satisfy"])
+        view.category_box.set_categories(["satisfy"])
         view.budget.setValue(4)
         view.set_database(str(db))
         view.cost_fields.prices.setText(PRICE)
@@ -107,8 +107,8 @@ def test_stop_at_cost_stops_cleanly_shows_it_and_resumes(qtbot, window, tmp_path
 def test_unusable_prices_or_limit_start_nothing(qtbot, window, tmp_path):
     open_env(qtbot, window, "frozen_lake")
     view = window.campaign_view
-    wait_for(qtbot, lambda: view.applied is not None, 60)
-    view.set_categories(["satisfy"])
+    wait_for(qtbot, lambda: view.category_box.applied is not None, 60)
+    view.category_box.set_categories(["satisfy"])
     view.set_database(str(tmp_path / "none.sqlite"))
     for prices, limit, said in (
         ("", "2", "Stop at cost needs prices: give prices in the Prices field"),
@@ -127,7 +127,7 @@ def test_unusable_prices_or_limit_start_nothing(qtbot, window, tmp_path):
 def test_prices_and_limit_kept_in_campaign_files_and_settings(qtbot, window, tmp_path):
     open_env(qtbot, window, "frozen_lake")
     view = window.campaign_view
-    wait_for(qtbot, lambda: view.applied is not None, 60)
+    wait_for(qtbot, lambda: view.category_box.applied is not None, 60)
     view.cost_fields.prices.setText("gpt-4o-mini=0.15/0.6, qwen-7b=0/0")
     view.cost_fields.limit.setText("2.5")
     path = tmp_path / "campaign.toml"

@@ -16,7 +16,7 @@ def _laptop_campaign(qtbot, window):
     open_env(qtbot, window, "frozen_lake")
     window.show_tab("campaign")
     view = window.campaign_view
-    wait_for(qtbot, lambda: view.applied is window.model.oracle, 60)
+    wait_for(qtbot, lambda: view.category_box.applied is window.model.oracle, 60)
     qtbot.wait(50)
     return view
 

@@ -14,9 +14,9 @@ def test_campaign_choices_survive_a_new_window(qtbot, qloop, settings):
     qtbot.addWidget(first)
     view = first.campaign_view
     view.extra_spec.setText("ollama:gemma3:1b@http://127.0.0.1:9")
-    view._add_spec()
-    view.set_llm_checked("random", False)
-    view.set_categories(["satisfy", "safer", "ranking"])
+    view.llm_box.add_typed_spec()
+    view.llm_box.set_llm_checked("random", False)
+    view.category_box.set_categories(["satisfy", "safer", "ranking"])
     view.budget.setValue(7)
     view.selection.setCurrentIndex(view.selection.findData("random"))
     view.seed.setValue(1234)
@@ -28,7 +28,7 @@ def test_campaign_choices_survive_a_new_window(qtbot, qloop, settings):
     qtbot.addWidget(second)
     again = second.campaign_view
     assert again.selected_llms() == ["oracle", "ollama:gemma3:1b@http://127.0.0.1:9"]
-    assert set(again.selected_categories()) == {"satisfy", "safer", "ranking"}
+    assert set(again.category_box.selected_categories()) == {"satisfy", "safer", "ranking"}
     assert again.budget.value() == 7
     assert again.selection.currentData() == "random"
     assert again.seed.value() == 1234 and again.repeat.value() == 3
@@ -38,12 +38,12 @@ def test_campaign_choices_survive_a_new_window(qtbot, qloop, settings):
 
 def test_applicability_keeps_the_users_category_choice(qtbot, window):
     view = window.campaign_view
-    view.set_categories(["satisfy", "best_action"])
+    view.category_box.set_categories(["satisfy", "best_action"])
     open_env(qtbot, window, "frozen_lake")
-    wait_for(qtbot, lambda: bool(view.reasons) or window.tasks.idle, 60)
+    wait_for(qtbot, lambda: bool(view.category_box.reasons) or window.tasks.idle, 60)
     wait_for(qtbot, lambda: window.tasks.idle, 60)
-    assert set(view.selected_categories()) == {"satisfy", "best_action"}
+    assert set(view.category_box.selected_categories()) == {"satisfy", "best_action"}
     # a click by the user is remembered too
     item = view.category_items["bottleneck"]
     item.setCheckState(0, Qt.CheckState.Checked)
-    assert "bottleneck" in view.wanted_categories
+    assert "bottleneck" in view.category_box.wanted_categories

@@ -30,7 +30,7 @@ def test_list_models_of_an_openai_compatible_server(qtbot, window):
     view = window.campaign_view
     with StandinOpenAI({"qwen-7b": Script(), "llama-8b": Script()}) as server:
         view.openai_host.setText(server.base_url)
-        view.check_openai()
+        view.llm_box.check_openai()
         wait_for(qtbot, lambda: view.openai_button.isEnabled(), 30)
         assert window.backend_settings().openai_hosts == (server.base_url,)
     found = specs(view)
@@ -42,7 +42,7 @@ def test_list_models_of_an_openai_compatible_server(qtbot, window):
     window.settings.save_preferences(replace(prefs, openai_base_url="http://gpu1:8000/v1"))
     assert window.backend_settings().openai_hosts == ("http://gpu1:8000/v1",)
     view.openai_host.setText("http://127.0.0.1:9/v1")
-    view.check_openai()
+    view.llm_box.check_openai()
     wait_for(qtbot, lambda: view.openai_button.isEnabled(), 30)
     assert view.host_status.text().startswith("✗")
 
@@ -50,8 +50,8 @@ def test_list_models_of_an_openai_compatible_server(qtbot, window):
 def test_campaign_file_saved_runs_and_opens_back(qtbot, window, tmp_path):
     open_env(qtbot, window, "frozen_lake")
     view = window.campaign_view
-    wait_for(qtbot, lambda: view.applied is not None, 60)
-    view.set_categories(["satisfy", "best_action"])
+    wait_for(qtbot, lambda: view.category_box.applied is not None, 60)
+    view.category_box.set_categories(["satisfy", "best_action"])
     view.budget.setValue(2)
     view.seed.setValue(3)
     view.set_database(str(tmp_path / "gui.sqlite"))
@@ -76,7 +76,7 @@ def test_campaign_file_saved_runs_and_opens_back(qtbot, window, tmp_path):
     view.open_campaign_file(str(path))
     assert view.budget.value() == 4 and view.seed.value() == 3
     assert [s for s, on in specs(view).items() if on] == ["random"]
-    assert view.selected_categories() == ["satisfy", "best_action"]
+    assert view.category_box.selected_categories() == ["satisfy", "best_action"]
     path.write_text(text + "budgt = 1\n")
     view.open_campaign_file(str(path))
     assert "unknown key 'budgt'" in view.progress_text.text()

@@ -13,14 +13,14 @@ from PySide6.QtCore import Qt
 def test_not_applicable_categories_are_greyed_out(qtbot, window):
     open_env(qtbot, window, "water_jug")  # no bottleneck states (paper section 6.1)
     view = window.campaign_view
-    wait_for(qtbot, lambda: bool(view.reasons), 60)
+    wait_for(qtbot, lambda: bool(view.category_box.reasons), 60)
     for category in ("bottleneck", "subset_bottleneck", "which_bottleneck"):
         item = view.category_items[category]
         assert item.isDisabled(), category
         assert item.toolTip(0), category
         assert "not applicable" in item.text(0)
     assert not view.category_items["satisfy"].isDisabled()
-    assert "bottleneck" not in view.selected_categories()
+    assert "bottleneck" not in view.category_box.selected_categories()
     # and applicable again for a model with bottlenecks
     open_env(qtbot, window, "frozen_lake")
     wait_for(qtbot, lambda: not view.category_items["bottleneck"].isDisabled(), 60)
@@ -32,7 +32,7 @@ def test_ollama_host_check_lists_models(qtbot, window):
     with StandinOllama({"gemma3:1b": Script(), "qwen3:4b": Script()}) as server:
         view = window.campaign_view
         view.host.setText(server.url)
-        view.check_host()
+        view.llm_box.check_host()
         wait_for(qtbot, lambda: view.check_button.isEnabled(), 30)
     specs = [view.llms.item(i).data(Qt.ItemDataRole.UserRole) for i in range(view.llms.count())]
     assert f"ollama:gemma3:1b@{server.url}" in specs
@@ -43,7 +43,7 @@ def test_ollama_host_check_lists_models(qtbot, window):
 def test_ollama_host_check_reports_no_server(qtbot, window):
     view = window.campaign_view
     view.host.setText("http://127.0.0.1:9")  # discard port: nothing listens
-    view.check_host()
+    view.llm_box.check_host()
     wait_for(qtbot, lambda: view.check_button.isEnabled(), 30)
     assert view.host_status.text().startswith("✗")
 

@@ -30,9 +30,9 @@ def test_reference_group_lists_five_kinds_and_feeds_the_campaign(qtbot, window):
     assert all(" — " in text for text in texts)  # each with its one-line description
     open_env(qtbot, window, "frozen_lake")
     wait_for(qtbot, lambda: window.tasks.idle, 60)
-    view.set_reference_checked("flaw:myopic:2", True)
-    view.set_reference_checked("flaw:determinised", True)
-    view.set_reference_checked("noisy:", True)
+    view.references_box.set_reference_checked("flaw:myopic:2", True)
+    view.references_box.set_reference_checked("flaw:determinised", True)
+    view.references_box.set_reference_checked("noisy:", True)
     view.noisy_share.setValue(0.25)
     view.wording.setCurrentIndex(view.wording.findData("all"))
     view.metamorphic.setChecked(True)
@@ -48,7 +48,7 @@ def test_reference_wording_and_metamorphic_choices_survive_a_new_window(qtbot, q
     first = MainWindow(settings)
     qtbot.addWidget(first)
     view = first.campaign_view
-    view.set_reference_checked("flaw:distance", True)
+    view.references_box.set_reference_checked("flaw:distance", True)
     view.noisy_share.setValue(0.75)
     view.wording.setCurrentIndex(view.wording.findData("2"))
     view.metamorphic.setChecked(True)
@@ -56,7 +56,7 @@ def test_reference_wording_and_metamorphic_choices_survive_a_new_window(qtbot, q
     second = MainWindow(settings)
     qtbot.addWidget(second)
     again = second.campaign_view
-    assert again.reference_specs() == ["flaw:distance"]
+    assert again.references_box.reference_specs() == ["flaw:distance"]
     assert again.noisy_share.value() == 0.75
     assert again.wording.currentData() == "2"
     assert again.metamorphic.isChecked()
@@ -65,22 +65,22 @@ def test_reference_wording_and_metamorphic_choices_survive_a_new_window(qtbot, q
 
 def test_estimate_text_follows_the_setup_and_measured_rates(qtbot, window):
     view = window.campaign_view
-    view.set_llm_checked("random", False)
-    view.set_llm_checked("oracle", False)
+    view.llm_box.set_llm_checked("random", False)
+    view.llm_box.set_llm_checked("oracle", False)
     view.extra_spec.setText("ollama:gemma3:1b")
-    view._add_spec()
-    view.ollama_concurrency = 1
-    view.set_categories(["satisfy"])
+    view.llm_box.add_typed_spec()
+    view.estimate.ollama_concurrency = 1
+    view.category_box.set_categories(["satisfy"])
     view.budget.setValue(10)
     view.repeat.setValue(1)
-    view.set_rates({"ollama:gemma3:1b": 6.0})  # 10 answers × 6 s = 1 min
+    view.estimate.set_rates({"ollama:gemma3:1b": 6.0})  # 10 answers × 6 s = 1 min
     assert view.estimate_text.text().startswith("Estimate: about 1 min for up to 10 answers")
     assert "measured rate" in view.estimate_text.text()
     view.repeat.setValue(5)  # 50 answers × 6 s = 5 min
     assert "about 5 min" in view.estimate_text.text()
     view.wording.setCurrentIndex(view.wording.findData("all"))  # ×3 = 15 min
     assert "about 15 min" in view.estimate_text.text()
-    view.set_rates({})
+    view.estimate.set_rates({})
     assert "default rate 3 s/answer" in view.estimate_text.text()
 
 
@@ -100,12 +100,12 @@ def test_estimate_arithmetic_and_rates_from_rows():
 
 def test_estimate_uses_the_rates_measured_in_the_results(qtbot, window):
     view = window.campaign_view
-    view.set_llm_checked("random", False)
-    view.set_llm_checked("oracle", False)
+    view.llm_box.set_llm_checked("random", False)
+    view.llm_box.set_llm_checked("oracle", False)
     view.extra_spec.setText("ollama:gemma3:1b")
-    view._add_spec()
-    view.ollama_concurrency = 2
-    view.set_categories(["satisfy"])
+    view.llm_box.add_typed_spec()
+    view.estimate.ollama_concurrency = 2
+    view.category_box.set_categories(["satisfy"])
     view.budget.setValue(40)
     assert "default rate" in view.estimate_text.text()
     rows = [
@@ -113,7 +113,7 @@ def test_estimate_uses_the_rates_measured_in_the_results(qtbot, window):
         for v, t in (("pass", 5.0), ("fail", 7.0), ("invalid", 6.0))
     ]
     window.results.add(rows)  # as a campaign streams them in: rates are read again
-    wait_for(qtbot, lambda: view.rates == {"ollama:gemma3:1b": 6.0}, 20)
+    wait_for(qtbot, lambda: view.estimate.rates == {"ollama:gemma3:1b": 6.0}, 20)
     # 40 answers × 6 s ÷ 2 in flight = 2 min
     assert view.estimate_text.text().startswith("Estimate: about 2 min for up to 40 answers")
     assert "default rate" not in view.estimate_text.text()

@@ -15,9 +15,9 @@ def configure(window, db, budget: int = 4) -> None:
     view = window.campaign_view
     for i in range(view.llms.count()):
         spec = view.llms.item(i).data(Qt.ItemDataRole.UserRole)
-        view.set_llm_checked(spec, spec in ("random", "oracle"))
+        view.llm_box.set_llm_checked(spec, spec in ("random", "oracle"))
     wait_for_applicability(window)
-    view.set_categories(CATEGORIES)
+    view.category_box.set_categories(CATEGORIES)
     view.budget.setValue(budget)
     view.selection.setCurrentIndex(view.selection.findData("both"))
     view.database.setText(str(db))
@@ -28,7 +28,7 @@ def wait_for_applicability(window) -> None:
     from PySide6.QtWidgets import QApplication
 
     for _ in range(200):
-        if window.campaign_view.reasons or window.tasks.idle:
+        if window.campaign_view.category_box.reasons or window.tasks.idle:
             break
         QApplication.processEvents()
 
@@ -61,8 +61,13 @@ def test_rows_appear_live_and_match_the_database(qtbot, campaign_window):
     progress = window.campaign_view.progress
     assert progress.value() == progress.maximum() == len(rows)
     # the per-LLM ETA followed the run: every LLM's executions were counted down to none
-    assert window.eta is not None and set(window.eta.paces) == {"random", "oracle"}
-    assert all(p.remaining == 0 for p in window.eta.paces.values()) and window.eta.eta() == 0.0
+    assert window.campaign_run.clock.eta is not None and set(
+        window.campaign_run.clock.eta.paces
+    ) == {"random", "oracle"}
+    assert (
+        all(p.remaining == 0 for p in window.campaign_run.clock.eta.paces.values())
+        and window.campaign_run.clock.eta.eta() == 0.0
+    )
     from explaincheck.core.store import results_frame
 
     assert len(results_frame(db)) == len(rows)

@@ -30,7 +30,7 @@ def test_corridor_marks_do_nothing_and_degenerate_categories(qtbot, window):
     top = [inspector.successors.topLevelItem(i).text(0) for i in range(3)]
     assert "wait (do-nothing)" in top and "left" in top
     view = window.campaign_view
-    wait_for(qtbot, lambda: view.applied is oracle, 60)
+    wait_for(qtbot, lambda: view.category_box.applied is oracle, 60)
     promising = view.category_items["more_promising"]
     assert "measures nothing here" in promising.text(0)
     assert "reading cases" in promising.toolTip(0)

@@ -19,12 +19,12 @@ def test_factors_can_be_ticked_and_the_behavioural_check_recorded(qtbot, window,
     assert "cached" in item.toolTip(0)
     assert "one extra question per factor" in view.behavioural.toolTip().lower()
     item.setCheckState(0, Qt.CheckState.Checked)
-    assert "factors" in view.selected_categories()
+    assert "factors" in view.category_box.selected_categories()
 
     for i in range(view.llms.count()):
         spec = view.llms.item(i).data(Qt.ItemDataRole.UserRole)
-        view.set_llm_checked(spec, spec == "oracle")
-    view.set_categories(["factors"])
+        view.llm_box.set_llm_checked(spec, spec == "oracle")
+    view.category_box.set_categories(["factors"])
     view.budget.setValue(2)
     view.selection.setCurrentIndex(view.selection.findData("prioritized"))
     view.behavioural.setChecked(True)

@@ -20,19 +20,19 @@ def test_colouring_by_a_flaw_changes_node_colours(qtbot, window):
     graph = window.graph
     true_fills = fills(graph)
     assert true_fills[0] == colours.value_colour(oracle.states[0].value).name()
-    box = graph.colour_box
+    box = graph.toolbar.colour_box
     box.setCurrentIndex(box.findData(choice("flaw-v", "flaw:determinised")))
     assert box.currentText() == "V (flaw:determinised)"
-    wait_for(qtbot, lambda: graph.flaw_colouring.ready, 60)
+    wait_for(qtbot, lambda: graph.overlays.flaw_colouring.ready, 60)
     seen = flawed_values(oracle, "flaw:determinised")
     assert seen[0] == pytest.approx(23 / 44)
     flawed_fills = fills(graph)
     assert flawed_fills[0] == colours.value_colour(seen[0]).name()
     assert flawed_fills[0] != true_fills[0]
-    assert graph.legend.style.scale_title == "V̂(s) of flaw:determinised"
+    assert graph.legend.graph_style.scale_title == "V̂(s) of flaw:determinised"
 
     box.setCurrentIndex(box.findData(choice("flaw-diff", "flaw:determinised")))
-    wait_for(qtbot, lambda: graph.flaw_colouring.ready, 60)
+    wait_for(qtbot, lambda: graph.overlays.flaw_colouring.ready, 60)
     gap = abs(seen[0] - float(oracle.states[0].value))
     assert gap > 0.15
     assert fills(graph)[0] == colours.danger_colour(gap).name()

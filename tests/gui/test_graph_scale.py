@@ -30,7 +30,7 @@ def test_toolbar_texts_do_not_overlap_on_a_big_model(qtbot, qloop):
     for width in (700, 560):
         graph.resize(width, 500)
         qtbot.wait(50)
-        status, depth = graph.status.geometry(), graph.depth_label.geometry()
+        status, depth = graph.status.geometry(), graph.row.depth_label.geometry()
         assert status.right() < depth.left()
         drawn = QLabel.text(graph.status)  # what is painted, not the full text
         assert graph.status.fontMetrics().horizontalAdvance(drawn) <= status.width()
@@ -111,14 +111,14 @@ def test_zoomed_out_edges_are_one_overview_path_but_emphasis_stays(qtbot, qloop)
     graph = make_big_grid(qtbot)
     graph.view.fit()
     assert graph.style_.thin  # 32 cells do not fit at half scale
-    assert graph.edge_overview.isVisible()
-    assert graph.edge_overview.path().elementCount() == 2 * len(graph.edge_items)
+    assert graph.drawing.edge_overview.isVisible()
+    assert graph.drawing.edge_overview.path().elementCount() == 2 * len(graph.edge_items)
     assert not any(e.isVisible() for e in graph.edge_items.values())
-    graph.set_overlay("optimal", True)
+    graph.overlays.set_overlay("optimal", True)
     shown = {k for k, e in graph.edge_items.items() if e.isVisible()}
     assert shown and shown == {k for k, e in graph.edge_items.items() if e.optimal}
     graph.view.zoom(1.0 / graph.view.transform().m11())  # back to 1:1
-    assert not graph.style_.thin and not graph.edge_overview.isVisible()
+    assert not graph.style_.thin and not graph.drawing.edge_overview.isVisible()
     assert all(e.isVisible() for e in graph.edge_items.values())
 
 
@@ -138,9 +138,9 @@ def test_toggling_an_overlay_repaints_the_cached_nodes(qtbot, qloop):
         return image.pixelColor(point.x() + int(goal.radius * 1.22 * scale), point.y()).name()
 
     with_ring = ring_pixel()
-    graph.set_overlay("goal", False)
+    graph.overlays.set_overlay("goal", False)
     without = ring_pixel()
-    graph.set_overlay("goal", True)
+    graph.overlays.set_overlay("goal", True)
     assert with_ring != without
     assert ring_pixel() == with_ring
 

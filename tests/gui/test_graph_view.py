@@ -42,15 +42,15 @@ def test_grid_nodes_and_highlights(qtbot, qloop):
 def test_overlay_toggles_and_colours(qtbot, qloop):
     graph = make_graph(qtbot, grid_oracle())
     bottleneck = GRID_CELLS.index(BOTTLENECK)
-    graph.toggles["bottleneck"].click()
+    graph.toolbar.toggles["bottleneck"].click()
     assert "bottleneck" not in graph.node_items[bottleneck].visible_marks()
-    graph.toggles["bottleneck"].click()
+    graph.toolbar.toggles["bottleneck"].click()
     assert "bottleneck" in graph.node_items[bottleneck].visible_marks()
     goal = GRID_CELLS.index((2, 2))
     assert graph.node_items[goal].fill().name() == "#fde725"  # V = 1: top of viridis
-    graph.set_colour_by("danger")
+    graph.overlays.set_colour_by("danger")
     assert graph.node_items[goal].fill().name() != "#fde725"
-    graph.set_overlay("optimal", True)
+    graph.overlays.set_overlay("optimal", True)
     assert any(e.emphasised() for e in graph.edge_items.values())
 
 
@@ -73,12 +73,23 @@ def test_clicking_a_state_selects_it(qtbot, qloop):
     assert chosen and chosen[-1] == 4
 
 
-def test_search(qtbot, qloop):
-    graph = make_graph(qtbot, grid_oracle())
-    assert graph.find_state("4") == 4
-    assert graph.find_state("x=2 y=1") == GRID_CELLS.index((2, 1))
-    assert graph.find_state("goal") == GRID_CELLS.index((2, 2))
-    assert graph.find_state("x=9") is None
+def test_search():
+    from explaincheck.gui.state_query import find_state
+
+    oracle = grid_oracle()  # the query is Qt-free: no widget needed
+    assert find_state(oracle, "4", {}) == 4
+    assert find_state(oracle, "x=2 y=1", {}) == GRID_CELLS.index((2, 1))
+    assert find_state(oracle, "goal", {}) == GRID_CELLS.index((2, 2))
+    assert find_state(oracle, "x=9", {}) is None
+
+
+def test_the_expand_button_grows_around_every_shown_state(qtbot, qloop):
+    # the button (now wired in GraphView._build_ui) expands the shown neighbourhood
+    graph = make_graph(qtbot, chain_oracle(5000))
+    shown = set(graph.node_items)
+    assert 0 in shown
+    graph.row.expand_button.click()
+    wait_for(qtbot, lambda: graph.ready and set(graph.node_items) > shown, 30)
 
 
 def test_big_model_shows_a_neighbourhood(qtbot, qloop):
@@ -87,7 +98,7 @@ def test_big_model_shows_a_neighbourhood(qtbot, qloop):
     shown = len(graph.node_items)
     assert 1 < shown < 5000
     assert graph.hidden_count == 5000 - shown
-    assert f"{graph.hidden_count} of 5000 states hidden" in graph.hidden_label.text()
+    assert f"{graph.hidden_count} of 5000 states hidden" in graph.row.hidden_label.text()
     assert any(item.expandable for item in graph.node_items.values())
     graph.expand()
     wait_for(qtbot, lambda: graph.ready and len(graph.node_items) > shown, 30)

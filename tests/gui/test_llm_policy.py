@@ -25,7 +25,7 @@ def source(window) -> str:
 def ask_and_wait(qtbot, window, ask: PolicyAsk) -> None:
     before = window.model.oracle
     assert window.llm_policy.ask(ask)
-    assert window.llm_policy.running and window.stop_action.isEnabled()
+    assert window.llm_policy.running and window.commands.stop.isEnabled()
     assert not window.llm_policy.action.isEnabled()  # one run at a time
     wait_for(
         qtbot,
@@ -48,7 +48,7 @@ def test_the_oracle_as_a_policy_has_loss_zero_everywhere(qtbot, window, tmp_path
     chain = window.model.oracle.policy
     assert chain.value_loss == 0 and window.model.oracle.base_hash == base.model.content_hash
     assert all(s.regret == 0 for s in chain.states)
-    assert window.graph.colour_box.currentData() == REGRET  # the overlay draws it
+    assert window.graph.toolbar.colour_box.currentData() == REGRET  # the overlay draws it
     assert "π: " in window.graph.node_items[base.model.initial]._caption()
 
     window.inspector.show_state(base.model.initial)
@@ -105,7 +105,7 @@ def test_a_bad_spec_gives_one_line_and_leaves_the_model_alone(qtbot, window, tmp
     assert not window.llm_policy.ask(PolicyAsk("random", budget=0))
     assert "at least 1" in window.errors[-1]
     assert window.model.oracle is oracle and not window.llm_policy.running
-    assert window.graph.colour_box.findData(REGRET) < 0
+    assert window.graph.toolbar.colour_box.findData(REGRET) < 0
     assert not (tmp_path / "x.db").exists()
 
 
@@ -119,7 +119,7 @@ def test_stop_keeps_the_replies_and_attaches_nothing(qtbot, window, tmp_path):
     assert "Stopped asking random" in stopped.args[0] and str(db) in stopped.args[0]
     wait_for(qtbot, lambda: not window.busy(), 60)
     assert window.model.oracle is oracle
-    assert window.llm_policy.action.isEnabled() and not window.stop_action.isEnabled()
+    assert window.llm_policy.action.isEnabled() and not window.commands.stop.isEnabled()
 
 
 def test_the_dialog_offers_the_campaign_choices_and_takes_a_typed_spec(qtbot):

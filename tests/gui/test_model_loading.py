@@ -24,7 +24,7 @@ def test_builtin_environment_graph(qtbot, window, env):
     assert len(graph.edge_items) > 0
     # the inspector starts on the initial state
     assert window.inspector.facts is not None and window.inspector.facts.is_initial
-    assert "states" in window.oracle_status.text()
+    assert "states" in window.status_line.oracle.text()
 
 
 def test_frozen_lake_bottleneck_is_next_to_the_goal(qtbot, window):
@@ -91,8 +91,8 @@ def test_undefined_constants_are_asked_for(qtbot, window, tmp_path):
         'label "goal" = x = N;\n'
     )
     window.model.open_spec(str(model))
-    wait_for(qtbot, lambda: getattr(window, "constants_dialog", None) is not None, 30)
-    dialog = window.constants_dialog
+    wait_for(qtbot, lambda: window.model_presenter.constants_dialog is not None, 30)
+    dialog = window.model_presenter.constants_dialog
     assert set(dialog.fields) == {"N", "p"}
     dialog.fields["N"].setText("3")
     dialog.fields["p"].setText("0.5")
@@ -130,7 +130,7 @@ def test_gui_stays_responsive_while_a_large_oracle_builds(qtbot, window):
     graph = window.graph
     assert graph.hidden_count > 0
     assert len(graph.node_items) + graph.hidden_count == 43 * 43
-    assert f"{graph.hidden_count} of {43 * 43} states hidden" in graph.hidden_label.text()
+    assert f"{graph.hidden_count} of {43 * 43} states hidden" in graph.row.hidden_label.text()
     assert window.model.oracle.model.initial in graph.node_items
 
 

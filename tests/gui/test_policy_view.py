@@ -25,12 +25,12 @@ def test_open_policy_draws_it_everywhere(qtbot, window, tmp_path):
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
     window.open_database(str(db))
     wait_for(qtbot, lambda: not window.busy())
-    window.open_policy(str(HAND))
+    window.policy.open_policy(str(HAND))
     wait_for(qtbot, lambda: getattr(window.model.oracle, "policy", None) is not None)
     wait_for(qtbot, lambda: window.graph.ready and not window.busy())
     chain = window.model.oracle.policy
     graph = window.graph
-    assert graph.colour_box.currentData() == REGRET
+    assert graph.toolbar.colour_box.currentData() == REGRET
     worst = max(chain.states, key=lambda s: s.regret)
     assert graph.node_items[worst.id].fill().name() == colours.danger_colour(1.0).name()
     assert "π: right" in graph.node_items[0]._caption()
@@ -43,7 +43,7 @@ def test_open_policy_draws_it_everywhere(qtbot, window, tmp_path):
     assert box.fields["regret"].text().startswith(f"{chain.state(2).regret:.6g}")
     assert "115/673" in box.fields["V_policy"].text() or chain.initial != 2
 
-    wait_for(qtbot, lambda: window.campaign_view.applied is window.model.oracle, 60)
+    wait_for(qtbot, lambda: window.campaign_view.category_box.applied is window.model.oracle, 60)
     item = window.campaign_view.category_items["policy_optimal"]
     assert not item.isDisabled()
 
@@ -61,8 +61,8 @@ def test_a_bad_policy_leaves_the_model_alone(qtbot, window, tmp_path):
     oracle = open_env(qtbot, window, "frozen_lake")
     bad = tmp_path / "bad.csv"
     bad.write_text("r,c,action\n0,0,fly\n")
-    window.open_policy(str(bad))
+    window.policy.open_policy(str(bad))
     wait_for(qtbot, lambda: bool(window.errors))
     assert "unknown action 'fly'" in window.errors[-1]
     assert window.model.oracle is oracle
-    assert window.graph.colour_box.findData(REGRET) < 0
+    assert window.graph.toolbar.colour_box.findData(REGRET) < 0

@@ -48,7 +48,7 @@ def test_pair_question_shows_both_states_and_their_values(qtbot, window):
     assert f"Answer: state {better}" in why
     assert f"{better} is more promising" in why
     # stepping on moves both highlights to the next pair
-    teach.move(1)
+    teach.move_by(1)
     wait_for(qtbot, lambda: highlighted(teach.graph) == set(teach.lesson.case.states), 30)
     assert teach.lesson.case.states != (a, b)
 

@@ -24,15 +24,15 @@ def stored(tmp_path):
 
 def test_regrade_changes_the_shown_verdicts_without_asking_again(qtbot, stored, window):
     db = stored
-    assert not window.regrade_action.isEnabled()  # no results file yet
+    assert not window.commands.regrade.isEnabled()  # no results file yet
     window.open_database(str(db))
     wait_for(qtbot, lambda: window.results.db_path == str(db) and window.tasks.idle, 30)
-    assert window.regrade_action.isEnabled()
+    assert window.commands.regrade.isEnabled()
     before = {r["id"]: (r["verdict"], r["reply"]) for r in window.results.rows}
     fails = sum(verdict == "fail" for verdict, _ in before.values())
     assert fails > 0
 
-    task = window.regrade("absolute", 1.0)
+    task = window.regrading.regrade("absolute", 1.0)
     wait_for(qtbot, lambda: task.done() and window.tasks.idle, 60)
     after = {r["id"]: (r["verdict"], r["reply"]) for r in window.results.rows}
     assert after.keys() == before.keys()
@@ -40,7 +40,7 @@ def test_regrade_changes_the_shown_verdicts_without_asking_again(qtbot, stored, 
         assert reply == before[row_id][1]
         assert verdict == ("pass" if before[row_id][0] in ("pass", "fail") else before[row_id][0])
     assert f"{fails} changed verdict" in window.statusBar().currentMessage()
-    assert window.regrade_action.isEnabled()
+    assert window.commands.regrade.isEnabled()
 
 
 def test_save_wording_writes_a_folder_that_opens_as_an_environment(qtbot, window, tmp_path):
@@ -49,10 +49,10 @@ def test_save_wording_writes_a_folder_that_opens_as_an_environment(qtbot, window
     model.write_text(CHAIN.read_text())
     window.model.open_spec(str(model))
     wait_for(qtbot, lambda: window.model.oracle is not None and window.tasks.idle, 120)
-    assert window.save_wording_action.isEnabled()
+    assert window.commands.save_wording.isEnabled()
 
     folder = tmp_path / "chain_env"
-    task = window.save_wording(str(folder))
+    task = window.wording.save_wording(str(folder))
     wait_for(qtbot, lambda: task.done(), 30)
     assert (folder / "environment.toml").is_file()
     assert (folder / "model.prism").read_text() == CHAIN.read_text()
@@ -60,7 +60,7 @@ def test_save_wording_writes_a_folder_that_opens_as_an_environment(qtbot, window
 
     # A second save into the same folder is refused with one line, nothing overwritten.
     toml = (folder / "environment.toml").read_text()
-    task = window.save_wording(str(folder))
+    task = window.wording.save_wording(str(folder))
     wait_for(qtbot, lambda: task.done(), 30)
     assert "already exists" in window.statusBar().currentMessage()
     assert window.errors and "already exists" in window.errors[-1]
@@ -78,4 +78,4 @@ def test_save_wording_writes_a_folder_that_opens_as_an_environment(qtbot, window
         120,
     )
     assert window.model.environment.title == "chain"
-    wait_for(qtbot, lambda: not window.save_wording_action.isEnabled(), 30)
+    wait_for(qtbot, lambda: not window.commands.save_wording.isEnabled(), 30)

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from explaincheck.core.campaign.eta import EtaEstimator, LlmPace, campaign_eta, llm_eta
+from explaincheck.core.campaign.eta import (
+    EtaEstimator,
+    LlmPace,
+    campaign_eta,
+    format_duration,
+    llm_eta,
+)
 
 
 def test_instant_baselines_do_not_skew_the_estimate():
@@ -43,3 +49,11 @@ def test_edge_cases():
     done = EtaEstimator.start({"a": 1}, {})
     done.record("a", None)
     assert done.eta() == 0.0
+
+
+def test_one_time_left_format_for_the_terminal_and_the_window():
+    # MM:SS under an hour, H:MM:SS from an hour on, seconds cut (not rounded), unknown as --:--
+    assert format_duration(307.9) == "05:07"
+    assert format_duration(59) == "00:59"
+    assert format_duration(3600 + 62) == "1:01:02"
+    assert format_duration(None) == "--:--"

@@ -1,0 +1,71 @@
+"""The Campaign tab's "about N min" before Run, priced at the rates measured in the open
+results file (read again when another file opens, and at most every few seconds while a
+campaign adds rows). The arithmetic is ``gui/campaign_estimate``'s; this only follows the
+page's set-up and the file."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, QTimer
+
+from explaincheck.gui.tasks import Tasks, in_thread
+
+if TYPE_CHECKING:
+    from explaincheck.gui.views.campaign_view import CampaignView
+
+
+class EstimateLine(QObject):
+    """Writes the estimate into the run bar's ``estimate_text``."""
+
+    def __init__(self, page: CampaignView, tasks: Tasks) -> None:
+        super().__init__(page)
+        self.page = page
+        self.tasks = tasks
+        self.rates: dict[str, float] = {}  # measured seconds per answer, from the results file
+        self.ollama_concurrency = 4
+        self._results: Any = None
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(3000)
+        self._timer.timeout.connect(self._reread)
+
+    def watch_results(self, results: Any) -> None:
+        """Follow ``results`` (``ResultsData``): a new file, or rows arriving from a run."""
+        self._results = results
+        results.reset.connect(self._reread)
+        results.rows_added.connect(lambda *_: self._timer.isActive() or self._timer.start())
+
+    def _reread(self) -> None:
+        self.tasks.start(self._read_rates(), "measured rates")
+
+    async def _read_rates(self) -> None:
+        from explaincheck.gui.campaign_estimate import measured_rates
+
+        self.set_rates(await in_thread(measured_rates, list(self._results.rows)))
+
+    def set_rates(self, rates: dict[str, float]) -> None:
+        """Measured seconds per answer per LLM (from the open results file)."""
+        self.rates = dict(rates)
+        self.update()
+
+    def update(self, *_args: object) -> None:
+        """ "about N min" for the set-up as it stands."""
+        from explaincheck.gui.campaign_estimate import estimate, executions_per_llm
+
+        page = self.page
+        llms = page.selected_llms()
+        if not llms:
+            page.estimate_text.setText("Estimate: choose at least one LLM")
+            return
+        form = page.form
+        per_llm = executions_per_llm(
+            len(page.category_box.selected_categories()),
+            form.budget.value(),
+            2 if form.selection.currentData() == "both" else 1,
+            form.repeat.value(),
+            form.wording_count(),
+            form.metamorphic.isChecked(),
+        )
+        found = estimate(llms, per_llm, self.rates, self.ollama_concurrency)
+        page.estimate_text.setText(found.text)

@@ -1,0 +1,122 @@
+"""The graph tab's controls: the toolbar (overlay toggles, colour and layout choices) and the
+row under it (status line, neighbourhood depth and Expand, the hidden count, labels, Find
+state and Fit). They are only built here; ``GraphView`` connects them."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QSizePolicy,
+    QSpinBox,
+    QToolBar,
+    QToolButton,
+    QWidget,
+)
+
+from explaincheck.gui.views.elided_label import ElidedLabel
+from explaincheck.gui.views.flaw_colouring import colour_choices
+
+TOGGLES = (
+    ("initial", "Initial"),
+    ("goal", "Goal"),
+    ("unsafe", "Unsafe"),
+    ("dead_end", "Dead ends"),
+    ("bottleneck", "Bottlenecks"),
+    ("optimal", "Optimal actions"),
+)
+LAYOUTS = ("auto", "grid", "force", "layers")
+DEFAULT_DEPTH = 3
+
+
+class GraphToolbar(QToolBar):
+    """``toggles`` by overlay key, ``colour_box`` (what fills the states), ``layout_box``."""
+
+    def __init__(self, shown: dict[str, bool], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setIconSize(self.iconSize() * 0)
+        self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.toggles: dict[str, QToolButton] = {}
+        for key, text in TOGGLES:
+            button = QToolButton(parent)
+            button.setText(text)
+            button.setCheckable(True)
+            button.setChecked(shown[key])
+            button.setToolTip(f"Show {text.lower()}")
+            self.toggles[key] = button
+            self.addWidget(button)
+        self.addSeparator()
+        self.addWidget(QLabel(" Colour: "))
+        self.colour_box = QComboBox(parent)
+        # as wide as about 14 characters, not as its longest entry (a flaw's |V̂ − V|): the bar
+        # must keep the box on screen at 1366 px
+        self.colour_box.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.colour_box.setMinimumContentsLength(14)
+        self.colour_box.addItem("V (goal)", "value")
+        self.colour_box.addItem("D (danger)", "danger")
+        self.colour_box.addItem("none", "none")
+        for text, data in colour_choices():  # a flawed explainer's V̂, or |V̂ − V|
+            self.colour_box.addItem(text, data)
+        self.addWidget(self.colour_box)
+        self.addWidget(QLabel(" Layout: "))
+        self.layout_box = QComboBox(parent)
+        for name in LAYOUTS:
+            self.layout_box.addItem(name, name)
+        self.addWidget(self.layout_box)
+
+
+class GraphRow(QHBoxLayout):
+    """The status line, the neighbourhood controls (shown for big models only), then the
+    label choice, the state search field and Fit."""
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__()
+        self.setContentsMargins(4, 0, 4, 2)
+        self.setSpacing(8)
+        self.status = ElidedLabel(parent)
+        # long messages are elided with "…" (full text in the tooltip): they must neither widen
+        # the window nor run into the depth control
+        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.addWidget(self.status, 1)
+        self.depth_label = QLabel("Neighbourhood depth:")
+        self.addWidget(self.depth_label)
+        self.depth_box = QSpinBox(parent)
+        self.depth_box.setRange(1, 30)
+        self.depth_box.setValue(DEFAULT_DEPTH)
+        self.addWidget(self.depth_box)
+        self.expand_button = QToolButton(parent)
+        self.expand_button.setText("Expand")
+        self.expand_button.setToolTip(
+            "Show one more step around the shown states (double-click a '+' state to expand it)"
+        )
+        self.addWidget(self.expand_button)
+        self.hidden_label = QLabel("", parent)
+        self.addWidget(self.hidden_label)
+        self.addWidget(QLabel(" Labels: "))
+        self.labels_box = QComboBox(parent)
+        self.labels_box.addItem("id", "id")
+        self.labels_box.addItem("valuation", "valuation")
+        self.addWidget(self.labels_box)
+        self.search = QLineEdit(parent)
+        self.search.setPlaceholderText("Find state: x=3, y=5 · an id · a label")
+        self.search.setToolTip(
+            "Jump to a state: conditions on its variables (x=3, y=5 or x=3 & y=5; also <, >, "
+            "<=, >=, !=), a state id, or a label"
+        )
+        self.search.setClearButtonEnabled(True)
+        self.search.setMinimumWidth(150)
+        self.search.setMaximumWidth(240)
+        self.addWidget(self.search)
+        self.fit_button = QToolButton(parent)
+        self.fit_button.setText("Fit")
+        self.fit_button.setToolTip("Fit the graph in the window (Ctrl+0)")
+        self.addWidget(self.fit_button)
+
+    def show_neighbourhood_controls(self, on: bool) -> None:
+        for widget in (self.depth_label, self.depth_box, self.expand_button, self.hidden_label):
+            widget.setVisible(on)
