@@ -162,6 +162,8 @@ class CampaignView(QWidget):
             self.noisy_share.valueChanged,
         ):
             signal.connect(self.estimate.update)
+        # an LLM added (typed or listed from a server) changes no item, so itemChanged is silent
+        self.llms.model().rowsInserted.connect(self.estimate.update)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         """Two columns when there is room, one (scrolling) when there is not."""

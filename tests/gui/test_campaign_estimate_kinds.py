@@ -19,19 +19,18 @@ def test_a_registered_instant_kind_is_estimated_as_instant(qtbot, qloop, monkeyp
     monkeypatch.setitem(registry.KINDS, "always", always)
     view = CampaignView(Tasks(), answerers=llm_choices())
     qtbot.addWidget(view)
-    view.set_llm_checked("random", False)
-    view.set_llm_checked("oracle", False)
-    view.extra_spec.setText("always")
-    view._add_spec()  # (adding an item does not refresh the estimate; the set-up below does)
-    view.set_categories(["satisfy"])
+    view.llm_box.set_llm_checked("random", False)
+    view.llm_box.set_llm_checked("oracle", False)
+    view.llm_box.extra_spec.setText("always")
+    view.llm_box.add_typed_spec()
+    view.category_box.set_categories(["satisfy"])
     view.budget.setValue(400)
     view.repeat.setValue(1)
     assert view.selected_llms() == ["always"]
     assert view.estimate_text.text() == "Estimate: under 1 min for up to 400 answers"
-    view.ollama_concurrency = 2
-    view.extra_spec.setText("ollama:gemma3:1b")  # a model beside it is priced as before
-    view._add_spec()
-    view.update_estimate()  # 400 × 3 s ÷ 2 in flight
+    view.apply_preferences("", 2)
+    view.llm_box.extra_spec.setText("ollama:gemma3:1b")  # a model beside it is priced as before
+    view.llm_box.add_typed_spec()  # adding it refreshes the estimate: 400 × 3 s ÷ 2 in flight
     assert view.estimate_text.text().startswith("Estimate: about 10 min for up to 800 answers")
 
 
