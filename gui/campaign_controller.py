@@ -211,9 +211,8 @@ class CampaignController(SessionThread):
                 said = "Stopped at the cost limit"
                 again = "Run with a higher Stop at cost (or none) to continue"
                 self.cost_stopped.emit(guard.message(outcome.progress, said, again))
-            # as run does: re-grade resumed rows, record the grading, the behavioural probes
-            probe = behavioural and "factors" in campaign.categories
-            await finish_run(plan, session, outcome, behavioural=probe)
+            # as run does: re-grade resumed rows, record the grading, the follow-up probes
+            await finish_run(plan, session, outcome, behavioural=behavioural)
             return outcome
 
     def _cost_guard(

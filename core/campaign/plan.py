@@ -339,25 +339,33 @@ def oracle_for(campaign: Campaign, environment: Environment) -> OracleResult:
     from explaincheck.core.oracle import compute_oracle
 
     request = oracle_request(campaign, environment)
-    return _with_factors(campaign, environment, compute_oracle(request), request)
+    return _with_facts(campaign, environment, compute_oracle(request), request)
 
 
-def _with_factors(
-    campaign: Campaign, environment: Environment, oracle: OracleResult, request=None
+def _with_facts(
+    campaign: Campaign,
+    environment: Environment,
+    oracle: OracleResult,
+    request: OracleRequest | None = None,
 ) -> OracleResult:
-    """The oracle with the factor truth attached when the campaign asks for ``factors`` by id:
-    the intervened oracles are computed (or loaded from the cache) once, here."""
-    if "factors" not in campaign.categories:
-        return oracle
-    from explaincheck.core.factors.attach import attach_factors
+    """The oracle with the extra facts of the campaign's categories attached
+    (``Category.with_facts``: e.g. the intervened oracles ``factors`` grades with, computed or
+    loaded from the cache once, here). A default campaign leaves out the categories asked only
+    by id, so their facts are never computed for it."""
+    from explaincheck.core.taxonomy.registry import CATEGORIES, category
 
-    if request is None:  # the oracle was given: intervene on what it was computed from
+    asked = resolve_categories(campaign.categories or None) or tuple(
+        c for c, found in CATEGORIES.items() if not found.by_id_only
+    )
+    if request is None:  # the oracle was given: what it was computed from
         request = environment.request(
             constants=oracle.model.constants,
             goal_label=oracle.model.goal_label,
             unsafe_label=oracle.model.unsafe_label,
         )
-    return attach_factors(oracle, environment, request)
+    for category_id in asked:
+        oracle = category(category_id).with_facts(oracle, environment, request)
+    return oracle
 
 
 def plan_campaign(
@@ -375,7 +383,7 @@ def plan_campaign(
     from explaincheck.core.taxonomy.selection import ruled_candidates, select_cases
 
     environment = environment or load_environment(campaign)
-    oracle = _with_factors(campaign, environment, oracle) if oracle else None
+    oracle = _with_facts(campaign, environment, oracle) if oracle else None
     oracle = oracle or oracle_for(campaign, environment)
     categories = resolve_categories(campaign.categories or None) or tuple(CATEGORIES)
     skipped: dict[str, str] = {}

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from explaincheck.core.environments.types import Environment
-from explaincheck.core.factors.picture import (
+from explaincheck.core.analysis.factor_picture import (
     FactorMark,
     FactorPicture,
     Intervention,

@@ -331,7 +331,7 @@ class TeachView(QWidget):
         ):
             self.factor_panel.show_case(None, None, None)
             return
-        from explaincheck.core.factors.picture import lesson_row
+        from explaincheck.core.analysis.factor_picture import lesson_row
 
         stored = self.stored_reply(self.llm.currentData() or "") if self.step >= 3 else None
         row = lesson_row(lesson_.case.states, self.oracle, stored)
