@@ -1,17 +1,18 @@
 """Why? (explanation query): the best action and the three factors that most influence it.
 
-The truth comes from exact interventions (``core/factors``, attached to the oracle by the plan),
-graded under the seed study's two criteria apart. **Necessity**: how far the factual best action
-falls behind when the factor is changed (necessary iff it is no longer optimal; a new tie is not
-necessary). **Sufficiency**: the factual best action's lead when only the factor is kept (every
-other model factor neutral; sufficient iff still optimal). The prompt says that influence means
-the first. Grading (docs/method.md, "Why-questions (factors)"): the action part as best_action;
-the factor part passes iff no uncited factor outranks a cited one and the cited order is
-non-increasing, comparing only factors of the same kind (model and state factors are not ranked
-against each other), under necessity. The same checks under sufficiency, precision against the
-necessary and the sufficient sets, and Spearman's ρ against each score are reported beside it
-(``factor_metrics``). δ = 1 − the smallest non-zero gap of graded necessity between neighbours
-among the four most influential factors (a near tie across the cut is hard to get right).
+The truth comes from exact interventions (``core/factors``, attached by ``with_facts`` when a
+campaign asks for ``factors`` by id), graded under the seed study's two criteria apart.
+**Necessity**: how far the factual best action falls behind when the factor is changed (necessary
+iff it is no longer optimal; a new tie is not necessary). **Sufficiency**: the factual best
+action's lead when only the factor is kept (every other model factor neutral; sufficient iff still
+optimal). The prompt says that influence means the first. Grading (docs/method.md, "Why-questions
+(factors)"): the action part as best_action; the factor part passes iff no uncited factor outranks
+a cited one and the cited order is non-increasing, comparing only factors of the same kind (model
+and state factors are not ranked against each other), under necessity. The same checks under
+sufficiency, precision against the necessary and the sufficient sets, and Spearman's ρ against each
+score are reported beside it (``factor_metrics``). δ = 1 − the smallest non-zero gap of graded
+necessity between neighbours among the four most influential factors (a near tie across the cut is
+hard to get right).
 """
 
 from __future__ import annotations

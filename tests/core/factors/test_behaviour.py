@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import sqlite3
 
-from explaincheck.core.cli.main import main
 from explaincheck.core.analysis.factor_report import markdown, summary
+from explaincheck.core.cli.main import main
 from explaincheck.core.taxonomy.factor_probes import BASELINE, SUFFICIENCY_MARK, TRIALS
 from explaincheck.core.taxonomy.probes import trial_name
 

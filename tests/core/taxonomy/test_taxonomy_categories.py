@@ -60,7 +60,6 @@ def test_registry_ids_and_dimensions():
     assert binary & set(paper) == {"bottleneck", "subset_bottleneck", "subset_dead_end"}
 
 
-
 def test_the_paper_categories_are_registered_in_table_1_order():
     from explaincheck.core.taxonomy.registry import PAPER_CATEGORIES
 
