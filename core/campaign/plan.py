@@ -352,19 +352,23 @@ def _with_facts(
     (``Category.with_facts``: e.g. the intervened oracles ``factors`` grades with, computed or
     loaded from the cache once, here). A default campaign leaves out the categories asked only
     by id, so their facts are never computed for it."""
+    from explaincheck.core.taxonomy.base import Category
     from explaincheck.core.taxonomy.registry import CATEGORIES, category
 
     asked = resolve_categories(campaign.categories or None) or tuple(
         c for c, found in CATEGORIES.items() if not found.by_id_only
     )
-    if request is None:  # the oracle was given: what it was computed from
+    # only categories with facts of their own are asked (the request is made for them alone)
+    adding = [c for c in map(category, asked) if type(c).with_facts is not Category.with_facts]
+    if adding and request is None:  # the oracle was given: what it was computed from
         request = environment.request(
             constants=oracle.model.constants,
             goal_label=oracle.model.goal_label,
             unsafe_label=oracle.model.unsafe_label,
         )
-    for category_id in asked:
-        oracle = category(category_id).with_facts(oracle, environment, request)
+    for found in adding:
+        assert request is not None
+        oracle = found.with_facts(oracle, environment, request)
     return oracle
 
 
