@@ -398,6 +398,8 @@ def plan_campaign(
     for category_id in categories:
         found = applicable[category_id]
         reason = found.reason
+        if reason is None and not campaign.categories and CATEGORIES[category_id].by_id_only:
+            reason = f"asked only by id (--categories {category_id})"
         if reason is None and found.caveat and not campaign.categories:
             reason = f"left out by default ({found.caveat}); ask for it by id to test it anyway"
         if reason:
