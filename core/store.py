@@ -150,7 +150,7 @@ _JSON_COLUMNS = ("states", "valuations", "schema", "options", "answer", "expecte
 VERSION_KEY = "explaincheck_version"
 
 
-# The behavioural probes' table (core/factors/behaviour.py), created on the first probe stored.
+# The behavioural probes' table (core/campaign/probes.py), created on the first probe stored.
 PROBE_TABLE = """CREATE TABLE IF NOT EXISTS factor_behaviour (
     llm TEXT NOT NULL, exec_key TEXT NOT NULL, probe TEXT NOT NULL, state INTEGER NOT NULL,
     prompt TEXT NOT NULL, reply TEXT, action TEXT,
@@ -774,7 +774,7 @@ class Store:
             ),
         )
 
-    # -- behavioural probes (table ``factor_behaviour``, core/factors/behaviour.py) -----------
+    # -- behavioural probes (table ``factor_behaviour``, core/campaign/probes.py) -----------
 
     def answered_probes(self, llm: str, exec_key: str) -> set[str]:
         """The probe names of one execution that already have an answered action."""

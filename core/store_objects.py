@@ -16,7 +16,7 @@ from pathlib import Path
 from explaincheck.core.errors import ExplaincheckError
 
 # Tables the tool's other modules add to a results file (the schema there, named here so that
-# opening a file never imports them): ``core/factors/behaviour.py``.
+# opening a file never imports them): the follow-up probes (``core/campaign/probes.py``).
 EXTENSION_OBJECTS = frozenset({("table", "factor_behaviour")})
 
 

@@ -138,7 +138,7 @@ class CampaignController(SessionThread):
         costs: CostSettings | None = None,
     ) -> None:
         """Plan and run ``campaign`` (a ``core.campaign.plan.Campaign``) into ``db_path``;
-        ``behavioural``: then ask the behavioural probes of its factors cases; ``costs``: the
+        ``behavioural``: then ask the follow-up probes of its categories; ``costs``: the
         prices kept with it and the cost at which it stops (as ``run --max-cost``)."""
         if self.running:
             raise RuntimeError("a campaign is already running")

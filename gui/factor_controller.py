@@ -28,7 +28,7 @@ def _factors(environment: Environment, oracle: OracleResult) -> tuple[Factor, ..
 
 
 def _behaviour(db_path: str, row: Mapping[str, Any]) -> dict[str, str | None]:
-    from explaincheck.core.factors.picture import read_behaviour
+    from explaincheck.core.analysis.factor_picture import read_behaviour
 
     return read_behaviour(db_path, row)
 

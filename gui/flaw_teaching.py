@@ -76,14 +76,11 @@ def flawed_answer(truth: OracleResult, spec: str, case: TestCase) -> FlawedAnswe
         picture_answer,
         picture_reply,
     )
-    from explaincheck.core.oracle.flawed import flawed_oracle, parse_flaw
+    from explaincheck.core.oracle.flawed import parse_flaw
     from explaincheck.core.taxonomy.grading import grade_reply
 
     flaw = parse_flaw(spec.removeprefix("flaw:"))
-    if case.category == "factors":  # cites from its own factor picture (core/factors/flawed.py)
-        picture = FlawedBackend(truth, flaw).picture
-    else:
-        picture = flawed_oracle(truth, flaw)
+    picture = FlawedBackend(truth, flaw).picture  # with its categories' facts seen through it
     answer = picture_answer(case, picture)
     grade = grade_reply(case, picture_reply(case, picture, flaw.belief), truth)
     return FlawedAnswer(

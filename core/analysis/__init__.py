@@ -21,4 +21,6 @@ code, so the CLI report and the GUI's report view share them. By job:
   that section-making modules need not import the report), ``report`` (builds the sections asked
   for and renders text, Markdown, CSV and HTML) and ``export`` (the executions as JSON Lines,
   CSV or Parquet).
+- Why-questions: ``factor_report`` (the seed study's metrics and the says/does/true views of
+  the behavioural probes) and ``factor_picture`` (what the GUI's factor panel shows).
 """

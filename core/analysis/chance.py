@@ -9,9 +9,8 @@ expected answer only (no oracle, no LLM), assuming a uniform choice over the sch
 - a ranking (array of the enum, groups of tied actions in any inner order): ∏|g|! / n!;
 - a probability in [0, 1] under the absolute rule: |[V − t, V + t] ∩ [0, 1]|; under the half
   rule: the length of V's side of ½;
-- a ``factors`` answer (one action and an ordered 3-subset of the factors, drawn independently):
-  |A* ∩ enum| / |enum| times the share of ordered 3-subsets that pass the factor part, counted
-  exactly by enumeration (``taxonomy.factors.factor_part_chance``).
+- a category that knows its own chance says it (``Category.chance``: ``factors`` counts the
+  passing ordered 3-subsets of its factors exactly).
 """
 
 from __future__ import annotations
@@ -25,14 +24,20 @@ from explaincheck.core.analysis.layout import BASELINE_LLM, order_categories
 from explaincheck.core.analysis.satisfy import DEFAULT_TOLERANCE, as_probability
 from explaincheck.core.analysis.scores import CELL_KEYS, cells_for, check_columns
 from explaincheck.core.taxonomy.base import ERROR
+from explaincheck.core.taxonomy.registry import CATEGORIES
 
 
-def case_chance(schema: Any, expected: Any, grading: Any = None) -> float:
-    """Probability that a uniform random answer passes this case (NaN if it cannot be told)."""
+def case_chance(
+    schema: Any, expected: Any, grading: Any = None, category: str | None = None
+) -> float:
+    """Probability that a uniform random answer passes this case (NaN if it cannot be told).
+    The case's category (every registered one that claims the answer, when not given) may know
+    its own chance (``Category.chance``); the generic rules below cover the rest."""
     if not isinstance(schema, dict) or not isinstance(expected, dict):
         return math.nan
-    if {"action", "factors", "strength", "necessary"} <= set(expected):
-        return _factors_chance(schema, expected)
+    own = _own_chance(schema, expected, category)
+    if own is not None:
+        return own
     if len(expected) != 1:
         return math.nan
     key, accepted = next(iter(expected.items()))
@@ -53,14 +58,13 @@ def case_chance(schema: Any, expected: Any, grading: Any = None) -> float:
     return math.nan
 
 
-def _factors_chance(schema: dict[str, Any], expected: dict[str, Any]) -> float:
-    from explaincheck.core.taxonomy.factors import factor_part_chance
-
-    options = schema.get("properties", {}).get("action", {}).get("enum")
-    if not options:
-        return math.nan
-    action = len(set(map(str, expected["action"])) & set(map(str, options))) / len(options)
-    return action * factor_part_chance(expected)
+def _own_chance(
+    schema: dict[str, Any], expected: dict[str, Any], category: str | None
+) -> float | None:
+    """The chance the case's category (or the first that claims the answer) knows, or None."""
+    found = CATEGORIES.get(category) if category is not None else None
+    asked = [found] if found is not None else list(CATEGORIES.values())
+    return next((c for c in (a.chance(schema, expected) for a in asked) if c is not None), None)
 
 
 def _probability_chance(value: float | None, grading: Any) -> float:
@@ -77,10 +81,12 @@ def row_chances(rows: pd.DataFrame) -> pd.Series:
     """Each row's exact chance (``case_chance`` of its stored schema, expected answer and
     grading rule); NaN where it cannot be told."""
     check_columns(rows, ("schema", "expected"))
-    grading = rows["grading"] if "grading" in rows.columns else pd.Series(None, index=rows.index)
+    none = pd.Series(None, index=rows.index)
+    grading = rows["grading"] if "grading" in rows.columns else none
+    categories = rows["category"] if "category" in rows.columns else none
     chance = [
-        case_chance(s, e, g)
-        for s, e, g in zip(rows["schema"], rows["expected"], grading, strict=True)
+        case_chance(s, e, g, c)
+        for s, e, g, c in zip(rows["schema"], rows["expected"], grading, categories, strict=True)
     ]
     return pd.Series(chance, index=rows.index, dtype=float)
 

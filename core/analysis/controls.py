@@ -25,9 +25,11 @@ def control_results(
     *,
     budget: int = 10,
     seed: int = 0,
+    categories: Iterable[str] | None = None,
 ) -> pd.DataFrame:
     """A results frame (the columns the analysis reads) of ``llms`` (``random``, ``noisy:Q``) on
-    both selections of every applicable category of each environment, seeded by ``seed``."""
+    both selections of every applicable category of each environment (of ``categories`` only,
+    when given), seeded by ``seed``."""
     from explaincheck.core.backends.noisy_backend import NoisyBackend, parse_share
     from explaincheck.core.backends.random_backend import RandomBackend
     from explaincheck.core.campaign.fault_runs import selected_rows
@@ -48,6 +50,9 @@ def control_results(
             else:
                 raise ExplaincheckError(f"{spec}: a negative control is random or noisy:Q")
         rows += selected_rows(environment.id or env_id, truth, environment, answerers, budget, seed)
+    if categories is not None:
+        kept = set(categories)
+        rows = [r for r in rows if r["category"] in kept]
     return pd.DataFrame(rows)
 
 
@@ -57,14 +62,18 @@ def control_table(
     *,
     budget: int = 10,
     llms: Sequence[str] = CONTROLS,
+    categories: Iterable[str] | None = None,
 ) -> pd.DataFrame:
     """Per seed and control: cells, the corrected test's p and mean difference, and the paper's
-    uncorrected p and mean difference (``prioritization.wilcoxon_test`` on that answerer)."""
+    uncorrected p and mean difference (``prioritization.wilcoxon_test`` on that answerer), over
+    ``categories`` (default: every applicable one)."""
     from explaincheck.core.analysis.prioritization import wilcoxon_test
 
     rows = []
     for seed in seeds:
-        results = control_results(environments, llms, budget=budget, seed=seed)
+        results = control_results(
+            environments, llms, budget=budget, seed=seed, categories=categories
+        )
         for llm in llms:
             others = [m for m in llms if m != llm]
             corrected = wilcoxon_test(results, exclude=others, corrected=True).iloc[0]

@@ -18,6 +18,7 @@ from explaincheck.core.oracle.flawed import Flaw, flawed_oracle
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.taxonomy.base import Prompt, TestCase
 from explaincheck.core.taxonomy.kinds import QuantityPairCategory, letters, number
+from explaincheck.core.taxonomy.registry import CATEGORIES
 from explaincheck.core.taxonomy.registry import category as category_by_id
 
 
@@ -41,7 +42,7 @@ class FlawedBackend(Backend):
         return self._picture
 
     def _own_picture(self) -> OracleResult:
-        return self._with_policy(self._with_factors(flawed_oracle(self.truth, self.flaw)))
+        return self._with_policy(self._with_facts(flawed_oracle(self.truth, self.flaw)))
 
     def _with_policy(self, picture: OracleResult) -> OracleResult:
         """The picture with the truth's policy, its chain solved in the picture: on policy
@@ -59,18 +60,13 @@ class FlawedBackend(Backend):
                     self._picture = await asyncio.to_thread(self._own_picture)
         return Reply(text=self.reply_text(case))
 
-    def _with_factors(self, picture: OracleResult) -> OracleResult:
-        """The picture with its own factor truth: the same interventions seen through the
-        flaw (``core/factors/flawed.py``), so on ``factors`` cases the citations come from the
-        flawed picture too, not from the true truth."""
-        from explaincheck.core.factors.flawed import flawed_factor_truth
-        from explaincheck.core.factors.types import factor_truth, with_factors
-
-        truth = factor_truth(self.truth)
-        if truth is None:
-            return picture
-        own = flawed_factor_truth(truth, self.truth, picture, self.flaw)
-        return with_factors(picture, own)
+    def _with_facts(self, picture: OracleResult) -> OracleResult:
+        """The picture with every category's extra facts as the flaw sees them
+        (``Category.seen_through``: e.g. the factor truth of the same interventions, so on
+        ``factors`` cases the citations come from the flawed picture, not from the truth)."""
+        for category in CATEGORIES.values():
+            picture = category.seen_through(picture, self.truth, self.flaw)
+        return picture
 
     def reply_text(self, case: TestCase) -> str:
         """The reply for ``case`` (synchronous, for tests, scripts and the analysis)."""

@@ -339,28 +339,37 @@ def oracle_for(campaign: Campaign, environment: Environment) -> OracleResult:
     from explaincheck.core.oracle import compute_oracle
 
     request = oracle_request(campaign, environment)
-    return _with_factors(campaign, environment, compute_oracle(request), request)
+    return _with_facts(campaign, environment, compute_oracle(request), request)
 
 
-def _with_factors(
+def _with_facts(
     campaign: Campaign,
     environment: Environment,
     oracle: OracleResult,
     request: OracleRequest | None = None,
 ) -> OracleResult:
-    """The oracle with the factor truth attached when the campaign asks for ``factors`` by id:
-    the intervened oracles are computed (or loaded from the cache) once, here."""
-    if "factors" not in campaign.categories:
-        return oracle
-    from explaincheck.core.factors.attach import attach_factors
+    """The oracle with the extra facts of the campaign's categories attached
+    (``Category.with_facts``: e.g. the intervened oracles ``factors`` grades with, computed or
+    loaded from the cache once, here). A default campaign leaves out the categories asked only
+    by id, so their facts are never computed for it."""
+    from explaincheck.core.taxonomy.base import Category
+    from explaincheck.core.taxonomy.registry import CATEGORIES, category
 
-    if request is None:  # the oracle was given: intervene on what it was computed from
+    asked = resolve_categories(campaign.categories or None) or tuple(
+        c for c, found in CATEGORIES.items() if not found.by_id_only
+    )
+    # only categories with facts of their own are asked (the request is made for them alone)
+    adding = [c for c in map(category, asked) if type(c).with_facts is not Category.with_facts]
+    if adding and request is None:  # the oracle was given: what it was computed from
         request = environment.request(
             constants=oracle.model.constants,
             goal_label=oracle.model.goal_label,
             unsafe_label=oracle.model.unsafe_label,
         )
-    return attach_factors(oracle, environment, request)
+    for found in adding:
+        assert request is not None
+        oracle = found.with_facts(oracle, environment, request)
+    return oracle
 
 
 def plan_campaign(
@@ -378,7 +387,7 @@ def plan_campaign(
     from explaincheck.core.taxonomy.selection import ruled_candidates, select_cases
 
     environment = environment or load_environment(campaign)
-    oracle = _with_factors(campaign, environment, oracle) if oracle else None
+    oracle = _with_facts(campaign, environment, oracle) if oracle else None
     oracle = oracle or oracle_for(campaign, environment)
     categories = resolve_categories(campaign.categories or None) or tuple(CATEGORIES)
     skipped: dict[str, str] = {}
@@ -389,6 +398,8 @@ def plan_campaign(
     for category_id in categories:
         found = applicable[category_id]
         reason = found.reason
+        if reason is None and not campaign.categories and CATEGORIES[category_id].by_id_only:
+            reason = f"asked only by id (--categories {category_id})"
         if reason is None and found.caveat and not campaign.categories:
             reason = f"left out by default ({found.caveat}); ask for it by id to test it anyway"
         if reason:

@@ -130,7 +130,8 @@ def _notes_of(r: dict[str, Any]) -> bool:
 
 def _grouped_notes(rows: list[dict[str, Any]]) -> list[str]:
     """ "no test case for X, Y: a, b", "Z is left out of default campaigns for a, b: why" and
-    "on request (asked only by id): factors", each reason once."""
+    "X: on request only" for the categories asked only by id (``Category.on_request``), each
+    reason once."""
     missing: dict[tuple[str, ...], list[str]] = {}
     caveats: dict[tuple[str, str], list[str]] = {}
     requested: dict[str, list[str]] = {}

@@ -333,9 +333,8 @@ def run(args: argparse.Namespace) -> int:
             finished = asyncio.run(finish_run(plan, session, outcome, behavioural=behavioural))
             _say_regraded(finished.regraded)
             _summary(plan, session.store)
-            if finished.probed is not None:
-                probed = finished.probed
-                print(f"explaincheck run: behavioural check of {probed} factors executions stored")
+            for line in finished.probe_lines():
+                print(f"explaincheck run: {line}")
     finally:
         stop_logging()
     progress = outcome.progress

@@ -15,8 +15,11 @@ from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.taxonomy.runs import OPTIMAL_RUN_NOTE, optimal_run
 
 if TYPE_CHECKING:
-    from explaincheck.core.oracle.types import OracleResult, StateFacts
+    from explaincheck.core.environments.types import Environment
+    from explaincheck.core.oracle.flawed import Flaw
+    from explaincheck.core.oracle.types import OracleRequest, OracleResult, StateFacts
     from explaincheck.core.taxonomy.answers import AnswerForm
+    from explaincheck.core.taxonomy.probes import Probe
 
 # Dimensions as in the paper (section 4) and docs/method.md.
 STATE = "state"
@@ -119,6 +122,11 @@ class Category(ABC):
     It also owns its presentation (``label``, ``name``, ``teachable`` and the ``answer_words`` /
     ``state_fact`` / ``*_reasons`` the Teach tab shows), so tables, figures and the Teach tab list
     no category ids: a new category is its module plus one line in ``registry.py``.
+
+    A category that needs more than the oracle says it through hooks the pipeline calls for
+    every category of a campaign (never one by id): ``with_facts`` (extra oracle facts before
+    the cases are built), ``seen_through`` (those facts as a flawed explainer sees them),
+    ``chance`` (its own random baseline) and ``follow_up`` (probes asked after a run).
     """
 
     id: ClassVar[str]
@@ -128,6 +136,13 @@ class Category(ABC):
     name: ClassVar[str]  # longer name where there is room (figure axes, report prose)
     binary: ClassVar[bool] = False  # yes/no category with balanced positive/negative selection
     teachable: ClassVar[bool] = True  # offered in the Teach tab (``teaching.taught``)
+    # Asked only by id: its extra facts cost model checks, so a default campaign leaves it out
+    # (front ends say "on request", see ``on_request``).
+    by_id_only: ClassVar[bool] = False
+    # > 0: ``follow_up`` probes are asked after a complete run when the front end asks for them
+    # (``run --behavioural``), each this many times; the front ends call them ``follow_up_words``.
+    follow_up_trials: ClassVar[int] = 0
+    follow_up_words: ClassVar[str] = "follow-up probes"
 
     @property
     def lettered(self) -> bool:
@@ -148,6 +163,38 @@ class Category(ABC):
         """Why this category, though applicable, adds nothing here and is left out of a default
         campaign (it can still be asked for by id), or None."""
         return None
+
+    # --- hooks for facts beyond the oracle (called by the pipeline for every category) ---------
+
+    def with_facts(
+        self, oracle: OracleResult, environment: Environment, request: OracleRequest
+    ) -> OracleResult:
+        """``oracle`` with the extra facts this category grades with attached (computed once per
+        campaign, before its cases are built); ``request`` is what ``oracle`` was computed from.
+        Most categories need nothing beyond the oracle."""
+        return oracle
+
+    def seen_through(self, picture: OracleResult, truth: OracleResult, flaw: Flaw) -> OracleResult:
+        """A flawed explainer's ``picture`` with this category's extra facts of ``truth`` as
+        ``flaw`` sees them (``core/backends/flaw_backend.py``), so its answers follow from the
+        flawed picture alone. Nothing to add by default."""
+        return picture
+
+    def chance(self, schema: dict[str, Any], expected: dict[str, Any]) -> float | None:
+        """The probability that a uniform random answer to ``schema`` passes, when this category
+        knows it better than the generic rule of ``analysis/chance.py`` (None: use that rule)."""
+        return None
+
+    def follow_up(
+        self,
+        case: TestCase,
+        oracle: OracleResult,
+        environment: Environment,
+        request: OracleRequest,
+    ) -> list[Probe]:
+        """The probes to ask again about one graded case after a run (``follow_up_trials`` > 0);
+        the campaign asks them with the same LLM and stores the replies."""
+        return []
 
     @abstractmethod
     def candidates(self, oracle: OracleResult, seed: int = 0) -> list[Candidate]:

@@ -1,17 +1,18 @@
 """Why? (explanation query): the best action and the three factors that most influence it.
 
-The truth comes from exact interventions (``core/factors``, attached to the oracle by the plan),
-graded under the seed study's two criteria apart. **Necessity**: how far the factual best action
-falls behind when the factor is changed (necessary iff it is no longer optimal; a new tie is not
-necessary). **Sufficiency**: the factual best action's lead when only the factor is kept (every
-other model factor neutral; sufficient iff still optimal). The prompt says that influence means
-the first. Grading (docs/method.md, "Why-questions (factors)"): the action part as best_action;
-the factor part passes iff no uncited factor outranks a cited one and the cited order is
-non-increasing, comparing only factors of the same kind (model and state factors are not ranked
-against each other), under necessity. The same checks under sufficiency, precision against the
-necessary and the sufficient sets, and Spearman's ρ against each score are reported beside it
-(``factor_metrics``). δ = 1 − the smallest non-zero gap of graded necessity between neighbours
-among the four most influential factors (a near tie across the cut is hard to get right).
+The truth comes from exact interventions (``core/factors``, attached by ``with_facts`` when a
+campaign asks for ``factors`` by id), graded under the seed study's two criteria apart.
+**Necessity**: how far the factual best action falls behind when the factor is changed (necessary
+iff it is no longer optimal; a new tie is not necessary). **Sufficiency**: the factual best
+action's lead when only the factor is kept (every other model factor neutral; sufficient iff still
+optimal). The prompt says that influence means the first. Grading (docs/method.md, "Why-questions
+(factors)"): the action part as best_action; the factor part passes iff no uncited factor outranks
+a cited one and the cited order is non-increasing, comparing only factors of the same kind (model
+and state factors are not ranked against each other), under necessity. The same checks under
+sufficiency, precision against the necessary and the sufficient sets, and Spearman's ρ against each
+score are reported beside it (``factor_metrics``). δ = 1 − the smallest non-zero gap of graded
+necessity between neighbours among the four most influential factors (a near tie across the cut is
+hard to get right).
 """
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ import json
 import math
 import random
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from explaincheck.core.factors.types import FactorTruth, StateFactors, factor_truth
-from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.factors.types import FactorTruth, StateFactors, factor_truth, with_factors
+from explaincheck.core.oracle.types import OracleRequest, OracleResult
 from explaincheck.core.taxonomy.answers import AnswerForm
 from explaincheck.core.taxonomy.base import (
     EXPLANATION,
@@ -36,9 +37,15 @@ from explaincheck.core.taxonomy.base import (
     GradingSettings,
     TestCase,
 )
+from explaincheck.core.taxonomy.factor_probes import TRIALS
 from explaincheck.core.taxonomy.kinds import number
 from explaincheck.core.taxonomy.parsing import Parsed, find_value, read_choice, read_ranking
 from explaincheck.core.taxonomy.sampling import delta
+
+if TYPE_CHECKING:
+    from explaincheck.core.environments.types import Environment
+    from explaincheck.core.oracle.flawed import Flaw
+    from explaincheck.core.taxonomy.probes import Probe
 
 CITED = 3  # factors an answer cites
 # What "influence" means, in every wording of the question (graded under necessity).
@@ -211,6 +218,52 @@ class Factors(Category):
     title = "Why? (factors)"
     label = "Why"
     name = "why (factors)"
+    by_id_only = True  # the truth costs a model check per intervention
+    follow_up_words = "behavioural check"  # the decision asked again on each intervened model
+
+    follow_up_trials = TRIALS
+
+    def with_facts(
+        self, oracle: OracleResult, environment: Environment, request: OracleRequest
+    ) -> OracleResult:
+        """The exact interventions of the environment's factors (or the cached ones), once."""
+        from explaincheck.core.factors.attach import attach_factors
+
+        return attach_factors(oracle, environment, request)
+
+    def seen_through(self, picture: OracleResult, truth: OracleResult, flaw: Flaw) -> OracleResult:
+        """The same interventions seen through the flaw (``core/factors/flawed.py``), so the
+        flawed explainer's citations come from its picture too, not from the true truth."""
+        from explaincheck.core.factors.flawed import flawed_factor_truth
+
+        found = factor_truth(truth)
+        if found is None:
+            return picture
+        return with_factors(picture, flawed_factor_truth(found, truth, picture, flaw))
+
+    def chance(self, schema: dict[str, Any], expected: dict[str, Any]) -> float | None:
+        """|A* ∩ enum| / |enum| times the share of ordered 3-subsets that pass the factor part
+        (``factor_part_chance``): the action and the citations are drawn independently. None
+        for an expected answer of another form."""
+        if not {"action", FACTORS, "strength", "necessary"} <= set(expected):
+            return None
+        options = schema.get("properties", {}).get("action", {}).get("enum")
+        if not options:
+            return math.nan
+        action = len(set(map(str, expected["action"])) & set(map(str, options))) / len(options)
+        return action * factor_part_chance(expected)
+
+    def follow_up(
+        self,
+        case: TestCase,
+        oracle: OracleResult,
+        environment: Environment,
+        request: OracleRequest,
+    ) -> list[Probe]:
+        """The behavioural check's probes (``factor_probes.probes``)."""
+        from explaincheck.core.taxonomy.factor_probes import probes
+
+        return probes(case, oracle, environment, request)
 
     def answer_words(self, right: Any, expected: dict[str, Any]) -> str:
         if isinstance(right, dict):

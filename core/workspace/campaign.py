@@ -55,7 +55,7 @@ class NoCosts:
 @dataclass(frozen=True)
 class CampaignRequest:
     """One run: ``campaign`` on the open model into ``db_path``; ``behavioural``: then the
-    behavioural probes of its factors cases."""
+    follow-up probes of its categories that have them (``Category.follow_up``)."""
 
     campaign: Campaign
     db_path: str
@@ -181,9 +181,8 @@ class CampaignWorkspace:
                 said = "Stopped at the cost limit"
                 again = "Run with a higher Stop at cost (or none) to continue"
                 self.events.cost_stopped.emit(guard.message(outcome.progress, said, again))
-            # as run does: re-grade resumed rows, record the grading, the behavioural probes
-            probe = request.behavioural and "factors" in request.campaign.categories
-            await finish_run(plan, session, outcome, behavioural=probe)
+            # as run does: re-grade resumed rows, record the grading, the follow-up probes
+            await finish_run(plan, session, outcome, behavioural=request.behavioural)
             return outcome
 
     def _attach(self, session: CampaignSession) -> None:

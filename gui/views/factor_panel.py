@@ -29,14 +29,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explaincheck.core.environments.types import Environment
-from explaincheck.core.factors.picture import (
+from explaincheck.core.analysis.factor_picture import (
     FactorMark,
     FactorPicture,
     Intervention,
     case_picture,
     intervention,
 )
+from explaincheck.core.environments.types import Environment
 from explaincheck.core.factors.types import MODEL, Factor
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.gui.factor_controller import FactorController

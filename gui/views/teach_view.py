@@ -257,7 +257,7 @@ class TeachView(QWidget):
         ):
             self.factor_panel.show_case(None, None, None)
             return
-        from explaincheck.core.factors.picture import lesson_row
+        from explaincheck.core.analysis.factor_picture import lesson_row
 
         spec = self.llm.currentData() or ""
         stored = (

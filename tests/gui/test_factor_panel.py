@@ -23,8 +23,8 @@ from gui_helpers import wait_for
 
 from explaincheck.core.campaign.plan import Campaign, plan_campaign
 from explaincheck.core.environments.generic import generic_environment
-from explaincheck.core.factors.behaviour import BASELINE
 from explaincheck.core.store import Store
+from explaincheck.core.taxonomy.factor_probes import BASELINE
 from explaincheck.gui.factor_controller import FactorController
 from explaincheck.gui.views.factor_panel import NOT_ASKED, FactorPanel
 from explaincheck.gui.views.graph_view import GraphView

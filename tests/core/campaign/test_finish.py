@@ -65,7 +65,7 @@ def test_a_probe_reply_with_a_lone_surrogate_is_stored_cleaned(tmp_path, capsys)
 
 def test_the_factor_summary_only_reads(tmp_path, capsys):
     """Without ``--behavioural`` there is no probe table, and reading the summary makes none."""
-    from explaincheck.core.factors.report import summary
+    from explaincheck.core.analysis.factor_report import summary
 
     db = tmp_path / "f.sqlite"
     args = ["run", "--env", "frozen_lake", "--llm", "oracle", "--categories", "factors"]

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import sqlite3
 
+from explaincheck.core.analysis.factor_report import markdown, summary
 from explaincheck.core.cli.main import main
-from explaincheck.core.factors.behaviour import BASELINE, SUFFICIENCY_MARK, TRIALS, trial_name
-from explaincheck.core.factors.report import markdown, summary
+from explaincheck.core.taxonomy.factor_probes import BASELINE, SUFFICIENCY_MARK, TRIALS
+from explaincheck.core.taxonomy.probes import trial_name
 
 
 def test_behavioural_run_stores_one_probe_per_factor_and_reports(tmp_path, capsys):

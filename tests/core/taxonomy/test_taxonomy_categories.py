@@ -60,6 +60,14 @@ def test_registry_ids_and_dimensions():
     assert binary & set(paper) == {"bottleneck", "subset_bottleneck", "subset_dead_end"}
 
 
+def test_the_paper_categories_are_registered_in_table_1_order():
+    from explaincheck.core.taxonomy.registry import PAPER_CATEGORIES
+
+    registered = [c for c in CATEGORIES if c in PAPER_CATEGORIES]
+    assert registered == list(PAPER_CATEGORIES) and len(PAPER_CATEGORIES) == 10
+    assert {CATEGORIES[c].dimension for c in PAPER_CATEGORIES} == {STATE, PREFERENCE, SCOPE, MODE}
+
+
 # --- satisfy ---------------------------------------------------------------------------------
 
 

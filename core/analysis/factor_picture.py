@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from explaincheck.core.factors.behaviour import BASELINE
 from explaincheck.core.factors.truth import alternatives, probe_alternative, valuation_key
 from explaincheck.core.factors.types import MODEL, Factor
 from explaincheck.core.oracle.types import OracleResult, StateFacts
+from explaincheck.core.taxonomy.factor_probes import BASELINE
 
 
 @dataclass(frozen=True)

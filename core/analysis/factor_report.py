@@ -1,6 +1,6 @@
 """The report's factor section: the seed study's metrics per LLM and the says/does/true views.
 
-``python -m explaincheck.core.factors.report DB [--out DIR]`` prints (or writes
+``python -m explaincheck.core.analysis.factor_report DB [--out DIR]`` prints (or writes
 ``DIR/factors.md`` and ``DIR/factors.json``) from a results database alone: the ``factors``
 executions hold the truth in their expected answer, ``factor_behaviour`` the behavioural probes.
 """
@@ -16,10 +16,69 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
-from explaincheck.core.factors.behaviour import views
+from explaincheck.core.taxonomy.factor_probes import BASELINE, SUFFICIENCY_MARK, TRIALS
 from explaincheck.core.taxonomy.factors import factor_metrics
+from explaincheck.core.taxonomy.probes import trial_name
 
 PAIRS = (("says", "does"), ("says", "true"), ("does", "true"))
+
+
+def _trials(asked: Mapping[str, str | None], probe: str) -> list[str]:
+    """The answered actions of every stored trial of ``probe``."""
+    names = [trial_name(probe, t) for t in range(TRIALS)]
+    return [a for a in (asked.get(n) for n in names) if a is not None]
+
+
+def views(
+    connection: sqlite3.Connection, executions: list[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """Per stored ``factors`` execution and factor: says (cited); pn, the share of the necessity
+    probe's trials whose decision differs from the baseline's (its commonest answer over its
+    trials), and does = pn > ½; ps, the share of the sufficiency probe's trials that keep the
+    baseline decision, and keeps = ps > ½ (None where no trial answered); true (necessary) and
+    sufficient (the truth)."""
+    from collections import Counter
+
+    rows = []
+    for execution in executions:
+        expected, answer = execution.get("expected") or {}, execution.get("answer") or {}
+        asked = {
+            probe: action
+            for probe, action in connection.execute(
+                "SELECT probe, action FROM factor_behaviour WHERE llm = ? AND exec_key = ?",
+                (execution["llm"], execution["exec_key"]),
+            )
+        }
+        baselines = _trials(asked, BASELINE)
+        baseline = Counter(baselines).most_common(1)[0][0] if baselines else None
+        for factor in expected.get("strength") or {}:
+            changed = _trials(asked, factor)
+            kept = _trials(asked, factor + SUFFICIENCY_MARK)
+            pn = (
+                sum(a != baseline for a in changed) / len(changed)
+                if baseline is not None and changed
+                else None
+            )
+            ps = (
+                sum(a == baseline for a in kept) / len(kept)
+                if baseline is not None and kept
+                else None
+            )
+            rows.append(
+                {
+                    "llm": execution["llm"],
+                    "case": execution["exec_key"],
+                    "factor": factor,
+                    "says": factor in (answer.get("factors") or []),
+                    "pn": pn,
+                    "does": None if pn is None else pn > 0.5,
+                    "ps": ps,
+                    "keeps": None if ps is None else ps > 0.5,
+                    "true": factor in (expected.get("necessary") or []),
+                    "sufficient": factor in (expected.get("sufficient") or []),
+                }
+            )
+    return rows
 
 
 def summary(db: str) -> dict[str, dict[str, Any]]:
@@ -143,7 +202,7 @@ def markdown(found: dict[str, dict[str, Any]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m explaincheck.core.factors.report")
+    parser = argparse.ArgumentParser(prog="python -m explaincheck.core.analysis.factor_report")
     parser.add_argument("db")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
