@@ -41,7 +41,7 @@ def _blocks(text: str) -> list[tuple[int, str]]:
     result: list[tuple[int, str]] = []
     section = 0
     paragraph: list[str] = []
-    for line in text.splitlines() + [""]:
+    for line in [*text.splitlines(), ""]:
         if line.startswith("#"):
             section += 1
         if line.startswith("- ") and paragraph:
@@ -108,9 +108,9 @@ def _matches(token: str, folders: list[Path]) -> list[Path]:
     return []
 
 
-def resolved() -> tuple[set[Path], list[str]]:
-    """The paths the page names, and the tokens that name nothing in the checkout."""
-    named = named_paths(DOC.read_text())
+def resolved(text: str | None = None) -> tuple[set[Path], list[str]]:
+    """The paths the page (or ``text``) names, and the tokens that name nothing in the checkout."""
+    named = named_paths(DOC.read_text() if text is None else text)
     found: set[Path] = set()
     missing: list[str] = []
     for item in named:
@@ -127,9 +127,21 @@ def resolved() -> tuple[set[Path], list[str]]:
 
 def test_every_path_the_page_names_exists() -> None:
     _, missing = resolved()
-    assert not missing, "docs/architecture.md names paths that do not exist: " + "; ".join(
-        missing
+    assert not missing, "docs/architecture.md names paths that do not exist: " + "; ".join(missing)
+
+
+def test_a_bare_name_is_read_in_the_package_its_row_names() -> None:
+    """The reading the tests above rely on: ``types.py`` in a row about ``core/oracle/`` is
+    ``core/oracle/types.py``; a name that package does not hold is reported with where it was
+    looked for, even if another package holds it (``loader.py`` is in ``core/environments``)."""
+    text = (
+        "| oracle | `core/oracle/building.py`, `types.py`, `loader.py` | |\n"
+        "| env | `core/environments/loader.py` | |\n"
     )
+    found, missing = resolved(text)
+    assert REPO.joinpath("core/oracle/types.py").resolve() in found
+    assert REPO.joinpath("core/environments/types.py").resolve() not in found
+    assert missing == ["`loader.py` (looked in core/oracle)"]
 
 
 def _module_file(module: str) -> Path:
@@ -220,3 +232,17 @@ def test_the_layer_order_is_the_contracts() -> None:
         + "; pyproject.toml's contract is "
         + " → ".join(" | ".join(step) for step in contract)
     )
+
+
+def test_each_layer_said_to_sit_between_two_sits_right_between_them() -> None:
+    """ "the layer `X` sits between `A` and `B`": A is the layer right above X, B right below."""
+    text = " ".join(DOC.read_text().split())
+    claims = re.findall(r"layer `([\w.]+)` sits between `([\w.]+)` and `([\w.]+)`", text)
+    assert claims, "the page places at least one layer in words"
+    order = [step[0] for step in contract_layers()]
+    for layer, above, below in claims:
+        at = order.index(layer)
+        assert (order[at - 1], order[at + 1]) == (above, below), (
+            f"docs/architecture.md says `{layer}` sits between `{above}` and `{below}`; "
+            f"pyproject.toml puts it between `{order[at - 1]}` and `{order[at + 1]}`"
+        )
