@@ -246,3 +246,22 @@ def test_each_layer_said_to_sit_between_two_sits_right_between_them() -> None:
             f"docs/architecture.md says `{layer}` sits between `{above}` and `{below}`; "
             f"pyproject.toml puts it between `{order[at - 1]}` and `{order[at + 1]}`"
         )
+
+
+def test_the_other_pages_name_only_modules_that_exist() -> None:
+    """README.md and docs/**/*.md: every ``core/…``/``gui/…`` path and every
+    ``python -m explaincheck.…`` module exists (adding-a-category.md names the module it has
+    the reader create, so it is left out)."""
+    pages = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+    gone = []
+    for page in pages:
+        if page.name == "adding-a-category.md":
+            continue
+        text = page.read_text()
+        for token in re.findall(r"`((?:core|gui)/[\w/.*-]+)`", text):
+            if not glob.glob(str(REPO / token.rstrip("/"))):
+                gone.append(f"{page.relative_to(REPO)}: `{token}`")
+        for module in re.findall(r"python -m (explaincheck(?:\.\w+)+)", text):
+            if not _module_file(module).is_file():
+                gone.append(f"{page.relative_to(REPO)}: python -m {module}")
+    assert not gone, "pages name modules that do not exist: " + "; ".join(gone)
