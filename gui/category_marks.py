@@ -1,9 +1,10 @@
 """How the Campaign tab shows each category on the open model, as plain data.
 
 Qt-free so the rules can be tested without a tree widget: a category that does not apply is
-greyed out with its reason; ``factors`` on a model that can declare factors is offered on
-request; one that repeats another here is left out unless asked for; one whose cases decide
-nothing is marked but kept.
+greyed out with its reason; one asked only on request that offers itself here
+(``Category.offer``, e.g. ``factors`` on a model with enough factors) is offered with its cost;
+one that repeats another here is left out unless asked for; one whose cases decide nothing is
+marked but kept.
 """
 
 from __future__ import annotations
@@ -36,12 +37,12 @@ def category_mark(
     idle: Mapping[str, str],
     wanted: Set[str] | None,
 ) -> CategoryMark:
-    """``applies``: its applicability (``reason``, ``caveat``); ``offer``: the factors offer
-    (None: none); ``idle``: why categories measure nothing; ``wanted``: the user's ticks
-    (None: not chosen yet, so everything that applies)."""
+    """``applies``: its applicability (``reason``, ``caveat``); ``offer``: how this category is
+    offered on request here (a ``RequestOffer``; None: none); ``idle``: why categories measure
+    nothing; ``wanted``: the user's ticks (None: not chosen yet, so everything that applies)."""
     asked = wanted is not None and category_id in wanted
     kept = wanted is None or category_id in wanted
-    if category_id == "factors" and applies.reason and offer is not None:
+    if applies.reason and offer is not None:  # missing only until asked for: say its cost
         return CategoryMark(f"{base}  — {offer.label}", offer.tooltip, True, asked)
     if applies.reason:
         return CategoryMark(f"{base}  — not applicable", applies.reason, False, False)

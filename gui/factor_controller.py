@@ -33,13 +33,6 @@ def _behaviour(db_path: str, row: Mapping[str, Any]) -> dict[str, str | None]:
     return read_behaviour(db_path, row)
 
 
-def _with_truth(environment: Environment, oracle: OracleResult) -> OracleResult:
-    from explaincheck.core.factors.attach import attach_factors
-    from explaincheck.core.factors.intervene import base_request
-
-    return attach_factors(oracle, environment, base_request(oracle))
-
-
 class FactorController(QObject):
     """Factors, behavioural probes and intervened oracles, computed once and cached."""
 
@@ -86,12 +79,4 @@ class FactorController(QObject):
         if key not in self._oracles:
             self._oracles[key] = result
             self.computed += 1
-        return self._oracles[key]
-
-    async def with_truth(self, environment: Environment, oracle: OracleResult) -> OracleResult:
-        """``oracle`` with the factor truth of its environment attached (every intervened
-        model checked in the isolated child, cached): what the Teach tab's factor cases need."""
-        key = ("truth", oracle.model.content_hash)
-        if key not in self._oracles:
-            self._oracles[key] = await in_thread(_with_truth, environment, oracle)
         return self._oracles[key]

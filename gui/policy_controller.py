@@ -29,11 +29,9 @@ def _attach(oracle: OracleResult, path: str, default: str) -> PolicyOracle:
 def oracle_without_policy(oracle: PolicyOracle) -> OracleResult:
     from dataclasses import replace
 
-    from explaincheck.core.factors.types import FactorOracle
-
-    fields = {name: getattr(oracle, name) for name in FactorOracle.__dataclass_fields__}
+    fields = {name: getattr(oracle, name) for name in OracleResult.__dataclass_fields__}
     fields["model"] = replace(oracle.model, content_hash=oracle.base_hash)
-    return FactorOracle(**fields)
+    return OracleResult(**fields)
 
 
 async def load_policy(oracle: OracleResult, path: str, default: str = "") -> PolicyOracle:

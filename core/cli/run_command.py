@@ -18,6 +18,7 @@ from typing import Any
 
 from explaincheck.core.cli.oracle_command import positive_int
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.taxonomy.follow_ups import follow_up_help
 from explaincheck.core.taxonomy.registry import CATEGORIES
 from explaincheck.core.terminal_text import safe_terminal
 
@@ -173,8 +174,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--behavioural",
         action="store_true",
-        help="for factors cases: ask each LLM the decision question again on every intervened"
-        " model (one extra question per factor) and store whether its decision changes",
+        help=follow_up_help(),  # from the registry: the categories that have follow-ups
     )
     from explaincheck.core.cli.oracle_command import add_policy_arguments
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.factors.declare import factors_of
 from explaincheck.core.factors.intervene import Compute, compute_factor_truth
-from explaincheck.core.factors.types import FactorOracle, factor_truth, with_factors
+from explaincheck.core.factors.types import factor_truth, with_factors
 from explaincheck.core.oracle.types import OracleRequest, OracleResult
 
 
@@ -14,7 +14,7 @@ def attach_factors(
     environment: Environment,
     request: OracleRequest,
     compute: Compute | None = None,
-) -> FactorOracle | OracleResult:
+) -> OracleResult:
     """``oracle`` with the truth of the environment's factors (unchanged if already there)."""
     if factor_truth(oracle) is not None:
         return oracle

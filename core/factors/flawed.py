@@ -22,10 +22,11 @@ from explaincheck.core.oracle.types import OracleRequest, OracleResult
 
 
 def plain(oracle: OracleResult) -> OracleResult:
-    """``oracle`` without anything attached (a FactorOracle's truth is not the picture's)."""
-    if type(oracle) is OracleResult:
+    """``oracle`` without anything attached (the true factor truth is not the picture's)."""
+    if type(oracle) is OracleResult and not oracle.attachments:
         return oracle
-    return OracleResult(**{f.name: getattr(oracle, f.name) for f in fields(OracleResult)})
+    found = {f.name: getattr(oracle, f.name) for f in fields(OracleResult)}
+    return OracleResult(**{**found, "attachments": {}})
 
 
 def no_influence(truth: FactorTruth, state: int, best: tuple[str, ...]) -> StateFactors:

@@ -85,19 +85,15 @@ class FactorTruth:
         raise KeyError(factor_id)
 
 
-@dataclass(frozen=True)
-class FactorOracle(OracleResult):
-    """An oracle with the factor truth of its campaign attached (None: not computed)."""
-
-    factors: FactorTruth | None = None
+FACTOR_TRUTH = "factors"  # the name the factor truth is attached under (``attachments``)
 
 
 def factor_truth(oracle: OracleResult) -> FactorTruth | None:
     """The factor truth attached to ``oracle``, if any."""
-    return getattr(oracle, "factors", None)
+    found = oracle.attached(FACTOR_TRUTH)
+    return found if isinstance(found, FactorTruth) else None
 
 
-def with_factors(oracle: OracleResult, truth: FactorTruth) -> FactorOracle:
-    """``oracle`` carrying ``truth`` (every other field unchanged)."""
-    fields = {name: getattr(oracle, name) for name in OracleResult.__dataclass_fields__}
-    return FactorOracle(**fields, factors=truth)
+def with_factors(oracle: OracleResult, truth: FactorTruth) -> OracleResult:
+    """``oracle`` carrying ``truth`` (same class, every other field and attachment unchanged)."""
+    return oracle.attach(FACTOR_TRUTH, truth)

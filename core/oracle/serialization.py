@@ -67,11 +67,12 @@ def to_cache(result: OracleResult) -> dict[str, Any]:
     """The result as plain data: JSON-friendly, except that a columnar result keeps its states
     as numpy arrays under ``columns`` (for the child's pipe and the ``.npz`` cache)."""
     if result.columnar:
-        data = asdict(replace(result, states=()))
+        data = asdict(replace(result, states=(), attachments={}))
         data["columns"] = cast(ColumnarStates, result.states).to_arrays()
     else:
-        data = asdict(result)
+        data = asdict(replace(result, attachments={}))
     data.pop("phases", None)
+    data.pop("attachments", None)  # a category's facts are its own, never the oracle's cache
     data["format"] = CACHE_FORMAT
     return data
 

@@ -8,7 +8,7 @@ process and be cached on disk as JSON.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, cast
 
@@ -137,9 +137,21 @@ class OracleResult:
     values_method: str = ""  # e.g. "exact rationals (Storm)" or "policy iteration ..."
     centrality_method: str = "exact (Brandes)"  # or "approximate ...: ±ε with probability 1-δ"
     phases: dict[str, float] = field(default_factory=dict)  # seconds per phase (fresh runs)
+    # facts a category attaches beyond the oracle (``Category.with_facts``), by name, e.g. the
+    # factor truth under "factors": kept by every copy (``replace``, a policy attached later),
+    # never written to the oracle cache (``serialization.to_cache``)
+    attachments: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def state(self, state_id: int) -> StateFacts:
         return self.states[state_id]
+
+    def attached(self, name: str) -> Any:
+        """What a category attached under ``name`` (None: nothing)."""
+        return self.attachments.get(name)
+
+    def attach(self, name: str, facts: Any) -> OracleResult:
+        """A copy (of the same class) with ``facts`` attached under ``name``."""
+        return replace(self, attachments={**self.attachments, name: facts})
 
     @property
     def initial(self) -> StateFacts:

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
-from explaincheck.core.factors.types import FactorOracle
 from explaincheck.core.oracle.types import OracleResult
 
 UNIFORM, OPTIMAL = "uniform", "optimal"  # what ``--policy-default`` may fill a missing state with
@@ -127,7 +126,7 @@ class PolicyChain:
 
 
 @dataclass(frozen=True)
-class PolicyOracle(FactorOracle):
+class PolicyOracle(OracleResult):
     """An oracle with a policy's induced chain attached (None: no policy loaded). Its model's
     ``content_hash`` includes the policy, so campaigns with another policy never resume into
     this one's rows."""
@@ -142,9 +141,10 @@ def policy_chain(oracle: OracleResult) -> PolicyChain | None:
 
 
 def with_policy(oracle: OracleResult, chain: PolicyChain) -> PolicyOracle:
-    """``oracle`` carrying ``chain`` (factor truth kept; the model hash names the policy)."""
-    names = [name for name in FactorOracle.__dataclass_fields__]
-    fields: dict[str, Any] = {name: getattr(oracle, name, None) for name in names}
+    """``oracle`` carrying ``chain`` (what categories attached kept; the model hash names the
+    policy)."""
+    names = OracleResult.__dataclass_fields__
+    fields: dict[str, Any] = {name: getattr(oracle, name) for name in names}
     base = getattr(oracle, "base_hash", "") or oracle.model.content_hash
     digest = hashlib.sha256(f"{base}/{chain.policy.digest()}".encode()).hexdigest()
     fields["model"] = replace(oracle.model, content_hash=digest)

@@ -111,6 +111,15 @@ class Grade:
     abs_error: float | None = None  # satisfy only: |p - V(s)|
 
 
+@dataclass(frozen=True)
+class RequestOffer:
+    """How a front end offers an on-request category (``Category.offer``): a short suffix for
+    its row ("on request: 9 extra model checks") and a tooltip saying what it costs."""
+
+    label: str
+    tooltip: str
+
+
 class Category(ABC):
     """One query category of the taxonomy (paper section 4), registered by ``id``.
 
@@ -143,6 +152,14 @@ class Category(ABC):
     # (``run --behavioural``), each this many times; the front ends call them ``follow_up_words``.
     follow_up_trials: ClassVar[int] = 0
     follow_up_words: ClassVar[str] = "follow-up probes"
+    # What the follow-up probes ask, in words for help texts (``follow_ups.follow_up_help``).
+    follow_up_help: ClassVar[str] = ""
+    # The facts ``with_facts`` attaches, in words ("" = none): a front end that shows this
+    # category's cases outside a campaign (the Teach tab) computes them first and says so.
+    extra_facts: ClassVar[str] = ""
+    # The name of the extra view front ends show with this category's cases ("" = none); the
+    # GUI's factor panel shows the cases of every category that names ``"factors"`` here.
+    panel: ClassVar[str] = ""
 
     @property
     def lettered(self) -> bool:
@@ -162,6 +179,12 @@ class Category(ABC):
     def caveat(self, oracle: OracleResult) -> str | None:
         """Why this category, though applicable, adds nothing here and is left out of a default
         campaign (it can still be asked for by id), or None."""
+        return None
+
+    def offer(self, environment: Environment, oracle: OracleResult) -> RequestOffer | None:
+        """What a front end says when this category is missing here only until it is asked for
+        (``on_request``): its cost in words, so the user may tick it. None: nothing to offer
+        (it stays "not applicable"). Reads declarations; may take a moment (worker thread)."""
         return None
 
     # --- hooks for facts beyond the oracle (called by the pipeline for every category) ---------

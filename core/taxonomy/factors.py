@@ -35,6 +35,7 @@ from explaincheck.core.taxonomy.base import (
     Category,
     Grade,
     GradingSettings,
+    RequestOffer,
     TestCase,
 )
 from explaincheck.core.taxonomy.factor_probes import TRIALS
@@ -220,8 +221,19 @@ class Factors(Category):
     name = "why (factors)"
     by_id_only = True  # the truth costs a model check per intervention
     follow_up_words = "behavioural check"  # the decision asked again on each intervened model
-
+    follow_up_help = (
+        "the decision question again on every intervened model, one extra question per factor"
+        " per case, storing whether the decision changes"
+    )
     follow_up_trials = TRIALS
+    extra_facts = "the factor interventions"  # model checked in the isolated child, cached
+    panel = "factors"  # the GUI's factor panel
+
+    def offer(self, environment: Environment, oracle: OracleResult) -> RequestOffer | None:
+        """Its cost in extra model checks (``factor_offer``), when the model has enough factors."""
+        from explaincheck.core.taxonomy.factor_offer import factors_offer
+
+        return factors_offer(environment, oracle)
 
     def with_facts(
         self, oracle: OracleResult, environment: Environment, request: OracleRequest

@@ -75,9 +75,10 @@ class CategoryBox(QGroupBox):
         self.categories.expandAll()
 
     def show_applicability(
-        self, oracle: OracleResult, found: Mapping, offer: object, idle: Mapping[str, str]
+        self, oracle: OracleResult, found: Mapping, offers: Mapping, idle: Mapping[str, str]
     ) -> None:
-        """Mark every category for ``oracle`` (``found``: each one's applicability)."""
+        """Mark every category for ``oracle`` (``found``: each one's applicability;
+        ``offers``: how the on-request ones are offered, by id)."""
         self.reasons = {cid: f.reason for cid, f in found.items() if f.reason}
         self._updating = True
         for category_id, item in self.category_items.items():
@@ -85,7 +86,7 @@ class CategoryBox(QGroupBox):
                 category_id,
                 base_title(item.text(0)),
                 found[category_id],
-                offer,
+                offers.get(category_id),
                 idle,
                 self.wanted_categories,
             )

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explaincheck.gui.factor_campaign import BEHAVIOURAL_TIP
+from explaincheck.gui.category_offers import behavioural_tip
 from explaincheck.gui.safe_text import plain_label
 from explaincheck.gui.views.cost_fields import CostFields
 
@@ -87,7 +87,7 @@ class SelectionForm(QGroupBox):
         )
         wording_row.addWidget(self.wording, 1)
         self.behavioural = QCheckBox("Behavioural check", self)
-        self.behavioural.setToolTip(BEHAVIOURAL_TIP)
+        self.behavioural.setToolTip(behavioural_tip())
         also_row = QHBoxLayout()  # a row of their own: the column stays narrow on a laptop
         also_row.addWidget(self.metamorphic)
         also_row.addWidget(self.behavioural)

@@ -26,7 +26,7 @@ from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.taxonomy.degeneracy import degenerate_categories
 from explaincheck.core.taxonomy.registry import applicability
 from explaincheck.gui.campaign_cost import CostMeter, CostSettings
-from explaincheck.gui.factor_campaign import factors_offer
+from explaincheck.gui.category_offers import request_offers
 from explaincheck.gui.safe_text import plain_label
 from explaincheck.gui.tasks import Tasks, in_thread
 from explaincheck.gui.views.campaign_categories import CategoryBox
@@ -195,12 +195,12 @@ class CampaignView(QWidget):
 
     async def _update_applicability(self, oracle: OracleResult, environment: Environment) -> None:
         found = await in_thread(applicability, oracle)  # candidates can be costly
-        offer = await in_thread(factors_offer, environment, oracle)  # factors: on request
+        offers = await in_thread(request_offers, environment, oracle)  # e.g. factors
         # degenerate categories from their candidates; a large (columnar) model is left to
         # ``run``, which warns as it plans (making every state's facts here would take seconds)
         idle = {} if oracle.columnar else await in_thread(degenerate_categories, oracle)
         if oracle is self.oracle:
-            self.category_box.show_applicability(oracle, found, offer, idle)
+            self.category_box.show_applicability(oracle, found, offers, idle)
 
     # -- the set-up as plain data ------------------------------------------------------------
     def selected_llms(self) -> list[str]:

@@ -44,6 +44,7 @@ from explaincheck.gui.safe_text import plain_label
 from explaincheck.gui.tasks import Tasks
 from explaincheck.gui.views.q_bars import QBars
 
+PANEL = "factors"  # the ``Category.panel`` of the categories whose cases this panel shows
 COLUMNS = ("Factor", "Cited", "Necessary", "Sufficient", "Behaviour", "N / S")
 NOT_ASKED = "not asked"
 YES, NO = QColor("#cdebd9"), QColor("#f3f3f3")
@@ -80,8 +81,17 @@ def _after_title(factor: Factor) -> str:
     return f"{factor.id} neutral" if factor.kind == MODEL else f"{factor.id} changed"
 
 
+def has_factor_panel(category_id: str | None) -> bool:
+    """Whether the cases of this category are shown with this panel: it names it as its
+    ``Category.panel`` (``factors`` does), so the panel lists no category id."""
+    from explaincheck.core.taxonomy.registry import CATEGORIES
+
+    found = CATEGORIES.get(category_id or "")
+    return found is not None and found.panel == PANEL
+
+
 def is_factor_case(row: Mapping[str, Any] | None) -> bool:
-    return row is not None and row.get("category") == "factors" and bool(row.get("expected"))
+    return row is not None and has_factor_panel(row.get("category")) and bool(row.get("expected"))
 
 
 class FactorPanel(QWidget):

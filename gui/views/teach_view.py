@@ -25,12 +25,14 @@ from PySide6.QtWidgets import (
 
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.taxonomy.registry import CATEGORIES
 from explaincheck.core.taxonomy.teaching import Case, Lesson, lesson, stepping_order
+from explaincheck.gui.category_facts import CategoryFacts, adds_facts, facts_words
 from explaincheck.gui.flaw_teaching import FlawedAnswer, flawed_answer
 from explaincheck.gui.results_data import ResultsData
 from explaincheck.gui.tasks import Tasks, in_thread
 from explaincheck.gui.teach_replies import reply_text, stored_reply
-from explaincheck.gui.views.factor_panel import FactorPanel
+from explaincheck.gui.views.factor_panel import FactorPanel, has_factor_panel
 from explaincheck.gui.views.graph_view import GraphView
 from explaincheck.gui.views.llm_choices import LlmChoices
 from explaincheck.gui.views.teach_parts import REVEAL_TEXT, AnswerBar, Card, CaseBar
@@ -64,6 +66,7 @@ class TeachView(QWidget):
         self.lesson: Lesson | None = None
         self.ready = True
         self.pending = False  # a large model waits for the tab to be shown (set_model)
+        self.category_facts = CategoryFacts()  # extra facts of the categories taught here
         bar, second = self._build_bars()
         split = self._build_cards_and_graph()
         self._build_layout(bar, second, split)
@@ -183,13 +186,12 @@ class TeachView(QWidget):
 
     async def _compute_order(self, oracle: OracleResult, category_id: str) -> None:
         try:
-            if category_id == "factors":  # needs the exact interventions (isolated, cached)
+            found = CATEGORIES[category_id]
+            if adds_facts(found):  # e.g. factors' exact interventions (isolated, cached)
                 assert self.environment is not None  # a model is open when cases are offered
-                self.question_card.set_text("Model checking the factor interventions…")
-                base, oracle = (
-                    oracle,
-                    await self.factor_panel.controller.with_truth(self.environment, oracle),
-                )
+                self.question_card.set_text(f"Computing {facts_words(found)}…")
+                base = oracle
+                oracle = await self.category_facts.with_facts(found, self.environment, oracle)
                 if base is not self.oracle:
                     return
                 self.oracle = oracle
@@ -252,7 +254,7 @@ class TeachView(QWidget):
         if (
             lesson_ is None
             or self.oracle is None
-            or lesson_.case.category != "factors"
+            or not has_factor_panel(lesson_.case.category)
             or self.step < 2
         ):
             self.factor_panel.show_case(None, None, None)

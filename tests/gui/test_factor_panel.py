@@ -23,6 +23,7 @@ from gui_helpers import wait_for
 
 from explaincheck.core.campaign.plan import Campaign, plan_campaign
 from explaincheck.core.environments.generic import generic_environment
+from explaincheck.core.factors.types import factor_truth
 from explaincheck.core.store import Store
 from explaincheck.core.taxonomy.factor_probes import BASELINE
 from explaincheck.gui.factor_controller import FactorController
@@ -209,7 +210,7 @@ def test_teach_shows_the_factor_panel_of_a_factors_case(qtbot, window):
     panel = teach.factor_panel
     wait_for(qtbot, lambda: panel.picture is not None, 60)
     assert not panel.isHidden()
-    truth = teach.oracle.factors.states[teach.lesson.case.states[0]]
+    truth = factor_truth(teach.oracle).states[teach.lesson.case.states[0]]
     necessary = {e.factor for e in truth.effects if e.necessary}
     assert {e.factor for e in truth.effects} == {m.id for m in panel.picture.marks}
     assert {

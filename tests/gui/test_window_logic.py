@@ -6,9 +6,9 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from explaincheck.core.campaign.progress import Progress
+from explaincheck.core.taxonomy.base import RequestOffer
 from explaincheck.core.taxonomy.registry import Applicability
 from explaincheck.gui.category_marks import DEGENERATE_MARK, base_title, category_mark
-from explaincheck.gui.factor_campaign import FactorsOffer
 from explaincheck.gui.run_clock import RunClock
 from explaincheck.gui.window_text import planned_text, policy_text, regraded_text
 
@@ -39,7 +39,7 @@ def test_the_clock_follows_each_llm_and_formats_as_the_terminal_does():
 
 
 FOUND = Applicability("x", None)
-OFFER = FactorsOffer("on request", "tip")
+OFFER = RequestOffer("on request", "tip")
 
 
 def test_category_marks_follow_the_model_and_the_users_ticks():
@@ -62,6 +62,10 @@ def test_category_marks_follow_the_model_and_the_users_ticks():
     assert base_title(idle.text) == "R"
     offered = category_mark("factors", "F", Applicability("factors", "no"), OFFER, {}, None)
     assert (offered.text, offered.enabled, offered.ticked) == ("F  — on request", True, False)
+    # any category with an offer, not one id: the offer alone decides
+    costly = category_mark("costly", "C", Applicability("costly", "no"), OFFER, {"costly"}, None)
+    assert (costly.text, costly.tip, costly.enabled) == ("C  — on request", "tip", True)
+    assert not category_mark("factors", "F", Applicability("factors", "no"), None, {}, None).enabled
 
 
 def test_status_words():

@@ -10,6 +10,7 @@ import pytest
 
 from explaincheck.core.backends.oracle_backend import OracleBackend
 from explaincheck.core.campaign.plan import Campaign, plan_campaign
+from explaincheck.core.factors.types import factor_truth
 from explaincheck.core.taxonomy.base import FAIL, PASS
 from explaincheck.core.taxonomy.grading import grade_reply
 from explaincheck.core.taxonomy.registry import CATEGORIES
@@ -32,7 +33,7 @@ def test_the_oracle_answerer_passes_every_factors_case(plan):
 
 
 def test_the_prompt_lists_every_factor_and_the_schema_allows_exactly_them(plan):
-    truth = plan.oracle.factors
+    truth = factor_truth(plan.oracle)
     execution = plan.executions[0]
     for factor in truth.factors:
         assert f"- {factor.id}: {factor.words}" in execution.prompt.text
@@ -85,7 +86,7 @@ def test_the_slip_factor_matters_somewhere_on_frozen_lake():
     plan = plan_campaign(
         Campaign(environment="frozen_lake", llms=("oracle",), categories=("factors",), budget=30)
     )
-    truth = plan.oracle.factors
+    truth = factor_truth(plan.oracle)
     assert truth.dropped == {}
     assert any(s.effect("slippery_ice").necessary for s in truth.states.values())
     assert any(s.effect("hole_1_1").strength > 0 for s in truth.states.values())
@@ -116,7 +117,7 @@ def test_the_oracle_answerer_passes_on_transporter_and_dam(environment):
     plan = plan_campaign(
         Campaign(environment=environment, llms=("oracle",), categories=("factors",), budget=5)
     )
-    truth = plan.oracle.factors
+    truth = factor_truth(plan.oracle)
     assert truth.dropped == {} and len(plan.executions) == 5
     backend = OracleBackend(plan.oracle)
     for execution in plan.executions:
@@ -145,7 +146,7 @@ def test_factors_prompts_pass_the_prompt_lint_rules(plan):
         assert set(expected["factors"]) <= set(schema["factors"]["items"]["enum"])
         state_words = plan.environment.describe(plan.oracle.state(case.states[0]))
         assert not lint.VERDICT_PHRASES.search(state_words), state_words
-        for factor in plan.oracle.factors.factors:
+        for factor in factor_truth(plan.oracle).factors:
             assert not lint.VERDICT_PHRASES.search(factor.words), factor.words
 
 
