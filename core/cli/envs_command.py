@@ -21,12 +21,21 @@ query categories each can serve, all computed by the oracle (cached after the fi
 examples:
   explaincheck envs
   explaincheck envs --json
+  explaincheck envs --prompt frozen_lake --state 8   # the README's "Example prompt" block
 """
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--json", action="store_true", help="print a JSON array, one object per environment"
+    )
+    parser.add_argument(
+        "--prompt",
+        metavar="ID",
+        help="print the 'Example prompt' block of environment ID's README (a best-action case)",
+    )
+    parser.add_argument(
+        "--state", type=int, help="with --prompt: the state asked about (default: the initial)"
     )
 
 
@@ -71,6 +80,13 @@ def run(args: argparse.Namespace) -> int:
     from explaincheck.core.environments.registry import list_builtin
     from explaincheck.core.oracle import compute_oracle
 
+    if args.prompt:
+        from explaincheck.core.cli.readme_prompt import readme_prompt
+        from explaincheck.core.environments.registry import load_builtin
+
+        env = load_builtin(args.prompt)
+        print(readme_prompt(env, compute_oracle(env.request()), args.state))
+        return 0
     rows = [row(env, compute_oracle(env.request())) for env in list_builtin()]
     if args.json:
         json.dump(rows, sys.stdout, indent=1)
