@@ -139,13 +139,10 @@ class OllamaBackend(LLMBackend):
 
     async def prepare(self) -> None:
         """List the hosts' models and read the context length, or say clearly what is wrong."""
-        await self.pool.refresh()
-        if not self.pool.answering():
-            errors = "; ".join(f"{h.url}: {h.last_error}" for h in self.pool.hosts)
-            raise ExplaincheckError(
-                f"no Ollama server answers ({errors}): start one with `ollama serve`, give"
-                " --ollama-host, or use --llm local:gemma3-270m"
-            )
+        await self.pool.require_answering(
+            "Ollama server",
+            "start one with `ollama serve`, give --ollama-host, or use --llm local:gemma3-270m",
+        )
         listing = self.pool.hosts_for(self.model)
         if not listing:
             raise ModelNotFoundError(not_found_message(self.model, self.pool.urls))

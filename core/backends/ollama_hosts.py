@@ -206,6 +206,14 @@ class HostPool:
     def answering(self) -> list[Host]:
         return [h for h in self.hosts if h.listed]
 
+    async def require_answering(self, servers: str, hint: str) -> None:
+        """Refresh the listings; when no host answers, one ``ExplaincheckError`` that names each
+        host's error and what to do (``hint``): both backends' ``prepare`` start here."""
+        await self.refresh()
+        if not self.answering():
+            errors = "; ".join(f"{h.url}: {h.last_error}" for h in self.hosts)
+            raise ExplaincheckError(f"no {servers} answers ({errors}): {hint}")
+
     # -- scheduling ---------------------------------------------------------------------------
 
     async def acquire(

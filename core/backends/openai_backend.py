@@ -46,7 +46,6 @@ from explaincheck.core.backends.ollama_hosts import (
     normalize_host,
     redact_url,
 )
-from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.taxonomy.base import Prompt, TestCase
 
 log = logging.getLogger("explaincheck.backends.openai")
@@ -226,13 +225,9 @@ class OpenAIBackend(LLMBackend):
         return self.pool.capacity_for(self.model)
 
     async def prepare(self) -> None:
-        await self.pool.refresh()
-        if not self.pool.answering():
-            errors = "; ".join(f"{h.url}: {h.last_error}" for h in self.pool.hosts)
-            raise ExplaincheckError(
-                f"no OpenAI-compatible server answers ({errors}): start one, or give"
-                " --openai-base-url / OPENAI_BASE_URL"
-            )
+        await self.pool.require_answering(
+            "OpenAI-compatible server", "start one, or give --openai-base-url / OPENAI_BASE_URL"
+        )
         if not self.pool.hosts_for(self.model):
             served = sorted({m.removesuffix(":latest") for h in self.pool.hosts for m in h.models})
             raise ModelNotFoundError(
