@@ -45,8 +45,9 @@ from pathlib import Path
 
 import networkx as nx
 
-from explaincheck.core.oracle import bottlenecks, building, centrality, compute_in_process
-from explaincheck.core.oracle.structure import read_structure
+from explaincheck.core.oracle import bottlenecks, centrality, compute_in_process
+from explaincheck.core.oracle.storm import building, checking
+from explaincheck.core.oracle.storm.structure import read_structure
 from explaincheck.core.oracle.types import OracleRequest
 from explaincheck.core.oracle.values import exact_values, verified_values
 
@@ -140,7 +141,7 @@ def measure(n: int, folder: Path, exact_cap: Cap, recheck_cap: Cap, networkx_cap
 
     row.dominators, found = best_time(lambda: bottlenecks.by_dominators(structure, goal))
     if recheck_cap.allows(row.states):
-        row.recheck, reference = timed(lambda: bottlenecks.by_rechecking(model, structure, "goal"))
+        row.recheck, reference = timed(lambda: checking.by_rechecking(model, structure, "goal"))
         recheck_cap.record(row.states, row.recheck)
         if reference != found:
             row.notes.append(

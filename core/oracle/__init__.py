@@ -48,7 +48,7 @@ LARGE_MODEL_BYTES = 1 << 20
 
 
 def _cached(request: OracleRequest, use_cache: bool) -> tuple[str | None, OracleResult | None]:
-    from explaincheck.core.oracle.building import _check_file
+    from explaincheck.core.oracle.storm.building import _check_file
 
     _check_file(Path(request.model_path))  # clear errors for missing/empty/binary files first
     key = cache.request_hash(request) if use_cache else None

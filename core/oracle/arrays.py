@@ -13,7 +13,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import breadth_first_order
 
-from explaincheck.core.oracle.structure import ModelStructure
+from explaincheck.core.oracle.storm.structure import ModelStructure
 
 
 @dataclass

@@ -3,8 +3,8 @@
 docs/method.md §1: s (not initial, not goal) is a bottleneck iff making s absorbing makes the goal
 unreachable from s0. As Pmax(s0) > 0 iff a path exists, these are exactly the dominators of a
 virtual sink placed behind all goal states, found in near-linear time from one dominator tree
-(``by_dominators``). ``by_rechecking`` is the paper's definition run literally, one Storm model
-check per state with that state made absorbing; it is kept as the reference implementation.
+(``by_dominators``). ``storm.checking.by_rechecking`` is the paper's definition run literally,
+one Storm model check per state with that state made absorbing; it is kept as the reference.
 """
 
 from __future__ import annotations
@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import rustworkx as rx
 
-from explaincheck.core.oracle.storm_types import SparseModel
-from explaincheck.core.oracle.structure import ModelStructure
+from explaincheck.core.oracle.storm.structure import ModelStructure
 
 if TYPE_CHECKING:
     from explaincheck.core.oracle.arrays import ChoiceArrays
@@ -75,67 +74,3 @@ def by_dominators_arrays(arrays: ChoiceArrays, goal: np.ndarray, initial: int) -
             result.add(node)
         node = idom[node]
     return result
-
-
-def by_rechecking(model: SparseModel, structure: ModelStructure, goal_label: str) -> set[int]:
-    """Reference: make each candidate absorbing and re-check Pmax [F goal] from s0 with Storm.
-
-    Uses Storm's classic value iteration (the default of Storm 1.x, as in the paper): only
-    whether Pmax(s0) is 0 matters, and Storm decides that exactly by graph analysis before any
-    iteration. Storm 2.0's default sound engine stalls for minutes on some absorbing copies.
-    """
-    import stormpy
-    from stormpy.environments import Environment
-
-    goal = structure.with_label(goal_label)
-    formula = stormpy.parse_properties(f'Pmax=? [F "{goal_label}"]')[0]
-    environment = Environment()
-    base = stormpy.model_checking(model, formula, environment=environment)
-    if float(base.get_value(structure.initial)) == 0:
-        return set()
-    result = set()
-    for candidate in range(structure.size):
-        if candidate == structure.initial or goal[candidate]:
-            continue
-        modified = _absorbing_copy(model, structure, candidate)
-        checked = stormpy.model_checking(modified, formula, environment=environment)
-        value = checked.get_value(structure.initial)
-        if float(value) == 0:
-            result.add(candidate)
-    return result
-
-
-def _absorbing_copy(model: SparseModel, structure: ModelStructure, absorbing: int) -> SparseModel:
-    """The same MDP with every choice of ``absorbing`` replaced by one self-loop."""
-    from stormpy.datastructures import SparseMatrixBuilder
-    from stormpy.models import SparseMdp, SparseModelComponents
-
-    # Explicit dimensions: inferred ones stop at the largest column that has an entry, which
-    # drops the last state when nothing leads to it (e.g. an initial state numbered last).
-    rows = sum(1 if s == absorbing else len(cs) for s, cs in enumerate(structure.choices))
-    entries = sum(
-        1 if s == absorbing else sum(len(c.probabilities) for c in cs)
-        for s, cs in enumerate(structure.choices)
-    )
-    builder = SparseMatrixBuilder(
-        rows=rows,
-        columns=structure.size,
-        entries=entries,
-        force_dimensions=True,
-        has_custom_row_grouping=True,
-        row_groups=structure.size,
-    )
-    row = 0
-    for state, state_choices in enumerate(structure.choices):
-        builder.new_row_group(row)
-        if state == absorbing:
-            builder.add_next_value(row, state, 1.0)
-            row += 1
-            continue
-        for choice in state_choices:
-            for successor in sorted(choice.probabilities):
-                builder.add_next_value(row, successor, float(choice.probabilities[successor]))
-            row += 1
-    matrix = builder.build()
-    components = SparseModelComponents(transition_matrix=matrix, state_labeling=model.labeling)
-    return SparseMdp(components)

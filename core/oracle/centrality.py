@@ -22,7 +22,7 @@ import rustworkx as rx
 from explaincheck.core.oracle.arrays import distinct_edges
 
 if TYPE_CHECKING:
-    from explaincheck.core.oracle.structure import ModelStructure
+    from explaincheck.core.oracle.storm.structure import ModelStructure
 from types import ModuleType
 
 EXACT_UP_TO = 5_000  # states; above this the sampling estimator is used

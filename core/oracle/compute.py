@@ -18,12 +18,13 @@ from typing import Any, TypeVar
 import numpy as np
 
 from explaincheck.core.errors import ModelError
-from explaincheck.core.oracle import bottlenecks, building, cache, centrality
+from explaincheck.core.oracle import bottlenecks, cache, centrality
 from explaincheck.core.oracle.arrays import choice_arrays
-from explaincheck.core.oracle.bulk import read_bulk
 from explaincheck.core.oracle.columnar import NO_ACTION, ColumnarStates, choice_facts
-from explaincheck.core.oracle.storm_types import SparseModel
-from explaincheck.core.oracle.structure import ModelStructure, read_structure
+from explaincheck.core.oracle.storm import building
+from explaincheck.core.oracle.storm.bulk import read_bulk
+from explaincheck.core.oracle.storm.structure import ModelStructure, read_structure
+from explaincheck.core.oracle.storm.types import SparseModel
 from explaincheck.core.oracle.types import (
     EXACT,
     VERIFIED,

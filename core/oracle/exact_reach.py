@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from explaincheck.core.oracle.structure import ModelStructure
+from explaincheck.core.oracle.storm.structure import ModelStructure
 
 ZERO, ONE = Fraction(0), Fraction(1)
 

@@ -37,7 +37,7 @@ from explaincheck.core.errors import ExplaincheckError, ModelError
 from explaincheck.core.oracle import bottlenecks, cache
 from explaincheck.core.oracle.compute import derive_state_facts
 from explaincheck.core.oracle.graph_analysis import can_avoid_forever, predecessors
-from explaincheck.core.oracle.structure import Choice, ModelStructure
+from explaincheck.core.oracle.storm.structure import Choice, ModelStructure
 from explaincheck.core.oracle.types import EXACT, OracleRequest, OracleResult
 from explaincheck.core.oracle.values import Values
 
@@ -323,10 +323,9 @@ def request_of(truth: OracleResult) -> OracleRequest:
 
 def myopic_in_process(request: OracleRequest, steps: int, truth: OracleResult) -> OracleResult:
     """The myopic picture with Storm's step-bounded properties, in this process."""
-    import stormpy
-
-    from explaincheck.core.oracle import building
-    from explaincheck.core.oracle.structure import read_structure
+    from explaincheck.core.oracle.storm import building
+    from explaincheck.core.oracle.storm.checking import check_vectors
+    from explaincheck.core.oracle.storm.structure import read_structure
 
     exact = truth.method == EXACT
     parsed = building.parse(request)
@@ -340,14 +339,7 @@ def myopic_in_process(request: OracleRequest, steps: int, truth: OracleResult) -
     text = f'Pmax=? [F<={steps} "{goal}"]; Pmax=? [F<={steps - 1} "{goal}"]'
     if truth.has_danger:
         text += f'; Pmin=? [F<={steps} "{unsafe}"]'
-    number = (lambda x: Fraction(str(x))) if exact else float
-    vectors = [
-        [number(result.get_value(s)) for s in range(structure.size)]
-        for result in (
-            stormpy.model_checking(model, prop)
-            for prop in stormpy.parse_properties(text, parsed.program)
-        )
-    ]
+    vectors = check_vectors(model, parsed.program, text, structure.size, exact=exact)
     value, previous = vectors[0], vectors[1]
     danger = vectors[2] if truth.has_danger else None
     zero = Fraction(0) if exact else 0.0

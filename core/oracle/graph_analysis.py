@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from explaincheck.core.oracle.structure import ModelStructure
+from explaincheck.core.oracle.storm.structure import ModelStructure
 
 if TYPE_CHECKING:
     from explaincheck.core.oracle.arrays import ChoiceArrays

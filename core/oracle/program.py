@@ -135,7 +135,7 @@ def describe_program(
 ) -> ProgramDescription:
     """The description of the PRISM file at ``path``, from the cache or Storm's parser in an
     isolated child. Raises ``ModelError`` (one line; line and column for a syntax error)."""
-    from explaincheck.core.oracle.building import _check_file
+    from explaincheck.core.oracle.storm.building import _check_file
 
     path = Path(path)
     text = _check_file(path)

@@ -20,7 +20,7 @@ from explaincheck.core.oracle.program import (
     ProgramVariable,
     content_hash,
 )
-from explaincheck.core.oracle.storm_types import Expression, PrismConstant, PrismProgram
+from explaincheck.core.oracle.storm.types import Expression, PrismConstant, PrismProgram
 
 # Storm's names for PRISM's constant types.
 _TYPES = {"int": "int", "rational": "double", "double": "double", "bool": "bool"}
@@ -28,7 +28,7 @@ _TYPES = {"int": "int", "rational": "double", "double": "double", "bool": "bool"
 
 def describe_in_process(path: str | Path) -> ProgramDescription:
     """The description of a PRISM file, read in this process (the child, or a benchmark)."""
-    from explaincheck.core.oracle.building import _check_file, parse_program
+    from explaincheck.core.oracle.storm.building import _check_file, parse_program
 
     path = Path(path)
     text = _check_file(path)

@@ -38,8 +38,9 @@ from scipy.sparse.linalg import splu
 from explaincheck.core.oracle.arrays import ChoiceArrays, choice_arrays, reaching
 from explaincheck.core.oracle.graph_analysis import can_avoid_forever_arrays
 from explaincheck.core.oracle.ordering import nested_dissection
-from explaincheck.core.oracle.storm_types import CheckResult, Property, SparseModel
-from explaincheck.core.oracle.structure import ModelStructure
+from explaincheck.core.oracle.storm.checking import exact_check
+from explaincheck.core.oracle.storm.structure import ModelStructure
+from explaincheck.core.oracle.storm.types import Property, SparseModel
 
 if TYPE_CHECKING:
     from explaincheck.core.oracle.compute import Progress
@@ -70,15 +71,11 @@ class Values:
 def exact_values(
     model: SparseModel, structure: ModelStructure, properties: list[Property], has_danger: bool
 ) -> Values:
-    import stormpy
-
-    result = stormpy.model_checking(model, properties[0], extract_scheduler=True)
-    value_exact = [Fraction(str(result.get_value(s))) for s in range(structure.size)]
-    scheduler = _scheduler_choices(result, structure.size)
+    value_exact, chosen = exact_check(model, properties[0], structure.size, scheduler=True)
+    scheduler = chosen or [0] * structure.size
     danger_exact = None
     if has_danger:
-        danger_result = stormpy.model_checking(model, properties[1])
-        danger_exact = [Fraction(str(danger_result.get_value(s))) for s in range(structure.size)]
+        danger_exact, _ = exact_check(model, properties[1], structure.size)
     # Storm's exact models carry Fraction probabilities, so these sums are Fractions.
     q_exact = cast(
         list[list[Fraction]],
@@ -96,13 +93,6 @@ def exact_values(
         danger_exact=danger_exact,
         q_exact=q_exact,
     )
-
-
-def _scheduler_choices(result: CheckResult, size: int) -> list[int]:
-    if not result.has_scheduler():  # a DTMC: one choice per state, Storm keeps no scheduler
-        return [0] * size
-    scheduler = result.get_scheduler()
-    return [int(scheduler.get_choice(s).get_deterministic_choice()) for s in range(size)]
 
 
 # ---------------------------------------------------------------- verified float method

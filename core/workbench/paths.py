@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from explaincheck.core.oracle.isolated_call import call_isolated
-from explaincheck.core.oracle.teaching_storm import most_probable_paths
+from explaincheck.core.oracle.storm.teaching import most_probable_paths
 from explaincheck.core.oracle.types import OracleRequest, OracleResult
 from explaincheck.core.workbench.transitions import Transitions
 

@@ -18,7 +18,7 @@ from fractions import Fraction
 
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.isolated_call import call_isolated
-from explaincheck.core.oracle.teaching_storm import parametric_values, without_constant
+from explaincheck.core.oracle.storm.teaching import parametric_values, without_constant
 from explaincheck.core.oracle.types import OracleRequest, OracleResult
 from explaincheck.core.workbench.sweep import (
     BISECTIONS,

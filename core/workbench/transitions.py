@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from explaincheck.core.oracle.isolated_call import call_isolated
-from explaincheck.core.oracle.teaching_storm import exact_choices
+from explaincheck.core.oracle.storm.teaching import exact_choices
 from explaincheck.core.oracle.types import OracleRequest
 
 Number = Fraction | float

@@ -136,7 +136,7 @@ def test_a_bare_name_is_read_in_the_package_its_row_names() -> None:
     ``core/oracle/types.py``; a name that package does not hold is reported with where it was
     looked for, even if another package holds it (``loader.py`` is in ``core/environments``)."""
     text = (
-        "| oracle | `core/oracle/building.py`, `types.py`, `loader.py` | |\n"
+        "| oracle | `core/oracle/isolation.py`, `types.py`, `loader.py` | |\n"
         "| env | `core/environments/loader.py` | |\n"
     )
     found, missing = resolved(text)

@@ -16,7 +16,7 @@ from explaincheck.core.environments.loader import (
     load_environment,
 )
 from explaincheck.core.errors import ModelError
-from explaincheck.core.oracle.building import _check_file
+from explaincheck.core.oracle.storm.building import _check_file
 from explaincheck.core.paths import environments_dir
 
 TEMPLATE_PLACE = "({A} litres)"  # in water_jug's state template

@@ -11,7 +11,8 @@ import pytest
 import stormpy
 
 from explaincheck.core.errors import ModelTooLargeError
-from explaincheck.core.oracle import build_budget, compute_oracle
+from explaincheck.core.oracle import compute_oracle
+from explaincheck.core.oracle.storm import build_budget
 from explaincheck.core.oracle.types import OracleRequest
 
 SYNC = """mdp
@@ -92,7 +93,7 @@ def test_a_model_beyond_the_limit_is_stopped_while_it_builds(tmp_path):
 
 CHILD = """
 import sys
-from explaincheck.core.oracle import building
+from explaincheck.core.oracle.storm import building
 from explaincheck.core.oracle.types import OracleRequest
 request = OracleRequest(sys.argv[1])
 parsed = building.parse(request)
@@ -123,7 +124,7 @@ def test_a_fat_model_at_the_limit_stays_under_its_bound(tmp_path):
 
 def test_rational_builds_leave_the_watchdog_its_default():
     from explaincheck.core.environments.registry import list_builtin
-    from explaincheck.core.oracle import building
+    from explaincheck.core.oracle.storm import building
 
     transporter = next(e for e in list_builtin() if e.id == "transporter")
     parsed = building.parse(transporter.request())

@@ -6,13 +6,13 @@ import pytest
 
 from explaincheck.core.environments.loader import EnvironmentFolderError, parse_constants
 from explaincheck.core.errors import ModelError
-from explaincheck.core.oracle.building import _constant_names
 from explaincheck.core.oracle.constants_text import (
     constant_parts,
     literal,
     literal_text,
     without_constant,
 )
+from explaincheck.core.oracle.storm.building import _constant_names
 from explaincheck.core.oracle.valuation_search import ValuationQueryError, parse_query
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from explaincheck.core.oracle.exact_reach import evaluate, max_reach
-from explaincheck.core.oracle.structure import Choice, ModelStructure
+from explaincheck.core.oracle.storm.structure import Choice, ModelStructure
 
 
 def structure(choices: list[list[Choice]]) -> ModelStructure:

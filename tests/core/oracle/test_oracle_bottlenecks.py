@@ -6,8 +6,9 @@ import pytest
 from oracle_helpers import model
 
 from explaincheck.core.environments.registry import BUILTIN_IDS, load_builtin
-from explaincheck.core.oracle import bottlenecks, building
-from explaincheck.core.oracle.structure import Choice, ModelStructure, read_structure
+from explaincheck.core.oracle import bottlenecks
+from explaincheck.core.oracle.storm import building, checking
+from explaincheck.core.oracle.storm.structure import Choice, ModelStructure, read_structure
 from explaincheck.core.oracle.types import OracleRequest
 
 TEST_MODELS = [
@@ -35,7 +36,7 @@ def both_methods(request: OracleRequest, *, exact: bool = False) -> tuple[set[in
     goal = structure.with_label(request.goal_label)
     return (
         bottlenecks.by_dominators(structure, goal),
-        bottlenecks.by_rechecking(storm_model, structure, request.goal_label),
+        checking.by_rechecking(storm_model, structure, request.goal_label),
     )
 
 

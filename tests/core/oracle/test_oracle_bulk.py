@@ -15,11 +15,12 @@ from oracle_helpers import model
 from test_oracle_bottlenecks import TEST_MODELS
 
 from explaincheck.core.environments.registry import BUILTIN_IDS, load_builtin
-from explaincheck.core.oracle import building, cache, compute_in_process
-from explaincheck.core.oracle.bulk import bits_to_array, read_bulk
+from explaincheck.core.oracle import cache, compute_in_process
 from explaincheck.core.oracle.columnar import ColumnarStates
 from explaincheck.core.oracle.serialization import to_contract
-from explaincheck.core.oracle.structure import read_structure
+from explaincheck.core.oracle.storm import building
+from explaincheck.core.oracle.storm.bulk import bits_to_array, read_bulk
+from explaincheck.core.oracle.storm.structure import read_structure
 from explaincheck.core.oracle.types import VERIFIED, OracleRequest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))

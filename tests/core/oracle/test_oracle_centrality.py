@@ -10,7 +10,7 @@ from oracle_helpers import model
 
 from explaincheck.core.environments.registry import load_builtin
 from explaincheck.core.oracle.centrality import betweenness
-from explaincheck.core.oracle.structure import Choice, ModelStructure
+from explaincheck.core.oracle.storm.structure import Choice, ModelStructure
 from explaincheck.core.oracle.types import OracleRequest, OracleResult
 
 

@@ -17,10 +17,11 @@ import pytest
 from scipy.stats import kendalltau
 
 from explaincheck.core.errors import ModelTooLargeError
-from explaincheck.core.oracle import building, centrality, compute_in_process, compute_oracle
+from explaincheck.core.oracle import centrality, compute_in_process, compute_oracle
 from explaincheck.core.oracle.arrays import choice_arrays
 from explaincheck.core.oracle.bottlenecks import by_dominators
-from explaincheck.core.oracle.structure import read_structure
+from explaincheck.core.oracle.storm import building
+from explaincheck.core.oracle.storm.structure import read_structure
 from explaincheck.core.oracle.types import OracleRequest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))

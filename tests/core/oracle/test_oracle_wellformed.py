@@ -10,9 +10,9 @@ from support.environment_expectations import expected
 
 from explaincheck.core.environments.registry import list_builtin
 from explaincheck.core.errors import ModelError
-from explaincheck.core.oracle import building
+from explaincheck.core.oracle.storm import building
+from explaincheck.core.oracle.storm.wellformed import command_positions, is_rounding
 from explaincheck.core.oracle.types import OracleRequest
-from explaincheck.core.oracle.wellformed import command_positions, is_rounding
 
 MODELS = Path(__file__).parents[2] / "models"
 ILL = MODELS / "ill_formed"

@@ -11,10 +11,10 @@ import pytest
 from scipy.sparse import csr_matrix, identity
 from scipy.sparse.linalg import splu
 
-from explaincheck.core.oracle import building
 from explaincheck.core.oracle.arrays import reaching
-from explaincheck.core.oracle.bulk import read_bulk
 from explaincheck.core.oracle.ordering import nested_dissection
+from explaincheck.core.oracle.storm import building
+from explaincheck.core.oracle.storm.bulk import read_bulk
 from explaincheck.core.oracle.types import OracleRequest
 from explaincheck.core.oracle.values import _attractor_policy, _evaluate
 

@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass
 from fractions import Fraction
 
-from explaincheck.core.oracle.storm_types import SparseModel, StormValue
+from explaincheck.core.oracle.storm.types import SparseModel, StormValue
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from typing import Any
 
 from explaincheck.core.errors import ModelError
 from explaincheck.core.oracle import constants_text
-from explaincheck.core.oracle.storm_types import ChoiceLabeling, SparseMatrix, SparseModel
+from explaincheck.core.oracle.storm.types import ChoiceLabeling, SparseMatrix, SparseModel
 from explaincheck.core.oracle.types import OracleRequest
 
 Policy = list[str | None]  # an action name per state id (None: the state's first choice)
@@ -32,8 +32,8 @@ def exact_choices(request: OracleRequest) -> dict[str, Any]:
     """{"exact": bool, "states": [[[action, [[successor, "num/den"], ...]], ...], ...]}:
     fractions from the Rational engine where the oracle uses it (≤ ``exact_state_limit``
     states), else the float engine's numbers as text."""
-    from explaincheck.core.oracle import building
-    from explaincheck.core.oracle.structure import read_structure
+    from explaincheck.core.oracle.storm import building
+    from explaincheck.core.oracle.storm.structure import read_structure
 
     parsed = building.parse(request)
     model = building.build(
@@ -116,7 +116,7 @@ def most_probable_paths(
     ``ShortestPathsGenerator``; fewer when fewer exist)."""
     from stormpy.developer.utility import ShortestPathsGenerator
 
-    from explaincheck.core.oracle import building
+    from explaincheck.core.oracle.storm import building
 
     parsed = building.parse(request)
     model = building.build(
@@ -157,7 +157,7 @@ def parametric_values(
     the other constants; ``valuations`` are the oracle's (to match the parametric states)."""
     import stormpy
 
-    from explaincheck.core.oracle.building import parse_program, quiet_storm
+    from explaincheck.core.oracle.storm.building import parse_program, quiet_storm
 
     quiet_storm()
     program = parse_program(Path(request.model_path))

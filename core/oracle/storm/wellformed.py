@@ -17,7 +17,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from explaincheck.core.errors import ModelError
-from explaincheck.core.oracle.storm_types import PrismCommand, PrismProgram
+from explaincheck.core.oracle.storm.types import PrismCommand, PrismProgram
 
 # A float sum this close to one is rounding, not a fault (Storm prints up to 17 digits).
 ROUNDING = 1e-9

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from explaincheck.core.errors import ModelError, ModelTooLargeError
-from explaincheck.core.oracle import build_budget, wellformed
 from explaincheck.core.oracle.constants_text import constant_parts
-from explaincheck.core.oracle.storm_types import PrismProgram, Property, SparseModel
+from explaincheck.core.oracle.storm import build_budget, wellformed
+from explaincheck.core.oracle.storm.types import PrismProgram, Property, SparseModel
 from explaincheck.core.oracle.types import OracleRequest
 
 _PARSE_POSITION = re.compile(r"[Pp]arsing error at (\d+):(\d+):\s*(.*)")

@@ -22,7 +22,7 @@ import numpy.typing as npt
 from scipy.sparse import csr_matrix
 
 from explaincheck.core.oracle.arrays import ChoiceArrays
-from explaincheck.core.oracle.storm_types import BitVector, SparseModel
+from explaincheck.core.oracle.storm.types import BitVector, SparseModel
 
 
 @dataclass

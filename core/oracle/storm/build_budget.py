@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from math import prod
 
-from explaincheck.core.oracle.storm_types import PrismProgram
+from explaincheck.core.oracle.storm.types import PrismProgram
 
 # Peak growth of a float build with labels, valuations and choice origins kept, measured on a
 # chain (170 B a state: 1 choice, 1 transition), a 2-action grid (309 B: 2, 4) and a 4-action
