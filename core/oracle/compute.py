@@ -130,7 +130,7 @@ def compute_in_process(
         scores.scores.tolist(),
         exact=method == EXACT,
     )
-    warnings = list(structure.warnings)
+    warnings = list(structure.warnings) + parsed.notes
     if not parsed.has_unsafe:
         warnings.append(
             f"the model has no {request.unsafe_label!r} label, so the danger D is absent and the "
@@ -219,7 +219,7 @@ def _compute_columnar(
         initial=bulk.initial,
         tie_tolerance=TIE_TOLERANCE,
     )
-    warnings = list(bulk.warnings)
+    warnings = list(bulk.warnings) + parsed.notes
     if not parsed.has_unsafe:
         warnings.append(
             f"the model has no {request.unsafe_label!r} label, so the danger D is absent and the "

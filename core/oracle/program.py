@@ -14,19 +14,23 @@ import hashlib
 import json
 import multiprocessing
 import os
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, replace
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 from explaincheck.core.cache_files import write_atomic
 from explaincheck.core.errors import ModelError
 from explaincheck.core.paths import cache_dir
 
-# Seconds to read a PRISM program: a base for the child's start (~1 s, more under load) plus an
+# CPU seconds to read a PRISM program: a base for the child's start (~1 s, more under load) plus an
 # allowance per MB of text. A small file with a pathological formula (written out, it doubles
 # at every level) is given up after PARSE_TIMEOUT, not after two minutes.
 PARSE_TIMEOUT = 15.0
 PARSE_SECONDS_PER_MB = 10.0
+WALL_FACTOR = 10  # a child stopped (not computing) is given up after this many budgets
 
 
 def parse_timeout(size: int) -> float:
@@ -168,8 +172,7 @@ def _in_child(path: Path, timeout: float, target: Callable | None = None) -> Pro
     process.start()
     sender.close()
     try:
-        if not receiver.poll(timeout):
-            raise ModelError(f"{path}: reading the PRISM program took longer than {timeout:.0f} s")
+        _wait_for(receiver, process, path, timeout)
         status, payload = receiver.recv()
     except (EOFError, OSError):
         process.join(5)
@@ -187,6 +190,31 @@ def _in_child(path: Path, timeout: float, target: Callable | None = None) -> Pro
         return from_data(payload)
     message, line, column = payload
     raise ModelError(message, line=line, column=column)
+
+
+def _wait_for(receiver: Connection, process: BaseProcess, path: Path, timeout: float) -> None:
+    """Wait for the child's answer while its CPU time stays within ``timeout``: on a loaded
+    machine the wall clock ran 3 times the CPU a 679 KB formula needed and refused it; the wall
+    clock still ends a child that makes no progress at all (``WALL_FACTOR`` times the budget)."""
+    started = time.monotonic()
+    while not receiver.poll(0.1):
+        used = cpu_seconds(process.pid) if process.pid else 0.0
+        if used > timeout or time.monotonic() - started > WALL_FACTOR * max(timeout, 1.0):
+            raise ModelError(
+                f"{path}: reading the PRISM program took longer than {timeout:.0f} s of CPU time"
+            )
+        if not process.is_alive() and not receiver.poll(0):
+            raise EOFError
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU seconds (user + system) process ``pid`` has used so far (0 when unknown)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stream:
+            fields = stream.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 def from_data(data: dict) -> ProgramDescription:

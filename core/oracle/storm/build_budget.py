@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from math import prod
 
-from explaincheck.core.oracle.storm.types import PrismProgram
+from explaincheck.core.oracle.storm.types import Expression, PrismProgram
 
 # Peak growth of a float build with labels, valuations and choice origins kept, measured on a
 # chain (170 B a state: 1 choice, 1 transition), a 2-action grid (309 B: 2, 4) and a 4-action
@@ -47,22 +47,37 @@ def fanout(program: PrismProgram) -> tuple[int, int]:
 
 def range_bound(program: PrismProgram) -> int | None:
     """The product of the variables' ranges (an over-estimate of the reachable states), or None
-    when a bound is not a plain number."""
+    when a bound is not a plain number.
+
+    The bounds are read from the program with its constants substituted, and an expression that
+    still names a variable is never evaluated: Storm's ``evaluate_as_int`` on one (a global
+    variable bounded by a defined constant, ``global c : [0..R]``) is a segfault, not an
+    exception."""
     sizes = []
     try:
+        program = program.substitute_constants()
         variables = [*program.global_integer_variables, *program.global_boolean_variables]
         for module in program.modules:
             variables += [*module.integer_variables, *module.boolean_variables]
         for variable in variables:
             if hasattr(variable, "lower_bound_expression"):
-                low = variable.lower_bound_expression.evaluate_as_int()
-                high = variable.upper_bound_expression.evaluate_as_int()
+                low = _plain_int(variable.lower_bound_expression)
+                high = _plain_int(variable.upper_bound_expression)
+                if low is None or high is None:
+                    return None
                 sizes.append(max(high - low + 1, 1))
             else:
                 sizes.append(2)
     except Exception:  # a bound Storm cannot evaluate: no over-estimate
         return None
     return prod(sizes)
+
+
+def _plain_int(expression: Expression) -> int | None:
+    """The value of a bound without variables (None for one that names any)."""
+    if expression.contains_variables():
+        return None
+    return int(expression.evaluate_as_int())
 
 
 def growth_bound(program: PrismProgram, state_limit: int) -> int | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from explaincheck.core.errors import ModelError, ModelTooLargeError
@@ -17,6 +17,8 @@ from explaincheck.core.oracle.storm import build_budget, wellformed
 from explaincheck.core.oracle.storm.types import PrismProgram, Property, SparseModel
 from explaincheck.core.oracle.types import OracleRequest
 
+# Above this many states a rounding false alarm is not re-checked by a second, Rational build.
+RATIONAL_RECHECK_UP_TO = 100_000
 _PARSE_POSITION = re.compile(r"[Pp]arsing error at (\d+):(\d+):\s*(.*)")
 
 
@@ -29,6 +31,7 @@ class ParsedModel:
     has_unsafe: bool
     labels: tuple[str, ...]
     text: str = ""  # the file's text, to place Storm's exploration errors at a line
+    notes: list[str] = field(default_factory=list)  # said with the oracle's warnings
 
 
 # A PRISM model is text of a few KB (generated ones a few MB); anything far larger is refused
@@ -213,12 +216,26 @@ def build(
     try:
         model = _build(parsed, exact=exact, checks=True, path=path)
     except _Rounding:
-        # The float builder's sum check compares doubles exactly; a sum that is one up to
-        # rounding stops it. The rational builder checks the same commands exactly.
-        if watch is not None:
-            watch(build_budget.NOT_CALIBRATED)
-        _build(parsed, exact=True, checks=True, path=path)
+        # The float builder's sum check compares doubles exactly, so a sum that is one up to
+        # rounding stops it. Constant sums were already checked in fractions (``parse``), so the
+        # float model is built again without the checks and its rows' sums are checked here
+        # (within ``wellformed.ROW_ROUNDING``); the rational builder's full re-check, which cost
+        # a second build of the whole model in Rational numbers (5 minutes and the watchdog at
+        # 10^6 states), runs only for models small enough to afford it.
         model = _build(parsed, exact=exact, checks=False, path=path)
+        wellformed.check_row_sums(model, path)
+        if model.nr_states <= RATIONAL_RECHECK_UP_TO:
+            if watch is not None:
+                watch(build_budget.NOT_CALIBRATED)
+            _build(parsed, exact=True, checks=True, path=path)
+        else:
+            parsed.notes.append(
+                "the model's float probabilities sum to one only up to rounding, and at "
+                f"{model.nr_states:,} states Storm's exploration checks were not repeated in "
+                "exact arithmetic: each choice's probabilities were checked to sum to one within "
+                f"{wellformed.ROW_ROUNDING:g}, but an update outside a variable's range would "
+                "not be refused"
+            )
     if model.nr_states > state_limit:
         raise ModelTooLargeError(
             f"{path}: the model has {model.nr_states:,} states, more than the limit of "

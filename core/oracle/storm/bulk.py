@@ -61,6 +61,14 @@ def bits_to_array(bits: BitVector, size: int) -> np.ndarray:
     return result
 
 
+def matrix_arrays(model: SparseModel) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(first_row, row_offsets, columns, probabilities) of a float model's matrix."""
+    try:
+        return _umb_matrix(model)
+    except Exception:  # an older Storm without UMB: slower, still no per-state objects
+        return _row_matrix(model)
+
+
 def _umb_matrix(model: SparseModel) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(first_row, row_offsets, columns, probabilities) through Storm's binary UMB export."""
     import stormpy.io as storm_io
@@ -110,7 +118,9 @@ def _valuations(model: SparseModel) -> dict[str, np.ndarray]:
     result: dict[str, np.ndarray] = {}
     for variable in valuations.get_all_variables():
         if variable.has_boolean_type():
-            result[variable.name] = np.array(valuations.get_boolean_values(variable), dtype=bool)
+            # a BitVector: ``np.array`` of it would list its set bits' indices (STORMPY2.md)
+            bits = valuations.get_boolean_values(variable)
+            result[variable.name] = bits_to_array(bits, model.nr_states)
         elif variable.has_integer_type():
             result[variable.name] = np.array(valuations.get_int64_values(variable), dtype=np.int64)
         else:
@@ -144,10 +154,7 @@ def _actions(model: SparseModel, rows: int) -> tuple[np.ndarray, list[str]]:
 def read_bulk(model: SparseModel) -> BulkModel:
     """The model as arrays; warnings as ``read_structure`` words them."""
     n = model.nr_states
-    try:
-        first_row, offsets, columns, probabilities = _umb_matrix(model)
-    except Exception:  # an older Storm without UMB: slower, still no per-state objects
-        first_row, offsets, columns, probabilities = _row_matrix(model)
+    first_row, offsets, columns, probabilities = matrix_arrays(model)
     rows_count = int(first_row[-1])
     rows = csr_matrix((probabilities, columns, offsets), shape=(rows_count, n))
     arrays = ChoiceArrays(rows, first_row)

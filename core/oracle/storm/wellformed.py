@@ -16,11 +16,15 @@ from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
+
 from explaincheck.core.errors import ModelError
-from explaincheck.core.oracle.storm.types import PrismCommand, PrismProgram
+from explaincheck.core.oracle.storm.types import PrismCommand, PrismProgram, SparseModel
 
 # A float sum this close to one is rounding, not a fault (Storm prints up to 17 digits).
 ROUNDING = 1e-9
+# A built choice's float probabilities summing to one this closely is rounding.
+ROW_ROUNDING = 1e-12
 
 _SUM_ERROR = re.compile(
     r"Probabilities do not sum to one for command '(.*)' \(actually sum to (.*)\)"
@@ -194,3 +198,21 @@ def explain(message: str, program: PrismProgram, path: Path, text: str) -> Model
         f"{path}: the update {ranged.group(1)} sets {ranged.group(3)} to "
         f"{ranged.group(2)}, outside its range"
     )
+
+
+def check_row_sums(model: SparseModel, path: str) -> None:
+    """Refuse a float model built without exploration checks in which some choice's
+    probabilities do not sum to one within ``ROW_ROUNDING`` (a state-dependent fault)."""
+    from explaincheck.core.oracle.storm.bulk import matrix_arrays
+
+    first_row, offsets, columns, probabilities = matrix_arrays(model)
+    del first_row, columns
+    nonempty = np.diff(offsets) > 0
+    sums = np.add.reduceat(probabilities, offsets[:-1][nonempty]) if len(probabilities) else []
+    off = np.flatnonzero(np.abs(np.asarray(sums) - 1.0) > ROW_ROUNDING)
+    if len(off):
+        row = int(np.flatnonzero(nonempty)[off[0]])
+        raise ModelError(
+            f"{path}: the probabilities of a command sum to {float(sums[off[0]]):.17g} in some"
+            f" state, not 1 ({len(off):,} choices, the first is choice {row})"
+        )
