@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from explaincheck.core.oracle.storm.targets import formula_of
 from explaincheck.core.oracle.types import OracleRequest, OracleResult
 
 if TYPE_CHECKING:
@@ -204,9 +205,9 @@ def summary_text(result: OracleResult, order: Sequence[str] = (), width: int | N
         ),
         (
             "properties",
-            f'V = Pmax=? [F "{model.goal_label}"]'
+            f"V = Pmax=? [F {formula_of(model.goal_label, model.labels)}]"
             + (
-                f', D = Pmin=? [F "{model.unsafe_label}"]'
+                f", D = Pmin=? [F {formula_of(model.unsafe_label, model.labels)}]"
                 if result.has_danger
                 else ", D absent (no unsafe label)"
             ),

@@ -335,10 +335,10 @@ def myopic_in_process(request: OracleRequest, steps: int, truth: OracleResult) -
     structure = read_structure(model, exact=exact)
     if structure.valuations != [s.valuation for s in truth.states]:
         raise ModelError(f"{request.model_path}: the model changed since its oracle was computed")
-    goal, unsafe = request.goal_label, request.unsafe_label
-    text = f'Pmax=? [F<={steps} "{goal}"]; Pmax=? [F<={steps - 1} "{goal}"]'
+    goal = parsed.formula(0)  # a label '"goal"' or an expression '(x = 3)'
+    text = f"Pmax=? [F<={steps} {goal}]; Pmax=? [F<={steps - 1} {goal}]"
     if truth.has_danger:
-        text += f'; Pmin=? [F<={steps} "{unsafe}"]'
+        text += f"; Pmin=? [F<={steps} {parsed.formula(1)}]"
     vectors = check_vectors(model, parsed.program, text, structure.size, exact=exact)
     value, previous = vectors[0], vectors[1]
     danger = vectors[2] if truth.has_danger else None

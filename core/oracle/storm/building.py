@@ -14,6 +14,7 @@ from pathlib import Path
 from explaincheck.core.errors import ModelError, ModelTooLargeError
 from explaincheck.core.oracle.constants_text import constant_parts
 from explaincheck.core.oracle.storm import build_budget, wellformed
+from explaincheck.core.oracle.storm.targets import Target, label_expressions, target
 from explaincheck.core.oracle.storm.types import PrismProgram, Property, SparseModel
 from explaincheck.core.oracle.types import OracleRequest
 
@@ -32,6 +33,11 @@ class ParsedModel:
     labels: tuple[str, ...]
     text: str = ""  # the file's text, to place Storm's exploration errors at a line
     notes: list[str] = field(default_factory=list)  # said with the oracle's warnings
+    targets: list[Target] = field(default_factory=list)  # goal, then unsafe if any
+
+    def formula(self, role: int) -> str:
+        """The state formula of the goal (0) or the unsafe set (1) for a property text."""
+        return self.targets[role].formula
 
 
 # A PRISM model is text of a few KB (generated ones a few MB); anything far larger is refused
@@ -135,24 +141,25 @@ def parse(request: OracleRequest) -> ParsedModel:
         raise ModelError(f"{path}: {_unsupported(model_type)}")
 
     labels = tuple(label.name for label in program.labels)
-    for role, label in (("goal", request.goal_label),):
-        if label not in labels:
-            raise ModelError(
-                f"{path}: the {role} label {label!r} is not defined; labels are: "
-                f"{', '.join(labels) or 'none'} (use --goal to name another)"
-            )
-    has_unsafe = request.unsafe_label in labels
-
     program = _instantiate(program, request.constants, path)
-    property_text = f'Pmax=? [F "{request.goal_label}"]'
-    if has_unsafe:
-        property_text += f'; Pmin=? [F "{request.unsafe_label}"]'
+    goal = target(request.goal_label, "goal", program, labels, path)
+    if goal is None:
+        raise ModelError(
+            f"{path}: the goal label {request.goal_label!r} is not defined; labels are: "
+            f"{', '.join(labels) or 'none'} (use --goal to name another, or a PRISM expression)"
+        )
+    unsafe = target(request.unsafe_label, "unsafe", program, labels, path)
+    has_unsafe = unsafe is not None
+    property_text = f"Pmax=? [F {goal.formula}]"
+    if unsafe is not None:
+        property_text += f"; Pmin=? [F {unsafe.formula}]"
     try:
         properties = stormpy.parse_properties(property_text, program)
     except Exception as error:
         raise ModelError(f"{path}: cannot state the properties: {_storm_message(error)}") from None
     wellformed.check_constant_sums(program, path, text)
-    return ParsedModel(program, properties, has_unsafe, labels, text)
+    chosen = [goal] if unsafe is None else [goal, unsafe]
+    return ParsedModel(program, properties, has_unsafe, labels, text, targets=chosen)
 
 
 def _instantiate(program: PrismProgram, constants: str, path: Path) -> PrismProgram:
@@ -242,6 +249,7 @@ def build(
             f"{state_limit:,} (raise it with --state-limit of oracle or run or in"
             " the GUI's Settings, or use smaller constants)"
         )
+    label_expressions(model, parsed.targets)
     return model
 
 
@@ -252,7 +260,9 @@ class _Rounding(Exception):
 def _build(parsed: ParsedModel, *, exact: bool, checks: bool, path: str) -> SparseModel:
     import stormpy
 
-    options = stormpy.BuilderOptions(parsed.properties, build_full=True)
+    # expressions' parts labelled by Storm, no state made terminal (``Target.keep``)
+    kept = [each.keep for each in parsed.targets if each.keep is not None]
+    options = stormpy.BuilderOptions(kept, build_full=True)
     options.set_exploration_checks(checks)
     try:
         if exact:

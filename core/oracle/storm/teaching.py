@@ -22,6 +22,7 @@ from typing import Any
 
 from explaincheck.core.errors import ModelError
 from explaincheck.core.oracle import constants_text
+from explaincheck.core.oracle.storm.targets import label_expressions, target
 from explaincheck.core.oracle.storm.types import ChoiceLabeling, SparseMatrix, SparseModel
 from explaincheck.core.oracle.types import OracleRequest
 
@@ -163,10 +164,15 @@ def parametric_values(
     program = parse_program(Path(request.model_path))
     if request.constants.strip():
         program, _ = stormpy.instantiate_constants(program, request.constants, [])
-    formula = f'Pmax=? [F "{request.goal_label}"]'
-    properties = stormpy.parse_properties(formula, program)
-    options = stormpy.BuilderOptions(properties, build_full=True)
+    labels = tuple(label.name for label in program.labels)
+    goal = target(request.goal_label, "goal", program, labels, Path(request.model_path))
+    formula = f"Pmax=? [F {goal.formula if goal else repr(request.goal_label)}]"
+    stormpy.parse_properties(formula, program)  # a goal Storm cannot state is refused here
+    kept = [goal.keep] if goal is not None and goal.keep is not None else []
+    options = stormpy.BuilderOptions(kept, build_full=True)
     model = stormpy.build_model[stormpy.RationalFunction](program, options=options)
+    if goal is not None:
+        label_expressions(model, [goal])
     names = {p.name for p in model.collect_probability_parameters()}
     if names != {constant}:
         raise ModelError(
