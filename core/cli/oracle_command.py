@@ -32,7 +32,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "model", metavar="MODEL|ENV", help="a .prism file or a built-in environment id"
     )
     parser.add_argument("--const", default=None, help="constant values, e.g. N=3,p=0.5")
-    parser.add_argument("--goal", default=None, help="goal label (default: goal)")
+    parser.add_argument(
+        "--goal",
+        default=None,
+        help="goal label or PRISM expression, e.g. 's1=12 & s2=12' (default: goal)",
+    )
     parser.add_argument("--unsafe", default=None, help="unsafe label (default: unsafe)")
     parser.add_argument(
         "--json",

@@ -32,7 +32,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--state", action="append", type=int, default=None, help="state id(s) to follow"
     )
-    parser.add_argument("--goal", default=None, help="goal label (default: goal)")
+    parser.add_argument(
+        "--goal",
+        default=None,
+        help="goal label or PRISM expression, e.g. 's1=12 & s2=12' (default: goal)",
+    )
     parser.add_argument("--unsafe", default=None, help="unsafe label (default: unsafe)")
     parser.add_argument("--json", action="store_true", help="print the sweep as JSON")
     parser.add_argument(

@@ -38,6 +38,12 @@ from explaincheck.gui.safe_text import plain_label
 PRISM_FILTER = "PRISM models (*.prism *.nm *.pm);;All files (*)"
 
 
+# the goal and unsafe boxes take a label or a PRISM expression (docs/method.md, "Goals")
+TARGET_TIP = (
+    "The {role}: one of the model's labels, or a PRISM expression over its variables, formulas"
+    " and labels, e.g. {example}"
+)
+
 class ModelView(QWidget):
     """Left-dock panel over a ``ModelController``."""
 
@@ -111,10 +117,12 @@ class ModelView(QWidget):
         form.addRow("Constants:", self.constants)
         self.goal = QComboBox(self)
         self.goal.setEditable(True)
-        form.addRow("Goal label:", self.goal)
+        self.goal.setToolTip(TARGET_TIP.format(role="goal", example="s1=12 & s2=12"))
+        form.addRow("Goal:", self.goal)
         self.unsafe = QComboBox(self)
         self.unsafe.setEditable(True)
-        form.addRow("Unsafe label:", self.unsafe)
+        self.unsafe.setToolTip(TARGET_TIP.format(role="unsafe set", example='"crash" | x=0'))
+        form.addRow("Unsafe:", self.unsafe)
         for box in (self.goal, self.unsafe):  # Enter builds again, as in the Constants box
             line = box.lineEdit()
             assert line is not None  # the boxes are editable
