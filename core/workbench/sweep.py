@@ -23,19 +23,39 @@ from explaincheck.core.oracle.constants_text import without_constant
 from explaincheck.core.oracle.types import OracleRequest, OracleResult
 
 MAX_POINTS = 1_000
-BISECTIONS = 8  # oracle runs per tipping point when neither a tie nor the parametric engine helps
+
+
+BRACKET_WIDTH = 1e-6  # a bisected tipping point is bracketed at least this tightly
+MAX_BISECTIONS = 60  # oracle runs per tipping point at most, whatever the interval
 
 
 @dataclass(frozen=True)
 class SweepRange:
     name: str
     values: tuple[Decimal, ...]
+    declared: str | None = None  # the constant's type in the model ("int", "double", "bool")
 
     @property
     def integer(self) -> bool:
+        """Whether the constant takes whole numbers only: the model's type decides (a double
+        swept over -5:5:1 is still a double); the grid only when the type is unknown."""
+        if self.declared is not None:
+            return self.declared == "int"
         return all(v == v.to_integral_value() for v in self.values) and all(
             "." not in str(v) for v in self.values
         )
+
+
+def with_declared_type(request: OracleRequest, sweep: SweepRange) -> SweepRange:
+    """``sweep`` with the type the model declares for its constant (unknown: as it was)."""
+    from explaincheck.core.oracle.program import describe_program
+
+    try:
+        constants = describe_program(request.model_path).constants
+    except ExplaincheckError:
+        return sweep  # the points will say what is wrong with the model
+    found = next((c.type for c in constants if c.name == sweep.name), None)
+    return replace(sweep, declared=found)
 
 
 def parse_range(text: str) -> SweepRange:
@@ -50,6 +70,8 @@ def parse_range(text: str) -> SweepRange:
         low, high, step = (Decimal(p.strip()) for p in parts)
     except InvalidOperation:
         raise ExplaincheckError(f"bad sweep {text!r}: LO, HI and STEP must be numbers") from None
+    if not all(x.is_finite() for x in (low, high, step)):  # nan, inf: no grid to walk
+        raise ExplaincheckError(f"bad sweep {text!r}: LO, HI and STEP must be finite numbers")
     if step <= 0 or high < low:
         raise ExplaincheckError(f"bad sweep {text!r}: need STEP > 0 and LO ≤ HI")
     count = int((high - low) / step) + 1
@@ -81,6 +103,8 @@ class TippingPoint:
     after: tuple[str, ...]  # A* on the right
     at: Fraction | float | None
     method: str | None  # "tie", "parametric", "bisection" or None (not located)
+    # bisection: the interval of width <= BRACKET_WIDTH that holds the flip (``at`` its middle)
+    bracket: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -139,6 +163,7 @@ def run_sweep(
     from explaincheck.core.workbench.tipping import locate
 
     chosen = None if states is None else tuple(states)
+    sweep = with_declared_type(request, sweep)
     points = []
     for i, value in enumerate(sweep.values):
         point = run_point(request, sweep.name, value, chosen)

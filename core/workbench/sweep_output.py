@@ -49,6 +49,9 @@ def to_json(sweep: Sweep) -> dict[str, Any]:
         }
         if isinstance(tip.at, Fraction):
             entry["at_exact"] = str(tip.at)
+        if tip.bracket is not None:  # bisection: the flip lies within, at most 1e-6 wide
+            entry["bracket"] = list(tip.bracket)
+            entry["bracket_width"] = tip.bracket[1] - tip.bracket[0]
         tips.append(entry)
     return {
         "constant": sweep.constant,
@@ -84,6 +87,12 @@ def render_table(sweep: Sweep, states: tuple[int, ...] = ()) -> str:
         where = "not located" if tip.at is None else f"at {tip.at} ({tip.method})"
         if isinstance(tip.at, Fraction) and tip.at.denominator != 1:
             where = f"at {tip.at} = {float(tip.at):.6g} ({tip.method})"
+        if tip.bracket is not None:
+            low, high = tip.bracket
+            where = (
+                f"at {tip.at:.9g} ({tip.method}: within [{low:.9g}, {high:.9g}],"
+                f" width {high - low:.1e})"
+            )
         lines.append(
             f"state {tip.state}: A* {','.join(tip.before)} -> {','.join(tip.after)} between "
             f"{tip.between[0]} and {tip.between[1]}, {where}"

@@ -21,7 +21,8 @@ from explaincheck.core.oracle.isolated_call import call_isolated
 from explaincheck.core.oracle.storm.teaching import parametric_values, without_constant
 from explaincheck.core.oracle.types import OracleRequest, OracleResult
 from explaincheck.core.workbench.sweep import (
-    BISECTIONS,
+    BRACKET_WIDTH,
+    MAX_BISECTIONS,
     SweepRange,
     TippingPoint,
     run_point,
@@ -86,8 +87,12 @@ def _parametric(
 
 
 def _bisect(request: OracleRequest, sweep: SweepRange, change: TippingPoint) -> TippingPoint:
+    """Halve the interval with oracle runs until it is at most ``BRACKET_WIDTH`` wide (a whole
+    number apart for an integer constant); the flip lies in the bracket, ``at`` is its middle."""
     low, high = change.between
-    for _ in range(BISECTIONS):
+    for _ in range(MAX_BISECTIONS):
+        if not sweep.integer and high - low <= Decimal(BRACKET_WIDTH):
+            break
         middle = (low + high) / 2
         if sweep.integer:
             middle = middle.to_integral_value()
@@ -107,7 +112,8 @@ def _bisect(request: OracleRequest, sweep: SweepRange, change: TippingPoint) -> 
             break  # a third action wins in between: leave it to a finer sweep
     if sweep.integer:
         return change if high - low > 1 else replace(change, between=(low, high))
-    return replace(change, at=float((low + high) / 2), method="bisection")
+    bracket = (float(low), float(high))
+    return replace(change, at=float((low + high) / 2), method="bisection", bracket=bracket)
 
 
 def locate(

@@ -23,6 +23,9 @@ def test_parse_range_is_exact_decimal():
     for bad in ("p=0.1:0.9", "p", "p=a:b:c", "p=0.9:0.1:0.1", "p=0:1:0"):
         with pytest.raises(ExplaincheckError):
             parse_range(bad)
+    for bad in ("p=nan:1:0.1", "p=0.1:inf:0.1", "p=0:1:nan", "p=-inf:1:1"):  # issue 34.13
+        with pytest.raises(ExplaincheckError, match="must be finite numbers"):
+            parse_range(bad)
 
 
 def test_tie_at_a_point_gives_one_half(flip_request):
@@ -83,8 +86,36 @@ def test_bisection_where_the_parametric_engine_does_not_apply():
     request = OracleRequest(str(models / "flip_guard.prism"))
     sweep = run_sweep(request, parse_range("p=0.5:0.9:0.4"), [0])
     (tip,) = sweep.tipping_points
-    assert tip.method == "bisection" and abs(tip.at - 2**-0.5) < 0.4 / 2**8
+    assert tip.method == "bisection" and tip.bracket is not None
+    low, high = tip.bracket
+    assert low < 2**-0.5 < high and high - low <= 1e-6 and low <= tip.at <= high
     assert any("parametric engine does not apply" in note for note in sweep.notes)
+
+
+def test_a_double_swept_over_an_integer_grid_is_still_a_double(flip_request):
+    """flip.prism declares ``const double p``: -5:5:1 walks whole numbers, but the flip at 1/2
+    between 0 and 1 is located (issue 35.6), not left as an integer gap."""
+    sweep = run_sweep(flip_request, parse_range("p=-5:5:1"), [0])
+    assert sum(not p.failed for p in sweep.points) == 2  # p = 0 and p = 1
+    (tip,) = sweep.tipping_points
+    assert tip.between == (0, 1) and tip.at == Fraction(1, 2)
+
+
+def test_the_two_gambles_flip_is_bracketed():
+    """Issue 33.9: the flip at sqrt(13/20) is irrational; bisection brackets it within 1e-6."""
+    from explaincheck.core.oracle.types import OracleRequest
+
+    models = Path(__file__).resolve().parents[2] / "models"
+    request = OracleRequest(str(models / "two_gambles.prism"))
+    sweep = run_sweep(request, parse_range("p=0.7:0.9:0.1"), [0])
+    (tip,) = sweep.tipping_points
+    assert tip.before == ("steady",) and tip.after == ("gamble",)
+    if tip.method == "bisection":
+        low, high = tip.bracket
+        assert low < (13 / 20) ** 0.5 < high and high - low <= 1e-6
+        assert to_json(sweep)["tipping_points"][0]["bracket"] == [low, high]
+    else:  # the parametric engine: the root itself
+        assert abs(float(tip.at) - (13 / 20) ** 0.5) < 1e-12
 
 
 def test_integer_constant_is_bisected_to_its_tie():
