@@ -86,6 +86,10 @@ def choice_facts(
     }
 
 
+def _interval(low: np.ndarray | None, high: np.ndarray | None, i: int) -> tuple | None:
+    return None if low is None or high is None else (float(low[i]), float(high[i]))
+
+
 def _listed(array: np.ndarray) -> list:
     """``array.tolist()`` in slices: one call on a 10^6-entry column holds the GIL for tens of
     milliseconds, which the GUI thread would wait out while a worker makes the first state."""
@@ -142,6 +146,11 @@ class ColumnarStates(Sequence[StateFacts]):
     unsafe: np.ndarray
     initial: int
     tie_tolerance: float
+    # the bounded certificate's intervals (certificate.py); None in an older cache entry
+    value_low: np.ndarray | None = None
+    value_high: np.ndarray | None = None
+    danger_low: np.ndarray | None = None
+    danger_high: np.ndarray | None = None
     _unfrozen: int = field(default=0, init=False, repr=False)  # made since the last freeze
 
     def __len__(self) -> int:
@@ -303,6 +312,8 @@ class ColumnarStates(Sequence[StateFacts]):
             is_unsafe=c.unsafe[state],
             is_initial=state == self.initial,
             **choice_facts(actions, c.q[start:end], rows, c.scheduler[state], self._tied),
+            value_interval=_interval(self.value_low, self.value_high, state),
+            danger_interval=_interval(self.danger_low, self.danger_high, state),
         )
 
     def to_arrays(self) -> dict[str, np.ndarray]:
@@ -329,6 +340,9 @@ class ColumnarStates(Sequence[StateFacts]):
         }
         if self.danger is not None:
             arrays["danger"] = self.danger
+        for name in ("value_low", "value_high", "danger_low", "danger_high"):
+            if getattr(self, name) is not None:
+                arrays[name] = getattr(self, name)
         for name, column in zip(self.variables, self.valuation_columns, strict=True):
             arrays[VALUATION_PREFIX + name] = column
         return arrays
@@ -359,4 +373,8 @@ class ColumnarStates(Sequence[StateFacts]):
             unsafe=arrays["unsafe"],
             initial=int(arrays["initial"]),
             tie_tolerance=float(arrays["tie_tolerance"]),
+            value_low=arrays.get("value_low"),
+            value_high=arrays.get("value_high"),
+            danger_low=arrays.get("danger_low"),
+            danger_high=arrays.get("danger_high"),
         )

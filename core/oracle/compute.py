@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any, TypeVar
 
@@ -20,6 +21,7 @@ import numpy as np
 from explaincheck.core.errors import ModelError
 from explaincheck.core.oracle import bottlenecks, cache, centrality
 from explaincheck.core.oracle.arrays import choice_arrays
+from explaincheck.core.oracle.certificate import EXACT_CERTIFICATE, Bounds, certify
 from explaincheck.core.oracle.columnar import NO_ACTION, ColumnarStates, choice_facts
 from explaincheck.core.oracle.storm import building
 from explaincheck.core.oracle.storm.bulk import read_bulk
@@ -114,6 +116,10 @@ def compute_in_process(
     else:
         values = verified_values(structure, parsed.has_unsafe, goal, unsafe, arrays, phase)
         values_method = _verified_words(values)
+    certified = None
+    if method != EXACT:
+        phase("certificate", states=structure.size)
+        certified = _certify(arrays, goal, unsafe, values)
     phase("bottlenecks", states=structure.size)
     bottleneck_set = bottlenecks.by_dominators_arrays(
         arrays, np.array(goal, dtype=bool), structure.initial
@@ -130,6 +136,8 @@ def compute_in_process(
         scores.scores.tolist(),
         exact=method == EXACT,
     )
+    if certified is not None:
+        states = _with_intervals(states, certified)
     warnings = list(structure.warnings) + parsed.notes
     if not parsed.has_unsafe:
         warnings.append(
@@ -161,7 +169,35 @@ def compute_in_process(
         values_method=values_method,
         centrality_method=scores.describe(),
         phases=_finished(phase),
+        certificate=EXACT_CERTIFICATE if certified is None else certified.certificate,
     )
+
+
+def _certify(arrays: Any, goal: Any, unsafe: Any, values: Values) -> Bounds:
+    """The bounded certificate of the per-state path's verified values."""
+    return certify(
+        arrays,
+        np.asarray(goal, dtype=bool),
+        np.asarray(unsafe, dtype=bool) if unsafe is not None else None,
+        np.asarray(values.value, dtype=float),
+        np.asarray(values.scheduler, dtype=np.int64),
+        np.asarray(values.danger, dtype=float) if values.danger is not None else None,
+        values.danger_policy,
+    )
+
+
+def _with_intervals(states: list[StateFacts], bounds: Bounds) -> list[StateFacts]:
+    def pair(low: np.ndarray | None, high: np.ndarray | None, i: int) -> tuple | None:
+        return None if low is None or high is None else (float(low[i]), float(high[i]))
+
+    return [
+        replace(
+            s,
+            value_interval=pair(bounds.value_low, bounds.value_high, i),
+            danger_interval=pair(bounds.danger_low, bounds.danger_high, i),
+        )
+        for i, s in enumerate(states)
+    ]
 
 
 def _compute_columnar(
@@ -194,6 +230,10 @@ def _compute_columnar(
         phase("centrality", states=bulk.size)
         own_seconds, scores = pending.result()
     phase.seconds["centrality (own)"] = own_seconds
+    phase("certificate", states=bulk.size)
+    certified = certify(
+        arrays, goal, unsafe, values.value, values.scheduler, values.danger, values.danger_policy
+    )
     phase("facts", states=bulk.size)
     states = ColumnarStates(
         first_row=arrays.first_row,
@@ -218,6 +258,10 @@ def _compute_columnar(
         unsafe=unsafe if unsafe is not None else np.zeros(bulk.size, dtype=bool),
         initial=bulk.initial,
         tie_tolerance=TIE_TOLERANCE,
+        value_low=certified.value_low,
+        value_high=certified.value_high,
+        danger_low=certified.danger_low,
+        danger_high=certified.danger_high,
     )
     warnings = list(bulk.warnings) + parsed.notes
     if not parsed.has_unsafe:
@@ -251,6 +295,7 @@ def _compute_columnar(
         values_method=_verified_words(values),
         centrality_method=scores.describe(),
         phases=_finished(phase),
+        certificate=certified.certificate,
     )
 
 

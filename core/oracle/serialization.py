@@ -12,9 +12,9 @@ from typing import Any, cast
 
 from explaincheck.core.oracle.columnar import ColumnarStates
 from explaincheck.core.oracle.do_nothing import do_nothing_summary
-from explaincheck.core.oracle.types import ModelSummary, OracleResult, StateFacts
+from explaincheck.core.oracle.types import Certificate, ModelSummary, OracleResult, StateFacts
 
-CACHE_FORMAT = 2  # 2: states carry successors_exact
+CACHE_FORMAT = 3  # 2: states carry successors_exact; 3: the certificate and intervals
 
 
 def to_contract(result: OracleResult) -> dict[str, Any]:
@@ -40,6 +40,7 @@ def to_contract(result: OracleResult) -> dict[str, Any]:
             "values_method": result.values_method,
             "centrality_method": result.centrality_method,
             "do_nothing_states": do_nothing_summary(result).states,
+            "certificate": _certificate(result),
         },
         "states": [
             {
@@ -57,10 +58,21 @@ def to_contract(result: OracleResult) -> dict[str, Any]:
                 "bottleneck": s.bottleneck,
                 "centrality": s.centrality,
                 **({"V_exact": s.value_exact} if s.value_exact is not None else {}),
+                **({"V_interval": list(s.value_interval)} if s.value_interval else {}),
+                **({"D_interval": list(s.danger_interval)} if s.danger_interval else {}),
             }
             for s in result.states
         ],
     }
+
+
+def _certificate(result: OracleResult) -> dict[str, Any]:
+    """``{kind, method, max_width}``; an older cache entry of the exact method is exact."""
+    found = result.certificate
+    if found is None:
+        exact = result.method == "exact"
+        found = Certificate("exact" if exact else "unstated", result.values_method, 0.0)
+    return {"kind": found.kind, "method": found.method, "max_width": found.max_width}
 
 
 def to_cache(result: OracleResult) -> dict[str, Any]:
@@ -99,6 +111,7 @@ def from_cache(data: dict[str, Any]) -> OracleResult:
         from_cache=True,
         values_method=data.get("values_method", ""),
         centrality_method=data.get("centrality_method", "exact (Brandes)"),
+        certificate=Certificate(**data["certificate"]) if data.get("certificate") else None,
     )
 
 
@@ -132,4 +145,10 @@ def _state_from(data: dict[str, Any]) -> StateFacts:
             a: {int(t): p for t, p in d.items()}
             for a, d in data.get("successors_exact", {}).items()
         },
+        value_interval=_pair(data.get("value_interval")),
+        danger_interval=_pair(data.get("danger_interval")),
     )
+
+
+def _pair(value: Any) -> tuple[float, float] | None:
+    return None if value is None else (float(value[0]), float(value[1]))

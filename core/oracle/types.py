@@ -36,6 +36,16 @@ class OracleRequest:
 
 
 @dataclass(frozen=True)
+class Certificate:
+    """How the values were obtained (``model.certificate`` of ``oracle --json``): ``exact``
+    fractions, or ``bounded`` by a sound method whose widest interval is ``max_width``."""
+
+    kind: str  # "exact" | "bounded"
+    method: str  # in words, e.g. "Storm's interval iteration (sound, absolute precision 1e-07)"
+    max_width: float  # 0 under "exact"
+
+
+@dataclass(frozen=True)
 class StateFacts:
     """Everything the oracle knows about one reachable state.
 
@@ -67,6 +77,9 @@ class StateFacts:
     q_exact: dict[str, str] = field(default_factory=dict)
     # exact method: ``successors`` as "num/den" strings (what an induced chain is solved with)
     successors_exact: dict[str, dict[int, str]] = field(default_factory=dict)
+    # the "bounded" certificate: sound [lo, hi] holding V (and D); None under "exact"
+    value_interval: tuple[float, float] | None = None
+    danger_interval: tuple[float, float] | None = None
 
     @property
     def roles(self) -> tuple[str, ...]:
@@ -137,6 +150,7 @@ class OracleResult:
     values_method: str = ""  # e.g. "exact rationals (Storm)" or "policy iteration ..."
     centrality_method: str = "exact (Brandes)"  # or "approximate ...: ±ε with probability 1-δ"
     phases: dict[str, float] = field(default_factory=dict)  # seconds per phase (fresh runs)
+    certificate: Certificate | None = None  # None: an older cache entry (exact or unstated)
     # facts a category attaches beyond the oracle (``Category.with_facts``), by name, e.g. the
     # factor truth under "factors": kept by every copy (``replace``, a policy attached later),
     # never written to the oracle cache (``serialization.to_cache``)

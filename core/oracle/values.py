@@ -63,6 +63,7 @@ class Values:
     q_exact: list[list[Fraction]] | None = None
     residual: float = 0.0
     rounds: int = 0  # policy evaluations of the verified method (V and D together)
+    danger_policy: np.ndarray | None = None  # the verified method's policy of Pmax [F Z]
 
 
 # ---------------------------------------------------------------- exact (Storm Rational engine)
@@ -226,6 +227,7 @@ class ValueArrays:
     residual: float
     rounds: int
     rounds_danger: int = 0
+    danger_policy: np.ndarray | None = None  # the optimal policy of Pmax [F Z], D = 1 - it
 
 
 def verified_arrays(
@@ -242,6 +244,7 @@ def verified_arrays(
     report("values", states=arrays.size)
     value, q_flat, policy, residual, rounds = _optimise(arrays, policy, goal, dead)
     danger = None
+    danger_policy = None
     rounds_d = 0
     if unsafe is not None:
         report("danger", states=arrays.size)
@@ -251,10 +254,14 @@ def verified_arrays(
         # can avoid it forever): on the gridworlds one round confirms it, where Storm's value
         # iteration scheduler for Pmax [F Z] needed 30 rounds of corrections
         start_d = policy.copy()
-        escape, _, _, residual_d, rounds_d = _optimise(arrays, start_d, safe, cannot_reach_safe)
+        escape, _, danger_policy, residual_d, rounds_d = _optimise(
+            arrays, start_d, safe, cannot_reach_safe
+        )
         danger = 1.0 - escape
         residual = max(residual, residual_d)
-    return ValueArrays(value, danger, q_flat, policy, residual, rounds + rounds_d, rounds_d)
+    return ValueArrays(
+        value, danger, q_flat, policy, residual, rounds + rounds_d, rounds_d, danger_policy
+    )
 
 
 def verified_values(
@@ -282,4 +289,5 @@ def verified_values(
         found.scheduler.tolist(),
         residual=found.residual,
         rounds=found.rounds,
+        danger_policy=found.danger_policy,
     )

@@ -44,6 +44,7 @@ TARGET_TIP = (
     " and labels, e.g. {example}"
 )
 
+
 class ModelView(QWidget):
     """Left-dock panel over a ``ModelController``."""
 
