@@ -139,8 +139,8 @@ async def run_async(
     on_progress: Callable[[Progress], None] | None = None,
 ) -> RunOutcome:
     """Run ``plan`` into ``db`` (resuming what is stored there) and return how it ended."""
-    from explaincheck.core.analysis.cost_limit import CostGuard, check_limit
-    from explaincheck.core.analysis.prices import price_table, stored_form
+    from explaincheck.core.campaign.cost_limit import CostGuard, check_limit
+    from explaincheck.core.campaign.prices import price_table, stored_form
     from explaincheck.core.campaign.progress import ProgressEvents
     from explaincheck.core.campaign.session import BackendSettings, CampaignSession
 
@@ -216,7 +216,7 @@ def result_rows(
     prices stored with the campaigns, the settings file and ``prices``); ``lean``: without
     prompts, thinking and valuations and with replies cut short, as a report reads them
     (``Store.iter_executions(lean=True)``: memory stays flat at 10^4 rows)."""
-    from explaincheck.core.analysis.prices import campaign_prices, with_costs
+    from explaincheck.core.campaign.prices import campaign_prices, with_costs
     from explaincheck.core.store import Store, result_dict
 
     with Store.open(db, readonly=True) as store:
@@ -282,7 +282,7 @@ def iter_result_rows(
 ) -> Iterator[dict[str, Any]]:
     """``result_rows`` one at a time, so an export of 10^4 rows with long thinking texts never
     holds them all (a reasoning model's thinking is tens of KB a row)."""
-    from explaincheck.core.analysis.prices import campaign_prices, row_cost
+    from explaincheck.core.campaign.prices import campaign_prices, row_cost
     from explaincheck.core.store import Store, result_dict
 
     with Store.open(db, readonly=True) as store:

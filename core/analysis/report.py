@@ -694,7 +694,7 @@ def _cost_sections(results: pd.DataFrame) -> list[Section]:
 
 def _money_sections(results: pd.DataFrame) -> list[Section]:
     """Money per LLM and for the campaign, when a price table applies (``--price``)."""
-    from explaincheck.core.analysis.prices import money, money_table
+    from explaincheck.core.campaign.prices import money, money_table
 
     table = money_table(results)
     if table.empty:

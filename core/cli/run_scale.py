@@ -11,11 +11,11 @@ import argparse
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from explaincheck.core.analysis.cost_limit import CostGuard, check_limit
-from explaincheck.core.analysis.prices import Price, price_table, stored_form
 from explaincheck.core.backends.ollama_hosts import redact_url
 from explaincheck.core.backends.registry import normalize_spec
+from explaincheck.core.campaign.cost_limit import CostGuard, check_limit
 from explaincheck.core.campaign.plan import Plan
+from explaincheck.core.campaign.prices import Price, price_table, stored_form
 from explaincheck.core.campaign.shard import Shard, parse_shard
 
 URL_KEYS = ("ollama-host", "openai-base-url")  # kept without userinfo or query

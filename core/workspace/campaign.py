@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 from explaincheck.core.workspace.events import Event
 
 if TYPE_CHECKING:
-    from explaincheck.core.analysis.cost_limit import CostGuard
-    from explaincheck.core.analysis.prices import Price
+    from explaincheck.core.campaign.cost_limit import CostGuard
     from explaincheck.core.campaign.plan import Campaign, Plan
+    from explaincheck.core.campaign.prices import Price
     from explaincheck.core.campaign.progress import Progress, ProgressEvents
     from explaincheck.core.campaign.runner import RunOutcome
     from explaincheck.core.campaign.session import BackendSettings, CampaignSession
@@ -222,7 +222,7 @@ class CampaignWorkspace:
     ) -> CostGuard | None:
         """Tell what the stored executions cost; the guard of ``costs.limit`` (the command
         line's ``CostGuard``) subscribed to ``events``, or None without a limit."""
-        from explaincheck.core.analysis.cost_limit import CostGuard, stored_tally
+        from explaincheck.core.campaign.cost_limit import CostGuard, stored_tally
 
         tally = stored_tally(plan, session.store, costs.prices)
         self.events.costs_started.emit(costs.prices, tally)
@@ -238,8 +238,8 @@ class CampaignWorkspace:
 def planned_with_notes(request: CampaignRequest, costs: RunCosts) -> Plan:
     """The plan of ``request`` with its run options (for ``results --config``) and its prices
     (results and the report price the replies as this run did) in its notes."""
-    from explaincheck.core.analysis.prices import stored_form
     from explaincheck.core.campaign.plan import plan_campaign
+    from explaincheck.core.campaign.prices import stored_form
 
     campaign = request.campaign
     plan = plan_campaign(campaign, environment=request.environment, oracle=request.oracle)

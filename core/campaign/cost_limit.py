@@ -12,8 +12,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from explaincheck.core.analysis.prices import CostTally, Price, money, row_cost
 from explaincheck.core.campaign.plan import Plan
+from explaincheck.core.campaign.prices import CostTally, Price, money, row_cost
 from explaincheck.core.campaign.progress import Progress
 from explaincheck.core.errors import ExplaincheckError
 
