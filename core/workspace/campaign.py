@@ -46,6 +46,11 @@ class RunCosts(Protocol):
     @property
     def limit(self) -> float | None: ...
 
+    @property
+    def names(self) -> tuple[str, str]:
+        """How the front end calls the limit and the prices (for its one-line errors)."""
+        ...
+
     def run_options(self) -> dict[str, Any]: ...
 
 
@@ -141,8 +146,7 @@ async def run_campaign(
     hooks = hooks or RunHooks()
     costs: RunCosts = request.costs or Costs()
     if costs.limit is not None:  # before any work: an unpriced model would count as free
-        limit_name, price_hint = getattr(costs, "names", Costs.names)
-        check_priced(request.campaign.llms, costs.prices, limit_name, price_hint)
+        check_priced(request.campaign.llms, costs.prices, *costs.names)
     plan = planned_with_notes(request, costs)
     hooks.planned(plan)
     warning = size_warning(plan, request.db_path, stop=hooks.stop_words)
