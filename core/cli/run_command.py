@@ -12,11 +12,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import signal
 import sys
 from collections import Counter
 from collections.abc import Callable
 
+from explaincheck.core.backends.native_worker import WORKER
 from explaincheck.core.campaign.cost_limit import stored_tally
 from explaincheck.core.campaign.eta import EtaEstimator
 from explaincheck.core.campaign.plan import Campaign, Plan, load_environment, oracle_for
@@ -106,7 +108,15 @@ def run(args: argparse.Namespace) -> int:
     finally:
         stop_logging()
     assert ran is not None  # the terminal never declines a large plan (it warns)
-    return _ending(ran, hooks.interrupts)
+    status = _ending(ran, hooks.interrupts)
+    if hooks.interrupts.received is not None and WORKER.busy():
+        # A local generation (or model load) is still running inside llama.cpp, which Python
+        # cannot interrupt: what is stored is committed and every line written, so end the
+        # process now rather than wait for it (Ctrl-C returns at once, not after 85 s).
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    return status
 
 
 def _ending(ran: CampaignRun, interrupts: _Interrupts) -> int:
