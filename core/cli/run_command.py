@@ -38,7 +38,6 @@ from explaincheck.core.cli.skip_words import skip_line
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.plural import counted
-from explaincheck.core.policy.attach import attach_file
 from explaincheck.core.store import Store
 from explaincheck.core.terminal_text import safe_terminal
 from explaincheck.core.workspace.campaign import (
@@ -155,6 +154,9 @@ def _model(
     else (None, None): the run sequence loads the model."""
     if not getattr(args, "policy", None):
         return None, None
+    # deferred: the policy chain brings scipy, seconds of import that only --policy needs
+    from explaincheck.core.policy.attach import attach_file
+
     environment = load_environment(campaign)
     oracle = oracle_for(campaign, environment)
     return environment, attach_file(oracle, args.policy, args.policy_default or "")
