@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from explaincheck.core.campaign.plan import Campaign, load_environment, oracle_for
+from explaincheck.core.campaign.policy_questions import ask_policy, next_states
 from explaincheck.core.campaign.session import CampaignSession
 from explaincheck.core.cli.main import main
-from explaincheck.core.policy.asking import ask_policy, next_states
 from explaincheck.core.policy.chain import solve_policy
 from explaincheck.core.policy.loading import policy_from_callable
 from explaincheck.core.store import Store
