@@ -18,8 +18,10 @@ code, so the CLI report and the GUI's report view share them. By job:
 - The report: ``facts`` (campaign facts and LLM settings from the campaign rows), ``layout``
   (the one order and labels of categories, environments and LLMs), ``plots`` (figures),
   ``examples`` (invalid replies), ``report_parts`` (``Section``, ``Report`` and the formats, so
-  that section-making modules need not import the report), ``report`` (builds the sections asked
-  for and renders text, Markdown, CSV and HTML) and ``export`` (the executions as JSON Lines,
+  that section-making modules need not import the report), ``report`` (``build_report``: the parts
+  asked for, in the order of its ``PARTS``; renders text, Markdown, CSV and HTML),
+  ``report_sections`` (one function per part, over the ``ReportInputs`` computed once per
+  build) and ``export`` (the executions as JSON Lines,
   CSV or Parquet).
 - Why-questions: ``factor_report`` (the seed study's metrics and the says/does/true views of
   the behavioural probes) and ``factor_picture`` (what the GUI's factor panel shows).

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import runpy
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -38,6 +40,17 @@ def check(found: dict, folder: Path) -> None:
 def test_the_example_runs(tmp_path, capsys):
     check(example()(tmp_path), tmp_path)
     assert "48 of 48 executions stored" in capsys.readouterr().out
+
+
+def test_the_example_runs_verbatim_into_a_folder_that_does_not_exist_yet(tmp_path):
+    """As docs/python-api.md says to run it: ``python docs/examples/api_example.py FOLDER``."""
+    folder = tmp_path / "api-example" / "new"
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLE), str(folder)], capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr
+    assert "48 of 48 executions stored" in done.stdout and "Traceback" not in done.stderr
+    assert (folder / "all.parquet").is_file()
 
 
 def test_the_example_runs_inside_a_running_loop(tmp_path):

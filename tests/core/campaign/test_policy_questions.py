@@ -112,7 +112,11 @@ def test_a_model_without_its_constants_is_one_line(capsys, tmp_path):
     db = str(tmp_path / "p.sqlite")
     args = ["policy", "--env", gambler, "--llm", "oracle", "--db", db, "--json"]
     assert main(args) == 2
-    assert capsys.readouterr().err.strip().endswith("undefined constants N: give their values")
+    assert (
+        capsys.readouterr()
+        .err.strip()
+        .endswith("undefined constants N: give their values with --const N=...")
+    )
     assert main([*args, "--const", "N=3"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert len(data["states"]) == 4 and data["value_loss"] == 0
