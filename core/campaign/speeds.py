@@ -39,14 +39,17 @@ def _read(path: Path) -> dict[str, dict[str, float]]:
     kept: dict[str, dict[str, float]] = {}
     for spec, entry in data.items():
         if isinstance(entry, dict):
-            seconds, answers = entry.get("seconds"), entry.get("answers")
-            if _number(seconds) and _number(answers) and answers > 0:
-                kept[str(spec)] = {"seconds": float(seconds), "answers": float(answers)}
+            seconds, answers = _number(entry.get("seconds")), _number(entry.get("answers"))
+            if seconds is not None and answers is not None and answers > 0:
+                kept[str(spec)] = {"seconds": seconds, "answers": answers}
     return kept
 
 
-def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+def _number(value: Any) -> float | None:
+    """``value`` as a finite float, else None (JSON from disk is not trusted)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) else None
 
 
 def measured_speeds(path: Path | None = None) -> dict[str, float]:
@@ -62,7 +65,7 @@ def add_measurements(
     path = path or speeds_file()
     table = _read(path)
     for spec, seconds in latencies.items():
-        good = [s for s in seconds if _number(s) and s >= 0]
+        good = [s for s in map(_number, seconds) if s is not None and s >= 0]
         if not good:
             continue
         entry = table.get(spec, {"seconds": 0.0, "answers": 0.0})
@@ -87,7 +90,7 @@ def plan_latencies(plan: Plan, store: Store, since: str = "") -> dict[str, list[
             continue
         if since and str(row.get("finished_at") or "") < since:
             continue
-        latency = row.get("latency")
-        if _number(latency):
-            found.setdefault(str(row["llm"]), []).append(float(latency))
+        latency = _number(row.get("latency"))
+        if latency is not None:
+            found.setdefault(str(row["llm"]), []).append(latency)
     return found

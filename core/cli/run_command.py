@@ -296,13 +296,12 @@ def _say_regraded(summary: RegradeSummary) -> None:
 
 def _describe(plan: Plan, db: str) -> None:
     campaign = plan.campaign
-    cases = sum(plan.cases.values())
+    count = sum(plan.cases.values())
     skipped = "".join(f"\n  {skip_line(plan, c, why)}" for c, why in plan.skipped.items())
     asked = len({e.case.key for e in plan.executions})
-    if asked != cases:  # wordings and metamorphic variants multiply the prompts of a case
-        cases = f"{counted(cases, 'test case')} ({asked} prompts with wordings/variants)"
-    else:
-        cases = counted(cases, "test case")
+    cases = counted(count, "test case")
+    if asked != count:  # wordings and metamorphic variants multiply the prompts of a case
+        cases += f" ({asked} prompts with wordings/variants)"
     text = (
         f"explaincheck run: {plan.environment_name}: {cases} x {counted(len(campaign.llms), 'LLM')}"
         f" x {counted(campaign.repeat, 'repeat')} = {counted(plan.total, 'execution')}"
