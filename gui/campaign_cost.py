@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from explaincheck.core.analysis.cost_limit import check_limit, costed_row
-from explaincheck.core.analysis.prices import CostTally, Price, money, parse_price, price_table
+from explaincheck.core.campaign.cost_limit import check_limit, costed_row
+from explaincheck.core.campaign.prices import CostTally, Price, money, parse_price, price_table
 from explaincheck.core.errors import ExplaincheckError
 
 PRICES_NAME = "Prices"  # the tab's field names, for its one-line errors
@@ -57,6 +57,8 @@ class CostSettings:
     prices: dict[str, Price] = field(default_factory=dict)
     limit: float | None = None
     given: tuple[str, ...] = ()
+    # the fields' names in the one line that refuses an unpriced model under a limit
+    names = (LIMIT_NAME, "MODEL=IN/OUT in the Prices field")
 
     @classmethod
     def read(cls, prices_text: str, limit_text: str) -> CostSettings:

@@ -1,6 +1,6 @@
 """Locate a tipping point of A*(s) between two sweep points as exactly as the model allows.
 
-Storm's parametric engine (``teaching_storm.parametric_values``) gives V(s) when s takes the
+Storm's parametric engine (``storm.teaching.parametric_values``) gives V(s) when s takes the
 left side's best action a, and when it takes the right side's b, every other state following
 the left side's optimal policy, as rational functions of the constant; the tipping point is the
 root of their difference in the interval, solved exactly with sympy (a rational root comes back

@@ -5,7 +5,6 @@ caller."""
 from __future__ import annotations
 
 import multiprocessing
-import time
 from pathlib import Path
 
 import pytest
@@ -213,6 +212,7 @@ def test_a_pathological_formula_is_given_up_in_seconds(tmp_path):
 
 def sleeping_child(path: str, limit: int, sender, parent: int) -> None:
     """A child that takes wall time but no CPU (a loaded machine), then answers."""
+    import time
 
     time.sleep(2.0)
     sender.send(("error", ("slept, then answered", None, None)))
