@@ -208,7 +208,11 @@ def check_row_sums(model: SparseModel, path: str) -> None:
     first_row, offsets, columns, probabilities = matrix_arrays(model)
     del first_row, columns
     nonempty = np.diff(offsets) > 0
-    sums = np.add.reduceat(probabilities, offsets[:-1][nonempty]) if len(probabilities) else []
+    sums: np.ndarray = (
+        np.add.reduceat(probabilities, offsets[:-1][nonempty])
+        if len(probabilities)
+        else np.zeros(0)
+    )
     off = np.flatnonzero(np.abs(np.asarray(sums) - 1.0) > ROW_ROUNDING)
     if len(off):
         row = int(np.flatnonzero(nonempty)[off[0]])
