@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explaincheck.gui.safe_text import plain_label
+from explaincheck.gui.support.safe_text import plain_label
 from explaincheck.gui.views.llm_choices import LlmChoices
 
 SPEC = Qt.ItemDataRole.UserRole  # where each row keeps its LLM spec

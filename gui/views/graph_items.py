@@ -32,8 +32,8 @@ from PySide6.QtWidgets import (
 )
 
 from explaincheck.core.oracle.types import StateFacts
-from explaincheck.gui.safe_text import tooltip
-from explaincheck.gui.valuation import ordered_items, valuation_text
+from explaincheck.core.workspace.presentation.valuation import ordered_items, valuation_text
+from explaincheck.gui.support.safe_text import tooltip
 from explaincheck.gui.views import colours
 
 

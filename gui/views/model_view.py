@@ -31,9 +31,9 @@ from PySide6.QtWidgets import (
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.plural import counted
-from explaincheck.gui.model_controller import ModelController, size_key
-from explaincheck.gui.model_errors import error_text
-from explaincheck.gui.safe_text import plain_label
+from explaincheck.core.workspace.presentation.model_errors import error_text
+from explaincheck.gui.adapters.model_controller import ModelController, size_key
+from explaincheck.gui.support.safe_text import plain_label
 
 PRISM_FILTER = "PRISM models (*.prism *.nm *.pm);;All files (*)"
 

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QWidget
 
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.policy.types import describe_choice, policy_chain
-from explaincheck.gui.safe_text import plain_label
+from explaincheck.gui.support.safe_text import plain_label
 
 ROWS = (
     ("action", "π(s)"),

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QGroupBox, QHeaderView, QTableView, QVBoxLayout, QWidget
 
-from explaincheck.gui.frame_model import FrameModel
-from explaincheck.gui.safe_text import plain_label
+from explaincheck.gui.adapters.frame_model import FrameModel
+from explaincheck.gui.support.safe_text import plain_label
 
 NOTE = (
     "value loss = V*(s0) − V^π(s0), exact where the oracle is; loses most at: the state with the "

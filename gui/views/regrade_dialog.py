@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explaincheck.gui.safe_text import plain_label
+from explaincheck.gui.support.safe_text import plain_label
 
 RULES = (
     ("absolute", "Absolute: |p − V(s)| ≤ tolerance"),

@@ -29,10 +29,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explaincheck.gui.frame_model import FrameModel
-from explaincheck.gui.results_data import ResultsData, file_campaigns, rows_frame
-from explaincheck.gui.safe_text import plain_label
-from explaincheck.gui.tasks import Tasks, in_thread
+from explaincheck.gui.adapters.frame_model import FrameModel
+from explaincheck.gui.adapters.results_data import ResultsData, file_campaigns, rows_frame
+from explaincheck.gui.support.safe_text import plain_label
+from explaincheck.gui.support.tasks import Tasks, in_thread
 from explaincheck.gui.views.policy_report import PolicyLossBox
 
 # The figures and tables the tab shows: the report computes these alone for the tab.

@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (
 )
 
 from explaincheck.core.taxonomy.teaching import taught
-from explaincheck.gui.flaw_teaching import explanation
-from explaincheck.gui.safe_text import plain_label
+from explaincheck.core.workspace.presentation.flaw_teaching import explanation
+from explaincheck.gui.support.safe_text import plain_label
 from explaincheck.gui.views.llm_choices import LlmChoices
 
 REVEAL_TEXT = "Reveal ▸"

@@ -7,9 +7,9 @@ from PySide6.QtCore import Qt
 
 from explaincheck.core.backends import registry
 from explaincheck.core.backends.registry import BackendKind
-from explaincheck.gui.backend_choices import llm_choices
-from explaincheck.gui.results_data import ResultsData
-from explaincheck.gui.tasks import Tasks
+from explaincheck.gui.adapters.backend_choices import llm_choices
+from explaincheck.gui.adapters.results_data import ResultsData
+from explaincheck.gui.support.tasks import Tasks
 from explaincheck.gui.views.campaign_view import CampaignView
 from explaincheck.gui.views.teach_view import TeachView
 

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from gui_helpers import open_env, wait_for
 
-from explaincheck.gui.campaign_controller import build_campaign
-from explaincheck.gui.campaign_estimate import estimate, executions_per_llm, measured_rates
+from explaincheck.core.workspace.presentation.campaign_estimate import (
+    estimate,
+    executions_per_llm,
+    measured_rates,
+)
+from explaincheck.gui.adapters.campaign_controller import build_campaign
 from explaincheck.gui.main_window import MainWindow
 
 

@@ -18,7 +18,7 @@ from PySide6.QtCore import QObject
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.factors.types import Factor
 from explaincheck.core.oracle.types import OracleResult
-from explaincheck.gui.tasks import in_thread
+from explaincheck.gui.support.tasks import in_thread
 
 
 def _factors(environment: Environment, oracle: OracleResult) -> tuple[Factor, ...]:

@@ -1,7 +1,7 @@
 """What the window's status bar says, as plain functions of plain values.
 
 Qt-free so tests can check the wording without a window: the presenters (``gui/*_presenter.py``,
-``gui/campaign_run.py``) only pass these lines to the status bar.
+``gui/presenters/campaign_run.py``) only pass these lines to the status bar.
 """
 
 from __future__ import annotations

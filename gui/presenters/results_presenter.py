@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QFileDialog
 
-from explaincheck.gui.results_data import campaign_model, file_campaigns, same_model
-from explaincheck.gui.tasks import in_thread
+from explaincheck.gui.adapters.results_data import campaign_model, file_campaigns, same_model
+from explaincheck.gui.support.tasks import in_thread
 
 if TYPE_CHECKING:
     from explaincheck.gui.main_window import MainWindow

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QFileDialog
 
 from explaincheck.core.errors import ExplaincheckError
-from explaincheck.gui.tasks import in_thread
-from explaincheck.gui.window_text import saved_wording_text
+from explaincheck.core.workspace.presentation.window_text import saved_wording_text
+from explaincheck.gui.support.tasks import in_thread
 
 if TYPE_CHECKING:
     from explaincheck.gui.main_window import MainWindow

@@ -28,10 +28,10 @@ from explaincheck.core.environments.types import Environment
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.workspace.campaign import CampaignRequest, CampaignWorkspace
-from explaincheck.gui.campaign_cost import CostSettings
-from explaincheck.gui.results_data import row_of
-from explaincheck.gui.session_thread import SessionThread
-from explaincheck.gui.tasks import Tasks
+from explaincheck.core.workspace.presentation.campaign_cost import CostSettings
+from explaincheck.gui.adapters.results_data import row_of
+from explaincheck.gui.support.session_thread import SessionThread
+from explaincheck.gui.support.tasks import Tasks
 
 if TYPE_CHECKING:
     from explaincheck.core.campaign.plan import Campaign

@@ -23,8 +23,8 @@ from explaincheck.core.errors import ExplaincheckError, ModelError
 from explaincheck.core.oracle.constants_text import without_constant
 from explaincheck.core.oracle.types import OracleRequest, OracleResult
 from explaincheck.core.paths import environments_dir
-from explaincheck.gui.model_controller import ModelController
-from explaincheck.gui.tasks import Tasks, in_thread
+from explaincheck.gui.adapters.model_controller import ModelController
+from explaincheck.gui.support.tasks import Tasks, in_thread
 
 AUTO_ORACLE_SECONDS = 3.0  # re-check the oracle while typing only for models this quick
 AUTO_ORACLE_STATES = 20_000

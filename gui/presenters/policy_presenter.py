@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QFileDialog
 
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.policy.types import policy_chain
-from explaincheck.gui.window_text import policy_text
+from explaincheck.core.workspace.presentation.window_text import policy_text
 
 if TYPE_CHECKING:
     from explaincheck.gui.main_window import MainWindow
@@ -23,7 +23,7 @@ class PolicyPresenter:
         self.window = window
 
     def choose(self) -> None:
-        from explaincheck.gui.policy_controller import FILTER
+        from explaincheck.gui.adapters.policy_controller import FILTER
 
         path, _ = QFileDialog.getOpenFileName(self.window, "Open policy", "", FILTER)
         if path:
@@ -34,7 +34,7 @@ class PolicyPresenter:
         return self.window.tasks.start(self._open(path, default), "open policy")
 
     async def _open(self, path: str, default: str) -> None:
-        from explaincheck.gui.policy_controller import load_policy
+        from explaincheck.gui.adapters.policy_controller import load_policy
 
         window = self.window
         if window.model.oracle is None or window.model.environment is None:
@@ -54,7 +54,7 @@ class PolicyPresenter:
         assert window.model.environment is not None
         window.model.oracle = attached
         window.model_presenter.oracle_ready(attached, window.model.environment)
-        from explaincheck.gui.workbench_wiring import loaded_policy_chooser
+        from explaincheck.gui.presenters.workbench_wiring import loaded_policy_chooser
 
         window.workbench.simulator.set_loaded_policy(*loaded_policy_chooser(attached))
         chain = policy_chain(attached)
@@ -73,7 +73,7 @@ class PolicyPresenter:
             return None
 
         async def fill() -> None:
-            from explaincheck.gui.policy_controller import policy_loss_table
+            from explaincheck.gui.adapters.policy_controller import policy_loss_table
 
             table = await policy_loss_table(oracle, list(window.results.rows))
             if oracle is window.model.oracle:

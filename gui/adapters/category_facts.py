@@ -11,7 +11,7 @@ from __future__ import annotations
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.taxonomy.base import Category
-from explaincheck.gui.tasks import in_thread
+from explaincheck.gui.support.tasks import in_thread
 
 
 def adds_facts(category: Category) -> bool:

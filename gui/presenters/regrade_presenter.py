@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
+from explaincheck.core.workspace.presentation.window_text import regraded_text
 from explaincheck.gui.views.regrade_dialog import RegradeDialog
-from explaincheck.gui.window_text import regraded_text
 
 if TYPE_CHECKING:
     from explaincheck.gui.main_window import MainWindow

@@ -21,7 +21,7 @@ from explaincheck.core.environments.types import Environment
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.policy.types import PolicyOracle, with_policy
-from explaincheck.gui.session_thread import SessionThread
+from explaincheck.gui.support.session_thread import SessionThread
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ def check_ask(ask: PolicyAsk) -> None:
 
 def bare_oracle(oracle: OracleResult) -> OracleResult:
     """The model's oracle without a loaded policy (the LLM is asked about the model itself)."""
-    from explaincheck.gui.policy_controller import oracle_without_policy
+    from explaincheck.gui.adapters.policy_controller import oracle_without_policy
 
     return oracle_without_policy(oracle) if isinstance(oracle, PolicyOracle) else oracle
 
@@ -123,7 +123,7 @@ class LlmPolicyController(SessionThread):
         from explaincheck.core.campaign.plan import Campaign
         from explaincheck.core.campaign.progress import ProgressEvents
         from explaincheck.core.policy.asking import ask_policy
-        from explaincheck.gui.campaign_controller import results_path
+        from explaincheck.gui.adapters.campaign_controller import results_path
 
         campaign = Campaign(
             environment=environment.id or environment.model_path,

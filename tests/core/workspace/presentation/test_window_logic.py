@@ -8,9 +8,17 @@ from types import SimpleNamespace
 from explaincheck.core.campaign.progress import Progress
 from explaincheck.core.taxonomy.base import RequestOffer
 from explaincheck.core.taxonomy.registry import Applicability
-from explaincheck.gui.category_marks import DEGENERATE_MARK, base_title, category_mark
-from explaincheck.gui.run_clock import RunClock
-from explaincheck.gui.window_text import planned_text, policy_text, regraded_text
+from explaincheck.core.workspace.presentation.category_marks import (
+    DEGENERATE_MARK,
+    base_title,
+    category_mark,
+)
+from explaincheck.core.workspace.presentation.run_clock import RunClock
+from explaincheck.core.workspace.presentation.window_text import (
+    planned_text,
+    policy_text,
+    regraded_text,
+)
 
 
 def progress(done: int, last, eta: float | None = 99.0) -> Progress:

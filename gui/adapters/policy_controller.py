@@ -12,7 +12,7 @@ from pathlib import Path
 
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.policy.types import PolicyOracle
-from explaincheck.gui.tasks import in_thread
+from explaincheck.gui.support.tasks import in_thread
 
 FILTER = "Policy tables (*.csv *.json);;All files (*)"
 

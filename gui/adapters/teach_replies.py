@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from explaincheck.gui.long_text import capped
-from explaincheck.gui.results_data import same_model
+from explaincheck.core.workspace.presentation.long_text import capped
+from explaincheck.gui.adapters.results_data import same_model
 
 
 def stored_reply(

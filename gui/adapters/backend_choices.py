@@ -1,10 +1,14 @@
 """The backend registry's kinds as the plain ``LlmChoices`` the views take (views do not import
-``core.backends``): a new backend registered there is offered by every view with no edit here."""
+``core.backends``): a new backend registered there is offered by every view with no edit here.
+The Settings dialog's host checks come through here too (``normalize_host``, ``redact_url``)."""
 
 from __future__ import annotations
 
+from explaincheck.core.backends.ollama_hosts import BadHostError, normalize_host, redact_url
 from explaincheck.core.backends.registry import BASELINE, CEILING, KINDS, REFERENCE
 from explaincheck.gui.views.llm_choices import LlmChoice, LlmChoices
+
+__all__ = ["BadHostError", "llm_choices", "normalize_host", "redact_url"]
 
 
 def llm_choices() -> LlmChoices:

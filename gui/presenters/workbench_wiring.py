@@ -16,8 +16,8 @@ from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.policy.types import policy_chain
 from explaincheck.core.workbench.simulator import Chooser, policy_chooser
+from explaincheck.gui.adapters.workbench_controller import WorkbenchController, is_builtin
 from explaincheck.gui.views.workbench_view import WorkbenchView
-from explaincheck.gui.workbench_controller import WorkbenchController, is_builtin
 
 AUTO_OPEN_BYTES = 1 << 20  # a generated model of megabytes opens in the editor only when asked
 

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from explaincheck.core.campaign.session import BackendSettings
 from explaincheck.core.errors import ExplaincheckError
-from explaincheck.gui.campaign_controller import build_campaign, results_path
-from explaincheck.gui.run_clock import RunClock
-from explaincheck.gui.window_text import planned_text
+from explaincheck.core.workspace.presentation.run_clock import RunClock
+from explaincheck.core.workspace.presentation.window_text import planned_text
+from explaincheck.gui.adapters.campaign_controller import build_campaign, results_path
 
 if TYPE_CHECKING:
     from explaincheck.gui.main_window import MainWindow
@@ -99,7 +99,7 @@ class CampaignRun:
 
     def large_plan(self, warning: str) -> None:
         """A plan that would write a very large results file runs only if the user says so."""
-        from explaincheck.gui.large_plan_dialog import confirm_large_plan
+        from explaincheck.gui.views.large_plan_dialog import confirm_large_plan
 
         go = confirm_large_plan(self.window, warning)
         self.window.campaigns.answer_large_plan(go)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from explaincheck.core.cli.campaign_file import config_text, load_config, run_parser
-from explaincheck.gui.campaign_cost import cost_limit, price_entries
+from explaincheck.core.workspace.presentation.campaign_cost import cost_limit, price_entries
 
 # run option dest -> the tab's ``choices()`` key, for the options the tab shows
 _CHOICE_KEYS = {

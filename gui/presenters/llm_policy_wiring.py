@@ -17,15 +17,15 @@ from PySide6.QtWidgets import QMenu
 
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.policy.asking import DEFAULT_BUDGET
-from explaincheck.gui.backend_choices import llm_choices
-from explaincheck.gui.llm_policy import (
+from explaincheck.gui.adapters.backend_choices import llm_choices
+from explaincheck.gui.adapters.llm_policy import (
     AskedResult,
     LlmPolicyController,
     PolicyAsk,
     bare_oracle,
     check_ask,
 )
-from explaincheck.gui.window_actions import make_action
+from explaincheck.gui.presenters.window_actions import make_action
 
 TIP = (
     "Use an LLM as a policy: ask it the best action state by state as its own choices lead,"

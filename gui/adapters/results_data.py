@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
-from explaincheck.gui.tasks import in_thread
+from explaincheck.gui.support.tasks import in_thread
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -15,7 +15,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QBrush, QColor
 
-from explaincheck.gui.results_data import ResultsData
+from explaincheck.gui.adapters.results_data import ResultsData
 
 VERDICT_COLOURS = {
     "pass": QColor("#d4f0e2"),

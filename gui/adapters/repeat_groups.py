@@ -13,7 +13,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
-from explaincheck.gui.results_model import _answer_text, states_text
+from explaincheck.gui.adapters.results_model import _answer_text, states_text
 
 Index = QModelIndex | QPersistentModelIndex
 GROUP_KEYS = ("environment", "llm", "category", "selection", "case_key")

@@ -13,11 +13,11 @@ from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.program import ProgramConstant as Constant
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.policy.types import policy_chain
-from explaincheck.gui.model_controller import builtin_environments
-from explaincheck.gui.model_errors import error_text
-from explaincheck.gui.tasks import in_thread
+from explaincheck.core.workspace.presentation.model_errors import error_text
+from explaincheck.core.workspace.presentation.window_text import oracle_text
+from explaincheck.gui.adapters.model_controller import builtin_environments
+from explaincheck.gui.support.tasks import in_thread
 from explaincheck.gui.views.constants_dialog import ConstantsDialog
-from explaincheck.gui.window_text import oracle_text
 
 if TYPE_CHECKING:
     from explaincheck.gui.main_window import MainWindow

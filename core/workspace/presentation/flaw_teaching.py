@@ -48,7 +48,7 @@ def explanation(spec: str) -> str:
     return KINDS["flaw"].description(spec)
 
 
-def _number(value) -> str:
+def _number(value: float | None) -> str:
     return "—" if value is None else f"{float(value):.4g}"
 
 

@@ -15,8 +15,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explaincheck.core.backends.ollama_hosts import BadHostError, normalize_host, redact_url
-from explaincheck.gui.settings import LLAMA_BINDINGS, THEMES, Preferences
+from explaincheck.gui.adapters.backend_choices import BadHostError, normalize_host, redact_url
+from explaincheck.gui.support.settings import LLAMA_BINDINGS, THEMES, Preferences
 
 MAX_STATE_LIMIT = 2**31 - 1  # a QSpinBox holds a C int
 

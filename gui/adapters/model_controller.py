@@ -23,8 +23,8 @@ from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.program import ProgramDescription
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.workspace.model import AskConstants, ModelChoices, ModelWorkspace
-from explaincheck.gui.settings import Settings
-from explaincheck.gui.tasks import Tasks, in_thread
+from explaincheck.gui.support.settings import Settings
+from explaincheck.gui.support.tasks import Tasks, in_thread
 
 __all__ = ["AskConstants", "ModelChoices", "ModelController", "builtin_environments", "size_key"]
 

@@ -20,7 +20,7 @@ from explaincheck.core.environments.types import Environment
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.taxonomy.base import TestCase
-from explaincheck.gui.tasks import Tasks
+from explaincheck.gui.support.tasks import Tasks
 
 log = logging.getLogger("explaincheck.gui")
 
