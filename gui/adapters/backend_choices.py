@@ -26,6 +26,9 @@ def llm_choices() -> LlmChoices:
                     live=kind.live,
                     baseline=kind.role in (BASELINE, CEILING),
                     reference=kind.role == REFERENCE,
+                    preselected=kind.preselected,
+                    flaw_picture=kind.flaw_picture,
+                    instant=kind.instant,
                     tip=missing or "",
                 )
             )

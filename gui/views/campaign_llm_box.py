@@ -86,13 +86,13 @@ class LlmBox(QGroupBox):
         return row
 
     def offer(self, answerers: LlmChoices) -> None:
-        """List the registered answerers that are not reference explainers (baselines ticked)."""
+        """List the registered answerers that are not reference explainers (preselected: ticked)."""
         for choice in answerers.offered:
             if not choice.reference:
                 self.add_llm(
                     choice.spec,
                     choice.text,
-                    on=choice.baseline,
+                    on=choice.preselected,
                     enabled=choice.enabled,
                     tip=choice.tip,
                 )

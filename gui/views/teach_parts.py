@@ -85,7 +85,7 @@ class AnswerBar(QToolBar):
         self.addWidget(QLabel(" Beside the oracle: "))
         self.flaw = QComboBox(parent)
         self.flaw.addItem("no flawed explainer", "")
-        for spec in (c.spec for c in answerers.offered if c.reference):
+        for spec in (c.spec for c in answerers.offered if c.flaw_picture):
             self.flaw.addItem(spec, spec)
             self.flaw.setItemData(
                 self.flaw.count() - 1, explanation(spec), Qt.ItemDataRole.ToolTipRole

@@ -371,7 +371,7 @@ class TeachView(QWidget):
         for spec in stored:
             self.llm.addItem(f"{spec} (stored)", spec)
         for choice in self.answerers.offered:  # answerers that need no LLM, asked on the spot
-            if choice.live and choice.baseline and choice.spec not in stored:
+            if choice.live and choice.instant and choice.spec not in stored:
                 self.llm.addItem(f"{choice.spec} (ask live)", choice.spec)
         index = self.llm.findData(current)
         self.llm.setCurrentIndex(max(0, index))
