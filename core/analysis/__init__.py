@@ -13,8 +13,8 @@ code, so the CLI report and the GUI's report view share them. By job:
   too small to resolve).
 - Reference explainers: ``fault_detection`` (which categories catch which known flaw, APFD,
   the noisy:Q calibration) and ``controls`` (RQ1's negative controls, answered directly).
-- Cost: ``cost`` (tokens and time per reply), ``prices`` (money from a price table) and
-  ``cost_limit`` (the progress subscriber that stops a campaign at ``--max-cost``).
+- Cost: ``cost`` (tokens and time per reply); the price table (``campaign.prices``) and the
+  ``--max-cost`` guard (``campaign.cost_limit``) live beside the runner, since a run uses them.
 - The report: ``facts`` (campaign facts and LLM settings from the campaign rows), ``layout``
   (the one order and labels of categories, environments and LLMs), ``plots`` (figures),
   ``examples`` (invalid replies), ``report_parts`` (``Section``, ``Report`` and the formats, so
