@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import traceback
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QIcon
@@ -258,7 +259,7 @@ class MainWindow(QMainWindow):
         if self.tabs.currentWidget() is self.teach_view:
             self.inspector.show_state(state_id)
 
-    def _ask_live(self, spec: str, case) -> None:
+    def _ask_live(self, spec: str, case: Any) -> None:
         if self.model.oracle is None or self.model.environment is None:
             return
         # Teach's oracle: for a factors case it carries the factor truth the prompt needs

@@ -287,12 +287,11 @@ def _describe(plan: Plan, db: str) -> None:
     cases = sum(plan.cases.values())
     skipped = "".join(f"\n  {skip_line(plan, c, why)}" for c, why in plan.skipped.items())
     asked = len({e.case.key for e in plan.executions})
+    shown = counted(cases, "test case")
     if asked != cases:  # wordings and metamorphic variants multiply the prompts of a case
-        cases = f"{counted(cases, 'test case')} ({asked} prompts with wordings/variants)"
-    else:
-        cases = counted(cases, "test case")
+        shown += f" ({asked} prompts with wordings/variants)"
     text = (
-        f"explaincheck run: {plan.environment_name}: {cases} x {counted(len(campaign.llms), 'LLM')}"
+        f"explaincheck run: {plan.environment_name}: {shown} x {counted(len(campaign.llms), 'LLM')}"
         f" x {counted(campaign.repeat, 'repeat')} = {counted(plan.total, 'execution')}"
         f" into {db}{skipped}"
     )

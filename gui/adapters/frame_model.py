@@ -30,14 +30,14 @@ def _cell(value: Any) -> str:
 class FrameModel(QAbstractTableModel):
     """Index levels become leading columns; MultiIndex headers are joined with ' / '."""
 
-    def __init__(self, frame=None) -> None:
+    def __init__(self, frame: Any = None) -> None:
         super().__init__()
         self.headers: list[str] = []
         self.cells: list[list[str]] = []
         if frame is not None:
             self.set_frame(frame)
 
-    def set_frame(self, frame) -> None:
+    def set_frame(self, frame: Any) -> None:
         """Show ``frame`` (None empties the table)."""
         self.beginResetModel()
         if frame is None:
@@ -63,7 +63,9 @@ class FrameModel(QAbstractTableModel):
             return self.cells[index.row()][index.column()]
         return None
 
-    def headerData(self, section: int, orientation, role: int = Qt.ItemDataRole.DisplayRole):
+    def headerData(
+        self, section: int, orientation: Any, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
         if role != Qt.ItemDataRole.DisplayRole:
             return None
         if orientation == Qt.Orientation.Horizontal:

@@ -98,7 +98,9 @@ class LlmPolicyController(SessionThread):
         )
 
     # -- worker thread ---------------------------------------------------------------------
-    def _thread_main(self, ask, environment, oracle, model, backends) -> None:
+    def _thread_main(
+        self, ask: Any, environment: Any, oracle: Any, model: Any, backends: Any
+    ) -> None:
         try:
             result = asyncio.run(self._run(ask, environment, oracle, model, backends))
         except Exception as error:  # said in the status bar, never a crash
@@ -148,7 +150,7 @@ class LlmPolicyController(SessionThread):
                 seen.update(asked=asked, batch=batch)
                 self.progress.emit(status_line(spec, asked, batch, 0))
 
-            def on_reply(progress) -> None:
+            def on_reply(progress: Any) -> None:
                 if progress.last is not None:
                     seen["replies"] += 1
                     if progress.last.verdict == "error":

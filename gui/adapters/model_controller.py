@@ -15,6 +15,7 @@ import asyncio
 import gc
 import os
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
@@ -190,7 +191,7 @@ class ModelController(QObject):
         self.settings.remember_size(size_key(environment, self.constants), len(oracle.states))
         self.oracle_ready.emit(oracle, environment)
 
-    def _report(self, progress) -> None:
+    def _report(self, progress: Any) -> None:
         """Oracle progress (on the event loop's thread) as one status-bar line."""
         counts = ", ".join(f"{value:,} {name}" for name, value in progress.counts.items() if value)
         minutes, seconds = divmod(int(progress.seconds), 60)

@@ -9,6 +9,7 @@ a campaign run from the window grades them against this chain.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.policy.types import PolicyOracle
@@ -39,7 +40,7 @@ async def load_policy(oracle: OracleResult, path: str, default: str = "") -> Pol
     return await in_thread(_attach, oracle, path, default)
 
 
-def _loss_table(oracle: OracleResult, rows: list[dict]):
+def _loss_table(oracle: OracleResult, rows: list[dict]) -> Any:
     from explaincheck.core.policy.stored import loss_table, stored_policies
     from explaincheck.core.policy.types import policy_chain
 
@@ -58,6 +59,6 @@ def _loss_table(oracle: OracleResult, rows: list[dict]):
     return loss_table(chains)
 
 
-async def policy_loss_table(oracle: OracleResult, rows: list[dict]):
+async def policy_loss_table(oracle: OracleResult, rows: list[dict]) -> Any:
     """The value-loss table of the loaded policy and the stored LLM policies (worker thread)."""
     return await in_thread(_loss_table, oracle, rows)

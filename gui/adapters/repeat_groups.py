@@ -110,7 +110,9 @@ class RepeatGroupsModel(QAbstractTableModel):
             return QBrush(QColor(255, 200, 160, 160))
         return None
 
-    def headerData(self, section: int, orientation, role: int = Qt.ItemDataRole.DisplayRole):
+    def headerData(
+        self, section: int, orientation: Any, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return self.HEADERS[section]
         return None

@@ -122,7 +122,9 @@ class ResultsTableModel(QAbstractTableModel):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
 
-    def headerData(self, section: int, orientation, role: int = Qt.ItemDataRole.DisplayRole):
+    def headerData(
+        self, section: int, orientation: Any, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return COLUMNS[section][0]
         return None
@@ -140,7 +142,7 @@ class ResultsFilter(QSortFilterProxyModel):
         self.text = ""
         self.setSortRole(Qt.ItemDataRole.UserRole)
 
-    def _refilter(self, change) -> None:
+    def _refilter(self, change: Any) -> None:
         """Apply ``change`` to the filter state and re-filter (Qt >= 6.9 has an explicit API
         for this; ``invalidateFilter`` is deprecated there)."""
         direction = getattr(QSortFilterProxyModel, "Direction", None)
@@ -266,7 +268,9 @@ class PairsModel(QAbstractTableModel):
                 return QBrush(QColor(255, 240, 200, 120))
         return None
 
-    def headerData(self, section: int, orientation, role: int = Qt.ItemDataRole.DisplayRole):
+    def headerData(
+        self, section: int, orientation: Any, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return self.HEADERS[section]
         return None

@@ -15,6 +15,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
@@ -160,13 +161,15 @@ class WorkbenchController(QObject):
             return
         self.transitions_ready.emit(found)
 
-    def most_probable_paths(self, oracle: OracleResult, start: int, k: int, transitions) -> None:
+    def most_probable_paths(
+        self, oracle: OracleResult, start: int, k: int, transitions: Any
+    ) -> None:
         request = self.request()
         if request is None:
             return
         self.tasks.start(self._paths(request, oracle, start, k, transitions), "k paths")
 
-    async def _paths(self, request, oracle, start, k, transitions) -> None:
+    async def _paths(self, request: Any, oracle: Any, start: Any, k: Any, transitions: Any) -> None:
         from explaincheck.core.workbench.paths import k_most_probable
 
         try:
@@ -209,7 +212,7 @@ class WorkbenchController(QObject):
 
         loop = asyncio.get_running_loop()
 
-        def progress(done: int, total: int, _point) -> None:
+        def progress(done: int, total: int, _point: Any) -> None:
             loop.call_soon_threadsafe(self.sweep_progress.emit, done, total)
 
         try:

@@ -65,7 +65,7 @@ def attach_workbench(window: Any) -> tuple[WorkbenchView, WorkbenchController]:
             return
         view.editor.open_source(path, is_builtin(path))
 
-    def checked(error) -> None:
+    def checked(error: Any) -> None:
         view.editor.show_check(error, str(controller.folder))
 
     def save(text: str, path: str) -> None:

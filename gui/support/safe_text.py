@@ -8,12 +8,13 @@ these helpers: labels are forced to plain text, tooltips are escaped and wrapped
 from __future__ import annotations
 
 import html
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
 
-def plain_label(text: str = "", parent=None) -> QLabel:
+def plain_label(text: str = "", parent: Any = None) -> QLabel:
     """A QLabel that never interprets its text as rich text."""
     label = QLabel(parent)
     label.setTextFormat(Qt.TextFormat.PlainText)

@@ -160,14 +160,14 @@ class Settings:
         self._store.sync()
 
 
-def _as_int(value, default):
+def _as_int(value: Any, default: Any) -> Any:
     try:
         return int(value)
     except (TypeError, ValueError):
         return default
 
 
-def _as_float(value, default):
+def _as_float(value: Any, default: Any) -> Any:
     try:
         return float(value)
     except (TypeError, ValueError):

@@ -190,7 +190,7 @@ class ComparePanel(QWidget):
             else "No paired outcomes (the two LLMs share no answered case)."
         )
 
-    def _selected(self, *_args) -> None:
+    def _selected(self, *_args: object) -> None:
         indexes = self.table.selectionModel().selectedRows()
         if not indexes:
             return

@@ -7,6 +7,8 @@ panel (with line and column and the offending source line for syntax errors), ne
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import (
@@ -217,7 +219,7 @@ class ModelView(QWidget):
         self.builtin.setCurrentRow(-1)  # no current item: its description goes too
         self.builtin.clearSelection()
 
-    def _describe_selected(self, item: QListWidgetItem | None, _previous=None) -> None:
+    def _describe_selected(self, item: QListWidgetItem | None, _previous: Any = None) -> None:
         environment = self._environment_of(item)
         self.builtin_description.setText(environment.description if environment else "")
 
@@ -227,7 +229,7 @@ class ModelView(QWidget):
         env_id = item.data(Qt.ItemDataRole.UserRole)
         return next((e for e in self.environments if e.id == env_id), None)
 
-    def _open_selected(self, *_args) -> None:
+    def _open_selected(self, *_args: object) -> None:
         environment = self._environment_of(self.builtin.currentItem())
         if environment is not None:
             self.controller.open_environment(environment)

@@ -4,6 +4,7 @@ it costs there (π(s), V^π(s), V*(s), the regret and its share of the value los
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QWidget
@@ -22,7 +23,7 @@ ROWS = (
 )
 
 
-def _value(value: float, exact) -> str:
+def _value(value: float, exact: Any) -> str:
     text = f"{value:.6g}"
     if exact is not None and "/" in str(exact):
         text += f"  (= {exact})"

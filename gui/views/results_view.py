@@ -232,7 +232,7 @@ class ExecutionsPanel(QWidget):
         shown = [self.model.row(self.proxy.source_row(i)) for i in range(self.proxy.rowCount())]
         self.groups.set_rows(shown)
 
-    def _group_selected(self, *_args) -> None:
+    def _group_selected(self, *_args: object) -> None:
         indexes = self.group_table.selectionModel().selectedRows()
         if not indexes:
             return

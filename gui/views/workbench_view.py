@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QShowEvent
@@ -111,7 +112,7 @@ class WorkbenchView(QWidget):
         if self.simulator.simulation is not None:
             self.graph.show_path(self.simulator.simulation.path)
 
-    def set_transitions(self, transitions) -> None:
+    def set_transitions(self, transitions: Any) -> None:
         self.simulator.set_transitions(transitions)
         self.bellman.set_transitions(transitions)
 
