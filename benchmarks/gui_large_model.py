@@ -156,8 +156,8 @@ def main() -> None:
     import qasync
     from PySide6.QtWidgets import QApplication
 
-    from explaincheck.gui.settings import Settings
-    from explaincheck.gui.tasks import prepare_worker_threads
+    from explaincheck.gui.support.settings import Settings
+    from explaincheck.gui.support.tasks import prepare_worker_threads
 
     app = QApplication.instance() or QApplication([])
     loop = qasync.QEventLoop(app, already_running=True)
@@ -168,7 +168,7 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="gui_large_"))
     prism = folder / f"grid{args.n}.prism"
     prism.write_text(gridworld_prism(args.n))
-    from explaincheck.gui.model_controller import resolve_environment
+    from explaincheck.gui.adapters.model_controller import resolve_environment
 
     environment = resolve_environment(str(prism))
     started = time.perf_counter()
@@ -180,7 +180,7 @@ def main() -> None:
         oracle = compute_oracle(environment.request())
     print(f"{len(oracle.states):,} states; oracle ready in {time.perf_counter() - started:.1f} s")
 
-    from explaincheck.gui.model_controller import keep_out_of_gc
+    from explaincheck.gui.adapters.model_controller import keep_out_of_gc
     from explaincheck.gui.views.graph_view import GraphView
 
     keep_out_of_gc()  # as the controller does when it delivers an oracle

@@ -50,7 +50,7 @@ def main() -> None:
     import qasync
     from PySide6.QtWidgets import QApplication
 
-    from explaincheck.gui.tasks import prepare_worker_threads
+    from explaincheck.gui.support.tasks import prepare_worker_threads
     from explaincheck.gui.views.graph_view import GraphView
 
     app = QApplication.instance() or QApplication([])

@@ -77,7 +77,7 @@ def main() -> None:
 
     from explaincheck.core.analysis.report import build_report
     from explaincheck.core.store import Store, results_frame
-    from explaincheck.gui.results_data import read_rows
+    from explaincheck.gui.adapters.results_data import read_rows
     from explaincheck.gui.views.report_view import build
 
     with tempfile.TemporaryDirectory() as folder:

@@ -18,10 +18,10 @@ from PySide6.QtWidgets import QApplication
 
 from explaincheck.core.paths import resources_dir
 from explaincheck.gui.main_window import TABS, MainWindow
-from explaincheck.gui.qt_messages import silence_harmless_messages
-from explaincheck.gui.settings import APPLICATION, ORGANISATION, Settings
-from explaincheck.gui.tasks import prepare_worker_threads
-from explaincheck.gui.theme import apply_theme
+from explaincheck.gui.support.qt_messages import silence_harmless_messages
+from explaincheck.gui.support.settings import APPLICATION, ORGANISATION, Settings
+from explaincheck.gui.support.tasks import prepare_worker_threads
+from explaincheck.gui.support.theme import apply_theme
 
 SCREENSHOT_SIZE = (1600, 1000)
 
@@ -75,7 +75,7 @@ def run(
     """Open the window (and, with ``screenshot``, save it and exit); ``model`` holds the
     constants and goal/unsafe labels to open ``env`` with. Returns the exit status."""
     from explaincheck.core.errors import ExplaincheckError
-    from explaincheck.gui.compat import problem
+    from explaincheck.gui.support.compat import problem
 
     trouble = problem()
     if trouble:

@@ -74,7 +74,7 @@ def choose_platform(screenshot: bool, environ: MutableMapping[str, str]) -> None
 
 
 def run(args: argparse.Namespace) -> int:
-    from explaincheck.gui.system_libraries import xcb_problem
+    from explaincheck.gui.support.system_libraries import xcb_problem
 
     choose_platform(bool(args.screenshot), os.environ)
     trouble = xcb_problem(os.environ)  # Qt would abort the process without them

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import traceback
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QIcon
@@ -29,19 +30,20 @@ from PySide6.QtWidgets import (
 from explaincheck.core.campaign.session import BackendSettings
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.paths import resources_dir
-from explaincheck.gui.backend_choices import llm_choices
-from explaincheck.gui.campaign_controller import CampaignController
-from explaincheck.gui.campaign_run import CampaignRun
-from explaincheck.gui.live_question_controller import LiveQuestionController
-from explaincheck.gui.model_controller import ModelController
-from explaincheck.gui.model_presenter import ModelPresenter
-from explaincheck.gui.policy_presenter import PolicyPresenter
-from explaincheck.gui.regrade_presenter import RegradePresenter
-from explaincheck.gui.results_data import ResultsData
-from explaincheck.gui.results_presenter import ResultsPresenter
-from explaincheck.gui.settings import Settings
-from explaincheck.gui.status_line import StatusLine
-from explaincheck.gui.tasks import Tasks
+from explaincheck.gui.adapters.backend_choices import llm_choices
+from explaincheck.gui.adapters.campaign_controller import CampaignController
+from explaincheck.gui.adapters.live_question_controller import LiveQuestionController
+from explaincheck.gui.adapters.model_controller import ModelController
+from explaincheck.gui.adapters.results_data import ResultsData
+from explaincheck.gui.presenters.campaign_run import CampaignRun
+from explaincheck.gui.presenters.model_presenter import ModelPresenter
+from explaincheck.gui.presenters.policy_presenter import PolicyPresenter
+from explaincheck.gui.presenters.regrade_presenter import RegradePresenter
+from explaincheck.gui.presenters.results_presenter import ResultsPresenter
+from explaincheck.gui.presenters.window_actions import TABS, build_actions
+from explaincheck.gui.presenters.wording_presenter import WordingPresenter
+from explaincheck.gui.support.settings import Settings
+from explaincheck.gui.support.tasks import Tasks
 from explaincheck.gui.views.campaign_view import CampaignView
 from explaincheck.gui.views.error_overlay import ErrorOverlay
 from explaincheck.gui.views.graph_view import GraphView
@@ -49,10 +51,9 @@ from explaincheck.gui.views.model_view import ModelView
 from explaincheck.gui.views.report_view import ReportView
 from explaincheck.gui.views.results_view import ResultsView
 from explaincheck.gui.views.state_inspector import StateInspector
+from explaincheck.gui.views.status_line import StatusLine
 from explaincheck.gui.views.teach_view import TeachView
 from explaincheck.gui.views.wheel_guard import guard_wheel
-from explaincheck.gui.window_actions import TABS, build_actions
-from explaincheck.gui.wording_presenter import WordingPresenter
 
 DATABASE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
 FIRST_SIZE = (1600, 1000)  # the window of a first start, where the screen has room for it
@@ -128,10 +129,10 @@ class MainWindow(QMainWindow):
         self.commands = build_actions(self)  # toolbar and menus
         self.status_line = StatusLine(self)
         self._wire()
-        from explaincheck.gui.workbench_wiring import attach_workbench
+        from explaincheck.gui.presenters.workbench_wiring import attach_workbench
 
         self.workbench, self.workbench_controller = attach_workbench(self)  # editor, simulator…
-        from explaincheck.gui.llm_policy_wiring import LlmPolicyWiring
+        from explaincheck.gui.presenters.llm_policy_wiring import LlmPolicyWiring
 
         self.llm_policy = LlmPolicyWiring(self)  # File › Ask an LLM for its policy…
         self._restore()
@@ -258,7 +259,7 @@ class MainWindow(QMainWindow):
         if self.tabs.currentWidget() is self.teach_view:
             self.inspector.show_state(state_id)
 
-    def _ask_live(self, spec: str, case) -> None:
+    def _ask_live(self, spec: str, case: Any) -> None:
         if self.model.oracle is None or self.model.environment is None:
             return
         # Teach's oracle: for a factors case it carries the factor truth the prompt needs
@@ -266,8 +267,8 @@ class MainWindow(QMainWindow):
         self.live.ask(spec, case, oracle, self.model.environment)
 
     def edit_settings(self) -> None:
-        from explaincheck.gui.settings_dialog import SettingsDialog
-        from explaincheck.gui.theme import apply_theme
+        from explaincheck.gui.support.theme import apply_theme
+        from explaincheck.gui.views.settings_dialog import SettingsDialog
 
         dialog = SettingsDialog(self.settings.preferences(), self)
         if dialog.exec():

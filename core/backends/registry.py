@@ -26,6 +26,8 @@ from explaincheck.core.backends.ollama_hosts import (
     redact_url,
 )
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.plugins import BACKENDS as BACKEND_PLUGINS
+from explaincheck.core.plugins import plugin_objects
 
 if TYPE_CHECKING:
     from explaincheck.core.environments.types import Environment
@@ -43,7 +45,9 @@ REFERENCE_FLAWS = (
     "flaw:danger-blind",
 )
 
-# What an answerer is for (``BackendKind.role``): front ends group and pre-tick by it.
+# What an answerer is for (``BackendKind.role``): analysis groups by it (under test, the baseline
+# and ceiling every table compares with, reference explainers with known flaws). Screens read the
+# explicit facts below (``preselected``, ``flaw_picture``, ``live``, ``instant``), never the role.
 MODEL, BASELINE, CEILING, REFERENCE = "model", "baseline", "ceiling", "reference"
 
 
@@ -108,6 +112,10 @@ class BackendKind:
     live: bool = False  # answers a single question on demand (the Teach tab's "ask live")
     reads_oracle: bool = False  # built from the oracle (one instance per oracle, no LLM)
     role: str = MODEL  # MODEL (under test), BASELINE, CEILING or REFERENCE (a known flaw)
+    preselected: bool = False  # ticked in a new campaign (every model is compared with it)
+    # answers from an exact but wrong picture of the model, which the Teach tab shows beside
+    # the oracle's answer: the ``flaw:`` kind, whose argument ``oracle.flawed.parse_flaw`` reads
+    flaw_picture: bool = False
     presets: tuple[str, ...] = ()  # complete specs offered without typing; none: the prefix
     unavailable: Callable[[], str | None] | None = None  # why it cannot run here, or None
     # What planning needs (the GUI's estimate before Run, analysis's grouping):
@@ -268,12 +276,20 @@ KINDS: dict[str, BackendKind] = {
             "uniform guesses (baseline)",
             live=True,
             role=BASELINE,
+            preselected=True,
             reads_oracle=True,
             instant=True,
             negative_control=True,
         ),
         BackendKind(
-            "oracle", _oracle, "ceiling", live=True, role=CEILING, reads_oracle=True, instant=True
+            "oracle",
+            _oracle,
+            "ceiling",
+            live=True,
+            role=CEILING,
+            preselected=True,
+            reads_oracle=True,
+            instant=True,
         ),
         BackendKind(
             "noisy",
@@ -298,6 +314,7 @@ KINDS: dict[str, BackendKind] = {
             check=_check_flaw,
             describe=_describe_flaw,
             role=REFERENCE,
+            flaw_picture=True,
             reads_oracle=True,
             presets=REFERENCE_FLAWS,
             instant=True,
@@ -343,6 +360,10 @@ KINDS: dict[str, BackendKind] = {
         ),
     )
 }
+# then the kinds of installed plugin packages (entry points ``explaincheck.backends``,
+# core/plugins.py); a plugin never replaces a built-in prefix
+for _plugin in plugin_objects(BACKEND_PLUGINS, BackendKind):
+    KINDS.setdefault(_plugin.prefix, _plugin)
 
 
 def kind_of(spec: object) -> BackendKind | None:

@@ -21,6 +21,7 @@ from explaincheck.core.environments.loader import (
 )
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.paths import environments_dir
+from explaincheck.core.plugins import environment_folders
 
 PAPER_ORDER: tuple[str, ...] = (  # the paper's order, which every table keeps
     "frozen_lake",
@@ -45,7 +46,14 @@ def discover(root: Path) -> tuple[str, ...]:
     )
 
 
-BUILTIN_IDS: tuple[str, ...] = discover(environments_dir())
+# The environments this installation has: the folders under ``environments/``, then those of
+# installed plugin packages (entry points ``explaincheck.environments``, core/plugins.py), which
+# never replace a folder of the same id.
+_OWN: tuple[str, ...] = discover(environments_dir())
+PLUGIN_FOLDERS: dict[str, Path] = {
+    i: folder for i, folder in environment_folders().items() if i not in _OWN
+}
+BUILTIN_IDS: tuple[str, ...] = _OWN + tuple(PLUGIN_FOLDERS)
 
 
 def builtin_folder(env_id: str) -> Path:
@@ -53,7 +61,7 @@ def builtin_folder(env_id: str) -> Path:
         raise EnvironmentFolderError(
             f"unknown environment {env_id!r}; built-in ones are: {', '.join(BUILTIN_IDS)}"
         )
-    return environments_dir() / env_id
+    return PLUGIN_FOLDERS.get(env_id) or environments_dir() / env_id
 
 
 def load_builtin(env_id: str, *, constants: str | None = None) -> Environment:

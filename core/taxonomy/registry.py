@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.plugins import CATEGORIES as CATEGORY_PLUGINS
+from explaincheck.core.plugins import plugin_objects
 from explaincheck.core.taxonomy.base import Category
 from explaincheck.core.taxonomy.best_action import BestAction
 from explaincheck.core.taxonomy.bottleneck import Bottleneck
@@ -52,6 +54,10 @@ CATEGORIES: dict[str, Category] = {
         PolicyRegret(),
     )
 }
+# then the categories of installed plugin packages (entry points ``explaincheck.categories``,
+# core/plugins.py); a plugin never replaces a built-in id
+for _plugin in plugin_objects(CATEGORY_PLUGINS, Category, make=lambda cls: cls()):
+    CATEGORIES.setdefault(_plugin.id, _plugin)
 
 
 # The paper's ten categories (its Table 1, section 4): fixed by the paper, for what reproduces

@@ -126,8 +126,8 @@ def start_offscreen_app() -> tuple[object, object, Path]:
     import qasync
 
     from explaincheck.gui.app import create_app
-    from explaincheck.gui.tasks import prepare_worker_threads
-    from explaincheck.gui.theme import apply_theme
+    from explaincheck.gui.support.tasks import prepare_worker_threads
+    from explaincheck.gui.support.theme import apply_theme
 
     app = create_app()
     apply_theme(app, "light")
@@ -139,7 +139,7 @@ def start_offscreen_app() -> tuple[object, object, Path]:
 
 def main(argv: list[str]) -> int:
     from explaincheck.gui.main_window import MainWindow
-    from explaincheck.gui.settings import Settings
+    from explaincheck.gui.support.settings import Settings
 
     _app, loop, scratch = start_offscreen_app()
     for number, env in enumerate(argv or ENVIRONMENTS):

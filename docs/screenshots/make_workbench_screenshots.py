@@ -103,7 +103,7 @@ def main() -> int:
     from make_screenshots import start_offscreen_app
 
     from explaincheck.gui.main_window import MainWindow
-    from explaincheck.gui.settings import Settings
+    from explaincheck.gui.support.settings import Settings
 
     _app, loop, _scratch = start_offscreen_app()
     window = MainWindow(Settings())

@@ -33,7 +33,7 @@ from explaincheck.core.workbench.bellman import (
 )
 from explaincheck.core.workbench.policy_iteration import LESSON_STATES, Round, policy_iteration
 from explaincheck.core.workbench.transitions import Transitions
-from explaincheck.gui.safe_text import plain_label
+from explaincheck.gui.support.safe_text import plain_label
 from explaincheck.gui.views.tables import fill_row, read_only_table
 
 

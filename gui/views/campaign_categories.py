@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGroupBox, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from explaincheck.core.oracle.types import OracleResult
-from explaincheck.gui.category_marks import base_title, category_mark
+from explaincheck.core.workspace.presentation.category_marks import base_title, category_mark
 from explaincheck.gui.views.campaign_llm_box import checked
 
 DIMENSION_TITLES = (

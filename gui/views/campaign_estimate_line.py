@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer
 
-from explaincheck.gui.tasks import Tasks, in_thread
+from explaincheck.gui.support.tasks import Tasks, in_thread
 
 if TYPE_CHECKING:
     from explaincheck.gui.views.campaign_view import CampaignView
@@ -40,7 +40,7 @@ class EstimateLine(QObject):
         self.tasks.start(self._read_rates(), "measured rates")
 
     async def _read_rates(self) -> None:
-        from explaincheck.gui.campaign_estimate import known_rates
+        from explaincheck.core.workspace.presentation.campaign_estimate import known_rates
 
         self.set_rates(await in_thread(known_rates, list(self._results.rows)))
 
@@ -51,7 +51,10 @@ class EstimateLine(QObject):
 
     def update(self, *_args: object) -> None:
         """ "about N min" for the set-up as it stands."""
-        from explaincheck.gui.campaign_estimate import estimate, executions_per_llm
+        from explaincheck.core.workspace.presentation.campaign_estimate import (
+            estimate,
+            executions_per_llm,
+        )
 
         page = self.page
         llms = page.selected_llms()

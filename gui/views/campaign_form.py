@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explaincheck.gui.category_offers import behavioural_tip
-from explaincheck.gui.safe_text import plain_label
+from explaincheck.core.workspace.presentation.category_offers import behavioural_tip
+from explaincheck.gui.support.safe_text import plain_label
 from explaincheck.gui.views.cost_fields import CostFields
 
 WORDING_CHOICES = (("0", "0 (the original question)"), ("1", "1"), ("2", "2"), ("all", "all three"))

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from explaincheck.core.plural import counted
-from explaincheck.gui.safe_text import plain_label
+from explaincheck.gui.support.safe_text import plain_label
 from explaincheck.gui.views.llm_choices import LlmChoices
 
 SPEC = Qt.ItemDataRole.UserRole  # where each row keeps its LLM spec
@@ -87,13 +87,13 @@ class LlmBox(QGroupBox):
         return row
 
     def offer(self, answerers: LlmChoices) -> None:
-        """List the registered answerers that are not reference explainers (baselines ticked)."""
+        """List the registered answerers that are not reference explainers (preselected: ticked)."""
         for choice in answerers.offered:
             if not choice.reference:
                 self.add_llm(
                     choice.spec,
                     choice.text,
-                    on=choice.baseline,
+                    on=choice.preselected,
                     enabled=choice.enabled,
                     tip=choice.tip,
                 )

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explaincheck.gui.safe_text import plain_label
+from explaincheck.gui.support.safe_text import plain_label
 from explaincheck.gui.views.campaign_llm_box import SPEC, checked
 from explaincheck.gui.views.llm_choices import LlmChoices
 

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
-from explaincheck.gui.safe_text import plain_label
+from explaincheck.gui.support.safe_text import plain_label
 
 if TYPE_CHECKING:
-    from explaincheck.gui.run_clock import TimeLeft
+    from explaincheck.core.workspace.presentation.run_clock import TimeLeft
 
 
 def progress_parts(progress: Any, time_left: TimeLeft | None, cost: str) -> list[str]:

@@ -25,10 +25,10 @@ from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.taxonomy.degeneracy import degenerate_categories
 from explaincheck.core.taxonomy.registry import applicability
-from explaincheck.gui.campaign_cost import CostMeter, CostSettings
-from explaincheck.gui.category_offers import request_offers
-from explaincheck.gui.safe_text import plain_label
-from explaincheck.gui.tasks import Tasks, in_thread
+from explaincheck.core.workspace.presentation.campaign_cost import CostMeter, CostSettings
+from explaincheck.core.workspace.presentation.category_offers import request_offers
+from explaincheck.gui.support.safe_text import plain_label
+from explaincheck.gui.support.tasks import Tasks, in_thread
 from explaincheck.gui.views.campaign_categories import CategoryBox
 from explaincheck.gui.views.campaign_estimate_line import EstimateLine
 from explaincheck.gui.views.campaign_form import SelectionForm, default_database
@@ -38,7 +38,7 @@ from explaincheck.gui.views.campaign_run_bar import RunBar
 from explaincheck.gui.views.llm_choices import LlmChoices
 
 if TYPE_CHECKING:
-    from explaincheck.gui.run_clock import TimeLeft
+    from explaincheck.core.workspace.presentation.run_clock import TimeLeft
 
 __all__ = ["CampaignSetup", "CampaignView", "default_database"]
 
@@ -244,7 +244,7 @@ class CampaignView(QWidget):
 
     def save_campaign_file(self, path: str) -> None:
         from explaincheck.core.errors import ExplaincheckError
-        from explaincheck.gui.campaign_files import save_campaign
+        from explaincheck.gui.adapters.campaign_files import save_campaign
 
         env = self.environment.id or self.environment.model_path if self.environment else None
         try:
@@ -259,7 +259,7 @@ class CampaignView(QWidget):
 
     def open_campaign_file(self, path: str) -> None:
         from explaincheck.core.errors import ExplaincheckError
-        from explaincheck.gui.campaign_files import open_campaign
+        from explaincheck.gui.adapters.campaign_files import open_campaign
 
         try:
             choices, env = open_campaign(path)

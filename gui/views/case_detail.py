@@ -24,10 +24,10 @@ from PySide6.QtWidgets import (
 )
 
 from explaincheck.core.oracle.types import OracleResult
-from explaincheck.gui.long_text import capped
-from explaincheck.gui.results_model import states_text
-from explaincheck.gui.safe_text import plain_label
-from explaincheck.gui.valuation import valuation_text
+from explaincheck.core.workspace.presentation.long_text import capped
+from explaincheck.core.workspace.presentation.valuation import valuation_text
+from explaincheck.gui.adapters.results_model import states_text
+from explaincheck.gui.support.safe_text import plain_label
 from explaincheck.gui.views.full_text_dialog import FullTextDialog
 
 TEXT_MIN_HEIGHT = 36  # two lines; the boxes scroll

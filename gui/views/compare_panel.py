@@ -22,10 +22,10 @@ from PySide6.QtWidgets import (
 
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
-from explaincheck.gui.paired_summary import paired_summary
-from explaincheck.gui.results_data import ResultsData, same_model
-from explaincheck.gui.results_model import PairsModel, disagree, paired_rows
-from explaincheck.gui.tasks import Tasks, in_thread
+from explaincheck.core.workspace.presentation.paired_summary import paired_summary
+from explaincheck.gui.adapters.results_data import ResultsData, same_model
+from explaincheck.gui.adapters.results_model import PairsModel, disagree, paired_rows
+from explaincheck.gui.support.tasks import Tasks, in_thread
 from explaincheck.gui.views.case_detail import CaseDetail
 
 
@@ -190,7 +190,7 @@ class ComparePanel(QWidget):
             else "No paired outcomes (the two LLMs share no answered case)."
         )
 
-    def _selected(self, *_args) -> None:
+    def _selected(self, *_args: object) -> None:
         indexes = self.table.selectionModel().selectedRows()
         if not indexes:
             return

@@ -12,8 +12,8 @@ from typing import Any
 
 from PySide6.QtWidgets import QFormLayout, QLineEdit, QWidget
 
-from explaincheck.gui.campaign_cost import CostSettings
-from explaincheck.gui.safe_text import plain_label
+from explaincheck.core.workspace.presentation.campaign_cost import CostSettings
+from explaincheck.gui.support.safe_text import plain_label
 
 PRICES_TIP = (
     "Money per million prompt/completion tokens, MODEL=IN/OUT, several separated by commas"

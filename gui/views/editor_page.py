@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explaincheck.gui.safe_text import plain_label
+from explaincheck.gui.support.safe_text import plain_label
 from explaincheck.gui.views.prism_editor import PrismEditor
 
 CHECK_DELAY_MS = 1000

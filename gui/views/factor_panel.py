@@ -39,9 +39,9 @@ from explaincheck.core.analysis.factor_picture import (
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.factors.types import MODEL, Factor
 from explaincheck.core.oracle.types import OracleResult
-from explaincheck.gui.factor_controller import FactorController
-from explaincheck.gui.safe_text import plain_label
-from explaincheck.gui.tasks import Tasks
+from explaincheck.gui.adapters.factor_controller import FactorController
+from explaincheck.gui.support.safe_text import plain_label
+from explaincheck.gui.support.tasks import Tasks
 from explaincheck.gui.views.q_bars import QBars
 
 PANEL = "factors"  # the ``Category.panel`` of the categories whose cases this panel shows

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from PySide6.QtGui import QColor
 
 from explaincheck.core.oracle.types import OracleResult
-from explaincheck.gui.tasks import Tasks, in_thread
+from explaincheck.gui.support.tasks import Tasks, in_thread
 from explaincheck.gui.views import colours
 from explaincheck.gui.views.graph_items import GraphStyle
 

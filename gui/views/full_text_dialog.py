@@ -15,8 +15,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explaincheck.gui.long_text import broken_lines
-from explaincheck.gui.safe_text import plain_label
+from explaincheck.core.workspace.presentation.long_text import broken_lines
+from explaincheck.gui.support.safe_text import plain_label
 
 
 class FullTextDialog(QDialog):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import (
@@ -32,8 +33,8 @@ from PySide6.QtWidgets import (
 )
 
 from explaincheck.core.oracle.types import StateFacts
-from explaincheck.gui.safe_text import tooltip
-from explaincheck.gui.valuation import ordered_items, valuation_text
+from explaincheck.core.workspace.presentation.valuation import ordered_items, valuation_text
+from explaincheck.gui.support.safe_text import tooltip
 from explaincheck.gui.views import colours
 
 
@@ -76,7 +77,7 @@ def compact_valuation(valuation: dict, variables: dict[str, str] | None = None) 
     return " ".join(f"{k}={_short(v)}" for k, _name, v in ordered_items(valuation, variables))
 
 
-def _short(value) -> str:
+def _short(value: Any) -> str:
     if isinstance(value, bool):
         return "T" if value else "F"
     if isinstance(value, float):
@@ -246,11 +247,11 @@ class NodeItem(QGraphicsRectItem):
             parts.append(self.style.caption_source(self.state_id))
         return "\n".join(p for p in parts if p)
 
-    def hoverEnterEvent(self, event) -> None:
+    def hoverEnterEvent(self, event: Any) -> None:
         self.setScale(1.12)
         super().hoverEnterEvent(event)
 
-    def hoverLeaveEvent(self, event) -> None:
+    def hoverLeaveEvent(self, event: Any) -> None:
         self.setScale(1.0)
         super().hoverLeaveEvent(event)
 
@@ -344,13 +345,13 @@ class EdgeItem(QGraphicsPathItem):
         pen.setCosmetic(self.style.thin)
         self.setPen(pen)
 
-    def hoverEnterEvent(self, event) -> None:
+    def hoverEnterEvent(self, event: Any) -> None:
         self.hovered = True
         self.setZValue(1.5)
         self.restyle()
         super().hoverEnterEvent(event)
 
-    def hoverLeaveEvent(self, event) -> None:
+    def hoverLeaveEvent(self, event: Any) -> None:
         self.hovered = False
         self.setZValue(1)
         self.restyle()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QLinearGradient, QPainter, QPen, QPixmap, QPolygonF
 from PySide6.QtWidgets import QWidget
@@ -52,7 +54,7 @@ class GraphLegend(QWidget):
         )
         return QSize(max(190, 46 + words), height)
 
-    def paintEvent(self, event) -> None:
+    def paintEvent(self, event: Any) -> None:
         """Blit the legend's picture, drawn again only when what it shows changes: it lies over
         the graph, so every frame of a pan repaints it (drawing it cost ~10 ms per frame)."""
         key = (

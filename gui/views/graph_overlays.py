@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from explaincheck.gui.tasks import Tasks
+from explaincheck.gui.support.tasks import Tasks
 from explaincheck.gui.views.flaw_colouring import FlawColouring
 from explaincheck.gui.views.graph_canvas import ZoomableView
 from explaincheck.gui.views.graph_controls import GraphToolbar

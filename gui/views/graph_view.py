@@ -20,9 +20,9 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.oracle.valuation_search import ValuationQueryError
 from explaincheck.core.policy.types import policy_chain
-from explaincheck.gui.state_query import find_state
-from explaincheck.gui.tasks import Tasks, in_thread
-from explaincheck.gui.valuation import valuation_text
+from explaincheck.core.workspace.presentation.state_query import find_state
+from explaincheck.core.workspace.presentation.valuation import valuation_text
+from explaincheck.gui.support.tasks import Tasks, in_thread
 from explaincheck.gui.views.graph_canvas import GraphScene, ZoomableView
 from explaincheck.gui.views.graph_controls import GraphRow, GraphToolbar
 from explaincheck.gui.views.graph_drawing import GraphDrawing, summary_text

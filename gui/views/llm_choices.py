@@ -16,8 +16,11 @@ class LlmChoice:
     spec: str  # e.g. "random", "local:gemma3-270m", "flaw:myopic:2"
     text: str  # "random — uniform guesses (baseline)"
     live: bool = False  # can be asked one question on demand
-    baseline: bool = False  # a baseline or ceiling every model is compared with (pre-ticked)
+    baseline: bool = False  # a baseline or ceiling every model is compared with
     reference: bool = False  # a reference explainer with a known flaw
+    preselected: bool = False  # ticked in a new campaign
+    flaw_picture: bool = False  # its wrong picture can be shown beside the oracle (Teach)
+    instant: bool = False  # computes its reply: asked on the spot, no LLM needed
     tip: str = ""  # why it cannot be used here ("" = it can)
 
     @property

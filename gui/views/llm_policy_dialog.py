@@ -13,8 +13,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explaincheck.gui.llm_policy import PolicyAsk
-from explaincheck.gui.safe_text import plain_label
+from explaincheck.gui.adapters.llm_policy import PolicyAsk
+from explaincheck.gui.support.safe_text import plain_label
 from explaincheck.gui.views.llm_choices import LlmChoices
 
 DEFAULTS = (

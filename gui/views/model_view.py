@@ -7,6 +7,8 @@ panel (with line and column and the offending source line for syntax errors), ne
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import (
@@ -31,9 +33,9 @@ from PySide6.QtWidgets import (
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.plural import counted
-from explaincheck.gui.model_controller import ModelController, size_key
-from explaincheck.gui.model_errors import error_text
-from explaincheck.gui.safe_text import plain_label
+from explaincheck.core.workspace.presentation.model_errors import error_text
+from explaincheck.gui.adapters.model_controller import ModelController, size_key
+from explaincheck.gui.support.safe_text import plain_label
 
 PRISM_FILTER = "PRISM models (*.prism *.nm *.pm);;All files (*)"
 
@@ -226,7 +228,7 @@ class ModelView(QWidget):
         self.builtin.setCurrentRow(-1)  # no current item: its description goes too
         self.builtin.clearSelection()
 
-    def _describe_selected(self, item: QListWidgetItem | None, _previous=None) -> None:
+    def _describe_selected(self, item: QListWidgetItem | None, _previous: Any = None) -> None:
         environment = self._environment_of(item)
         self.builtin_description.setText(environment.description if environment else "")
 
@@ -236,7 +238,7 @@ class ModelView(QWidget):
         env_id = item.data(Qt.ItemDataRole.UserRole)
         return next((e for e in self.environments if e.id == env_id), None)
 
-    def _open_selected(self, *_args) -> None:
+    def _open_selected(self, *_args: object) -> None:
         environment = self._environment_of(self.builtin.currentItem())
         if environment is not None:
             self.controller.open_environment(environment)

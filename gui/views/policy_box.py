@@ -4,13 +4,14 @@ it costs there (π(s), V^π(s), V*(s), the regret and its share of the value los
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QWidget
 
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.policy.types import describe_choice, policy_chain
-from explaincheck.gui.safe_text import plain_label
+from explaincheck.gui.support.safe_text import plain_label
 
 ROWS = (
     ("action", "π(s)"),
@@ -22,7 +23,7 @@ ROWS = (
 )
 
 
-def _value(value: float, exact) -> str:
+def _value(value: float, exact: Any) -> str:
     text = f"{value:.6g}"
     if exact is not None and "/" in str(exact):
         text += f"  (= {exact})"

@@ -3,10 +3,12 @@ open model (rows of ``explaincheck policy`` in the open results file), V^π(s0) 
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtWidgets import QGroupBox, QHeaderView, QTableView, QVBoxLayout, QWidget
 
-from explaincheck.gui.frame_model import FrameModel
-from explaincheck.gui.safe_text import plain_label
+from explaincheck.gui.adapters.frame_model import FrameModel
+from explaincheck.gui.support.safe_text import plain_label
 
 NOTE = (
     "value loss = V*(s0) − V^π(s0), exact where the oracle is; loses most at: the state with the "
@@ -32,7 +34,7 @@ class PolicyLossBox(QGroupBox):
         layout.addWidget(note)
         self.hide()
 
-    def set_table(self, frame) -> None:
+    def set_table(self, frame: Any) -> None:
         """Show ``frame`` (``core.policy.stored.loss_table``); None or empty hides the box."""
         if frame is None or frame.empty:
             self.model.set_frame(None)

@@ -6,6 +6,8 @@ be instant, crisp at any DPI, and readable on a projector.
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
@@ -46,7 +48,7 @@ class QBars(QWidget):
             out.append((action, value, mark or ("worst" if in_worst else "")))
         return out
 
-    def paintEvent(self, event) -> None:
+    def paintEvent(self, event: Any) -> None:
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         metrics = QFontMetrics(self.font())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -12,7 +14,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explaincheck.gui.safe_text import plain_label
+from explaincheck.gui.support.safe_text import plain_label
 
 RULES = (
     ("absolute", "Absolute: |p − V(s)| ≤ tolerance"),
@@ -24,7 +26,7 @@ class RegradeDialog(QDialog):
     """Rule and tolerance; the tolerance applies to the absolute rule only."""
 
     def __init__(
-        self, database: str, rule: str = "absolute", tolerance: float = 0.05, parent=None
+        self, database: str, rule: str = "absolute", tolerance: float = 0.05, parent: Any = None
     ) -> None:
         super().__init__(parent if isinstance(parent, QWidget) else None)
         self.setWindowTitle("Re-grade stored replies")
@@ -58,7 +60,7 @@ class RegradeDialog(QDialog):
         layout.addWidget(buttons)
         self._rule_changed()
 
-    def _rule_changed(self, *_args) -> None:
+    def _rule_changed(self, *_args: object) -> None:
         self.tolerance.setEnabled(self.satisfy_rule() == "absolute")
 
     def satisfy_rule(self) -> str:

@@ -29,10 +29,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explaincheck.gui.frame_model import FrameModel
-from explaincheck.gui.results_data import ResultsData, file_campaigns, rows_frame
-from explaincheck.gui.safe_text import plain_label
-from explaincheck.gui.tasks import Tasks, in_thread
+from explaincheck.gui.adapters.frame_model import FrameModel
+from explaincheck.gui.adapters.results_data import ResultsData, file_campaigns, rows_frame
+from explaincheck.gui.support.safe_text import plain_label
+from explaincheck.gui.support.tasks import Tasks, in_thread
 from explaincheck.gui.views.policy_report import PolicyLossBox
 
 # The figures and tables the tab shows: the report computes these alone for the tab.
@@ -54,7 +54,7 @@ def build(
     db_path: str | None = None,
     exclude_reading: bool = False,
     only: frozenset[str] | None = SHOWN,
-):
+) -> Any:
     """rows -> core Report (worker thread), with the campaign facts and LLM settings of the
     results file the rows came from, as ``explaincheck report --db`` builds it, but only the
     parts in ``only`` (None: the whole report, for an export); ``exclude_reading`` leaves
@@ -80,7 +80,7 @@ class FigurePanel(QGroupBox):
         self.placeholder = plain_label("No results yet: run a campaign or open a results file.")
         self.layout_.addWidget(self.placeholder)
 
-    def set_figure(self, figure) -> None:
+    def set_figure(self, figure: Any) -> None:
         if self.canvas is not None:
             self.layout_.removeWidget(self.canvas)
             self.canvas.deleteLater()
@@ -189,7 +189,7 @@ class ReportView(QWidget):
         self.ready = False
         self._timer.start()
 
-    def showEvent(self, event) -> None:
+    def showEvent(self, event: Any) -> None:
         super().showEvent(event)
         if self._stale:
             self._timer.start(0)
@@ -198,7 +198,7 @@ class ReportView(QWidget):
         if self.isVisible() and self._stale:
             self.refresh()
 
-    def refresh(self):
+    def refresh(self) -> Any:
         self._stale = False
         self._generation += 1
         return self.tasks.start(self._refresh(self._generation), "report")
@@ -219,7 +219,7 @@ class ReportView(QWidget):
         if generation == self._generation:
             self._show(report)
 
-    def _show(self, report) -> None:
+    def _show(self, report: Any) -> None:
         self.report = report
         for button in self.export_buttons.values():
             button.setEnabled(report is not None)
@@ -279,7 +279,7 @@ def _export_all(
     return _export(build(rows, db_path, exclude_reading, only=None), kind, folder)
 
 
-def _export(report, kind: str, folder: Path) -> list[Path]:
+def _export(report: Any, kind: str, folder: Path) -> list[Path]:
     from explaincheck.core.analysis.report import figure_bytes, write_report
 
     folder.mkdir(parents=True, exist_ok=True)

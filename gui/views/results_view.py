@@ -26,15 +26,15 @@ from PySide6.QtWidgets import (
 
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
-from explaincheck.gui.repeat_groups import RepeatGroupsModel
-from explaincheck.gui.results_data import ResultsData, same_model
-from explaincheck.gui.results_model import (
+from explaincheck.gui.adapters.repeat_groups import RepeatGroupsModel
+from explaincheck.gui.adapters.results_data import ResultsData, same_model
+from explaincheck.gui.adapters.results_model import (
     NOT_PASSED,
     ResultsFilter,
     ResultsTableModel,
     environment_name,
 )
-from explaincheck.gui.tasks import Tasks
+from explaincheck.gui.support.tasks import Tasks
 from explaincheck.gui.views.case_detail import CaseDetail
 from explaincheck.gui.views.compare_panel import ComparePanel
 from explaincheck.gui.views.factor_panel import FactorPanel
@@ -232,7 +232,7 @@ class ExecutionsPanel(QWidget):
         shown = [self.model.row(self.proxy.source_row(i)) for i in range(self.proxy.rowCount())]
         self.groups.set_rows(shown)
 
-    def _group_selected(self, *_args) -> None:
+    def _group_selected(self, *_args: object) -> None:
         indexes = self.group_table.selectionModel().selectedRows()
         if not indexes:
             return

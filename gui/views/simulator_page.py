@@ -32,7 +32,7 @@ from explaincheck.core.workbench.simulator import (
     optimal_chooser,
 )
 from explaincheck.core.workbench.transitions import Transitions
-from explaincheck.gui.safe_text import plain_label
+from explaincheck.gui.support.safe_text import plain_label
 from explaincheck.gui.views.tables import fill_row, read_only_table
 
 YOU, OPTIMAL, POLICY, LLM = "you", "optimal", "policy", "llm"

@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
 )
 
 from explaincheck.core.oracle.types import OracleResult, StateFacts
-from explaincheck.gui.safe_text import plain_label
-from explaincheck.gui.valuation import valuation_text
+from explaincheck.core.workspace.presentation.valuation import valuation_text
+from explaincheck.gui.support.safe_text import plain_label
 from explaincheck.gui.views.policy_box import PolicyBox
 from explaincheck.gui.views.q_bars import QBars
 

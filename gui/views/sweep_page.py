@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 
 from explaincheck.core.workbench.sweep import Sweep
 from explaincheck.core.workbench.sweep_output import render_table, sweep_figure
-from explaincheck.gui.safe_text import plain_label
+from explaincheck.gui.support.safe_text import plain_label
 from explaincheck.gui.views.tables import fill_row, read_only_table
 
 

@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (
 )
 
 from explaincheck.core.taxonomy.teaching import taught
-from explaincheck.gui.flaw_teaching import explanation
-from explaincheck.gui.safe_text import plain_label
+from explaincheck.core.workspace.presentation.flaw_teaching import explanation
+from explaincheck.gui.support.safe_text import plain_label
 from explaincheck.gui.views.llm_choices import LlmChoices
 
 REVEAL_TEXT = "Reveal ▸"
@@ -85,7 +85,7 @@ class AnswerBar(QToolBar):
         self.addWidget(QLabel(" Beside the oracle: "))
         self.flaw = QComboBox(parent)
         self.flaw.addItem("no flawed explainer", "")
-        for spec in (c.spec for c in answerers.offered if c.reference):
+        for spec in (c.spec for c in answerers.offered if c.flaw_picture):
             self.flaw.addItem(spec, spec)
             self.flaw.setItemData(
                 self.flaw.count() - 1, explanation(spec), Qt.ItemDataRole.ToolTipRole

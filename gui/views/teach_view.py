@@ -27,11 +27,11 @@ from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.taxonomy.registry import CATEGORIES
 from explaincheck.core.taxonomy.teaching import Case, Lesson, lesson, stepping_order
-from explaincheck.gui.category_facts import CategoryFacts, adds_facts, facts_words
-from explaincheck.gui.flaw_teaching import FlawedAnswer, flawed_answer
-from explaincheck.gui.results_data import ResultsData
-from explaincheck.gui.tasks import Tasks, in_thread
-from explaincheck.gui.teach_replies import reply_text, stored_reply
+from explaincheck.core.workspace.presentation.flaw_teaching import FlawedAnswer, flawed_answer
+from explaincheck.gui.adapters.category_facts import CategoryFacts, adds_facts, facts_words
+from explaincheck.gui.adapters.results_data import ResultsData
+from explaincheck.gui.adapters.teach_replies import reply_text, stored_reply
+from explaincheck.gui.support.tasks import Tasks, in_thread
 from explaincheck.gui.views.factor_panel import FactorPanel, has_factor_panel
 from explaincheck.gui.views.graph_view import GraphView
 from explaincheck.gui.views.llm_choices import LlmChoices
@@ -371,7 +371,7 @@ class TeachView(QWidget):
         for spec in stored:
             self.llm.addItem(f"{spec} (stored)", spec)
         for choice in self.answerers.offered:  # answerers that need no LLM, asked on the spot
-            if choice.live and choice.baseline and choice.spec not in stored:
+            if choice.live and choice.instant and choice.spec not in stored:
                 self.llm.addItem(f"{choice.spec} (ask live)", choice.spec)
         index = self.llm.findData(current)
         self.llm.setCurrentIndex(max(0, index))

@@ -1,6 +1,6 @@
 """The Workbench tab: Editor | Simulator | Bellman | Sweep, and "Save handout…".
 
-Pages are views only; ``gui/workbench_controller.py`` does their long work and the window
+Pages are views only; ``gui/adapters/workbench_controller.py`` does their long work and the window
 wires the controller's signals to the pages. The handout gathers the Teach cases the user added,
 the simulator's path and the Bellman view shown, as one self-contained HTML page.
 """
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QShowEvent
@@ -30,8 +31,8 @@ from explaincheck.core.workbench.handout import (
     path_section,
     render_handout,
 )
-from explaincheck.gui.safe_text import plain_label
-from explaincheck.gui.tasks import Tasks
+from explaincheck.gui.support.safe_text import plain_label
+from explaincheck.gui.support.tasks import Tasks
 from explaincheck.gui.views.bellman_page import BellmanPage
 from explaincheck.gui.views.editor_page import EditorPage
 from explaincheck.gui.views.graph_view import GraphView
@@ -111,7 +112,7 @@ class WorkbenchView(QWidget):
         if self.simulator.simulation is not None:
             self.graph.show_path(self.simulator.simulation.path)
 
-    def set_transitions(self, transitions) -> None:
+    def set_transitions(self, transitions: Any) -> None:
         self.simulator.set_transitions(transitions)
         self.bellman.set_transitions(transitions)
 

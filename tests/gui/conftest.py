@@ -18,7 +18,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 pytest.importorskip("PySide6")
 qasync = pytest.importorskip("qasync")
 
-from explaincheck.gui.compat import problem  # noqa: E402
+from explaincheck.gui.support.compat import problem  # noqa: E402
 
 _PROBLEM = problem()
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -38,7 +38,7 @@ def pytest_collection_modifyitems(config, items):
 def _session_loop(qapp):
     # One loop for the whole session: a qasync loop cannot be stopped without asking the
     # QApplication to exit, which would end pytest-qt's later waits at once.
-    from explaincheck.gui.tasks import prepare_worker_threads
+    from explaincheck.gui.support.tasks import prepare_worker_threads
 
     loop = qasync.QEventLoop(qapp, already_running=True)
     prepare_worker_threads(loop)
@@ -66,7 +66,7 @@ def qloop(qapp, _session_loop):
 
 @pytest.fixture
 def settings(tmp_path):
-    from explaincheck.gui.settings import Settings
+    from explaincheck.gui.support.settings import Settings
 
     return Settings(str(tmp_path / "settings.ini"))
 

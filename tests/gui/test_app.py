@@ -64,7 +64,7 @@ def test_gui_help_names_the_options():
 
 def test_preferences_and_window_state_persist(qtbot, qloop, tmp_path):
     from explaincheck.gui.main_window import MainWindow
-    from explaincheck.gui.settings import Preferences, Settings
+    from explaincheck.gui.support.settings import Preferences, Settings
 
     path = str(tmp_path / "settings.ini")
     settings = Settings(path)
@@ -123,7 +123,7 @@ def test_keyboard_shortcuts_switch_tabs(qtbot, window):
 
 
 def test_recent_databases_and_files_are_stored_as_absolute_paths(tmp_path, monkeypatch):
-    from explaincheck.gui.settings import Settings
+    from explaincheck.gui.support.settings import Settings
 
     monkeypatch.chdir(tmp_path)
     settings = Settings(str(tmp_path / "settings.ini"))

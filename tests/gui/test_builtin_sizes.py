@@ -6,7 +6,7 @@ from __future__ import annotations
 from gui_helpers import wait_for
 
 from explaincheck.core.oracle import compute_oracle
-from explaincheck.gui.model_controller import builtin_environments, size_key
+from explaincheck.gui.adapters.model_controller import builtin_environments, size_key
 
 SMALL = ("water_jug", "wolf_goat_cabbage")
 

@@ -16,8 +16,12 @@ from explaincheck.core.campaign.plan import Campaign, plan_campaign
 from explaincheck.core.campaign.session import BackendSettings
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.store import Store
-from explaincheck.gui.campaign_controller import CampaignController, build_campaign, results_path
-from explaincheck.gui.tasks import Tasks, in_thread
+from explaincheck.gui.adapters.campaign_controller import (
+    CampaignController,
+    build_campaign,
+    results_path,
+)
+from explaincheck.gui.support.tasks import Tasks, in_thread
 from explaincheck.gui.views.campaign_view import CampaignSetup
 
 CATEGORIES = ("satisfy", "best_action")

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from explaincheck.core.backends import registry
 from explaincheck.core.backends.registry import REFERENCE, BackendKind
-from explaincheck.gui.backend_choices import llm_choices
-from explaincheck.gui.campaign_estimate import estimate
-from explaincheck.gui.tasks import Tasks
+from explaincheck.core.workspace.presentation.campaign_estimate import estimate
+from explaincheck.gui.adapters.backend_choices import llm_choices
+from explaincheck.gui.support.tasks import Tasks
 from explaincheck.gui.views.campaign_view import CampaignView
 
 

@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt
 from support.openai_standin import Script, StandinOpenAI
 
 from explaincheck.core.campaign.prices import Price
-from explaincheck.gui.campaign_cost import CostMeter
+from explaincheck.core.workspace.presentation.campaign_cost import CostMeter
 
 
 def specs(view) -> dict[str, bool]:

@@ -5,8 +5,13 @@ from __future__ import annotations
 
 from gui_helpers import open_env, wait_for
 
-from explaincheck.gui.campaign_controller import build_campaign
-from explaincheck.gui.campaign_estimate import estimate, executions_per_llm, measured_rates
+from explaincheck.core.workspace.presentation.campaign_estimate import (
+    estimate,
+    executions_per_llm,
+    measured_rates,
+)
+from explaincheck.gui.adapters.backend_choices import llm_choices
+from explaincheck.gui.adapters.campaign_controller import build_campaign
 from explaincheck.gui.main_window import MainWindow
 
 
@@ -37,7 +42,8 @@ def test_reference_group_lists_five_kinds_and_feeds_the_campaign(qtbot, window):
     view.wording.setCurrentIndex(view.wording.findData("all"))
     view.metamorphic.setChecked(True)
     campaign = window_campaign(window)
-    assert campaign.llms == ("random", "oracle", "flaw:myopic:2", "flaw:determinised", "noisy:0.25")
+    preselected = tuple(c.spec for c in llm_choices().offered if c.preselected)
+    assert campaign.llms == (*preselected, "flaw:myopic:2", "flaw:determinised", "noisy:0.25")
     assert campaign.wordings == (0, 1, 2)
     assert campaign.metamorphic is True
     view.wording.setCurrentIndex(view.wording.findData("1"))

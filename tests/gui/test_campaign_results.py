@@ -166,7 +166,7 @@ def test_teach_view_steps_through_a_state(qtbot, campaign_window):
 
 
 def test_untrusted_reply_is_shown_literally(qtbot, qloop):
-    from explaincheck.gui.safe_text import tooltip
+    from explaincheck.gui.support.safe_text import tooltip
     from explaincheck.gui.views.case_detail import CaseDetail
 
     nasty = '<img src="file:///etc/passwd"><b>bold</b><script>alert(1)</script>'

@@ -12,7 +12,7 @@ from explaincheck.core.oracle import compute_oracle
 from explaincheck.core.taxonomy import registry
 from explaincheck.core.taxonomy.base import RequestOffer
 from explaincheck.core.taxonomy.satisfy import Satisfy
-from explaincheck.gui.category_offers import behavioural_tip, request_offers
+from explaincheck.core.workspace.presentation.category_offers import behavioural_tip, request_offers
 from explaincheck.gui.views.factor_panel import has_factor_panel, is_factor_case
 
 CALLS: list[str] = []

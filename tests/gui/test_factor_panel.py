@@ -26,7 +26,7 @@ from explaincheck.core.environments.generic import generic_environment
 from explaincheck.core.factors.types import factor_truth
 from explaincheck.core.store import Store
 from explaincheck.core.taxonomy.factor_probes import BASELINE
-from explaincheck.gui.factor_controller import FactorController
+from explaincheck.gui.adapters.factor_controller import FactorController
 from explaincheck.gui.views.factor_panel import NOT_ASKED, FactorPanel
 from explaincheck.gui.views.graph_view import GraphView
 
@@ -63,7 +63,7 @@ def planned(tmp_path_factory):
     db = tmp_path_factory.mktemp("factors") / "results.sqlite"
     with ThreadPoolExecutor(1) as pool:  # its own event loop, away from the Qt one
         pool.submit(asyncio.run, _run(plan, db)).result()
-    from explaincheck.gui.results_data import read_rows
+    from explaincheck.gui.adapters.results_data import read_rows
 
     rows = {}
     for row in read_rows(str(db)):
@@ -228,8 +228,8 @@ def compared(qtbot, qloop, planned):
     """The Results view on the oracle's rows and a second LLM's copies citing r first: the
     side-by-side tab with the windy case selected, its graph fed by states_highlighted."""
     from explaincheck.core.oracle import compute_oracle
-    from explaincheck.gui.results_data import ResultsData
-    from explaincheck.gui.tasks import Tasks
+    from explaincheck.gui.adapters.results_data import ResultsData
+    from explaincheck.gui.support.tasks import Tasks
     from explaincheck.gui.views.results_view import ResultsView
 
     db, environment, rows, _keys = planned

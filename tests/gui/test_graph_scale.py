@@ -155,7 +155,7 @@ def make_graph_small(qtbot, oracle):
 
 def test_oracle_progress_reaches_the_status_line(qtbot, qloop):
     from explaincheck.core.oracle import OracleProgress
-    from explaincheck.gui.model_controller import ModelController
+    from explaincheck.gui.adapters.model_controller import ModelController
 
     controller = ModelController(tasks=None, settings=None)  # only the signal is used
     received: list[str] = []

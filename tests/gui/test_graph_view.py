@@ -74,7 +74,7 @@ def test_clicking_a_state_selects_it(qtbot, qloop):
 
 
 def test_search():
-    from explaincheck.gui.state_query import find_state
+    from explaincheck.core.workspace.presentation.state_query import find_state
 
     oracle = grid_oracle()  # the query is Qt-free: no widget needed
     assert find_state(oracle, "4", {}) == 4

@@ -139,7 +139,7 @@ def test_case_detail_opens_in_view_is_remembered_and_never_collapses(
     laptop_db, qtbot, qloop, tmp_path
 ):
     from explaincheck.gui.main_window import MainWindow
-    from explaincheck.gui.settings import Settings
+    from explaincheck.gui.support.settings import Settings
     from explaincheck.gui.views.results_view import DETAIL_MIN_HEIGHT
 
     db = laptop_db

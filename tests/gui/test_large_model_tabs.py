@@ -21,7 +21,7 @@ def columnar_grid(tmp_path):
     from explaincheck.core.oracle import compute_in_process
     from explaincheck.core.oracle.columnar import ColumnarStates
     from explaincheck.core.oracle.types import VERIFIED
-    from explaincheck.gui.model_controller import resolve_environment
+    from explaincheck.gui.adapters.model_controller import resolve_environment
 
     prism = tmp_path / f"grid{SIDE}.prism"
     prism.write_text(gridworld_prism(SIDE))

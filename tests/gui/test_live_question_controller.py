@@ -15,10 +15,10 @@ from support.ollama_standin import Script, StandinOllama
 from explaincheck.core.backends.oracle_backend import OracleBackend
 from explaincheck.core.campaign.plan import Campaign, plan_campaign
 from explaincheck.core.campaign.session import BackendSettings
-from explaincheck.gui.live_question_controller import LiveQuestionController
+from explaincheck.gui.adapters.live_question_controller import LiveQuestionController
 from explaincheck.gui.main_window import MainWindow
-from explaincheck.gui.settings import Preferences
-from explaincheck.gui.tasks import Tasks
+from explaincheck.gui.support.settings import Preferences
+from explaincheck.gui.support.tasks import Tasks
 
 SPEC = "ollama:gemma3:1b"
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from explaincheck.gui.settings import Preferences, Settings
-from explaincheck.gui.settings_dialog import SettingsDialog
+from explaincheck.gui.support.settings import Preferences, Settings
+from explaincheck.gui.views.settings_dialog import SettingsDialog
 
 
 def test_the_binding_setting_is_kept_and_passed_to_the_backends(qtbot, qloop, tmp_path):

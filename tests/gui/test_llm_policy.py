@@ -12,7 +12,7 @@ from explaincheck.core.policy.chain import solve_policy
 from explaincheck.core.policy.loading import complete
 from explaincheck.core.policy.stored import POLICY_SELECTION, stored_policies
 from explaincheck.core.store import Store
-from explaincheck.gui.llm_policy import PolicyAsk
+from explaincheck.gui.adapters.llm_policy import PolicyAsk
 from explaincheck.gui.views.llm_policy_dialog import LlmPolicyDialog
 from explaincheck.gui.views.policy_overlay import REGRET
 
@@ -123,7 +123,7 @@ def test_stop_keeps_the_replies_and_attaches_nothing(qtbot, window, tmp_path):
 
 
 def test_the_dialog_offers_the_campaign_choices_and_takes_a_typed_spec(qtbot):
-    from explaincheck.gui.backend_choices import llm_choices
+    from explaincheck.gui.adapters.backend_choices import llm_choices
 
     dialog = LlmPolicyDialog(llm_choices(), PolicyAsk("oracle", 7, "optimal", "p.sqlite"))
     qtbot.addWidget(dialog)

@@ -7,7 +7,7 @@ from PySide6.QtGui import QPalette
 
 
 def test_theme_system_after_dark_gives_the_platform_look_back(qapp):
-    from explaincheck.gui.theme import apply_theme
+    from explaincheck.gui.support.theme import apply_theme
 
     def look() -> tuple[str, object]:
         sheet = qapp.styleSheet()
@@ -25,7 +25,7 @@ def test_theme_system_after_dark_gives_the_platform_look_back(qapp):
 
 
 def test_dark_placeholder_text_reads_on_the_dark_base():
-    from explaincheck.gui.theme import dark_palette
+    from explaincheck.gui.support.theme import dark_palette
 
     palette = dark_palette()
     placeholder = palette.color(QPalette.ColorRole.PlaceholderText)
@@ -34,8 +34,8 @@ def test_dark_placeholder_text_reads_on_the_dark_base():
 
 
 def test_settings_host_field_holds_a_host_and_port(qtbot):
-    from explaincheck.gui.settings import Preferences
-    from explaincheck.gui.settings_dialog import SettingsDialog
+    from explaincheck.gui.support.settings import Preferences
+    from explaincheck.gui.views.settings_dialog import SettingsDialog
 
     host = "http://gpu-server.example.org:11434"
     dialog = SettingsDialog(Preferences(ollama_host=host))
@@ -64,7 +64,7 @@ def test_model_panel_says_1_bottleneck(qtbot, window):
 def test_only_the_propagate_size_hints_message_is_dropped(capfd):
     from PySide6.QtCore import qWarning
 
-    from explaincheck.gui.qt_messages import silence_harmless_messages
+    from explaincheck.gui.support.qt_messages import silence_harmless_messages
 
     silence_harmless_messages()
     silence_harmless_messages()  # once is enough; twice changes nothing

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from gui_helpers import wait_for
 
-from explaincheck.gui.model_controller import ModelController, size_key
-from explaincheck.gui.settings import Settings
-from explaincheck.gui.tasks import Tasks
+from explaincheck.gui.adapters.model_controller import ModelController, size_key
+from explaincheck.gui.support.settings import Settings
+from explaincheck.gui.support.tasks import Tasks
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 BROKEN = "mdp\nmodule m\n x : [0..1] init 0;\n [a] x=0 -> (x'=);\nendmodule\n"

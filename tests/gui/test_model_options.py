@@ -69,7 +69,7 @@ def test_enter_in_a_label_box_builds_again(target_db, qtbot, window):
 
 
 def test_environment_names_in_the_table():
-    from explaincheck.gui.results_model import environment_name
+    from explaincheck.gui.adapters.results_model import environment_name
 
     assert environment_name("frozen_lake") == "frozen_lake"
     assert environment_name("/home/a/models/gambler.prism") == "gambler"

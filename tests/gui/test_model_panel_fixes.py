@@ -7,8 +7,8 @@ from __future__ import annotations
 from gui_helpers import open_env, wait_for
 
 from explaincheck.core.errors import ModelError
-from explaincheck.gui.model_errors import EXCERPT_WIDTH, error_text
-from explaincheck.gui.valuation import valuation_text
+from explaincheck.core.workspace.presentation.model_errors import EXCERPT_WIDTH, error_text
+from explaincheck.core.workspace.presentation.valuation import valuation_text
 
 WALK = """mdp
 module m

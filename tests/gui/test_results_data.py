@@ -6,7 +6,7 @@ from pathlib import Path
 
 from explaincheck.core.oracle import compute_oracle
 from explaincheck.core.oracle.types import OracleRequest
-from explaincheck.gui.results_data import same_model
+from explaincheck.gui.adapters.results_data import same_model
 
 CHAIN = Path(__file__).parents[1] / "models" / "chain.prism"
 
@@ -41,7 +41,7 @@ def test_the_report_frame_of_shown_rows_is_the_stored_results_frame(tmp_path):
 
     from explaincheck.core.cli.main import main
     from explaincheck.core.store import results_frame
-    from explaincheck.gui.results_data import read_rows, rows_frame
+    from explaincheck.gui.adapters.results_data import read_rows, rows_frame
 
     db = tmp_path / "r.sqlite"
     run = "run --env frozen_lake --llm random --categories satisfy,ranking --budget 4"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from explaincheck.gui.long_text import SHOWN_CHARS, broken_lines, capped
+from explaincheck.core.workspace.presentation.long_text import SHOWN_CHARS, broken_lines, capped
 from explaincheck.gui.views.report_view import export_summary
 
 

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from scipy.stats import binomtest
 
-from explaincheck.gui.paired_summary import DOES_NOT, SURVIVES, paired_summary
+from explaincheck.core.workspace.presentation.paired_summary import (
+    DOES_NOT,
+    SURVIVES,
+    paired_summary,
+)
 
 
 def repeated_rows() -> list[dict]:

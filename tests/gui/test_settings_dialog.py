@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from explaincheck.gui.settings import Preferences, Settings
-from explaincheck.gui.settings_dialog import CREDENTIALS_REMOVED, SettingsDialog
+from explaincheck.gui.support.settings import Preferences, Settings
+from explaincheck.gui.views.settings_dialog import CREDENTIALS_REMOVED, SettingsDialog
 
 
 @pytest.mark.parametrize(

@@ -6,8 +6,8 @@ from __future__ import annotations
 from gui_helpers import wait_for
 
 from explaincheck.core.oracle.types import OracleRequest
-from explaincheck.gui.settings import Preferences, Settings
-from explaincheck.gui.settings_dialog import SettingsDialog
+from explaincheck.gui.support.settings import Preferences, Settings
+from explaincheck.gui.views.settings_dialog import SettingsDialog
 
 
 def test_the_dialog_edits_and_the_file_keeps_the_state_limit(qtbot, tmp_path):

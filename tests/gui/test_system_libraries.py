@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from explaincheck.gui.system_libraries import (
+from explaincheck.gui.support.system_libraries import (
     XCB_LIBRARIES,
     loadable,
     missing_packages,

@@ -1,0 +1,227 @@
+"""The teaching workbench's long jobs, off the GUI thread: edit checks, Storm's questions,
+sweeps and an LLM as chooser.
+
+Why a controller: the views only say what they want (check this text, sweep this range, ask
+this LLM); this runs it (Storm in its isolated children, through worker threads or the qasync
+loop) and answers with signals. Edits are checked on a copy in a private temporary folder, so
+a built-in environment's own file is never written; an edited model that builds is handed to
+the model controller, so the graph and the inspector show it like any other model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from explaincheck.core.campaign.session import BackendSettings
+from explaincheck.core.errors import ExplaincheckError, ModelError
+from explaincheck.core.oracle.constants_text import without_constant
+from explaincheck.core.oracle.types import OracleRequest, OracleResult
+from explaincheck.core.paths import environments_dir
+from explaincheck.gui.adapters.model_controller import ModelController
+from explaincheck.gui.support.tasks import Tasks, in_thread
+
+AUTO_ORACLE_SECONDS = 3.0  # re-check the oracle while typing only for models this quick
+AUTO_ORACLE_STATES = 20_000
+# Calls that wait on a Storm child go to asyncio's default threads (``asyncio.to_thread``), not to
+# the two workers that graph layouts use: a sweep of a hundred points must not hold a layout up.
+
+
+def is_builtin(path: str | Path) -> bool:
+    """Whether ``path`` lies in the built-in environments' folder (never written)."""
+    try:
+        Path(path).resolve().relative_to(environments_dir().resolve())
+    except ValueError:
+        return False
+    return True
+
+
+class WorkbenchController(QObject):
+    checked = Signal(object)  # None (the text builds) or the ModelError to show
+    check_started = Signal(str)  # what is being checked, in words
+    transitions_ready = Signal(object)  # Transitions of the current model
+    paths_ready = Signal(object)  # list[RankedPath]
+    llm_chose = Signal(str, int)  # action, state
+    sweep_progress = Signal(int, int)
+    sweep_ready = Signal(object)  # Sweep
+    failed = Signal(str, str)  # what, one line why
+
+    def __init__(
+        self,
+        tasks: Tasks,
+        model: ModelController,
+        settings: Callable[[], BackendSettings],
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.tasks = tasks
+        self.model = model
+        self.settings = settings
+        self.folder = Path(tempfile.mkdtemp(prefix="explaincheck-edit-"))
+        self._check: asyncio.Task | None = None
+        self._transitions: dict[OracleRequest, object] = {}
+
+    # -- the current model -----------------------------------------------------------------
+    def request(self) -> OracleRequest | None:
+        environment = self.model.environment
+        if environment is None:
+            return None
+        return environment.request(
+            constants=self.model.constants,
+            goal_label=self.model.goal_label,
+            unsafe_label=self.model.unsafe_label,
+            state_limit=self.model.state_limit(),
+        )
+
+    def quick(self) -> bool:
+        """Whether the open model builds fast enough to re-check the oracle while typing."""
+        oracle = self.model.oracle
+        if oracle is None:
+            return True
+        return oracle.model.states <= AUTO_ORACLE_STATES and (
+            oracle.from_cache or oracle.seconds <= AUTO_ORACLE_SECONDS
+        )
+
+    # -- editing ---------------------------------------------------------------------------
+    def is_scratch(self, path: str | Path) -> bool:
+        return Path(path).resolve().parent == self.folder.resolve()
+
+    def scratch_path(self, name: str) -> Path:
+        return self.folder / (Path(name).name or "model.prism")
+
+    def check(self, text: str, name: str, with_oracle: bool) -> asyncio.Task:
+        """Parse ``text`` (saved as a scratch copy) in Storm's child; when it parses and
+        ``with_oracle``, build its oracle and make it the open model."""
+        if self._check is not None and not self._check.done():
+            self._check.cancel()
+        self._check = self.tasks.start(self._run_check(text, name, with_oracle), "check edit")
+        return self._check
+
+    async def _run_check(self, text: str, name: str, with_oracle: bool) -> None:
+        from explaincheck.core.oracle import compute_oracle_async
+        from explaincheck.core.oracle.program import describe_program
+
+        path = self.scratch_path(name)
+        await in_thread(path.write_text, text, "utf-8")
+        self.check_started.emit("syntax")
+        try:
+            await asyncio.to_thread(describe_program, str(path))
+        except ModelError as error:
+            self.checked.emit(error)
+            return
+        environment = self.model.environment
+        if not with_oracle or environment is None:
+            self.checked.emit(None)
+            return
+        edited = replace(environment, model_path=str(path))
+        request = edited.request(
+            constants=self.model.constants,
+            goal_label=self.model.goal_label,
+            unsafe_label=self.model.unsafe_label,
+        )
+        self.check_started.emit("oracle")
+        try:
+            oracle = await compute_oracle_async(request)
+        except ExplaincheckError as error:
+            self.checked.emit(error if isinstance(error, ModelError) else ModelError(str(error)))
+            return
+        self.checked.emit(None)
+        self.model.environment = edited
+        self.model.last_path = str(path)
+        self.model.deliver(oracle)
+
+    def save(self, text: str, path: str) -> None:
+        """Write the source to ``path`` (refusing the built-in environments' files)."""
+        if is_builtin(path):
+            raise ExplaincheckError(
+                f"{path} is a built-in environment's model: save the copy elsewhere"
+            )
+        Path(path).write_text(text, encoding="utf-8")
+
+    # -- Storm's answers -------------------------------------------------------------------
+    def load_transitions(self) -> asyncio.Task | None:
+        request = self.request()
+        if request is None:
+            return None
+        return self.tasks.start(self._transitions_of(request), "exact transitions")
+
+    async def _transitions_of(self, request: OracleRequest) -> None:
+        from explaincheck.core.workbench.transitions import load_transitions
+
+        try:
+            found = await asyncio.to_thread(load_transitions, request)
+        except ExplaincheckError as error:
+            self.failed.emit("transitions", str(error))
+            return
+        self.transitions_ready.emit(found)
+
+    def most_probable_paths(
+        self, oracle: OracleResult, start: int, k: int, transitions: Any
+    ) -> None:
+        request = self.request()
+        if request is None:
+            return
+        self.tasks.start(self._paths(request, oracle, start, k, transitions), "k paths")
+
+    async def _paths(self, request: Any, oracle: Any, start: Any, k: Any, transitions: Any) -> None:
+        from explaincheck.core.workbench.paths import k_most_probable
+
+        try:
+            found = await asyncio.to_thread(k_most_probable, request, oracle, start, k, transitions)
+        except ExplaincheckError as error:
+            self.failed.emit("paths", str(error))
+            return
+        self.paths_ready.emit(found)
+
+    def ask_llm(self, spec: str, state: int) -> None:
+        self.tasks.start(self._ask(spec, state), "ask LLM for an action")
+
+    async def _ask(self, spec: str, state: int) -> None:
+        from explaincheck.core.workbench.llm_choice import llm_best_action
+
+        oracle, environment = self.model.oracle, self.model.environment
+        if oracle is None or environment is None:
+            return
+        try:
+            action = await llm_best_action(spec, state, oracle, environment, self.settings())
+        except ExplaincheckError as error:
+            self.failed.emit("llm", str(error))
+            return
+        self.llm_chose.emit(action, state)
+
+    def sweep(self, text: str, states: tuple[int, ...], selected: int | None = None) -> None:
+        """Sweep ``text`` (NAME=LO:HI:STEP), following ``states`` (default: the initial state
+        and the selected one)."""
+        request = self.request()
+        if request is None:
+            return
+        if not states and self.model.oracle is not None:
+            states = (self.model.oracle.model.initial,)
+            if selected is not None and selected != states[0]:
+                states += (selected,)
+        self.tasks.start(self._sweep(request, text, states), "sweep")
+
+    async def _sweep(self, request: OracleRequest, text: str, states: tuple[int, ...]) -> None:
+        from explaincheck.core.workbench.sweep import parse_range, run_sweep
+
+        loop = asyncio.get_running_loop()
+
+        def progress(done: int, total: int, _point: Any) -> None:
+            loop.call_soon_threadsafe(self.sweep_progress.emit, done, total)
+
+        try:
+            sweep_range = parse_range(text)
+            base = replace(request, constants=without_constant(request.constants, sweep_range.name))
+            result = await asyncio.to_thread(
+                run_sweep, base, sweep_range, states, on_point=progress
+            )
+        except ExplaincheckError as error:
+            self.failed.emit("sweep", str(error))
+            return
+        self.sweep_ready.emit(result)

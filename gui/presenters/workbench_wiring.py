@@ -1,0 +1,111 @@
+"""Wiring of the Workbench tab into the main window (kept here so the window grows by a call).
+
+``attach_workbench(window)`` makes the controller and the view, adds the tab, and connects: the
+model's oracle to the pages (and the exact transitions fetched for them), the simulator's path
+to the graph's path overlay, state requests to the graph and the inspector, the graph's
+selection to the pages, the editor to its checks, and the Teach tab's lesson to the handout.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from explaincheck.core.environments.types import Environment
+from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.policy.types import policy_chain
+from explaincheck.core.workbench.simulator import Chooser, policy_chooser
+from explaincheck.gui.adapters.workbench_controller import WorkbenchController, is_builtin
+from explaincheck.gui.views.workbench_view import WorkbenchView
+
+AUTO_OPEN_BYTES = 1 << 20  # a generated model of megabytes opens in the editor only when asked
+
+
+def loaded_policy_chooser(oracle: OracleResult) -> tuple[Chooser | None, str]:
+    """The policy loaded with Open policy… (carried by the oracle) as the simulator's chooser,
+    or none when the open model has no policy."""
+    chain = policy_chain(oracle)
+    if chain is None:
+        return None, "a loaded policy"
+    choices = {
+        state: {action: float(p) for action, p in distribution.items()}
+        for state, distribution in chain.policy.choices.items()
+    }
+    return policy_chooser(choices), f"policy {Path(chain.policy.source).name}"
+
+
+def attach_workbench(window: Any) -> tuple[WorkbenchView, WorkbenchController]:
+    view = WorkbenchView(window.tasks, window)
+    controller = WorkbenchController(window.tasks, window.model, window.backend_settings, window)
+    window.tabs.addTab(view, "Workbench")
+    view.lesson_source = lambda: window.teach_view.lesson
+
+    def oracle_ready(oracle: OracleResult, environment: Environment) -> None:
+        program = window.model.program
+        names = [c.name for c in program.undefined] if program is not None else []
+        view.set_model(oracle, environment.title, names)
+        view.simulator.set_loaded_policy(*loaded_policy_chooser(oracle))
+        view.editor.oracle_while_typing = controller.quick()
+        controller.load_transitions()
+        path = environment.model_path
+        untouched = not view.editor.editor.document().isModified()
+        small = Path(path).is_file() and Path(path).stat().st_size <= AUTO_OPEN_BYTES
+        if untouched and small and not controller.is_scratch(path):
+            view.editor.open_source(path, is_builtin(path))  # nothing typed yet: follow the model
+
+    def open_source() -> None:
+        environment = window.model.environment
+        if environment is None:
+            view.editor.status.setText("Open a model first.")
+            return
+        path = environment.model_path
+        if controller.is_scratch(path):  # the open model is this editor's own checked copy
+            view.editor.status.setText("Already editing the open model.")
+            return
+        view.editor.open_source(path, is_builtin(path))
+
+    def checked(error: Any) -> None:
+        view.editor.show_check(error, str(controller.folder))
+
+    def save(text: str, path: str) -> None:
+        try:
+            controller.save(text, path)
+        except (ExplaincheckError, OSError) as problem:
+            view.editor.status.setText(f"Not saved: {problem}")
+            return
+        view.editor.saved(path)
+
+    def failed(what: str, why: str) -> None:
+        target = {"sweep": view.sweeps.show_error, "llm": view.simulator.show_error}
+        target.get(what, view.simulator.show_error)(why)
+
+    def state_requested(state: int) -> None:
+        window.inspector.show_state(state)
+        window.graph.select_state(state, centre=False)
+
+    window.model.oracle_ready.connect(oracle_ready)
+    controller.transitions_ready.connect(view.set_transitions)
+    view.path_changed.connect(window.graph.show_path)
+    view.state_requested.connect(state_requested)
+    window.graph.state_selected.connect(view.select_state)
+    view.editor.load_button.clicked.connect(open_source)
+    view.editor.check_requested.connect(controller.check)
+    view.editor.save_requested.connect(save)
+    controller.check_started.connect(view.editor.show_checking)
+    controller.checked.connect(checked)
+    view.simulator.llm_requested.connect(controller.ask_llm)
+    controller.llm_chose.connect(view.simulator.llm_chose)
+    view.simulator.paths_requested.connect(
+        lambda start, k: controller.most_probable_paths(
+            window.model.oracle, start, k, view.simulator.transitions
+        )
+    )
+    controller.paths_ready.connect(view.simulator.show_paths)
+    view.sweeps.sweep_requested.connect(
+        lambda text, states: controller.sweep(text, states, view.sweeps.selected)
+    )
+    controller.sweep_progress.connect(view.sweeps.show_progress)
+    controller.sweep_ready.connect(view.sweeps.show_sweep)
+    controller.failed.connect(failed)
+    return view, controller
