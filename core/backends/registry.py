@@ -141,6 +141,12 @@ def _random(rest: str, ctx: BackendContext) -> Backend:
     return RandomBackend(_need_oracle(ctx, "random"), ctx.environment, ctx.decoding.seed)
 
 
+def _hedge(rest: str, ctx: BackendContext) -> Backend:
+    from explaincheck.core.backends.hedge_backend import HedgeBackend
+
+    return HedgeBackend(_need_oracle(ctx, "hedge"), ctx.environment, ctx.decoding.seed)
+
+
 def _oracle(rest: str, ctx: BackendContext) -> Backend:
     from explaincheck.core.backends.oracle_backend import OracleBackend
 
@@ -266,6 +272,16 @@ KINDS: dict[str, BackendKind] = {
             "random",
             _random,
             "uniform guesses (baseline)",
+            live=True,
+            role=BASELINE,
+            reads_oracle=True,
+            instant=True,
+            negative_control=True,
+        ),
+        BackendKind(
+            "hedge",
+            _hedge,
+            "½ for a probability, else uniform guesses (baseline)",
             live=True,
             role=BASELINE,
             reads_oracle=True,

@@ -276,19 +276,24 @@ def test_subset_dead_end_candidates_and_verdicts(toy):
     }
     assert sum(4 not in s for s in positives) == 10
     assert {d for s, d in positives.items() if 4 in s} == {0.5}
+    # a negative subset holds no failure state (4 is the only one): the label rule answers "no"
+    # rightly, so every negative is a reading case too (1 − min V = 0.6 or 0.5, capped at ½)
     negatives = {frozenset(s): d for s, d in found.items() if s not in positives}
     assert negatives == {
-        frozenset({1, 2, 6, 7}): 0.6,
-        frozenset({0, 2, 6, 7}): 0.6,
-        frozenset({0, 1, 6, 7}): 0.6,
-        frozenset({0, 1, 2, 6}): 0.6,
+        frozenset({1, 2, 6, 7}): 0.5,
+        frozenset({0, 2, 6, 7}): 0.5,
+        frozenset({0, 1, 6, 7}): 0.5,
+        frozenset({0, 1, 2, 6}): 0.5,
         frozenset({0, 1, 2, 7}): 0.5,
     }
+    candidates = {c.states: c for c in CATEGORIES["subset_dead_end"].candidates(toy)}
+    assert all(c.reading == (not c.positive or 4 in c.states) for c in candidates.values())
     cases = select_cases(toy, "subset_dead_end", budget=10)
     assert [c.positive for c in cases] == [True, False] * 5
-    assert [c.delta for c in cases if not c.positive] == [0.6, 0.6, 0.6, 0.6, 0.5]
+    assert [c.delta for c in cases if not c.positive] == [0.5] * 5
     positives_chosen = [c for c in cases if c.positive]
     assert all(4 not in c.states and c.delta == 1.0 for c in positives_chosen)  # live ones first
+    assert not any(c.reading for c in positives_chosen)
     assert grade_reply(cases[0], '{"answer": "yes"}', toy).verdict == PASS
     assert grade_reply(cases[1], '{"answer": "no"}', toy).verdict == PASS
     assert grade_reply(cases[1], '{"answer": "yes"}', toy).verdict == FAIL
