@@ -33,6 +33,8 @@ from explaincheck.core.analysis import (
     plots,
     prioritization,
     robustness,
+    rq1_cells,
+    rq1_power,
     satisfy,
     scores,
 )
@@ -175,8 +177,8 @@ def build_report(
             lambda: [
                 Section(
                     "rq1_cells",
-                    "RQ1 — comparable cells",
-                    prioritization.comparable_cells(results, cells=cells),
+                    "RQ1 — cells under both selections (same_cases: no contrast, left out)",
+                    rq1_cells.rq1_cells(results),
                     formats=frozenset({CSV}),
                 )
             ],
@@ -297,7 +299,7 @@ def _rq1_section(results: pd.DataFrame, cells: pd.DataFrame) -> Section:
         "rq1_wilcoxon",
         "RQ1 — one-sided Wilcoxon signed-rank tests (headline: chance-corrected)",
         tests.drop(columns="conclusion"),
-        note=_rq1_note(tests),
+        note=f"{_rq1_note(tests)} {rq1_power.power_sentence(results)}",
     )
 
 
@@ -666,7 +668,9 @@ def _rq1_note(tests: pd.DataFrame) -> str:
         "even for the random answerer. mean_difference = prioritised − random over the cells "
         "(negative: prioritised harder), ci = 95% bootstrap over (environment, category) "
         "clusters: cells of different LLMs share their cases, so they are not independent "
-        "(the p-values treat them as if they were)."
+        "(the corrected tests run over cluster means for that reason; the paper's p-value "
+        "treats cells as independent). Cells whose two selections drew the same cases "
+        "(same_cases in rq1_cells.csv) are left out of the corrected tests."
     )
 
 

@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from explaincheck.core.taxonomy.case_rules import DEFAULT_RULES, SelectionRules
 from explaincheck.core.backends.registry import REFERENCE_FLAWS
 from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.taxonomy.base import (
@@ -39,6 +38,7 @@ from explaincheck.core.taxonomy.base import (
     GradingSettings,
     TestCase,
 )
+from explaincheck.core.taxonomy.case_rules import DEFAULT_RULES, SelectionRules
 
 if TYPE_CHECKING:
     from explaincheck.core.environments.types import Environment
