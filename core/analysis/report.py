@@ -290,6 +290,7 @@ def _table1_note(campaigns: Sequence[CampaignRow], exclude_reading: bool) -> str
         + "".join(f" Note — {line}" for line in facts.category_caveats(campaigns))
         + "".join(f" Caveat — {line}" for line in case_quality.degenerate_notes(campaigns))
         + (" Reading cases are left out of every score." if exclude_reading else "")
+        + satisfy.delta_note(campaigns)
     )
 
 
@@ -590,7 +591,7 @@ def _robustness_sections(results: pd.DataFrame) -> list[Section]:
                     "Cases asked k times (temperature > 0). agreement = share of cases whose k "
                     "answers all agree; score = mean share of passing repeats; majority_vote = "
                     "share of cases where more than half of the repeats pass; pass^k = all k "
-                    "pass; pass@k = at least one passes."
+                    "pass; pass@k = at least one passes." + robustness.determinism_note(results)
                 ),
             )
         )
