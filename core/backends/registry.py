@@ -279,16 +279,6 @@ KINDS: dict[str, BackendKind] = {
             negative_control=True,
         ),
         BackendKind(
-            "hedge",
-            _hedge,
-            "½ for a probability, else uniform guesses (baseline)",
-            live=True,
-            role=BASELINE,
-            reads_oracle=True,
-            instant=True,
-            negative_control=True,
-        ),
-        BackendKind(
             "oracle", _oracle, "ceiling", live=True, role=CEILING, reads_oracle=True, instant=True
         ),
         BackendKind(
@@ -299,6 +289,15 @@ KINDS: dict[str, BackendKind] = {
             argument_words="a share Q",
             example="noisy:0.5",
             check=_check_share,
+            role=REFERENCE,
+            reads_oracle=True,
+            instant=True,
+            negative_control=True,
+        ),
+        BackendKind(
+            "hedge",
+            _hedge,
+            "½ for a probability, else uniform guesses (a negative control)",
             role=REFERENCE,
             reads_oracle=True,
             instant=True,
