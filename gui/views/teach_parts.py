@@ -85,7 +85,9 @@ class AnswerBar(QToolBar):
         self.addWidget(QLabel(" Beside the oracle: "))
         self.flaw = QComboBox(parent)
         self.flaw.addItem("no flawed explainer", "")
-        for spec in (c.spec for c in answerers.offered if c.reference):
+        # the flawed explainers only: other references (hedge) have no flawed picture to show
+        flawed = (c.spec for c in answerers.offered if c.reference and c.spec.startswith("flaw:"))
+        for spec in flawed:
             self.flaw.addItem(spec, spec)
             self.flaw.setItemData(
                 self.flaw.count() - 1, explanation(spec), Qt.ItemDataRole.ToolTipRole
