@@ -32,19 +32,15 @@ BUDGET = 10  # the controls' budget (rq1_controls.py's default)
 def compute() -> dict[str, Any]:
     """Every number the block shows."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
-    import pandas as pd
-    from rq1_controls import HEDGE_BUDGET, HEDGE_ENVIRONMENTS, SIZE_LLMS, SIZE_SIMULATIONS
+    from rq1_controls import HEDGE_BUDGET, SIZE_LLMS, SIZE_SIMULATIONS, hedge_tables
 
     from explaincheck.core.analysis.controls import (
         CONTROLS,
-        HEDGE,
         control_results,
         control_table,
-        hedge_satisfy_rates,
     )
     from explaincheck.core.analysis.rq1_power import case_pool, simulate
     from explaincheck.core.environments.registry import BUILTIN_IDS
-    from explaincheck.core.taxonomy.case_rules import BAND, PAPER, SelectionRules
 
     table = control_table(BUILTIN_IDS, SEEDS, budget=BUDGET)
     controls = {
@@ -55,19 +51,7 @@ def compute() -> dict[str, Any]:
         for control in CONTROLS
     }
     hedge = {}
-    for delta in (PAPER, BAND):
-        frames = [
-            control_results(
-                HEDGE_ENVIRONMENTS,
-                [HEDGE],
-                budget=HEDGE_BUDGET,
-                seed=seed,
-                categories=["satisfy"],
-                rules=SelectionRules(delta=delta),
-            )
-            for seed in SEEDS
-        ]
-        rates = hedge_satisfy_rates(pd.concat(frames, ignore_index=True))
+    for delta, rates in hedge_tables(SEEDS).items():
         hedge[delta] = {
             str(r.environment): [float(r.prioritized), float(r.random)]
             for r in rates.itertuples(index=False)

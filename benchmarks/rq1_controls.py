@@ -27,6 +27,7 @@ import argparse
 import math
 import sys
 import time
+from collections.abc import Sequence
 
 import pandas as pd
 
@@ -127,8 +128,8 @@ def print_table(header: list[str], rows: list[list[str]], markdown: bool) -> Non
             print("  ".join(text.ljust(width) for text, width in zip(row, widths, strict=True)))
 
 
-def hedge_rates(seeds: list[int], markdown: bool) -> int:
-    """Hedge's satisfy pass rates, prioritised vs random, under both δ (pooled over seeds)."""
+def hedge_tables(seeds: Sequence[int]) -> dict[str, pd.DataFrame]:
+    """Per δ (paper, band): hedge's satisfy pass rates per environment, seeds pooled."""
     found = {}
     for delta in (PAPER, BAND):
         frames = [
@@ -143,6 +144,12 @@ def hedge_rates(seeds: list[int], markdown: bool) -> int:
             for seed in seeds
         ]
         found[delta] = hedge_satisfy_rates(pd.concat(frames, ignore_index=True))
+    return found
+
+
+def hedge_rates(seeds: list[int], markdown: bool) -> int:
+    """Hedge's satisfy pass rates, prioritised vs random, under both δ (pooled over seeds)."""
+    found = hedge_tables(seeds)
     header = ["environment", "δ", "prioritised", "random", "prioritised − random"]
     rows = [
         [
