@@ -50,5 +50,5 @@ def test_behavioural_run_stores_one_probe_per_factor_and_reports(tmp_path, capsy
         again = connection.execute("SELECT COUNT(*) FROM factor_behaviour").fetchone()[0]
     assert again == len(probes)
     text = markdown(summary(str(db)))
-    assert "| frozen_lake / oracle | 2 | 1.00 | 0 | necessity |" in text
+    assert "| frozen_lake / oracle | 2 | 0 | 1.00 | 0 | necessity |" in text
     assert "| | | | | sufficiency |" in text
