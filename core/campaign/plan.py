@@ -31,18 +31,16 @@ from explaincheck.core.taxonomy.base import (
     Prompt,
     TestCase,
 )
-<<<<<<< HEAD
-from explaincheck.core.taxonomy.case_rules import BAND, DEFAULT_BAND, DELTA_CHOICES, SelectionRules
-
-if TYPE_CHECKING:
-    from explaincheck.core.environments.types import Environment
-    from explaincheck.core.oracle.types import OracleRequest, OracleResult
-=======
-from explaincheck.core.taxonomy.case_rules import SelectionRules, degenerate_reason
+from explaincheck.core.taxonomy.case_rules import (
+    BAND,
+    DEFAULT_BAND,
+    DELTA_CHOICES,
+    SelectionRules,
+    degenerate_reason,
+)
 from explaincheck.core.taxonomy.prompts import render_prompt
 from explaincheck.core.taxonomy.registry import CATEGORIES, applicability, category
 from explaincheck.core.taxonomy.selection import ruled_candidates, select_cases
->>>>>>> main
 
 BOTH = "both"
 # Selection rules left out of a campaign's identity at these values, so campaigns stored before
