@@ -22,6 +22,7 @@ from explaincheck.core.taxonomy.base import (
     GradingSettings,
     TestCase,
 )
+from explaincheck.core.taxonomy.case_rules import PAPER, SelectionRules
 from explaincheck.core.taxonomy.grading import grade_reply
 from explaincheck.core.taxonomy.registry import CATEGORIES
 from explaincheck.core.taxonomy.selection import select_cases
@@ -80,12 +81,19 @@ def test_satisfy_delta_and_selection(toy):
         (4,): 0.0,
         (6,): 0.8,
         (7,): 0.8,
-    }  # the goal state 5 is no candidate
+    }  # the goal state 5 is no candidate; these are the paper's δ (``--delta paper``)
+    paper = select_cases(toy, "satisfy", budget=4, rules=SelectionRules(delta=PAPER))
+    assert [c.states for c in paper[:1]] == [(1,)]
+    assert {c.states for c in paper[1:3]} == {(6,), (7,)}
+    assert paper[3].states == (0,)
+    assert [c.index for c in paper] == [0, 1, 2, 3]
+    # the default band δ: state 1 (V = ½, a hedge of ½ passes it) is no case; 6 and 7
+    # (|V − ½| = 0.1) get 1 − 0.05/0.45, state 0 (0.25) 1 − 0.2/0.45
     cases = select_cases(toy, "satisfy", budget=4)
-    assert [c.states for c in cases[:1]] == [(1,)]
-    assert {c.states for c in cases[1:3]} == {(6,), (7,)}
-    assert cases[3].states == (0,)
-    assert [c.index for c in cases] == [0, 1, 2, 3]
+    assert (1,) not in [c.states for c in cases]
+    assert {c.states for c in cases[:2]} == {(6,), (7,)} and cases[2].states == (0,)
+    assert cases[0].delta == pytest.approx(1 - 0.05 / 0.45)
+    assert cases[2].delta == pytest.approx(1 - 0.2 / 0.45)
 
 
 @pytest.mark.parametrize(
