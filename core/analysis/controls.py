@@ -2,8 +2,9 @@
 
 Why: a test of "prioritised cases are harder" is only believable if it comes out
 non-significant for answerers that cannot find any case harder: the uniform ``random`` answerer
-and ``noisy:Q`` (the oracle's answer with probability Q, else a guess). Both answer from the
-case alone, in microseconds, so their results frame is built here without a runner or a
+``noisy:Q`` (the oracle's answer with probability Q, else a guess) and ``hedge`` (½ for a
+probability, else a guess: a δ that rewards answers in the middle shows up here). All answer
+from the case alone, in microseconds, so their results frame is built here without a runner or a
 database (``fault_detection.selected_rows``), for ``benchmarks/rq1_controls.py`` and the tests.
 """
 
@@ -15,8 +16,10 @@ import pandas as pd
 
 from explaincheck.core.analysis.layout import BASELINE_LLM
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.taxonomy.case_rules import DEFAULT_RULES, SelectionRules
 
-CONTROLS: tuple[str, ...] = (BASELINE_LLM, "noisy:0.5")
+HEDGE = "hedge"
+CONTROLS: tuple[str, ...] = (BASELINE_LLM, "noisy:0.5", HEDGE)
 
 
 def control_results(
@@ -26,10 +29,12 @@ def control_results(
     budget: int = 10,
     seed: int = 0,
     categories: Iterable[str] | None = None,
+    rules: SelectionRules = DEFAULT_RULES,
 ) -> pd.DataFrame:
-    """A results frame (the columns the analysis reads) of ``llms`` (``random``, ``noisy:Q``) on
-    both selections of every applicable category of each environment (of ``categories`` only,
-    when given), seeded by ``seed``."""
+    """A results frame (the columns the analysis reads) of ``llms`` (``random``, ``noisy:Q``,
+    ``hedge``) on both selections (under ``rules``) of every applicable category of each
+    environment (of ``categories`` only, when given), seeded by ``seed``."""
+    from explaincheck.core.backends.hedge_backend import HedgeBackend
     from explaincheck.core.backends.noisy_backend import NoisyBackend, parse_share
     from explaincheck.core.backends.random_backend import RandomBackend
     from explaincheck.core.campaign.fault_runs import selected_rows
@@ -44,16 +49,35 @@ def control_results(
         for spec in llms:
             if spec == BASELINE_LLM:
                 answerers[spec] = RandomBackend(truth, environment, seed)
+            elif spec == HEDGE:
+                answerers[spec] = HedgeBackend(truth, environment, seed)
             elif spec.startswith("noisy:"):
                 noisy = NoisyBackend(truth, parse_share(spec.partition(":")[2]), environment, seed)
                 answerers[spec] = noisy
             else:
-                raise ExplaincheckError(f"{spec}: a negative control is random or noisy:Q")
-        rows += selected_rows(environment.id or env_id, truth, environment, answerers, budget, seed)
+                raise ExplaincheckError(f"{spec}: a negative control is random, noisy:Q or hedge")
+        name = environment.id or env_id
+        rows += selected_rows(name, truth, environment, answerers, budget, seed, rules)
     if categories is not None:
         kept = set(categories)
         rows = [r for r in rows if r["category"] in kept]
     return pd.DataFrame(rows)
+
+
+def hedge_satisfy_rates(results: pd.DataFrame) -> pd.DataFrame:
+    """Per environment: ``hedge``'s satisfy pass rate under each selection (the share of cases
+    whose value a ½ is within tolerance of), and the difference prioritised − random."""
+    from explaincheck.core.taxonomy.base import PASS, PRIORITIZED, RANDOM
+
+    mine = results[(results["llm"] == HEDGE) & (results["category"] == "satisfy")]
+    rates = (
+        mine.assign(passed=mine["verdict"] == PASS)
+        .pivot_table(index="environment", columns="selection", values="passed", aggfunc="mean")
+        .reindex(columns=[PRIORITIZED, RANDOM])
+    )
+    rates.columns.name = None
+    rates["difference"] = rates[PRIORITIZED] - rates[RANDOM]
+    return rates.reset_index()
 
 
 def control_table(
@@ -63,6 +87,7 @@ def control_table(
     budget: int = 10,
     llms: Sequence[str] = CONTROLS,
     categories: Iterable[str] | None = None,
+    rules: SelectionRules = DEFAULT_RULES,
 ) -> pd.DataFrame:
     """Per seed and control: cells, the corrected test's p and mean difference, and the paper's
     uncorrected p and mean difference (``prioritization.wilcoxon_test`` on that answerer), over
@@ -72,7 +97,7 @@ def control_table(
     rows = []
     for seed in seeds:
         results = control_results(
-            environments, llms, budget=budget, seed=seed, categories=categories
+            environments, llms, budget=budget, seed=seed, categories=categories, rules=rules
         )
         for llm in llms:
             others = [m for m in llms if m != llm]

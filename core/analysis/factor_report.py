@@ -17,7 +17,7 @@ from statistics import mean
 from typing import Any
 
 from explaincheck.core.taxonomy.factor_probes import BASELINE, SUFFICIENCY_MARK, TRIALS
-from explaincheck.core.taxonomy.factors import factor_metrics
+from explaincheck.core.taxonomy.factors import KINDS, factor_metrics
 from explaincheck.core.taxonomy.probes import trial_name
 
 PAIRS = (("says", "does"), ("says", "true"), ("does", "true"))
@@ -112,16 +112,20 @@ def summary(db: str) -> dict[str, dict[str, Any]]:
             "pass": sum(r["verdict"] == "pass" for r in mine) / len(mine),
             "invalid": sum(r["verdict"] == "invalid" for r in mine),
         }
+        entry["unreachable"] = max(
+            (int(r["expected"].get("unreachable", 0)) for r in mine), default=0
+        )
         for suffix in ("", "_sufficiency"):  # necessity (the verdict's criterion), sufficiency
-            rhos = [m[f"spearman{suffix}"] for m in metrics if m[f"spearman{suffix}"] is not None]
+            for kind in KINDS:  # ρ per kind: the verdict compares scores within a kind only
+                key = f"spearman_{kind}{suffix}"
+                rhos = [m[key] for m in metrics if m[key] is not None]
+                entry[key], entry[f"{key}_n"] = _mean(rhos), len(rhos)
             entry.update(
                 {
                     f"precision{suffix}": _mean([m[f"precision{suffix}"] for m in metrics]),
                     f"best_precision{suffix}": _mean(
                         [m[f"best_precision{suffix}"] for m in metrics]
                     ),
-                    f"spearman{suffix}": _mean(rhos),
-                    f"spearman{suffix}_n": len(rhos),
                     f"uncited_outranks{suffix}": _mean(
                         [float(m[f"uncited_outranks{suffix}"]) for m in metrics]
                     ),
@@ -159,25 +163,34 @@ def markdown(found: dict[str, dict[str, Any]]) -> str:
         "necessity (the verdict's criterion, the prompt's meaning of influence) and under "
         "sufficiency apart: precision of the cited set against the necessary (sufficient) set "
         "(best achievable in brackets), mean Spearman ρ between the cited order and the graded "
-        "score (n = answers where ρ is defined), share of answers where an uncited factor "
-        "outranks a cited one of its kind, share whose cited order passes under that criterion.",
+        "score per kind of factor (model, state: their scales are not comparable; n = answers "
+        "where ρ is defined), share of answers where an uncited factor outranks a cited one "
+        "(by score within a kind; a necessary (sufficient) one outranks one that is not, "
+        "across kinds), share whose cited order passes under that criterion. Sufficiency is "
+        "seed 002's PS: a tie of k optimal actions keeps the decision with 1/k per factual "
+        "best action among them. unreachable = decided states left out because an "
+        "intervention makes them unreachable.",
         "",
-        "| environment / LLM | cases | pass | invalid | criterion | precision (best) | ρ (n)"
-        " | uncited outranks | order passes |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| environment / LLM | cases | unreachable | pass | invalid | criterion | precision (best)"
+        " | ρ model (n) | ρ state (n) | uncited outranks | order passes |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for llm, e in found.items():
         for suffix, criterion in (("", "necessity"), ("_sufficiency", "sufficiency")):
             lead = (
-                f"| {llm} | {e['cases']} | {cell(e['pass'])} | {e['invalid']} |"
+                f"| {llm} | {e['cases']} | {e['unreachable']} | {cell(e['pass'])} | "
+                f"{e['invalid']} |"
                 if not suffix
-                else "| | | | |"
+                else "| | | | | |"
+            )
+            rhos = " | ".join(
+                f"{cell(e[f'spearman_{kind}{suffix}'])} ({e[f'spearman_{kind}{suffix}_n']})"
+                for kind in KINDS
             )
             lines.append(
                 f"{lead} {criterion} | {cell(e[f'precision{suffix}'])} "
-                f"({cell(e[f'best_precision{suffix}'])}) | {cell(e[f'spearman{suffix}'])} "
-                f"({e[f'spearman{suffix}_n']}) | {cell(e[f'uncited_outranks{suffix}'])} | "
-                f"{cell(e[f'passes{suffix}'])} |"
+                f"({cell(e[f'best_precision{suffix}'])}) | {rhos} | "
+                f"{cell(e[f'uncited_outranks{suffix}'])} | {cell(e[f'passes{suffix}'])} |"
             )
     lines += [
         "",

@@ -15,6 +15,10 @@ It runs over the answerers under test only (``layout.is_reference`` leaves rando
 noisy:Q and flaw:... out); the paper's uncorrected test is kept beside it, and both tests are
 also run on each negative control (random, noisy:Q), which must come out non-significant.
 
+**Contrast and clusters.** The corrected tests leave out the cells whose two selections drew
+the same cases (a pool no larger than the budget) and test the (environment, category) cluster
+means over the LLMs, which share no case (``rq1_cells``); the paper's test is kept over cells.
+
 **Effect size.** The mean difference prioritised − random over the cells, with a 95% interval
 from a bootstrap that resamples (environment, category) clusters: cells of different LLMs share
 their cases, so they are not independent (the Wilcoxon p-value treats them as if they were).
@@ -22,12 +26,10 @@ their cases, so they are not independent (the Wilcoxon p-value treats them as if
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
-from scipy.stats import wilcoxon
 
 from explaincheck.core.analysis.layout import CEILING_LLM, is_negative_control, is_reference
 from explaincheck.core.analysis.scores import CELL_KEYS, PRECISION, case_scores, cells_for
@@ -140,31 +142,47 @@ def wilcoxon_test(
     corrected: bool = False,
     cells: pd.DataFrame | None = None,
     corrected_cases: pd.DataFrame | None = None,
+    clustered: bool | None = None,
 ) -> pd.DataFrame:
-    """One-row frame: cells, untied, statistic, p_value, the mean difference with its cluster
-    bootstrap 95% interval, and a sentence that says what it means. ``corrected`` tests the
-    chance-corrected cell scores.
+    """One-row frame: cells, untied, clusters, same_cases_left_out, statistic, p_value, the
+    mean difference with its cluster bootstrap 95% interval, and a sentence that says what it
+    means. ``corrected`` tests the chance-corrected cell scores.
 
-    With fewer than ``min_untied`` untied cells, statistic and p_value are NaN and the sentence
-    says the test was not run.
+    ``clustered`` (default: as ``corrected``, i.e. the headline's form) leaves out the cells
+    whose two selections drew the same cases and tests the (environment, category) cluster
+    means over the LLMs (``rq1_cells``): cells of several LLMs share their cases, and a test
+    over cells would treat them as independent. Off, it is the paper's test over cells.
+
+    With fewer than ``min_untied`` untied cells (clusters), statistic and p_value are NaN and
+    the sentence says the test was not run.
     """
+    from explaincheck.core.analysis import rq1_cells
+
+    clustered = corrected if clustered is None else clustered
     cells = comparable_cells(results, exclude, corrected, cells, corrected_cases)
+    left_out = 0
+    if clustered:
+        cells, left_out = rq1_cells.with_contrast(cells, rq1_cells.same_case_keys(results))
     untied = int((cells["outcome"] != TIED).sum())
-    statistic = p_value = np.nan
     kind = "chance-corrected " if corrected else ""
-    if untied < min_untied:
+    units = rq1_cells.cluster_means(cells) if clustered else cells["difference"]
+    statistic, p_value, untied_units = rq1_cells.cluster_test(units.to_numpy(), min_untied)
+    word = "clusters" if clustered else "cells"
+    dropped = f"; {left_out} same-case cells left out" if clustered else ""
+    if np.isnan(p_value):
         conclusion = (
-            f"too few cells for a Wilcoxon test: {len(cells)} comparable, {untied} untied "
-            f"(needs at least {min_untied} untied)"
+            f"too few {word} for a Wilcoxon test: {len(units)} comparable, {untied_units} "
+            f"untied (needs at least {min_untied} untied){dropped}"
         )
     else:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            test = wilcoxon(cells[PRIORITIZED], cells[RANDOM], alternative="less")
-        statistic, p_value = float(test.statistic), float(test.pvalue)
+        over = (
+            f"{len(units)} (environment, category) clusters of {len(cells)} cells"
+            if clustered
+            else f"{len(cells)} cells ({untied} untied)"
+        )
         conclusion = (
             f"one-sided Wilcoxon signed-rank on the {kind}scores (prioritised < random): "
-            f"W = {statistic:g}, p = {p_value:.3g} over {len(cells)} cells ({untied} untied)"
+            f"W = {statistic:g}, p = {p_value:.3g} over {over}{dropped}"
         )
     low, high = cluster_interval(cells)
     return pd.DataFrame(
@@ -172,6 +190,8 @@ def wilcoxon_test(
             {
                 "cells": len(cells),
                 "untied": untied,
+                "clusters": len(units) if clustered else np.nan,
+                "same_cases_left_out": left_out,
                 "statistic": statistic,
                 "p_value": p_value,
                 "mean_difference": float(cells["difference"].mean()) if len(cells) else np.nan,

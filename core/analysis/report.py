@@ -108,7 +108,7 @@ PARTS: list[tuple[tuple[str, ...], Callable[[sections.ReportInputs], list[Sectio
     (("cases",), sections.cases),
     (("rq1_counts",), sections.rq1_counts),
     (("rq1_wilcoxon",), sections.rq1_wilcoxon),
-    (("rq1_cells",), sections.rq1_cells),
+    (("rq1_cells",), sections.rq1_cell_table),
     (("rq2_models",), sections.rq2_models),
     (("rq3_difficulty",), sections.rq3_difficulty),
     (("satisfy_errors",), sections.satisfy_errors),

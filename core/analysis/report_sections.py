@@ -26,6 +26,8 @@ from explaincheck.core.analysis import (
     paired,
     prioritization,
     robustness,
+    rq1_cells,
+    rq1_power,
     satisfy,
     scores,
 )
@@ -146,17 +148,17 @@ def rq1_wilcoxon(i: ReportInputs) -> list[Section]:
             "rq1_wilcoxon",
             "RQ1 — one-sided Wilcoxon signed-rank tests (headline: chance-corrected)",
             tests.drop(columns="conclusion"),
-            note=_rq1_note(tests),
+            note=f"{_rq1_note(tests)} {rq1_power.power_sentence(i.results)}",
         )
     ]
 
 
-def rq1_cells(i: ReportInputs) -> list[Section]:
+def rq1_cell_table(i: ReportInputs) -> list[Section]:
     return [
         Section(
             "rq1_cells",
-            "RQ1 — comparable cells",
-            prioritization.comparable_cells(i.results, cells=i.cells),
+            "RQ1 — cells under both selections (same_cases: no contrast, left out)",
+            rq1_cells.rq1_cells(i.results),
             formats=frozenset({CSV}),
         )
     ]
@@ -233,6 +235,7 @@ def _table1_note(campaigns: Sequence[CampaignRow], exclude_reading: bool) -> str
         + "".join(f" Note — {line}" for line in facts.category_caveats(campaigns))
         + "".join(f" Caveat — {line}" for line in case_quality.degenerate_notes(campaigns))
         + (" Reading cases are left out of every score." if exclude_reading else "")
+        + satisfy.delta_note(campaigns)
     )
 
 
@@ -366,7 +369,7 @@ def robustness_checks(i: ReportInputs) -> list[Section]:
                     "Cases asked k times (temperature > 0). agreement = share of cases whose k "
                     "answers all agree; score = mean share of passing repeats; majority_vote = "
                     "share of cases where more than half of the repeats pass; pass^k = all k "
-                    "pass; pass@k = at least one passes."
+                    "pass; pass@k = at least one passes." + robustness.determinism_note(results)
                 ),
             )
         )
@@ -445,7 +448,9 @@ def _rq1_note(tests: pd.DataFrame) -> str:
         "even for the random answerer. mean_difference = prioritised − random over the cells "
         "(negative: prioritised harder), ci = 95% bootstrap over (environment, category) "
         "clusters: cells of different LLMs share their cases, so they are not independent "
-        "(the p-values treat them as if they were)."
+        "(the corrected tests run over cluster means for that reason; the paper's p-value "
+        "treats cells as independent). Cells whose two selections drew the same cases "
+        "(same_cases in rq1_cells.csv) are left out of the corrected tests."
     )
 
 

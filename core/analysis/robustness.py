@@ -182,3 +182,17 @@ def _ordered(table: pd.DataFrame) -> pd.DataFrame:
     crank = {name: i for i, name in enumerate(categories)}
     order = sorted(table.index, key=lambda ix: (rank[ix[0]], crank.get(ix[1], np.inf)))
     return table.loc[order]
+
+
+def determinism_note(results: pd.DataFrame) -> str:
+    """What a local model's repeats can vary by (``llama_binding.DETERMINISM``), when one ran:
+    a repeat-stability figure built on them must say whether the runs were reproducible."""
+    from explaincheck.core.backends.llama_binding import DETERMINISM
+
+    if not results["llm"].astype(str).str.startswith("local").any():
+        return ""
+    return (
+        f" Local models run reproducibly for a fixed seed ({DETERMINISM['threads']} threads, "
+        f"batches of {DETERMINISM['batch']} tokens, no prefix cache; stored with each reply): "
+        "their repeats differ only by each repeat's own seed and temperature."
+    )

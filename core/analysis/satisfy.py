@@ -103,3 +103,18 @@ def satisfy_errors(
     if by == ["llm"]:
         return frame.reindex(order_llms(frame.index))
     return frame.sort_index()
+
+
+def delta_note(campaigns: Sequence[Any]) -> str:
+    """Which satisfy δ the campaigns selected with (``--delta``), for Table 1's note; campaigns
+    stored before the option existed used the paper's formula."""
+    used = sorted(
+        {str((c.settings or {}).get("delta") or "paper") for c in campaigns if c.settings}
+    )
+    if not used:
+        return ""
+    words = {
+        "band": "band (states a constant ½ passes left out, docs/method.md §4, 13)",
+        "paper": "paper (1 − 2|V − ½|)",
+    }
+    return " Satisfy δ: " + "; ".join(words.get(u, u) for u in used) + "."

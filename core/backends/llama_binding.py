@@ -7,6 +7,15 @@ CPU that advertises AMX died with SIGILL on its first generation; it answered ab
 faster where it worked, so it stays an opt-in (extra ``local-compiled``), chosen by the setting
 or ``EXPLAINCHECK_LLAMA_BINDING=llama-cpp-python``. Both give JSON-schema constrained chat
 completions; this module hides their different APIs from ``local_backend``.
+
+**Determinism.** The same prompt with seed 0 at temperature 0 once gave ``{"probability": 1}``
+in one process and ``{"probability": 0.0000000000000000}`` in another (a resumed CLI run and
+the GUI). What differed between the processes is what llama.cpp chooses by itself: the thread
+count (from the CPU), the batch size, and above all the prefix cache, which reuses the keys and
+values of the previous prompt's common prefix, so a prompt's numbers depended on the prompt
+asked before it. Both bindings therefore run with ``THREADS`` threads, batches of ``BATCH``
+tokens and no prefix reuse (every prompt evaluated from an empty cache), and each reply says
+so (``DETERMINISM``, kept in the reply's ``extra`` and in the reply cache's request identity).
 """
 
 from __future__ import annotations
@@ -30,6 +39,10 @@ NAMES = {
     "llama_cpp": "llama_cpp",
 }
 ENVIRONMENT = "EXPLAINCHECK_LLAMA_BINDING"
+THREADS = 2  # fixed, not the CPU's count: the same numbers on every machine and front end
+BATCH = 512  # prompt tokens evaluated per batch (llama.cpp's micro-batch as well)
+# What makes a local reply reproducible for a fixed seed, stored with each reply.
+DETERMINISM: dict[str, Any] = {"threads": THREADS, "batch": BATCH, "prefix_cache": False}
 
 
 class BindingError(Exception):
@@ -113,7 +126,16 @@ class LlamaCppModel:
         from llama_cpp import Llama
 
         _quiet_llama_cpp_log()
-        self._llama = Llama(model_path=str(path), n_ctx=n_ctx, verbose=False, seed=0)
+        self._llama = Llama(
+            model_path=str(path),
+            n_ctx=n_ctx,
+            verbose=False,
+            seed=0,
+            n_threads=THREADS,
+            n_threads_batch=THREADS,
+            n_batch=BATCH,
+            n_ubatch=BATCH,
+        )
 
     def chat_json(
         self, text: str, schema: dict[str, Any], *, temperature: float, seed: int, max_tokens: int
@@ -125,6 +147,7 @@ class LlamaCppModel:
                 f"a prompt of {prompt_tokens} tokens does not fit in the context of"
                 f" {llama.n_ctx()} tokens"
             )
+        llama.reset()  # no prefix reuse: the previous prompt must not change this one's numbers
         try:
             result = llama.create_chat_completion(
                 messages=[{"role": "user", "content": text}],
@@ -155,6 +178,12 @@ class XllamacppModel:
         params.n_ctx = n_ctx
         params.n_parallel = 1
         params.sampling.seed = 0
+        params.cpuparams.n_threads = THREADS
+        params.cpuparams_batch.n_threads = THREADS
+        params.n_batch = BATCH
+        params.n_ubatch = BATCH
+        params.cache_prompt = False  # no prefix reuse between prompts
+        params.n_cache_reuse = 0
         params.verbosity = -1  # llama.cpp's notes on stderr would break the progress bar
         self._server: Any = xllamacpp.Server(params)
 
@@ -167,6 +196,7 @@ class XllamacppModel:
                 "temperature": temperature,
                 "seed": seed,
                 "max_tokens": max_tokens,
+                "cache_prompt": False,
                 "response_format": {
                     "type": "json_schema",
                     "json_schema": {"name": "answer", "schema": schema},

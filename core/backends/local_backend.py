@@ -24,6 +24,7 @@ from typing import Any
 from explaincheck.core.backends import native_guard
 from explaincheck.core.backends.base import BackendError, Reply
 from explaincheck.core.backends.llama_binding import (
+    DETERMINISM,
     BindingError,
     LocalModel,
     choose_binding,
@@ -120,7 +121,8 @@ class LocalBackend(LLMBackend):
 
     def request_identity(self, prompt: Prompt, repeat: int = 0) -> RequestIdentity:
         options = {**self.decoding.options(repeat), "max_tokens": self.max_tokens}
-        return RequestIdentity("local", ("local",), self.name, options, {"n_ctx": self.n_ctx})
+        extras = {"n_ctx": self.n_ctx, **DETERMINISM}  # a reply made otherwise is not reused
+        return RequestIdentity("local", ("local",), self.name, options, extras)
 
     async def answer(self, prompt: Prompt, case: TestCase, *, repeat: int = 0) -> Reply:
         if self._model is None:
@@ -149,5 +151,9 @@ class LocalBackend(LLMBackend):
             prompt_tokens=result.prompt_tokens,
             completion_tokens=result.completion_tokens,
             host="local",
-            extra={"finish_reason": result.finish_reason, "binding": model.binding},
+            extra={
+                "finish_reason": result.finish_reason,
+                "binding": model.binding,
+                **DETERMINISM,
+            },
         )

@@ -149,6 +149,12 @@ def _random(rest: str, ctx: BackendContext) -> Backend:
     return RandomBackend(_need_oracle(ctx, "random"), ctx.environment, ctx.decoding.seed)
 
 
+def _hedge(rest: str, ctx: BackendContext) -> Backend:
+    from explaincheck.core.backends.hedge_backend import HedgeBackend
+
+    return HedgeBackend(_need_oracle(ctx, "hedge"), ctx.environment, ctx.decoding.seed)
+
+
 def _oracle(rest: str, ctx: BackendContext) -> Backend:
     from explaincheck.core.backends.oracle_backend import OracleBackend
 
@@ -299,6 +305,15 @@ KINDS: dict[str, BackendKind] = {
             argument_words="a share Q",
             example="noisy:0.5",
             check=_check_share,
+            role=REFERENCE,
+            reads_oracle=True,
+            instant=True,
+            negative_control=True,
+        ),
+        BackendKind(
+            "hedge",
+            _hedge,
+            "½ for a probability, else uniform guesses (a negative control)",
             role=REFERENCE,
             reads_oracle=True,
             instant=True,

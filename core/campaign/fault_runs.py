@@ -38,6 +38,7 @@ from explaincheck.core.taxonomy.base import (
     GradingSettings,
     TestCase,
 )
+from explaincheck.core.taxonomy.case_rules import DEFAULT_RULES, SelectionRules
 
 if TYPE_CHECKING:
     from explaincheck.core.environments.types import Environment
@@ -229,9 +230,11 @@ def selected_rows(
     answerers: Mapping[str, Any],
     budget: int,
     seed: int,
+    rules: SelectionRules = DEFAULT_RULES,
 ) -> list[dict]:
-    """Results-frame rows of every applicable category's budgeted selections (both), each
-    case answered by every answerer directly (``reply_text``: no runner, no database)."""
+    """Results-frame rows of every applicable category's budgeted selections (both) under
+    ``rules``, each case answered by every answerer directly (``reply_text``: no runner, no
+    database)."""
     from explaincheck.core.taxonomy.grading import grade_reply
     from explaincheck.core.taxonomy.prompts import render_prompt
     from explaincheck.core.taxonomy.registry import CATEGORIES, applicability
@@ -244,7 +247,7 @@ def selected_rows(
         if not applicable[category_id].applicable:
             continue
         for selection in (PRIORITIZED, RANDOM):
-            for case in select_cases(truth, category_id, budget, selection, seed):
+            for case in select_cases(truth, category_id, budget, selection, seed, rules):
                 prompt = render_prompt(case, truth, environment)
                 for spec, answerer in answerers.items():
                     grade = grade_reply(case, answerer.reply_text(case), truth, settings)

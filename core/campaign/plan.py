@@ -31,7 +31,13 @@ from explaincheck.core.taxonomy.base import (
     Prompt,
     TestCase,
 )
-from explaincheck.core.taxonomy.case_rules import SelectionRules, degenerate_reason
+from explaincheck.core.taxonomy.case_rules import (
+    BAND,
+    DEFAULT_BAND,
+    DELTA_CHOICES,
+    SelectionRules,
+    degenerate_reason,
+)
 from explaincheck.core.taxonomy.prompts import render_prompt
 from explaincheck.core.taxonomy.registry import CATEGORIES, applicability, category
 from explaincheck.core.taxonomy.selection import ruled_candidates, select_cases
@@ -39,7 +45,7 @@ from explaincheck.core.taxonomy.selection import ruled_candidates, select_cases
 BOTH = "both"
 # Selection rules left out of a campaign's identity at these values, so campaigns stored before
 # the rules existed resume (``Campaign.identity``).
-_RULE_DEFAULTS = {"keep_do_nothing": False, "min_gap": 0.0, "balance": True}
+_RULE_DEFAULTS = {"keep_do_nothing": False, "min_gap": 0.0, "balance": True, "delta": BAND}
 SELECTION_CHOICES = (PRIORITIZED, RANDOM, BOTH)
 # The British spelling the README, the window and the reports' prose use; stored, in columns and
 # in settings it is always the contract's "prioritized".
@@ -78,6 +84,7 @@ class Campaign:
     keep_do_nothing: bool = False  # offer do-nothing actions in preference questions
     min_gap: float = 0.0  # leave out cases whose deciding difference is below this
     balance: bool = True  # yes/no categories: as many yes- as no-cases
+    delta: str = BAND  # satisfy's δ: from the tolerance band around ½, or "paper" (``--delta``)
     # Refuse models with more states (``--state-limit``; None: the oracle's default). Not a
     # setting of the results: left out of the stored settings and the identity.
     state_limit: int | None = None
@@ -115,6 +122,10 @@ class Campaign:
             raise ExplaincheckError(
                 f"--wording must be one of {', '.join(map(str, range(WORDINGS)))} or all"
             )
+        if self.delta not in DELTA_CHOICES:
+            raise ExplaincheckError(
+                f"unknown --delta {self.delta!r} (valid: {', '.join(DELTA_CHOICES)})"
+            )
         gap = self.min_gap
         if not (isinstance(gap, int | float) and math.isfinite(gap)) or not 0 <= gap <= 1:
             raise ExplaincheckError(f"--min-gap must be a number from 0 to 1 (got {gap})")
@@ -122,7 +133,11 @@ class Campaign:
     @property
     def rules(self) -> SelectionRules:
         """The selection rules of this campaign (``taxonomy.case_rules``)."""
-        return SelectionRules(self.keep_do_nothing, float(self.min_gap), self.balance)
+        absolute = self.grading.satisfy_rule == SATISFY_RULES[0]
+        band = float(self.grading.satisfy_tolerance) if absolute else 0.0
+        return SelectionRules(
+            self.keep_do_nothing, float(self.min_gap), self.balance, self.delta, band
+        )
 
     @property
     def selections(self) -> tuple[str, ...]:
@@ -155,6 +170,7 @@ class Campaign:
             "unsafe": self.unsafe_label,
             "satisfy-rule": self.grading.satisfy_rule,
             "satisfy-tolerance": self.grading.satisfy_tolerance,
+            "delta": None if self.delta == BAND else self.delta,
         }
         return {key: value for key, value in options.items() if value is not None}
 
@@ -171,6 +187,9 @@ class Campaign:
         for name, default in _RULE_DEFAULTS.items():
             if data.get(name) == default:
                 del data[name]
+        band = self.rules.band  # the band chooses satisfy's cases, so it is part of the campaign
+        if self.delta == BAND and band != DEFAULT_BAND:
+            data["satisfy_band"] = band
         return _sha(to_json({**data, "model_hash": model_hash}))
 
 

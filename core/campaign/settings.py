@@ -31,6 +31,7 @@ def campaign_from_settings(
     keep_do_nothing: bool = Campaign.keep_do_nothing,
     min_gap: float = Campaign.min_gap,
     balance: bool = Campaign.balance,
+    delta: str = Campaign.delta,
     satisfy_rule: str = GradingSettings.satisfy_rule,
     satisfy_tolerance: float = GradingSettings.satisfy_tolerance,
     constants: str | None = None,
@@ -57,5 +58,6 @@ def campaign_from_settings(
         keep_do_nothing=keep_do_nothing,
         min_gap=min_gap,
         balance=balance,
+        delta=delta,
         state_limit=state_limit,
     )

@@ -174,6 +174,13 @@ def add_rule_arguments(parser: argparse.ArgumentParser) -> None:
         help="yes/no categories: as many yes- as no-cases, as the paper's text says (on), or"
         " drawn from all candidates (off)",
     )
+    parser.add_argument(
+        "--delta",
+        default="band",
+        choices=["band", "paper"],
+        help="satisfy's δ: from the tolerance band around 1/2, whose states a constant 1/2"
+        " passes and which are left out (band), or the paper's 1 - 2|V - 1/2| (paper)",
+    )
 
 
 def add_scale_arguments(parser: argparse.ArgumentParser) -> None:
@@ -256,6 +263,7 @@ def campaign_from(args: argparse.Namespace) -> Campaign:
         keep_do_nothing=args.keep_do_nothing,
         min_gap=args.min_gap,
         balance=args.balance == "on",
+        delta=getattr(args, "delta", "band"),
         satisfy_rule=args.satisfy_rule,
         satisfy_tolerance=args.satisfy_tolerance,
         constants=args.const,

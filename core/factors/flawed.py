@@ -62,4 +62,4 @@ def flawed_factor_truth(
         )
         for state in truth.states
     }
-    return FactorTruth(truth.factors, states, own.intervened, truth.dropped)
+    return FactorTruth(truth.factors, states, own.intervened, truth.dropped, truth.unreachable)

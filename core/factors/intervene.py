@@ -20,7 +20,7 @@ from pathlib import Path
 from explaincheck.core.cache_files import write_atomic
 from explaincheck.core.environments.loader import format_constants, parse_constants
 from explaincheck.core.errors import ExplaincheckError
-from explaincheck.core.factors.truth import index, state_factors
+from explaincheck.core.factors.truth import decided, index, reached_by_all, state_factors
 from explaincheck.core.factors.types import MODEL, STATE, Factor, FactorTruth
 from explaincheck.core.oracle.program import describe_program
 from explaincheck.core.oracle.types import OracleRequest, OracleResult
@@ -143,11 +143,15 @@ def compute_factor_truth(
     neutral_table = index(all_neutral)
     final = tuple(kept)
     states = {}
+    unreachable = 0
+    every = [*tables.values(), *kept_tables.values(), neutral_table]
     for state in factual.states:
         found = state_factors(state, final, factual, tables, kept_tables, neutral_table)
         if found is not None:
             states[state.id] = found
-    return FactorTruth(final, states, hashes, dropped)
+        elif decided(state) and not reached_by_all(state, every):
+            unreachable += 1
+    return FactorTruth(final, states, hashes, dropped, unreachable)
 
 
 def base_request(oracle: OracleResult) -> OracleRequest:

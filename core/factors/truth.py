@@ -8,7 +8,7 @@ states differently, and may reach states the factual one does not (and the other
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from explaincheck.core.factors.types import (
     MODEL,
@@ -53,6 +53,19 @@ def best_margin(state: StateFacts, best: tuple[str, ...]) -> float | None:
     return max(state.q[a] for a in best) - max(state.q[b] for b in others)
 
 
+def kept_share(kept: StateFacts, best: tuple[str, ...]) -> float:
+    """Seed 002's PS with exact values: the share of the optimal actions at ``kept`` that are
+    factually best (a uniform pick among them keeps the decision); 0 when none is."""
+    optimal = kept.best or tuple(kept.q)
+    return sum(a in best for a in optimal) / len(optimal) if optimal else 0.0
+
+
+def reached_by_all(state: StateFacts, tables: Iterable[Mapping[Key, StateFacts]]) -> bool:
+    """Whether every intervened model (its states by valuation) reaches ``state``."""
+    key = valuation_key(state)
+    return all(key in table for table in tables)
+
+
 def decided(state: StateFacts) -> bool:
     """Whether ``state`` has a decision to explain: two or more actions, not all tied."""
     return len(state.q) >= 2 and len(state.best) < len(state.q)
@@ -78,15 +91,17 @@ def model_effect(
     lead_after, lead_kept = best_margin(after, state.best), best_margin(kept, state.best)
     if moved is None or lead_after is None or lead_kept is None:
         return None
+    share = kept_share(kept, state.best)
     return FactorEffect(
         factor=factor.id,
         necessary=lead_after < 0,
         strength=abs(base - moved),
-        sufficient=lead_kept >= 0,
+        sufficient=share >= 1.0,
         best_after=after.best,
         necessity=-lead_after,
         sufficiency=lead_kept,
         changes_best=set(after.best) != set(state.best),
+        ps=share,
     )
 
 
@@ -121,15 +136,17 @@ def state_effect(
         strength = max(strength, abs(base - moved))
         if -lead_other > necessity:
             necessity, best_after = -lead_other, other.best
+    share = kept_share(kept, state.best)
     return FactorEffect(
         factor=factor.id,
         necessary=necessity > 0,
         strength=strength,
-        sufficient=lead_kept >= 0,
+        sufficient=share >= 1.0,
         best_after=best_after,
         necessity=necessity,
         sufficiency=lead_kept,
         changes_best=changes,
+        ps=share,
     )
 
 

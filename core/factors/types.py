@@ -31,7 +31,7 @@ class FactorEffect:
     factor: str
     necessary: bool  # under the intervention no factual best action is optimal any more
     strength: float  # |m(s) - m_f(s)|: how much the margin of the factual best group changes
-    sufficient: bool  # keeping f and neutralising the other model factors keeps one optimal
+    sufficient: bool  # keeping f and neutralising the other model factors: PS = 1
     best_after: tuple[str, ...]  # A*(s) under the intervention (strongest alternative for state)
     # graded necessity: how far the factual best action falls behind under the intervention
     # (max Q of the others − max Q of the factual group; > 0 iff necessary, 0 = a new tie)
@@ -40,6 +40,10 @@ class FactorEffect:
     # sufficient)
     sufficiency: float = 0.0
     changes_best: bool = False  # the second view: A*(s) as a set changes (a new tie counts)
+    # seed 002's PS: the chance that the decision is kept when only f is kept, a uniform pick
+    # among the optimal actions there: 1 if only factual best actions are optimal, a tie
+    # with k optimal actions of which j factual gives j/k (every action at 0: at most 1/|tie|)
+    ps: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -69,14 +73,18 @@ class StateFactors:
 @dataclass(frozen=True)
 class FactorTruth:
     """The factors of one campaign and their effects at every state where they are defined.
-    ``intervened`` maps an intervention name to the content hash of its oracle (kept with the
-    campaign; the oracles themselves sit in the oracle cache). ``dropped`` says which factors
-    were left out and why (an intervened model that does not build)."""
+        ``intervened`` maps an intervention name to the content hash of its oracle (kept with the
+        campaign; the oracles themselves sit in the oracle cache). ``dropped`` says which factors
+        were left out and why (an intervened model that does not build); ``unreachable`` how many
+    decided states were left out because an intervention makes them unreachable."""
 
     factors: tuple[Factor, ...]
     states: dict[int, StateFactors]
     intervened: dict[str, str] = field(default_factory=dict)
     dropped: dict[str, str] = field(default_factory=dict)
+    # decided states left out because an intervened model does not reach them (counted, so a
+    # report can say how many cases an intervention removed)
+    unreachable: int = 0
 
     def factor(self, factor_id: str) -> Factor:
         for found in self.factors:

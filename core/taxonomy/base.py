@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from explaincheck.core.oracle.flawed import Flaw
     from explaincheck.core.oracle.types import OracleRequest, OracleResult, StateFacts
     from explaincheck.core.taxonomy.answers import AnswerForm
+    from explaincheck.core.taxonomy.case_rules import SelectionRules
     from explaincheck.core.taxonomy.probes import Probe
 
 # Dimensions as in the paper (section 4) and docs/method.md.
@@ -221,6 +222,13 @@ class Category(ABC):
         """The probes to ask again about one graded case after a run (``follow_up_trials`` > 0);
         the campaign asks them with the same LLM and stores the replies."""
         return []
+
+    def ruled(
+        self, found: list[Candidate], oracle: OracleResult, rules: SelectionRules
+    ) -> list[Candidate]:
+        """``found`` under the campaign's selection ``rules`` where they change this category's
+        pool or δ (satisfy's ``--delta``); most categories keep their candidates."""
+        return found
 
     @abstractmethod
     def candidates(self, oracle: OracleResult, seed: int = 0) -> list[Candidate]:

@@ -15,6 +15,9 @@
   smallest gap of a ranking, the margin of the best or worst group). ``--min-gap G`` leaves out
   cases below G; reports count those below ``SMALL_GAP``.
 - **Balance** of the yes/no categories (``--balance on|off``).
+- **Satisfy's δ** (``--delta band|paper``): a state a constant ½ passes is no case, and δ is
+  measured from the edge of that band (``satisfy.Satisfy.ruled``), unless the paper's formula
+  is asked for.
 """
 
 from __future__ import annotations
@@ -28,6 +31,11 @@ if TYPE_CHECKING:
     from explaincheck.core.taxonomy.base import Candidate
 
 READING_DELTA = 0.5  # the most δ a reading case can have
+# Satisfy's δ (``SelectionRules.delta``): measured from the tolerance band around ½ (default),
+# or the paper's 1 − 2|V − ½|, which prioritises the states a constant ½ passes (method.md §4).
+BAND, PAPER = "band", "paper"
+DELTA_CHOICES = (BAND, PAPER)
+DEFAULT_BAND = 0.05  # the default satisfy tolerance: a ½ passes every state within it
 SMALL_GAP = 0.01  # deciding differences below this are counted per cell in reports
 
 
@@ -38,6 +46,8 @@ class SelectionRules:
     keep_do_nothing: bool = False  # offer do-nothing actions in preference questions
     min_gap: float = 0.0  # leave out cases whose deciding difference is below this (0: none)
     balance: bool = True  # yes/no categories: as many yes- as no-cases (the paper's text)
+    delta: str = BAND  # satisfy's δ: BAND (from the tolerance band around ½) or PAPER
+    band: float = DEFAULT_BAND  # half-width of that band (the campaign's satisfy tolerance)
 
 
 DEFAULT_RULES = SelectionRules()
@@ -80,6 +90,12 @@ def reads_as_failure(state: StateFacts) -> bool:
     """A state whose words give a failure away: an absorbing failure, or unsafe-labelled (the
     built-in wordings describe what happened there; the generic one shows the label)."""
     return state.is_unsafe or is_visible_dead_end(state)
+
+
+def is_live_dead_end(state: StateFacts) -> bool:
+    """A dead end whose words do not give it away: V = 0, yet it is neither labelled unsafe nor
+    absorbing (the agent can still act), so only reasoning finds it."""
+    return state.dead_end and not reads_as_failure(state)
 
 
 def capped(delta: float, reading: bool) -> float:

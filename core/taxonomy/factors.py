@@ -5,14 +5,18 @@ campaign asks for ``factors`` by id), graded under the seed study's two criteria
 **Necessity**: how far the factual best action falls behind when the factor is changed (necessary
 iff it is no longer optimal; a new tie is not necessary). **Sufficiency**: the factual best
 action's lead when only the factor is kept (every other model factor neutral; sufficient iff still
-optimal). The prompt says that influence means the first. Grading (docs/method.md, "Why-questions
-(factors)"): the action part as best_action; the factor part passes iff no uncited factor outranks
-a cited one and the cited order is non-increasing, comparing only factors of the same kind (model
-and state factors are not ranked against each other), under necessity. The same checks under
-sufficiency, precision against the necessary and the sufficient sets, and Spearman's ρ against each
-score are reported beside it (``factor_metrics``). δ = 1 − the smallest non-zero gap of graded
-necessity between neighbours among the four most influential factors (a near tie across the cut is
-hard to get right).
+optimal), scored as seed 002's PS: 1 if only factual best actions stay optimal, j/k for a tie of k
+optimal actions of which j are factual (a tie is never simply "sufficient"). The prompt says that
+influence means the first. Grading (docs/method.md, "Why-questions (factors)"): the action part as
+best_action; the factor part passes iff no uncited factor outranks a cited one and the cited order
+is non-increasing, under necessity. Graded scores are compared only between factors of the same
+kind (a model factor's comes from one neutral model, a state factor's from its best alternative
+state); *whether* a factor is necessary is comparable across kinds, so an uncited necessary factor
+outranks a cited unnecessary one of either kind. The same checks under sufficiency (the
+sufficient set: PS = 1), precision against the necessary and the sufficient sets, and Spearman's ρ
+per kind against each score are reported beside it (``factor_metrics``). δ = 1 − the smallest
+non-zero gap of graded necessity between neighbours among the four most influential factors (a near
+tie across the cut is hard to get right).
 """
 
 from __future__ import annotations
@@ -21,10 +25,18 @@ import itertools
 import json
 import math
 import random
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from explaincheck.core.factors.types import FactorTruth, StateFactors, factor_truth, with_factors
+from explaincheck.core.factors.types import (
+    MODEL,
+    STATE,
+    FactorTruth,
+    StateFactors,
+    factor_truth,
+    with_factors,
+)
 from explaincheck.core.oracle.types import OracleRequest, OracleResult
 from explaincheck.core.taxonomy.answers import AnswerForm
 from explaincheck.core.taxonomy.base import (
@@ -115,6 +127,9 @@ class FactorsForm(AnswerForm):
 
 NECESSITY, SUFFICIENCY = "necessity", "sufficiency"
 CRITERIA = (NECESSITY, SUFFICIENCY)
+MEMBERS = {NECESSITY: "necessary", SUFFICIENCY: "sufficient"}  # the expected key of each set
+PS = "ps"  # seed 002's sufficiency score per factor (``FactorEffect.ps``), in the expected dict
+KINDS = (MODEL, STATE)  # factor kinds, for Spearman's ρ per kind
 
 
 def influence_of(expected: dict[str, Any], criterion: str = NECESSITY) -> dict[str, float]:
@@ -123,6 +138,8 @@ def influence_of(expected: dict[str, Any], criterion: str = NECESSITY) -> dict[s
     sufficiency = the factual best action's lead when only the factor is kept (>= 0 iff
     sufficient). Truth stored before the two were graded apart (no "necessity" key) falls back
     to its one mixed score (10 for a necessary factor plus its strength)."""
+    if criterion == SUFFICIENCY and PS in expected:
+        return {f: float(v) for f, v in expected[PS].items()}
     if criterion in expected:
         return {f: float(v) for f, v in expected[criterion].items()}
     if criterion == SUFFICIENCY:
@@ -138,31 +155,30 @@ def kinds_of(expected: dict[str, Any]) -> dict[str, str]:
 
 
 def order_faults(
-    cited: list[str], influence: dict[str, float], kinds: dict[str, str] | None = None
+    cited: list[str],
+    influence: dict[str, float],
+    kinds: dict[str, str] | None = None,
+    members: Collection[str] = (),
 ) -> tuple[bool, bool]:
     """(an uncited factor outranks a cited one, the cited order puts a strictly less
     influential factor before a more influential one): the factor part passes iff neither.
-    Only factors of the same kind are compared (``kinds``): a model factor's score comes from
-    one neutral model, a state factor's from the best of its alternative states, so the two
-    are not ranked against each other."""
+    Factors of the same kind (``kinds``) are compared by score; a model factor's score comes
+    from one neutral model, a state factor's from the best of its alternative states, so across
+    kinds only membership of ``members`` (the necessary, or the sufficient, factors) is
+    compared: one in the set outranks one outside it, whatever their kinds."""
     kinds = kinds or {}
+    inside = set(members)
 
-    def comparable(a: str, b: str) -> bool:
-        return kinds.get(a) == kinds.get(b)
+    def above(a: str, b: str) -> bool:
+        """Whether ``a`` is strictly more influential than ``b``."""
+        if kinds.get(a) == kinds.get(b):
+            return influence[a] > influence[b] + TOLERANCE
+        return a in inside and b not in inside
 
     known = [f for f in cited if f in influence]
-    outranked = any(
-        influence[u] > influence[c] + TOLERANCE
-        for u in influence
-        if u not in cited
-        for c in known
-        if comparable(u, c)
-    )
+    outranked = any(above(u, c) for u in influence if u not in cited for c in known)
     inverted = any(
-        influence[known[i]] + TOLERANCE < influence[known[j]]
-        for i in range(len(known))
-        for j in range(i + 1, len(known))
-        if comparable(known[i], known[j])
+        above(known[j], known[i]) for i in range(len(known)) for j in range(i + 1, len(known))
     )
     return outranked, inverted
 
@@ -172,13 +188,14 @@ def factor_part_chance(expected: dict[str, Any]) -> float:
     cites) passes the factor part (graded under necessity): the passing triples, counted by
     enumeration, over n(n−1)(n−2). Exact; n is the number of factors (a few to a few dozen)."""
     influence, kinds = influence_of(expected), kinds_of(expected)
+    necessary = expected.get("necessary") or ()
     ids = list(influence)
     if len(ids) < CITED:
         return 0.0
     passing = sum(
         1
         for cited in itertools.permutations(ids, CITED)
-        if not any(order_faults(list(cited), influence, kinds))
+        if not any(order_faults(list(cited), influence, kinds, necessary))
     )
     return passing / math.perm(len(ids), CITED)
 
@@ -186,31 +203,46 @@ def factor_part_chance(expected: dict[str, Any]) -> float:
 def factor_metrics(cited: list[str], expected: dict[str, Any]) -> dict[str, Any]:
     """The seed study's metrics of one answer, under necessity and under sufficiency apart:
     precision of the cited set against the necessary (sufficient) set, Spearman's ρ between the
-    cited order and the graded scores (None when undefined: the three tie), whether an uncited
-    factor outranks a cited one, and whether the factor part passes under that criterion.
-    The unsuffixed keys are necessity's (the verdict's criterion)."""
-    from scipy.stats import spearmanr
-
+    cited order and the graded scores per kind (``spearman_model``, ``spearman_state``: the
+    verdict keeps the kinds' scales apart, so ρ does too; None when undefined: fewer than two
+    cited factors of that kind, or they tie), whether an uncited factor outranks a cited one,
+    and whether the factor part passes under that criterion. The keys without a
+    ``_sufficiency`` suffix are necessity's (the verdict's criterion)."""
     kinds = kinds_of(expected)
     found: dict[str, Any] = {}
-    for criterion, members in ((NECESSITY, "necessary"), (SUFFICIENCY, "sufficient")):
+    for criterion, members in MEMBERS.items():
         chosen = set(expected.get(members) or [])
         influence = influence_of(expected, criterion)
         known = [f for f in cited if f in influence]
-        rho = None
-        values = [influence[f] for f in known]
-        if len(known) >= 2 and max(values) - min(values) > TOLERANCE:
-            rho = float(spearmanr(list(range(len(known), 0, -1)), values).statistic)
-            rho = None if math.isnan(rho) else rho
-        outranked, inverted = order_faults(known, influence, kinds)
+        outranked, inverted = order_faults(known, influence, kinds, chosen)
         suffix = "" if criterion == NECESSITY else "_sufficiency"
         found[f"precision{suffix}"] = len(chosen & set(known)) / CITED
         found[f"best_precision{suffix}"] = min(CITED, len(chosen)) / CITED
-        found[f"spearman{suffix}"] = rho
+        for kind in KINDS:
+            mine = [f for f in known if kinds.get(f, "model") == kind]
+            found[f"spearman_{kind}{suffix}"] = _rho([influence[f] for f in mine])
         found[f"uncited_outranks{suffix}"] = outranked
         found[f"inverted{suffix}"] = inverted
         found[f"passes{suffix}"] = not (outranked or inverted)
     return found
+
+
+def _rhos(metrics: dict[str, Any], suffix: str) -> str:
+    """ρ per kind in words: "model 1.00, state n/a"."""
+    shown = (metrics[f"spearman_{kind}{suffix}"] for kind in KINDS)
+    return ", ".join(
+        f"{kind} {'n/a' if r is None else f'{r:.2f}'}" for kind, r in zip(KINDS, shown, strict=True)
+    )
+
+
+def _rho(values: list[float]) -> float | None:
+    """Spearman's ρ between a cited order (first = most influential) and its scores."""
+    from scipy.stats import spearmanr
+
+    if len(values) < 2 or max(values) - min(values) <= TOLERANCE:
+        return None
+    rho = float(spearmanr(list(range(len(values), 0, -1)), values).statistic)
+    return None if math.isnan(rho) else rho
 
 
 class Factors(Category):
@@ -355,6 +387,8 @@ class Factors(Category):
             "sufficient": [e.factor for e in truth.effects if e.sufficient],
             NECESSITY: {e.factor: e.necessity for e in truth.effects},
             SUFFICIENCY: {e.factor: e.sufficiency for e in truth.effects},
+            PS: {e.factor: e.ps for e in truth.effects},
+            "unreachable": self.truth(oracle).unreachable,
             "kind": {f.id: f.kind for f in self.truth(oracle).factors},
             "changes_best": [e.factor for e in truth.effects if e.changes_best],
             "strength": {e.factor: e.strength for e in truth.effects},
@@ -386,14 +420,13 @@ class Factors(Category):
             f"{f}={number(s)}{'*' if f in expected['necessary'] else ''}"
             for f, s in influence_of(expected).items()
         )
-        rho, rho_s = metrics["spearman"], metrics["spearman_sufficiency"]
         sufficiency = "passes" if metrics["passes_sufficiency"] else "fails"
         reason = (
             f"answered {action}, cited {', '.join(cited)}; "
             + ("; ".join(problems) if problems else "right action, a top-3 in order")
             + f" (necessity, * = necessary: {scores}; precision {metrics['precision']:.2f}"
-            + f", ρ {'n/a' if rho is None else f'{rho:.2f}'}; under sufficiency the order "
-            + f"{sufficiency}, ρ {'n/a' if rho_s is None else f'{rho_s:.2f}'})"
+            + f", ρ {_rhos(metrics, '')}; under sufficiency the order {sufficiency}"
+            + f", ρ {_rhos(metrics, '_sufficiency')})"
         )
         verdict = FAIL if problems else PASS
         return Grade(verdict, reason, {"action": action, FACTORS: cited}, expected)

@@ -1,22 +1,37 @@
 """Satisfy property? (state query): how likely the goal is reached from a state, acting optimally.
 
-δ = 1 − 2|V(s) − ½| (ambiguity: values near ½ are the least determined). A state whose words give
-a failure away (``case_rules.reads_as_failure``) is a reading case, δ at most ½. Graded by
+δ, by default (``--delta band``, ``ruled``): a state within the tolerance band around ½
+(|V − ½| ≤ t, t the satisfy tolerance) is no case, since a constant answer of ½ passes it, and
+δ = 1 − (|V − ½| − t) / (½ − t) outside it: highest just outside the band, where the answer must
+leave the middle yet is still nearly undetermined. The paper's δ = 1 − 2|V(s) − ½| (``--delta
+paper``, what ``candidates`` gives) prioritises exactly the states a hedge of ½ passes. A state
+whose words give a failure away (``case_rules.reads_as_failure``) is a reading case, δ at most ½.
+Graded by
 ``GradingSettings``: ``absolute`` passes iff |p − V(s)| ≤ tolerance (default 0.05), ``half`` iff
 p ≥ ½ ⇔ V(s) ≥ ½; the absolute error is always kept so either rule can be re-applied later.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
 from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.taxonomy.answers import AnswerForm, probability_form
-from explaincheck.core.taxonomy.base import FAIL, PASS, STATE, Grade, GradingSettings, TestCase
-from explaincheck.core.taxonomy.case_rules import reads_as_failure
+from explaincheck.core.taxonomy.base import (
+    FAIL,
+    PASS,
+    STATE,
+    Candidate,
+    Grade,
+    GradingSettings,
+    TestCase,
+)
+from explaincheck.core.taxonomy.case_rules import PAPER, SelectionRules, capped, reads_as_failure
 from explaincheck.core.taxonomy.kinds import SingleStateCategory, number
 from explaincheck.core.taxonomy.pool_counts import non_goal_count
+from explaincheck.core.taxonomy.sampling import delta
 
 ABSOLUTE, HALF = "absolute", "half"
 _EPSILON = 1e-12  # float slack so that |p − V| = tolerance passes
@@ -40,6 +55,23 @@ class Satisfy(SingleStateCategory):
 
     def state_reading(self, state: StateFacts) -> bool:
         return reads_as_failure(state)
+
+    def ruled(
+        self, found: list[Candidate], oracle: OracleResult, rules: SelectionRules
+    ) -> list[Candidate]:
+        """The paper's candidates under ``--delta paper``; else the band rule of the module
+        docstring (a band of half-width ``rules.band``; 0 under the ``half`` rule)."""
+        if rules.delta == PAPER:
+            return found
+        band = min(max(rules.band, 0.0), 0.5 - _EPSILON)
+        kept = []
+        for c in found:
+            away = abs(oracle.state(c.states[0]).value - 0.5)
+            if away <= band + _EPSILON:
+                continue  # a hedge of ½ passes it: no test of reasoning
+            amount = capped(1.0 - (away - band) / (0.5 - band), c.reading)
+            kept.append(replace(c, delta=delta(amount)))
+        return kept
 
     def question(self, case: TestCase, oracle: OracleResult) -> str:
         return (

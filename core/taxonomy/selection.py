@@ -83,6 +83,7 @@ def ruled_candidates(
         found = category.candidates(oracle, seed, keep_do_nothing=rules.keep_do_nothing)
     else:
         found = category.candidates(oracle, seed)
+    found = category.ruled(found, oracle, rules)
     if rules.min_gap > 0:
         found = [c for c in found if c.gap is None or c.gap >= rules.min_gap]
     return found

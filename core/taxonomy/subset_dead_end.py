@@ -4,20 +4,29 @@ Subsets of ``subset_size`` (default 4) non-goal states (``sampling.subsets``: al
 enough, else seeded samples around the lowest-valued states). Binary: positives contain a dead end.
 
 δ of a negative subset = 1 − min V over the subset (ambiguity: a state close to V = 0 looks like a
-dead end). The paper's formula gives every positive subset δ = 1; here a positive subset whose dead
-ends are all *live* (V = 0, yet the agent can still move on) keeps δ = 1, while one holding an
-*absorbing* failure state (a hole, an eaten goat: the description shows that it is over) or an
-unsafe-labelled state is a reading case: δ at most ½, since the wording gives it away. So
-prioritised selection prefers the live dead ends where a model has them (docs/method.md).
+dead end); the paper's formula gives every positive subset δ = 1.
+
+**Reading.** The prompt shows what happened in an absorbing failure (a hole, an eaten goat) and
+the generic wording prints its labels (``labels here: unsafe``), so the *label rule* "yes iff a
+listed state reads as a failure" (``case_rules.reads_as_failure``) answers many subsets without
+any reasoning. A subset is a reading case when that rule gives the right answer, whatever the
+truth: a positive holding a failure state and a negative holding none alike. Its δ is capped at
+½, so prioritised selection prefers *live* dead ends (V = 0, yet nothing in the words says so)
+where the model has them. On a model with no live dead end (every dead end a labelled or
+absorbing failure: cliff, frozen_lake, ...) the whole category is a reading test: every case is
+marked reading and the plan warns (``case_rules.degenerate_reason``, docs/method.md §4).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from explaincheck.core.oracle.types import OracleResult, StateFacts
-from explaincheck.core.taxonomy.base import TestCase
+from explaincheck.core.taxonomy.base import Candidate, TestCase
 from explaincheck.core.taxonomy.case_rules import (
     READING_DELTA,
     capped,
+    is_live_dead_end,
     reads_as_failure,
 )
 from explaincheck.core.taxonomy.kinds import SubsetCategory
@@ -65,7 +74,18 @@ class SubsetDeadEnd(SubsetCategory):
         return 1.0 - min(s.value for s in members)
 
     def subset_reading(self, members: list[StateFacts]) -> bool:
-        return any(reads_as_failure(s) for s in members)
+        """Whether the label rule answers the subset rightly (yes iff a member reads as a
+        failure), whichever the truth."""
+        rule = any(reads_as_failure(s) for s in members)
+        return rule == any(s.dead_end for s in members)
+
+    def candidates(self, oracle: OracleResult, seed: int = 0) -> list[Candidate]:
+        """The subsets of ``SubsetCategory``; all of them reading cases where the model has no
+        live dead end (the rule answers every positive, so the category tests reading)."""
+        found = super().candidates(oracle, seed)
+        if any(is_live_dead_end(s) for s in self.pool(oracle)):
+            return found
+        return [replace(c, delta=min(c.delta, READING_DELTA), reading=True) for c in found]
 
     def question(self, case: TestCase, oracle: OracleResult) -> str:
         return f"{DEAD_END_DEFINITION} Is at least one of the states listed above a dead end?"

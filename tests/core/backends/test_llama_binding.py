@@ -75,3 +75,33 @@ def test_without_a_binding_the_local_backend_asks_for_the_extra(monkeypatch):
     assert not local_backend.local_available()
     with pytest.raises(ExplaincheckError, match=r"pip install 'explaincheck\[local\]'"):
         asyncio.run(local_backend.LocalBackend("gemma3-270m").prepare())
+
+
+SATISFY = {
+    "type": "object",
+    "properties": {"probability": {"type": "number", "minimum": 0, "maximum": 1}},
+    "required": ["probability"],
+    "additionalProperties": False,
+}
+QUESTION = (
+    "A coin lands heads with probability 0.3. What is the probability of heads? Answer in JSON."
+)
+
+
+@pytest.mark.parametrize("binding", BINDINGS)
+def test_the_same_prompt_gives_the_same_reply_whatever_was_asked_before(binding, model_path):
+    """The prefix cache made a reply depend on the prompt asked before it (issue 35.7): asked
+    first, and again after other prompts that share its start, the reply is the same."""
+    model = load_model(model_path, 1024, binding)
+    try:
+
+        def ask(text: str) -> str:
+            return model.chat_json(text, SATISFY, temperature=0.0, seed=0, max_tokens=24).text
+
+        first = ask(QUESTION)
+        ask(QUESTION.replace("0.3", "0.7"))  # shares a long prefix with the question
+        ask(PROMPT)
+        assert ask(QUESTION) == first
+    finally:
+        model.close()
+    assert llama_binding.DETERMINISM == {"threads": 2, "batch": 512, "prefix_cache": False}

@@ -69,3 +69,32 @@ def test_min_gap_and_balance_change_the_plan():
     assert free.cases[("bottleneck", "prioritized")] == 14  # every candidate
     assert paired.identity("h") == Campaign(**{**paired.__dict__}).identity("h")
     assert gapped.campaign.identity("h") != paired.identity("h")
+
+
+LEDGE = ["--env", str(MODELS / "ledge.prism")]  # every dead end a labelled, absorbing fall
+
+
+def test_a_model_without_live_dead_ends_makes_subset_dead_end_a_reading_test(tmp_path, capsys):
+    db = tmp_path / "ledge.sqlite"
+    command = ["run", *LEDGE, "--llm", "random", "--categories", "subset_dead_end"]
+    assert main([*command, "--selection", "both", "--db", str(db)]) == 0
+    err = capsys.readouterr().err
+    assert "warning: subset_dead_end measures nothing here: all 495 candidates have" in err
+    rows = results(db, capsys)
+    assert len(rows) == 40 and {r["positive"] for r in rows} == {True, False}
+    assert all(r["reading"] for r in rows)  # negatives too: the label rule answers "no" rightly
+    assert all(r["delta"] <= 0.5 for r in rows)
+
+
+def test_transporter_asks_live_dead_ends_first():
+    from explaincheck.core.taxonomy.case_rules import is_live_dead_end
+
+    plan = plan_campaign(Campaign("transporter", ("random",), ("subset_dead_end",), budget=20))
+    assert "subset_dead_end" not in plan.degenerate
+    positives = [e.case for e in plan.executions if e.case.positive]
+    assert len(positives) == 10
+    for case in positives:  # only live dead ends: the label rule says "no", wrongly
+        states = [plan.oracle.state(i) for i in case.states]
+        assert any(is_live_dead_end(s) for s in states)
+        assert not any(s.is_unsafe or (s.dead_end and not is_live_dead_end(s)) for s in states)
+        assert not case.reading and case.delta == 1.0

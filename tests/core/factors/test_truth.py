@@ -12,7 +12,7 @@ intervention (necessary iff N > 0: the factual best action is no longer optimal)
 - w (state factor): calm's alternative is windy: N = 0.6 - 0.2 = 0.4; windy's is calm:
   N = 0.7 - 0.6 = 0.1. Necessary both times (strength 0.5).
 Graded sufficiency S = the factual best action's lead with only f kept (every other model
-factor neutral; sufficient iff S >= 0):
+factor neutral; sufficient iff only factual best actions stay optimal, seed 002's PS = 1):
 - calm: p kept, r = 0: 0.7 - 0.6 = 0.1; r kept, p = 0: 1 - 0.6 = 0.4; w kept, all neutral:
   1 - 0.6 = 0.4. All three sufficient.
 - windy: p kept, r = 0: 0.6 - 0.7 = -0.1 (not sufficient); r kept, p = 0: 0.6 - 0.5 = 0.1
@@ -70,6 +70,7 @@ def test_calm_state_by_hand(factual, truth):
     assert (p.necessity, r.necessity, w.necessity) == pytest.approx((-0.4, -0.1, 0.4))
     assert (p.strength, r.strength, w.strength) == pytest.approx((0.3, 0.0, 0.5))
     assert (p.sufficient, r.sufficient, w.sufficient) == (True, True, True)
+    assert (p.ps, r.ps, w.ps) == (1.0, 1.0, 1.0)
     assert (p.sufficiency, r.sufficiency, w.sufficiency) == pytest.approx((0.1, 0.4, 0.4))
     assert w.best_after == ("long",) and w.changes_best and not p.changes_best
     assert calm.influence_order() == ("w", "r", "p")
@@ -83,6 +84,7 @@ def test_windy_state_by_hand(factual, truth):
     assert (p.necessity, r.necessity, w.necessity) == pytest.approx((-0.1, 0.1, 0.1))
     assert (p.strength, r.strength, w.strength) == pytest.approx((0.3, 0.5, 0.5))
     assert (p.sufficient, r.sufficient, w.sufficient) == (False, True, False)
+    assert (p.ps, r.ps, w.ps) == (0.0, 1.0, 0.0)
     assert (p.sufficiency, r.sufficiency, w.sufficiency) == pytest.approx((-0.1, 0.1, -0.4))
     assert r.best_after == ("short",)
     assert windy.influence_order() == ("r", "w", "p")  # r, w tie: declaration order
@@ -183,18 +185,88 @@ def test_metrics_and_delta_of_the_worked_example(factual, truth):
         "sufficient": [e.factor for e in windy.effects if e.sufficient],
         "necessity": {e.factor: e.necessity for e in windy.effects},
         "sufficiency": {e.factor: e.sufficiency for e in windy.effects},
+        "ps": {e.factor: e.ps for e in windy.effects},
         "kind": {f.id: f.kind for f in HAND},
         "strength": {e.factor: e.strength for e in windy.effects},
     }
     right = factor_metrics(["r", "w", "p"], expected)
     assert right["precision"] == pytest.approx(2 / 3) and right["best_precision"] == 2 / 3
-    assert right["spearman"] == pytest.approx(0.866, abs=1e-3)  # r and w tie
+    # ρ per kind: model r 0.1 then p -0.1 (in order: 1); one state factor: undefined. Mixed,
+    # (3, 2, 1) against (0.1, 0.1, -0.1) would have given 0.866.
+    assert right["spearman_model"] == pytest.approx(1.0) and right["spearman_state"] is None
     assert not right["inverted"] and not right["uncited_outranks"] and right["passes"]
-    # sufficiency: r 0.1, w -0.4, p -0.1 -> ranks (3, 1, 2) against (3, 2, 1): rho 0.5
-    assert right["spearman_sufficiency"] == pytest.approx(0.5)
+    # sufficiency is seed 002's PS: r kept 0.6 > 0.5 (1), p kept 0.7 > 0.6 (0), w kept 1 > 0.6 (0)
+    assert expected["ps"] == {"p": 0.0, "r": 1.0, "w": 0.0}
+    assert right["spearman_model_sufficiency"] == pytest.approx(1.0)
     assert right["precision_sufficiency"] == pytest.approx(1 / 3)
-    assert right["passes_sufficiency"]  # w (state) is not ranked against r and p (model)
+    assert right["passes_sufficiency"]
     wrong = factor_metrics(["p", "r", "w"], expected)
-    assert wrong["spearman"] == pytest.approx(-0.866, abs=1e-3) and wrong["inverted"]
+    assert wrong["spearman_model"] == pytest.approx(-1.0) and wrong["inverted"]
     assert wrong["inverted_sufficiency"] and not wrong["passes_sufficiency"]
     assert Factors().state_delta(windy) == pytest.approx(0.8)  # 1 - (0.1 - (-0.1))
+
+
+def _expected(truth, state, factors):
+    effects = truth.states[state].effects
+    return {
+        "necessary": [e.factor for e in effects if e.necessary],
+        "sufficient": [e.factor for e in effects if e.sufficient],
+        "necessity": {e.factor: e.necessity for e in effects},
+        "sufficiency": {e.factor: e.sufficiency for e in effects},
+        "ps": {e.factor: e.ps for e in effects},
+        "kind": {f.id: f.kind for f in factors},
+        "strength": {e.factor: e.strength for e in effects},
+    }
+
+
+def test_an_omitted_necessary_state_factor_fails_necessity_across_kinds(factual):
+    """Windy, with a fourth factor L (the long path's chance, neutral 0.6 = unchanged: N = -0.4).
+    Necessary: r (model, 0.1) and w (state, 0.1); not: p (-0.1), L (-0.4). Citing r, p, L
+    leaves w out: precision 1/3 (best 2/3), and w, necessary, outranks the unnecessary p and L
+    although its kind differs. Comparing kinds not at all (the old rule) let it pass."""
+    from explaincheck.core.taxonomy.factors import factor_metrics, influence_of, order_faults
+
+    extra = (*HAND, Factor("L", "the long path's chance", MODEL, constants={"L": 0.6}))
+    truth = compute_factor_truth(extra, factual, BASE)
+    expected = _expected(truth, state_id(factual, 1, 1), extra)
+    assert expected["necessity"] == pytest.approx({"p": -0.1, "r": 0.1, "w": 0.1, "L": -0.4})
+    assert sorted(expected["necessary"]) == ["r", "w"]
+    found = factor_metrics(["r", "p", "L"], expected)
+    assert found["precision"] == pytest.approx(1 / 3) and found["best_precision"] == 2 / 3
+    assert found["uncited_outranks"] and not found["passes"]
+    old = order_faults(["r", "p", "L"], influence_of(expected), expected["kind"])
+    assert old == (False, False)  # kinds compared by score only: the omission went unseen
+    assert factor_metrics(["r", "w", "p"], expected)["passes"]  # both necessary ones first
+
+
+def test_a_tie_at_value_zero_is_sufficient_at_most_one_over_the_tie():
+    """all_zero.prism: keeping any one of g, a, b with the other two 0 leaves short and long at
+    0; a tie of two with one factual best action: PS = 1/2, not sufficient. Before, a lead of 0
+    counted as sufficient for all three."""
+    base = OracleRequest(str(Path(MODEL_PATH).parent / "all_zero.prism"), "g=1,a=1,b=1")
+    factors = tuple(Factor(c, c, MODEL, constants={c: 0}) for c in "gab")
+    factual = compute_oracle(base)
+    truth = compute_factor_truth(factors, factual, base)
+    start = state_id_of(factual, s=0)
+    effects = {e.factor: e for e in truth.states[start].effects}
+    assert factual.state(start).best == ("short",)
+    assert {f: e.sufficiency for f, e in effects.items()} == {"g": 0.0, "a": 0.0, "b": 0.0}
+    assert {f: e.ps for f, e in effects.items()} == {"g": 0.5, "a": 0.5, "b": 0.5}
+    assert not any(e.sufficient for e in effects.values())
+    # necessity: g -> 0 ties both at 0 (not necessary), a -> 0: long 0.5 ahead (necessary)
+    assert {f: e.necessary for f, e in effects.items()} == {"g": False, "a": True, "b": False}
+
+
+def test_states_an_intervention_makes_unreachable_are_counted():
+    """gate.prism with g = 1: s = 0, 1 and 2 are decided; with g neutral (0) no run reaches
+    s = 1, so it is left out of the truth, and counted."""
+    base = OracleRequest(str(Path(MODEL_PATH).parent / "gate.prism"), "g=1")
+    factors = (Factor("g", "the gate", MODEL, constants={"g": 0}),)
+    factual = compute_oracle(base)
+    truth = compute_factor_truth(factors, factual, base)
+    assert sorted(truth.states) == sorted([state_id_of(factual, s=0), state_id_of(factual, s=2)])
+    assert truth.unreachable == 1
+
+
+def state_id_of(oracle, **valuation):
+    return next(x.id for x in oracle.states if x.valuation == valuation)

@@ -194,7 +194,9 @@ def reading_truth(category_id: str, states) -> bool:
     """Whether a case is a reading case, from the definition (docs/method.md §4)."""
     if category_id == "which_bottleneck":
         return any(is_visible_dead_end(s) and not s.bottleneck for s in states)
-    if category_id in ("satisfy", "more_promising", "safer", "subset_dead_end"):
+    if category_id == "subset_dead_end":  # the label rule answers it, whatever the truth
+        return any(reads_as_failure(s) for s in states) == any(s.dead_end for s in states)
+    if category_id in ("satisfy", "more_promising", "safer"):
         return any(reads_as_failure(s) for s in states)
     return False
 

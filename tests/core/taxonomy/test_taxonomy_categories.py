@@ -22,6 +22,7 @@ from explaincheck.core.taxonomy.base import (
     GradingSettings,
     TestCase,
 )
+from explaincheck.core.taxonomy.case_rules import PAPER, SelectionRules
 from explaincheck.core.taxonomy.grading import grade_reply
 from explaincheck.core.taxonomy.registry import CATEGORIES
 from explaincheck.core.taxonomy.selection import select_cases
@@ -80,12 +81,19 @@ def test_satisfy_delta_and_selection(toy):
         (4,): 0.0,
         (6,): 0.8,
         (7,): 0.8,
-    }  # the goal state 5 is no candidate
+    }  # the goal state 5 is no candidate; these are the paper's δ (``--delta paper``)
+    paper = select_cases(toy, "satisfy", budget=4, rules=SelectionRules(delta=PAPER))
+    assert [c.states for c in paper[:1]] == [(1,)]
+    assert {c.states for c in paper[1:3]} == {(6,), (7,)}
+    assert paper[3].states == (0,)
+    assert [c.index for c in paper] == [0, 1, 2, 3]
+    # the default band δ: state 1 (V = ½, a hedge of ½ passes it) is no case; 6 and 7
+    # (|V − ½| = 0.1) get 1 − 0.05/0.45, state 0 (0.25) 1 − 0.2/0.45
     cases = select_cases(toy, "satisfy", budget=4)
-    assert [c.states for c in cases[:1]] == [(1,)]
-    assert {c.states for c in cases[1:3]} == {(6,), (7,)}
-    assert cases[3].states == (0,)
-    assert [c.index for c in cases] == [0, 1, 2, 3]
+    assert (1,) not in [c.states for c in cases]
+    assert {c.states for c in cases[:2]} == {(6,), (7,)} and cases[2].states == (0,)
+    assert cases[0].delta == pytest.approx(1 - 0.05 / 0.45)
+    assert cases[2].delta == pytest.approx(1 - 0.2 / 0.45)
 
 
 @pytest.mark.parametrize(
@@ -276,19 +284,24 @@ def test_subset_dead_end_candidates_and_verdicts(toy):
     }
     assert sum(4 not in s for s in positives) == 10
     assert {d for s, d in positives.items() if 4 in s} == {0.5}
+    # a negative subset holds no failure state (4 is the only one): the label rule answers "no"
+    # rightly, so every negative is a reading case too (1 − min V = 0.6 or 0.5, capped at ½)
     negatives = {frozenset(s): d for s, d in found.items() if s not in positives}
     assert negatives == {
-        frozenset({1, 2, 6, 7}): 0.6,
-        frozenset({0, 2, 6, 7}): 0.6,
-        frozenset({0, 1, 6, 7}): 0.6,
-        frozenset({0, 1, 2, 6}): 0.6,
+        frozenset({1, 2, 6, 7}): 0.5,
+        frozenset({0, 2, 6, 7}): 0.5,
+        frozenset({0, 1, 6, 7}): 0.5,
+        frozenset({0, 1, 2, 6}): 0.5,
         frozenset({0, 1, 2, 7}): 0.5,
     }
+    candidates = {c.states: c for c in CATEGORIES["subset_dead_end"].candidates(toy)}
+    assert all(c.reading == (not c.positive or 4 in c.states) for c in candidates.values())
     cases = select_cases(toy, "subset_dead_end", budget=10)
     assert [c.positive for c in cases] == [True, False] * 5
-    assert [c.delta for c in cases if not c.positive] == [0.6, 0.6, 0.6, 0.6, 0.5]
+    assert [c.delta for c in cases if not c.positive] == [0.5] * 5
     positives_chosen = [c for c in cases if c.positive]
     assert all(4 not in c.states and c.delta == 1.0 for c in positives_chosen)  # live ones first
+    assert not any(c.reading for c in positives_chosen)
     assert grade_reply(cases[0], '{"answer": "yes"}', toy).verdict == PASS
     assert grade_reply(cases[1], '{"answer": "no"}', toy).verdict == PASS
     assert grade_reply(cases[1], '{"answer": "yes"}', toy).verdict == FAIL

@@ -15,7 +15,11 @@ from taxonomy_factory import make_oracle, make_state
 
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.taxonomy import sampling
-from explaincheck.core.taxonomy.case_rules import is_visible_dead_end
+from explaincheck.core.taxonomy.case_rules import (
+    READING_DELTA,
+    is_visible_dead_end,
+    reads_as_failure,
+)
 from explaincheck.core.taxonomy.registry import CATEGORIES
 from explaincheck.core.taxonomy.selection import select_cases
 
@@ -122,6 +126,9 @@ def test_subsets_are_sampled_and_reach_the_top_delta_per_class(category_id):
     if category_id == "subset_dead_end":  # a subset of live dead ends only: δ 1 (method.md §4)
         assert any(category.marked(s) and not is_visible_dead_end(s) for s in pool)
         best_positive = 1.0
+        # no negative holds a failure state: the label rule answers each, δ capped at ½
+        assert not any(reads_as_failure(s) and not s.dead_end for s in pool)
+        best_negative = min(best_negative, READING_DELTA)
     cases = select_cases(oracle, category_id, budget=20)
     assert len(cases) == 20
     for c in cases:
