@@ -35,6 +35,7 @@ from explaincheck.core.analysis import (
     robustness,
     satisfy,
     scores,
+    stability_report,
 )
 from explaincheck.core.analysis.layout import BASELINE_LLM, CEILING_LLM, category_label
 from explaincheck.core.analysis.report_parts import (
@@ -122,6 +123,7 @@ def build_report(
                 )
             ],
         ),
+        (stability_report.KEYS, lambda: stability_report.stability_sections(results)),
         (_QUALITY, lambda: quality),
         (
             ("invalid_share",),
