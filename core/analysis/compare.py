@@ -91,8 +91,9 @@ class Comparison:
 
     @property
     def failed(self) -> list[CategoryComparison]:
-        """The lines that fail the gate, the most significant first."""
-        return sorted((line for line in self.lines if line.regression), key=lambda x: x.p_holm)
+        """The lines that fail the gate: the categories, most significant first, then ``all``."""
+        failing = (line for line in self.lines if line.regression)
+        return sorted(failing, key=lambda x: (x.category == OVERALL, x.p_holm))
 
     @property
     def regression(self) -> bool:
@@ -182,6 +183,11 @@ def compare_campaigns(
     frame = pd.concat([base.assign(llm=BASE), new.assign(llm=NEW)], ignore_index=True)
     frame = frame[~frame["verdict"].isin(UNSCORED)]
     pairs = paired_outcomes(frame, BASE, NEW).rename(columns={"a": BASE, "b": NEW})
+    if pairs.empty and excluded:
+        raise ExplaincheckError(
+            f"every case {names[0]} and {names[1]} share is flaky on one side ({excluded} left"
+            " out): nothing left to compare"
+        )
     if pairs.empty:
         raise ExplaincheckError(
             f"{names[0]} and {names[1]} share no case (same environment, category, states and"
@@ -336,7 +342,7 @@ def minimum_detectable_drop(
             high = middle
         else:
             low = middle
-    return round(high, 3)
+    return math.ceil(high * 1000) / 1000  # rounded up: the power holds at the value shown
 
 
 def _finite(value: Any) -> Any:
