@@ -49,7 +49,8 @@ def base_sections(base: pd.DataFrame, results: pd.DataFrame, base_name: str) -> 
                     f"{comparison.pairs} cases paired; left out: {comparison.only_base} only in "
                     f"the base, {comparison.only_new} only here. difference = this campaign − "
                     "base with its 95% paired bootstrap interval; p = one-sided exact McNemar "
-                    "(worse than the base), Holm over the categories; regression = p_holm < "
+                    "(worse than the base), Holm over the categories and the overall line; "
+                    "regression = p_holm < "
                     "0.05; mde = the smallest drop detected with power 0.8 at these pairs. "
                     "The same gate as `explaincheck compare`."
                 ),

@@ -28,8 +28,9 @@ The two results files are paired by case (same environment, model, category, sta
 wording; repeats aggregated per case first); cases found on one side only are counted and left
 out. Per category and over all pairs: the paired counts, both pass rates, the difference
 new − base with its 95% interval, the one-sided exact McNemar p (new worse), Holm's correction
-over the categories, and mde — the smallest drop the test detects with power 0.8 at that many
-pairs (a suite too small to see a drop is not evidence of no regression).
+over the categories and the overall line (one family: a false alarm at most alpha), and mde —
+the smallest drop the test detects with power 0.8 at that many pairs (a suite too small to see
+a drop is not evidence of no regression).
 
 Exit status: 1 when the new side is worse than the base by more than --max-drop at --alpha
 (after Holm) in any category or overall; 0 otherwise; 2 on an error. Campaigns on different

@@ -46,7 +46,8 @@ def test_a_drop_on_eight_of_twelve_cases_is_a_regression_with_the_exact_p():
     )
     assert satisfy.difference == pytest.approx(-8 / 12)
     assert satisfy.p == pytest.approx(0.5**8)  # one-sided exact McNemar: 8 of 8 discordant
-    assert satisfy.p_holm == pytest.approx(2 * 0.5**8)  # Holm over two categories
+    # Holm over the family satisfy, ranking, all: the two smallest (equal) p times 3
+    assert satisfy.p_holm == pytest.approx(3 * 0.5**8)
     assert ranking.p == 1.0 and not ranking.regression
     assert satisfy.regression and overall.regression and result.regression
     assert [line.category for line in result.failed] == ["satisfy", "all"]  # categories first
@@ -119,3 +120,10 @@ def test_gate_power_is_the_exact_binomial_sum():
     assert cmp.minimum_detectable_drop(4) is None
     # a background of random disagreement makes a drop harder to see
     assert cmp.minimum_detectable_drop(100, 0.2) > mde
+
+
+def test_holm_agrees_with_statsmodels():
+    from statsmodels.stats.multitest import multipletests
+
+    p = [0.01, 0.04, 0.03, 0.5, 0.01]
+    assert cmp.holm(p) == pytest.approx(multipletests(p, method="holm")[1])
