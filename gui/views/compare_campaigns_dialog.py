@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.gui.compare_campaigns import case_rows, read_side
 from explaincheck.gui.views.case_detail import CaseDetail
 
 COLUMNS = (
@@ -51,29 +52,6 @@ COLUMNS = (
 )
 CASE_COLUMNS = ("Category", "State(s)", "Base", "New", "Environment")
 REGRESSION_COLOUR = QColor(240, 150, 150, 170)
-
-
-def read_side(path: str) -> pd.DataFrame:
-    """Every execution of a results file, whole (the replies are shown)."""
-    from explaincheck.core.store import results_frame
-
-    try:
-        return results_frame(path)
-    except OSError as error:
-        raise ExplaincheckError(f"{path}: {error.strerror or error}") from None
-
-
-def case_rows(results: pd.DataFrame, llm: str) -> dict[tuple[str, str, str], dict[str, Any]]:
-    """The first execution of each distinct case of ``llm`` (the pairing's key → row)."""
-    from explaincheck.core.analysis.paired import question_identity
-
-    found: dict[tuple[str, str, str], dict[str, Any]] = {}
-    for row in results[results["llm"] == llm].to_dict("records"):
-        key = (row["environment"], row["category"], question_identity(row["case_key"]))
-        held = found.get(key)
-        if held is None or (held.get("verdict") == "error" and row.get("verdict") != "error"):
-            found[key] = row
-    return found
 
 
 class CompareCampaignsDialog(QDialog):
