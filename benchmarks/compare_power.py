@@ -1,11 +1,12 @@
 """Power and false alarms of ``explaincheck compare``'s gate, beside the unpaired z-test.
 
-Simulated campaigns at the level the gate reads (one result row per case and campaign, run
-through ``core.analysis.compare.compare_campaigns`` itself, intervals and mde skipped as the gate at
---max-drop 0 does not read them). The answerer is a reference explainer: each case has its own
-pass probability — most cases always pass or always fail (answers at temperature 0), a share
-``--flaky`` of them pass with a probability drawn uniformly from [0.2, 0.8] — and each campaign
-draws every verdict afresh.
+Simulated campaigns, one verdict per case and campaign, tested by the gate itself
+(``core.analysis.compare.gate_lines`` on the paired scores, intervals and mde skipped: the gate
+at --max-drop 0 reads neither); the first replicate also goes through the whole
+``compare_campaigns`` (result rows, pairing) and must give the same decision. The answerer is a
+reference explainer: each case has its own pass probability — most cases always pass or always
+fail (answers at temperature 0), a share ``--flaky`` of them pass with a probability drawn
+uniformly from [0.2, 0.8] — and each campaign draws every verdict afresh.
 
 - Power: the new campaign is the same answerer with faults that flip ``--flip`` of the n cases
   (cases it would always pass now always fail). Printed: the share of replicates in which the
@@ -34,7 +35,11 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.proportion import proportions_ztest
 
-from explaincheck.core.analysis.compare import compare_campaigns, minimum_detectable_drop
+from explaincheck.core.analysis.compare import (
+    compare_campaigns,
+    gate_lines,
+    minimum_detectable_drop,
+)
 
 CATEGORIES = ("satisfy", "best_action", "ranking", "safer", "subset_dead_end", "more_promising")
 
@@ -65,6 +70,18 @@ def campaign(verdicts: np.ndarray, categories: int) -> pd.DataFrame:
 
 
 def gate_fires(base: np.ndarray, new: np.ndarray, categories: int, alpha: float) -> bool:
+    pairs = pd.DataFrame(
+        {
+            "category": [CATEGORIES[i % categories] for i in range(len(base))],
+            "base": base.astype(float),
+            "new": new.astype(float),
+        }
+    )
+    return any(line.regression for line in gate_lines(pairs, alpha=alpha, detail=False))
+
+
+def whole_gate_fires(base: np.ndarray, new: np.ndarray, categories: int, alpha: float) -> bool:
+    """The same decision through result rows and the pairing (``compare_campaigns``)."""
     found = compare_campaigns(
         campaign(base, categories), campaign(new, categories), "x", "x", alpha=alpha, detail=False
     )
@@ -94,14 +111,17 @@ def main(argv: list[str] | None = None) -> int:
     alarms = {"gate": 0, "z-test": 0}
     noisy_alarms = {"gate": 0, "z-test": 0}
     flips = round(args.flip * args.cases)
-    for _ in range(args.replicates):
+    for replicate in range(args.replicates):
         probability = answerer(args.cases, args.flaky, rng)
         base = rng.random(args.cases) < probability
         faulty = probability.copy()
         always = np.flatnonzero(probability == 1.0)
         faulty[rng.choice(always, size=flips, replace=False)] = 0.0  # the faults
         new = rng.random(args.cases) < faulty
-        power["gate"] += gate_fires(base, new, args.categories, args.alpha)
+        fired = gate_fires(base, new, args.categories, args.alpha)
+        if replicate == 0 and fired != whole_gate_fires(base, new, args.categories, args.alpha):
+            raise SystemExit("the gate on paired scores and compare_campaigns disagree")
+        power["gate"] += fired
         power["z-test"] += z_test_fires(base, new, args.alpha)
         again = rng.random(args.cases) < probability  # A/A: the same answerer drawn again
         alarms["gate"] += gate_fires(base, again, args.categories, args.alpha)

@@ -199,17 +199,7 @@ def compare_campaigns(
             " wording): nothing to compare"
         )
     paired_ids = set(map(tuple, pairs[PAIR_KEYS].to_numpy()))
-    groups = [(c, pairs[pairs["category"] == c]) for c in order_categories(pairs["category"])]
-    family = len(groups) + 1 if len(groups) > 1 else 1  # one category: ``all`` is the same test
-    lines = [_line(c, g, alpha, seed, family, detail) for c, g in groups]
-    lines.append(_line(OVERALL, pairs, alpha, seed, family, detail))
-    tested = lines if family > 1 else lines[:1]
-    for line, p_holm in zip(tested, holm([line.p for line in tested]), strict=True):
-        line.p_holm = float(p_holm)
-    if family == 1:
-        lines[-1].p_holm = lines[0].p_holm
-    for line in lines:
-        line.regression = _fails(line, alpha, max_drop)
+    lines = gate_lines(pairs, alpha=alpha, max_drop=max_drop, seed=seed, detail=detail)
     return Comparison(
         base_llm=base_llm,
         new_llm=new_llm,
@@ -221,6 +211,30 @@ def compare_campaigns(
         max_drop=max_drop,
         pairs_table=pairs,
     )
+
+
+def gate_lines(
+    pairs: pd.DataFrame,
+    *,
+    alpha: float = ALPHA,
+    max_drop: float = 0.0,
+    seed: int = 0,
+    detail: bool = True,
+) -> list[CategoryComparison]:
+    """The gate over paired scores (``category``, ``base``, ``new`` per pair): one line per
+    category and ``all``, Holm-adjusted as one family, each marked a regression or not."""
+    groups = [(c, pairs[pairs["category"] == c]) for c in order_categories(pairs["category"])]
+    family = len(groups) + 1 if len(groups) > 1 else 1  # one category: ``all`` is the same test
+    lines = [_line(c, g, alpha, seed, family, detail) for c, g in groups]
+    lines.append(_line(OVERALL, pairs, alpha, seed, family, detail))
+    tested = lines if family > 1 else lines[:1]
+    for line, p_holm in zip(tested, holm([line.p for line in tested]), strict=True):
+        line.p_holm = float(p_holm)
+    if family == 1:
+        lines[-1].p_holm = lines[0].p_holm
+    for line in lines:
+        line.regression = _fails(line, alpha, max_drop)
+    return lines
 
 
 def _fails(line: CategoryComparison, alpha: float, max_drop: float) -> bool:
