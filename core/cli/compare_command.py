@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -77,7 +78,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _share(low: float, high: float, name: str, *, closed_low: bool) -> object:
+def _share(low: float, high: float, name: str, *, closed_low: bool) -> Callable[[str], float]:
     def parse(text: str) -> float:
         try:
             value = float(text)
