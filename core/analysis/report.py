@@ -21,7 +21,14 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from explaincheck.core.analysis import case_quality, examples, plots, satisfy, scores
+from explaincheck.core.analysis import (
+    case_quality,
+    examples,
+    plots,
+    satisfy,
+    scores,
+    stability_report,
+)
 from explaincheck.core.analysis import report_sections as sections
 from explaincheck.core.analysis.layout import category_label
 from explaincheck.core.analysis.report_parts import (
@@ -102,6 +109,7 @@ PARTS: list[tuple[tuple[str, ...], Callable[[sections.ReportInputs], list[Sectio
     (("campaign_facts", "llm_settings"), sections.campaign_facts),
     (("table1",), sections.table1),
     (("table1_intervals",), sections.table1_intervals),
+    (stability_report.KEYS, lambda i: stability_report.stability_sections(i.results)),
     (("reading_share", "small_gap"), sections.quality),
     (("invalid_share",), sections.invalid_share),
     (("executions",), sections.executions),

@@ -54,6 +54,10 @@ SUBCOMMANDS: Registry = {
         "explaincheck.core.cli.merge_command",
         "merge the databases of shards or copies of one campaign",
     ),
+    "compare": (
+        "explaincheck.core.cli.compare_command",
+        "compare two campaigns case by case; exit 1 on a regression",
+    ),
 }
 
 

@@ -11,6 +11,8 @@ from explaincheck.core.errors import ExplaincheckError
 if TYPE_CHECKING:
     import pandas as pd
 
+    from explaincheck.core.analysis.report_parts import Section
+
 NAME = "report"
 HELP = """Turn stored results into the evidence of the evaluation in "Automated Testing of
 LLM-Based Post Hoc Explainers Using Model Checking as an Oracle" (section 6.2; the method is
@@ -26,6 +28,7 @@ writes one self-contained report.html to mail to a colleague.
 examples:
   explaincheck report --db results.sqlite
   explaincheck report --db results.sqlite --out report --format html
+  explaincheck report --db new.sqlite --base base.sqlite   # adds the comparison with a base
 """
 
 
@@ -45,6 +48,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="leave the reading cases (a failure state the words give away, docs/method.md)"
         " out of every score",
+    )
+    parser.add_argument(
+        "--base",
+        default=None,
+        metavar="BASE.sqlite",
+        help="add a comparison with this base campaign (the gate of explaincheck compare)",
     )
     from explaincheck.core.cli.results_command import add_price_arguments
 
@@ -80,6 +89,14 @@ def policy_loss(table: pd.DataFrame, notes: list[str], out: Path) -> list[Path]:
     return written
 
 
+def base_comparison(base: str, results: pd.DataFrame) -> list[Section]:
+    """The sections comparing this campaign with ``--base`` (core/analysis/compare_report.py)."""
+    from explaincheck.core.analysis.compare_report import base_sections
+    from explaincheck.core.cli.compare_command import load
+
+    return base_sections(load(base, "--base"), results, base)
+
+
 def run(args: argparse.Namespace) -> int:
     from explaincheck.core import api
     from explaincheck.core.analysis.report import HTML, build_report, render_text, write_report
@@ -100,6 +117,8 @@ def run(args: argparse.Namespace) -> int:
     table, notes = policy_table(db, args)
     exclude = getattr(args, "exclude_reading", False)
     report = build_report(results, campaigns=campaigns, exclude_reading=exclude)
+    if args.base:
+        report.sections += base_comparison(args.base, results)
     from explaincheck.core.cli.width import columns
 
     print(render_text(report, columns()))

@@ -37,6 +37,7 @@ examples:
   explaincheck results --db results.sqlite --verdict fail --category ranking
   explaincheck results --db results.sqlite --llm random --verdict pass --verdict error
   explaincheck results --db results.sqlite --id 12
+  explaincheck results --db results.sqlite --by-case --json   # runs, passes, stability
   explaincheck results --db results.sqlite --json > results.json
   explaincheck results --db results.sqlite --format parquet --out results.parquet
   explaincheck results --db results.sqlite --price gpt-4o-mini=0.15/0.6
@@ -86,6 +87,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--id", type=_positive_id, default=None, metavar="N", help="print execution N in full"
     )
     add_export_arguments(parser)
+    from explaincheck.core.cli.results_by_case import add_argument
+
+    add_argument(parser)
 
 
 def add_price_arguments(parser: argparse.ArgumentParser) -> None:
@@ -163,6 +167,10 @@ def run(args: argparse.Namespace) -> int:
         ]
     if getattr(args, "config", None):
         return write_config(campaigns, args.config, args.db)
+    if getattr(args, "by_case", False):
+        from explaincheck.core.cli.results_by_case import print_by_case
+
+        return print_by_case(rows, args)
     rows = costed(rows, campaigns, args)
     if args.id is not None and not rows and fmt == "table":
         raise ExplaincheckError(f"{args.db} has no execution {args.id} (with these filters)")

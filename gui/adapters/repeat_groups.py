@@ -17,6 +17,14 @@ from explaincheck.gui.adapters.results_model import _answer_text, states_text
 
 Index = QModelIndex | QPersistentModelIndex
 GROUP_KEYS = ("environment", "llm", "category", "selection", "case_key")
+# The stability of a case's verdict over its repeats, as a mark (docs/method.md).
+STABILITY_MARKS = {"stable-pass": "✓ stable", "stable-fail": "✗ stable", "flaky": "⚠ flaky"}
+STABILITY_TIPS = {
+    "stable-pass": "stable-pass: every repeat passed",
+    "stable-fail": "stable-fail: every repeat failed",
+    "flaky": "flaky: the repeats disagree (the exact 95% interval of the pass probability"
+    " excludes both 0 and 1); quarantine the case or compare with --exclude-flaky",
+}
 
 
 def _canonical(row: dict[str, Any]) -> Any:
@@ -55,11 +63,13 @@ def group_repeats(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         answers = [_canonical(r) for r in members]
         readable = [a for a in answers if a is not None]
         agreement = agree(readable) if len(members) > 1 and len(readable) == len(members) else None
+        passed = sum(1 for r in members if r.get("verdict") == "pass")
         found.append(
             {
                 "row": members[0],
                 "k": len(members),
-                "passed": sum(1 for r in members if r.get("verdict") == "pass"),
+                "passed": passed,
+                "stability": group_stability(members, passed),
                 "agreement": agreement,
                 "answers": [_short_answer(r.get("answer")) for r in members],
             }
@@ -67,18 +77,40 @@ def group_repeats(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return found
 
 
-class RepeatGroupsModel(QAbstractTableModel):
-    """Grouped rows: case, LLM, k, passed of k, agreement and the k answers."""
+def group_stability(members: list[dict[str, Any]], passed: int) -> str | None:
+    """The case's stability over its scored repeats (core/analysis/stability.py's rule)."""
+    from explaincheck.core.analysis.stability import UNSCORED, stability
 
-    HEADERS = ("Environment", "LLM", "Category", "State(s)", "k", "Passed", "Agree", "Answers")
+    runs = sum(1 for r in members if r.get("verdict") not in UNSCORED)
+    return stability(passed, runs)
+
+
+class RepeatGroupsModel(QAbstractTableModel):
+    """Grouped rows: case, LLM, k, passed of k, stability, agreement and the k answers."""
+
+    HEADERS = (
+        "Environment",
+        "LLM",
+        "Category",
+        "State(s)",
+        "k",
+        "Passed",
+        "Stability",
+        "Agree",
+        "Answers",
+    )
 
     def __init__(self) -> None:
         super().__init__()
         self.groups: list[dict[str, Any]] = []
+        self.flaky_only = False  # "Flaky only": the cases whose repeats disagree
 
     def set_rows(self, rows: list[dict[str, Any]]) -> None:
         self.beginResetModel()
-        self.groups = group_repeats(rows)
+        groups = group_repeats(rows)
+        if self.flaky_only:
+            groups = [g for g in groups if g["stability"] == "flaky"]
+        self.groups = groups
         self.endResetModel()
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
@@ -102,12 +134,17 @@ class RepeatGroupsModel(QAbstractTableModel):
                 states_text(row.get("states")),
                 group["k"],
                 f"{group['passed']}/{group['k']}",
+                STABILITY_MARKS.get(group["stability"], "—"),
                 "—" if agreement is None else ("yes" if agreement else "no"),
                 " | ".join(group["answers"]),
             )
             return "" if values[column] is None else str(values[column])
-        if role == Qt.ItemDataRole.BackgroundRole and column == 6 and group["agreement"] is False:
+        if role == Qt.ItemDataRole.BackgroundRole and column == 7 and group["agreement"] is False:
             return QBrush(QColor(255, 200, 160, 160))
+        if role == Qt.ItemDataRole.BackgroundRole and column == 6 and group["stability"] == "flaky":
+            return QBrush(QColor(255, 220, 120, 170))
+        if role == Qt.ItemDataRole.ToolTipRole and column == 6 and group["stability"]:
+            return STABILITY_TIPS[group["stability"]]
         return None
 
     def headerData(

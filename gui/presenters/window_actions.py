@@ -158,3 +158,6 @@ def _build_menus(window: MainWindow, actions: WindowActions, quit_action: QActio
     for dock in (window.model_dock, window.inspector_dock):
         view_menu.addAction(dock.toggleViewAction())
     view_menu.addAction(actions.fullscreen)
+    from explaincheck.gui.views.compare_campaigns_dialog import add_results_menu
+
+    add_results_menu(window)

@@ -38,6 +38,7 @@ from explaincheck.gui.support.tasks import Tasks
 from explaincheck.gui.views.case_detail import CaseDetail
 from explaincheck.gui.views.compare_panel import ComparePanel
 from explaincheck.gui.views.factor_panel import FactorPanel
+from explaincheck.gui.views.flaky_filter import add_flaky_button
 
 TABLE_MIN_HEIGHT = 90  # a header and three rows
 DETAIL_MIN_HEIGHT = 220  # the verdict line and a few lines of prompt and reply
@@ -110,6 +111,7 @@ class ExecutionsPanel(QWidget):
         )
         self.group_button.toggled.connect(self._group_toggled)
         second.addWidget(self.group_button)
+        self.flaky_button = add_flaky_button(self, second)
         bar.addStretch(1)
         self.search = QLineEdit(self)
         self.search.setPlaceholderText("Search prompts, replies, reasons…")

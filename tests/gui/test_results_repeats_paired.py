@@ -48,11 +48,12 @@ def test_group_repeats_shows_k_answers_agreement_and_passes(qtbot, window):
     model = panel.groups
     assert model.rowCount() == 2
     shown = {
-        model.data(model.index(r, 3)): [model.data(model.index(r, c)) for c in (4, 5, 6, 7)]
+        model.data(model.index(r, 3)): [model.data(model.index(r, c)) for c in (4, 5, 6, 7, 8)]
         for r in range(2)
     }
-    assert shown["1"] == ["3", "2/3", "no", "0.5 | 0.5 | 0.9"]
-    assert shown["2"] == ["3", "0/3", "yes", "0.2 | 0.21 | 0.2"]  # within the 0.05 tolerance
+    assert shown["1"] == ["3", "2/3", "⚠ flaky", "no", "0.5 | 0.5 | 0.9"]
+    # within the 0.05 tolerance; three fails of three: stable-fail
+    assert shown["2"] == ["3", "0/3", "✗ stable", "yes", "0.2 | 0.21 | 0.2"]
     panel.failures.click()  # the filters still apply: only the failed executions are grouped
     assert {model.data(model.index(r, 5)) for r in range(model.rowCount())} == {"0/1", "0/3"}
     panel.group_button.click()

@@ -1,0 +1,209 @@
+"""``explaincheck compare``: did the new campaign get worse than the base? Exit 1 if it did.
+
+Why an exit status: the question is asked after every new model, prompt or wording, often by a
+CI job; the status is the answer a pipeline reads. The test is paired over exact verdicts and
+corrected for the number of categories (core/analysis/compare.py, docs/method.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.terminal_text import safe_terminal
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from explaincheck.core.analysis.compare import Comparison
+
+NAME = "compare"
+HELP = """Compare two campaigns case by case and gate on a regression.
+
+The two results files are paired by case (same environment, model, category, states and
+wording; repeats aggregated per case first); cases found on one side only are counted and left
+out. Per category and over all pairs: the paired counts, both pass rates, the difference
+new − base with its 95% interval, the one-sided exact McNemar p (new worse), Holm's correction
+over the categories and the overall line (one family: a false alarm at most alpha), and mde —
+the smallest drop the test detects with power 0.8 at that many pairs (a suite too small to see
+a drop is not evidence of no regression).
+
+Exit status: 1 when the new side is worse than the base by more than --max-drop at --alpha
+(after Holm) in any category or overall; 0 otherwise; 2 on an error. Campaigns on different
+models (model hash) are refused.
+
+examples:
+  explaincheck compare base.sqlite new.sqlite
+  explaincheck compare base.sqlite new.sqlite --base-llm ollama:qwen3:4b --new-llm ollama:qwen3:8b
+  explaincheck compare base.sqlite new.sqlite --max-drop 0.05 --json
+  explaincheck compare base.sqlite new.sqlite --exclude-flaky --out comparison
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("base", metavar="BASE.sqlite", help="the base campaign's results")
+    parser.add_argument("new", metavar="NEW.sqlite", help="the new campaign's results")
+    parser.add_argument(
+        "--llm", default=None, metavar="SPEC", help="the LLM to compare on both sides"
+    )
+    parser.add_argument("--base-llm", default=None, metavar="SPEC", help="the base side's LLM")
+    parser.add_argument("--new-llm", default=None, metavar="SPEC", help="the new side's LLM")
+    parser.add_argument(
+        "--max-drop",
+        type=_share(0.0, 1.0, "--max-drop", closed_low=True),
+        default=0.0,
+        metavar="D",
+        help="a drop up to D (a share, e.g. 0.05) is tolerated (default: 0)",
+    )
+    parser.add_argument(
+        "--alpha",
+        type=_share(0.0, 1.0, "--alpha", closed_low=False),
+        default=0.05,
+        metavar="A",
+        help="significance level after Holm (default: 0.05)",
+    )
+    parser.add_argument(
+        "--exclude-flaky",
+        action="store_true",
+        help="leave out the cases whose repeats disagree on either side (docs/method.md)",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--out", default=None, metavar="DIR", help="also write comparison.json, .csv and .md"
+    )
+
+
+def _share(low: float, high: float, name: str, *, closed_low: bool) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if not (low <= value < high if closed_low else low < value < high):
+            raise argparse.ArgumentTypeError(
+                f"{name} must lie in {'[' if closed_low else '('}{low:g}, {high:g}), got {text}"
+            )
+        return value
+
+    return parse
+
+
+def load(path: str, role: str) -> pd.DataFrame:
+    """A side's executions, or one line naming the file when it is missing or empty."""
+    from explaincheck.core import api
+
+    db = Path(path)
+    if not db.is_file():
+        raise ExplaincheckError(f"{role} {db}: no results database there")
+    results = api.results(db, lean=True)
+    if results.empty:
+        raise ExplaincheckError(f"{role} {db} holds no results yet")
+    return results
+
+
+def run(args: argparse.Namespace) -> int:
+    from explaincheck.core.analysis.compare import compare_campaigns, pick_llm
+
+    if args.llm and (args.base_llm or args.new_llm):
+        raise ExplaincheckError("--llm names both sides: give it or --base-llm/--new-llm")
+    base, new = load(args.base, "BASE"), load(args.new, "NEW")
+    base_llm = pick_llm(base, args.base_llm or args.llm, f"BASE {args.base}")
+    new_llm = pick_llm(new, args.new_llm or args.llm, f"NEW {args.new}")
+    comparison = compare_campaigns(
+        base,
+        new,
+        base_llm,
+        new_llm,
+        alpha=args.alpha,
+        max_drop=args.max_drop,
+        exclude_flaky=args.exclude_flaky,
+        names=(args.base, args.new),
+    )
+    if args.out:
+        write_comparison(comparison, Path(args.out))
+    if args.json:
+        print(json.dumps(comparison.as_dict(), indent=2, ensure_ascii=True))
+    else:
+        print(safe_terminal(comparison_text(comparison, args.base, args.new)))
+    return 1 if comparison.regression else 0
+
+
+def comparison_text(comparison: Comparison, base: str, new: str) -> str:
+    """The verdict first (the failing category named), then the table and what was left out."""
+    from explaincheck.core.analysis.compare import OVERALL
+
+    lines = []
+    for line in comparison.failed:
+        where = "overall" if line.category == OVERALL else f"in {line.category}"
+        lines.append(
+            f"REGRESSION {where}: {comparison.new_llm} {line.new_pass:.2f} vs"
+            f" {comparison.base_llm} {line.base_pass:.2f} (difference {line.difference:+.2f},"
+            f" 95% CI [{line.ci[0]:+.2f}, {line.ci[1]:+.2f}]), p_holm {line.p_holm:.3g}"
+        )
+    if not comparison.failed:
+        overall = comparison.lines[-1]
+        seen = (
+            f"the smallest drop these {overall.pairs} pairs detect with power 0.8 is"
+            f" {overall.mde:.3f} overall"
+            if overall.mde is not None
+            else f"these {overall.pairs} pairs are too few to detect any drop"
+        )
+        lines.append(f"no regression at alpha {comparison.alpha:g}; {seen}")
+    lines.append(
+        f"base {base} ({comparison.base_llm}) -> new {new} ({comparison.new_llm}):"
+        f" {comparison.pairs} pairs; left out: {comparison.only_base} cases only in the base,"
+        f" {comparison.only_new} only in the new"
+        + (
+            f", {comparison.excluded_flaky} flaky cases"
+            if comparison.excluded_flaky is not None
+            else ""
+        )
+    )
+    lines.append("")
+    lines.append(_printable(comparison.table()).to_string())
+    lines.append(
+        "difference = new - base; base_only/new_only = cases that side scored higher; p ="
+        " one-sided exact McNemar (new worse); mde = smallest drop detected with power 0.8"
+        " (- = none: too few pairs)."
+    )
+    return "\n".join(lines)
+
+
+def _printable(table: pd.DataFrame) -> pd.DataFrame:
+    shown = table.copy()
+    for column in ("base_pass", "new_pass"):
+        shown[column] = shown[column].map(lambda v: f"{v:.2f}")
+    for column in ("difference", "ci_low", "ci_high"):
+        shown[column] = shown[column].map(lambda v: "-" if v is None else f"{v:+.2f}")
+    for column in ("p", "p_holm"):
+        shown[column] = shown[column].map(lambda v: f"{v:.3g}")
+    shown["mde"] = shown["mde"].map(lambda v: "-" if v is None or v != v else f"{v:.3f}")
+    shown["regression"] = shown["regression"].map(lambda v: "YES" if v else "")
+    return shown
+
+
+def write_comparison(comparison: Comparison, out: Path) -> list[Path]:
+    """comparison.json, .csv and .md in ``out``, each written whole under a temporary name."""
+    from explaincheck.core.analysis.compare_files import write_text_atomic
+
+    if out.exists() and not out.is_dir():
+        raise ExplaincheckError(f"--out {out} is a file, not a folder")
+    table = comparison.table()
+    texts = {
+        "comparison.json": json.dumps(comparison.as_dict(), indent=2, ensure_ascii=True) + "\n",
+        "comparison.csv": table.to_csv(),
+        "comparison.md": table.to_markdown() + "\n",
+    }
+    written = []
+    try:
+        for name, text in texts.items():
+            written.append(write_text_atomic(out / name, text))
+    except OSError as error:
+        raise ExplaincheckError(f"--out {out}: cannot write ({error.strerror})") from None
+    print(f"wrote {', '.join(p.name for p in written)} to {out}", file=sys.stderr)
+    return written
