@@ -53,6 +53,7 @@ SUBCOMMANDS: Registry = {
         "explaincheck.core.cli.merge_command",
         "merge the databases of shards or copies of one campaign",
     ),
+    "bench": ("explaincheck.core.cli.bench_command", "the frozen benchmark: export, grade, run"),
 }
 
 
