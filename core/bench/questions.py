@@ -284,3 +284,15 @@ def read_set(folder: str | Path) -> BenchSet:
     except (KeyError, TypeError, ValueError) as error:
         raise ExplaincheckError(f"{manifest_path}: no readable 'made_with' ({error})") from None
     return BenchSet(manifest, tuple(questions))
+
+
+def cached_default_set() -> BenchSet:
+    """The default set, exported once per explaincheck version into the cache (planning every
+    environment takes a while; the Inspect task starts from it)."""
+    from explaincheck.core.paths import cache_dir
+    from explaincheck.core.store import software_version
+
+    folder = cache_dir() / "bench" / f"{NAME}-v{VERSION}-{software_version()}"
+    if not (folder / MANIFEST_FILE).is_file():
+        write_set(build_set(default_recipe()), folder)
+    return read_set(folder)

@@ -54,6 +54,10 @@ SUBCOMMANDS: Registry = {
         "merge the databases of shards or copies of one campaign",
     ),
     "bench": ("explaincheck.core.cli.bench_command", "the frozen benchmark: export, grade, run"),
+    "import-inspect": (
+        "explaincheck.core.cli.import_inspect_command",
+        "bring Inspect AI logs of explaincheck/bench into a results file",
+    ),
 }
 
 
