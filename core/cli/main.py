@@ -58,6 +58,7 @@ SUBCOMMANDS: Registry = {
         "explaincheck.core.cli.import_inspect_command",
         "bring Inspect AI logs of explaincheck/bench into a results file",
     ),
+    "share": ("explaincheck.core.cli.share_command", "one self-contained HTML file of results"),
 }
 
 
