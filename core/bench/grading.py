@@ -120,7 +120,9 @@ def grade_answers(
         if question.id in answers:
             grade = grade_question(question, answers[question.id], oracles)
             found.append(
-                Verdict(question.id, question.category, grade.verdict, grade.reason, question.chance)
+                Verdict(
+                    question.id, question.category, grade.verdict, grade.reason, question.chance
+                )
             )
     return found
 
@@ -174,7 +176,9 @@ def bench_table(bench: BenchSet, answers: Mapping[str, str]) -> dict[str, Any]:
     order = list(dict.fromkeys(q.category for q in bench.questions))
     rows = category_rows(verdicts, order)
     for name, replies in baselines.items():
-        theirs = {r["category"]: r for r in category_rows(grade_answers(bench, replies, oracles), order)}
+        theirs = {
+            r["category"]: r for r in category_rows(grade_answers(bench, replies, oracles), order)
+        }
         for row in rows:
             row[f"{name}_pass_rate"] = theirs[row["category"]]["pass_rate"]
     return {

@@ -79,7 +79,9 @@ def logged_runs(log_dir: str | Path) -> Iterator[LoggedRun]:
         try:
             log = read_eval_log(str(path))
         except Exception as error:  # a log Inspect cannot read: one line, never a traceback
-            raise ExplaincheckError(f"{path}: not an Inspect log ({type(error).__name__})") from None
+            raise ExplaincheckError(
+                f"{path}: not an Inspect log ({type(error).__name__})"
+            ) from None
         if log.eval.task not in (TASK, "bench"):
             continue
         found += 1
@@ -135,9 +137,7 @@ async def _import(run: LoggedRun, db_path: str | Path, bench_dir: str | Path | N
     with Store.open(db_path) as store:
         for plan in bench_plans(bench, (llm,)):
             env_id = plan.environment_name
-            asked = tuple(
-                e for e in plan.executions if f"{env_id}/{e.case.key}" in run.replies
-            )
+            asked = tuple(e for e in plan.executions if f"{env_id}/{e.case.key}" in run.replies)
             if not asked:
                 continue
             plan = replace(plan, executions=asked, notes={**plan.notes, "inspect_log": run.path})

@@ -47,7 +47,7 @@ class KeptSchema(JSONSchema):
     """Inspect's JSON schema with every other field kept (bounds of arrays above all)."""
 
     model_config = ConfigDict(extra="allow")
-    items: Optional["KeptSchema"] = None  # noqa: UP045 - pydantic resolves the forward name
+    items: Optional[KeptSchema] = None  # noqa: UP045 - pydantic resolves the forward name
     properties: dict[str, KeptSchema] | None = None
     anyOf: list[KeptSchema] | None = None
 
@@ -132,7 +132,7 @@ def explaincheck_grader(bench: BenchSet) -> Scorer:
 
 
 @task
-def bench(dir: str | None = None) -> Task:  # noqa: A002 - the task argument users type (-T dir=)
+def bench(dir: str | None = None) -> Task:
     """The explaincheck benchmark: MDP-policy explanation questions graded by an exact oracle."""
     found = read_set(dir) if dir else cached_default_set()
     manifest = found.manifest

@@ -276,9 +276,13 @@ def read_set(folder: str | Path) -> BenchSet:
         try:
             questions.append(Question.from_json(json.loads(line)))
         except (ValueError, TypeError, KeyError) as error:
-            raise ExplaincheckError(f"{questions_path}:{number}: not a question ({error})") from None
+            raise ExplaincheckError(
+                f"{questions_path}:{number}: not a question ({error})"
+            ) from None
     if len(questions) != manifest.get("questions"):
-        raise ExplaincheckError(f"{questions_path}: the manifest counts another number of questions")
+        raise ExplaincheckError(
+            f"{questions_path}: the manifest counts another number of questions"
+        )
     try:
         Recipe.from_json(manifest["made_with"])
     except (KeyError, TypeError, ValueError) as error:

@@ -138,9 +138,7 @@ def table_lines(table: dict[str, Any]) -> list[str]:
     ]
     lines.append("category".ljust(width) + "".join(f"{name:>11}" for name, _, _ in columns))
     for row in rows:
-        cells = [
-            "–" if row.get(key) is None else form.format(row[key]) for _, key, form in columns
-        ]
+        cells = ["–" if row.get(key) is None else form.format(row[key]) for _, key, form in columns]
         lines.append(row["category"].ljust(width) + "".join(f"{c:>11}" for c in cells))
     return lines
 

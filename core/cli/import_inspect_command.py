@@ -32,9 +32,13 @@ def run(args: argparse.Namespace) -> int:
     from explaincheck.core.bench.inspect_import import import_logs
 
     for found in import_logs(args.log_dir, args.db, args.bench):
-        same = "all verdicts as Inspect's" if not found.disagreements else (
-            f"{len(found.disagreements)} verdicts differ from Inspect's"
-            f" (first: {found.disagreements[0]})"
+        same = (
+            "all verdicts as Inspect's"
+            if not found.disagreements
+            else (
+                f"{len(found.disagreements)} verdicts differ from Inspect's"
+                f" (first: {found.disagreements[0]})"
+            )
         )
         print(safe_terminal(f"{found.llm}: {found.executions} executions from {found.log}; {same}"))
     return 0

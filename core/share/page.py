@@ -122,13 +122,16 @@ SCRIPT = r"""
       var c = data.cases[r[0]], tr = el("tr"), a = el("a", r[0], "c");
       a.href = "#case=" + r[0];
       var td = el("td", null, "l"); td.appendChild(a); tr.appendChild(td);
-      [c.environment, c.category, r[1], r[2]].forEach(function (v) { tr.appendChild(el("td", v, "l")); });
+      [c.environment, c.category, r[1], r[2]].forEach(function (v) {
+        tr.appendChild(el("td", v, "l"));
+      });
       tr.appendChild(el("td", r[3], "l " + r[3]));
       tr.appendChild(el("td", data.stability[r[0] + "|" + r[1]], "l"));
       tr.appendChild(el("td", r[6].slice(0, 160), "l"));
       t.appendChild(tr);
     });
-    box.appendChild(el("p", runs.length + " executions" + (runs.length > 500 ? " (first 500 listed)" : ""), "muted"));
+    var more = runs.length > 500 ? " (first 500 listed)" : "";
+    box.appendChild(el("p", runs.length + " executions" + more, "muted"));
     box.appendChild(t);
     table1(data, runs);
   }
@@ -214,7 +217,8 @@ SCRIPT = r"""
     options(document.getElementById("f-llm"), data.llms);
     options(document.getElementById("f-category"), data.categories);
     options(document.getElementById("f-verdict"), ["pass", "fail", "invalid", "error"]);
-    options(document.getElementById("f-stability"), ["stable-pass", "stable-fail", "flaky", "single run"]);
+    options(document.getElementById("f-stability"),
+      ["stable-pass", "stable-fail", "flaky", "single run"]);
     document.getElementById("f-verdict").value = location.hash ? "" : "fail";
     ["llm", "category", "verdict", "stability"].forEach(function (k) {
       document.getElementById("f-" + k).addEventListener("change", function () { listing(data); });
@@ -265,7 +269,7 @@ def render_page(data: dict[str, Any]) -> str:
     packed = gzip.compress(json.dumps(data, separators=(",", ":")).encode(), 9, mtime=0)
     payload = base64.b64encode(packed).decode()
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{policy()}">\n'
         '<meta name="referrer" content="no-referrer">\n'
         "<title>explaincheck results</title>\n"

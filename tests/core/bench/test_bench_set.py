@@ -73,7 +73,9 @@ def test_expected_answers_pass_every_category_and_random_replies_give_the_random
     default_set, tmp_path, capsys
 ):
     folder = default_set_folder(default_set)
-    write_answers(tmp_path / "expected.jsonl", {q.id: expected_reply(q) for q in default_set.questions})
+    write_answers(
+        tmp_path / "expected.jsonl", {q.id: expected_reply(q) for q in default_set.questions}
+    )
     assert main(["bench", "grade", str(folder), str(tmp_path / "expected.jsonl"), "--json"]) == 0
     table = json.loads(capsys.readouterr().out)
     rows = {r["category"]: r for r in table["categories"]}
@@ -86,7 +88,9 @@ def test_expected_answers_pass_every_category_and_random_replies_give_the_random
     assert main(["bench", "grade", str(folder), str(tmp_path / "random.jsonl"), "--json"]) == 0
     random_table = json.loads(capsys.readouterr().out)
     for row in random_table["categories"]:
-        assert row["pass_rate"] == row["random_pass_rate"] == rows[row["category"]]["random_pass_rate"]
+        assert (
+            row["pass_rate"] == row["random_pass_rate"] == rows[row["category"]]["random_pass_rate"]
+        )
         assert 0 < row["pass_rate"] < 1  # a random answerer neither always passes nor fails
     # the text table: the same random row
     assert main(["bench", "grade", str(folder), str(tmp_path / "random.jsonl")]) == 0

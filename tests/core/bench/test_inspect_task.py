@@ -14,13 +14,13 @@ import pytest
 
 pytest.importorskip("inspect_ai")
 
-from inspect_ai.log import list_eval_logs, read_eval_log  # noqa: E402
-from support.openai_standin import Script, StandinOpenAI  # noqa: E402
+from inspect_ai.log import list_eval_logs, read_eval_log
+from support.openai_standin import Script, StandinOpenAI
 
-from explaincheck.core.bench.grading import bench_table  # noqa: E402
-from explaincheck.core.bench.questions import cached_default_set, read_set  # noqa: E402
-from explaincheck.core.cli.main import main  # noqa: E402
-from explaincheck.core.store import Store  # noqa: E402
+from explaincheck.core.bench.grading import bench_table
+from explaincheck.core.bench.questions import cached_default_set, read_set
+from explaincheck.core.cli.main import main
+from explaincheck.core.store import Store
 
 OFFLINE_TOKENS = Path(__file__).resolve().parents[2] / "support" / "offline_tokens"
 
@@ -30,7 +30,9 @@ def inspect_eval(*args: str, log_dir: Path, env: dict[str, str] | None = None):
     child_env = {
         **os.environ,
         **(env or {}),
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(OFFLINE_TOKENS), os.environ.get("PYTHONPATH")])),
+        "PYTHONPATH": os.pathsep.join(
+            filter(None, [str(OFFLINE_TOKENS), os.environ.get("PYTHONPATH")])
+        ),
         "INSPECT_LOG_DIR": str(log_dir),
         "INSPECT_DISPLAY": "plain",
     }
@@ -88,7 +90,10 @@ def without_number_bounds(schema):
 @pytest.fixture(scope="module")
 def small_set(tmp_path_factory):
     folder = tmp_path_factory.mktemp("bench") / "small"
-    assert main(["bench", "export", "--out", str(folder), "--env", "frozen_lake", "--budget", "2"]) == 0
+    assert (
+        main(["bench", "export", "--out", str(folder), "--env", "frozen_lake", "--budget", "2"])
+        == 0
+    )
     return folder
 
 
@@ -106,12 +111,16 @@ def test_inspect_eval_against_the_openai_standin_keeps_the_schema_and_the_verdic
             env={"STANDIN_BASE_URL": server.base_url, "STANDIN_API_KEY": "not-a-key"},
         )
         chats = server.chats()
-    sent = {c["messages"][-1]["content"]: c["response_format"]["json_schema"]["schema"] for c in chats}
+    sent = {
+        c["messages"][-1]["content"]: c["response_format"]["json_schema"]["schema"] for c in chats
+    }
     for question in bench.questions:  # every enum and array size (what Inspect's JSONSchema
         # drops); Inspect's OpenAI-compatible providers leave out minimum/maximum on purpose
         assert sent[question.prompt] == without_number_bounds(question.schema)
     rankings = [q for q in bench.questions if q.category == "ranking"]
-    assert rankings and all(sent[q.prompt]["properties"]["ranking"]["uniqueItems"] for q in rankings)
+    assert rankings and all(
+        sent[q.prompt]["properties"]["ranking"]["uniqueItems"] for q in rankings
+    )
     replies, verdicts = logged(log)
     assert len(replies) == len(bench.questions)
     table = bench_table(bench, replies)

@@ -69,9 +69,7 @@ def test_untrusted_text_is_made_visible_not_obeyed():
 
 
 @pytest.mark.skipif(chromium() is None, reason="needs Debian's chromium (.ci/run installs it)")
-def test_chromium_opens_the_case_of_the_fragment_and_keeps_a_hostile_reply_text(
-    shared, tmp_path
-):
+def test_chromium_opens_the_case_of_the_fragment_and_keeps_a_hostile_reply_text(shared, tmp_path):
     out, cid = shared
     run = run_chromium(f"{out.as_uri()}#case={cid}", tmp_path / "profile", "--dump-dom")
     dom = run.stdout
@@ -79,7 +77,7 @@ def test_chromium_opens_the_case_of_the_fragment_and_keeps_a_hostile_reply_text(
     assert f'<div id="case" data-case="{cid}">' in dom  # shown, not hidden
     assert 'data-ready="' in dom  # the data was unpacked and every view built
     assert "Case " + cid in dom and "Neighbourhood in the MDP" in dom and "<svg" in dom
-    assert "&lt;script&gt;document.title=\"PWNED\"&lt;/script&gt;" in dom
+    assert '&lt;script&gt;document.title="PWNED"&lt;/script&gt;' in dom
     assert "<img src=x" not in dom and "<title>explaincheck results</title>" in dom
     assert "\\x1b]0;evil\\x07" in dom and "\\u202eevil" in dom  # visible escapes
     other = run_chromium(out.as_uri(), tmp_path / "profile2", "--dump-dom").stdout
