@@ -93,7 +93,7 @@ def chance_corrected() -> Metric:
             chance = (found.sample_metadata or {}).get("chance")
             if chance is None or chance >= CHANCE_CEILING:
                 continue
-            passed = float(found.score.value == CORRECT)
+            passed = found.score.as_float()  # CORRECT is 1.0 by the time metrics run
             values.append((passed - chance) / (1 - chance))
         return sum(values) / len(values) if values else float("nan")
 

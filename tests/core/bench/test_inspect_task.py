@@ -59,6 +59,7 @@ def logged(log) -> tuple[dict[str, str], dict[str, str]]:
     return replies, verdicts
 
 
+@pytest.mark.timeout(1800)  # Inspect starts slowly on a loaded machine (no timing asserted)
 def test_inspect_eval_with_mockllm_gives_bench_grades_verdicts(tmp_path):
     log = inspect_eval("--model", "mockllm/model", "--limit", "20", log_dir=tmp_path / "logs")
     replies, verdicts = logged(log)
@@ -97,6 +98,7 @@ def small_set(tmp_path_factory):
     return folder
 
 
+@pytest.mark.timeout(1800)
 def test_inspect_eval_against_the_openai_standin_keeps_the_schema_and_the_verdicts(
     small_set, tmp_path, capsys
 ):
@@ -128,8 +130,10 @@ def test_inspect_eval_against_the_openai_standin_keeps_the_schema_and_the_verdic
     assert {"pass", "fail"} <= set(verdicts.values())  # the stand-in's first enum value
     by_category = {r["category"]: r["pass_rate"] for r in table["categories"]}
     metrics = log.results.scores[0].metrics
+    corrected = {r["category"]: r["corrected"] for r in table["categories"]}
     for category, rate in by_category.items():
         assert metrics[category].value == pytest.approx(rate)
+        assert metrics[f"{category}_corrected"].value == pytest.approx(corrected[category])
     db = tmp_path / "results.sqlite"
     assert main(["import-inspect", str(tmp_path / "logs"), "--db", str(db)]) == 0
     assert "all verdicts as Inspect's" in capsys.readouterr().out
