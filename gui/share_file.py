@@ -50,7 +50,7 @@ class CaseLinkRow(QWidget):
         self.label = QLabel("")
         self.label.setTextFormat(self.label.textFormat().PlainText)
         self.copy = QPushButton("Copy case link")
-        self.copy.setToolTip("The link opens this case in the share file (File › Share as one file…)")
+        self.copy.setToolTip("Opens this case in the share file (File › Share as one file…)")
         self.copy.clicked.connect(self.copy_link)
         layout.addWidget(self.label, 1)
         layout.addWidget(self.copy)
