@@ -8,10 +8,18 @@ worker thread; the window only asks where, says how big, and offers each case's 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from PySide6.QtGui import QAction, QGuiApplication
-from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from explaincheck.gui.tasks import in_thread
 
@@ -40,7 +48,7 @@ def case_link(share_path: str, row: dict[str, Any]) -> str | None:
 
 
 class CaseLinkRow(QWidget):
-    """"Case link: …#case=<id>" with a Copy button, under the case detail's header."""
+    """ "Case link: …#case=<id>" with a Copy button, under the case detail's header."""
 
     def __init__(self, share: ShareFile, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -108,13 +116,17 @@ def attach_share(window: MainWindow) -> ShareFile:
     from explaincheck.gui.window_actions import make_action
 
     share = ShareFile(window)
-    share.action = make_action(window, SHARE_TEXT, None, share.choose, SHARE_TIP)
-    file_menu = window.menuBar().actions()[0].menu()
+    action = make_action(window, SHARE_TEXT, None, share.choose, SHARE_TIP)
+    share.action = action
+    file_menu = cast(QMenu, window.menuBar().actions()[0].menu())
     actions = file_menu.actions()
     after = actions.index(window.commands.open_results) + 1
-    file_menu.insertAction(actions[after] if after < len(actions) else None, share.action)
+    if after < len(actions):
+        file_menu.insertAction(actions[after], action)
+    else:
+        file_menu.addAction(action)
     detail = window.results_view.executions.detail
     detail.case_link = CaseLinkRow(share, detail)
-    detail.layout().insertWidget(2, detail.case_link)
+    cast(QVBoxLayout, detail.layout()).insertWidget(2, detail.case_link)
     detail.row_shown.append(detail.case_link.show_row)
     return share

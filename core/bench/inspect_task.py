@@ -48,8 +48,8 @@ class KeptSchema(JSONSchema):
 
     model_config = ConfigDict(extra="allow")
     items: Optional[KeptSchema] = None  # noqa: UP045 - pydantic resolves the forward name
-    properties: dict[str, KeptSchema] | None = None
-    anyOf: list[KeptSchema] | None = None
+    properties: dict[str, KeptSchema] | None = None  # type: ignore[assignment]
+    anyOf: list[KeptSchema] | None = None  # type: ignore[assignment]
 
 
 KeptSchema.model_rebuild()

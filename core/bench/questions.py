@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.taxonomy.base import GradingSettings, TestCase
@@ -248,9 +248,13 @@ def write_set(bench: BenchSet, folder: str | Path) -> Path:
         (QUESTIONS_FILE, questions_text(bench.questions)),
         (MANIFEST_FILE, (json.dumps(bench.manifest, indent=2, sort_keys=True) + "\n").encode()),
     ):
-        if not write_atomic(out / name, lambda stream, d=data: stream.write(d), binary=True):
+        if not write_atomic(out / name, _writer(data), binary=True):
             raise ExplaincheckError(f"cannot write {out / name}")
     return out
+
+
+def _writer(data: bytes) -> Callable[[IO[bytes]], object]:
+    return lambda stream: stream.write(data)
 
 
 def read_set(folder: str | Path) -> BenchSet:
