@@ -12,9 +12,7 @@ from explaincheck.core.share.bundle import case_id
 from explaincheck.gui.share_file import SHARE_TEXT
 
 
-def test_share_action_writes_the_file_and_the_detail_offers_the_case_link(
-    qtbot, window, tmp_path
-):
+def test_share_action_writes_the_file_and_the_detail_offers_the_case_link(qtbot, window, tmp_path):
     db = tmp_path / "results.sqlite"
     args = ["run", "--env", "frozen_lake", "--llm", "random", "--budget", "2", "--db", str(db)]
     with ThreadPoolExecutor(1) as pool:  # the command runs its own event loop, not Qt's
