@@ -58,6 +58,12 @@ SUBCOMMANDS: Registry = {
         "explaincheck.core.cli.compare_command",
         "compare two campaigns case by case; exit 1 on a regression",
     ),
+    "bench": ("explaincheck.core.cli.bench_command", "the frozen benchmark: export, grade, run"),
+    "import-inspect": (
+        "explaincheck.core.cli.import_inspect_command",
+        "bring Inspect AI logs of explaincheck/bench into a results file",
+    ),
+    "share": ("explaincheck.core.cli.share_command", "one self-contained HTML file of results"),
 }
 
 

@@ -127,6 +127,8 @@ class CaseDetail(QWidget):
         self.row: dict[str, Any] | None = None
         self.factor_panel: Any = None  # views.factor_panel.FactorPanel, when attached
         self.factor_context: Callable[[], tuple[Any, str | None]] | None = None
+        self.case_link: Any = None  # gui.share_file.CaseLinkRow, when attached
+        self.row_shown: list[Callable[[dict[str, Any] | None], None]] = []  # after show_row
 
     def attach_factor_panel(
         self, panel: QWidget, context: Callable[[], tuple[Any, str | None]]
@@ -188,6 +190,8 @@ class CaseDetail(QWidget):
                 edit.setPlainText("")
             self.full_reply_button.hide()
             self._show_factors(None, None)
+            for listener in self.row_shown:
+                listener(None)
             return
         verdict = str(row.get("verdict", "")).upper()
         delta = row.get("delta")
@@ -215,3 +219,5 @@ class CaseDetail(QWidget):
         states = [int(s) for s in (row.get("states") or [])]
         self.oracle.setPlainText(oracle_lines(oracle, states, variables))
         self._show_factors(row, oracle)
+        for listener in self.row_shown:
+            listener(row)

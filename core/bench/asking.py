@@ -1,0 +1,80 @@
+"""Asking the frozen set through the project's own backends into a results file.
+
+Why through a campaign plan: every report, ``compare`` and view reads results files, so a
+benchmark run must be one. Each environment's campaign is planned from the set's recipe and its
+executions are kept only where the plan's question is the set's (same id, same prompt text and
+schema): a later explaincheck whose wording changed refuses the set instead of asking other
+questions under its name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from explaincheck.core.bench.questions import BenchSet
+from explaincheck.core.errors import ExplaincheckError
+
+if TYPE_CHECKING:
+    from explaincheck.core.campaign.plan import Plan
+    from explaincheck.core.campaign.runner import RunOutcome
+    from explaincheck.core.campaign.session import BackendSettings
+
+
+def bench_plans(bench: BenchSet, llms: tuple[str, ...], repeat: int = 1) -> list[Plan]:
+    """One plan per environment of the set, asking exactly its questions."""
+    from explaincheck.core.campaign.plan import plan_campaign
+
+    questions = bench.by_id()
+    plans = []
+    for env in bench.manifest["environments"]:
+        campaign = replace(bench.recipe.campaign(env["id"], llms), repeat=repeat)
+        plan = plan_campaign(campaign)
+        if plan.model_hash != env["model_hash"]:
+            raise ExplaincheckError(
+                f"environment {env['id']}: its model is not the one the set was made from"
+            )
+        for execution in plan.executions:
+            qid = f"{env['id']}/{execution.case.key}"
+            question = questions.get(qid)
+            if question is None or (question.prompt, question.schema) != (
+                execution.prompt.text,
+                execution.prompt.schema,
+            ):
+                raise ExplaincheckError(
+                    f"question {qid}: this explaincheck asks it otherwise than the set"
+                    f" (made with explaincheck {bench.manifest.get('explaincheck')})"
+                )
+        notes = {**plan.notes, "bench": _bench_note(bench)}
+        plans.append(replace(plan, notes=notes))
+    return plans
+
+
+def _bench_note(bench: BenchSet) -> dict[str, str]:
+    manifest = bench.manifest
+    return {"name": manifest["name"], "version": manifest["version"], "sha256": manifest["sha256"]}
+
+
+async def run_bench(
+    bench: BenchSet,
+    llms: tuple[str, ...],
+    db_path: str | Path,
+    settings: BackendSettings | None = None,
+    repeat: int = 1,
+) -> list[RunOutcome]:
+    """Ask every question of the set with each LLM, storing graded executions in ``db_path``
+    (resumable like any campaign)."""
+    from explaincheck.core.campaign.finish import finish_run
+    from explaincheck.core.campaign.session import CampaignSession
+
+    outcomes = []
+    plans = bench_plans(bench, llms, repeat)
+    with CampaignSession.open(db_path, settings) as session:
+        for plan in plans:
+            outcome = await session.run(plan)
+            await finish_run(plan, session, outcome, behavioural=False)
+            outcomes.append(outcome)
+            if not outcome.complete:
+                break
+    return outcomes

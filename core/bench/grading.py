@@ -1,0 +1,192 @@
+"""Grading answers to the frozen set with the campaign's own parser and grader.
+
+Why no grader of its own: a benchmark whose verdicts differ from a campaign's measures something
+else. Each answered question is turned back into its ``TestCase`` and graded by
+``taxonomy.grading.grade_reply`` against the oracle of its environment, recomputed (usually
+loaded from the oracle cache) and checked against the model hash the set was made from. The
+summary per category is Table 1's row for the answers, beside the random baseline (the
+``random`` answerer's replies to the same questions, graded the same way) and the oracle's
+ceiling; the chance-corrected score is (pass − chance) / (1 − chance) per question, averaged
+(``analysis.prioritization.corrected_case_scores`` applies the same formula to stored cases).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from explaincheck.core.bench.questions import BenchSet, Question
+from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.taxonomy.base import FAIL, INVALID, PASS, Grade, GradingSettings
+
+if TYPE_CHECKING:
+    from explaincheck.core.oracle.types import OracleResult
+
+CHANCE_CEILING = 1 - 1e-12  # a question every answer passes cannot be chance-corrected
+ANSWERS, RANDOM_ROW, ORACLE_ROW = "answers", "random", "oracle"
+
+
+class Oracles:
+    """The oracle of each environment of a set, computed once and checked against its hash."""
+
+    def __init__(self, bench: BenchSet):
+        self.bench = bench
+        self._found: dict[str, OracleResult] = {}
+
+    def __call__(self, env_id: str) -> OracleResult:
+        if env_id not in self._found:
+            from explaincheck.core.campaign.plan import load_environment, oracle_for
+
+            campaign = self.bench.recipe.campaign(env_id)
+            oracle = oracle_for(campaign, load_environment(campaign))
+            expected = self.bench.environment(env_id)["model_hash"]
+            if oracle.model.content_hash != expected:
+                raise ExplaincheckError(
+                    f"environment {env_id}: its model is not the one the set was made from"
+                    f" (hash {oracle.model.content_hash[:12]}, set {expected[:12]})"
+                )
+            self._found[env_id] = oracle
+        return self._found[env_id]
+
+
+def grade_question(question: Question, reply: str, oracles: Oracles) -> Grade:
+    """The campaign's verdict on ``reply`` as an answer to ``question``."""
+    from explaincheck.core.taxonomy.grading import grade_reply
+
+    settings = GradingSettings(**question.grading)
+    return grade_reply(question.case(), reply, oracles(question.environment), settings)
+
+
+def random_reply(question: Question, oracles: Oracles) -> str:
+    """What the ``random`` answerer replies to ``question`` (the same draw as in a campaign)."""
+    from explaincheck.core.backends.random_backend import RandomBackend
+
+    return RandomBackend(oracles(question.environment)).reply_text(question.case())
+
+
+def oracle_reply(question: Question, oracles: Oracles) -> str:
+    """What the ``oracle`` answerer replies to ``question``."""
+    from explaincheck.core.backends.oracle_backend import OracleBackend
+
+    return OracleBackend(oracles(question.environment)).reply_text(question.case())
+
+
+def read_answers(path: str | Path, bench: BenchSet) -> dict[str, str]:
+    """``{"id", "reply"}`` per line; refused in one line on a bad line, an unknown id or an id
+    answered twice."""
+    known = bench.by_id()
+    answers: dict[str, str] = {}
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ExplaincheckError(f"{path}: cannot read it ({error})") from None
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            qid, reply = row["id"], row["reply"]
+        except (ValueError, TypeError, KeyError):
+            raise ExplaincheckError(
+                f'{path}:{number}: not an answer (want {{"id": ..., "reply": ...}})'
+            ) from None
+        if qid not in known:
+            raise ExplaincheckError(f"{path}:{number}: unknown question id {str(qid)[:80]!r}")
+        if qid in answers:
+            raise ExplaincheckError(f"{path}:{number}: question {qid!r} answered twice")
+        answers[qid] = reply if isinstance(reply, str) else json.dumps(reply)
+    return answers
+
+
+@dataclass(frozen=True)
+class Verdict:
+    id: str
+    category: str
+    verdict: str
+    reason: str
+    chance: float | None
+
+
+def grade_answers(
+    bench: BenchSet, answers: Mapping[str, str], oracles: Oracles | None = None
+) -> list[Verdict]:
+    """Each answered question's verdict, in the set's order."""
+    oracles = oracles or Oracles(bench)
+    found = []
+    for question in bench.questions:
+        if question.id in answers:
+            grade = grade_question(question, answers[question.id], oracles)
+            found.append(
+                Verdict(
+                    question.id, question.category, grade.verdict, grade.reason, question.chance
+                )
+            )
+    return found
+
+
+def category_rows(verdicts: Iterable[Verdict], order: Iterable[str]) -> list[dict[str, Any]]:
+    """Per category (in ``order``, then "all"): counts, pass rate, mean chance and the mean
+    chance-corrected score."""
+    by_category: dict[str, list[Verdict]] = {}
+    for verdict in verdicts:
+        by_category.setdefault(verdict.category, []).append(verdict)
+    every = [v for c in by_category.values() for v in c]
+    rows = [summary(c, by_category[c]) for c in order if c in by_category]
+    return [*rows, summary("all", every)] if every else rows
+
+
+def summary(name: str, verdicts: list[Verdict]) -> dict[str, Any]:
+    passes = [v.verdict == PASS for v in verdicts]
+    chances = [v.chance for v in verdicts if v.chance is not None]
+    corrected = [
+        (float(v.verdict == PASS) - v.chance) / (1 - v.chance)
+        for v in verdicts
+        if v.chance is not None and v.chance < CHANCE_CEILING
+    ]
+    return {
+        "category": name,
+        "answered": len(verdicts),
+        "pass": sum(passes),
+        "fail": sum(v.verdict == FAIL for v in verdicts),
+        "invalid": sum(v.verdict == INVALID for v in verdicts),
+        "pass_rate": _mean([float(p) for p in passes]),
+        "chance": _mean(chances),
+        "corrected": _mean(corrected),
+    }
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def bench_table(bench: BenchSet, answers: Mapping[str, str]) -> dict[str, Any]:
+    """What ``bench grade`` reports: the answers' rows per category beside the random
+    baseline's and the oracle's pass rates on the same questions, and every verdict."""
+    oracles = Oracles(bench)
+    verdicts = grade_answers(bench, answers, oracles)
+    answered = {v.id for v in verdicts}
+    asked = [q for q in bench.questions if q.id in answered]
+    baselines = {
+        RANDOM_ROW: {q.id: random_reply(q, oracles) for q in asked},
+        ORACLE_ROW: {q.id: oracle_reply(q, oracles) for q in asked},
+    }
+    order = list(dict.fromkeys(q.category for q in bench.questions))
+    rows = category_rows(verdicts, order)
+    for name, replies in baselines.items():
+        theirs = {
+            r["category"]: r for r in category_rows(grade_answers(bench, replies, oracles), order)
+        }
+        for row in rows:
+            row[f"{name}_pass_rate"] = theirs[row["category"]]["pass_rate"]
+    return {
+        "name": bench.manifest["name"],
+        "version": bench.manifest["version"],
+        "sha256": bench.manifest["sha256"],
+        "questions": len(bench.questions),
+        "answered": len(verdicts),
+        "categories": rows,
+        "verdicts": {v.id: v.verdict for v in verdicts},
+    }

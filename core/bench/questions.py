@@ -1,0 +1,306 @@
+"""The benchmark's question set: built from campaign plans, written and read back byte for byte.
+
+Why a frozen file rather than "run a campaign": other tools (Inspect, a script in another
+language) need the questions themselves, and a result is only comparable with another one when
+both answered the same questions. Each question carries its prompt, the JSON schema explaincheck
+sends (every enum, bound and array size of ``AnswerForm.schema``), the oracle's expected answer,
+δ, chance and what grading needs, so a reader outside explaincheck knows everything asked. The
+default set covers every built-in environment, every paper category and both selections; the
+file is canonical JSON (sorted keys, one line per question) in plan order, so two exports of one
+explaincheck give one ``sha256``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.taxonomy.base import GradingSettings, TestCase
+
+NAME = "explaincheck-bench"
+VERSION = "1"
+QUESTIONS_FILE, MANIFEST_FILE = "questions.jsonl", "manifest.json"
+DEFAULT_BUDGET = 10  # per category and selection: 1,000+ questions over the seven environments
+DEFAULT_SEED = 0
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How a set is made: what a campaign would be asked, without the LLMs."""
+
+    environments: tuple[str, ...]
+    categories: tuple[str, ...]
+    budget: int = DEFAULT_BUDGET
+    selection: str = "both"
+    seed: int = DEFAULT_SEED
+    grading: GradingSettings = field(default_factory=GradingSettings)
+
+    def campaign(self, environment: str, llms: tuple[str, ...] = ("oracle",)) -> Any:
+        """The campaign of one environment that plans this set's questions."""
+        from explaincheck.core.campaign.plan import Campaign
+
+        return Campaign(
+            environment,
+            llms,
+            categories=self.categories,
+            budget=self.budget,
+            selection=self.selection,
+            seed=self.seed,
+            grading=self.grading,
+        )
+
+    def as_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["environments"] = list(self.environments)
+        data["categories"] = list(self.categories)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Recipe:
+        return cls(
+            environments=tuple(data["environments"]),
+            categories=tuple(data["categories"]),
+            budget=int(data["budget"]),
+            selection=str(data["selection"]),
+            seed=int(data["seed"]),
+            grading=GradingSettings(**data["grading"]),
+        )
+
+
+@dataclass(frozen=True)
+class Question:
+    """One frozen question: what is asked, how it is answered and what the oracle accepts."""
+
+    id: str  # "<environment>/<case key>": unique within a set, stable across exports
+    environment: str
+    model_hash: str
+    category: str
+    selection: str
+    index: int  # position within (environment, category, selection)
+    states: tuple[int, ...]
+    wording: int
+    prompt: str
+    schema: dict[str, Any]
+    expected: dict[str, Any]
+    delta: float
+    chance: float | None  # probability that a uniform random answer passes (None: unknown)
+    reading: bool
+    positive: bool | None
+    gap: float | None
+    grading: dict[str, Any]  # satisfy rule and tolerance (the only settings grading has)
+
+    def case(self, keep_do_nothing: bool = False) -> TestCase:
+        """The test case this question was rendered from (what the grader judges)."""
+        return TestCase(
+            category=self.category,
+            states=tuple(self.states),
+            delta=self.delta,
+            selection=self.selection,
+            index=self.index,
+            positive=self.positive,
+            wording=self.wording,
+            reading=self.reading,
+            gap=self.gap,
+            keep_do_nothing=keep_do_nothing,
+        )
+
+    def line(self) -> str:
+        data = asdict(self)
+        data["states"] = list(self.states)
+        return canonical(data)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Question:
+        names = cls.__dataclass_fields__
+        missing = [name for name in names if name not in data]
+        if missing:
+            raise ValueError(f"missing {', '.join(missing)}")
+        values = {name: data[name] for name in names}
+        values["states"] = tuple(int(s) for s in data["states"])
+        return cls(**values)
+
+
+@dataclass(frozen=True)
+class BenchSet:
+    """A question set with its manifest, as exported or read back (hash checked)."""
+
+    manifest: dict[str, Any]
+    questions: tuple[Question, ...]
+
+    @property
+    def recipe(self) -> Recipe:
+        return Recipe.from_json(self.manifest["made_with"])
+
+    def by_id(self) -> dict[str, Question]:
+        return {q.id: q for q in self.questions}
+
+    def environment(self, env_id: str) -> dict[str, Any]:
+        return next(e for e in self.manifest["environments"] if e["id"] == env_id)
+
+
+def canonical(value: Any) -> str:
+    """One JSON text per value: sorted keys, no spaces, Unicode kept (hashable byte for byte)."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def default_recipe(budget: int = DEFAULT_BUDGET, seed: int = DEFAULT_SEED) -> Recipe:
+    """Every built-in environment, every paper category, both selections."""
+    from explaincheck.core.environments.registry import BUILTIN_IDS
+    from explaincheck.core.taxonomy.registry import PAPER_CATEGORIES
+
+    return Recipe(tuple(BUILTIN_IDS), tuple(PAPER_CATEGORIES), budget, "both", seed)
+
+
+def build_set(recipe: Recipe, version: str = VERSION) -> BenchSet:
+    """Plan each environment's campaign and freeze its questions (environment by environment,
+    in plan order)."""
+    from explaincheck.core.analysis.chance import case_chance
+    from explaincheck.core.campaign.plan import plan_campaign
+    from explaincheck.core.taxonomy.registry import category
+
+    questions: list[Question] = []
+    environments: list[dict[str, Any]] = []
+    grading = asdict(recipe.grading)
+    for env_id in recipe.environments:
+        plan = plan_campaign(recipe.campaign(env_id))
+        oracle = plan.oracle
+        for execution in plan.executions:
+            case = execution.case
+            expected = category(case.category).expected(case, oracle)
+            chance = case_chance(execution.prompt.schema, expected, grading, case.category)
+            questions.append(
+                Question(
+                    id=f"{env_id}/{case.key}",
+                    environment=env_id,
+                    model_hash=plan.model_hash,
+                    category=case.category,
+                    selection=case.selection,
+                    index=case.index,
+                    states=tuple(case.states),
+                    wording=case.wording,
+                    prompt=execution.prompt.text,
+                    schema=execution.prompt.schema,
+                    expected=expected,
+                    delta=float(case.delta),
+                    chance=None if chance != chance else float(chance),  # NaN: unknown
+                    reading=case.reading,
+                    positive=case.positive,
+                    gap=case.gap,
+                    grading=grading,
+                )
+            )
+        environments.append(
+            {
+                "id": env_id,
+                "model_hash": plan.model_hash,
+                "constants": oracle.model.constants,
+                "states": oracle.model.states,
+                "skipped": dict(sorted(plan.skipped.items())),
+            }
+        )
+    return BenchSet(_manifest(recipe, version, questions, environments), tuple(questions))
+
+
+def _manifest(
+    recipe: Recipe, version: str, questions: list[Question], environments: list[dict[str, Any]]
+) -> dict[str, Any]:
+    from explaincheck.core.store import software_version
+
+    counts: dict[str, int] = {}
+    for question in questions:
+        counts[question.category] = counts.get(question.category, 0) + 1
+    return {
+        "name": NAME,
+        "version": version,
+        "questions": len(questions),
+        "sha256": _sha256(questions_text(questions)),
+        "categories": counts,
+        "environments": environments,
+        "explaincheck": software_version(),
+        "made_with": recipe.as_json(),
+    }
+
+
+def questions_text(questions: Iterable[Question]) -> bytes:
+    return "".join(q.line() + "\n" for q in questions).encode()
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def write_set(bench: BenchSet, folder: str | Path) -> Path:
+    """Write ``questions.jsonl`` and ``manifest.json`` into ``folder`` (each atomically; the
+    manifest last, so a folder with a manifest holds its questions)."""
+    from explaincheck.core.cache_files import write_atomic
+
+    out = Path(folder)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ExplaincheckError(f"cannot create {out}: {error.strerror or error}") from None
+    for name, data in (
+        (QUESTIONS_FILE, questions_text(bench.questions)),
+        (MANIFEST_FILE, (json.dumps(bench.manifest, indent=2, sort_keys=True) + "\n").encode()),
+    ):
+        if not write_atomic(out / name, _writer(data), binary=True):
+            raise ExplaincheckError(f"cannot write {out / name}")
+    return out
+
+
+def _writer(data: bytes) -> Callable[[IO[bytes]], object]:
+    return lambda stream: stream.write(data)
+
+
+def read_set(folder: str | Path) -> BenchSet:
+    """The set in ``folder``; refused in one line when a file is missing, unreadable, or the
+    questions do not match the manifest's hash or count."""
+    root = Path(folder)
+    manifest_path, questions_path = root / MANIFEST_FILE, root / QUESTIONS_FILE
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        data = questions_path.read_bytes()
+    except FileNotFoundError as error:
+        raise ExplaincheckError(f"{error.filename}: no such file (not a bench folder)") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ExplaincheckError(f"{manifest_path}: cannot read it ({error})") from None
+    if not isinstance(manifest, dict) or manifest.get("name") != NAME:
+        raise ExplaincheckError(f"{manifest_path}: not an {NAME} manifest")
+    if manifest.get("sha256") != _sha256(data):
+        raise ExplaincheckError(
+            f"{questions_path}: its sha256 does not match the manifest's (the file was changed)"
+        )
+    questions = []
+    for number, line in enumerate(data.decode("utf-8").splitlines(), 1):
+        try:
+            questions.append(Question.from_json(json.loads(line)))
+        except (ValueError, TypeError, KeyError) as error:
+            raise ExplaincheckError(
+                f"{questions_path}:{number}: not a question ({error})"
+            ) from None
+    if len(questions) != manifest.get("questions"):
+        raise ExplaincheckError(
+            f"{questions_path}: the manifest counts another number of questions"
+        )
+    try:
+        Recipe.from_json(manifest["made_with"])
+    except (KeyError, TypeError, ValueError) as error:
+        raise ExplaincheckError(f"{manifest_path}: no readable 'made_with' ({error})") from None
+    return BenchSet(manifest, tuple(questions))
+
+
+def cached_default_set() -> BenchSet:
+    """The default set, exported once per explaincheck version into the cache (planning every
+    environment takes a while; the Inspect task starts from it)."""
+    from explaincheck.core.paths import cache_dir
+    from explaincheck.core.store import software_version
+
+    folder = cache_dir() / "bench" / f"{NAME}-v{VERSION}-{software_version()}"
+    if not (folder / MANIFEST_FILE).is_file():
+        write_set(build_set(default_recipe()), folder)
+    return read_set(folder)

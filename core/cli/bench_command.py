@@ -1,0 +1,167 @@
+"""``explaincheck bench``: export the frozen question set, grade answers to it from anywhere, or
+ask it through explaincheck's backends (``core.bench``).
+
+Why three actions under one name: they share the set folder (``questions.jsonl`` +
+``manifest.json``) and nothing else; each is a few lines over ``core.bench``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from typing import Any
+
+from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.terminal_text import safe_terminal
+
+NAME = "bench"
+HELP = """The frozen benchmark: a versioned question set others can answer and grade.
+
+  export  writes DIR/questions.jsonl (one question per line: prompt, JSON schema, the oracle's
+          expected answer, delta, chance, grading rule) and DIR/manifest.json (name, version,
+          number of questions, sha256 of questions.jsonl, environments and model hashes, how
+          the set was made). The default set: every built-in environment, every paper
+          category, both selections; two exports give the same sha256.
+  grade   grades ANSWERS.jsonl ({"id": ..., "reply": ...} per line, from any tool) with the
+          parser and grader of a campaign, and prints Table 1 with the random baseline and
+          the oracle ceiling on the same questions.
+  run     asks the set through explaincheck's own backends into a results file (report,
+          compare, results and the window read it).
+
+examples:
+  explaincheck bench export --out bench-v1
+  explaincheck bench grade bench-v1 answers.jsonl
+  explaincheck bench grade bench-v1 answers.jsonl --json
+  explaincheck bench run bench-v1 --llm ollama:gemma3:1b --db bench.sqlite
+  inspect eval explaincheck/bench --model ollama/gemma3:1b   (pip install explaincheck[inspect])
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from explaincheck.core.bench.questions import DEFAULT_BUDGET, DEFAULT_SEED, VERSION
+
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    export = actions.add_parser("export", help="write the frozen question set")
+    export.add_argument("--out", required=True, metavar="DIR", help="folder to write into")
+    export.add_argument("--version", default=VERSION, help=f"the set's version ({VERSION})")
+    export.add_argument(
+        "--budget",
+        type=int,
+        default=DEFAULT_BUDGET,
+        help=f"questions per category, selection and environment ({DEFAULT_BUDGET})",
+    )
+    export.add_argument("--seed", type=int, default=DEFAULT_SEED, help="selection seed (0)")
+    export.add_argument(
+        "--env", action="append", default=[], metavar="ENV", help="only these environments"
+    )
+    grade = actions.add_parser("grade", help="grade answers to the set")
+    grade.add_argument("dir", metavar="DIR", help="the set's folder")
+    grade.add_argument("answers", metavar="ANSWERS.jsonl", help='{"id", "reply"} per line')
+    grade.add_argument("--json", action="store_true", help="print one JSON object")
+    ask = actions.add_parser("run", help="ask the set through explaincheck's backends")
+    ask.add_argument("dir", metavar="DIR", help="the set's folder")
+    ask.add_argument("--llm", action="append", required=True, metavar="SPEC", help="LLM spec")
+    ask.add_argument("--db", default="results.sqlite", help="results file (results.sqlite)")
+    ask.add_argument("--repeat", type=int, default=1, help="times each question is asked (1)")
+    ask.add_argument("--timeout", type=float, default=120.0, help="seconds per reply (120)")
+    ask.add_argument("--concurrency", type=int, default=4, help="requests in flight (4)")
+    ask.add_argument("--retries", type=int, default=3, help="retries of a failed request (3)")
+    ask.add_argument(
+        "--ollama-host", action="append", default=[], metavar="URL", help="Ollama server"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    return int({"export": _export, "grade": _grade, "run": _run}[args.action](args))
+
+
+def _export(args: argparse.Namespace) -> int:
+    from explaincheck.core.bench.questions import build_set, default_recipe, write_set
+    from explaincheck.core.environments.registry import BUILTIN_IDS
+
+    if args.budget < 1:
+        raise ExplaincheckError(f"--budget must be at least 1 (got {args.budget})")
+    recipe = default_recipe(args.budget, args.seed)
+    if args.env:
+        unknown = [e for e in args.env if e not in BUILTIN_IDS]
+        if unknown:
+            raise ExplaincheckError(
+                f"unknown environment {unknown[0]!r}; built-in ones are: {', '.join(BUILTIN_IDS)}"
+            )
+        recipe = type(recipe)(tuple(dict.fromkeys(args.env)), *_rest(recipe))
+    bench = build_set(recipe, args.version)
+    out = write_set(bench, args.out)
+    manifest = bench.manifest
+    print(
+        f"{manifest['questions']} questions ({len(manifest['environments'])} environments,"
+        f" {len(manifest['categories'])} categories) in {out}; sha256 {manifest['sha256']}"
+    )
+    return 0
+
+
+def _rest(recipe: Any) -> tuple[Any, ...]:
+    return (recipe.categories, recipe.budget, recipe.selection, recipe.seed, recipe.grading)
+
+
+def _grade(args: argparse.Namespace) -> int:
+    from explaincheck.core.bench.grading import bench_table, read_answers
+    from explaincheck.core.bench.questions import read_set
+
+    bench = read_set(args.dir)
+    answers = read_answers(args.answers, bench)
+    table = bench_table(bench, answers)
+    if args.json:
+        print(json.dumps(table, indent=2))
+    else:
+        print(safe_terminal("\n".join(table_lines(table))))
+    return 0
+
+
+def table_lines(table: dict[str, Any]) -> list[str]:
+    """Table 1 as text: one column per category, rows for the answers, the random baseline,
+    the chance level, the chance-corrected score and the oracle ceiling."""
+    rows = table["categories"]
+    head = f"{table['name']} v{table['version']}: {table['answered']} of {table['questions']}"
+    lines = [f"{head} questions answered (sha256 {table['sha256'][:12]})"]
+    if not rows:
+        return [*lines, "no answer to grade"]
+    width = max(12, *(len(r["category"]) + 1 for r in rows))
+    columns = [
+        ("questions", "answered", "{:d}"),
+        ("answers", "pass_rate", "{:.1%}"),
+        ("corrected", "corrected", "{:+.2f}"),
+        ("random", "random_pass_rate", "{:.1%}"),
+        ("chance", "chance", "{:.1%}"),
+        ("oracle", "oracle_pass_rate", "{:.1%}"),
+    ]
+    lines.append("category".ljust(width) + "".join(f"{name:>11}" for name, _, _ in columns))
+    for row in rows:
+        cells = ["–" if row.get(key) is None else form.format(row[key]) for _, key, form in columns]
+        lines.append(row["category"].ljust(width) + "".join(f"{c:>11}" for c in cells))
+    return lines
+
+
+def _run(args: argparse.Namespace) -> int:
+    from explaincheck.core.backends.registry import parse_spec
+    from explaincheck.core.bench.asking import run_bench
+    from explaincheck.core.bench.questions import read_set
+    from explaincheck.core.campaign.session import BackendSettings
+
+    for spec in args.llm:
+        parse_spec(spec)
+    if args.repeat < 1:
+        raise ExplaincheckError(f"--repeat must be at least 1 (got {args.repeat})")
+    bench = read_set(args.dir)
+    settings = BackendSettings(
+        ollama_hosts=tuple(args.ollama_host),
+        timeout=args.timeout,
+        concurrency=args.concurrency,
+        retries=args.retries,
+    )
+    outcomes = asyncio.run(run_bench(bench, tuple(args.llm), args.db, settings, args.repeat))
+    done = sum(o.progress.done for o in outcomes)
+    total = sum(o.progress.total for o in outcomes)
+    print(f"{done} of {total} executions stored in {args.db}", file=sys.stderr)
+    return 0 if all(o.complete for o in outcomes) else 1

@@ -1,0 +1,85 @@
+"""``explaincheck share``: one self-contained HTML file, opened in a real headless Chromium:
+the case named in ``#case=`` is shown, a hostile reply stays text, nothing is fetched."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import sqlite3
+from base64 import b64decode
+
+import pytest
+from support.chromium import chromium, run_chromium
+
+from explaincheck.core.cli.main import main
+from explaincheck.core.share.bundle import case_id, clean, stability
+
+HOSTILE = (
+    '<script>document.title="PWNED"</script><img src=x onerror="document.title=1">'
+    "\x1b]0;evil\x07\x1b[31m red \u202eevil\u202c end"
+)
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("share")
+    db = folder / "results.sqlite"
+    run = ["run", "--env", "frozen_lake", "--llm", "random", "--llm", "oracle", "--budget", "3"]
+    assert main([*run, "--repeat", "2", "--selection", "both", "--db", str(db)]) == 0
+    with sqlite3.connect(db) as connection:
+        row = connection.execute(
+            "select id, model_hash, case_key from executions where llm = 'random' order by id"
+        ).fetchone()
+        connection.execute("update executions set reply = ? where id = ?", (HOSTILE, row[0]))
+    out = folder / "campaign.html"
+    assert main(["share", "--db", str(db), "--out", str(out)]) == 0
+    return out, case_id(row[1], row[2])
+
+
+def payload(html: str) -> dict:
+    data = re.search(r'<script id="data" type="application/gzip">([^<]*)</script>', html)
+    return json.loads(gzip.decompress(b64decode(data.group(1))))
+
+
+def test_the_file_is_self_contained_and_forbids_every_request(shared):
+    out, cid = shared
+    html = out.read_text()
+    policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', html).group(1)
+    assert "default-src 'none'" in policy and "connect-src 'none'" in policy
+    assert "img-src 'none'" in policy and "unsafe-inline" not in policy
+    # no URL the page could load: only the SVG namespace (a name, never fetched)
+    assert set(re.findall(r"https?://[^\s\"')]+", html)) == {"http://www.w3.org/2000/svg"}
+    assert not re.search(r"\b(src|href)\s*=\s*[\"']?(https?:|//)", html)
+    data = payload(html)
+    assert cid in data["cases"] and len(data["runs"]) == 2 * 2 * sum(
+        1 for _ in data["cases"]
+    )  # two LLMs, two repeats per case
+    case = data["cases"][cid]
+    assert case["facts"] and case["facts"][0]["id"] == case["states"][0]
+    assert case["graph"]["nodes"][0][0] == case["states"][0] and case["graph"]["edges"]
+
+
+def test_untrusted_text_is_made_visible_not_obeyed():
+    assert clean("a\x1b[31mb\u202ec\ud800") == "a\\x1b[31mb\\u202ec\\ud800"
+    assert clean({"k\u202e": ["\x07"]}) == {"k\\u202e": ["\\x07"]}
+    assert stability(["pass", "pass"]) == "stable-pass"
+    assert stability(["pass", "fail", "error"]) == "flaky"
+    assert stability(["fail"]) == "single run"
+
+
+@pytest.mark.skipif(chromium() is None, reason="needs Debian's chromium (.ci/run installs it)")
+def test_chromium_opens_the_case_of_the_fragment_and_keeps_a_hostile_reply_text(shared, tmp_path):
+    out, cid = shared
+    run = run_chromium(f"{out.as_uri()}#case={cid}", tmp_path / "profile", "--dump-dom")
+    dom = run.stdout
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert f'<div id="case" data-case="{cid}">' in dom  # shown, not hidden
+    assert 'data-ready="' in dom  # the data was unpacked and every view built
+    assert "Case " + cid in dom and "Neighbourhood in the MDP" in dom and "<svg" in dom
+    assert '&lt;script&gt;document.title="PWNED"&lt;/script&gt;' in dom
+    assert "<img src=x" not in dom and "<title>explaincheck results</title>" in dom
+    assert "\\x1b]0;evil\\x07" in dom and "\\u202eevil" in dom  # visible escapes
+    other = run_chromium(out.as_uri(), tmp_path / "profile2", "--dump-dom").stdout
+    assert '<div id="case" hidden="">' in other  # no fragment: no case open
+    assert "Table 1" in other and 'class="l fail"' in other  # failures listed by default
