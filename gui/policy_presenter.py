@@ -75,8 +75,13 @@ class PolicyPresenter:
         async def fill() -> None:
             from explaincheck.gui.policy_controller import policy_loss_table
 
-            table = await policy_loss_table(oracle, list(window.results.rows))
+            from explaincheck.gui.selfcheck import selfcheck_table
+
+            rows = list(window.results.rows)
+            table = await policy_loss_table(oracle, rows)
+            checked = await selfcheck_table(oracle, rows)
             if oracle is window.model.oracle:
                 window.report_view.policy_loss.set_table(table)
+                window.report_view.policy_loss.selfcheck.set_table(checked)
 
         return window.tasks.start(fill(), "policy value loss")

@@ -35,6 +35,7 @@ from explaincheck.core.analysis import (
     robustness,
     satisfy,
     scores,
+    selfcheck_report,
 )
 from explaincheck.core.analysis.layout import BASELINE_LLM, CEILING_LLM, category_label
 from explaincheck.core.analysis.report_parts import (
@@ -231,6 +232,7 @@ def build_report(
         (GROUPS["paired"], lambda: _paired_sections(results, cells)),
         (("cost",), lambda: _cost_sections(results)),
         (("money",), lambda: _money_sections(results)),
+        (("selfcheck",), lambda: selfcheck_report.sections(results)),
         (
             ("invalid_examples",),
             lambda: [
