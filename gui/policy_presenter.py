@@ -74,7 +74,6 @@ class PolicyPresenter:
 
         async def fill() -> None:
             from explaincheck.gui.policy_controller import policy_loss_table
-
             from explaincheck.gui.selfcheck import selfcheck_table
 
             rows = list(window.results.rows)

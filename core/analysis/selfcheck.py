@@ -144,9 +144,7 @@ def selfcheck_figures(
     ]
     act_by_state = {_state(r): r["verdict"] for r in act}
     best = (
-        sum(v == PASS for v in act_by_state.values()) / len(act_by_state)
-        if act_by_state
-        else None
+        sum(v == PASS for v in act_by_state.values()) / len(act_by_state) if act_by_state else None
     )
     exact = chain.value_loss_exact
     return SelfCheckFigures(
@@ -333,8 +331,10 @@ def figures_table(figures: SelfCheckFigures) -> pd.DataFrame:
     """The figures as a two-column table (report section, window)."""
 
     def share(value: float | None) -> str:
-        return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else (
-            f"{value:.3g}"
+        return (
+            "n/a"
+            if value is None or (isinstance(value, float) and math.isnan(value))
+            else (f"{value:.3g}")
         )
 
     lo_hi = figures.say_do_ci
@@ -349,7 +349,8 @@ def figures_table(figures: SelfCheckFigures) -> pd.DataFrame:
         ("disagreements: doing right", share(figures.doing_right)),
         (
             "explains its own policy",
-            f"{share(own.accuracy)} on {own.questions} questions (corrected {share(own.corrected)})",
+            f"{share(own.accuracy)} on {own.questions} questions"
+            f" (corrected {share(own.corrected)})",
         ),
         (
             "explains the optimal policy",
@@ -374,4 +375,3 @@ def figures_table(figures: SelfCheckFigures) -> pd.DataFrame:
         ),
     ]
     return pd.DataFrame(rows, columns=["figure", figures.llm])
-

@@ -18,9 +18,9 @@ each of its three steps asks, as plans for the campaign session. The steps are r
    that policy too (a pair its chain ties is none).
 
 Each step is a plan run through the campaign session, so every reply is stored as it is graded,
-cached, and the same command resumes a stopped check (a step's plan has its own identity). The figures are computed from the stored
-rows alone (``core/analysis/selfcheck.py``), so the report and the window show them again
-without asking.
+cached, and the same command resumes a stopped check (a step's plan has its own identity). The
+figures are computed from the stored rows alone (``core/analysis/selfcheck.py``), so the report
+and the window show them again without asking.
 """
 
 from __future__ import annotations
@@ -84,8 +84,7 @@ def say_cases(oracle: OracleResult, acted: tuple[int, ...], campaign: Campaign) 
         )
         wording = SAY_WORDINGS.get(category, 0)
         found.extend(
-            replace(c, selection=SAY_SELECTION, index=c.states[0], wording=wording)
-            for c in chosen
+            replace(c, selection=SAY_SELECTION, index=c.states[0], wording=wording) for c in chosen
         )
     return found
 
@@ -104,7 +103,9 @@ def own_cases(
         pool = [c for c in pool if where.issuperset(c.states)]
         if not pool:
             continue
-        chosen = select_cases(own, category, budget, PRIORITIZED, campaign.seed, campaign.rules, pool)
+        chosen = select_cases(
+            own, category, budget, PRIORITIZED, campaign.seed, campaign.rules, pool
+        )
         found.extend(replace(c, selection=EXPLAIN_SELECTIONS[OWN]) for c in chosen)
     return found
 

@@ -31,7 +31,7 @@ best-action score. docs/method.md ("Self-check") gives the rules.
 
 examples:
   explaincheck selfcheck --env frozen_lake --llm oracle --db self.sqlite
-  explaincheck selfcheck --env frozen_lake --llm local:smollm2-135m --budget 5 --db self.sqlite --json
+  explaincheck selfcheck --env frozen_lake --llm local:smollm2-135m --budget 5 --db s.sqlite --json
 """
 
 

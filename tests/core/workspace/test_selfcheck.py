@@ -53,7 +53,7 @@ def test_the_oracle_says_what_it_does_and_explains_its_policy_perfectly(tmp_path
 
 
 def test_random_agrees_with_itself_at_the_uniform_mass(tmp_path):
-    oracle, _, figures = _check("random", tmp_path / "r.sqlite")
+    _, _, figures = _check("random", tmp_path / "r.sqlite")
     assert figures is not None
     # its policy is uniform over the four moves, so whichever it names is taken with 1/4
     assert figures.say_do_agreement == pytest.approx(0.25)
@@ -120,8 +120,11 @@ def test_say_do_agreement_is_the_policys_mass_on_the_action_it_names(tmp_path):
         {**chain.policy.choices, state.id: mixed}, "test", chain.policy.default, ()
     )
     found = figures_module._say_do(
-        rows, oracle, chain.__class__(policy, *[getattr(chain, f) for f in _CHAIN[1:]]),
-        {state.id}, base,
+        rows,
+        oracle,
+        chain.__class__(policy, *[getattr(chain, f) for f in _CHAIN[1:]]),
+        {state.id},
+        base,
     )
     assert found["states"] == 1 and found["say_do_agreement"] == pytest.approx(1 / 3)
     assert found["saying_right"] == 0.0  # it named the worst action
