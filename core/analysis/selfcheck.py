@@ -328,14 +328,12 @@ def _paired(scored: dict[str, pd.DataFrame]) -> dict[str, Any]:
 
 
 def figures_table(figures: SelfCheckFigures) -> pd.DataFrame:
-    """The figures as a two-column table (report section, window)."""
+    """The figures as a two-column table, short rows (report section, window, terminal)."""
 
     def share(value: float | None) -> str:
-        return (
-            "n/a"
-            if value is None or (isinstance(value, float) and math.isnan(value))
-            else (f"{value:.3g}")
-        )
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            return "n/a"
+        return f"{value:.3g}"
 
     lo_hi = figures.say_do_ci
     ci = f" [{lo_hi[0]:.3g}, {lo_hi[1]:.3g}]" if lo_hi else ""
@@ -344,34 +342,25 @@ def figures_table(figures: SelfCheckFigures) -> pd.DataFrame:
         f" = {figures.value_loss_exact}" if figures.value_loss_exact else ""
     )
     rows = [
-        ("say–do agreement", f"{share(figures.say_do_agreement)}{ci} over {figures.states} states"),
+        ("say–do agreement", f"{share(figures.say_do_agreement)}{ci}, {figures.states} states"),
         ("disagreements: saying right", share(figures.saying_right)),
         ("disagreements: doing right", share(figures.doing_right)),
+        ("accuracy: own policy", f"{share(own.accuracy)} ({own.questions} questions)"),
+        ("accuracy: optimal policy", f"{share(best.accuracy)} ({best.questions})"),
+        ("accuracy: uniform policy", f"{share(uniform.accuracy)} ({uniform.questions})"),
         (
-            "explains its own policy",
-            f"{share(own.accuracy)} on {own.questions} questions"
-            f" (corrected {share(own.corrected)})",
+            "corrected: own / optimal / uniform",
+            " / ".join(share(p.corrected) for p in (own, best, uniform)),
         ),
-        (
-            "explains the optimal policy",
-            f"{share(best.accuracy)} on {best.questions} (corrected {share(best.corrected)})",
-        ),
-        (
-            "explains the uniform random policy",
-            f"{share(uniform.accuracy)} on {uniform.questions}"
-            f" (corrected {share(uniform.corrected)})",
-        ),
-        (
-            "paired (same questions, three policies)",
-            f"{figures.paired_questions} questions; Friedman p {share(figures.friedman_p)};"
-            f" own vs optimal p {share(figures.wilcoxon_p.get(OPTIMAL))}, own vs uniform p"
-            f" {share(figures.wilcoxon_p.get(UNIFORM))} (Holm); Cochran's Q p"
-            f" {share(figures.cochran_p)}",
-        ),
+        ("paired questions (all three)", str(figures.paired_questions)),
+        ("Friedman p (corrected)", share(figures.friedman_p)),
+        ("own vs optimal p (Wilcoxon, Holm)", share(figures.wilcoxon_p.get(OPTIMAL))),
+        ("own vs uniform p (Wilcoxon, Holm)", share(figures.wilcoxon_p.get(UNIFORM))),
+        ("Cochran's Q p (pass/fail)", share(figures.cochran_p)),
         ("value loss of its policy", loss),
         (
-            "its best-action score (acting)",
-            f"{share(figures.best_action_score)} on {figures.best_action_cases} cases",
+            "best-action score (acting)",
+            f"{share(figures.best_action_score)} ({figures.best_action_cases} cases)",
         ),
     ]
     return pd.DataFrame(rows, columns=["figure", figures.llm])

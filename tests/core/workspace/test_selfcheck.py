@@ -155,3 +155,16 @@ def test_selfcheck_json_contract_and_bad_input(capsys, tmp_path):
     assert main(["selfcheck", "--env", "frozen_lake", "--llm", "nonsense:x", "--db", str(db)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "nonsense" in err[0]
+
+
+@pytest.mark.slow
+def test_gemma_checks_itself(tmp_path):
+    """A real local model through all three steps (budget 2: a few minutes on a loaded
+    machine); whatever it answers, the figures are shares and its loss lies in [0, V*(s0)]."""
+    oracle, done, figures = _check("local:gemma3-270m", tmp_path / "g.sqlite", budget=2)
+    assert done is not None and figures is not None
+    assert 1 <= figures.acted <= 2
+    assert figures.say_do_agreement is None or 0 <= figures.say_do_agreement <= 1
+    assert 0 <= figures.value_loss <= oracle.initial.value + 1e-12
+    for found in figures.policies.values():
+        assert found.accuracy is None or 0 <= found.accuracy <= 1
