@@ -10,6 +10,8 @@ model hash, so they are left out rather than misread.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pandas as pd
 
 from explaincheck.core.analysis.report_parts import Section
@@ -20,6 +22,9 @@ from explaincheck.core.analysis.selfcheck import (
     selfcheck_figures,
 )
 from explaincheck.core.campaign.selfcheck import SAY_SELECTION
+
+if TYPE_CHECKING:
+    from explaincheck.core.analysis.report_sections import ReportInputs
 
 NOTE = (
     "say–do agreement = mean over the states it acted in of π(a_say | s), the probability that "
@@ -75,3 +80,8 @@ def sections(results: pd.DataFrame) -> list[Section]:
             note=NOTE,
         )
     ]
+
+
+def selfcheck(inputs: ReportInputs) -> list[Section]:
+    """The report's part (``report.PARTS``): the section over the scored rows."""
+    return sections(inputs.results)

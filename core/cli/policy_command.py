@@ -68,7 +68,7 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from explaincheck.core.campaign.session import CampaignSession
-    from explaincheck.core.policy.asking import ask_policy
+    from explaincheck.core.campaign.policy_questions import ask_policy
 
     campaign, environment, oracle, settings = open_for_policy(args)
 

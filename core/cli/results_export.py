@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from explaincheck.core.analysis.prices import campaign_prices, with_costs
+from explaincheck.core.campaign.prices import campaign_prices, with_costs
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.store import CampaignRow
 

@@ -2,10 +2,11 @@
 results file, for the command line and the window alike (``explaincheck selfcheck``;
 docs/method.md, "Self-check").
 
-Why here: it strings together the LLM-as-policy run (``ask_policy``) and campaign plans
-(``core/campaign/selfcheck.py``), which sit in two layers; the figures are computed from the
-stored rows afterwards (``core/analysis/selfcheck.py``), so a stopped check resumes by running
-the same call again and loses nothing.
+Why here: like the campaign's run sequence (``workspace/campaign.py``) it strings together
+steps of the campaign layer (the LLM-as-policy run ``ask_policy`` and the plans of
+``core/campaign/selfcheck.py``) for every front end; the figures are computed from the stored
+rows afterwards (``core/analysis/selfcheck.py``), so a stopped check resumes by running the
+same call again and loses nothing.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from explaincheck.core.campaign.selfcheck import (
 from explaincheck.core.campaign.session import CampaignSession
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
-from explaincheck.core.policy.asking import AskedPolicy, ask_policy
+from explaincheck.core.campaign.policy_questions import AskedPolicy, ask_policy
 from explaincheck.core.policy.types import PolicyOracle, with_policy
 
 
