@@ -21,9 +21,15 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from explaincheck.core.analysis import case_quality, examples, plots, satisfy, scores
+from explaincheck.core.analysis import (
+    case_quality,
+    examples,
+    plots,
+    satisfy,
+    scores,
+    selfcheck_report,
+)
 from explaincheck.core.analysis import report_sections as sections
-from explaincheck.core.analysis import selfcheck_report
 from explaincheck.core.analysis.layout import category_label
 from explaincheck.core.analysis.report_parts import (
     CSV,

@@ -67,8 +67,8 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from explaincheck.core.campaign.session import CampaignSession
     from explaincheck.core.campaign.policy_questions import ask_policy
+    from explaincheck.core.campaign.session import CampaignSession
 
     campaign, environment, oracle, settings = open_for_policy(args)
 

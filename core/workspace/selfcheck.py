@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from explaincheck.core.campaign.plan import Campaign
+from explaincheck.core.campaign.policy_questions import AskedPolicy, ask_policy
 from explaincheck.core.campaign.progress import ProgressEvents
 from explaincheck.core.campaign.selfcheck import (
     DEFAULT_BUDGET,
@@ -33,7 +34,6 @@ from explaincheck.core.campaign.selfcheck import (
 from explaincheck.core.campaign.session import CampaignSession
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
-from explaincheck.core.campaign.policy_questions import AskedPolicy, ask_policy
 from explaincheck.core.policy.types import PolicyOracle, with_policy
 
 
