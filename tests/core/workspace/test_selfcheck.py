@@ -51,6 +51,16 @@ def test_the_oracle_says_what_it_does_and_explains_its_policy_perfectly(tmp_path
     lo, hi = data["say_do_ci"]
     assert 0.6 < lo < 1 and hi == pytest.approx(1.0)  # Wilson on 10 of 10
 
+    # the report's part: one section, the same figures, rebuilt from the file alone
+    from explaincheck.core import api
+    from explaincheck.core.analysis.report import build_report
+
+    report = build_report(api.results(tmp_path / "o.sqlite", lean=True), only=["selfcheck"])
+    (section,) = report.sections
+    shown = dict(zip(section.table["figure"], section.table["oracle (frozen_lake)"], strict=True))
+    assert shown["say–do agreement"] == "1 [0.722, 1], 10 states"
+    assert shown["value loss of its policy"] == "0 = 0"
+
 
 def test_random_agrees_with_itself_at_the_uniform_mass(tmp_path):
     _, _, figures = _check("random", tmp_path / "r.sqlite")
