@@ -31,8 +31,8 @@ from explaincheck.core.analysis import (
 )
 from explaincheck.core.analysis.fault_detection import fault_sections
 from explaincheck.core.analysis.layout import BASELINE_LLM, CEILING_LLM
-from explaincheck.core.campaign.prices import money, money_table
 from explaincheck.core.analysis.report_parts import CSV, HTML, MARKDOWN, Section
+from explaincheck.core.campaign.prices import money, money_table
 from explaincheck.core.plural import counted
 from explaincheck.core.store import CampaignRow, now, software_version
 from explaincheck.core.taxonomy.base import PRIORITIZED

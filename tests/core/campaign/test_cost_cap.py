@@ -44,9 +44,7 @@ def run(server, db, *more: str) -> int:
     )
 
 
-def test_the_printed_spend_is_what_results_reports_and_the_overshoot_is_in_flight(
-    tmp_path, capsys
-):
+def test_the_printed_spend_is_what_results_reports_and_the_overshoot_is_in_flight(tmp_path, capsys):
     db = tmp_path / "r.sqlite"
     # every reply waits, so CONCURRENCY of them are in flight whenever one lands
     with StandinOpenAI({MODEL: Script(delay=0.3)}) as server:
