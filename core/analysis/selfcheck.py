@@ -15,9 +15,11 @@ window compute the same numbers, and none asks the LLM again.
 - **Self-explanation accuracy**: the pass share of its policy questions about its own policy,
   beside the same for the optimal and the uniform policy; chance-corrected per question as
   RQ1 is, (score − chance) / (1 − chance) with the exact chance of ``analysis/chance.py``.
-  Paired over the questions all three policies have: Friedman's test on the corrected scores,
-  pairwise Wilcoxon signed-rank tests (own vs each control, Holm-adjusted) and, uncorrected,
-  Cochran's Q on pass/fail.
+  Paired over the questions all three policies have: a paired t-test of own against each control
+  on the corrected scores (Holm-adjusted over the two) and, uncorrected, Cochran's Q on
+  pass/fail. Not a rank test on the corrected scores: a miss scores −chance/(1 − chance), so
+  ranks would compare the questions' chance levels rather than skill (a guesser came out
+  "significant" that way); the mean corrected score is 0 for a guesser on every question.
 """
 
 from __future__ import annotations
@@ -78,8 +80,7 @@ class SelfCheckFigures:
     say_scores: dict[str, float | None]
     policies: dict[str, PolicyQuestions]
     paired_questions: int
-    friedman_p: float | None
-    wilcoxon_p: dict[str, float | None] = field(default_factory=dict)  # Holm-adjusted
+    paired_p: dict[str, float | None] = field(default_factory=dict)  # own vs role, Holm
     cochran_p: float | None = None
     defaulted: int = 0
 
@@ -298,27 +299,21 @@ def _paired(scored: dict[str, pd.DataFrame]) -> dict[str, Any]:
         other = scored[role][["question", "score", "corrected"]]
         joined = joined.merge(other, on="question", suffixes=("", f"_{role}"))
     joined = joined.rename(columns={"score": f"score_{OWN}", "corrected": f"corrected_{OWN}"})
-    result: dict[str, Any] = {"paired_questions": len(joined), "friedman_p": None}
+    result: dict[str, Any] = {"paired_questions": len(joined), "paired_p": {}, "cochran_p": None}
     if not len(joined):
-        return {**result, "wilcoxon_p": {}, "cochran_p": None}
+        return result
     corrected = joined[[f"corrected_{r}" for r in ROLES]].dropna()
     values = [corrected[f"corrected_{r}"].to_numpy(float) for r in ROLES]
-    if len(corrected) >= 2 and not all(np.allclose(values[0], v) for v in values[1:]):
-        result["friedman_p"] = float(stats.friedmanchisquare(*values).pvalue)
-    elif len(corrected):
-        result["friedman_p"] = 1.0  # the three policies score alike on every question
     raw: dict[str, float] = {}
     for role, other in zip(ROLES[1:], values[1:], strict=True):
         differences = values[0] - other
-        if len(differences) and np.any(np.abs(differences) > 1e-12):
-            raw[role] = float(stats.wilcoxon(values[0], other).pvalue)
-        elif len(differences):
-            raw[role] = 1.0
+        if len(differences) >= 2 and np.ptp(differences) > 1e-12:
+            raw[role] = float(stats.ttest_rel(values[0], other).pvalue)
+        elif len(differences) and np.all(np.abs(differences) <= 1e-12):
+            raw[role] = 1.0  # the same score on every question
     if raw:
         adjusted = multipletests(list(raw.values()), method="holm")[1]
-        result["wilcoxon_p"] = {r: float(p) for r, p in zip(raw, adjusted, strict=True)}
-    else:
-        result["wilcoxon_p"] = {}
+        result["paired_p"] = {r: float(p) for r, p in zip(raw, adjusted, strict=True)}
     passes = (joined[[f"score_{r}" for r in ROLES]].to_numpy(float) >= 0.5).astype(int)
     if np.any(passes != passes[:, :1]):
         result["cochran_p"] = float(cochrans_q(passes).pvalue)
@@ -353,9 +348,8 @@ def figures_table(figures: SelfCheckFigures) -> pd.DataFrame:
             " / ".join(share(p.corrected) for p in (own, best, uniform)),
         ),
         ("paired questions (all three)", str(figures.paired_questions)),
-        ("Friedman p (corrected)", share(figures.friedman_p)),
-        ("own vs optimal p (Wilcoxon, Holm)", share(figures.wilcoxon_p.get(OPTIMAL))),
-        ("own vs uniform p (Wilcoxon, Holm)", share(figures.wilcoxon_p.get(UNIFORM))),
+        ("own vs optimal p (corrected, Holm)", share(figures.paired_p.get(OPTIMAL))),
+        ("own vs uniform p (corrected, Holm)", share(figures.paired_p.get(UNIFORM))),
         ("Cochran's Q p (pass/fail)", share(figures.cochran_p)),
         ("value loss of its policy", loss),
         (

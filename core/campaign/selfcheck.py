@@ -112,12 +112,16 @@ def own_cases(
 
 def control_cases(cases: list[TestCase], oracle: OracleResult, role: str) -> list[TestCase]:
     """``cases`` asked about the policy attached to ``oracle``: each that is a question there
-    (its expected answer exists: a pair the chain ties is no case), with that policy's class."""
+    (its expected answer exists, and a pair is not tied in that chain: a tied pair's oracle
+    answer is only a convention), with that policy's class."""
     found = []
     for case in cases:
         category = CATEGORIES[case.category]
+        decide = getattr(category, "right_index", None)  # pair categories: refuses a tie
         try:
             category.expected(case, oracle)
+            if decide is not None:
+                decide(case, oracle)
         except ValueError:
             continue
         positive = case.positive

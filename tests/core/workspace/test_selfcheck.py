@@ -76,9 +76,17 @@ def test_the_myopic_flaw_says_what_it_does_and_misjudges_its_own_policy(tmp_path
     assert figures is not None
     assert figures.say_do_agreement == 1.0  # act and say from the same 2-step picture
     assert figures.value_loss_exact == "14/17"  # its choices never reach the goal
-    own, optimal = figures.policies["own"], figures.policies["optimal"]
-    assert own.questions == optimal.questions == 7
+    own, optimal, uniform = (figures.policies[r] for r in ("own", "optimal", "uniform"))
+    # the same questions, less those a control's chain ties: every regret of the optimal
+    # policy is 0, so its two regret pairs go; the uniform chain ties one pair
+    assert (own.questions, optimal.questions, uniform.questions) == (7, 5, 6)
     assert own.accuracy == pytest.approx(5 / 7) and optimal.accuracy == 1.0
+    assert uniform.accuracy == pytest.approx(4 / 6) and figures.paired_questions == 5
+    with Store.open(tmp_path / "m.sqlite", readonly=True) as store:
+        optimal_rows = [
+            r for r in store.executions() if r["selection"] == EXPLAIN_SELECTIONS["optimal"]
+        ]
+    assert optimal_rows and not [r for r in optimal_rows if r["category"] == "policy_regret"]
 
 
 def test_every_step_is_stored_and_a_stopped_check_resumes(tmp_path):
