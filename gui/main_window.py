@@ -127,7 +127,7 @@ class MainWindow(QMainWindow):
         self.campaign_view.watch_results(self.results)
         self._build_docks()
         self.commands = build_actions(self)  # toolbar and menus
-        from explaincheck.gui.share_file import attach_share
+        from explaincheck.gui.presenters.share_file import attach_share
 
         self.share = attach_share(self)  # File › Share as one file…, the case detail's link
         self.status_line = StatusLine(self)

@@ -27,6 +27,7 @@ from explaincheck.core.analysis import (
     plots,
     satisfy,
     scores,
+    selfcheck_report,
     stability_report,
 )
 from explaincheck.core.analysis import report_sections as sections
@@ -126,6 +127,7 @@ PARTS: list[tuple[tuple[str, ...], Callable[[sections.ReportInputs], list[Sectio
     (GROUPS["paired"], sections.paired_llms),
     (("cost",), sections.cost_per_execution),
     (("money",), sections.money_per_llm),
+    (("selfcheck",), selfcheck_report.selfcheck),
     (("invalid_examples",), sections.invalid_examples),
     (("cells",), sections.all_cells),
 ]

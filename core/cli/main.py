@@ -46,6 +46,10 @@ SUBCOMMANDS: Registry = {
         "explaincheck.core.cli.policy_command",
         "use an LLM as a policy and measure its exact value loss",
     ),
+    "selfcheck": (
+        "explaincheck.core.cli.selfcheck_command",
+        "does an LLM explain its own policy? say-do agreement and self-explanation",
+    ),
     "sweep": (
         "explaincheck.core.cli.sweep_command",
         "sweep a constant: V and A* against it, and where the best action flips",

@@ -41,16 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="uniform",
         help="the choice in states not asked or with an unreadable reply (uniform)",
     )
-    parser.add_argument("--const", default=None, help="constant values, e.g. N=3,p=0.5")
-    parser.add_argument("--goal", default=None, help="goal label (default: the environment's)")
-    parser.add_argument("--unsafe", default=None, help="unsafe label (default: the environment's)")
-    parser.add_argument("--seed", type=int, default=0, help="decoding seed (0)")
-    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per reply (120)")
-    parser.add_argument("--concurrency", type=int, default=4, help="requests in flight (4)")
-    parser.add_argument("--retries", type=int, default=3, help="retries of a failed request (3)")
-    parser.add_argument(
-        "--ollama-host", action="append", default=[], metavar="URL", help="Ollama server"
-    )
+    add_model_arguments(parser)
     parser.add_argument("--top", type=int, default=5, help="states listed where it loses most (5)")
     parser.add_argument(
         "--write-policy",
@@ -61,37 +52,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def run(args: argparse.Namespace) -> int:
-    from explaincheck.core.backends.registry import parse_spec
-    from explaincheck.core.campaign.plan import Campaign
-    from explaincheck.core.campaign.policy_questions import ask_policy
-    from explaincheck.core.campaign.session import BackendSettings, CampaignSession
-    from explaincheck.core.workspace.model import ModelChoices, ModelWorkspace
+def add_model_arguments(parser: argparse.ArgumentParser) -> None:
+    """The model and backend options ``policy`` and ``selfcheck`` share."""
+    parser.add_argument("--const", default=None, help="constant values, e.g. N=3,p=0.5")
+    parser.add_argument("--goal", default=None, help="goal label (default: the environment's)")
+    parser.add_argument("--unsafe", default=None, help="unsafe label (default: the environment's)")
+    parser.add_argument("--seed", type=int, default=0, help="decoding seed (0)")
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per reply (120)")
+    parser.add_argument("--concurrency", type=int, default=4, help="requests in flight (4)")
+    parser.add_argument("--retries", type=int, default=3, help="retries of a failed request (3)")
+    parser.add_argument(
+        "--ollama-host", action="append", default=[], metavar="URL", help="Ollama server"
+    )
 
-    parse_spec(args.llm)
-    if args.budget < 1:
-        raise ExplaincheckError(f"--budget must be at least 1 (got {args.budget})")
-    campaign = Campaign(
-        environment=args.env,
-        llms=(args.llm,),
-        categories=("best_action",),
-        budget=args.budget,
-        seed=args.seed,
-        constants=args.const,
-        goal_label=args.goal,
-        unsafe_label=args.unsafe,
-    )
-    workspace = ModelWorkspace()  # as run opens it: --const replaces, --unsafe must exist
-    choices = ModelChoices(args.const or "", args.goal or "", args.unsafe or "", strict=True)
-    oracle = asyncio.run(workspace.open_checked(args.env, choices))
-    environment = workspace.environment
-    assert environment is not None
-    settings = BackendSettings(
-        ollama_hosts=tuple(args.ollama_host),
-        timeout=args.timeout,
-        concurrency=args.concurrency,
-        retries=args.retries,
-    )
+
+def run(args: argparse.Namespace) -> int:
+    from explaincheck.core.campaign.policy_questions import ask_policy
+    from explaincheck.core.campaign.session import CampaignSession
+
+    campaign, environment, oracle, settings = open_for_policy(args)
 
     def on_round(asked: int, batch: int) -> None:
         print(f"explaincheck policy: asking {batch} states ({asked} asked)", file=sys.stderr)
@@ -124,6 +103,42 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(summary_text(data, args.top))
     return 0
+
+
+def open_for_policy(args: argparse.Namespace) -> tuple[Any, Any, Any, Any]:
+    """The campaign of one LLM (``--llm``, ``--budget``, ``--seed``, the model options), the
+    environment, its oracle (opened as ``run`` opens it) and the backend settings: what
+    ``policy`` and ``selfcheck`` start from."""
+    from explaincheck.core.backends.registry import parse_spec
+    from explaincheck.core.campaign.plan import Campaign
+    from explaincheck.core.campaign.session import BackendSettings
+    from explaincheck.core.workspace.model import ModelChoices, ModelWorkspace
+
+    parse_spec(args.llm)
+    if args.budget < 1:
+        raise ExplaincheckError(f"--budget must be at least 1 (got {args.budget})")
+    campaign = Campaign(
+        environment=args.env,
+        llms=(args.llm,),
+        categories=("best_action",),
+        budget=args.budget,
+        seed=args.seed,
+        constants=args.const,
+        goal_label=args.goal,
+        unsafe_label=args.unsafe,
+    )
+    workspace = ModelWorkspace()  # as run opens it: --const replaces, --unsafe must exist
+    choices = ModelChoices(args.const or "", args.goal or "", args.unsafe or "", strict=True)
+    oracle = asyncio.run(workspace.open_checked(args.env, choices))
+    environment = workspace.environment
+    assert environment is not None
+    settings = BackendSettings(
+        ollama_hosts=tuple(args.ollama_host),
+        timeout=args.timeout,
+        concurrency=args.concurrency,
+        retries=args.retries,
+    )
+    return campaign, environment, oracle, settings
 
 
 def result_json(found: Any, oracle: Any, environment: str) -> dict[str, Any]:

@@ -140,12 +140,17 @@ def policy_chain(oracle: OracleResult) -> PolicyChain | None:
     return getattr(oracle, "policy", None)
 
 
+def policy_hash(base: str, policy: Policy) -> str:
+    """The model hash of a model (content hash ``base``) with ``policy`` attached: what the
+    rows of questions about that policy carry."""
+    return hashlib.sha256(f"{base}/{policy.digest()}".encode()).hexdigest()
+
+
 def with_policy(oracle: OracleResult, chain: PolicyChain) -> PolicyOracle:
     """``oracle`` carrying ``chain`` (what categories attached kept; the model hash names the
     policy)."""
     names = OracleResult.__dataclass_fields__
     fields: dict[str, Any] = {name: getattr(oracle, name) for name in names}
     base = getattr(oracle, "base_hash", "") or oracle.model.content_hash
-    digest = hashlib.sha256(f"{base}/{chain.policy.digest()}".encode()).hexdigest()
-    fields["model"] = replace(oracle.model, content_hash=digest)
+    fields["model"] = replace(oracle.model, content_hash=policy_hash(base, chain.policy))
     return PolicyOracle(**fields, policy=chain, base_hash=base)

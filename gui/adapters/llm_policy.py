@@ -32,6 +32,7 @@ class PolicyAsk:
     budget: int = 100
     default: str = "uniform"
     database: str = "policy.sqlite"
+    selfcheck: bool = False  # then ask it about its own policy (``explaincheck selfcheck``)
 
 
 @dataclass(frozen=True)
@@ -161,24 +162,64 @@ class LlmPolicyController(SessionThread):
 
             events = ProgressEvents()
             events.subscribe(on_reply)
-            found = await ask_policy(
-                session,
-                campaign,
-                environment,
-                oracle,
-                budget=ask.budget,
-                default=ask.default,
-                on_round=on_round,
-                events=events,
-            )
+            if ask.selfcheck:
+                checked = await self._selfcheck(
+                    session, campaign, environment, oracle, ask, on_round, events
+                )
+                found = checked.asked if checked is not None else None
+            else:
+                found = await ask_policy(
+                    session,
+                    campaign,
+                    environment,
+                    oracle,
+                    budget=ask.budget,
+                    default=ask.default,
+                    on_round=on_round,
+                    events=events,
+                )
             if seen["replies"] and seen["errors"] == seen["replies"]:
                 first = reason[0].strip().splitlines()
                 raise ExplaincheckError(
                     f"{spec} gave no reply ({first[0] if first else 'no reason given'})"
+                )
+            if found is None:  # the self-check was stopped between or within its steps
+                return (
+                    f"Stopped the self-check of {spec}: its replies so far are stored in"
+                    f" {database}; ask again to go on from there"
                 )
             if session.cancelled:
                 return (
                     f"Stopped asking {spec} for its policy: {len(found.asked)} states answered"
                     f" are stored in {database}; ask again to go on from there"
                 )
-        return AskedResult(with_policy(oracle, found.chain), found, database, ask.default)
+        default = "uniform" if ask.selfcheck else ask.default  # the self-check's, as the CLI's
+        # the policy view's Self-check box is filled from the reloaded rows (gui/selfcheck.py)
+        return AskedResult(with_policy(oracle, found.chain), found, database, default)
+
+    async def _selfcheck(self, session, campaign, environment, oracle, ask, on_round, events):
+        """The three steps of ``explaincheck selfcheck`` (the policy's default: uniform, as
+        the command's); each step is said in the status bar."""
+        from explaincheck.core.workspace.selfcheck import run_selfcheck
+
+        spec = campaign.llms[0]
+
+        def on_step(step: str, questions: int) -> None:
+            said = {
+                "act": f"Self-check of {spec}: asking for its policy…",
+                "say": f"Self-check of {spec}: {questions} say questions at its states…",
+                "explain": f"Self-check of {spec}: {questions} questions about its policy"
+                " and the two controls…",
+            }
+            self.progress.emit(said[step])
+
+        return await run_selfcheck(
+            session,
+            campaign,
+            environment,
+            oracle,
+            budget=ask.budget,
+            on_step=on_step,
+            on_round=on_round,
+            events=events,
+        )

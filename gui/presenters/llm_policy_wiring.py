@@ -80,7 +80,9 @@ class LlmPolicyWiring(QObject):
         window = self.window
         database = window.results.db_path or window.campaign_view.setup().database
         if self.last is not None:
-            return PolicyAsk(self.last.spec, self.last.budget, self.last.default, database)
+            return PolicyAsk(
+                self.last.spec, self.last.budget, self.last.default, database, self.last.selfcheck
+            )
         llms = window.campaign_view.setup().llms
         return PolicyAsk(llms[0] if llms else "random", DEFAULT_BUDGET, "uniform", database)
 

@@ -74,9 +74,13 @@ class PolicyPresenter:
 
         async def fill() -> None:
             from explaincheck.gui.adapters.policy_controller import policy_loss_table
+            from explaincheck.gui.adapters.selfcheck import selfcheck_table
 
-            table = await policy_loss_table(oracle, list(window.results.rows))
+            rows = list(window.results.rows)
+            table = await policy_loss_table(oracle, rows)
+            checked = await selfcheck_table(oracle, rows)
             if oracle is window.model.oracle:
                 window.report_view.policy_loss.set_table(table)
+                window.report_view.policy_loss.selfcheck.set_table(checked)
 
         return window.tasks.start(fill(), "policy value loss")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -65,6 +66,15 @@ class LlmPolicyDialog(QDialog):
         form.addRow("Budget:", self.budget)
         form.addRow("States not asked:", self.default)
         form.addRow("Results file:", self.database)
+        self.selfcheck = QCheckBox("then ask it about its own policy", self)
+        self.selfcheck.setChecked(ask.selfcheck)
+        self.selfcheck.setToolTip(
+            "The self-check (explaincheck selfcheck): at the states it acted in, ask it the"
+            " best-action, worst-action and ranking questions (does it say what it does?), then"
+            " the policy questions about its own policy and, as controls, about the optimal and"
+            " the uniform random policy; the budget also caps the questions per category"
+        )
+        form.addRow("", self.selfcheck)
         layout.addLayout(form)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
@@ -86,4 +96,5 @@ class LlmPolicyDialog(QDialog):
             int(self.budget.value()),
             str(self.default.currentData()),
             self.database.text().strip(),
+            self.selfcheck.isChecked(),
         )

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QGroupBox, QHeaderView, QTableView, QVBoxLayout, Q
 
 from explaincheck.gui.adapters.frame_model import FrameModel
 from explaincheck.gui.support.safe_text import plain_label
+from explaincheck.gui.views.selfcheck_box import SelfCheckBox
 
 NOTE = (
     "value loss = V*(s0) − V^π(s0), exact where the oracle is; loses most at: the state with the "
@@ -32,6 +33,8 @@ class PolicyLossBox(QGroupBox):
         note = plain_label(NOTE)
         note.setWordWrap(True)
         layout.addWidget(note)
+        self.selfcheck = SelfCheckBox(self)  # the LLMs' self-checks (gui/adapters/selfcheck.py)
+        layout.addWidget(self.selfcheck)
         self.hide()
 
     def set_table(self, frame: Any) -> None:

@@ -9,7 +9,7 @@ from gui_helpers import wait_for
 
 from explaincheck.core.cli.main import main
 from explaincheck.core.share.bundle import case_id
-from explaincheck.gui.share_file import SHARE_TEXT
+from explaincheck.gui.presenters.share_file import SHARE_TEXT
 
 
 def test_share_action_writes_the_file_and_the_detail_offers_the_case_link(qtbot, window, tmp_path):

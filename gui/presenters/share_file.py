@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explaincheck.gui.tasks import in_thread
+from explaincheck.gui.support.tasks import in_thread
 
 if TYPE_CHECKING:
     from explaincheck.gui.main_window import MainWindow
@@ -113,7 +113,7 @@ class ShareFile:
 
 def attach_share(window: MainWindow) -> ShareFile:
     """File › Share as one file… (after Open results…) and the case link of the Results tab."""
-    from explaincheck.gui.window_actions import make_action
+    from explaincheck.gui.presenters.window_actions import make_action
 
     share = ShareFile(window)
     action = make_action(window, SHARE_TEXT, None, share.choose, SHARE_TIP)
