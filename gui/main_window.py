@@ -163,6 +163,7 @@ class MainWindow(QMainWindow):
         model.oracle_ready.connect(presenter.oracle_ready)
         model.busy_changed.connect(presenter.busy)
         model.failed.connect(presenter.failed)
+        model.environment_changed.connect(presenter.environment_changed)
         model.cancelled.connect(lambda: self.status_line.oracle.setText("Oracle: cancelled"))
         model.progress.connect(self.status_line.oracle.setText)
         self.graph.state_selected.connect(self.inspector.show_state)

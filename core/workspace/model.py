@@ -46,6 +46,20 @@ class ModelChoices:
     strict: bool = False
 
 
+class GoalToChoose(ModelError):
+    """A model opened without a goal named, whose file has no label of the default name: the
+    front end offers the file's own labels instead of a command-line hint (issue 39)."""
+
+    def __init__(self, default: str, labels: tuple[str, ...]) -> None:
+        offered = ", ".join(labels) if labels else "none"
+        super().__init__(
+            f'this model has no label "{default}"; choose its goal: one of its labels'
+            f" ({offered}) or an expression over its variables, such as x=3"
+        )
+        self.default = default
+        self.labels = labels
+
+
 class ModelEvents:
     """What a ``ModelWorkspace`` tells its listeners (the values each callback receives)."""
 
@@ -134,7 +148,15 @@ class ModelWorkspace:
         self.constants, self.goal_label, self.unsafe_label = constants, goal, unsafe
         self.require_unsafe = bool(choices and choices.strict and choices.unsafe_label)
         self.error = None
+        labels = tuple(program.label_names)
+        # a file without a label of the default goal name, opened with no goal named: ask
+        unnamed = not (choices and (choices.goal_label or choices.strict)) and goal not in labels
+        if unnamed:
+            self.goal_label = ""
         self.events.environment.emit(environment)
+        if unnamed:
+            self._fail(GoalToChoose(goal, labels))
+            return None
         missing = program.missing_constants(given)
         if missing:
             if self.ask_constants is None:
@@ -171,6 +193,10 @@ class ModelWorkspace:
             self.constants = constants
         self.goal_label = goal_label or self.goal_label
         self.unsafe_label = unsafe_label or self.unsafe_label
+        if not self.goal_label:  # still none chosen for a file without a "goal" label
+            labels = self.program.label_names if self.program else ()
+            self._fail(GoalToChoose(self.environment.goal_label, tuple(labels)))
+            return None
         return await self._build()
 
     def request(self) -> OracleRequest:

@@ -13,11 +13,14 @@ from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.program import ProgramConstant as Constant
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.policy.types import policy_chain
+from explaincheck.core.workspace.model import GoalToChoose
 from explaincheck.core.workspace.presentation.model_errors import error_text
 from explaincheck.core.workspace.presentation.window_text import oracle_text
 from explaincheck.gui.adapters.model_controller import builtin_environments
 from explaincheck.gui.support.tasks import in_thread
 from explaincheck.gui.views.constants_dialog import ConstantsDialog
+
+CHOOSE_GOAL_HINT = "Choose the goal in the Model panel's Goal box and press Build oracle."
 
 if TYPE_CHECKING:
     from explaincheck.gui.main_window import MainWindow
@@ -79,6 +82,12 @@ class ModelPresenter:
             name = environment.title if environment else "the model"
             window.status_line.oracle.setText(f"Oracle: model checking {name}…")
 
+    def environment_changed(self, environment: Environment) -> None:
+        """A new model is open (its oracle still to come): nothing of the old one stays shown."""
+        window = self.window
+        window.setWindowTitle(f"explaincheck — {environment.title}")
+        window.inspector.set_oracle(None)
+
     def failed(self, error: BaseException) -> None:
         window = self.window
         message, excerpt = error_text(error, window.model.last_path)
@@ -86,7 +95,11 @@ class ModelPresenter:
         window.errors.append(str(error))
         if window.model.oracle is None:  # nothing to show: the canvas says what went wrong
             window.graph.clear()
-        window.canvas_error.show_error(message, excerpt)
+        if isinstance(error, GoalToChoose):  # the file is fine: the Model panel asks the rest
+            window.canvas_error.show_error(message, excerpt, hint=CHOOSE_GOAL_HINT)
+            window.model_view.goal.setFocus()
+        else:
+            window.canvas_error.show_error(message, excerpt)
         if window.tabs.currentWidget() is not window.graph:
             window.show_tab("graph")
         if not isinstance(error, ExplaincheckError):

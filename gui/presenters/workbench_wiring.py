@@ -43,8 +43,13 @@ def attach_workbench(window: Any) -> tuple[WorkbenchView, WorkbenchController]:
 
     def oracle_ready(oracle: OracleResult, environment: Environment) -> None:
         program = window.model.program
-        names = [c.name for c in program.undefined] if program is not None else []
-        view.set_model(oracle, environment.title, names)
+        undefined = list(program.undefined) if program is not None else []
+        view.set_model(
+            oracle,
+            environment.title,
+            [c.name for c in undefined],
+            {c.name: c.type for c in undefined},
+        )
         view.simulator.set_loaded_policy(*loaded_policy_chooser(oracle))
         view.editor.oracle_while_typing = controller.quick()
         controller.load_transitions()

@@ -34,8 +34,9 @@ class CategoryBox(QGroupBox):
         layout = QVBoxLayout(self)
         self.categories = QTreeWidget(self)
         self.categories.setHeaderHidden(True)
-        # cut in the middle: "Which state is…(safer)" keeps each category's own end in view
-        self.categories.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        # cut at the end: the title reads whole ("Bottleneck in the subset? (subset_…"); the
+        # middle cut of round 3 left neither title nor id readable at 1366 px (issue 39)
+        self.categories.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.categories.setIndentation(14)
         self.categories.setMinimumHeight(200)
         self.category_items: dict[str, QTreeWidgetItem] = {}
@@ -53,11 +54,9 @@ class CategoryBox(QGroupBox):
         parents: dict[str, QTreeWidgetItem] = {}
         for dimension, title in DIMENSION_TITLES:
             parent = QTreeWidgetItem([title])
-            parent.setFlags(
-                Qt.ItemFlag.ItemIsEnabled
-                | Qt.ItemFlag.ItemIsUserCheckable
-                | Qt.ItemFlag.ItemIsAutoTristate
-            )
+            # not Qt's auto-tristate: it counts greyed-out children, so a group holding a
+            # category that does not apply stayed half-ticked and took two clicks to clear
+            parent.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
             parent.setCheckState(0, Qt.CheckState.Checked)
             self.categories.addTopLevelItem(parent)
             parents[dimension] = parent
@@ -72,7 +71,37 @@ class CategoryBox(QGroupBox):
             item.setCheckState(0, Qt.CheckState.Checked)
             group.addChild(item)
             self.category_items[category_id] = item
+        self.groups = list(parents.values())
         self.categories.expandAll()
+
+    def _refresh_groups(self) -> None:
+        """Each group's tick from its categories that can be chosen: all, none or some."""
+        was, self._updating = self._updating, True
+        for group in self.groups:
+            states = [
+                group.child(i).checkState(0)
+                for i in range(group.childCount())
+                if not group.child(i).isDisabled()
+            ]
+            if states and all(s == Qt.CheckState.Checked for s in states):
+                group.setCheckState(0, Qt.CheckState.Checked)
+            elif any(s == Qt.CheckState.Checked for s in states):
+                group.setCheckState(0, Qt.CheckState.PartiallyChecked)
+            else:
+                group.setCheckState(0, Qt.CheckState.Unchecked)
+        self._updating = was
+
+    def _group_toggled(self, group: QTreeWidgetItem) -> None:
+        """One click on a group ticks or clears every category in it that can be chosen."""
+        on = group.checkState(0) != Qt.CheckState.Unchecked
+        self._updating = True
+        for i in range(group.childCount()):
+            child = group.child(i)
+            if not child.isDisabled():
+                child.setCheckState(0, checked(on))
+                self._record(child.data(0, CATEGORY), on)
+        self._updating = False
+        self._refresh_groups()
 
     def show_applicability(
         self, oracle: OracleResult, found: Mapping, offers: Mapping, idle: Mapping[str, str]
@@ -98,13 +127,21 @@ class CategoryBox(QGroupBox):
             if not mark.enabled:
                 item.setDisabled(True)
         self._updating = False
+        self._refresh_groups()
         self.applied = oracle
 
     def _toggled(self, item: QTreeWidgetItem, _column: int) -> None:
         """Remember what the user ticks (not what applicability greys out)."""
         category_id = item.data(0, CATEGORY)
-        if self._updating or not category_id or item.isDisabled():
+        if self._updating or item.isDisabled():
             return
+        if not category_id:
+            self._group_toggled(item)
+            return
+        self._record(category_id, item.checkState(0) == Qt.CheckState.Checked)
+        self._refresh_groups()
+
+    def _record(self, category_id: str, on: bool) -> None:
         if self.wanted_categories is None:
             # the first tick the user makes: start from what is shown ticked (greyed-out
             # categories count as wanted, so they come back on a model where they apply)
@@ -113,7 +150,7 @@ class CategoryBox(QGroupBox):
                 for cid, other in self.category_items.items()
                 if other.isDisabled() or other.checkState(0) == Qt.CheckState.Checked
             }
-        if item.checkState(0) == Qt.CheckState.Checked:
+        if on:
             self.wanted_categories.add(category_id)
         else:
             self.wanted_categories.discard(category_id)
@@ -127,9 +164,12 @@ class CategoryBox(QGroupBox):
 
     def set_categories(self, ids: list[str]) -> None:
         self.wanted_categories = set(ids)
+        self._updating = True
         for cid, item in self.category_items.items():
             if not item.isDisabled():
                 item.setCheckState(0, checked(cid in ids))
+        self._updating = False
+        self._refresh_groups()
 
     def choices(self) -> dict[str, list[str] | None]:
         wanted = self.wanted_categories
@@ -145,3 +185,4 @@ class CategoryBox(QGroupBox):
             if not item.isDisabled():
                 item.setCheckState(0, checked(cid in self.wanted_categories))
         self._updating = False
+        self._refresh_groups()

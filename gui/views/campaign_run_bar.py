@@ -17,6 +17,15 @@ if TYPE_CHECKING:
     from explaincheck.core.workspace.presentation.run_clock import TimeLeft
 
 
+# The runner's states in the tab's words: Pause stops the runner ("cancelled" to it), and the
+# next Run continues where it stopped, so the user reads what the button did and what comes next.
+STATE_WORDS = {
+    "cancelled": "paused (Run ▶ continues)",
+    "finished": "finished",
+    "stopped": "stopped",
+}
+
+
 def progress_parts(progress: Any, time_left: TimeLeft | None, cost: str) -> list[str]:
     """The progress line's parts: done/total, pass rate, invalid and errors, cost, then the
     time left while running (else the run's state) and its message."""
@@ -32,7 +41,7 @@ def progress_parts(progress: Any, time_left: TimeLeft | None, cost: str) -> list
     if progress.state == "running":
         parts.append(f"ETA {time_left.eta if time_left is not None else '--:--'}")
     else:
-        parts.append(progress.state)
+        parts.append(STATE_WORDS.get(progress.state, progress.state))
     if progress.message:
         parts.append(progress.message)
     return parts

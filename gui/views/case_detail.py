@@ -85,6 +85,9 @@ def _text_box(monospace: bool = False) -> QPlainTextEdit:
     return box
 
 
+ANSWER_LINES = 6  # the parsed answer beside the expected one: a ranking needs two lines each
+
+
 class CaseDetail(QWidget):
     """The lower half of the Results tab (and each side of the comparison)."""
 
@@ -119,6 +122,8 @@ class CaseDetail(QWidget):
         right.addWidget(self._boxed("Raw reply", self.reply, self.full_reply_button))
         self.thinking_box = self._boxed("Thinking", self.thinking)
         right.addWidget(self.thinking_box)
+        # parsed, expected and the grade's reason: room for six lines before it scrolls
+        self.answers.setMinimumHeight(self.answers.fontMetrics().lineSpacing() * ANSWER_LINES + 12)
         right.addWidget(self._boxed("Parsed answer · expected", self.answers))
         right.addWidget(self._boxed("Oracle values behind the case", self.oracle))
         self.right = right

@@ -122,15 +122,17 @@ class ComparePanel(QWidget):
 
     def _refill_llms(self) -> None:
         llms = self.results.llms()
-        for box, fallback in ((self.llm_a, 0), (self.llm_b, 1)):
+        for box in (self.llm_a, self.llm_b):
             current = box.currentText()
+            other = self.llm_a.currentText() if box is self.llm_b else ""
             box.blockSignals(True)
             box.clear()
             box.addItems(llms)
-            if current in llms:
+            if current in llms and current != other:
                 box.setCurrentText(current)
-            elif len(llms) > fallback:
-                box.setCurrentIndex(fallback)
+            else:  # B never starts as A: the first LLM that is not A, else none yet
+                free = [llm for llm in llms if llm != other]
+                box.setCurrentIndex(llms.index(free[0]) if free else -1)
             box.blockSignals(False)
         self.refresh()
 

@@ -15,13 +15,13 @@ from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QFileDialog,
-    QHBoxLayout,
     QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
 from explaincheck.gui.support.safe_text import plain_label
+from explaincheck.gui.views.flow_layout import FlowLayout
 from explaincheck.gui.views.prism_editor import PrismEditor
 
 CHECK_DELAY_MS = 1000
@@ -57,11 +57,10 @@ class EditorPage(QWidget):
         self.auto.setChecked(True)
         self.status = plain_label("Open a model, then “Edit the open model”.")
         self.status.setWordWrap(True)
-        bar = QHBoxLayout()
+        bar = FlowLayout()  # wraps in the narrow page rather than squeezing the buttons
         for widget in (self.load_button, self.save_button, self.save_as_button, self.check_button):
-            bar.addWidget(widget)
-        bar.addWidget(self.auto)
-        bar.addStretch(1)
+            bar.add(widget)
+        bar.add(self.auto)
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
         layout.addWidget(self.editor, 1)

@@ -16,6 +16,11 @@ from explaincheck.gui.support.safe_text import plain_label
 MARGIN = 16
 
 
+FIX_THE_FILE = (
+    "Fix the file and open it again, or open a built-in environment from the Model panel."
+)
+
+
 class ErrorOverlay(QFrame):
     """'The model could not be built' + message + source excerpt, over ``host``."""
 
@@ -51,16 +56,17 @@ class ErrorOverlay(QFrame):
         self.source.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.source.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         layout.addWidget(self.source)
-        self.hint = plain_label(
-            "Fix the file and open it again, or open a built-in environment from the Model panel."
-        )
+        self.hint = plain_label(FIX_THE_FILE)
         self.hint.setWordWrap(True)
         self.hint.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         layout.addWidget(self.hint)
         host.installEventFilter(self)
         self.hide()
 
-    def show_error(self, message: str, excerpt: str = "") -> None:
+    def show_error(self, message: str, excerpt: str = "", hint: str = "") -> None:
+        """``hint``: what to do next, when it is not fixing the file."""
+        self.title.setText("Choose the goal" if hint else "The model could not be built")
+        self.hint.setText(hint or FIX_THE_FILE)
         self.message.setText(message)
         self.source.setText(excerpt)
         self.source.setVisible(bool(excerpt))

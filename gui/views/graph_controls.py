@@ -7,7 +7,6 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QSizePolicy,
@@ -19,6 +18,7 @@ from PySide6.QtWidgets import (
 
 from explaincheck.gui.views.elided_label import ElidedLabel
 from explaincheck.gui.views.flaw_colouring import colour_choices
+from explaincheck.gui.views.flow_layout import FlowLayout
 
 TOGGLES = (
     ("initial", "Initial"),
@@ -33,7 +33,9 @@ DEFAULT_DEPTH = 3
 
 
 class GraphToolbar(QToolBar):
-    """``toggles`` by overlay key, ``colour_box`` (what fills the states), ``layout_box``."""
+    """``toggles`` by overlay key and ``colour_box`` (what fills the states). The layout choice
+    sits in the row below: with both side panels open at 1366 px a toolbar holding both boxes
+    pushed Layout into its overflow menu (issue 39)."""
 
     def __init__(self, shown: dict[str, bool], parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -63,59 +65,61 @@ class GraphToolbar(QToolBar):
         for text, data in colour_choices():  # a flawed explainer's V̂, or |V̂ − V|
             self.colour_box.addItem(text, data)
         self.addWidget(self.colour_box)
-        self.addWidget(QLabel(" Layout: "))
-        self.layout_box = QComboBox(parent)
-        for name in LAYOUTS:
-            self.layout_box.addItem(name, name)
-        self.addWidget(self.layout_box)
 
 
-class GraphRow(QHBoxLayout):
+class GraphRow(FlowLayout):
     """The status line, the neighbourhood controls (shown for big models only), then the
-    label choice, the state search field and Fit."""
+    layout and label choices, the state search field and Fit: a flow that wraps onto a second
+    line in a narrow graph (Teach, Workbench) rather than cutting its controls."""
 
     def __init__(self, parent: QWidget) -> None:
-        super().__init__()
+        super().__init__(None)
         self.setContentsMargins(4, 0, 4, 2)
         self.setSpacing(8)
         self.status = ElidedLabel(parent)
         # long messages are elided with "…" (full text in the tooltip): they must neither widen
         # the window nor run into the depth control
         self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.addWidget(self.status, 1)
+        self.add(self.status, stretch=True)
         self.depth_label = QLabel("Neighbourhood depth:")
-        self.addWidget(self.depth_label)
+        self.add(self.depth_label)
         self.depth_box = QSpinBox(parent)
         self.depth_box.setRange(1, 30)
         self.depth_box.setValue(DEFAULT_DEPTH)
-        self.addWidget(self.depth_box)
+        self.add(self.depth_box)
         self.expand_button = QToolButton(parent)
         self.expand_button.setText("Expand")
         self.expand_button.setToolTip(
             "Show one more step around the shown states (double-click a '+' state to expand it)"
         )
-        self.addWidget(self.expand_button)
+        self.add(self.expand_button)
         self.hidden_label = QLabel("", parent)
-        self.addWidget(self.hidden_label)
-        self.addWidget(QLabel(" Labels: "))
+        self.add(self.hidden_label)
+        self.add(QLabel("Layout:"))
+        self.layout_box = QComboBox(parent)
+        for name in LAYOUTS:
+            self.layout_box.addItem(name, name)
+        self.add(self.layout_box)
+        self.add(QLabel("Labels:"))
         self.labels_box = QComboBox(parent)
         self.labels_box.addItem("id", "id")
         self.labels_box.addItem("valuation", "valuation")
-        self.addWidget(self.labels_box)
+        self.add(self.labels_box)
         self.search = QLineEdit(parent)
-        self.search.setPlaceholderText("Find state: x=3, y=5 · an id · a label")
+        # short enough to show whole in the Workbench's narrow graph; the syntax is the tooltip
+        self.search.setPlaceholderText("Find state…")
         self.search.setToolTip(
             "Jump to a state: conditions on its variables (x=3, y=5 or x=3 & y=5; also <, >, "
             "<=, >=, !=), a state id, or a label"
         )
         self.search.setClearButtonEnabled(True)
-        self.search.setMinimumWidth(150)
+        self.search.setMinimumWidth(self.search.fontMetrics().horizontalAdvance("Find state…") + 34)
         self.search.setMaximumWidth(240)
-        self.addWidget(self.search)
+        self.add(self.search)
         self.fit_button = QToolButton(parent)
         self.fit_button.setText("Fit")
         self.fit_button.setToolTip("Fit the graph in the window (Ctrl+0)")
-        self.addWidget(self.fit_button)
+        self.add(self.fit_button)
 
     def show_neighbourhood_controls(self, on: bool) -> None:
         for widget in (self.depth_label, self.depth_box, self.expand_button, self.hidden_label):

@@ -74,7 +74,7 @@ class GraphView(QWidget):
         layout_.addWidget(self.view, 1)
         self.scene.selectionChanged.connect(self._selection_changed)
         self.scene.state_double_clicked.connect(self._double_clicked)
-        self.toolbar.layout_box.currentIndexChanged.connect(lambda _: self._relayout())
+        self.row.layout_box.currentIndexChanged.connect(lambda _: self._relayout())
         row = self.row
         row.depth_box.valueChanged.connect(lambda _: self._show_neighbourhood(self.centres))
         row.expand_button.clicked.connect(lambda: self.expand())
@@ -221,7 +221,7 @@ class GraphView(QWidget):
         self._generation += 1
         generation = self._generation
         self.ready = False
-        mode = self.toolbar.layout_box.currentData() or "auto"
+        mode = self.row.layout_box.currentData() or "auto"
         positions, radius = await in_graph_thread(layout, oracle, index, shown, mode)
         if generation != self._generation:
             return

@@ -272,9 +272,10 @@ class ModelView(QWidget):
         ):
             box.blockSignals(True)
             box.clear()
-            box.addItems(labels if current in labels else [*labels, current])
+            box.addItems(labels if current in labels or not current else [*labels, current])
             box.setCurrentText(current)
             box.blockSignals(False)
+        self.goal.lineEdit().setPlaceholderText("choose the goal" if labels else "")
         if not self.controller.busy:
             self.status.setText("")
 
@@ -318,8 +319,10 @@ class ModelView(QWidget):
     def show_error(self, error: BaseException) -> None:
         message, excerpt = error_text(error, self.controller.last_path)
         environment = self.controller.environment
-        if environment is None or environment.id is None:  # no built-in is open
-            self._select_builtin(None)
+        asked = self.controller.last_path
+        other_file = asked is not None and (environment is None or environment.model_path != asked)
+        if environment is None or environment.id is None or other_file:
+            self._select_builtin(None)  # the list shows what was asked, not the old model
         self.error.setText(message)
         self.error_source.setText(excerpt)
         self.error_source.setVisible(bool(excerpt))

@@ -14,16 +14,18 @@ from pathlib import Path
 from typing import Any
 
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QCheckBox,
     QFileDialog,
+    QFrame,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -69,8 +71,36 @@ def build(
     )
 
 
+SMALLEST_SCALE = 0.7  # a figure is shown at no less than 70 % of its drawn size
+
+
+class TableBox(QFrame):
+    """A report table's frame with its title wrapped above it: a group box's title sets its
+    minimum width, and two long section titles side by side made the report scroll sideways
+    at 1366 px (issue 39)."""
+
+    def __init__(self, title: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.inner = QVBoxLayout(self)
+        self.heading = plain_label(title)
+        self.heading.setWordWrap(True)
+        font = self.heading.font()
+        font.setBold(True)
+        self.heading.setFont(font)
+        self.inner.addWidget(self.heading)
+
+    def setTitle(self, title: str) -> None:
+        self.heading.setText(title)
+
+    def title(self) -> str:
+        return self.heading.text()
+
+
 class FigurePanel(QGroupBox):
-    """A titled matplotlib canvas that keeps the figure's aspect within the panel width."""
+    """A titled matplotlib canvas drawn to the width there is: scaled as a whole (its texts
+    keep their places) down to ``SMALLEST_SCALE``; a figure still wider scrolls sideways in its
+    own panel, so the report around it and every title stay in view (issue 39)."""
 
     def __init__(self, title: str, parent: QWidget | None = None) -> None:
         super().__init__(title, parent)
@@ -79,24 +109,44 @@ class FigurePanel(QGroupBox):
         self.figure = None
         self.placeholder = plain_label("No results yet: run a campaign or open a results file.")
         self.layout_.addWidget(self.placeholder)
+        self.holder = QScrollArea(self)  # sideways only, and only for a figure that needs it
+        self.holder.setFrameShape(QFrame.Shape.NoFrame)
+        self.holder.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.holder.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.holder.hide()
+        self.layout_.addWidget(self.holder)
+
+    def _room(self) -> int:
+        """The width a figure may take: the scrolled report's viewport less the panel's frame
+        (the figure panels span the report's width); 0 outside a scrolled report."""
+        scroll = self.parentWidget()
+        while scroll is not None and not isinstance(scroll, QScrollArea):
+            scroll = scroll.parentWidget()
+        return max(scroll.viewport().width() - 30, 0) if scroll is not None else 0
 
     def set_figure(self, figure: Any) -> None:
         if self.canvas is not None:
-            self.layout_.removeWidget(self.canvas)
+            self.holder.takeWidget()
             self.canvas.deleteLater()
             self.canvas = None
         self.figure = figure
         self.placeholder.setVisible(figure is None)
+        self.holder.setVisible(figure is not None)
         if figure is None:
             return
-        self.canvas = FigureCanvasQTAgg(figure)
         width, height = figure.get_size_inches()
+        room = self._room()
         dpi = figure.get_dpi()
-        self.canvas.setMinimumHeight(int(min(height * dpi, 900)))
-        # never narrower than drawn: squeezed, Table 1's cell texts run into each other and
-        # its title is cut; the report scrolls sideways instead
-        self.canvas.setMinimumWidth(int(width * dpi))
-        self.layout_.addWidget(self.canvas)
+        if room and width * dpi > room:
+            figure.set_dpi(max(dpi * room / (width * dpi), dpi * SMALLEST_SCALE))
+            dpi = figure.get_dpi()
+        self.canvas = FigureCanvasQTAgg(figure)
+        drawn = (int(width * dpi), int(min(height * dpi, 900)))
+        # never narrower than drawn: squeezed, Table 1's cell texts run into each other
+        self.canvas.setFixedSize(*drawn)
+        bar = self.holder.horizontalScrollBar().sizeHint().height() if drawn[0] > room else 0
+        self.holder.setFixedHeight(drawn[1] + bar)
+        self.holder.setWidget(self.canvas)
         self.canvas.draw_idle()
 
 
@@ -167,9 +217,9 @@ class ReportView(QWidget):
         results.reset.connect(self.mark_stale)
         results.rows_added.connect(lambda *_: self.mark_stale())
 
-    def _table_box(self, key: str) -> QGroupBox:
-        box = QGroupBox(key)
-        inner = QVBoxLayout(box)
+    def _table_box(self, key: str) -> TableBox:
+        box = TableBox(key)
+        inner = box.inner
         view = QTableView(box)
         model = FrameModel()
         view.setModel(model)

@@ -25,6 +25,9 @@ from explaincheck.core.workbench.sweep_output import render_table, sweep_figure
 from explaincheck.gui.support.safe_text import plain_label
 from explaincheck.gui.views.tables import fill_row, read_only_table
 
+DOUBLE_RANGE = ("0.1", "0.9", "0.05")  # a probability's range, offered for a double
+INTEGER_RANGE = ("1", "10", "1")  # whole numbers, offered for an int (a size, a count)
+
 
 class SweepPage(QWidget):
     sweep_requested = Signal(str, tuple)  # "NAME=LO:HI:STEP", states to follow
@@ -76,11 +79,27 @@ class SweepPage(QWidget):
         layout.addWidget(split, 1)
         layout.addWidget(self.tipping)
         self.run_button.clicked.connect(self.request_sweep)
+        self.types: dict[str, str] = {}
+        self.constant.currentTextChanged.connect(lambda _name: self._offer_range())
 
-    def set_constants(self, names: list[str], selected: int | None = None) -> None:
-        """The model's undefined constants (the only ones a sweep may set)."""
+    def _offer_range(self) -> None:
+        integer = self.types.get(self.constant.currentText()) == "int"
+        for field, text in zip(
+            (self.low, self.high, self.step),
+            INTEGER_RANGE if integer else DOUBLE_RANGE,
+            strict=True,
+        ):
+            field.setText(text)
+
+    def set_constants(
+        self, names: list[str], selected: int | None = None, types: dict[str, str] | None = None
+    ) -> None:
+        """The model's undefined constants (the only ones a sweep may set); ``types`` (PRISM's
+        ``int``/``double``) picks the range first offered: whole numbers for an integer."""
+        self.types = dict(types or {})
         self.constant.clear()
         self.constant.addItems(names)
+        self._offer_range()
         self.run_button.setEnabled(bool(names))
         self.status.setText(
             "Choose a range and press Sweep."

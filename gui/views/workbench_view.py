@@ -91,7 +91,13 @@ class WorkbenchView(QWidget):
         self.graph.state_selected.connect(self.select_state)
         self.graph.rendered.connect(self._redraw_path)
 
-    def set_model(self, oracle: OracleResult, title: str, constants: list[str]) -> None:
+    def set_model(
+        self,
+        oracle: OracleResult,
+        title: str,
+        constants: list[str],
+        types: dict[str, str] | None = None,
+    ) -> None:
         self.title = f"{title}: a lesson"
         self.oracle = oracle
         self.pending = not self.isVisible()
@@ -99,7 +105,7 @@ class WorkbenchView(QWidget):
             self.graph.set_oracle(oracle)
         self.simulator.set_model(oracle)
         self.bellman.set_model(oracle)
-        self.sweeps.set_constants(constants)
+        self.sweeps.set_constants(constants, types=types)
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)

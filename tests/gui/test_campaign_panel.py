@@ -80,3 +80,24 @@ def test_results_of_a_command_line_run_can_be_browsed(qtbot, window, tmp_path):
     panel = window.results_view.executions
     panel.select_row(0)
     assert "V =" in panel.detail.oracle.toPlainText()
+
+
+def test_one_click_clears_a_group_holding_a_category_that_does_not_apply(qtbot, window):
+    """water_jug: which_bottleneck (Mode) does not apply; the Mode group reads ticked, and one
+    click clears the two that can be chosen (Qt's auto-tristate took two)."""
+    open_env(qtbot, window, "water_jug")
+    box = window.campaign_view.category_box
+    wait_for(qtbot, lambda: bool(box.reasons), 60)
+    mode = next(g for g in box.groups if g.text(0).startswith("Mode"))
+    children = [mode.child(i) for i in range(mode.childCount())]
+    assert any(c.isDisabled() for c in children) and not all(c.isDisabled() for c in children)
+    chosen = [c for c in children if not c.isDisabled()]
+    for c in chosen:  # tick what can be chosen, as a default campaign may leave safer out
+        c.setCheckState(0, Qt.CheckState.Checked)
+    assert mode.checkState(0) == Qt.CheckState.Checked
+    mode.setCheckState(0, Qt.CheckState.Unchecked)  # what one click does to a ticked group
+    assert all(c.checkState(0) == Qt.CheckState.Unchecked for c in chosen)
+    assert mode.checkState(0) == Qt.CheckState.Unchecked
+    assert not {"more_promising", "safer"} & set(box.selected_categories())
+    chosen[0].setCheckState(0, Qt.CheckState.Checked)
+    assert mode.checkState(0) == Qt.CheckState.PartiallyChecked

@@ -71,6 +71,30 @@ def test_without_an_asker_missing_constants_are_one_clear_error():
     assert workspace.oracle is None and workspace.environment is not None  # the file parsed
 
 
+def test_a_file_without_the_default_goal_label_asks_for_a_goal(tmp_path):
+    from explaincheck.core.workspace.model import GoalToChoose, ModelChoices
+
+    path = tmp_path / "climb.prism"
+    path.write_text(
+        "mdp\nmodule m\n  x : [0..2] init 0;\n  [go] x < 2 -> (x'=x+1);\nendmodule\n"
+        'label "done" = x=2;\n'
+    )
+    workspace = ModelWorkspace()
+    failures: list[BaseException] = []
+    workspace.events.failed.connect(failures.append)
+    assert asyncio.run(workspace.open_spec(str(path))) is None
+    (failure,) = failures
+    assert isinstance(failure, GoalToChoose) and failure.labels == ("done",)
+    assert workspace.goal_label == "" and workspace.environment is not None
+    assert asyncio.run(workspace.rebuild()) is None and isinstance(failures[-1], GoalToChoose)
+    oracle = asyncio.run(workspace.rebuild(goal_label="done"))
+    assert oracle is not None and oracle.initial.value == 1
+    # a goal named up front (or a strict open, as the command line and the API make) builds
+    fresh = ModelWorkspace()
+    named = asyncio.run(fresh.open_spec(str(path), ModelChoices(goal_label="done")))
+    assert named is not None and named.initial.value == 1
+
+
 def test_a_broken_file_is_one_error_and_the_open_model_stays(tmp_path):
     workspace = ModelWorkspace()
     good = asyncio.run(workspace.open_spec("frozen_lake"))
