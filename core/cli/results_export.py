@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from explaincheck.core.analysis.prices import campaign_prices, with_costs
+from explaincheck.core.atomic_files import write_bytes_atomically, write_text_atomically
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.store import CampaignRow
 
@@ -39,7 +40,7 @@ def export(rows: list[dict[str, Any]], fmt: str, out: str | None) -> int:
         if out is None:
             sys.stdout.buffer.write(text)
         else:
-            _writable(out).write_bytes(text)
+            write_bytes_atomically(_writable(out), text)
         return 0
     if out is None:
         if fmt == "parquet" and sys.stdout.isatty():
@@ -72,7 +73,8 @@ def write_config(campaigns: Sequence[CampaignRow], out: str, db: str) -> int:
             f"{db} records no run options (its campaigns ran before campaign files existed)"
         )
     campaign = recorded[-1]
-    options = dict(campaign.settings["run_options"])
+    # the file read holds the campaign (a merged file, a copy): resuming it means this one
+    options = {**campaign.settings["run_options"], "db": db}
     comment = (
         f"campaign {campaign.id} of {db}, run with explaincheck"
         f" {campaign.settings.get('explaincheck_version', '?')} on {campaign.created_at}\n"
@@ -82,6 +84,6 @@ def write_config(campaigns: Sequence[CampaignRow], out: str, db: str) -> int:
     if out == "-":
         sys.stdout.write(text)
     else:
-        _writable(out).write_text(text, encoding="utf-8")
+        write_text_atomically(_writable(out), text)
         print(f"wrote the campaign file of campaign {campaign.id} to {out}", file=sys.stderr)
     return 0

@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.types import OracleResult, StateFacts
@@ -323,11 +323,15 @@ def write_policy(policy: Policy, oracle: OracleResult, path: str | Path) -> None
     from explaincheck.core.policy.types import choice_text
 
     variables = oracle.model.variables
-    with open(path, "w", newline="", encoding="utf-8") as handle:
+    from explaincheck.core.atomic_files import write_atomically
+    from explaincheck.core.csv_text import defused
+
+    def write(handle: IO) -> None:
         writer = csv.writer(handle)
-        writer.writerow([*variables, ACTION])
+        writer.writerow([defused(v) for v in (*variables, ACTION)])
         for state_id, distribution in sorted(policy.choices.items()):
             state = oracle.state(state_id)
-            writer.writerow(
-                [_key(state.valuation[v]) for v in variables] + [choice_text(distribution)]
-            )
+            cells = [_key(state.valuation[v]) for v in variables] + [choice_text(distribution)]
+            writer.writerow([defused(cell) for cell in cells])
+
+    write_atomically(path, write, binary=False, newline="")
