@@ -44,8 +44,8 @@ from explaincheck.core.backends.ollama_hosts import (
     NoHostAvailable,
     model_name,
     normalize_host,
-    redact_url,
 )
+from explaincheck.core.credentials import read_key
 from explaincheck.core.taxonomy.base import Prompt, TestCase
 
 log = logging.getLogger("explaincheck.backends.openai")
@@ -65,9 +65,8 @@ _REFUSED_FORMAT = re.compile(r"response_format|json_schema|json_object|structure
 def normalize_base_url(url: str) -> str:
     """``scheme://host:port/path`` (``http://`` when no scheme is given, ``/v1`` when no path),
     no credentials or query; a one-line ``BadHostError`` for a URL that cannot be used."""
-    url = redact_url(url)
     if "://" not in url:
-        url = f"http://{url}"
+        url = f"http://{url.strip()}"
     try:
         base = normalize_host(url)
     except BadHostError as error:
@@ -90,7 +89,7 @@ def key_variable(url: str) -> str:
 
 def api_key_for(url: str) -> str:
     """The key for one server, read from the environment when the client is made."""
-    return os.environ.get(key_variable(url)) or os.environ.get("OPENAI_API_KEY") or NO_KEY
+    return read_key(key_variable(url), "OPENAI_API_KEY") or NO_KEY
 
 
 # -- the host pool --------------------------------------------------------------------------------
@@ -99,6 +98,8 @@ def api_key_for(url: str) -> str:
 class OpenAIHostPool(HostPool):
     """Ollama's host pool over OpenAI-compatible servers: the same scheduling and breaker,
     models listed by ``/v1/models``, and the structured-output mode each host accepts."""
+
+    kind = "OpenAI-compatible server"
 
     def __init__(self, urls: Iterable[str], **settings: Any):
         super().__init__(configured_base_urls(urls), **settings)

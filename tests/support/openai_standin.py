@@ -11,7 +11,9 @@ Each model gets a ``Script``; ``mode`` is one of ``MODES``: ``correct`` (honours
 like older llama-server builds), ``no_response_format`` (400 for any ``response_format``),
 ``reasoning`` (``reasoning_content`` beside the answer), ``think`` (an inline ``<think>``
 block), ``html`` (200 with a text/html body: a proxy's error page), ``junk`` (200, JSON that is
-no chat completion), ``hang`` (never answers within any sane timeout). ``fail_first`` requests
+no chat completion), ``hang`` (never answers within any sane timeout), ``echo_key`` (the
+bearer token sent back in the reply and its reasoning, as a hostile proxy might),
+``echo_key_error`` (a 500 whose message quotes the token). ``fail_first`` requests
 fail first with ``failure`` (``http429`` with ``Retry-After``, ``http500``, ``slow``). Without a
 schema in the request (json_object or text), the answer is built from ``schemas[prompt]`` if
 the test registered it, else ``Script.text``.
@@ -47,6 +49,8 @@ MODES = (
     "html",
     "junk",
     "hang",
+    "echo_key",
+    "echo_key_error",
 )
 
 
@@ -149,6 +153,10 @@ class _Handler(BaseHTTPRequestHandler):
                 {"Retry-After": script.retry_after},
             )
             return
+        token = self.headers.get("Authorization", "").removeprefix("Bearer ")
+        if mode == "echo_key_error":
+            self._send(500, _error(f"bad key {token}", "server_error"))
+            return
         if mode == "http500":
             self._send(500, _error("scripted failure", "server_error"))
             return
@@ -170,6 +178,9 @@ class _Handler(BaseHTTPRequestHandler):
         message: dict[str, Any] = {"role": "assistant", "content": content}
         if mode == "reasoning":
             message["reasoning_content"] = script.reasoning
+        elif mode == "echo_key":
+            message["content"] = f"{content} your key is {token}"
+            message["reasoning_content"] = f"the key {token} was sent"
         elif mode == "think":
             message["content"] = f"<think>{script.reasoning}</think>\n{content}"
         prompt = " ".join(str(m.get("content", "")) for m in body.get("messages", []))
