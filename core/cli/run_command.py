@@ -139,7 +139,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--concurrency", type=int, default=4, help="requests in flight per LLM, per Ollama host (4)"
     )
     parser.add_argument(
-        "--timeout", type=float, default=120.0, help="seconds to wait for one reply (120)"
+        "--timeout",
+        type=float,
+        default=120.0,
+        help="seconds one request may take, from sending it to its last word (120): time it"
+        " waits in a server's queue counts, so keep --concurrency within the server's slots",
     )
     parser.add_argument(
         "--ollama-host",
@@ -239,6 +243,13 @@ def add_scale_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="URL",
         help="OpenAI-compatible server for openai:MODEL (repeatable: requests spread over the"
         " servers; default OPENAI_BASE_URL, else https://api.openai.com/v1)",
+    )
+    parser.add_argument(
+        "--max-tokens",
+        type=positive_int,
+        default=256,
+        help="output cap sent to OpenAI-compatible servers (256, as the local models; a"
+        " reasoning model thinking aloud may need more)",
     )
     parser.add_argument(
         "--price",
@@ -404,6 +415,7 @@ def backend_settings(args: argparse.Namespace) -> Any:
         retries=getattr(args, "retries", 3),
         llama_binding=getattr(args, "llama_binding", None),
         openai_hosts=tuple(getattr(args, "openai_base_url", None) or ()),
+        max_tokens=getattr(args, "max_tokens", None) or 256,
     )
 
 

@@ -13,10 +13,14 @@ like older llama-server builds), ``no_response_format`` (400 for any ``response_
 block), ``html`` (200 with a text/html body: a proxy's error page), ``junk`` (200, JSON that is
 no chat completion), ``hang`` (never answers within any sane timeout), ``echo_key`` (the
 bearer token sent back in the reply and its reasoning, as a hostile proxy might),
-``echo_key_error`` (a 500 whose message quotes the token). ``fail_first`` requests
-fail first with ``failure`` (``http429`` with ``Retry-After``, ``http500``, ``slow``). Without a
-schema in the request (json_object or text), the answer is built from ``schemas[prompt]`` if
-the test registered it, else ``Script.text``.
+``echo_key_error`` (a 500 whose message quotes the token), ``huge`` (``Script.size``
+characters of answer, streamed in 64 KB pieces), ``no_choices`` (``choices: []``),
+``ignore_stream`` (one JSON body though a stream was asked for). A request with ``stream``
+is answered as server-sent events (each piece a ``delta``, then a usage chunk when
+``stream_options.include_usage`` asks for it, then ``[DONE]``), as vLLM and llama-server do.
+``fail_first`` requests fail first with ``failure`` (``http429`` with ``Retry-After``,
+``http500``, ``slow``). Without a schema in the request (json_object or text), the answer
+is built from ``schemas[prompt]`` if the test registered it, else ``Script.text``.
 
 Run it alone (the benchmark does, in its own process):
 ``python tests/support/openai_standin.py --model bench --delay 0.05`` prints ``PORT <n>``.
@@ -51,6 +55,9 @@ MODES = (
     "hang",
     "echo_key",
     "echo_key_error",
+    "huge",
+    "no_choices",
+    "ignore_stream",
 )
 
 
@@ -66,6 +73,7 @@ class Script:
     text: str = '{"probability": 0.5}'  # the answer when the request carries no schema
     reasoning: str = "First I look at the holes next to the state."
     reasoning_tokens: int = 7
+    size: int = 0  # characters of a ``huge`` answer
     seen: int = field(default=0, repr=False)
 
 
@@ -166,6 +174,12 @@ class _Handler(BaseHTTPRequestHandler):
         if mode == "junk":
             self._send(200, {"unexpected": True, "choices": "none"})
             return
+        if mode == "no_choices":
+            self._send(200, {"id": "x", "object": "chat.completion", "choices": []})
+            return
+        if mode == "huge":
+            self._stream(body, ("x" * 65536 for _ in range(script.size // 65536)), "", {})
+            return
         response_format = body.get("response_format") or {}
         kind = response_format.get("type") if isinstance(response_format, dict) else None
         if kind == "json_schema" and mode in ("no_json_schema", "no_response_format"):
@@ -186,6 +200,17 @@ class _Handler(BaseHTTPRequestHandler):
         prompt = " ".join(str(m.get("content", "")) for m in body.get("messages", []))
         completion = max(1, len(message["content"]) // 4)
         reasoning = script.reasoning_tokens if mode in ("reasoning", "think") else 0
+        usage = {
+            "prompt_tokens": max(1, len(prompt) // 4),
+            "completion_tokens": completion + reasoning,
+            "total_tokens": max(1, len(prompt) // 4) + completion + reasoning,
+            "completion_tokens_details": {"reasoning_tokens": reasoning},
+        }
+        if body.get("stream") and mode != "ignore_stream":
+            text = message["content"]
+            pieces = (text[i : i + 7] for i in range(0, len(text), 7))
+            self._stream(body, pieces, message.get("reasoning_content", ""), usage)
+            return
         self._send(
             200,
             {
@@ -202,6 +227,34 @@ class _Handler(BaseHTTPRequestHandler):
                 },
             },
         )
+
+    def _stream(self, body: dict[str, Any], pieces: Any, reasoning: str, usage: dict) -> None:
+        """Server-sent events: one ``delta`` per piece, the usage chunk, ``[DONE]``."""
+
+        def event(payload: dict[str, Any]) -> bytes:
+            return b"data: " + json.dumps(payload).encode() + b"\n\n"
+
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+            choice = {"index": 0, "delta": delta, "finish_reason": finish}
+            return event({"id": "c", "object": "chat.completion.chunk", "choices": [choice]})
+
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            self.wfile.write(chunk({"role": "assistant", "content": ""}))
+            if reasoning:
+                self.wfile.write(chunk({"reasoning_content": reasoning}))
+            for piece in pieces:
+                self.wfile.write(chunk({"content": piece}))
+            self.wfile.write(chunk({}, "stop"))
+            if (body.get("stream_options") or {}).get("include_usage"):
+                self.wfile.write(event({"id": "c", "choices": [], "usage": usage}))
+            self.wfile.write(b"data: [DONE]\n\n")
+        except OSError:
+            self.close_connection = True
 
     def _answer(self, body: dict[str, Any], script: Script, response_format: Any) -> str:
         schema = None
