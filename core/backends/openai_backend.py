@@ -46,6 +46,7 @@ from explaincheck.core.backends.ollama_hosts import (
     normalize_host,
 )
 from explaincheck.core.backends.openai_stream import StreamedChat, chat_streamed
+from explaincheck.core.backends.server_slots import TimeoutWatch, reported_slots, slots_warning
 from explaincheck.core.credentials import read_key
 from explaincheck.core.taxonomy.base import Prompt, TestCase
 
@@ -115,6 +116,8 @@ class OpenAIHostPool(HostPool):
         self.wanted: set[str] = set()  # models asked for (a server without /v1/models serves them)
         self.modes: dict[str, str] = {}  # host url -> the structured-output mode it accepts
         self.refused: dict[str, set[str]] = {}  # host url -> request fields it refused
+        self.watch = TimeoutWatch()
+        self.checked_slots = False
 
     async def _list(self, host: Host) -> set[str]:
         client: openai.AsyncOpenAI = host.client  # type: ignore[assignment]
@@ -123,6 +126,17 @@ class OpenAIHostPool(HostPool):
         except openai.NotFoundError:  # no /v1/models here: trust that it serves what is asked
             return {model_name(m) for m in self.wanted}
         return {model_name(m.id) for m in page.data if getattr(m, "id", None)}
+
+    async def check_slots(self) -> None:
+        """Warn (once per pool) where a server reports fewer slots than ``--concurrency``."""
+        if self.checked_slots:
+            return
+        self.checked_slots = True
+        for host in self.answering():
+            slots = await reported_slots(host.url, api_key_for(host.url))
+            text = slots_warning(host.url, slots, host.capacity, self.timeout) if slots else None
+            if text:
+                log.warning("%s", text)
 
     def refuse_field(self, host: Host, error: str) -> bool:
         """Whether a refused request names a field this host does not take (``stream_options``;
@@ -246,6 +260,7 @@ class OpenAIBackend(LLMBackend):
         await self.pool.require_answering(
             "OpenAI-compatible server", "start one, or give --openai-base-url / OPENAI_BASE_URL"
         )
+        await self.pool.check_slots()
         if not self.pool.hosts_for(self.model):
             served = sorted({m.removesuffix(":latest") for h in self.pool.hosts for m in h.models})
             raise ModelNotFoundError(
@@ -316,6 +331,7 @@ class OpenAIBackend(LLMBackend):
                 attempt += 1
                 continue
             except (openai.APITimeoutError, TimeoutError):
+                self.pool.watch.count(True, host.url, self.pool.timeout)
                 last = f"no reply from {host.url} within {self.pool.timeout:g} s"
                 pause = min(self.pool.pause * 2**attempt, MAX_BACKOFF)
                 attempt += 1
@@ -332,6 +348,7 @@ class OpenAIBackend(LLMBackend):
                 continue
             finally:
                 await self.pool.release(lease, outcome, error_text)
+            self.pool.watch.count(False, host.url, self.pool.timeout)
             try:
                 return self._reply(response, host, mode, options, time.monotonic() - started)
             except (AttributeError, TypeError, ValueError) as error:

@@ -85,6 +85,7 @@ class StandinOpenAI(StandinOllama):
         super().__init__({}, port=port)
         self.models = dict(models) if models is not None else {"standin-1b": Script()}  # type: ignore[arg-type]
         self.schemas: dict[str, Any] = {}  # prompt text -> schema, for schema-less requests
+        self.slots: int | None = None  # reported at /props as llama-server does, when set
 
     @property
     def base_url(self) -> str:
@@ -117,6 +118,8 @@ class _Handler(BaseHTTPRequestHandler):
                 {"id": m, "object": "model", "owned_by": "standin"} for m in self.standin.models
             ]
             self._send(200, {"object": "list", "data": data})
+        elif self.path == "/props" and self.standin.slots:
+            self._send(200, {"total_slots": self.standin.slots, "model_path": "standin.gguf"})
         else:
             self._send(404, _error("not found"))
 
