@@ -20,23 +20,35 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from explaincheck.core.analysis.export import SUFFIX, write_file
+from explaincheck.core.backends.ollama_hosts import redact_url
+from explaincheck.core.backends.registry import parse_spec
+from explaincheck.core.campaign.cost_limit import check_limit
+from explaincheck.core.campaign.merge import MergeReport, merge_databases
+from explaincheck.core.campaign.plan import Plan, plan_campaign
+from explaincheck.core.campaign.prices import campaign_prices, price_table, row_cost, with_costs
+from explaincheck.core.campaign.progress import Progress
+from explaincheck.core.campaign.runner import RunOutcome
+from explaincheck.core.campaign.session import BackendSettings
+from explaincheck.core.campaign.settings import campaign_from_settings
+from explaincheck.core.campaign.shard import parse_shard, shard_plan
+from explaincheck.core.environments.types import Environment
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.store import Store, StoredExecution, result_dict, rows_frame
+from explaincheck.core.workspace.campaign import CampaignRequest, Costs, RunHooks, run_campaign
+from explaincheck.core.workspace.model import ModelChoices, ModelWorkspace
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from explaincheck.core.campaign.merge import MergeReport
-    from explaincheck.core.campaign.plan import Plan
-    from explaincheck.core.campaign.progress import Progress
-    from explaincheck.core.campaign.runner import RunOutcome
-    from explaincheck.core.environments.types import Environment
-    from explaincheck.core.oracle.types import OracleResult
-    from explaincheck.core.store import StoredExecution
+log = logging.getLogger("explaincheck")
 
 _T = TypeVar("_T")
 
@@ -69,7 +81,6 @@ def open_model(
     It is opened by the ``ModelWorkspace`` the GUI's model panel uses, with ``run``'s meaning
     of the choices (``strict``: constants replace the model's own, a named unsafe label must
     exist), so the oracle is the one ``run --const --goal --unsafe`` computes."""
-    from explaincheck.core.workspace.model import ModelChoices, ModelWorkspace
 
     workspace = ModelWorkspace()
     choices = ModelChoices(constants or "", goal or "", unsafe or "", strict=True)
@@ -90,13 +101,11 @@ def plan(
     wording: str | int = 0,
     metamorphic: bool = False,
     shard: str | None = None,
+    satisfy_rule: str = "absolute",
+    satisfy_tolerance: float = 0.05,
 ) -> Plan:
-    """Every execution of a campaign (``shard="I/N"``: the I-th of N parts), as ``run`` plans."""
-    from explaincheck.core.backends.registry import parse_spec
-    from explaincheck.core.campaign.plan import plan_campaign
-    from explaincheck.core.campaign.settings import campaign_from_settings
-    from explaincheck.core.campaign.shard import parse_shard, shard_plan
-
+    """Every execution of a campaign (``shard="I/N"``: the I-th of N parts), as ``run`` plans;
+    ``satisfy_rule`` and ``satisfy_tolerance`` as ``run --satisfy-rule --satisfy-tolerance``."""
     llms = (llms,) if isinstance(llms, str) else tuple(llms)
     for spec in llms:
         parse_spec(spec)  # a bad spec is one clear error before the oracle is computed
@@ -112,6 +121,8 @@ def plan(
         seed=seed,
         wording=wording,
         metamorphic=metamorphic,
+        satisfy_rule=satisfy_rule,
+        satisfy_tolerance=satisfy_tolerance,
         constants=model.constants,
         goal_label=model.goal,
         unsafe_label=model.unsafe,
@@ -137,18 +148,17 @@ async def run_async(
     prices: Iterable[str] = (),
     max_cost: float | None = None,
     on_progress: Callable[[Progress], None] | None = None,
+    behavioural: bool = False,
 ) -> RunOutcome:
-    """Run ``plan`` into ``db`` (resuming what is stored there) and return how it ended."""
-    from explaincheck.core.analysis.cost_limit import CostGuard, check_limit
-    from explaincheck.core.analysis.prices import price_table, stored_form
-    from explaincheck.core.campaign.progress import ProgressEvents
-    from explaincheck.core.campaign.session import BackendSettings, CampaignSession
+    """Run ``plan`` into ``db`` (resuming what is stored there) and return how it ended.
 
+    It is ``explaincheck run``'s sequence (``workspace.campaign.run_campaign``): rows stored
+    under other grading settings are re-graded and the grading recorded; ``max_cost`` stops it
+    cleanly (every LLM that is not an instant answerer needs a price); ``behavioural``: then
+    the follow-up probes of its categories."""
     table = price_table(prices)
-    check_limit(max_cost, table, "max_cost", "prices=['gpt-4o-mini=0.15/0.6']")
-    if table:
-        plan = replace(plan, notes={**plan.notes, "prices": stored_form(table)})
-    plan = _with_run_options(plan, db, ollama_hosts, openai_base_urls, timeout, concurrency)
+    names = ("max_cost", "prices=['MODEL=0.15/0.6']")
+    check_limit(max_cost, table, *names)
     settings = BackendSettings(
         ollama_hosts=tuple(ollama_hosts),
         timeout=timeout,
@@ -156,33 +166,55 @@ async def run_async(
         retries=retries,
         openai_hosts=tuple(openai_base_urls),
     )
-    events = ProgressEvents()
-    if on_progress is not None:
-        events.subscribe(on_progress)
-    with CampaignSession.open(db, settings) as session:
-        guard = CostGuard.for_plan(plan, session, table, max_cost)
-        if guard is not None:
-            events.subscribe(guard)
-        return await session.run(plan, events=events)
+    request = CampaignRequest(
+        plan.campaign,
+        str(db),
+        plan.environment,
+        plan.oracle,
+        settings,
+        behavioural=behavioural,
+        costs=Costs(table, max_cost, names),
+        run_options=_run_options(plan, db, ollama_hosts, openai_base_urls, timeout, concurrency),
+        plan=plan,
+    )
+    ran = await run_campaign(request, _ApiHooks(on_progress))
+    assert ran is not None  # the API never declines a large plan (it logs the warning)
+    return ran.outcome
 
 
-def _with_run_options(
+class _ApiHooks(RunHooks):
+    """The run sequence for a script: ``on_progress`` after every execution, the size warning
+    logged (``logging.getLogger("explaincheck")``)."""
+
+    stop_words = "cancelling the task stops the run"
+
+    def __init__(self, on_progress: Callable[[Progress], None] | None) -> None:
+        self.on_progress = on_progress
+
+    def large_plan(self, warning: str) -> bool:
+        log.warning("%s", warning)
+        return True
+
+    def progress(self, progress: Progress) -> None:
+        if self.on_progress is not None:
+            self.on_progress(progress)
+
+
+def _run_options(
     plan: Plan,
     db: str | Path,
     ollama_hosts: Iterable[str],
     openai_base_urls: Iterable[str],
     timeout: float,
     concurrency: int,
-) -> Plan:
+) -> dict[str, Any]:
     """The plan's recorded run options with where and how it runs (URLs without secrets)."""
-    from explaincheck.core.backends.ollama_hosts import redact_url
-
     options = dict(plan.notes.get("run_options") or plan.campaign.run_options())
     options.update({"db": str(db), "timeout": timeout, "concurrency": concurrency})
     for key, urls in (("ollama-host", ollama_hosts), ("openai-base-url", openai_base_urls)):
         if urls:
             options[key] = [redact_url(url) for url in urls]
-    return replace(plan, notes={**plan.notes, "run_options": options})
+    return options
 
 
 def run(plan: Plan, db: str | Path = "results.sqlite", **options: Any) -> RunOutcome:
@@ -216,9 +248,6 @@ def result_rows(
     prices stored with the campaigns, the settings file and ``prices``); ``lean``: without
     prompts, thinking and valuations and with replies cut short, as a report reads them
     (``Store.iter_executions(lean=True)``: memory stays flat at 10^4 rows)."""
-    from explaincheck.core.analysis.prices import campaign_prices, with_costs
-    from explaincheck.core.store import Store, result_dict
-
     with Store.open(db, readonly=True) as store:
         campaigns = store.campaigns()
         rows = [result_dict(r) for r in store.iter_executions(lean=lean)]
@@ -230,8 +259,6 @@ def executions(db: str | Path, **filters: Any) -> list[StoredExecution]:
     the ``ExecutionRecord`` plus its row id, wording and family), oldest first; ``filters``
     as ``Store.iter_stored`` takes them (``verdict``, ``category``, ``llm``, ...). For tables,
     ``results`` is the faster read."""
-    from explaincheck.core.store import Store
-
     with Store.open(db, readonly=True) as store:
         return store.stored_executions(**filters)
 
@@ -245,8 +272,6 @@ def results(
 ) -> pd.DataFrame:
     """Every execution of ``db`` as a DataFrame: the ``results --json`` fields (JSON decoded,
     ``states`` a list of ids) and ``cost``; ``lean`` as in ``result_rows``."""
-    from explaincheck.core.store import rows_frame
-
     rows = result_rows(db, prices=prices, prices_file=prices_file, lean=lean)
     frame = rows_frame(rows)
     frame["cost"] = [row["cost"] for row in rows]
@@ -255,8 +280,6 @@ def results(
 
 def merge(inputs: Iterable[str | Path], out: str | Path) -> MergeReport:
     """Merge databases of one campaign (shards, copies) into a new ``out``."""
-    from explaincheck.core.campaign.merge import merge_databases
-
     return merge_databases(inputs, out)
 
 
@@ -268,8 +291,6 @@ def export(
     prices_file: str | None = None,
 ) -> Path:
     """Write every execution of ``db`` to ``path`` (.jsonl, .csv or .parquet by its suffix)."""
-    from explaincheck.core.analysis.export import SUFFIX, write_file
-
     formats = {suffix: fmt for fmt, suffix in SUFFIX.items()}
     fmt = formats.get(Path(path).suffix)
     if fmt is None:
@@ -282,9 +303,6 @@ def iter_result_rows(
 ) -> Iterator[dict[str, Any]]:
     """``result_rows`` one at a time, so an export of 10^4 rows with long thinking texts never
     holds them all (a reasoning model's thinking is tens of KB a row)."""
-    from explaincheck.core.analysis.prices import campaign_prices, row_cost
-    from explaincheck.core.store import Store, result_dict
-
     with Store.open(db, readonly=True) as store:
         table = campaign_prices(store.campaigns(), list(prices), prices_file)
         for stored in store.iter_executions():

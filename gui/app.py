@@ -94,7 +94,10 @@ def run(
         window.resize(*wanted)
     if view:
         window.show_tab(view)
-    window.show()
+    if wanted:
+        window.show()
+    else:
+        window.show_first()
     window.pending_policy = policy  # opened when the model's oracle is ready
     if wanted and (window.width(), window.height()) != wanted:
         smallest = window.minimumSizeHint()

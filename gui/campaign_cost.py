@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from explaincheck.core.analysis.cost_limit import check_limit, costed_row
-from explaincheck.core.analysis.prices import CostTally, Price, money, parse_price, price_table
+from explaincheck.core.campaign.cost_limit import check_limit, costed_row
+from explaincheck.core.campaign.prices import CostTally, Price, money, parse_price, price_table
 from explaincheck.core.errors import ExplaincheckError
 
 PRICES_NAME = "Prices"  # the tab's field names, for its one-line errors

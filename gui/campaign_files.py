@@ -11,7 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from explaincheck.core.cli.campaign_file import config_text, load_config, run_parser
+from explaincheck.core.cli.campaign_file import config_text, load_config
+from explaincheck.core.cli.run_arguments import run_parser
 from explaincheck.gui.campaign_cost import cost_limit, price_entries
 
 # run option dest -> the tab's ``choices()`` key, for the options the tab shows

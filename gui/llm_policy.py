@@ -39,7 +39,7 @@ class AskedResult:
     """The policy the LLM defined, attached to the oracle it was asked on."""
 
     attached: PolicyOracle
-    asked: Any  # core.policy.asking.AskedPolicy
+    asked: Any  # core.campaign.policy_questions.AskedPolicy
     database: str
     default: str
 
@@ -121,8 +121,8 @@ class LlmPolicyController(SessionThread):
         backends: BackendSettings,
     ) -> AskedResult | str:
         from explaincheck.core.campaign.plan import Campaign
+        from explaincheck.core.campaign.policy_questions import ask_policy
         from explaincheck.core.campaign.progress import ProgressEvents
-        from explaincheck.core.policy.asking import ask_policy
         from explaincheck.gui.campaign_controller import results_path
 
         campaign = Campaign(

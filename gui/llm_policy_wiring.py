@@ -15,8 +15,8 @@ from typing import Any
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QMenu
 
+from explaincheck.core.campaign.policy_questions import DEFAULT_BUDGET
 from explaincheck.core.errors import ExplaincheckError
-from explaincheck.core.policy.asking import DEFAULT_BUDGET
 from explaincheck.gui.backend_choices import llm_choices
 from explaincheck.gui.llm_policy import (
     AskedResult,

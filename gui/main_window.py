@@ -55,6 +55,8 @@ from explaincheck.gui.window_actions import TABS, build_actions
 from explaincheck.gui.wording_presenter import WordingPresenter
 
 DATABASE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
+FIRST_SIZE = (1600, 1000)  # the window of a first start, where the screen has room for it
+FRAME_ROOM = 80  # pixels kept for a window manager's title bar, borders and a panel
 
 
 def _scrolled(widget: QWidget) -> QScrollArea:
@@ -190,11 +192,12 @@ class MainWindow(QMainWindow):
 
     def _restore(self) -> None:
         geometry, state = self.settings.window_state()
+        self.first_start = geometry is None
         if geometry is not None:
             self.restoreGeometry(geometry)
         else:  # a first start: 1600x1000, or the whole free area of a smaller screen
             free = self.screen().availableGeometry()
-            self.resize(min(1600, free.width()), min(1000, free.height()))
+            self.resize(min(FIRST_SIZE[0], free.width()), min(FIRST_SIZE[1], free.height()))
         if state is not None:
             self.restoreState(state)
         self.results_view.executions.restore_split_sizes(self.settings.split_sizes("results"))
@@ -231,6 +234,22 @@ class MainWindow(QMainWindow):
         self.campaigns.stop()
         self.llm_policy.stop()
         self.model.cancel()
+
+    def show_first(self) -> None:
+        """Show the window so that its frame (the window manager's title bar and borders) fits
+        the screen's free area: a first start on a screen with no room for 1600x1000 and a frame
+        opens maximised, since resizing the client area to the free area put the status bar
+        below a laptop screen's edge (issue 39); a larger screen gets 1600x1000, centred."""
+        if not self.first_start:
+            self.show()
+            return
+        free = self.screen().availableGeometry()
+        if free.width() < FIRST_SIZE[0] + FRAME_ROOM or free.height() < FIRST_SIZE[1] + FRAME_ROOM:
+            self.showMaximized()
+            return
+        self.resize(*FIRST_SIZE)
+        self.move(free.center() - self.rect().center())
+        self.show()
 
     def show_tab(self, name: str) -> None:
         self.tabs.setCurrentIndex(TABS.index(name))

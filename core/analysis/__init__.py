@@ -13,13 +13,15 @@ code, so the CLI report and the GUI's report view share them. By job:
   too small to resolve).
 - Reference explainers: ``fault_detection`` (which categories catch which known flaw, APFD,
   the noisy:Q calibration) and ``controls`` (RQ1's negative controls, answered directly).
-- Cost: ``cost`` (tokens and time per reply), ``prices`` (money from a price table) and
-  ``cost_limit`` (the progress subscriber that stops a campaign at ``--max-cost``).
+- Cost: ``cost`` (tokens and time per reply); the price table (``campaign.prices``) and the
+  ``--max-cost`` guard (``campaign.cost_limit``) live beside the runner, since a run uses them.
 - The report: ``facts`` (campaign facts and LLM settings from the campaign rows), ``layout``
   (the one order and labels of categories, environments and LLMs), ``plots`` (figures),
   ``examples`` (invalid replies), ``report_parts`` (``Section``, ``Report`` and the formats, so
-  that section-making modules need not import the report), ``report`` (builds the sections asked
-  for and renders text, Markdown, CSV and HTML) and ``export`` (the executions as JSON Lines,
+  that section-making modules need not import the report), ``report`` (``build_report``: the parts
+  asked for, in the order of its ``PARTS``; renders text, Markdown, CSV and HTML),
+  ``report_sections`` (one function per part, over the ``ReportInputs`` computed once per
+  build) and ``export`` (the executions as JSON Lines,
   CSV or Parquet).
 - Why-questions: ``factor_report`` (the seed study's metrics and the says/does/true views of
   the behavioural probes) and ``factor_picture`` (what the GUI's factor panel shows).

@@ -21,22 +21,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from explaincheck.core.analysis import (
-    case_quality,
-    chance,
-    cost,
-    difficulty,
-    examples,
-    facts,
-    models,
-    paired,
-    plots,
-    prioritization,
-    robustness,
-    satisfy,
-    scores,
-)
-from explaincheck.core.analysis.layout import BASELINE_LLM, CEILING_LLM, category_label
+from explaincheck.core.analysis import case_quality, examples, plots, satisfy, scores
+from explaincheck.core.analysis import report_sections as sections
+from explaincheck.core.analysis.layout import category_label
 from explaincheck.core.analysis.report_parts import (
     CSV,
     FORMATS,
@@ -46,6 +33,7 @@ from explaincheck.core.analysis.report_parts import (
     Report,
     Section,
 )
+from explaincheck.core.analysis.report_sections import prose as _prose
 from explaincheck.core.atomic_files import (
     write_atomically,
     write_bytes_atomically,
@@ -53,9 +41,7 @@ from explaincheck.core.atomic_files import (
 )
 from explaincheck.core.csv_text import defused_frame
 from explaincheck.core.errors import ExplaincheckError
-from explaincheck.core.store import CampaignRow, now, software_version
-from explaincheck.core.taxonomy.base import PRIORITIZED
-from explaincheck.core.taxonomy.case_rules import SMALL_GAP
+from explaincheck.core.store import CampaignRow
 from explaincheck.core.terminal_text import safe_terminal
 
 DPI = 150
@@ -78,201 +64,69 @@ def build_report(
     same as in the full report, so a view that shows a few parts computes only those."""
     scores.check_columns(results)
     asked = None if only is None else frozenset(only)
-
-    def wanted(*keys: str) -> bool:
-        return asked is None or not asked.isdisjoint(keys)
-
-    quality = _quality_sections(results, exclude_reading) if wanted(*_QUALITY) else []
-    if exclude_reading:
-        results = case_quality.without_reading(results)
-        if results.empty:
-            raise ExplaincheckError("every stored case is a reading case: no score is left")
-    counts = scores.execution_counts(results)
-    report = Report(summary=_summary(results, counts))
-    cells = scores.cell_scores(results)  # once per build: every score below is made from it
+    scored = case_quality.without_reading(results) if exclude_reading else results
+    if scored.empty and exclude_reading:
+        raise ExplaincheckError("every stored case is a reading case: no score is left")
+    counts = scores.execution_counts(scored)
+    cells = scores.cell_scores(scored)  # once per build: every score below is made from it
+    inputs = sections.ReportInputs(
+        scored, results, cells, counts, campaigns, tolerance, exclude_reading
+    )
+    report = Report(summary=sections.summary(scored, counts), figures=inputs.figures)
     figures = {
-        "table1_heatmap": lambda: plots.table1_heatmap(results, cells),
-        "difficulty": lambda: plots.difficulty_chart(results, cells=cells),
+        "table1_heatmap": lambda: plots.table1_heatmap(scored, cells),
+        "difficulty": lambda: plots.difficulty_chart(scored, cells=cells),
     }
-    report.figures = {key: make() for key, make in figures.items() if wanted(key)}
-    selections = "/".join(str(_prose(s)) for s in scores.selections_present(results)) or "none"
-    left_out = f"the {CEILING_LLM} answerer is left out (1.00 by construction)"
-    parts: list[tuple[tuple[str, ...], Callable[[], list[Section]]]] = [
-        (_FACTS, lambda: _facts_sections(campaigns, results)),
-        (
-            ("table1",),
-            lambda: [
-                Section(
-                    "table1",
-                    f"Table 1 — score per category ({selections})",
-                    scores.table1(results, cells),
-                    note=_table1_note(campaigns, exclude_reading),
-                    bold=scores.harder_mask(results, cells),
-                    figure="table1_heatmap",
-                )
-            ],
-        ),
-        (
-            ("table1_intervals",),
-            lambda: [
-                Section(
-                    "table1_intervals",
-                    f"Table 1 with 95% Wilson intervals and the number of cases ({selections})",
-                    scores.interval_table(results, cells),
-                    note=(
-                        "score [low, high] n=cases: with 95% confidence the explainer's pass "
-                        "rate on cases like these lies in the interval (Wilson score interval "
-                        "over the cases). Wide intervals mean few cases: differences inside "
-                        "them are not evidence."
-                    ),
-                )
-            ],
-        ),
-        (_QUALITY, lambda: quality),
-        (
-            ("invalid_share",),
-            lambda: [
-                Section(
-                    "invalid_share",
-                    f"Share of invalid replies per category ({selections})",
-                    scores.invalid_table(results, cells),
-                )
-            ],
-        ),
-        (
-            ("executions",),
-            lambda: [
-                Section(
-                    "executions",
-                    "Executions per environment and LLM",
-                    counts,
-                    note="errors (no reply) are excluded from every score and retried on resume.",
-                )
-            ],
-        ),
-        (
-            ("cases",),
-            lambda: [
-                Section(
-                    "cases",
-                    f"Scored cases per category ({selections})",
-                    scores.cases_table(results, cells),
-                    note="For the balanced binary categories this is 2k (k per class).",
-                )
-            ],
-        ),
-        (
-            ("rq1_counts",),
-            lambda: [
-                Section(
-                    "rq1_counts",
-                    "RQ1 — prioritisation effect over comparable cells (the paper's count)",
-                    prioritization.effect_counts(results, cells=cells),
-                    note=(
-                        "harder = prioritised score below random (uncorrected for chance, as "
-                        f"in the paper: see the tests below); {left_out}."
-                    ),
-                )
-            ],
-        ),
-        (("rq1_wilcoxon",), lambda: [_rq1_section(results, cells)]),
-        (
-            ("rq1_cells",),
-            lambda: [
-                Section(
-                    "rq1_cells",
-                    "RQ1 — comparable cells",
-                    prioritization.comparable_cells(results, cells=cells),
-                    formats=frozenset({CSV}),
-                )
-            ],
-        ),
-        (
-            ("rq2_models",),
-            lambda: [
-                Section(
-                    "rq2_models",
-                    "RQ2 — mean score per LLM over environments",
-                    models.model_comparison(results, cells=cells),
-                    note=(
-                        "mean = over environments of the Table 1 average; baseline = the "
-                        "random answerer on the same environments; vs_baseline = mean − "
-                        "baseline."
-                    ),
-                )
-            ],
-        ),
-        (
-            ("rq3_difficulty",),
-            lambda: [
-                Section(
-                    "rq3_difficulty",
-                    "RQ3 — category difficulty (hardest first)",
-                    difficulty.category_difficulty(results, cells=cells)
-                    .drop(columns=["dimension", "label"])
-                    .rename(columns={"dimension_label": "dimension"}),
-                    note=f"Mean cell score pooled over LLMs and both selections; {left_out}.",
-                    figure="difficulty",
-                )
-            ],
-        ),
-        (
-            ("satisfy_errors",),
-            lambda: [
-                Section(
-                    "satisfy_errors",
-                    "Satisfy — absolute error and both grading rules",
-                    satisfy.satisfy_errors(results, tolerance),
-                    note=(
-                        f"score_absolute: |p − V(s)| ≤ {tolerance:g}; score_half: p and V(s) "
-                        "on the same side of ½; score_stored: the verdicts stored by the run. "
-                        "mae over answered (parsed) replies."
-                    ),
-                )
-            ],
-        ),
-        (("chance",), lambda: _chance_section(results, cells)),
-        (GROUPS["faults"], lambda: _fault_sections(results, report.figures)),
-        (GROUPS["robustness"], lambda: _robustness_sections(results)),
-        (GROUPS["paired"], lambda: _paired_sections(results, cells)),
-        (("cost",), lambda: _cost_sections(results)),
-        (("money",), lambda: _money_sections(results)),
-        (
-            ("invalid_examples",),
-            lambda: [
-                Section(
-                    "invalid_examples",
-                    "Examples of invalid replies",
-                    examples.invalid_examples(results),
-                    formats=frozenset({MARKDOWN, HTML, CSV}),
-                )
-            ],
-        ),
-        (
-            ("cells",),
-            lambda: [Section("cells", "All cells (numeric)", cells, formats=frozenset({CSV}))],
-        ),
-    ]
+    inputs.figures.update({key: make() for key, make in figures.items() if wanted(asked, key)})
     report.sections = [
         section
-        for names, make in parts
+        for names, make in PARTS
         if asked is None or any(_selects(key, names) for key in asked)
-        for section in make()
+        for section in make(inputs)
         if asked is None or section.key in asked or (names[0] in GROUPS and names[0] in asked)
     ]
     return report
 
 
+def wanted(asked: frozenset[str] | None, *keys: str) -> bool:
+    """Whether a build asked for any of these keys (None asks for all)."""
+    return asked is None or not asked.isdisjoint(keys)
+
+
 # Sections made together. A group's sections have keys that depend on the data (an LLM pair,
 # the reference explainers that ran): it is asked for by its name or by any key that starts
 # with one of the names after it (the prefixes of its sections' and figures' keys).
-_FACTS = ("campaign_facts", "llm_settings")
-_QUALITY = ("reading_share", "small_gap")
 GROUPS = {
     "faults": ("faults", "fault_detection", "noisy_calibration", "detection_matrix"),
     "robustness": ("robustness", "wording_spread", "consistency", "repeats"),
     "paired": ("paired", "paired_", "rq1_per_llm"),
 }
+
+# The report's parts in their order: the keys a part's sections have (or its group), and the
+# one function (report_sections.py) that makes them.
+PARTS: list[tuple[tuple[str, ...], Callable[[sections.ReportInputs], list[Section]]]] = [
+    (("campaign_facts", "llm_settings"), sections.campaign_facts),
+    (("table1",), sections.table1),
+    (("table1_intervals",), sections.table1_intervals),
+    (("reading_share", "small_gap"), sections.quality),
+    (("invalid_share",), sections.invalid_share),
+    (("executions",), sections.executions),
+    (("cases",), sections.cases),
+    (("rq1_counts",), sections.rq1_counts),
+    (("rq1_wilcoxon",), sections.rq1_wilcoxon),
+    (("rq1_cells",), sections.rq1_cells),
+    (("rq2_models",), sections.rq2_models),
+    (("rq3_difficulty",), sections.rq3_difficulty),
+    (("satisfy_errors",), sections.satisfy_errors),
+    (("chance",), sections.chance_baseline),
+    (GROUPS["faults"], sections.faults),
+    (GROUPS["robustness"], sections.robustness_checks),
+    (GROUPS["paired"], sections.paired_llms),
+    (("cost",), sections.cost_per_execution),
+    (("money",), sections.money_per_llm),
+    (("invalid_examples",), sections.invalid_examples),
+    (("cells",), sections.all_cells),
+]
 
 
 def _selects(key: str, names: tuple[str, ...]) -> bool:
@@ -280,31 +134,6 @@ def _selects(key: str, names: tuple[str, ...]) -> bool:
     if names[0] in GROUPS:
         return key == names[0] or key.startswith(names[1:])
     return key in names
-
-
-def _table1_note(campaigns: Sequence[CampaignRow], exclude_reading: bool) -> str:
-    """How to read Table 1, with the categories' caveats and the degenerate campaigns."""
-    return (
-        "Score = share of passing cases (a case's score is the share of its passing "
-        "repeats). – = not applicable (no case for that environment); err = no reply "
-        "at all. Invalid replies count as not passed; errors are excluded. Bold: "
-        "prioritised score lower than random (* on the terminal). "
-        f"{scores.SMALL_MARK} = fewer than {scores.SMALL_CELL} cases: a rough "
-        "estimate (see the intervals below)."
-        + "".join(f" Note — {line}" for line in facts.category_caveats(campaigns))
-        + "".join(f" Caveat — {line}" for line in case_quality.degenerate_notes(campaigns))
-        + (" Reading cases are left out of every score." if exclude_reading else "")
-    )
-
-
-def _rq1_section(results: pd.DataFrame, cells: pd.DataFrame) -> Section:
-    tests = prioritization.rq1_tests(results, cells=cells)
-    return Section(
-        "rq1_wilcoxon",
-        "RQ1 — one-sided Wilcoxon signed-rank tests (headline: chance-corrected)",
-        tests.drop(columns="conclusion"),
-        note=_rq1_note(tests),
-    )
 
 
 def render_text(report: Report, width: int = 250) -> str:
@@ -463,284 +292,6 @@ def csv_frame(table: pd.DataFrame) -> pd.DataFrame:
 
 
 _METADATA = {"png": {"Software": None}, "svg": {"Date": None}}
-
-
-def _prose(selection: object) -> object:
-    """A selection in the report's prose: British "prioritised" (the stored value keeps the
-    contract spelling ``prioritized``)."""
-    return "prioritised" if selection == PRIORITIZED else selection
-
-
-def _facts_sections(campaigns: Sequence[CampaignRow], results: pd.DataFrame) -> list[Section]:
-    """The campaign facts and the LLM settings, first in every format."""
-    if not campaigns:
-        return []
-    return [
-        Section(
-            "campaign_facts",
-            "Campaign facts",
-            facts.campaign_facts(campaigns),
-            note=f"Report made by explaincheck {software_version()} on {now()[:10]}.",
-        ),
-        Section(
-            "llm_settings",
-            "LLMs and their settings",
-            facts.llm_settings(results),
-            note="hosts without credentials; options as sent with every request.",
-        ),
-    ]
-
-
-def _quality_sections(results: pd.DataFrame, excluded: bool) -> list[Section]:
-    """Per cell, the share of reading cases and the cases decided by less than 0.01."""
-    return [
-        Section(
-            "reading_share",
-            "Share of reading cases per cell"
-            + (" (left out of every score here)" if excluded else ""),
-            case_quality.reading_table(results),
-            note=(
-                "A reading case holds a state whose words give a failure away (an absorbing"
-                " failure, an unsafe-labelled state): it is answered by reading, not by"
-                " reasoning (docs/method.md §4). ? = stored before cases were marked."
-                " `report --exclude-reading` leaves them out of the scores."
-            ),
-        ),
-        Section(
-            "small_gap",
-            f"Cases whose deciding difference is below {SMALL_GAP:g}",
-            case_quality.small_gap_table(results),
-            note=(
-                "The value difference that decides a pair, a ranking or a best/worst case;"
-                " below 0.01 no explainer can be expected to resolve it. `run --min-gap G`"
-                " leaves such cases out."
-            ),
-        ),
-    ]
-
-
-def _chance_section(results: pd.DataFrame, cells: pd.DataFrame) -> list[Section]:
-    """Random baseline against chance, when the baseline ran and the schemas are stored."""
-    if BASELINE_LLM not in set(results["llm"]) or "schema" not in results.columns:
-        return []
-    return [
-        Section(
-            "chance",
-            f"The {BASELINE_LLM} baseline against chance",
-            chance.chance_table(results, cells=cells),
-            note=(
-                "chance = expected score of a uniform random answer on the same cases (from the "
-                f"stored schema and expected answer); score = the {BASELINE_LLM} answerer's. "
-                "Means over environments; all = mean over categories."
-            ),
-        )
-    ]
-
-
-def _fault_sections(results: pd.DataFrame, figures: dict[str, Figure]) -> list[Section]:
-    """Fault detection with the reference explainers (flaw:..., noisy:Q), when they ran. APFD
-    needs the whole candidate pool, which a database does not hold: ``explaincheck faults``."""
-    from explaincheck.core.analysis.fault_detection import fault_sections
-
-    sections, found = fault_sections(results)
-    figures.update(found)
-    return sections
-
-
-def _robustness_sections(results: pd.DataFrame) -> list[Section]:
-    """Wording spread, metamorphic consistency and repeat stability, where the run has them."""
-    found = []
-    wordings = robustness.wording_table(results)
-    if len(wordings) and len([c for c in wordings.columns if c.startswith("wording")]) > 1:
-        found.append(
-            Section(
-                "wording_spread",
-                "Robustness — score under each wording of the question",
-                wordings,
-                note=(
-                    "Score per LLM and category (pooled over environments and selections, "
-                    "metamorphic variants left out) for each phrasing of the question; all "
-                    "phrasings have the same oracle answer. spread = max − min: a large spread "
-                    "means the score measures the wording more than the explainer."
-                ),
-            )
-        )
-    consistency = robustness.consistency_table(results)
-    if len(consistency):
-        found.append(
-            Section(
-                "consistency",
-                "Robustness — metamorphic consistency",
-                consistency,
-                note=(
-                    "consistency = share of case families (a case and its variants, same LLM "
-                    "and repeat) whose answers all agree once the transformation is undone "
-                    "(swap: the answer letter swaps; rename: new letters for the same states; "
-                    "actions / subset_order: listed in reverse). Per variant: share agreeing "
-                    "with the untransformed case. Independent of correctness: a model can be "
-                    "consistently wrong."
-                ),
-            )
-        )
-    repeats = robustness.repeat_table(results)
-    if len(repeats):
-        found.append(
-            Section(
-                "repeats",
-                "Robustness — agreement between repeats",
-                repeats,
-                note=(
-                    "Cases asked k times (temperature > 0). agreement = share of cases whose k "
-                    "answers all agree; score = mean share of passing repeats; majority_vote = "
-                    "share of cases where more than half of the repeats pass; pass^k = all k "
-                    "pass; pass@k = at least one passes."
-                ),
-            )
-        )
-    return found
-
-
-def _paired_sections(results: pd.DataFrame, cells: pd.DataFrame) -> list[Section]:
-    """Paired comparison of every two LLMs under test, Wilson intervals per cell, RQ1 per LLM."""
-    found = []
-    family = paired.compare_family(results, paired.compared_llms(results))
-    members = sum(int((t.index != paired.OVERALL).sum()) for t in family.values())
-    for (llm_a, llm_b), table in family.items():
-        survivors = [c for c in table.index if c != paired.OVERALL and table.at[c, "significant"]]
-        overall = (
-            f"overall p = {table.at[paired.OVERALL, 'p_mcnemar']:.3g} "
-            f"(Holm {table.at[paired.OVERALL, 'p_holm']:.3g})"
-            if paired.OVERALL in table.index
-            else "no overall pairs"
-        )
-        found.append(
-            Section(
-                f"paired_{_slug(llm_a)}_vs_{_slug(llm_b)}",
-                f"Paired comparison — a = {llm_a} vs b = {llm_b}",
-                _p_text(table, ("p_mcnemar", "p_holm")),
-                note=(
-                    "Pairs = distinct cases answered by both: each side's repeats (and the same "
-                    "question under both selections) are aggregated into one score per case "
-                    "first, so a case counts once; errors are left out. Wilson 95% interval per "
-                    "score; difference a − b with a paired bootstrap (BCa) 95% CI; McNemar's "
-                    "exact test on the discordant cases (a_only, b_only: a or b scores higher; "
-                    "with repeats the sign test of the per-case differences); p_holm = Holm over "
-                    f"the whole family of {members} (LLM pair, category) tests of this report "
-                    f"(the overall rows: Holm over the {len(family)} LLM pair(s)). Differences "
-                    f"that survive Holm at 0.05: {', '.join(survivors) if survivors else 'none'}"
-                    f"; {overall}."
-                ),
-            )
-        )
-    # per-cell Wilson intervals: the table1_intervals section (over cases, as Table 1 scores)
-    rq1 = paired.rq1_per_llm(results, cells=cells)
-    if len(rq1) and (rq1["cells"] > 0).any():
-        found.append(
-            Section(
-                "rq1_per_llm",
-                "RQ1 per LLM — prioritisation effect with effect size",
-                _p_text(rq1, ("wilcoxon_p", "corrected_p")).rename(
-                    columns={"prioritized": "prioritised"}
-                ),
-                note=(
-                    "prioritised / random = pooled pass rate of each selection; cohens_h = "
-                    "Cohen's h between them (negative: prioritised cases are harder; |h| 0.2 "
-                    "small, 0.5 medium, 0.8 large); wilcoxon_p = the paper's one-sided "
-                    "Wilcoxon over the LLM's comparable cells (– with fewer than 5 untied "
-                    "cells); corrected_p = the same test on chance-corrected case scores, "
-                    "corrected_difference its mean prioritised − random with a 95% bootstrap "
-                    "interval over (environment, category) clusters. role: under test, or "
-                    "negative control (random, noisy:Q: corrected_p must be ≥ 0.05), or "
-                    "reference (flaw:...)."
-                ),
-            )
-        )
-    return found
-
-
-def _rq1_note(tests: pd.DataFrame) -> str:
-    """What the RQ1 rows are, the headline's conclusion and the negative controls beside it."""
-    headline = tests.loc[prioritization.HEADLINE]
-    return (
-        "Headline: each case scored (score − chance) / (1 − chance) with its exact chance, over "
-        "the answerers under test (random, oracle, noisy:Q and flaw:... left out): "
-        f"{headline['conclusion']}. "
-        + prioritization.controls_sentence(tests)
-        + " The paper's test scores cases uncorrected over every answerer but the oracle; for "
-        "best and worst action δ = 1 − chance, so it finds prioritised cases harder to *guess* "
-        "even for the random answerer. mean_difference = prioritised − random over the cells "
-        "(negative: prioritised harder), ci = 95% bootstrap over (environment, category) "
-        "clusters: cells of different LLMs share their cases, so they are not independent "
-        "(the p-values treat them as if they were)."
-    )
-
-
-def _cost_sections(results: pd.DataFrame) -> list[Section]:
-    """Cost per LLM and category, when replies were timed."""
-    if "latency" not in results.columns or "prompt_tokens" not in results.columns:
-        return []
-    table = cost.cost_table(results)
-    if table.empty:
-        return []
-    return [
-        Section(
-            "cost",
-            "Cost per execution",
-            table,
-            note=(
-                "Generated replies only (cached replies and errors left out). seconds_each = "
-                "mean wall time per reply; tokens = mean per reply; tokens_per_second = "
-                "generated tokens / wall time. A campaign of N executions takes about N × "
-                "seconds_each per LLM (cost.campaign_seconds)."
-            ),
-        )
-    ]
-
-
-def _money_sections(results: pd.DataFrame) -> list[Section]:
-    """Money per LLM and for the campaign, when a price table applies (``--price``)."""
-    from explaincheck.core.analysis.prices import money, money_table
-
-    table = money_table(results)
-    if table.empty:
-        return []
-    table["cost"] = table["cost"].map(money)  # 4 places: a reply costs fractions of a cent
-    return [
-        Section(
-            "money",
-            "Cost in money per LLM",
-            table,
-            note=(
-                "From the stored token counts and the price table (per million prompt and "
-                "completion tokens; reasoning tokens are part of the completion). Cached "
-                "replies cost 0; replies without token counts are left out."
-            ),
-        )
-    ]
-
-
-def _p_text(table: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
-    """p-values shown with 3 significant digits (the generic cell format rounds to 2 places)."""
-    shown = table.copy()
-    for column in columns:
-        shown[column] = ["–" if pd.isna(v) else f"{float(v):.3g}" for v in shown[column].tolist()]
-    return shown
-
-
-def _slug(text: str) -> str:
-    return "".join(ch if ch.isalnum() else "_" for ch in text)
-
-
-def _summary(results: pd.DataFrame, counts: pd.DataFrame) -> str:
-    environments = results["environment"].nunique()
-    llms = ", ".join(sorted(map(str, results["llm"].unique())))
-    errors = int(counts["errors"].sum()) if len(counts) else 0
-    from explaincheck.core.plural import counted
-
-    return (
-        f"{counted(len(results), 'execution')} over {counted(environments, 'environment')};"
-        f" LLMs: {llms}; {counted(errors, 'error')} excluded from scores."
-    )
 
 
 def _shown(report: Report, fmt: str) -> list[Section]:

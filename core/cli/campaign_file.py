@@ -188,12 +188,3 @@ def config_text(options: Mapping[str, Any], comment: str = "") -> str:
     lines = [f"# {line}" for line in comment.splitlines()]
     lines += [f"{key(k)} = {_toml_value(v)}" for k, v in options.items() if v is not None]
     return "\n".join(lines) + "\n"
-
-
-def run_parser() -> argparse.ArgumentParser:
-    """The ``run`` command's options (the keys a campaign file may hold)."""
-    from explaincheck.core.cli.run_command import add_arguments
-
-    parser = argparse.ArgumentParser(prog="explaincheck run", add_help=False)
-    add_arguments(parser)
-    return parser

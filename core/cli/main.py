@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from explaincheck.core.cli.parser import OneLineParser
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.terminal_text import safe_terminal
 
@@ -79,7 +80,7 @@ class _Version(argparse.Action):
 def build_parser(
     selected: str | None = None, subcommands: Registry | None = None
 ) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="explaincheck",
         description="Test LLM explainers of MDP policies against an exact model-checking oracle.",
         epilog="examples:\n  explaincheck envs\n  explaincheck oracle frozen_lake\n"

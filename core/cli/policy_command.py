@@ -64,8 +64,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from explaincheck.core.backends.registry import parse_spec
     from explaincheck.core.campaign.plan import Campaign
+    from explaincheck.core.campaign.policy_questions import ask_policy
     from explaincheck.core.campaign.session import BackendSettings, CampaignSession
-    from explaincheck.core.policy.asking import ask_policy
     from explaincheck.core.workspace.model import ModelChoices, ModelWorkspace
 
     parse_spec(args.llm)

@@ -34,7 +34,7 @@ examples:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from explaincheck.core.cli.run_command import add_satisfy_arguments
+    from explaincheck.core.cli.run_arguments import add_satisfy_arguments
 
     parser.add_argument(
         "db", nargs="?", default=None, help="results database to re-grade (changed in place)"

@@ -174,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
         elif args.id is not None:
             print(full_text(rows[0]))
         else:
-            from explaincheck.core.analysis.prices import cost_lines
+            from explaincheck.core.campaign.prices import cost_lines
 
             print(table(rows, shutil.get_terminal_size().columns))
             for line in cost_lines(rows):

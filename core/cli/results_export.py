@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from explaincheck.core.analysis.prices import campaign_prices, with_costs
 from explaincheck.core.atomic_files import write_bytes_atomically, write_text_atomically
+from explaincheck.core.campaign.prices import campaign_prices, with_costs
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.store import CampaignRow
 

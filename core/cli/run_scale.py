@@ -1,22 +1,24 @@
 """What ``run`` adds for campaigns at scale: the campaign file, the shard, the price table and
 the cost limit, read and checked before any work, and kept with the campaign.
 
-Why apart from ``run_command``: each is optional and the same for every front end (the Python
-API uses ``CostGuard`` and ``scaled_plan`` too), so the command stays a thin reader of options.
+Why apart from ``run_command``: each is optional, and the run sequence
+(``workspace.campaign.run_campaign``) applies the shard, prices and options for every front
+end, so the command stays a thin reader of options.
 """
 
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
-from explaincheck.core.analysis.cost_limit import CostGuard, check_limit
-from explaincheck.core.analysis.prices import Price, price_table, stored_form
 from explaincheck.core.backends.ollama_hosts import normalize_host, redact_url
 from explaincheck.core.backends.registry import normalize_spec
-from explaincheck.core.campaign.plan import Plan
+from explaincheck.core.campaign.cost_limit import check_limit, check_priced
+from explaincheck.core.campaign.prices import Price, price_table
 from explaincheck.core.campaign.shard import Shard, parse_shard
+from explaincheck.core.cli.campaign_file import apply_config, run_options
+from explaincheck.core.cli.run_arguments import run_parser
 
 URL_KEYS = ("ollama-host", "openai-base-url")  # kept without userinfo or query
 
@@ -33,13 +35,13 @@ class Scale:
 
 def prepare_scale(args: argparse.Namespace) -> Scale:
     """Apply ``--config`` to ``args`` (command line wins) and check the scale options."""
-    from explaincheck.core.cli.campaign_file import apply_config, run_options, run_parser
-
     parser = run_parser()
     apply_config(args, parser)
     shard = parse_shard(args.shard) if getattr(args, "shard", None) else None
     prices = price_table(getattr(args, "price", ()) or (), getattr(args, "prices", None))
     max_cost = check_limit(getattr(args, "max_cost", None), prices)
+    if max_cost is not None:  # before the oracle: an unpriced model would count as free
+        check_priced(args.llm or (), prices)
     options = run_options(args, parser)
     for key in URL_KEYS:  # no secret reaches the store: no userinfo, query or fragment
         if key in options:
@@ -58,18 +60,4 @@ def checked_url(key: str, url: str) -> str:
     return redact_url(url)
 
 
-def scaled_plan(plan: Plan, scale: Scale) -> Plan:
-    """The plan cut to the shard, with the run options, prices and shard as its notes."""
-    from explaincheck.core.campaign.shard import shard_plan
-
-    if scale.shard is not None:
-        plan = shard_plan(plan, scale.shard)
-    notes: dict[str, Any] = {"run_options": scale.options}
-    if scale.prices:
-        notes["prices"] = stored_form(scale.prices)
-    if scale.shard is not None:
-        notes["shard"] = str(scale.shard)
-    return replace(plan, notes={**plan.notes, **notes})
-
-
-__all__ = ["CostGuard", "Scale", "prepare_scale", "scaled_plan"]
+__all__ = ["Scale", "prepare_scale"]

@@ -36,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--unsafe", default=None, help="unsafe label (default: unsafe)")
     parser.add_argument("--json", action="store_true", help="print the sweep as JSON")
     parser.add_argument(
-        "--png", default=None, help="write the plot here (default: sweep-NAME.png; '' for none)"
+        "--png", default=None, help="also write the plot to this PNG file (none unless asked)"
     )
     parser.add_argument(
         "--no-exact", action="store_true", help="do not locate tipping points within intervals"
@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     )
     if all(p.failed for p in result.points):
         raise ExplaincheckError(f"every point failed; the first: {result.points[0].error}")
-    png = f"sweep-{sweep_range.name}.png" if args.png is None else args.png
+    png = args.png
     if png:
         from explaincheck.core.atomic_files import write_atomically
 

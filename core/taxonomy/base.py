@@ -157,6 +157,9 @@ class Category(ABC):
     # The facts ``with_facts`` attaches, in words ("" = none): a front end that shows this
     # category's cases outside a campaign (the Teach tab) computes them first and says so.
     extra_facts: ClassVar[str] = ""
+    # Asks about a policy the user attached (or the LLM's own), not about the optimal one: its
+    # cases exist only while a policy is loaded, and the docs count it apart (``census``).
+    about_a_policy: ClassVar[bool] = False
     # The name of the extra view front ends show with this category's cases ("" = none); the
     # GUI's factor panel shows the cases of every category that names ``"factors"`` here.
     panel: ClassVar[str] = ""

@@ -21,6 +21,7 @@ from explaincheck.core.taxonomy.policy_kinds import (
 
 class PolicyBetter(PolicyPairCategory):
     id = "policy_better"
+    about_a_policy = True
     title = "Which state is better for the policy?"
     label = "π better"
     name = "better for policy"

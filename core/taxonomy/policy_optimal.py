@@ -24,6 +24,7 @@ from explaincheck.core.taxonomy.sampling import delta, preference_pool
 
 class PolicyOptimal(SingleStateCategory, YesNoCategory):
     id = "policy_optimal"
+    about_a_policy = True
     dimension = PREFERENCE
     title = "Is the policy's action optimal?"
     label = "π opt."

@@ -33,6 +33,7 @@ from explaincheck.core.taxonomy.satisfy import HALF
 
 class PolicyReach(SingleStateCategory):
     id = "policy_reach"
+    about_a_policy = True
     dimension = STATE
     title = "Will the policy reach the goal?"
     label = "π reach"

@@ -31,6 +31,7 @@ DEFINITION = (
 
 class PolicyRegret(PolicyPairCategory):
     id = "policy_regret"
+    about_a_policy = True
     title = "Where does the policy lose more?"
     label = "π regret"
     name = "policy loses more"

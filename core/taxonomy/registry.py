@@ -70,6 +70,28 @@ PAPER_CATEGORIES: tuple[str, ...] = (
 )
 
 
+@dataclass(frozen=True)
+class Census:
+    """How many categories there are of each sort: the one source of the counts the README and
+    docs/method.md state (tests/docs/test_category_counts.py holds them to it)."""
+
+    paper: int  # the paper's taxonomy (its Table 1)
+    explanation: int  # why-questions beyond the paper (factors)
+    about_a_policy: int  # questions about an attached policy
+    total: int
+
+
+def census() -> Census:
+    about_policy = sum(c.about_a_policy for c in CATEGORIES.values())
+    paper = sum(cid in CATEGORIES for cid in PAPER_CATEGORIES)
+    return Census(
+        paper=paper,
+        explanation=len(CATEGORIES) - paper - about_policy,
+        about_a_policy=about_policy,
+        total=len(CATEGORIES),
+    )
+
+
 def category(category_id: str) -> Category:
     """The category with this id; an unknown id is a user error naming the valid ones."""
     try:

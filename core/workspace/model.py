@@ -139,7 +139,12 @@ class ModelWorkspace:
         if missing:
             if self.ask_constants is None:
                 names = ", ".join(c.name for c in missing)
-                self._fail(ModelError(f"undefined constants {names}: give their values"))
+                example = ",".join(f"{c.name}=..." for c in missing)
+                self._fail(
+                    ModelError(
+                        f"undefined constants {names}: give their values with --const {example}"
+                    )
+                )
                 return None
             defaults = {name: constant_text(value) for name, value in given.items()}
             values = await self.ask_constants(list(missing), defaults)

@@ -15,6 +15,7 @@ from explaincheck.core import api
 
 def main(folder: str | Path) -> dict:
     folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)  # a new folder for this run's files is fine
     model = api.open_model("frozen_lake")
     print(f"frozen_lake: {model.states} states")
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import runpy
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -14,6 +16,7 @@ from support.openai_standin import Script, StandinOpenAI
 
 from explaincheck.core import api
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.store import Store
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "api_example.py"
 
@@ -37,6 +40,17 @@ def check(found: dict, folder: Path) -> None:
 def test_the_example_runs(tmp_path, capsys):
     check(example()(tmp_path), tmp_path)
     assert "48 of 48 executions stored" in capsys.readouterr().out
+
+
+def test_the_example_runs_verbatim_into_a_folder_that_does_not_exist_yet(tmp_path):
+    """As docs/python-api.md says to run it: ``python docs/examples/api_example.py FOLDER``."""
+    folder = tmp_path / "api-example" / "new"
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLE), str(folder)], capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr
+    assert "48 of 48 executions stored" in done.stdout and "Traceback" not in done.stderr
+    assert (folder / "all.parquet").is_file()
 
 
 def test_the_example_runs_inside_a_running_loop(tmp_path):
@@ -125,3 +139,23 @@ def test_executions_are_the_records_stored(tmp_path):
     assert sorted(r.exec_key for r in read) == sorted(e.key for e in plan.executions)
     assert all(r.verdict == "pass" for r in api.executions(tmp_path / "r.sqlite", llm="oracle"))
     assert len({r.id for r in read}) == 4 and all(isinstance(r.states, list) for r in read)
+
+
+def test_a_resume_under_another_rule_regrades_and_records_the_rule(tmp_path):
+    """The API runs ``run``'s sequence: finishing re-grades the rows stored under the old
+    satisfy rule from their replies and records the new rule in the campaign."""
+    db = tmp_path / "r.sqlite"
+    model = api.open_model("frozen_lake")
+    first = api.plan(model, ["random"], categories="satisfy", budget=6)
+    assert api.run(first, db).complete
+    before = {row.exec_key: row.verdict for row in api.executions(db)}
+    again = api.plan(model, ["random"], categories="satisfy", budget=6, satisfy_rule="half")
+    assert api.run(again, db).progress.resumed == 6  # nothing asked again
+    rows = api.executions(db)
+    assert {row.exec_key for row in rows} == set(before)
+    assert {tuple(sorted(r.grading.items())) for r in rows} == {
+        (("satisfy_rule", "half"), ("satisfy_tolerance", 0.05))
+    }
+    with Store.open(db, readonly=True) as store:
+        (campaign,) = store.campaigns()
+    assert campaign.settings["grading"] == {"satisfy_rule": "half", "satisfy_tolerance": 0.05}

@@ -200,7 +200,7 @@ def _short(module: str) -> str:
 
 def contract_layers() -> list[list[str]]:
     """The ``layers`` contract as the page's packages, top to bottom: a layer's first module
-    gives its package (siblings like ``policy.asking`` ride along); independent leaf modules
+    gives its package (siblings like ``policy.chain`` ride along); independent leaf modules
     (``a | b``) are one layer of several; a package split over several layers is one."""
     config = tomllib.loads((REPO / "pyproject.toml").read_text())
     contracts = config["tool"]["importlinter"]["contracts"]

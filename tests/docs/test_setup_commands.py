@@ -45,5 +45,9 @@ def test_the_local_extra_has_no_package_that_builds_from_source():
     assert any(spec.startswith("llama-cpp-python") for spec in extras["local-compiled"])
 
 
-def test_the_readme_names_the_window_s_system_packages():
-    assert "`sudo apt-get install libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1`" in SET_UP
+def test_the_readme_names_the_window_s_system_packages_before_the_command_that_needs_them():
+    packages = "libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1"
+    with_sudo = f"`sudo apt-get install {packages}`"
+    as_root = f"`apt-get update && apt-get install -y {packages}`"
+    assert with_sudo in SET_UP and as_root in SET_UP
+    assert SET_UP.index(as_root) < SET_UP.index(START)

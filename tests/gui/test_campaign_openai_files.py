@@ -14,7 +14,7 @@ from gui_helpers import open_env, wait_for
 from PySide6.QtCore import Qt
 from support.openai_standin import Script, StandinOpenAI
 
-from explaincheck.core.analysis.prices import Price
+from explaincheck.core.campaign.prices import Price
 from explaincheck.gui.campaign_cost import CostMeter
 
 

@@ -3,8 +3,6 @@ fits, ``--size`` gives exactly the size asked, and the Results case detail stays
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from gui_helpers import open_env, wait_for
 from test_app import run_cli
@@ -125,11 +123,10 @@ def test_screenshot_of_a_model_with_an_undefined_constant_fails_fast(tmp_path):
     gambler = Path(__file__).parents[1] / "models" / "gambler.prism"
     png = tmp_path / "gambler.png"
     settings = {"EXPLAINCHECK_SETTINGS": str(tmp_path / "settings.ini")}
-    started = time.monotonic()
     result = run_cli("gui", "--env", str(gambler), "--screenshot", str(png), env_extra=settings)
     assert result.returncode == 2
-    assert "undefined constants N" in result.stderr and "Traceback" not in result.stderr
-    assert time.monotonic() - started < 60
+    assert "undefined constants N: give their values with --const N=..." in result.stderr
+    assert "Traceback" not in result.stderr
     # given with --const, the same model renders
     result = run_cli(
         "gui", "--env", str(gambler), "--const", "N=3", "--screenshot", str(png),

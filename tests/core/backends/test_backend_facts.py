@@ -5,7 +5,6 @@ editing this file), and a kind registered at run time is grouped and priced by t
 from __future__ import annotations
 
 import asyncio
-import time
 
 import pytest
 
@@ -60,11 +59,8 @@ def test_an_instant_kind_answers_every_category_at_once_with_no_server(kind, lak
     async def answer_all() -> list[str]:
         return [(await backend.answer(render_prompt(c, oracle, env), c)).text for c in cases]
 
-    started = time.perf_counter()  # after the backend is made (a flaw's picture is computed)
-    replies = asyncio.run(answer_all())
-    took = time.perf_counter() - started
+    replies = asyncio.run(answer_all())  # its speed: benchmarks/instant_answerers.py
     assert len(replies) == len(cases) > 20 and all(replies)
-    assert took < 2.0, f"{kind.prefix}: {took:.2f} s for {len(cases)} replies is not instant"
 
 
 def test_kinds_that_need_a_model_are_priced_and_overlap_as_declared():

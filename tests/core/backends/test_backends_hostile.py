@@ -3,8 +3,6 @@ stored as they are, thinking blocks in bulk, malformed model info, per-LLM reque
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from explaincheck.core.backends.base import (
@@ -91,14 +89,13 @@ def test_request_identity_differs_by_backend_model_and_settings():
     assert both.flight_key(key) == swapped.flight_key(key)  # the host order does not matter
 
 
+@pytest.mark.timeout(120)  # a hang guard: the quadratic version took minutes on these sizes
 def test_split_thinking_is_linear_and_keeps_the_answer():
     assert split_thinking("<think>a</think>{}<think>b</think> x", "t") == ("{} x", "t\na\nb")
     assert split_thinking("<think>open only {}", "") == ("<think>open only {}", "")
     assert split_thinking("{}", "kept") == ("{}", "kept")
     for content in ("<think>" * 150_000, "<think>x</think>" * 70_000, "</think><think>" * 70_000):
-        started = time.perf_counter()
-        split_thinking(content + "{}", "")
-        assert time.perf_counter() - started < 5  # quadratic took minutes on this size
+        assert split_thinking(content + "{}", "")[0].endswith("{}")
 
 
 @pytest.mark.parametrize(

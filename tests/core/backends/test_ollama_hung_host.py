@@ -4,7 +4,6 @@ the retry goes to another host."""
 from __future__ import annotations
 
 import asyncio
-import time
 
 from support.ollama_standin import Script, StandinOllama
 
@@ -28,16 +27,14 @@ def test_a_hung_host_is_skipped_and_its_requests_retried_elsewhere():
             backend = OllamaBackend(MODEL, pool, retries=3)
             try:
                 await backend.prepare()
-                started = time.monotonic()
                 prompts = [Prompt(f"question {i}", SCHEMA) for i in range(40)]
                 replies = await asyncio.gather(*(backend.answer(p, CASE) for p in prompts))
-                return replies, time.monotonic() - started
+                return replies
             finally:
                 await pool.close()
 
-        replies, seconds = asyncio.run(go())
+        replies = asyncio.run(go())
     assert all(r.host == healthy.url for r in replies)  # none ended in an error
     # the hung host got the requests in flight when it first timed out (its cap, 2), then none
     # for the 5 s pause; before, every timeout was "neutral" and it kept getting requests
     assert len(hung.chats()) <= 2
-    assert seconds < 3.0  # 40 answers at 20 ms, two at a time, plus one 0.5 s timeout

@@ -34,4 +34,4 @@ def test_a_wrong_selection_is_one_usage_error(capsys):
     with pytest.raises(SystemExit) as raised:
         main(["run", "--env", "frozen_lake", "--llm", "random", "--selection", "best"])
     assert raised.value.code == 2
-    assert "invalid choice: 'best'" in capsys.readouterr().err
+    assert "--selection 'best' is not one of prioritized, random, both" in capsys.readouterr().err

@@ -37,6 +37,14 @@ def test_table(tmp_path, capsys):
     assert "state 0: A* safe -> risky between 0.3 and 0.6, at 1/2 = 0.5 (parametric)" in out
 
 
+def test_no_picture_unless_asked(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["sweep", FLIP, "--const", "p=0.2:0.8:0.3", "--json"]) == 0
+    assert main(["sweep", FLIP, "--const", "p=0.2:0.8:0.3"]) == 0
+    assert "plot:" not in capsys.readouterr().out
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_errors_are_one_line(capsys):
     assert main(["sweep", FLIP, "--const", "p=0.1:0.9"]) == 2
     assert "NAME=LO:HI:STEP" in capsys.readouterr().err

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 
 import pytest
 import stormpy
@@ -84,10 +83,8 @@ def test_no_bound_when_the_ranges_keep_the_model_within_the_limit(tmp_path):
 def test_a_model_beyond_the_limit_is_stopped_while_it_builds(tmp_path):
     path = tmp_path / "grid.prism"
     path.write_text(GRID.format(n=800))  # 641,601 states
-    started = time.monotonic()
     with pytest.raises(ModelTooLargeError, match="more than 50,000 states can need"):
         compute_oracle(OracleRequest(str(path), state_limit=50_000), use_cache=False)
-    assert time.monotonic() - started < 60
 
 
 CHILD = """

@@ -36,9 +36,7 @@ def test_second_call_comes_from_the_cache(cache_folder):
     first = compute_oracle(request)
     assert not first.from_cache and first.seconds > 0
     assert len(entries(cache_folder)) == 1
-    started = time.perf_counter()
     second = compute_oracle(request)
-    assert time.perf_counter() - started < 0.5
     assert second.from_cache and second.seconds == 0.0
     assert values(second) == values(first)
     assert second.states == first.states
@@ -98,9 +96,7 @@ def test_async_can_be_cancelled(cache_folder, gridworld):
         with pytest.raises(asyncio.CancelledError):
             await task
 
-    started = time.perf_counter()
     asyncio.run(cancel_soon())
-    assert time.perf_counter() - started < 6
     deadline = time.monotonic() + 5
     while multiprocessing.active_children() and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -182,11 +182,9 @@ def test_memory_limit_gives_model_too_large(files):
 def test_cancel_a_running_job(files):
     job = OracleJob(OracleRequest(files["grid30"], method=EXACT))  # takes >10 s
     time.sleep(1.5)
-    started = time.perf_counter()
     job.cancel()
     with pytest.raises(OracleCancelled):
         job.wait(30)
-    assert time.perf_counter() - started < 5
     assert not job._process.is_alive()
 
 

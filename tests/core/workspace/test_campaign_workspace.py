@@ -3,11 +3,14 @@ file, tells every step through its callbacks, keeps its state, and stops on requ
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from explaincheck.core.campaign.plan import Campaign, plan_campaign
 from explaincheck.core.campaign.session import BackendSettings
 from explaincheck.core.store import Store
+from explaincheck.core.taxonomy.base import GradingSettings
 from explaincheck.core.workspace.campaign import CampaignRequest, CampaignWorkspace
 
 
@@ -72,3 +75,21 @@ def test_a_failing_run_is_told_not_raised(model, tmp_path):
     outcome = workspace.run_blocking(request(model, folder / "r.sqlite", "oracle"))
     assert outcome is None and len(seen["failed"]) == 1
     assert workspace.error is seen["failed"][0][0] and seen["running"][-1] == (False,)
+
+
+def test_a_resume_under_another_rule_regrades_and_records_the_rule(model, tmp_path):
+    """The window's runs end as ``run`` does: rows stored under the old satisfy rule are graded
+    again from their replies (nothing asked again) and the campaign names the new rule."""
+    workspace = CampaignWorkspace()
+    first = request(model, tmp_path / "r.sqlite", "random")
+    assert workspace.run_blocking(first).complete
+    half = replace(first.campaign, grading=GradingSettings("half", 0.05))
+    again = replace(first, campaign=half)
+    outcome = workspace.run_blocking(again)
+    assert outcome is not None and outcome.progress.resumed == 4
+    assert workspace.last_run is not None and workspace.last_run.finished.regraded.graded == 4
+    with Store.open(first.db_path, readonly=True) as store:
+        (campaign,) = store.campaigns()
+        gradings = {tuple(sorted(s.grading.items())) for s in store.stored_executions()}
+    assert gradings == {(("satisfy_rule", "half"), ("satisfy_tolerance", 0.05))}
+    assert campaign.settings["grading"] == {"satisfy_rule": "half", "satisfy_tolerance": 0.05}

@@ -65,7 +65,9 @@ def test_without_an_asker_missing_constants_are_one_clear_error():
     failures: list[BaseException] = []
     workspace.events.failed.connect(failures.append)
     assert asyncio.run(workspace.open_spec(GAMBLER)) is None
-    assert [str(f) for f in failures] == ["undefined constants N: give their values"]
+    assert [str(f) for f in failures] == [
+        "undefined constants N: give their values with --const N=..."
+    ]
     assert workspace.oracle is None and workspace.environment is not None  # the file parsed
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from explaincheck.core.campaign.plan import Campaign, load_environment, oracle_for
+from explaincheck.core.campaign.policy_questions import ask_policy, next_states
 from explaincheck.core.campaign.session import CampaignSession
 from explaincheck.core.cli.main import main
-from explaincheck.core.policy.asking import ask_policy, next_states
 from explaincheck.core.policy.chain import solve_policy
 from explaincheck.core.policy.loading import policy_from_callable
 from explaincheck.core.store import Store
@@ -112,7 +112,11 @@ def test_a_model_without_its_constants_is_one_line(capsys, tmp_path):
     db = str(tmp_path / "p.sqlite")
     args = ["policy", "--env", gambler, "--llm", "oracle", "--db", db, "--json"]
     assert main(args) == 2
-    assert capsys.readouterr().err.strip().endswith("undefined constants N: give their values")
+    assert (
+        capsys.readouterr()
+        .err.strip()
+        .endswith("undefined constants N: give their values with --const N=...")
+    )
     assert main([*args, "--const", "N=3"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert len(data["states"]) == 4 and data["value_loss"] == 0

@@ -4,18 +4,26 @@ cleanly once its replies cost that much.
 Why a progress subscriber: it sees every stored execution as it is graded, whatever the front
 end (command line, API, GUI), and stopping is the session's own clean cancel (what is stored
 stays, the same command continues).
+
+What it promises: no new request starts once the limit is reached; the replies already in
+flight then (at most the requests in flight, ``--concurrency`` per LLM) are stored and counted,
+so the spend it prints is what ``results`` reports, and the overshoot is those replies alone
+(it says how many). Every LLM that is not an instant answerer needs a price: an unpriced one
+would count as free, so it is refused before any work.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from explaincheck.core.analysis.prices import CostTally, Price, money, row_cost
+from explaincheck.core.backends.registry import answers_instantly
 from explaincheck.core.campaign.plan import Plan
+from explaincheck.core.campaign.prices import CostTally, Price, money, price_for, row_cost
 from explaincheck.core.campaign.progress import Progress
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.plural import counted
 
 
 def check_limit(
@@ -33,6 +41,23 @@ def check_limit(
     if not prices:
         raise ExplaincheckError(f"{name} needs prices: give {hint}")
     return limit
+
+
+def check_priced(
+    llms: Iterable[str],
+    prices: Mapping[str, Price],
+    name: str = "--max-cost",
+    hint: str = "--price MODEL=IN/OUT",
+) -> None:
+    """Under a cost limit every LLM that is not an instant answerer (random, oracle, the
+    reference explainers) has a price: one line naming the first that has none."""
+    for llm in llms:
+        if not answers_instantly(llm) and price_for(llm, prices) is None:
+            example = hint.replace("MODEL", llm, 1) if "MODEL" in hint else hint
+            raise ExplaincheckError(
+                f"{name}: no price for {llm}, so its replies would count as free: give"
+                f" {example} (0/0 if it really costs nothing)"
+            )
 
 
 def costed_row(record: Any, prices: Mapping[str, Price]) -> dict[str, Any]:
@@ -79,6 +104,8 @@ class CostGuard:
         self.tally = tally or CostTally()
         self._before = spent  # spent outside the tally
         self.reached = self.spent >= limit
+        self.in_flight = 0  # replies stored after the limit was reached (they were in flight)
+        self.at_limit = self.spent if self.reached else 0.0  # the spend when it was reached
 
     @property
     def spent(self) -> float:
@@ -98,11 +125,16 @@ class CostGuard:
 
     def __call__(self, progress: Progress) -> None:
         record = progress.last
-        if record is None or self.reached:
+        if record is None:
             return
-        self.tally.add(costed_row(record, self.prices))
+        self.tally.add(costed_row(record, self.prices))  # also after the limit: it was spent
+        if self.reached:
+            if record.reply is not None and not record.cached:
+                self.in_flight += 1
+            return
         if self.spent >= self.limit:
             self.reached = True
+            self.at_limit = self.spent
             self.session.cancel()
 
     def message(
@@ -112,7 +144,13 @@ class CostGuard:
         again: str = "run again with a higher --max-cost to continue",
     ) -> str:
         """What happened and how to go on (``stopped``, ``again``: the front end's words)."""
+        late = ""
+        if self.in_flight:
+            late = (
+                f", of which {money(self.spent - self.at_limit)} by"
+                f" {counted(self.in_flight, 'reply', 'replies')} in flight when it was reached"
+            )
         return (
-            f"{stopped} {money(self.limit)} (spent {money(self.spent)});"
+            f"{stopped} {money(self.limit)} (spent {money(self.spent)}{late});"
             f" {progress.done} of {progress.total} executions are stored: {again}"
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from explaincheck.core.analysis.prices import (
+from explaincheck.core.campaign.prices import (
     Price,
     load_price_file,
     model_of,

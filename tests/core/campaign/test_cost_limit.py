@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from explaincheck.core.analysis.cost_limit import check_limit
-from explaincheck.core.analysis.prices import CostTally, Price, cost_lines
+from explaincheck.core.campaign.cost_limit import check_limit
+from explaincheck.core.campaign.prices import CostTally, Price, cost_lines
 from explaincheck.core.errors import ExplaincheckError
 
 PRICES = {"m": Price(1, 2)}
