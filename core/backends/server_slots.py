@@ -32,7 +32,7 @@ def server_root(base_url: str) -> str:
 
 async def reported_slots(base_url: str, key: str | None) -> int | None:
     """The slots the server reports, or None when it reports none (or does not answer)."""
-    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    headers = {"authorization": f"Bearer {key}"} if key else {}
     root = server_root(base_url)
     async with httpx.AsyncClient(timeout=PROBE_SECONDS, headers=headers) as client:
         for path, read in (("/props", _total_slots), ("/slots", _slot_list)):

@@ -120,6 +120,8 @@ def merge_databases(inputs: Iterable[str | Path], out: str | Path) -> MergeRepor
         raise MergeError("give at least one database to merge")
     if out.exists():
         raise MergeError(f"{out} exists: merge into a new file")
+    if not out.parent.is_dir():
+        raise MergeError(f"--out {out}: folder {out.parent} does not exist")
     if any(p.resolve() == out.resolve() for p in paths if p.exists()):
         raise MergeError(f"{out} is one of the inputs")
     report = MergeReport()

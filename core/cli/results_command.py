@@ -162,12 +162,12 @@ def run(args: argparse.Namespace) -> int:
             )
         ]
     if getattr(args, "config", None):
-        return write_config(campaigns, args.config, args.db)
+        return write_config(campaigns, args.config, args.db)  # refuses the database itself
     rows = costed(rows, campaigns, args)
     if args.id is not None and not rows and fmt == "table":
         raise ExplaincheckError(f"{args.db} has no execution {args.id} (with these filters)")
     if fmt not in ("table", "json") or getattr(args, "out", None):
-        return export(rows, fmt, getattr(args, "out", None))
+        return export(rows, fmt, getattr(args, "out", None), args.db)
     try:
         if fmt == "json":
             sys.stdout.write(json_text(rows) + "\n")

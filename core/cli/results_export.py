@@ -28,8 +28,9 @@ def costed(
     return with_costs(rows, prices)
 
 
-def export(rows: list[dict[str, Any]], fmt: str, out: str | None) -> int:
-    """Write the rows in ``fmt`` to ``out`` (stdout when None; Parquet only to a pipe)."""
+def export(rows: list[dict[str, Any]], fmt: str, out: str | None, db: str = "") -> int:
+    """Write the rows in ``fmt`` to ``out`` (stdout when None; Parquet only to a pipe), never
+    over the results database ``db`` they were read from."""
     from explaincheck.core.analysis.export import write_file, write_rows
     from explaincheck.core.cli.results_command import json_text
 
@@ -40,7 +41,7 @@ def export(rows: list[dict[str, Any]], fmt: str, out: str | None) -> int:
         if out is None:
             sys.stdout.buffer.write(text)
         else:
-            write_bytes_atomically(_writable(out), text)
+            write_bytes_atomically(_writable(out, db), text)
         return 0
     if out is None:
         if fmt == "parquet" and sys.stdout.isatty():
@@ -49,13 +50,15 @@ def export(rows: list[dict[str, Any]], fmt: str, out: str | None) -> int:
         write_rows(lambda: rows, fmt, sys.stdout.buffer)
         sys.stdout.buffer.flush()
         return 0
-    path = write_file(rows, fmt, _writable(out))
+    path = write_file(rows, fmt, _writable(out, db))
     print(f"wrote {len(rows)} executions to {path}", file=sys.stderr)
     return 0
 
 
-def _writable(out: str) -> Path:
+def _writable(out: str, db: str = "") -> Path:
     path = Path(out)
+    if db and path.exists() and Path(db).exists() and path.resolve() == Path(db).resolve():
+        raise ExplaincheckError(f"--out {path} is the results database itself: choose another file")
     if path.is_dir():
         raise ExplaincheckError(f"--out {path} is a folder")
     if not path.parent.is_dir():
@@ -84,6 +87,6 @@ def write_config(campaigns: Sequence[CampaignRow], out: str, db: str) -> int:
     if out == "-":
         sys.stdout.write(text)
     else:
-        write_text_atomically(_writable(out), text)
+        write_text_atomically(_writable(out, db), text)
         print(f"wrote the campaign file of campaign {campaign.id} to {out}", file=sys.stderr)
     return 0

@@ -125,3 +125,13 @@ def test_a_failed_write_keeps_the_old_text(tmp_path):
     write_text_atomically(target, "new = 2\n")
     assert target.read_text() == "new = 2\n"
     assert [p.name for p in tmp_path.iterdir()] == ["notes.toml"]
+
+
+def test_an_export_over_the_results_database_itself_is_refused(evil_db, capsys):
+    """Found by the round-4 hostile pass: ``--out`` naming the ``--db`` file replaced the
+    results with their export (now also atomically, so all at once)."""
+    before = evil_db.read_bytes()
+    for option in (["--format", "jsonl", "--out"], ["--config"]):
+        assert main(["results", "--db", str(evil_db), *option, str(evil_db)]) == 2
+        assert "is the results database itself" in capsys.readouterr().err
+    assert evil_db.read_bytes() == before

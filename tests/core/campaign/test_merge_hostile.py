@@ -64,3 +64,11 @@ def test_the_campaign_file_of_a_merged_file_names_the_merged_file(shards, capsys
     options = tomllib.loads(config.read_text())
     assert options["db"] == str(out)
     assert "shard" not in options
+
+
+def test_a_merge_into_a_missing_folder_is_one_line(shards, capsys):
+    """Found by the round-4 hostile pass: a traceback (the temporary file had no folder)."""
+    out = shards / "nowhere" / "m.sqlite"
+    assert main(["merge", str(shards / "a1.sqlite"), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "does not exist" in err and "Traceback" not in err
