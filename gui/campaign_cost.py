@@ -57,6 +57,8 @@ class CostSettings:
     prices: dict[str, Price] = field(default_factory=dict)
     limit: float | None = None
     given: tuple[str, ...] = ()
+    # the fields' names in the one line that refuses an unpriced model under a limit
+    names = (LIMIT_NAME, "MODEL=IN/OUT in the Prices field")
 
     @classmethod
     def read(cls, prices_text: str, limit_text: str) -> CostSettings:

@@ -2,8 +2,9 @@
 
 Counts the executions the set-up asks for (budget × categories × selections × repeats ×
 wordings, times the metamorphic variants) and prices them with ``core.analysis.cost``: the mean
-measured seconds per execution of each LLM in the open results file, or its backend kind's
-planning rate when the file has none for that LLM. Whether an answerer computes its reply (no
+measured seconds per execution of each LLM in the open results file, else the speed measured
+by earlier runs on this machine (``core.campaign.speeds``), else its backend kind's planning
+rate, and then it says the figure is a guess. Whether an answerer computes its reply (no
 time to speak of), how its replies overlap and its planning rate are facts of its
 ``BackendKind`` (``core.backends.registry``): nothing here names a backend.
 """
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from explaincheck.core.backends.registry import answers_instantly, kind_of
+from explaincheck.core.campaign.speeds import measured_speeds
 
 # Upper bound of metamorphic variants per case (swap or subset order, action order, renaming).
 METAMORPHIC_VARIANTS = 3
@@ -37,12 +39,12 @@ class Estimate:
         when = "under 1 min" if minutes < 1 else f"about {round(minutes)} min"
         basis = []
         if self.measured:
-            basis.append("measured rate")
+            basis.append("measured rate (on this machine)")
         if self.assumed:
             basis.append(
-                "default rate "
+                "a guess: default rate "
                 + ", ".join(f"{_default(llm):g} s/answer" for llm in self.assumed[:1])
-                + " (no measurement in the results file)"
+                + f" for {', '.join(self.assumed)} (nothing measured on this machine yet)"
             )
         tail = f" · {'; '.join(basis)}" if basis else ""
         return f"Estimate: {when} for up to {self.executions} answers{tail}"
@@ -81,6 +83,12 @@ def measured_rates(rows: Iterable[Mapping[str, Any]]) -> dict[str, float]:
     if frame.empty or not {"latency", "verdict", "llm"} <= set(frame.columns):
         return {}
     return seconds_per_execution(frame)
+
+
+def known_rates(rows: Iterable[Mapping[str, Any]]) -> dict[str, float]:
+    """The speeds measured on this machine by earlier runs (``campaign.speeds``), with the open
+    results file's own rates over them (worker thread)."""
+    return {**measured_speeds(), **measured_rates(rows)}
 
 
 def estimate(

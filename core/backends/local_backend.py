@@ -4,10 +4,11 @@ binding, ``model_files`` makes and checks the files).
 
 Why: it gives a real LLM where no Ollama server answers (it is the default real LLM then). One
 model instance per process, because each load costs memory and time; requests are serialised on
-one worker thread, because a ``Llama`` object is not thread-safe and generation would otherwise
-block the event loop. Answers are constrained by the category's JSON schema. The first
-generation of a binding and file in a process runs in a child first (``native_guard``), so a
-native crash is an error line, not the end of the process.
+one daemon worker thread (``native_worker``: Ctrl-C never waits for it), because a ``Llama``
+object is not thread-safe and generation would otherwise block the event loop. Answers are
+constrained by the category's JSON schema. The first generation of a binding and file in a
+process runs in a child first (``native_guard``), so a native crash is an error line, not the
+end of the process.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import atexit
 import logging
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ from explaincheck.core.backends.llama_binding import (
 )
 from explaincheck.core.backends.llm import Decoding, LLMBackend, RequestIdentity
 from explaincheck.core.backends.model_files import EXTRA, bundled_file, is_file_spec, user_file
+from explaincheck.core.backends.native_worker import WORKER
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.taxonomy.base import Prompt, TestCase
 
@@ -42,7 +43,7 @@ MAX_TOKENS = 256  # JSON answers are short; the cap ends a looping generation
 
 _lock = threading.Lock()
 _models: dict[tuple[str, str], LocalModel] = {}  # (binding, model file) -> the one instance
-_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="explaincheck-llama")
+_executor = WORKER  # one daemon thread: a stopped run never waits for a generation (see there)
 
 
 def local_available() -> bool:
@@ -78,6 +79,8 @@ def _load(path: Path, n_ctx: int, spec: str, preferred: str | None = None) -> Lo
 def _close_models() -> None:
     """Free the models before interpreter teardown (a binding's finaliser may fail once its
     module globals are gone)."""
+    if _executor.busy():  # a generation still runs on it: the process ends with it
+        return
     with _lock:
         for model in _models.values():
             model.close()

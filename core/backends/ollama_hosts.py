@@ -18,9 +18,10 @@ import time
 import urllib.parse
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import httpx
-import ollama
+if TYPE_CHECKING:  # the clients load in seconds on a busy machine: only when a host is used
+    import ollama
 
 from explaincheck.core.credentials import redact
 from explaincheck.core.errors import ExplaincheckError
@@ -309,6 +310,9 @@ class HostPool:
 def _client(url: str, timeout: float) -> ollama.AsyncClient:
     """The official client with a timeout always set (its default is none). The client adds
     ``Authorization: Bearer $OLLAMA_API_KEY`` itself; the key is never kept elsewhere."""
+    import httpx
+    import ollama
+
     return ollama.AsyncClient(
         host=url,
         timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
@@ -322,6 +326,9 @@ def describe_error(error: BaseException) -> str:
 
 
 def _describe(error: BaseException) -> str:
+    import httpx
+    import ollama
+
     if isinstance(error, ollama.ResponseError):
         return f"HTTP {error.status_code}: {error.error}"
     if isinstance(error, httpx.TimeoutException | TimeoutError):

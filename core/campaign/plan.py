@@ -12,22 +12,29 @@ import hashlib
 import math
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from explaincheck.core.backends.registry import normalize_spec
+from explaincheck.core.environments.registry import resolve
+from explaincheck.core.environments.types import Environment
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.oracle import compute_oracle
+from explaincheck.core.oracle.types import OracleRequest, OracleResult
+from explaincheck.core.store import to_json
+from explaincheck.core.taxonomy import metamorphic
 from explaincheck.core.taxonomy.base import (
     PRIORITIZED,
     RANDOM,
     WORDINGS,
+    Category,
     GradingSettings,
     Prompt,
     TestCase,
 )
-from explaincheck.core.taxonomy.case_rules import SelectionRules
-
-if TYPE_CHECKING:
-    from explaincheck.core.environments.types import Environment
-    from explaincheck.core.oracle.types import OracleRequest, OracleResult
+from explaincheck.core.taxonomy.case_rules import SelectionRules, degenerate_reason
+from explaincheck.core.taxonomy.prompts import render_prompt
+from explaincheck.core.taxonomy.registry import CATEGORIES, applicability, category
+from explaincheck.core.taxonomy.selection import ruled_candidates, select_cases
 
 BOTH = "both"
 # Selection rules left out of a campaign's identity at these values, so campaigns stored before
@@ -76,7 +83,6 @@ class Campaign:
     state_limit: int | None = None
 
     def __post_init__(self) -> None:
-        from explaincheck.core.backends.registry import normalize_spec
 
         # One series per LLM: " random" is random, a repeated spec is asked once, and a token
         # in an Ollama URL's query never reaches the stored settings.
@@ -155,7 +161,6 @@ class Campaign:
     def identity(self, model_hash: str) -> str:
         """Same identity = same campaign (the same command resumes it). Grading settings are
         not part of it: they can change without asking any LLM again."""
-        from explaincheck.core.store import to_json
 
         data = {k: v for k, v in self.settings().items() if k != "grading"}
         # Left out at their defaults, so campaigns stored before these settings existed resume.
@@ -216,7 +221,6 @@ class Plan:
     def stored_settings(self) -> dict[str, Any]:
         """The campaign's settings plus what the plan decided (skipped categories and caveats of
         the categories that ran), as stored with the campaign for reports."""
-        from explaincheck.core.taxonomy.registry import applicability
 
         ran = {category for category, _ in self.cases}
         caveats = {
@@ -256,7 +260,6 @@ def resolve_categories(requested: Iterable[str] | str | None) -> tuple[str, ...]
     """``default``/empty -> () (every category that applies and adds something: the plan leaves
     out those with a caveat, such as a safer that repeats more_promising); ``all`` -> every
     category by id (caveats included); else the given ids, each checked."""
-    from explaincheck.core.taxonomy.registry import CATEGORIES
 
     if requested is None or requested == DEFAULT_CATEGORIES:
         return ()
@@ -307,8 +310,6 @@ def asked_cases(case: TestCase, campaign: Campaign, oracle: OracleResult) -> lis
     """The cases asked for one selected case: one per wording and, with ``metamorphic``, each
     wording's variants. Ordered variant by variant, wordings inside: the wordings of one prompt
     differ only in the final question, so a local model reuses its evaluated prompt prefix."""
-    from explaincheck.core.taxonomy import metamorphic
-    from explaincheck.core.taxonomy.registry import category
 
     variants: tuple[str, ...] = ("",)
     if campaign.metamorphic:
@@ -322,7 +323,6 @@ def asked_cases(case: TestCase, campaign: Campaign, oracle: OracleResult) -> lis
 
 
 def load_environment(campaign: Campaign) -> Environment:
-    from explaincheck.core.environments.registry import resolve
 
     return resolve(campaign.environment)
 
@@ -345,7 +345,6 @@ def oracle_request(campaign: Campaign, environment: Environment) -> OracleReques
 
 def oracle_for(campaign: Campaign, environment: Environment) -> OracleResult:
     """The oracle with the campaign's constants and labels (the environment's by default)."""
-    from explaincheck.core.oracle import compute_oracle
 
     request = oracle_request(campaign, environment)
     return _with_facts(campaign, environment, compute_oracle(request), request)
@@ -361,8 +360,6 @@ def _with_facts(
     (``Category.with_facts``: e.g. the intervened oracles ``factors`` grades with, computed or
     loaded from the cache once, here). A default campaign leaves out the categories asked only
     by id, so their facts are never computed for it."""
-    from explaincheck.core.taxonomy.base import Category
-    from explaincheck.core.taxonomy.registry import CATEGORIES, category
 
     asked = resolve_categories(campaign.categories or None) or tuple(
         c for c, found in CATEGORIES.items() if not found.by_id_only
@@ -390,10 +387,6 @@ def plan_campaign(
     """Select the cases of every category and selection, render their prompts, and lay out one
     execution per LLM and repeat. Order: case by case across categories (so a partial run
     covers every category), then LLM, then repeat."""
-    from explaincheck.core.taxonomy.case_rules import degenerate_reason
-    from explaincheck.core.taxonomy.prompts import render_prompt
-    from explaincheck.core.taxonomy.registry import CATEGORIES, applicability
-    from explaincheck.core.taxonomy.selection import ruled_candidates, select_cases
 
     environment = environment or load_environment(campaign)
     oracle = _with_facts(campaign, environment, oracle) if oracle else None

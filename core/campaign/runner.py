@@ -47,6 +47,7 @@ log = logging.getLogger("explaincheck.campaign")
 
 Grader = Callable[[TestCase, str], Grade]
 COMMIT_INTERVAL = 0.0  # seconds a written execution may wait for its commit (next loop turn)
+LOADING_NOTE_AFTER = 0.5  # seconds of preparing after which "loading LLM…" is said
 
 
 class _CommitBatch:
@@ -143,6 +144,8 @@ class CampaignRunner:
         self._campaign_id = 0
         self._grading = asdict(plan.campaign.grading)
         self._batch = _CommitBatch(store, COMMIT_INTERVAL)
+        self._loading: set[str] = set()  # LLMs whose backend is still being prepared
+        self._attempts: dict[str, int] = {}
 
     # -- control ------------------------------------------------------------------------------
 
@@ -166,21 +169,12 @@ class CampaignRunner:
     # -- running ------------------------------------------------------------------------------
 
     async def run(self) -> RunOutcome:
-        """Prepare the backends, then execute everything not yet stored."""
+        """Execute everything not yet stored. Each LLM starts answering as soon as its own
+        backend is prepared (a local model loads while the instant answerers already answer);
+        the campaign record is begun before the first answer is stored, so a backend that
+        fails to prepare before anything was asked leaves no campaign behind."""
         self._loop = asyncio.get_running_loop()
-        for backend in self.backends.values():
-            if isinstance(backend, LLMBackend):
-                await backend.prepare()
         plan = self.plan
-        self._campaign_id = self.store.begin_campaign(
-            identity=plan.identity,
-            settings=plan.stored_settings(),
-            environment=plan.environment_name,
-            model_path=plan.oracle.model.path,
-            model_hash=plan.model_hash,
-            constants=plan.oracle.model.constants,
-            planned=plan.total,
-        )
         stored = self.store.stored()
         attempts: dict[str, int] = {}
         for execution in plan.executions:
@@ -192,13 +186,15 @@ class CampaignRunner:
             self._queues.setdefault(execution.llm, deque()).append(execution)
         self._attempts = attempts
         self.events.emit(self._tally.snapshot(message=self._resume_message()))
-        for llm, queue in self._queues.items():
-            workers = max(1, min(int(self.backends[llm].concurrency), len(queue)))
-            self._tasks.extend(
-                asyncio.create_task(self._worker(llm), name=f"explaincheck {llm} {i}")
-                for i in range(workers)
-            )
-        if self._cancelled:  # cancelled while preparing
+        if not self._queues or any(
+            not isinstance(self.backends[llm], LLMBackend) for llm in self._queues
+        ):
+            self._begin_campaign()  # an answerer that needs no preparing starts at once
+        self._tasks.extend(
+            asyncio.create_task(self._answer(llm), name=f"explaincheck {llm}")
+            for llm in self._queues
+        )
+        if self._cancelled:  # cancelled before it started
             for task in self._tasks:
                 task.cancel()
         try:
@@ -225,7 +221,8 @@ class CampaignRunner:
             await asyncio.gather(*pending, return_exceptions=True)
             with contextlib.suppress(StoreError):  # keep what was written, if the disk lets us
                 self._batch.commit()
-            self.store.end_campaign(self._campaign_id, "incomplete")
+            if self._campaign_id:
+                self.store.end_campaign(self._campaign_id, "incomplete")
             raise crashed[0].exception()  # type: ignore[misc]
         await asyncio.gather(*pending, return_exceptions=True)
 
@@ -234,7 +231,23 @@ class CampaignRunner:
             return f"resuming: {self._tally.resumed} of {self.plan.total} already stored"
         return ""
 
+    def _begin_campaign(self) -> None:
+        """The campaign record (once): before the first execution is stored."""
+        if self._campaign_id:
+            return
+        plan = self.plan
+        self._campaign_id = self.store.begin_campaign(
+            identity=plan.identity,
+            settings=plan.stored_settings(),
+            environment=plan.environment_name,
+            model_path=plan.oracle.model.path,
+            model_hash=plan.model_hash,
+            constants=plan.oracle.model.constants,
+            planned=plan.total,
+        )
+
     def _finish(self) -> RunOutcome:
+        self._begin_campaign()  # a run cancelled while its backends were preparing
         self._batch.commit()
         if self._cancelled:
             state = "cancelled"
@@ -269,6 +282,45 @@ class CampaignRunner:
             if stored.get(execution.key, (ERROR, 0))[0] != ERROR
         )
         return max(0, done - kept)
+
+    async def _answer(self, llm: str) -> None:
+        """Prepare ``llm``'s backend (saying so when it takes a while: a local model loads for
+        seconds to minutes), then answer its queue with its workers."""
+        backend = self.backends[llm]
+        if isinstance(backend, LLMBackend):
+            await self._prepare(llm, backend)
+        self._begin_campaign()
+        queue = self._queues[llm]
+        workers = max(1, min(int(backend.concurrency), len(queue)))
+        tasks = [
+            asyncio.create_task(self._worker(llm), name=f"explaincheck {llm} {i}")
+            for i in range(workers)
+        ]
+        try:
+            await asyncio.gather(*tasks)
+        except BaseException:  # one worker crashed, or this LLM was cancelled: stop them all
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+
+    async def _prepare(self, llm: str, backend: LLMBackend) -> None:
+        preparing = asyncio.ensure_future(backend.prepare())
+        try:
+            done, _ = await asyncio.wait({preparing}, timeout=LOADING_NOTE_AFTER)
+            if not done:
+                self._loading.add(llm)
+                self.events.emit(self._tally.snapshot(message=f"loading {llm}…"))
+            await preparing
+        except asyncio.CancelledError:
+            preparing.cancel()
+            raise
+        finally:
+            self._loading.discard(llm)
+
+    def _loading_note(self) -> str:
+        """What every snapshot says while a backend is still loading (the window's line)."""
+        return "; ".join(f"loading {llm}…" for llm in sorted(self._loading))
 
     async def _worker(self, llm: str) -> None:
         queue = self._queues[llm]
@@ -324,7 +376,7 @@ class CampaignRunner:
                 queue.clear()
         else:
             self._consecutive[llm] = 0
-        self.events.emit(self._tally.snapshot(last=record))
+        self.events.emit(self._tally.snapshot(last=record, message=self._loading_note()))
 
     # -- one execution ------------------------------------------------------------------------
 

@@ -12,11 +12,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import signal
 import sys
 from collections import Counter
 from collections.abc import Callable
 
+from explaincheck.core.backends.native_worker import WORKER
 from explaincheck.core.campaign.cost_limit import stored_tally
 from explaincheck.core.campaign.eta import EtaEstimator
 from explaincheck.core.campaign.plan import Campaign, Plan, load_environment, oracle_for
@@ -36,7 +38,6 @@ from explaincheck.core.cli.skip_words import skip_line
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.plural import counted
-from explaincheck.core.policy.attach import attach_file
 from explaincheck.core.store import Store
 from explaincheck.core.terminal_text import safe_terminal
 from explaincheck.core.workspace.campaign import (
@@ -106,7 +107,15 @@ def run(args: argparse.Namespace) -> int:
     finally:
         stop_logging()
     assert ran is not None  # the terminal never declines a large plan (it warns)
-    return _ending(ran, hooks.interrupts)
+    status = _ending(ran, hooks.interrupts)
+    if hooks.interrupts.received is not None and WORKER.busy():
+        # A local generation (or model load) is still running inside llama.cpp, which Python
+        # cannot interrupt: what is stored is committed and every line written, so end the
+        # process now rather than wait for it (Ctrl-C returns at once, not after 85 s).
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    return status
 
 
 def _ending(ran: CampaignRun, interrupts: _Interrupts) -> int:
@@ -145,6 +154,9 @@ def _model(
     else (None, None): the run sequence loads the model."""
     if not getattr(args, "policy", None):
         return None, None
+    # deferred: the policy chain brings scipy, seconds of import that only --policy needs
+    from explaincheck.core.policy.attach import attach_file
+
     environment = load_environment(campaign)
     oracle = oracle_for(campaign, environment)
     return environment, attach_file(oracle, args.policy, args.policy_default or "")
@@ -284,13 +296,12 @@ def _say_regraded(summary: RegradeSummary) -> None:
 
 def _describe(plan: Plan, db: str) -> None:
     campaign = plan.campaign
-    cases = sum(plan.cases.values())
+    count = sum(plan.cases.values())
     skipped = "".join(f"\n  {skip_line(plan, c, why)}" for c, why in plan.skipped.items())
     asked = len({e.case.key for e in plan.executions})
-    if asked != cases:  # wordings and metamorphic variants multiply the prompts of a case
-        cases = f"{counted(cases, 'test case')} ({asked} prompts with wordings/variants)"
-    else:
-        cases = counted(cases, "test case")
+    cases = counted(count, "test case")
+    if asked != count:  # wordings and metamorphic variants multiply the prompts of a case
+        cases += f" ({asked} prompts with wordings/variants)"
     text = (
         f"explaincheck run: {plan.environment_name}: {cases} x {counted(len(campaign.llms), 'LLM')}"
         f" x {counted(campaign.repeat, 'repeat')} = {counted(plan.total, 'execution')}"

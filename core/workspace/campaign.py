@@ -31,8 +31,10 @@ from explaincheck.core.campaign.progress import Progress, ProgressEvents
 from explaincheck.core.campaign.runner import RunOutcome
 from explaincheck.core.campaign.session import BackendSettings, CampaignSession
 from explaincheck.core.campaign.shard import Shard, shard_plan
+from explaincheck.core.campaign.speeds import add_measurements, plan_latencies
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.store import now
 from explaincheck.core.workspace.events import Event
 
 
@@ -45,6 +47,11 @@ class RunCosts(Protocol):
 
     @property
     def limit(self) -> float | None: ...
+
+    @property
+    def names(self) -> tuple[str, str]:
+        """How the front end calls the limit and the prices (for its one-line errors)."""
+        ...
 
     def run_options(self) -> dict[str, Any]: ...
 
@@ -141,8 +148,7 @@ async def run_campaign(
     hooks = hooks or RunHooks()
     costs: RunCosts = request.costs or Costs()
     if costs.limit is not None:  # before any work: an unpriced model would count as free
-        limit_name, price_hint = getattr(costs, "names", Costs.names)
-        check_priced(request.campaign.llms, costs.prices, limit_name, price_hint)
+        check_priced(request.campaign.llms, costs.prices, *costs.names)
     plan = planned_with_notes(request, costs)
     hooks.planned(plan)
     warning = size_warning(plan, request.db_path, stop=hooks.stop_words)
@@ -164,8 +170,10 @@ async def run_campaign(
             def started(backends: Mapping[str, Backend]) -> None:
                 hooks.llm_plan(*left_per_llm(plan, session.store.stored(), backends))
 
+            began = now()
             outcome = await session.run(plan, events=events, started=started)
             finished = await finish_run(plan, session, outcome, behavioural=request.behavioural)
+            add_measurements(plan_latencies(plan, session.store, since=began))  # for estimates
             run = CampaignRun(plan, outcome, finished, guard)
             hooks.ended(run, session)
             return run

@@ -1,7 +1,7 @@
 """The Campaign tab's "about N min" before Run, priced at the rates measured in the open
-results file (read again when another file opens, and at most every few seconds while a
-campaign adds rows). The arithmetic is ``gui/campaign_estimate``'s; this only follows the
-page's set-up and the file."""
+results file and by earlier runs on this machine (read again when another file opens, and at
+most every few seconds while a campaign adds rows). The arithmetic is
+``gui/campaign_estimate``'s; this only follows the page's set-up and the file."""
 
 from __future__ import annotations
 
@@ -40,9 +40,9 @@ class EstimateLine(QObject):
         self.tasks.start(self._read_rates(), "measured rates")
 
     async def _read_rates(self) -> None:
-        from explaincheck.gui.campaign_estimate import measured_rates
+        from explaincheck.gui.campaign_estimate import known_rates
 
-        self.set_rates(await in_thread(measured_rates, list(self._results.rows)))
+        self.set_rates(await in_thread(known_rates, list(self._results.rows)))
 
     def set_rates(self, rates: dict[str, float]) -> None:
         """Measured seconds per answer per LLM (from the open results file)."""

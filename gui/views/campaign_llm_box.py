@@ -7,8 +7,10 @@ Listing a host's models is asked of the window's controller (``check_requested``
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Mapping
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -22,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from explaincheck.core.plural import counted
 from explaincheck.gui.safe_text import plain_label
 from explaincheck.gui.views.llm_choices import LlmChoices
 
@@ -75,9 +78,7 @@ class LlmBox(QGroupBox):
         and the button that lists its models (``/v1/models``) into the LLM list."""
         row = QHBoxLayout()
         self.openai_host = QLineEdit(self)
-        self.openai_host.setPlaceholderText(
-            "OpenAI-compatible server, e.g. http://gpu1:8000/v1 (key: OPENAI_API_KEY)"
-        )
+        self.openai_host.setPlaceholderText(server_placeholder(os.environ))
         row.addWidget(self.openai_host, 1)
         self.openai_button = QPushButton("List models")
         self.openai_button.setToolTip("Ask the server for its models (/v1/models)")
@@ -198,7 +199,7 @@ class LlmBox(QGroupBox):
             for model in models:
                 self.add_llm(spec(url, model), f"{kind}:{model} ({url})", on=False)
                 count += 1
-        self.host_status.setText(f"✓ connected: {count} models listed")
+        self.host_status.setText(f"✓ connected: {counted(count, 'model')} listed")
 
     def show_openai_error(self, url: str, message: str) -> None:
         self.openai_button.setEnabled(True)
@@ -227,3 +228,15 @@ class LlmBox(QGroupBox):
     def untick_all(self) -> None:
         for i in range(self.llms.count()):
             self.llms.item(i).setCheckState(Qt.CheckState.Unchecked)
+
+
+def server_placeholder(environment: Mapping[str, str]) -> str:
+    """What the empty server field says: the server ``OPENAI_BASE_URL`` names when it is set
+    (an empty field uses it, as the command line does), else an example."""
+    url = environment.get("OPENAI_BASE_URL", "").strip()
+    parts = urlsplit(url)
+    if parts.query or parts.fragment or "@" in parts.netloc:  # never a secret on the screen
+        url = urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
+    if url:
+        return f"{url} (from OPENAI_BASE_URL; key: OPENAI_API_KEY)"
+    return "OpenAI-compatible server, e.g. http://gpu1:8000/v1 (key: OPENAI_API_KEY)"

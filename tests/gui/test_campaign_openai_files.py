@@ -98,3 +98,23 @@ def test_cost_meter_counts_tokens_and_money():
     assert meter.text() == "1500 tokens, cost 0.0020"
     meter.add(SimpleNamespace(**{**vars(record), "llm": "ollama:x"}))  # no price: tokens only
     assert meter.text() == "3000 tokens, cost 0.0020"
+
+
+def test_the_empty_server_field_shows_the_server_openai_base_url_names():
+    from explaincheck.gui.views.campaign_llm_box import server_placeholder
+
+    named = server_placeholder({"OPENAI_BASE_URL": "http://gpu1:8000/v1"})
+    assert named == "http://gpu1:8000/v1 (from OPENAI_BASE_URL; key: OPENAI_API_KEY)"
+    secret = server_placeholder({"OPENAI_BASE_URL": "http://bob:pw@gpu1:8000/v1?key=SECRET"})
+    assert secret.startswith("http://gpu1:8000/v1 (from") and "pw" not in secret
+    assert "SECRET" not in secret
+    assert server_placeholder({}).startswith("OpenAI-compatible server, e.g.")
+
+
+def test_one_listed_model_is_said_in_the_singular(qtbot, window):
+    view = window.campaign_view
+    with StandinOpenAI({"qwen-7b": Script()}) as server:
+        view.openai_host.setText(server.base_url)
+        view.llm_box.check_openai()
+        wait_for(qtbot, lambda: view.openai_button.isEnabled(), 30)
+    assert view.host_status.text() == "✓ connected: 1 model listed"

@@ -75,13 +75,13 @@ def test_estimate_text_follows_the_setup_and_measured_rates(qtbot, window):
     view.repeat.setValue(1)
     view.estimate.set_rates({"ollama:gemma3:1b": 6.0})  # 10 answers × 6 s = 1 min
     assert view.estimate_text.text().startswith("Estimate: about 1 min for up to 10 answers")
-    assert "measured rate" in view.estimate_text.text()
+    assert "measured rate (on this machine)" in view.estimate_text.text()
     view.repeat.setValue(5)  # 50 answers × 6 s = 5 min
     assert "about 5 min" in view.estimate_text.text()
     view.wording.setCurrentIndex(view.wording.findData("all"))  # ×3 = 15 min
     assert "about 15 min" in view.estimate_text.text()
     view.estimate.set_rates({})
-    assert "default rate 3 s/answer" in view.estimate_text.text()
+    assert "a guess: default rate 3 s/answer for ollama:gemma3:1b" in view.estimate_text.text()
 
 
 def test_estimate_arithmetic_and_rates_from_rows():
@@ -98,7 +98,8 @@ def test_estimate_arithmetic_and_rates_from_rows():
     assert measured_rates(rows) == {"local:a": 2.0}
 
 
-def test_estimate_uses_the_rates_measured_in_the_results(qtbot, window):
+def test_estimate_uses_the_rates_measured_in_the_results(qtbot, window, tmp_path, monkeypatch):
+    monkeypatch.setenv("EXPLAINCHECK_CACHE", str(tmp_path))  # no speed kept by other tests
     view = window.campaign_view
     view.llm_box.set_llm_checked("random", False)
     view.llm_box.set_llm_checked("oracle", False)
