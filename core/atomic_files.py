@@ -15,7 +15,7 @@ import os
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO
+from typing import Any
 
 TEMPORARY_SUFFIX = ".writing"  # what a killed writer leaves beside the target (never the target)
 
@@ -38,7 +38,12 @@ def temporary_beside(path: str | Path, *, suffix: str = TEMPORARY_SUFFIX) -> Ite
 
 
 def write_atomically(
-    path: str | Path, write: Callable[[IO], object], *, binary: bool, newline: str | None = None
+    path: str | Path,
+    write: Callable[..., object],
+    *,
+    binary: bool,
+    newline: str | None = None,
+    **options: Any,
 ) -> Path:
     """``path`` written whole through ``write(stream)`` (a text stream in UTF-8 unless
     ``binary``; ``newline`` as ``open`` takes it), under a temporary name renamed at the end."""
@@ -46,10 +51,10 @@ def write_atomically(
     with temporary_beside(path) as temporary:
         if binary:
             with open(temporary, "wb") as stream:
-                write(stream)
+                write(stream, **options)
         else:
             with open(temporary, "w", encoding="utf-8", newline=newline) as stream:
-                write(stream)
+                write(stream, **options)
     return path
 
 

@@ -268,8 +268,7 @@ def write_report(
     else:
         for section in _shown(report, CSV):
             path = out_dir / f"{section.key}.csv"
-            table = csv_frame(section.table)
-            write_atomically(path, lambda out, t=table: t.to_csv(out, index=False), binary=False)
+            write_atomically(path, csv_frame(section.table).to_csv, binary=False, index=False)
             written.append(path)
     return written
 
