@@ -27,6 +27,19 @@ def register_variable(name: str) -> None:
         _VARIABLES.append(name)
 
 
+def read_key(*names: str) -> str | None:
+    """The first set value of the environment variables ``names``, each registered for
+    redaction as it is read (whatever its name: ``OPENAI_API_KEY_GPU1_8000`` too), so no key
+    the project sends can come back unredacted in a reply, an error or a log line."""
+    for name in names:
+        register_variable(name)
+    for name in names:
+        value = os.environ.get(name, "").strip()
+        if value:
+            return value
+    return None
+
+
 def register_value(value: str, name: str = "secret") -> None:
     """Treat ``value`` (a key from a settings file, a URL) as a secret shown as ``name``."""
     if value and len(value) >= MIN_LENGTH:

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 # ``PRAGMA application_id`` marks our files ("EXCK"); ``PRAGMA user_version`` is the schema version.
 APPLICATION_ID = 0x4558434B
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 _SCHEMA_V1 = """
 CREATE TABLE campaigns (
@@ -107,6 +107,13 @@ CREATE TABLE replies (
 );
 """
 
+# The behavioural probes' table (core/campaign/probes.py), created on the first probe stored.
+PROBE_TABLE = """CREATE TABLE IF NOT EXISTS factor_behaviour (
+    llm TEXT NOT NULL, exec_key TEXT NOT NULL, probe TEXT NOT NULL, state INTEGER NOT NULL,
+    prompt TEXT NOT NULL, reply TEXT, action TEXT,
+    PRIMARY KEY (llm, exec_key, probe))"""
+
+
 # Migrations from version N to N+1 (SQL run inside one transaction); a new file runs them all
 # after ``_SCHEMA_V1``.
 # v2: ``wording`` (which phrasing of the question) and ``family`` (the key of the case a
@@ -140,6 +147,28 @@ MIGRATIONS: dict[int, str] = {
     ALTER TABLE replies ADD COLUMN reasoning_tokens INTEGER;
     ALTER TABLE replies ADD COLUMN output_mode TEXT NOT NULL DEFAULT ''
     """,
+    # v5: an execution's key ends with the identity of the campaign that planned it
+    # (``plan.campaign_key``), so a second campaign in the file never reuses the first one's
+    # rows. Old rows get the identity of the campaign they are stored under, the behavioural
+    # probes the key of their execution (first: they are found by the old key).
+    4: """
+    UPDATE executions SET exec_key = exec_key || '|' || (
+        SELECT identity FROM campaigns WHERE campaigns.id = executions.campaign_id)
+    WHERE EXISTS (SELECT 1 FROM campaigns WHERE campaigns.id = executions.campaign_id)
+    """,
+}
+
+# Statements of a migration step run first, and only where their table exists (the probes'
+# table is made on the first probe stored, so most files have none).
+MIGRATIONS_IF_TABLE: dict[int, tuple[str, str]] = {
+    4: (
+        "factor_behaviour",
+        """UPDATE factor_behaviour SET exec_key = exec_key || '|' || (
+        SELECT c.identity FROM executions e JOIN campaigns c ON c.id = e.campaign_id
+        WHERE e.exec_key = factor_behaviour.exec_key)
+    WHERE EXISTS (SELECT 1 FROM executions e JOIN campaigns c ON c.id = e.campaign_id
+        WHERE e.exec_key = factor_behaviour.exec_key)""",
+    )
 }
 
 # Columns of ``executions`` that hold JSON text, decoded when rows are read back.
@@ -148,13 +177,6 @@ _JSON_COLUMNS = ("states", "valuations", "schema", "options", "answer", "expecte
 
 # Key of the campaign settings that records which explaincheck ran the campaign.
 VERSION_KEY = "explaincheck_version"
-
-
-# The behavioural probes' table (core/campaign/probes.py), created on the first probe stored.
-PROBE_TABLE = """CREATE TABLE IF NOT EXISTS factor_behaviour (
-    llm TEXT NOT NULL, exec_key TEXT NOT NULL, probe TEXT NOT NULL, state INTEGER NOT NULL,
-    prompt TEXT NOT NULL, reply TEXT, action TEXT,
-    PRIMARY KEY (llm, exec_key, probe))"""
 
 
 def software_version() -> str:
@@ -1041,6 +1063,14 @@ def _migrate(db: sqlite3.Connection, path: Path, version: int) -> None:
     db.execute("BEGIN IMMEDIATE")
     try:
         for step in steps:
+            table, first = MIGRATIONS_IF_TABLE.get(step, ("", ""))
+            if (
+                table
+                and db.execute(
+                    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
+                ).fetchone()
+            ):
+                db.execute(first)
             for statement in MIGRATIONS[step].split(";"):
                 if statement.strip():
                     db.execute(statement)

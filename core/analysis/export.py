@@ -19,6 +19,9 @@ from typing import IO, TYPE_CHECKING, Any
 
 import pandas as pd
 
+from explaincheck.core.atomic_files import write_atomically
+from explaincheck.core.csv_text import defused_frame, undefused
+
 if TYPE_CHECKING:
     import pyarrow as pa
 
@@ -58,7 +61,8 @@ def write_rows(rows: Callable[[], Iterable[Mapping[str, Any]]], fmt: str, out: I
         header = True
         for chunk in _chunks(rows()):
             text = io.StringIO()
-            _frame([flat_row(r) for r in chunk]).to_csv(text, index=False, header=header)
+            frame = defused_frame(_frame([flat_row(r) for r in chunk]))
+            frame.to_csv(text, index=False, header=header)
             out.write(text.getvalue().encode("utf-8"))
             header = False
     elif fmt == PARQUET:
@@ -102,8 +106,7 @@ def write_file(
     """``rows``: a function giving the rows afresh (streamed), or the rows themselves."""
     path = Path(path)
     source = rows if callable(rows) else _again(list(rows))
-    with path.open("wb") as out:
-        write_rows(source, fmt, out)
+    write_atomically(path, lambda out: write_rows(source, fmt, out), binary=True)
     return path
 
 
@@ -122,7 +125,10 @@ def read_export(path: str | Path) -> pd.DataFrame:
         lines = path.read_text(encoding="utf-8").splitlines()
         records = [json.loads(line) for line in lines if line.strip()]
         return pd.DataFrame(records, columns=list(records[0]) if records else None)
-    frame = pd.read_parquet(path) if path.suffix == SUFFIX[PARQUET] else pd.read_csv(path)
+    if path.suffix == SUFFIX[PARQUET]:
+        frame = pd.read_parquet(path)
+    else:
+        frame = pd.read_csv(path).map(undefused)
     for column in NESTED:
         if column in frame.columns:
             frame[column] = [json.loads(v) if isinstance(v, str) else None for v in frame[column]]

@@ -16,6 +16,7 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
+from explaincheck.core.atomic_files import write_text_atomically
 from explaincheck.core.taxonomy.factor_probes import BASELINE, SUFFICIENCY_MARK, TRIALS
 from explaincheck.core.taxonomy.factors import KINDS, factor_metrics
 from explaincheck.core.taxonomy.probes import trial_name
@@ -224,8 +225,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.out:
         folder = Path(args.out)
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / "factors.md").write_text(text, encoding="utf-8")
-        (folder / "factors.json").write_text(json.dumps(found, indent=1), encoding="utf-8")
+        write_text_atomically(folder / "factors.md", text)
+        write_text_atomically(folder / "factors.json", json.dumps(found, indent=1))
     else:
         sys.stdout.write(text)
     return 0

@@ -42,6 +42,12 @@ from explaincheck.core.analysis.report_parts import (
     Section,
 )
 from explaincheck.core.analysis.report_sections import prose as _prose
+from explaincheck.core.atomic_files import (
+    write_atomically,
+    write_bytes_atomically,
+    write_text_atomically,
+)
+from explaincheck.core.csv_text import defused_frame
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.store import CampaignRow
 from explaincheck.core.terminal_text import safe_terminal
@@ -258,21 +264,21 @@ def write_report(
     for key, figure in report.figures.items():
         for kind in ("png", "svg"):
             path = out_dir / f"{key}.{kind}"
-            path.write_bytes(figure_bytes(figure, kind))
+            write_bytes_atomically(path, figure_bytes(figure, kind))
             written.append(path)
         links[key] = f"{key}.png"
     if fmt == MARKDOWN:
         path = out_dir / "report.md"
-        path.write_text(render_markdown(report, links), encoding="utf-8")
+        write_text_atomically(path, render_markdown(report, links))
         written.append(path)
     elif fmt == HTML:
         path = out_dir / "report.html"
-        path.write_text(render_html(report, data_files), encoding="utf-8")
+        write_text_atomically(path, render_html(report, data_files))
         written.append(path)
     else:
         for section in _shown(report, CSV):
             path = out_dir / f"{section.key}.csv"
-            csv_frame(section.table).to_csv(path, index=False)
+            write_atomically(path, csv_frame(section.table).to_csv, binary=False, index=False)
             written.append(path)
     return written
 
@@ -291,9 +297,7 @@ def csv_frame(table: pd.DataFrame) -> pd.DataFrame:
         flat.columns = [column[-1] for column in flat.columns]
     if any(name is not None for name in flat.index.names):
         flat = flat.reset_index()
-    flat = flat.map(_csv_safe)
-    flat.columns = [_csv_safe(column) for column in flat.columns]  # headers come from data too
-    return flat
+    return defused_frame(flat)
 
 
 _METADATA = {"png": {"Software": None}, "svg": {"Date": None}}
@@ -463,16 +467,6 @@ def _column_groups(names: list[str]) -> list[tuple[str, int]]:
         else:
             groups.append((name, 1))
     return groups
-
-
-def _csv_safe(value: object) -> object:
-    """Prefix text a spreadsheet would run as a formula (shared results are untrusted)."""
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        try:
-            float(value)
-        except ValueError:
-            return "'" + value
-    return value
 
 
 # No scripts, no requests: a page that shows untrusted text can run nothing and fetch nothing

@@ -17,7 +17,8 @@ from explaincheck.core.backends.base import Backend, Reply
 from explaincheck.core.oracle.flawed import Flaw, flawed_oracle
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.taxonomy.base import Prompt, TestCase
-from explaincheck.core.taxonomy.kinds import QuantityPairCategory, letters, number
+from explaincheck.core.taxonomy.kinds import QuantityPairCategory, number
+from explaincheck.core.taxonomy.metamorphic import state_names
 from explaincheck.core.taxonomy.registry import CATEGORIES
 from explaincheck.core.taxonomy.registry import category as category_by_id
 
@@ -75,12 +76,12 @@ class FlawedBackend(Backend):
 
 def picture_answer(case: TestCase, picture: OracleResult) -> Any:
     """The answer the picture gives: the category's oracle answer on it. A pair that the picture
-    sees as tied has no preferred state, so it answers the first one (A)."""
+    sees as tied has no preferred state, so it answers the first name the prompt gives."""
     category = category_by_id(case.category)
     if isinstance(category, QuantityPairCategory):
         first, second = (picture.state(i) for i in case.states)
         if picture.compare(first, second, category.quantity) == 0:
-            return letters(2)[0]
+            return state_names(case, 2)[0]  # the name the prompt uses (M under a rename)
     return category.oracle_answer(case, picture)
 
 

@@ -152,7 +152,10 @@ def available_memory() -> int | None:
 
 
 def is_whole(path: Path, size: int, sha256: str) -> bool:
-    """Whether ``path`` is the complete file: its size always, its hash once (then stamped)."""
+    """Whether ``path`` is the complete file: its size always, its hash once (then stamped).
+    A killed run's temporary files beside it are removed first, whole or not: a file that is
+    already whole is never made again, so its leftovers would otherwise stay for good."""
+    _remove_stale_partials(path)
     try:
         stat = path.stat()
     except OSError:
@@ -183,7 +186,7 @@ def make(target: Path, size: int, sha256: str, fill: Callable[[Writable], None],
     if target.exists():
         log.warning("%s: %s is incomplete or damaged; making it again", what, target)
     handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 (closed below, then renamed)
-        dir=folder, prefix=f".{target.name}.", suffix=".partial", delete=False
+        dir=folder, prefix=f".{target.name}.{os.getpid()}.", suffix=".partial", delete=False
     )
     temporary = Path(handle.name)
     try:
@@ -246,11 +249,33 @@ def _stamp(path: Path) -> Path:
 
 
 def _remove_stale_partials(target: Path) -> None:
-    """Temporary files of runs that were killed while writing (never a running one's)."""
+    """Temporary files of runs that were killed while writing (never a running one's): the
+    writer's process id is in the name (``.NAME.PID.XXXX.partial``), so a dead writer's file
+    goes at once; a file without one (an older version's) once it is ``STALE_PARTIAL`` old."""
     now = time.time()
     for partial in target.parent.glob(f".{target.name}.*.partial"):
         try:
-            if now - partial.stat().st_mtime > STALE_PARTIAL:
+            writer = _writer(partial, target)
+            if writer is None:
+                stale = now - partial.stat().st_mtime > STALE_PARTIAL
+            else:
+                stale = writer != os.getpid() and not _alive(writer)
+            if stale:
                 partial.unlink()
         except OSError:
             pass
+
+
+def _writer(partial: Path, target: Path) -> int | None:
+    middle = partial.name[len(target.name) + 2 :].split(".", 1)[0]
+    return int(middle) if middle.isdigit() else None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, OSError):
+        return True  # another user's process (or no way to tell): keep its file
+    return True

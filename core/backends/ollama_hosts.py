@@ -31,7 +31,18 @@ log = logging.getLogger("explaincheck.backends.ollama")
 DEFAULT_HOST = "http://127.0.0.1:11434"
 
 
-_USERINFO = re.compile(r"^((?:[A-Za-z][A-Za-z0-9+.-]*:)?//)?[^/?#@]*@")
+# Up to the LAST "@" before the query: a password may hold "@" or "/" itself ("pa@ss/KEY"),
+# and stopping at the first would leave the rest of the key in the URL.
+_USERINFO = re.compile(r"^((?:[A-Za-z][A-Za-z0-9+.-]*:)?//)?[^?#]*@")
+CREDENTIALS_WORDS = (
+    "carries a user name or key (user:password@), which would be stored with every result:"
+    " give the key in the environment (OLLAMA_API_KEY, OPENAI_API_KEY) instead"
+)
+
+
+def has_credentials(url: str) -> bool:
+    """Whether ``url`` has a userinfo part (an "@" before its query or fragment)."""
+    return "@" in str(url).strip().split("#", 1)[0].split("?", 1)[0]
 
 
 def redact_url(url: str) -> str:
@@ -50,6 +61,8 @@ def normalize_host(url: str) -> str:
     """``scheme://host:port[/path]`` as the ollama client would use it (no credentials, no
     query); a ``BadHostError`` naming the problem for a URL that cannot be used."""
     shown = redact_url(url)
+    if has_credentials(url):
+        raise BadHostError(f"Ollama host {shown!r} {CREDENTIALS_WORDS}")
     url = redact_url(url)
     port = 11434
     scheme, separator, rest = url.partition("://")
@@ -141,6 +154,8 @@ class Lease:
 class HostPool:
     """Hosts shared by every Ollama backend of a campaign (so caps are per server)."""
 
+    kind = "Ollama host"  # what its log lines call a host (the OpenAI pool names its own)
+
     def __init__(
         self,
         urls: Iterable[str],
@@ -186,7 +201,7 @@ class HostPool:
                     host.last_error = describe_error(result)
                     host.failures = max(host.failures, 1)
                     host.retry_at = time.monotonic() + self.pause
-                    log.warning("Ollama host %s does not answer: %s", host.url, host.last_error)
+                    log.warning("%s %s does not answer: %s", self.kind, host.url, host.last_error)
                 else:
                     host.models = result
                     host.listed = True
@@ -267,7 +282,7 @@ class HostPool:
                 host.trial = False
             if outcome == "ok":
                 if not host.healthy:
-                    log.warning("Ollama host %s answers again", host.url)
+                    log.warning("%s %s answers again", self.kind, host.url)
                 host.failures = 0
                 host.retry_at = 0.0
             elif outcome == "failed" and (host.healthy or lease.trial):
@@ -275,7 +290,9 @@ class HostPool:
                 host.last_error = error
                 pause = min(self.pause * 2 ** (host.failures - 1), self.max_pause)
                 if host.healthy:
-                    log.warning("Ollama host %s failed (%s); skipping it for now", host.url, error)
+                    log.warning(
+                        "%s %s failed (%s); skipping it for now", self.kind, host.url, redact(error)
+                    )
                 host.retry_at = time.monotonic() + pause
             condition.notify_all()
 

@@ -101,10 +101,15 @@ def _chunks(response: httpx.Response) -> AsyncGenerator[bytes, None]:
     return cast(AsyncGenerator[bytes, None], response.aiter_bytes())
 
 
-async def _lines(response: httpx.Response) -> AsyncGenerator[str, None]:
-    """The body's lines, none longer than ``MAX_LINE_BYTES`` (a longer one is refused)."""
+def _lines(response: httpx.Response) -> AsyncGenerator[str, None]:
+    return bounded_lines(_chunks(response))
+
+
+async def bounded_lines(body: AsyncGenerator[bytes, None]) -> AsyncGenerator[str, None]:
+    """A body's lines, none longer than ``MAX_LINE_BYTES`` (a longer one is refused); also
+    the OpenAI backend's stream reader (``openai_stream``)."""
     buffer = bytearray()
-    async with aclosing(_chunks(response)) as chunks:
+    async with aclosing(body) as chunks:
         async for chunk in chunks:
             buffer.extend(chunk)
             while True:

@@ -44,8 +44,10 @@ from explaincheck.core.backends.ollama_hosts import (
     NoHostAvailable,
     model_name,
     normalize_host,
-    redact_url,
 )
+from explaincheck.core.backends.openai_stream import StreamedChat, chat_streamed
+from explaincheck.core.backends.server_slots import TimeoutWatch, reported_slots, slots_warning
+from explaincheck.core.credentials import read_key
 from explaincheck.core.taxonomy.base import Prompt, TestCase
 
 log = logging.getLogger("explaincheck.backends.openai")
@@ -55,6 +57,7 @@ JSON_SCHEMA, JSON_OBJECT, TEXT = "json_schema", "json_object", "text"
 OUTPUT_MODES = (JSON_SCHEMA, JSON_OBJECT, TEXT)  # tried in this order
 MAX_RETRY_AFTER = 60.0  # longest wait a server's Retry-After is granted
 MAX_BACKOFF = 30.0
+MAX_TOKENS = 256  # the output cap sent unless --max-tokens says otherwise (as the local backend)
 NO_KEY = "no-key"  # sent when no key is set: local servers ignore it, the client needs one
 _REFUSED_FORMAT = re.compile(r"response_format|json_schema|json_object|structured", re.I)
 
@@ -65,9 +68,8 @@ _REFUSED_FORMAT = re.compile(r"response_format|json_schema|json_object|structure
 def normalize_base_url(url: str) -> str:
     """``scheme://host:port/path`` (``http://`` when no scheme is given, ``/v1`` when no path),
     no credentials or query; a one-line ``BadHostError`` for a URL that cannot be used."""
-    url = redact_url(url)
     if "://" not in url:
-        url = f"http://{url}"
+        url = f"http://{url.strip()}"
     try:
         base = normalize_host(url)
     except BadHostError as error:
@@ -90,7 +92,7 @@ def key_variable(url: str) -> str:
 
 def api_key_for(url: str) -> str:
     """The key for one server, read from the environment when the client is made."""
-    return os.environ.get(key_variable(url)) or os.environ.get("OPENAI_API_KEY") or NO_KEY
+    return read_key(key_variable(url), "OPENAI_API_KEY") or NO_KEY
 
 
 # -- the host pool --------------------------------------------------------------------------------
@@ -99,6 +101,8 @@ def api_key_for(url: str) -> str:
 class OpenAIHostPool(HostPool):
     """Ollama's host pool over OpenAI-compatible servers: the same scheduling and breaker,
     models listed by ``/v1/models``, and the structured-output mode each host accepts."""
+
+    kind = "OpenAI-compatible server"
 
     def __init__(self, urls: Iterable[str], **settings: Any):
         super().__init__(configured_base_urls(urls), **settings)
@@ -111,6 +115,9 @@ class OpenAIHostPool(HostPool):
             )
         self.wanted: set[str] = set()  # models asked for (a server without /v1/models serves them)
         self.modes: dict[str, str] = {}  # host url -> the structured-output mode it accepts
+        self.refused: dict[str, set[str]] = {}  # host url -> request fields it refused
+        self.watch = TimeoutWatch()
+        self.checked_slots = False
 
     async def _list(self, host: Host) -> set[str]:
         client: openai.AsyncOpenAI = host.client  # type: ignore[assignment]
@@ -119,6 +126,29 @@ class OpenAIHostPool(HostPool):
         except openai.NotFoundError:  # no /v1/models here: trust that it serves what is asked
             return {model_name(m) for m in self.wanted}
         return {model_name(m.id) for m in page.data if getattr(m, "id", None)}
+
+    async def check_slots(self) -> None:
+        """Warn (once per pool) where a server reports fewer slots than ``--concurrency``."""
+        if self.checked_slots:
+            return
+        self.checked_slots = True
+        for host in self.answering():
+            slots = await reported_slots(host.url, api_key_for(host.url))
+            text = slots_warning(host.url, slots, host.capacity, self.timeout) if slots else None
+            if text:
+                log.warning("%s", text)
+
+    def refuse_field(self, host: Host, error: str) -> bool:
+        """Whether a refused request names a field this host does not take (``stream_options``;
+        ``max_tokens``, which newer OpenAI models want as ``max_completion_tokens``): it is
+        remembered and the request asked again without it."""
+        refused = self.refused.setdefault(host.url, set())
+        for name in ("stream_options", "max_tokens"):
+            if name in error and name not in refused:
+                refused.add(name)
+                log.warning("%s refuses %s: asking without it from now on", host.url, name)
+                return True
+        return False
 
     def mode(self, host: Host) -> str:
         return self.modes.get(host.url, JSON_SCHEMA)
@@ -212,6 +242,7 @@ class OpenAIBackend(LLMBackend):
         spec: str | None = None,
         decoding: Decoding | None = None,
         retries: int = 3,
+        max_tokens: int = MAX_TOKENS,
     ):
         self.model = model
         self.pool = pool
@@ -219,6 +250,7 @@ class OpenAIBackend(LLMBackend):
         self.spec = spec or f"openai:{model}"
         self.decoding = decoding or Decoding()
         self.retries = retries
+        self.max_tokens = max_tokens
 
     @property
     def concurrency(self) -> int:  # type: ignore[override]
@@ -228,6 +260,7 @@ class OpenAIBackend(LLMBackend):
         await self.pool.require_answering(
             "OpenAI-compatible server", "start one, or give --openai-base-url / OPENAI_BASE_URL"
         )
+        await self.pool.check_slots()
         if not self.pool.hosts_for(self.model):
             served = sorted({m.removesuffix(":latest") for h in self.pool.hosts for m in h.models})
             raise ModelNotFoundError(
@@ -237,11 +270,14 @@ class OpenAIBackend(LLMBackend):
 
     def request_identity(self, prompt: Prompt, repeat: int = 0) -> RequestIdentity:
         hosts = tuple(h.url for h in self.pool.hosts_for(self.model)) or self.pool.urls
-        return RequestIdentity("openai", hosts, self.model, self.decoding.options(repeat), {})
+        return RequestIdentity("openai", hosts, self.model, self._options(repeat), {})
+
+    def _options(self, repeat: int) -> dict[str, Any]:
+        return {**self.decoding.options(repeat), "max_tokens": self.max_tokens}
 
     async def answer(self, prompt: Prompt, case: TestCase, *, repeat: int = 0) -> Reply:
         """Ask the model, retrying transient failures; ``BackendError`` when no reply came."""
-        options = self.decoding.options(repeat)
+        options = self._options(repeat)
         last, attempt, pause = "no attempt", 0, 0.0
         while attempt <= self.retries:
             if pause:
@@ -268,6 +304,8 @@ class OpenAIBackend(LLMBackend):
                 if mode != TEXT and _REFUSED_FORMAT.search(_error_text(error)):
                     self.pool.downgrade(host, mode)
                     continue  # asked again at once in the next mode: not an attempt
+                if self.pool.refuse_field(host, _error_text(error)):
+                    continue  # asked again at once without it (or in its newer name)
                 raise BackendError(
                     f"{host.url} refused the request: {describe_openai_error(error)}"
                 ) from None
@@ -293,6 +331,7 @@ class OpenAIBackend(LLMBackend):
                 attempt += 1
                 continue
             except (openai.APITimeoutError, TimeoutError):
+                self.pool.watch.count(True, host.url, self.pool.timeout)
                 last = f"no reply from {host.url} within {self.pool.timeout:g} s"
                 pause = min(self.pool.pause * 2**attempt, MAX_BACKOFF)
                 attempt += 1
@@ -309,6 +348,7 @@ class OpenAIBackend(LLMBackend):
                 continue
             finally:
                 await self.pool.release(lease, outcome, error_text)
+            self.pool.watch.count(False, host.url, self.pool.timeout)
             try:
                 return self._reply(response, host, mode, options, time.monotonic() - started)
             except (AttributeError, TypeError, ValueError) as error:
@@ -316,49 +356,50 @@ class OpenAIBackend(LLMBackend):
                 attempt += 1
         raise BackendError(f"no reply after {self.retries + 1} attempts: {last}")
 
-    async def _chat(self, host: Host, prompt: Prompt, options: dict[str, Any], mode: str) -> Any:
+    async def _chat(
+        self, host: Host, prompt: Prompt, options: dict[str, Any], mode: str
+    ) -> StreamedChat:
+        """Streamed and cut at the cap while read (``openai_stream``); the timeout covers the
+        whole request, from sending it (a server's queue included) to its last chunk."""
         client: openai.AsyncOpenAI = host.client  # type: ignore[assignment]
         extra: dict[str, Any] = {}
         form = response_format(mode, prompt.schema)
         if form is not None:
             extra["response_format"] = form
+        refused = self.pool.refused.get(host.url, set())
+        cap = "max_completion_tokens" if "max_tokens" in refused else "max_tokens"
+        extra[cap] = options["max_tokens"]
+        if "stream_options" not in refused:
+            extra["stream_options"] = {"include_usage": True}
         return await asyncio.wait_for(
-            client.chat.completions.create(
+            chat_streamed(
+                client,
                 model=self.model,
                 messages=[{"role": "user", "content": prompt.text}],
                 temperature=options["temperature"],
                 seed=options["seed"],
-                stream=False,
                 **extra,
             ),
             timeout=self.pool.timeout,
         )
 
     def _reply(
-        self, response: Any, host: Host, mode: str, options: dict[str, Any], latency: float
+        self, response: StreamedChat, host: Host, mode: str, options: dict[str, Any], latency: float
     ) -> Reply:
-        if isinstance(response, str):  # the client's answer to a body that is not JSON
-            raise ValueError("the server sent text that is not JSON (wrong content type)")
-        message = response.choices[0].message
-        content = message.content or ""
-        reasoning = getattr(message, "reasoning_content", None) or getattr(
-            message, "reasoning", None
-        )
-        if not isinstance(content, str) or not isinstance(reasoning or "", str):
-            raise ValueError("message content is not text")
-        text, thinking = split_thinking(content, reasoning or "")
-        usage = getattr(response, "usage", None)
-        details = getattr(usage, "completion_tokens_details", None)
+        text, thinking = split_thinking(response.content, response.reasoning)
+        usage = response.usage
+        details = usage.get("completion_tokens_details")
+        details = details if isinstance(details, dict) else {}
         return Reply(
             text=text,
             thinking=thinking,
             latency=latency,
-            prompt_tokens=clean_count(getattr(usage, "prompt_tokens", None)),
-            completion_tokens=clean_count(getattr(usage, "completion_tokens", None)),
-            reasoning_tokens=clean_count(getattr(details, "reasoning_tokens", None)),
+            prompt_tokens=clean_count(usage.get("prompt_tokens")),
+            completion_tokens=clean_count(usage.get("completion_tokens")),
+            reasoning_tokens=clean_count(details.get("reasoning_tokens")),
             host=host.url,
             output_mode=mode,
-            extra={"options": options, "finish_reason": response.choices[0].finish_reason},
+            extra={"options": options, "finish_reason": response.finish_reason, **response.cut},
         )
 
     async def close(self) -> None:

@@ -65,6 +65,7 @@ class BackendContext:
     retries: int = 3
     llama_binding: str | None = None  # local models: "xllamacpp", "llama-cpp-python" or automatic
     openai_hosts: tuple[str, ...] = ()  # --openai-base-url (empty: OPENAI_BASE_URL or OpenAI's)
+    max_tokens: int = 256  # --max-tokens: the output cap sent to OpenAI-compatible servers
     _pools: dict[tuple[str, ...], HostPool] = field(default_factory=dict, repr=False)
     _openai_pools: dict[tuple[str, ...], HostPool] = field(default_factory=dict, repr=False)
 
@@ -231,7 +232,9 @@ def _openai(rest: str, ctx: BackendContext) -> Backend:
     model, url = split_model_host(rest)
     pool = ctx.openai_pool((url,) if url else ctx.openai_hosts)
     assert isinstance(pool, OpenAIHostPool)
-    return OpenAIBackend(model, pool, decoding=ctx.decoding, retries=ctx.retries)
+    return OpenAIBackend(
+        model, pool, decoding=ctx.decoding, retries=ctx.retries, max_tokens=ctx.max_tokens
+    )
 
 
 def _check_openai(raw: str) -> None:

@@ -16,9 +16,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from explaincheck.core.atomic_files import temporary_beside
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.store import CachedReply, CampaignRow, Store, StoredExecution
 from explaincheck.core.taxonomy.base import ERROR
+
+MERGING = ".merging"  # the suffix of a merge being written (beside --out)
 
 # Campaign settings that may differ between inputs: bookkeeping, not what was tested.
 VOLATILE = frozenset(
@@ -77,12 +80,36 @@ def _better(new: StoredExecution, old: StoredExecution) -> bool:
     return str(new.finished_at) > str(old.finished_at)
 
 
-def _merged_settings(settings: dict[str, Any]) -> dict[str, Any]:
-    """The first campaign's settings without its shard (the merged campaign is whole)."""
+def _merged_settings(settings: dict[str, Any], out: Path) -> dict[str, Any]:
+    """The first campaign's settings without its shard (the merged campaign is whole), its run
+    options naming the merged file (a campaign file written from it resumes that one)."""
     merged = {k: v for k, v in settings.items() if k != "shard"}
     if isinstance(merged.get("run_options"), dict):
-        merged["run_options"] = {k: v for k, v in merged["run_options"].items() if k != "shard"}
+        options = {k: v for k, v in merged["run_options"].items() if k != "shard"}
+        merged["run_options"] = {**options, "db": str(out)} if "db" in options else options
     return merged
+
+
+def _shard_count(shard: str) -> int | None:
+    """N of a stored ``I/N`` (None for a whole campaign or a text that is no shard)."""
+    index, slash, count = shard.partition("/")
+    return int(count) if slash and index.strip().isdigit() and count.strip().isdigit() else None
+
+
+def _check_shard_counts(found: dict[str, list[str]]) -> None:
+    """Shards cut with different N cover the plan in different ways: their union is no
+    campaign (1/3 and 2/2 overlap in some cases and miss others)."""
+    by_count: dict[int, list[str]] = {}
+    for shard, paths in found.items():
+        count = _shard_count(shard)
+        if count is not None:
+            by_count.setdefault(count, []).extend(paths)
+    if len(by_count) > 1:
+        (first, one), (second, other) = sorted(by_count.items())[:2]
+        raise MergeError(
+            f"{one[0]} is a shard of {first} and {other[0]} a shard of {second}: shards of one"
+            " campaign must be cut with the same N (run every shard with the same --shard I/N)"
+        )
 
 
 def merge_databases(inputs: Iterable[str | Path], out: str | Path) -> MergeReport:
@@ -93,6 +120,8 @@ def merge_databases(inputs: Iterable[str | Path], out: str | Path) -> MergeRepor
         raise MergeError("give at least one database to merge")
     if out.exists():
         raise MergeError(f"{out} exists: merge into a new file")
+    if not out.parent.is_dir():
+        raise MergeError(f"--out {out}: folder {out.parent} does not exist")
     if any(p.resolve() == out.resolve() for p in paths if p.exists()):
         raise MergeError(f"{out} is one of the inputs")
     report = MergeReport()
@@ -100,6 +129,7 @@ def merge_databases(inputs: Iterable[str | Path], out: str | Path) -> MergeRepor
     chosen: dict[str, StoredExecution] = {}
     replies: list[CachedReply] = []
     planned: dict[str, int] = {}
+    shard_paths: dict[str, list[str]] = {}
     for path in paths:
         with Store.open(path, readonly=True) as store:
             campaigns = store.campaigns()
@@ -117,6 +147,7 @@ def merge_databases(inputs: Iterable[str | Path], out: str | Path) -> MergeRepor
                     )
                 shard = str(campaign.settings.get("shard") or "")
                 planned[shard] = max(planned.get(shard, 0), campaign.planned)
+                shard_paths.setdefault(shard, []).append(str(path))
                 if shard and shard not in report.shards:
                     report.shards.append(shard)
             rows = store.stored_executions()
@@ -135,13 +166,36 @@ def merge_databases(inputs: Iterable[str | Path], out: str | Path) -> MergeRepor
                 chosen[row.exec_key] = row
         report.inputs.append((str(path), len(rows), kept))
     assert reference is not None
+    _check_shard_counts(shard_paths)
     first = reference[1]
     # a whole campaign's count if an input holds one, else the sum over the distinct shards
     report.planned = planned[""] if "" in planned else sum(planned.values())
-    with Store.open(out) as store:
+    # Written under a temporary name and renamed at the end: a killed merge leaves nothing
+    # under ``out`` (no empty file that looks like a finished campaign, none blocking a rerun).
+    with temporary_beside(out, suffix=MERGING) as temporary:
+        temporary.unlink()  # the store makes its own file
+        try:
+            _write_merged(temporary, out, first, chosen, replies, report)
+        finally:
+            for leftover in ("-wal", "-shm"):
+                Path(f"{temporary}{leftover}").unlink(missing_ok=True)
+        if out.exists():
+            raise MergeError(f"{out} exists: merge into a new file")
+    return report
+
+
+def _write_merged(
+    path: Path,
+    out: Path,
+    first: CampaignRow,
+    chosen: dict[str, StoredExecution],
+    replies: list[CachedReply],
+    report: MergeReport,
+) -> None:
+    with Store.open(path) as store:
         campaign_id = store.begin_campaign(
             identity=first.identity,
-            settings=_merged_settings(first.settings),
+            settings=_merged_settings(first.settings, out),
             environment=first.environment,
             model_path=str(first.extra.get("model_path", "")),
             model_hash=first.model_hash,
@@ -157,4 +211,3 @@ def merge_databases(inputs: Iterable[str | Path], out: str | Path) -> MergeRepor
         store.end_campaign(campaign_id, "finished" if done >= report.planned else "incomplete")
         report.rows = len(ordered)
         report.replies = len({(r.backend, r.host, r.model, r.request_hash) for r in replies})
-    return report

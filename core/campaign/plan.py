@@ -257,10 +257,19 @@ class Plan:
         }
 
 
-def execution_key(model_hash: str, llm: str, case: TestCase, repeat: int, prompt: Prompt) -> str:
-    """Stable identity of one execution across runs (what resume matches on)."""
+def execution_key(
+    model_hash: str, llm: str, case: TestCase, repeat: int, prompt: Prompt, campaign: str
+) -> str:
+    """Stable identity of one execution across runs (what resume matches on). It ends with the
+    identity of the campaign that planned it (``campaign_key``): a campaign with another seed or
+    budget that draws the same case asks it itself, never borrows the other campaign's row."""
     prompt_hash = _sha(prompt.text)[:16]
-    return f"{model_hash[:16]}|{llm}|{case.key}|r{repeat}|{prompt_hash}"
+    return campaign_key(f"{model_hash[:16]}|{llm}|{case.key}|r{repeat}|{prompt_hash}", campaign)
+
+
+def campaign_key(key: str, campaign: str) -> str:
+    """An execution's key within one campaign (the store's v5 migration writes the same)."""
+    return f"{key}|{campaign}"
 
 
 DEFAULT_CATEGORIES = "default"
@@ -443,13 +452,14 @@ def plan_campaign(
     order = {c: i for i, c in enumerate(categories)}
     selected.sort(key=lambda c: (c.index, order[c.category], c.selection))
     executions: list[PlannedExecution] = []
+    identity = campaign.identity(oracle.model.content_hash)
     for case in (asked for chosen in selected for asked in asked_cases(chosen, campaign, oracle)):
         prompt = render_prompt(case, oracle, environment)
         dimension = CATEGORIES[case.category].dimension
         valuations = tuple(dict(oracle.state(s).valuation) for s in case.states)
         for llm in campaign.llms:
             for repeat in range(campaign.repeat):
-                key = execution_key(oracle.model.content_hash, llm, case, repeat, prompt)
+                key = execution_key(oracle.model.content_hash, llm, case, repeat, prompt, identity)
                 executions.append(
                     PlannedExecution(key, llm, case, repeat, prompt, dimension, valuations)
                 )

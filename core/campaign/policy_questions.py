@@ -85,13 +85,17 @@ class AskedPolicy:
         return sum(1 for a in self.answers.values() if a is None)
 
 
+def policy_identity(campaign: Campaign, model_hash: str) -> str:
+    return f"policy/{campaign.identity(model_hash)}"
+
+
 class _PolicyPlan(Plan):
     """A plan of best-action questions asked for a policy: its own campaign identity, so it
     never merges with a campaign of the same settings."""
 
     @property
     def identity(self) -> str:
-        return f"policy/{self.campaign.identity(self.model_hash)}"
+        return policy_identity(self.campaign, self.model_hash)
 
     def stored_settings(self) -> dict[str, Any]:
         return {**self.campaign.settings(), "policy": True, "skipped": {}, "caveats": {}}
@@ -212,10 +216,11 @@ async def _ask(
     """Run the best-action questions of ``states`` and return their stored rows by state."""
     llm = campaign.llms[0]
     executions = []
+    identity = policy_identity(campaign, oracle.model.content_hash)
     for state_id in states:
         case = best_action_case(state_id)
         prompt = render_prompt(case, oracle, environment)
-        key = execution_key(oracle.model.content_hash, llm, case, 0, prompt)
+        key = execution_key(oracle.model.content_hash, llm, case, 0, prompt, identity)
         valuation = (dict(oracle.state(state_id).valuation),)
         dimension = CATEGORIES["best_action"].dimension
         executions.append(PlannedExecution(key, llm, case, 0, prompt, dimension, valuation))

@@ -51,6 +51,7 @@ class BackendSettings:
     retries: int = 3
     llama_binding: str | None = None  # the local models' llama.cpp binding; None: automatic
     openai_hosts: tuple[str, ...] = ()  # base URLs of OpenAI-compatible servers
+    max_tokens: int = 256  # output cap sent to OpenAI-compatible servers (--max-tokens)
 
 
 def backend_context(
@@ -70,6 +71,7 @@ def backend_context(
         retries=settings.retries,
         llama_binding=settings.llama_binding,
         openai_hosts=tuple(settings.openai_hosts),
+        max_tokens=settings.max_tokens,
     )
 
 

@@ -114,17 +114,28 @@ def _plain(item: Any) -> str:
     return str(item)
 
 
+MAX_CONFIG_BYTES = 1 << 20  # a campaign file is a few lines; a larger one is no campaign file
+
+
 def load_config(path: str | Path, parser: argparse.ArgumentParser) -> dict[str, Any]:
     """dest -> value of every key in the file, checked against the parser's options."""
     path = Path(path)
     try:
+        if path.stat().st_size > MAX_CONFIG_BYTES:
+            raise ConfigError(f"campaign file {path} is over {MAX_CONFIG_BYTES >> 20} MB: not read")
         text = path.read_text(encoding="utf-8")
     except OSError as error:
         raise ConfigError(f"cannot read campaign file {path}: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
+        raise ConfigError(
+            f"campaign file {path} is not UTF-8 text (byte {error.start}): save it as UTF-8"
+        ) from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: {error}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: arrays or tables nested too deeply to read") from None
     actions = option_actions(parser)
     values = {}
     for key, value in data.items():

@@ -84,8 +84,12 @@ def policy_loss(table: pd.DataFrame, notes: list[str], out: Path) -> list[Path]:
     print(table.to_string(index=False))
     out.mkdir(parents=True, exist_ok=True)
     written = [out / "policy_value_loss.csv", out / "policy_value_loss.md"]
-    table.to_csv(written[0], index=False)
-    written[1].write_text(table.to_markdown(index=False) + "\n", encoding="utf-8")
+    from explaincheck.core.atomic_files import write_atomically, write_text_atomically
+    from explaincheck.core.csv_text import defused_frame
+
+    safe = defused_frame(table)
+    write_atomically(written[0], lambda stream: safe.to_csv(stream, index=False), binary=False)
+    write_text_atomically(written[1], table.to_markdown(index=False) + "\n")
     return written
 
 

@@ -175,7 +175,7 @@ def run(args: argparse.Namespace) -> int:
     if args.id is not None and not rows and fmt == "table":
         raise ExplaincheckError(f"{args.db} has no execution {args.id} (with these filters)")
     if fmt not in ("table", "json") or getattr(args, "out", None):
-        return export(rows, fmt, getattr(args, "out", None))
+        return export(rows, fmt, getattr(args, "out", None), args.db)
     try:
         if fmt == "json":
             sys.stdout.write(json_text(rows) + "\n")

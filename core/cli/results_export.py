@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from explaincheck.core.atomic_files import write_bytes_atomically, write_text_atomically
 from explaincheck.core.campaign.prices import campaign_prices, with_costs
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.store import CampaignRow
@@ -27,8 +28,9 @@ def costed(
     return with_costs(rows, prices)
 
 
-def export(rows: list[dict[str, Any]], fmt: str, out: str | None) -> int:
-    """Write the rows in ``fmt`` to ``out`` (stdout when None; Parquet only to a pipe)."""
+def export(rows: list[dict[str, Any]], fmt: str, out: str | None, db: str = "") -> int:
+    """Write the rows in ``fmt`` to ``out`` (stdout when None; Parquet only to a pipe), never
+    over the results database ``db`` they were read from."""
     from explaincheck.core.analysis.export import write_file, write_rows
     from explaincheck.core.cli.results_command import json_text
 
@@ -39,7 +41,7 @@ def export(rows: list[dict[str, Any]], fmt: str, out: str | None) -> int:
         if out is None:
             sys.stdout.buffer.write(text)
         else:
-            _writable(out).write_bytes(text)
+            write_bytes_atomically(_writable(out, db), text)
         return 0
     if out is None:
         if fmt == "parquet" and sys.stdout.isatty():
@@ -48,13 +50,15 @@ def export(rows: list[dict[str, Any]], fmt: str, out: str | None) -> int:
         write_rows(lambda: rows, fmt, sys.stdout.buffer)
         sys.stdout.buffer.flush()
         return 0
-    path = write_file(rows, fmt, _writable(out))
+    path = write_file(rows, fmt, _writable(out, db))
     print(f"wrote {len(rows)} executions to {path}", file=sys.stderr)
     return 0
 
 
-def _writable(out: str) -> Path:
+def _writable(out: str, db: str = "") -> Path:
     path = Path(out)
+    if db and path.exists() and Path(db).exists() and path.resolve() == Path(db).resolve():
+        raise ExplaincheckError(f"--out {path} is the results database itself: choose another file")
     if path.is_dir():
         raise ExplaincheckError(f"--out {path} is a folder")
     if not path.parent.is_dir():
@@ -72,7 +76,8 @@ def write_config(campaigns: Sequence[CampaignRow], out: str, db: str) -> int:
             f"{db} records no run options (its campaigns ran before campaign files existed)"
         )
     campaign = recorded[-1]
-    options = dict(campaign.settings["run_options"])
+    # the file read holds the campaign (a merged file, a copy): resuming it means this one
+    options = {**campaign.settings["run_options"], "db": db}
     comment = (
         f"campaign {campaign.id} of {db}, run with explaincheck"
         f" {campaign.settings.get('explaincheck_version', '?')} on {campaign.created_at}\n"
@@ -82,6 +87,6 @@ def write_config(campaigns: Sequence[CampaignRow], out: str, db: str) -> int:
     if out == "-":
         sys.stdout.write(text)
     else:
-        _writable(out).write_text(text, encoding="utf-8")
+        write_text_atomically(_writable(out, db), text)
         print(f"wrote the campaign file of campaign {campaign.id} to {out}", file=sys.stderr)
     return 0

@@ -105,7 +105,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--concurrency", type=int, default=4, help="requests in flight per LLM, per Ollama host (4)"
     )
     parser.add_argument(
-        "--timeout", type=float, default=120.0, help="seconds to wait for one reply (120)"
+        "--timeout",
+        type=float,
+        default=120.0,
+        help="seconds one request may take, from sending it to its last word (120): time it"
+        " waits in a server's queue counts, so keep --concurrency within the server's slots",
     )
     parser.add_argument(
         "--ollama-host",
@@ -208,6 +212,13 @@ def add_scale_arguments(parser: argparse.ArgumentParser) -> None:
         " servers; default OPENAI_BASE_URL, else https://api.openai.com/v1)",
     )
     parser.add_argument(
+        "--max-tokens",
+        type=positive_int,
+        default=256,
+        help="output cap sent to OpenAI-compatible servers (256, as the local models; a"
+        " reasoning model thinking aloud may need more)",
+    )
+    parser.add_argument(
         "--price",
         action="append",
         default=[],
@@ -282,6 +293,7 @@ def backend_settings(args: argparse.Namespace) -> BackendSettings:
         retries=getattr(args, "retries", 3),
         llama_binding=getattr(args, "llama_binding", None),
         openai_hosts=tuple(getattr(args, "openai_base_url", None) or ()),
+        max_tokens=getattr(args, "max_tokens", None) or 256,
     )
 
 

@@ -12,7 +12,7 @@ import argparse
 from dataclasses import dataclass, field
 from typing import Any
 
-from explaincheck.core.backends.ollama_hosts import redact_url
+from explaincheck.core.backends.ollama_hosts import normalize_host, redact_url
 from explaincheck.core.backends.registry import normalize_spec
 from explaincheck.core.campaign.cost_limit import check_limit, check_priced
 from explaincheck.core.campaign.prices import Price, price_table
@@ -45,10 +45,19 @@ def prepare_scale(args: argparse.Namespace) -> Scale:
     options = run_options(args, parser)
     for key in URL_KEYS:  # no secret reaches the store: no userinfo, query or fragment
         if key in options:
-            options[key] = [redact_url(url) for url in options[key]]
+            options[key] = [checked_url(key, url) for url in options[key]]
     if "llm" in options:
         options["llm"] = [normalize_spec(spec) for spec in options["llm"]]
     return Scale(shard, prices, max_cost, options)
+
+
+def checked_url(key: str, url: str) -> str:
+    """A URL option as stored: refused (one line, before any work) when it cannot be used or
+    carries credentials, else without its query and fragment."""
+    from explaincheck.core.backends.openai_backend import normalize_base_url
+
+    (normalize_base_url if key == "openai-base-url" else normalize_host)(url)
+    return redact_url(url)
 
 
 __all__ = ["Scale", "prepare_scale"]

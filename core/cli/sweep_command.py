@@ -88,7 +88,11 @@ def run(args: argparse.Namespace) -> int:
         raise ExplaincheckError(f"every point failed; the first: {result.points[0].error}")
     png = args.png
     if png:
-        sweep_figure(result, states or ()).savefig(Path(png), dpi=120)
+        from explaincheck.core.atomic_files import write_atomically
+
+        figure = sweep_figure(result, states or ())
+        kind = Path(png).suffix.lstrip(".").lower() or "png"
+        write_atomically(png, lambda out: figure.savefig(out, format=kind, dpi=120), binary=True)
     if args.json:
         print(json.dumps(to_json(result), indent=1))
     else:

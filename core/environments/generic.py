@@ -15,6 +15,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from explaincheck.core.atomic_files import temporary_beside, write_text_atomically
 from explaincheck.core.environments import toml_writer
 from explaincheck.core.environments.loader import (
     MODEL_NAME,
@@ -260,6 +261,7 @@ def save_wording(
     model = folder / MODEL_NAME
     source = Path(env.model_path)
     if not (model.exists() and model.resolve() == source.resolve()):
-        shutil.copyfile(source, model)
-    target.write_text(toml_writer.dumps(data), encoding="utf-8")
+        with temporary_beside(model) as temporary:
+            shutil.copyfile(source, temporary)
+    write_text_atomically(target, toml_writer.dumps(data))
     return target

@@ -18,15 +18,17 @@ with one labelled action takes it; goal states end the run (rows for them are ch
 from __future__ import annotations
 
 import csv
+import decimal
 import io
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.notices import warn_once
 from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.policy.types import DEFAULTS, OPTIMAL, Policy
 
@@ -44,6 +46,7 @@ class Loaded:
 
     policy: Policy
     ignored_rows: int = 0  # rows whose valuation is no reachable state
+    outside_rows: int = 0  # of them, rows with a value no reachable state takes
 
 
 def _key(value: Any) -> str:
@@ -100,8 +103,22 @@ def parse_distribution(value: Any, where: str) -> dict[str, Fraction]:
             distribution[action] = p
     total = sum(distribution.values(), Fraction(0))
     if abs(total - 1) > SUM_TOLERANCE:
-        raise PolicyError(f"{where}: probabilities sum to {float(total):.6g}, not 1")
+        raise PolicyError(f"{where}: probabilities sum to {exact_text(total)}, not 1")
     return {a: p / total for a, p in distribution.items()}
+
+
+def exact_text(value: Fraction) -> str:
+    """``value`` with every digit that tells it from 1 (``1.000001``, never ``1``), however
+    large (``2E+308``: a float would overflow); a fraction when no decimal ends it."""
+    context = decimal.Context(prec=MAX_DIGITS)
+    shown = context.divide(decimal.Decimal(value.numerator), decimal.Decimal(value.denominator))
+    if context.flags[decimal.Inexact] and value.denominator < 10**9:
+        return f"{value.numerator}/{value.denominator}"
+    shown = shown.normalize(context)
+    return f"{shown:f}" if -30 < shown.adjusted() < 30 else str(shown)
+
+
+MAX_DIGITS = 40
 
 
 def check_choice(
@@ -168,7 +185,8 @@ def _match_rows(
     actions = oracle.model.actions
     given: dict[int, dict[str, Fraction]] = {}
     first_row: dict[int, str] = {}
-    ignored = 0
+    ignored = outside = 0
+    taken = _values_taken(oracle)
     for where, row in rows:
         unknown = [k for k in row if k not in variables and k != ACTION]
         if unknown:
@@ -183,6 +201,7 @@ def _match_rows(
         key = tuple(_key(row[v]) for v in variables)
         state_id = index.get(key)
         if state_id is None:
+            outside += _check_cells(key, variables, taken, where)
             for action in distribution:
                 if action not in actions:
                     raise PolicyError(
@@ -199,7 +218,51 @@ def _match_rows(
         first_row[state_id] = where
         check_choice(distribution, oracle.state(state_id), actions, where)
         given[state_id] = distribution
-    return Loaded(complete(oracle, given, source, default), ignored)
+    if ignored:
+        beyond = f", {outside} of them outside the values the variables take" if outside else ""
+        warn_once(f"{source}: {ignored} rows name no reachable state{beyond}; they are ignored")
+    return Loaded(complete(oracle, given, source, default), ignored, outside)
+
+
+def _values_taken(oracle: OracleResult) -> dict[str, tuple[set[str], bool]]:
+    """variable -> (the values its reachable states take, as table text; whether all are
+    integers)."""
+    found: dict[str, tuple[set[str], bool]] = {}
+    for variable in oracle.model.variables:
+        values = [s.valuation[variable] for s in oracle.states]
+        integer = all(isinstance(v, int) and not isinstance(v, bool) for v in values)
+        found[variable] = ({_key(v) for v in values}, integer)
+    return found
+
+
+def _check_cells(key: tuple[str, ...], variables: tuple[str, ...], taken: dict, where: str) -> int:
+    """1 when a cell is outside what its variable takes (counted, warned), 0 when the row is
+    only unreachable; a non-integer in an integer column is an error naming row and column."""
+    outside = 0
+    for variable, text in zip(variables, key, strict=True):
+        values, integer = taken[variable]
+        if integer and not _is_integer(text):
+            raise PolicyError(
+                f"{where}, column {variable!r}: {text!r} is not an integer ({variable} takes"
+                f" integers such as {min(values, key=_number)})"
+            )
+        if text not in values:
+            outside = 1
+    return outside
+
+
+def _is_integer(text: str) -> bool:
+    try:
+        return int(text) == float(text)
+    except (ValueError, OverflowError):
+        return False
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        return 0.0
 
 
 def read_rows(path: Path) -> list[tuple[str, dict[str, Any]]]:
@@ -222,6 +285,8 @@ def _json_rows(path: Path, text: str) -> list[tuple[str, dict[str, Any]]]:
         raise PolicyError(
             f"{path}:{error.lineno}:{error.colno}: not valid JSON ({error.msg})"
         ) from None
+    except RecursionError:
+        raise PolicyError(f"{path}: JSON nested too deeply to be a policy table") from None
     if isinstance(data, dict):
         data = data.get("policy", data.get("states"))
     if not isinstance(data, list):
@@ -323,11 +388,15 @@ def write_policy(policy: Policy, oracle: OracleResult, path: str | Path) -> None
     from explaincheck.core.policy.types import choice_text
 
     variables = oracle.model.variables
-    with open(path, "w", newline="", encoding="utf-8") as handle:
+    from explaincheck.core.atomic_files import write_atomically
+    from explaincheck.core.csv_text import defused
+
+    def write(handle: IO) -> None:
         writer = csv.writer(handle)
-        writer.writerow([*variables, ACTION])
+        writer.writerow([defused(v) for v in (*variables, ACTION)])
         for state_id, distribution in sorted(policy.choices.items()):
             state = oracle.state(state_id)
-            writer.writerow(
-                [_key(state.valuation[v]) for v in variables] + [choice_text(distribution)]
-            )
+            cells = [_key(state.valuation[v]) for v in variables] + [choice_text(distribution)]
+            writer.writerow([defused(cell) for cell in cells])
+
+    write_atomically(path, write, binary=False, newline="")

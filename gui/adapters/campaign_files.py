@@ -77,7 +77,9 @@ def save_campaign(path: str | Path, setup: Any, env: str | None, choices: dict[s
         setup_options(setup, env, choices),
         "saved by the explaincheck Campaign tab; run it with: explaincheck run --config FILE",
     )
-    Path(path).write_text(text, encoding="utf-8")
+    from explaincheck.core.atomic_files import write_text_atomically
+
+    write_text_atomically(path, text)
 
 
 def open_campaign(path: str | Path) -> tuple[dict[str, Any], str | None]:

@@ -142,7 +142,9 @@ class WorkbenchController(QObject):
             raise ExplaincheckError(
                 f"{path} is a built-in environment's model: save the copy elsewhere"
             )
-        Path(path).write_text(text, encoding="utf-8")
+        from explaincheck.core.atomic_files import write_text_atomically
+
+        write_text_atomically(path, text)
 
     # -- Storm's answers -------------------------------------------------------------------
     def load_transitions(self) -> asyncio.Task | None:

@@ -63,8 +63,8 @@ class Settings:
             budget=_as_int(self._store.value("campaign/budget"), default.budget),
             theme=theme if theme in THEMES else default.theme,
             llama_binding=binding if binding in LLAMA_BINDINGS else default.llama_binding,
-            openai_base_url=str(
-                self._store.value("openai/base_url", os.environ.get("OPENAI_BASE_URL", ""))
+            openai_base_url=redact_url(
+                str(self._store.value("openai/base_url", os.environ.get("OPENAI_BASE_URL", "")))
             ),
             state_limit=max(
                 1, _as_int(self._store.value("oracle/state_limit"), default.state_limit)
@@ -79,7 +79,7 @@ class Settings:
         self._store.setValue("campaign/budget", int(prefs.budget))
         self._store.setValue("theme", prefs.theme)
         self._store.setValue("local/binding", prefs.llama_binding)
-        self._store.setValue("openai/base_url", prefs.openai_base_url)
+        self._store.setValue("openai/base_url", redact_url(prefs.openai_base_url))
         self._store.setValue("oracle/state_limit", int(prefs.state_limit))
         self._store.sync()
 

@@ -3,8 +3,6 @@ button to save it to a file exactly as received."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QDialog,
@@ -50,5 +48,7 @@ class FullTextDialog(QDialog):
             self.save(path)
 
     def save(self, path: str) -> None:
-        Path(path).write_text(self.full_text, encoding="utf-8")
+        from explaincheck.core.atomic_files import write_text_atomically
+
+        write_text_atomically(path, self.full_text)
         self.note.setText(f"Saved {len(self.full_text):,} characters to {path}")

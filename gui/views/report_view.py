@@ -331,13 +331,14 @@ def _export_all(
 
 def _export(report: Any, kind: str, folder: Path) -> list[Path]:
     from explaincheck.core.analysis.report import figure_bytes, write_report
+    from explaincheck.core.atomic_files import write_bytes_atomically
 
     folder.mkdir(parents=True, exist_ok=True)
     if kind in ("png", "svg"):
         written = []
         for key, figure in report.figures.items():
             path = folder / f"{key}.{kind}"
-            path.write_bytes(figure_bytes(figure, kind))
+            write_bytes_atomically(path, figure_bytes(figure, kind))
             written.append(path)
         return written
     return list(write_report(report, folder, kind))

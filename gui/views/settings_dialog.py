@@ -22,7 +22,7 @@ MAX_STATE_LIMIT = 2**31 - 1  # a QSpinBox holds a C int
 
 CREDENTIALS_REMOVED = (
     "The user name, key or token was removed from the host: it would be stored in the settings"
-    " file. Set OLLAMA_API_KEY for a key, then press OK."
+    " file. Set OLLAMA_API_KEY (OPENAI_API_KEY for an OpenAI server) for a key, then press OK."
 )
 
 
@@ -87,18 +87,21 @@ class SettingsDialog(QDialog):
     def accept(self) -> None:
         """Refuse a host that cannot be used or carries credentials (they are taken out of
         the field, so a second OK saves the host without them)."""
-        text = self.host.text().strip()
-        stripped = redact_url(text)
-        if stripped != text:
-            self.host.setText(stripped)
-            self.note.setText(CREDENTIALS_REMOVED)
-            return
-        if text:
-            try:
-                normalize_host(text)
-            except BadHostError as error:
-                self.note.setText(str(error))
+        from explaincheck.core.backends.openai_backend import normalize_base_url
+
+        for field, check in ((self.host, normalize_host), (self.openai, normalize_base_url)):
+            text = field.text().strip()
+            stripped = redact_url(text)
+            if stripped != text:
+                field.setText(stripped)
+                self.note.setText(CREDENTIALS_REMOVED)
                 return
+            if text:
+                try:
+                    check(text)
+                except BadHostError as error:
+                    self.note.setText(str(error))
+                    return
         super().accept()
 
     def preferences(self) -> Preferences:
@@ -109,6 +112,6 @@ class SettingsDialog(QDialog):
             budget=self.budget.value(),
             theme=self.theme.currentText(),
             llama_binding=self.llama_binding.currentText(),
-            openai_base_url=self.openai.text().strip(),
+            openai_base_url=redact_url(self.openai.text().strip()),
             state_limit=self.state_limit.value(),
         )

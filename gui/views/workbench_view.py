@@ -8,7 +8,6 @@ the simulator's path and the Bellman view shown, as one self-contained HTML page
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -156,7 +155,9 @@ class WorkbenchView(QWidget):
 
     def save_handout(self, path: str) -> None:
         try:
-            Path(path).write_text(self.handout_html(), encoding="utf-8")
+            from explaincheck.core.atomic_files import write_text_atomically
+
+            write_text_atomically(path, self.handout_html())
         except OSError as error:
             self.handout_status.setText(f"Cannot save {path}: {error.strerror}")
             return

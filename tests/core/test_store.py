@@ -158,6 +158,7 @@ def test_older_schema_is_migrated_or_refused(tmp_path, monkeypatch):
     monkeypatch.setitem(store_module.MIGRATIONS, 1, "")  # the file already has v2's columns
     monkeypatch.setitem(store_module.MIGRATIONS, 2, "")  # ... and v3's
     monkeypatch.setitem(store_module.MIGRATIONS, 3, "")  # ... and v4's
+    monkeypatch.setitem(store_module.MIGRATIONS, 4, "")  # ... and v5's keys
     Store.open(path).close()
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
@@ -180,7 +181,7 @@ def test_v2_file_gains_reading_and_gap_unknown_for_old_rows(store):
     with Store.open(path) as migrated:
         migrated.record(record("new", reading=True, gap=0.004))
         migrated.record(record("live", reading=False, gap=None))
-        rows = {r["exec_key"]: r for r in migrated.iter_executions()}
+        rows = {r["exec_key"].split("|")[0]: r for r in migrated.iter_executions()}
     assert (rows["old"]["reading"], rows["old"]["gap"]) == (None, None)  # unknown before v3
     assert (rows["new"]["reading"], rows["new"]["gap"]) == (True, 0.004)
     assert rows["live"]["reading"] is False

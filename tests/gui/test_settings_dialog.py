@@ -46,3 +46,20 @@ def test_credentials_typed_into_the_settings_file_are_not_used(tmp_path):
     path = tmp_path / "s.ini"
     path.write_text("[ollama]\nhost=http://me:sk-secret123@gpu1:11434\n")
     assert Settings(str(path)).preferences().ollama_host == "http://gpu1:11434"
+
+
+@pytest.mark.parametrize("field", ["host", "openai"])
+def test_an_at_inside_a_password_is_taken_out_whole(qtbot, tmp_path, field):
+    """Issue 34 point 7: ``bob:pa@ssKEY@`` once left ``ssKEY@``; the OpenAI field was not
+    checked at all."""
+    dialog = SettingsDialog(Preferences())
+    qtbot.addWidget(dialog)
+    getattr(dialog, field).setText("http://bob:pa@ssKEY@gpu1:8000/v1")
+    dialog.accept()
+    assert dialog.result() == 0 and dialog.note.text() == CREDENTIALS_REMOVED
+    assert getattr(dialog, field).text() == "http://gpu1:8000/v1"
+    dialog.accept()
+    assert dialog.result() == 1
+    settings = Settings(str(tmp_path / "s.ini"))
+    settings.save_preferences(dialog.preferences())
+    assert "KEY" not in (tmp_path / "s.ini").read_text()

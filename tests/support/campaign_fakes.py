@@ -105,6 +105,7 @@ def synthetic_plan(
         repeat=repeat,
     )
     executions = []
+    identity = campaign.identity(oracle.model.content_hash)
     for index in range(cases_per_category):
         for category in CATEGORIES:
             case = TestCase(category, (index,), 0.5, "prioritized", index)
@@ -114,7 +115,7 @@ def synthetic_plan(
             prompt = Prompt(text, SCHEMA)
             for llm in llms:
                 for r in range(repeat):
-                    key = execution_key(oracle.model.content_hash, llm, case, r, prompt)
+                    key = execution_key(oracle.model.content_hash, llm, case, r, prompt, identity)
                     executions.append(
                         PlannedExecution(key, llm, case, r, prompt, "state", ({"x": index},))
                     )

@@ -11,10 +11,16 @@ Each model gets a ``Script``; ``mode`` is one of ``MODES``: ``correct`` (honours
 like older llama-server builds), ``no_response_format`` (400 for any ``response_format``),
 ``reasoning`` (``reasoning_content`` beside the answer), ``think`` (an inline ``<think>``
 block), ``html`` (200 with a text/html body: a proxy's error page), ``junk`` (200, JSON that is
-no chat completion), ``hang`` (never answers within any sane timeout). ``fail_first`` requests
-fail first with ``failure`` (``http429`` with ``Retry-After``, ``http500``, ``slow``). Without a
-schema in the request (json_object or text), the answer is built from ``schemas[prompt]`` if
-the test registered it, else ``Script.text``.
+no chat completion), ``hang`` (never answers within any sane timeout), ``echo_key`` (the
+bearer token sent back in the reply and its reasoning, as a hostile proxy might),
+``echo_key_error`` (a 500 whose message quotes the token), ``huge`` (``Script.size``
+characters of answer, streamed in 64 KB pieces), ``no_choices`` (``choices: []``),
+``ignore_stream`` (one JSON body though a stream was asked for). A request with ``stream``
+is answered as server-sent events (each piece a ``delta``, then a usage chunk when
+``stream_options.include_usage`` asks for it, then ``[DONE]``), as vLLM and llama-server do.
+``fail_first`` requests fail first with ``failure`` (``http429`` with ``Retry-After``,
+``http500``, ``slow``). Without a schema in the request (json_object or text), the answer
+is built from ``schemas[prompt]`` if the test registered it, else ``Script.text``.
 
 Run it alone (the benchmark does, in its own process):
 ``python tests/support/openai_standin.py --model bench --delay 0.05`` prints ``PORT <n>``.
@@ -47,6 +53,11 @@ MODES = (
     "html",
     "junk",
     "hang",
+    "echo_key",
+    "echo_key_error",
+    "huge",
+    "no_choices",
+    "ignore_stream",
 )
 
 
@@ -62,6 +73,7 @@ class Script:
     text: str = '{"probability": 0.5}'  # the answer when the request carries no schema
     reasoning: str = "First I look at the holes next to the state."
     reasoning_tokens: int = 7
+    size: int = 0  # characters of a ``huge`` answer
     seen: int = field(default=0, repr=False)
 
 
@@ -73,6 +85,7 @@ class StandinOpenAI(StandinOllama):
         super().__init__({}, port=port)
         self.models = dict(models) if models is not None else {"standin-1b": Script()}  # type: ignore[arg-type]
         self.schemas: dict[str, Any] = {}  # prompt text -> schema, for schema-less requests
+        self.slots: int | None = None  # reported at /props as llama-server does, when set
 
     @property
     def base_url(self) -> str:
@@ -105,6 +118,8 @@ class _Handler(BaseHTTPRequestHandler):
                 {"id": m, "object": "model", "owned_by": "standin"} for m in self.standin.models
             ]
             self._send(200, {"object": "list", "data": data})
+        elif self.path == "/props" and self.standin.slots:
+            self._send(200, {"total_slots": self.standin.slots, "model_path": "standin.gguf"})
         else:
             self._send(404, _error("not found"))
 
@@ -149,6 +164,10 @@ class _Handler(BaseHTTPRequestHandler):
                 {"Retry-After": script.retry_after},
             )
             return
+        token = self.headers.get("Authorization", "").removeprefix("Bearer ")
+        if mode == "echo_key_error":
+            self._send(500, _error(f"bad key {token}", "server_error"))
+            return
         if mode == "http500":
             self._send(500, _error("scripted failure", "server_error"))
             return
@@ -157,6 +176,12 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if mode == "junk":
             self._send(200, {"unexpected": True, "choices": "none"})
+            return
+        if mode == "no_choices":
+            self._send(200, {"id": "x", "object": "chat.completion", "choices": []})
+            return
+        if mode == "huge":
+            self._stream(body, ("x" * 65536 for _ in range(script.size // 65536)), "", {})
             return
         response_format = body.get("response_format") or {}
         kind = response_format.get("type") if isinstance(response_format, dict) else None
@@ -170,11 +195,25 @@ class _Handler(BaseHTTPRequestHandler):
         message: dict[str, Any] = {"role": "assistant", "content": content}
         if mode == "reasoning":
             message["reasoning_content"] = script.reasoning
+        elif mode == "echo_key":
+            message["content"] = f"{content} your key is {token}"
+            message["reasoning_content"] = f"the key {token} was sent"
         elif mode == "think":
             message["content"] = f"<think>{script.reasoning}</think>\n{content}"
         prompt = " ".join(str(m.get("content", "")) for m in body.get("messages", []))
         completion = max(1, len(message["content"]) // 4)
         reasoning = script.reasoning_tokens if mode in ("reasoning", "think") else 0
+        usage = {
+            "prompt_tokens": max(1, len(prompt) // 4),
+            "completion_tokens": completion + reasoning,
+            "total_tokens": max(1, len(prompt) // 4) + completion + reasoning,
+            "completion_tokens_details": {"reasoning_tokens": reasoning},
+        }
+        if body.get("stream") and mode != "ignore_stream":
+            text = message["content"]
+            pieces = (text[i : i + 7] for i in range(0, len(text), 7))
+            self._stream(body, pieces, message.get("reasoning_content", ""), usage)
+            return
         self._send(
             200,
             {
@@ -191,6 +230,34 @@ class _Handler(BaseHTTPRequestHandler):
                 },
             },
         )
+
+    def _stream(self, body: dict[str, Any], pieces: Any, reasoning: str, usage: dict) -> None:
+        """Server-sent events: one ``delta`` per piece, the usage chunk, ``[DONE]``."""
+
+        def event(payload: dict[str, Any]) -> bytes:
+            return b"data: " + json.dumps(payload).encode() + b"\n\n"
+
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+            choice = {"index": 0, "delta": delta, "finish_reason": finish}
+            return event({"id": "c", "object": "chat.completion.chunk", "choices": [choice]})
+
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            self.wfile.write(chunk({"role": "assistant", "content": ""}))
+            if reasoning:
+                self.wfile.write(chunk({"reasoning_content": reasoning}))
+            for piece in pieces:
+                self.wfile.write(chunk({"content": piece}))
+            self.wfile.write(chunk({}, "stop"))
+            if (body.get("stream_options") or {}).get("include_usage"):
+                self.wfile.write(event({"id": "c", "choices": [], "usage": usage}))
+            self.wfile.write(b"data: [DONE]\n\n")
+        except OSError:
+            self.close_connection = True
 
     def _answer(self, body: dict[str, Any], script: Script, response_format: Any) -> str:
         schema = None

@@ -47,7 +47,10 @@ def test_credentials_never_survive_a_url():
     assert redact_url("https://me:secret@h:1/p?token=SECRET#x") == "https://h:1/p"
     assert redact_url("h:1/?token=SECRET") == "h:1/"
     assert redact_url("http://[::1") == "http://[::1"  # never raises
-    assert normalize_host("http://u:SECRET@h:1/?token=SECRET") == "http://h:1"
+    assert normalize_host("http://h:1/?token=SECRET") == "http://h:1"
+    with pytest.raises(BadHostError, match="user name or key") as refused:  # never half-kept
+        normalize_host("http://u:SECRET@h:1/?token=SECRET")
+    assert "SECRET" not in str(refused.value)
     assert normalize_host("[::1]:8080") == "http://[::1]:8080"
 
 

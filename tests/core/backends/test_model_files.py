@@ -197,3 +197,27 @@ def test_any_gguf_file_answers_through_the_bundled_binding(tmp_path):
         sqlite3.connect(db).execute("SELECT llm, host, prompt_tokens FROM executions").fetchone()
     )
     assert (llm, host) == (f"local:{model}", "local") and tokens > 100
+
+
+def test_a_killed_runs_partial_file_goes_on_the_next_assembly(tmp_path):
+    """Issue 34 point 10: a killed first run's ``.partial`` stayed for good (the next run found
+    the file whole, or ran within ten minutes)."""
+    import subprocess
+    import sys
+
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    killed = tmp_path / f".m.gguf.{int(dead.stdout)}.abc123.partial"
+    killed.write_bytes(b"half a model")  # fresh: minutes old at most
+    running = tmp_path / f".m.gguf.{os.getpid()}.def456.partial"
+    running.write_bytes(b"being written")
+    target = tmp_path / "m.gguf"
+    make(target, len(DATA), DATA_SHA, lambda out: out.write(DATA), "test")
+    assert leftovers(tmp_path) == [running.name]
+    killed.write_bytes(b"half a model")  # killed again; the next run finds the file whole
+    assert is_whole(target, len(DATA), DATA_SHA)
+    assert leftovers(tmp_path) == [running.name]

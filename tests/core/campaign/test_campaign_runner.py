@@ -155,7 +155,10 @@ def test_reply_cache_spans_campaigns_in_the_same_database(store):
         assert len(server.chats()) == 6
         run_ollama(large, store, server.url)
         assert len(server.chats()) == 9  # only the 3 new prompts were sent
-    assert store.count() == 9 and len(store.campaigns()) == 2
+    # each campaign stores its own rows (6 + 9); the 6 it shares are answered from the cache
+    assert store.count() == 15 and len(store.campaigns()) == 2
+    large_rows = [r for r in store.executions() if r["campaign_id"] == 2]
+    assert len(large_rows) == 9 and sum(r["cached"] for r in large_rows) == 6
 
 
 def test_ollama_failures_become_error_rows_and_are_retried(store):
