@@ -34,9 +34,8 @@ class CategoryBox(QGroupBox):
         layout = QVBoxLayout(self)
         self.categories = QTreeWidget(self)
         self.categories.setHeaderHidden(True)
-        # cut at the end: the title reads whole ("Bottleneck in the subset? (subset_…"); the
-        # middle cut of round 3 left neither title nor id readable at 1366 px (issue 39)
-        self.categories.setTextElideMode(Qt.TextElideMode.ElideRight)
+        # cut in the middle: "Which state is…(safer)" keeps each category's own end in view
+        self.categories.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.categories.setIndentation(14)
         self.categories.setMinimumHeight(200)
         self.category_items: dict[str, QTreeWidgetItem] = {}
