@@ -115,6 +115,7 @@ class ExecutionsPanel(QWidget):
         bar.addStretch(1)
         self.search = QLineEdit(self)
         self.search.setPlaceholderText("Search…")
+        self.search.setMinimumWidth(self.search.fontMetrics().horizontalAdvance("Search…") + 14)
         self.search.setToolTip("Search the prompts, replies and reasons of the executions")
         self.search.setClearButtonEnabled(True)
         self._search_timer = QTimer(self)
