@@ -150,11 +150,13 @@ MIGRATIONS: dict[int, str] = {
     # v5: an execution's key ends with the identity of the campaign that planned it
     # (``plan.campaign_key``), so a second campaign in the file never reuses the first one's
     # rows. Old rows get the identity of the campaign they are stored under, the behavioural
-    # probes the key of their execution (first: they are found by the old key).
+    # probes the key of their execution (first: they are found by the old key). A key that
+    # already ends with its campaign's identity (rows copied from a newer file) is kept.
     4: """
     UPDATE executions SET exec_key = exec_key || '|' || (
         SELECT identity FROM campaigns WHERE campaigns.id = executions.campaign_id)
-    WHERE EXISTS (SELECT 1 FROM campaigns WHERE campaigns.id = executions.campaign_id)
+    WHERE EXISTS (SELECT 1 FROM campaigns WHERE campaigns.id = executions.campaign_id
+        AND substr(executions.exec_key, -length(campaigns.identity) - 1) != '|' || identity)
     """,
 }
 
@@ -167,7 +169,8 @@ MIGRATIONS_IF_TABLE: dict[int, tuple[str, str]] = {
         SELECT c.identity FROM executions e JOIN campaigns c ON c.id = e.campaign_id
         WHERE e.exec_key = factor_behaviour.exec_key)
     WHERE EXISTS (SELECT 1 FROM executions e JOIN campaigns c ON c.id = e.campaign_id
-        WHERE e.exec_key = factor_behaviour.exec_key)""",
+        WHERE e.exec_key = factor_behaviour.exec_key
+        AND substr(e.exec_key, -length(c.identity) - 1) != '|' || c.identity)""",
     )
 }
 
@@ -433,7 +436,7 @@ class Store:
             raise StoreError(f"folder {path.parent} does not exist")
         if readonly:
             return cls(path, _open_readonly(path))
-        _check_writable(path)
+        check_writable(path)
         try:
             db = sqlite3.connect(path, isolation_level=None)
         except sqlite3.DatabaseError as error:
@@ -910,8 +913,9 @@ def _open_readonly(path: Path) -> sqlite3.Connection:
     raise StoreError(f"cannot read {path} ({error})")
 
 
-def _check_writable(path: Path) -> None:
-    """A clear line for a file or folder we may not write (read-only, immutable)."""
+def check_writable(path: Path) -> None:
+    """A clear line for a file or folder we may not write (read-only, immutable); a run asks
+    before it plans, so a refused file is its only line."""
     if path.exists() and not os.access(path, os.W_OK):
         raise StoreError(
             f"cannot write to {path}: the file is read-only"

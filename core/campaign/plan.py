@@ -132,9 +132,11 @@ class Campaign:
 
     @property
     def rules(self) -> SelectionRules:
-        """The selection rules of this campaign (``taxonomy.case_rules``)."""
-        absolute = self.grading.satisfy_rule == SATISFY_RULES[0]
-        band = float(self.grading.satisfy_tolerance) if absolute else 0.0
+        """The selection rules of this campaign (``taxonomy.case_rules``). Satisfy's band is the
+        campaign's tolerance under either satisfy rule, so resuming under the other rule grades
+        the same cases again instead of asking new ones (near ½ the ``half`` rule's verdict
+        turns on a tiny error, so those states test little under it too)."""
+        band = float(self.grading.satisfy_tolerance)
         return SelectionRules(
             self.keep_do_nothing, float(self.min_gap), self.balance, self.delta, band
         )

@@ -141,11 +141,12 @@ def step_plan(
 ) -> Plan:
     """A plan of ``cases`` for ``campaign.llms[0]`` (one execution each, prompts rendered)."""
     llm = campaign.llms[0]
+    identity = campaign.identity(oracle.model.content_hash)
     executions = []
     counts: dict[tuple[str, str], int] = {}
     for case in cases:
         prompt = render_prompt(case, oracle, environment)
-        key = execution_key(oracle.model.content_hash, llm, case, 0, prompt)
+        key = execution_key(oracle.model.content_hash, llm, case, 0, prompt, identity)
         valuations = tuple(dict(oracle.state(s).valuation) for s in case.states)
         dimension = CATEGORIES[case.category].dimension
         executions.append(PlannedExecution(key, llm, case, 0, prompt, dimension, valuations))

@@ -17,6 +17,7 @@ import asyncio
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Protocol
 
 from explaincheck.core.backends.base import Backend
@@ -34,7 +35,7 @@ from explaincheck.core.campaign.shard import Shard, shard_plan
 from explaincheck.core.campaign.speeds import add_measurements, plan_latencies
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
-from explaincheck.core.store import now
+from explaincheck.core.store import check_writable, now
 from explaincheck.core.workspace.events import Event
 
 
@@ -149,6 +150,7 @@ async def run_campaign(
     costs: RunCosts = request.costs or Costs()
     if costs.limit is not None:  # before any work: an unpriced model would count as free
         check_priced(request.campaign.llms, costs.prices, *costs.names)
+    check_writable(Path(request.db_path))  # before the plan is made and said
     plan = planned_with_notes(request, costs)
     hooks.planned(plan)
     warning = size_warning(plan, request.db_path, stop=hooks.stop_words)

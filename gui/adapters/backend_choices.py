@@ -1,6 +1,7 @@
 """The backend registry's kinds as the plain ``LlmChoices`` the views take (views do not import
 ``core.backends``): a new backend registered there is offered by every view with no edit here.
-The Settings dialog's host checks come through here too (``normalize_host``, ``redact_url``)."""
+The Settings dialog's host checks come through here too (``normalize_host``, ``redact_url``,
+``normalize_base_url``)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from explaincheck.core.backends.ollama_hosts import BadHostError, normalize_host
 from explaincheck.core.backends.registry import BASELINE, CEILING, KINDS, REFERENCE
 from explaincheck.gui.views.llm_choices import LlmChoice, LlmChoices
 
-__all__ = ["BadHostError", "llm_choices", "normalize_host", "redact_url"]
+__all__ = ["BadHostError", "llm_choices", "normalize_base_url", "normalize_host", "redact_url"]
 
 
 def llm_choices() -> LlmChoices:
@@ -34,3 +35,11 @@ def llm_choices() -> LlmChoices:
             )
     live = tuple(kind.prefix for kind in KINDS.values() if kind.live)
     return LlmChoices(tuple(offered), live)
+
+
+def normalize_base_url(url: str) -> str:
+    """The OpenAI-compatible base URL the Settings dialog saves (the client library is imported
+    only when the dialog checks one: it takes about a second to import)."""
+    from explaincheck.core.backends.openai_backend import normalize_base_url as normalize
+
+    return normalize(url)

@@ -11,8 +11,9 @@ replies stored so far stay, no policy is attached.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Signal
 
@@ -22,6 +23,11 @@ from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.policy.types import PolicyOracle, with_policy
 from explaincheck.gui.support.session_thread import SessionThread
+
+if TYPE_CHECKING:
+    from explaincheck.core.campaign.plan import Campaign
+    from explaincheck.core.campaign.progress import ProgressEvents
+    from explaincheck.core.workspace.selfcheck import SelfCheckRun
 
 
 @dataclass(frozen=True)
@@ -197,7 +203,16 @@ class LlmPolicyController(SessionThread):
         # the policy view's Self-check box is filled from the reloaded rows (gui/selfcheck.py)
         return AskedResult(with_policy(oracle, found.chain), found, database, default)
 
-    async def _selfcheck(self, session, campaign, environment, oracle, ask, on_round, events):
+    async def _selfcheck(
+        self,
+        session: CampaignSession,
+        campaign: Campaign,
+        environment: Environment,
+        oracle: OracleResult,
+        ask: PolicyAsk,
+        on_round: Callable[[int, int], None],
+        events: ProgressEvents,
+    ) -> SelfCheckRun | None:
         """The three steps of ``explaincheck selfcheck`` (the policy's default: uniform, as
         the command's); each step is said in the status bar."""
         from explaincheck.core.workspace.selfcheck import run_selfcheck

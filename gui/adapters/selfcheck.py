@@ -5,14 +5,17 @@ for the policy view's Self-check box. File › Ask an LLM for its policy… runs
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.policy.types import PolicyOracle
 from explaincheck.gui.support.tasks import in_thread
 
+if TYPE_CHECKING:
+    import pandas as pd
 
-def _table(oracle: OracleResult, rows: list[dict[str, Any]]):
+
+def _table(oracle: OracleResult, rows: list[dict[str, Any]]) -> pd.DataFrame | None:
     import pandas as pd
 
     from explaincheck.core.analysis.selfcheck import (
@@ -31,6 +34,6 @@ def _table(oracle: OracleResult, rows: list[dict[str, Any]]):
     return pd.concat(tables, axis=1).reset_index() if tables else None
 
 
-async def selfcheck_table(oracle: OracleResult, rows: list[dict[str, Any]]):
+async def selfcheck_table(oracle: OracleResult, rows: list[dict[str, Any]]) -> pd.DataFrame | None:
     """The Self-check box's table (figure × LLM), None without a stored self-check."""
     return await in_thread(_table, oracle, rows)

@@ -77,11 +77,7 @@ class CategoryBox(QGroupBox):
         """Each group's tick from its categories that can be chosen: all, none or some."""
         was, self._updating = self._updating, True
         for group in self.groups:
-            states = [
-                group.child(i).checkState(0)
-                for i in range(group.childCount())
-                if not group.child(i).isDisabled()
-            ]
+            states = [child.checkState(0) for child in _choosable(group)]
             if states and all(s == Qt.CheckState.Checked for s in states):
                 group.setCheckState(0, Qt.CheckState.Checked)
             elif any(s == Qt.CheckState.Checked for s in states):
@@ -94,11 +90,9 @@ class CategoryBox(QGroupBox):
         """One click on a group ticks or clears every category in it that can be chosen."""
         on = group.checkState(0) != Qt.CheckState.Unchecked
         self._updating = True
-        for i in range(group.childCount()):
-            child = group.child(i)
-            if not child.isDisabled():
-                child.setCheckState(0, checked(on))
-                self._record(child.data(0, CATEGORY), on)
+        for child in _choosable(group):
+            child.setCheckState(0, checked(on))
+            self._record(child.data(0, CATEGORY), on)
         self._updating = False
         self._refresh_groups()
 
@@ -185,3 +179,9 @@ class CategoryBox(QGroupBox):
                 item.setCheckState(0, checked(cid in self.wanted_categories))
         self._updating = False
         self._refresh_groups()
+
+
+def _choosable(group: QTreeWidgetItem) -> list[QTreeWidgetItem]:
+    """The group's categories that can be ticked (a category that does not apply is greyed)."""
+    children = (group.child(i) for i in range(group.childCount()))
+    return [child for child in children if child is not None and not child.isDisabled()]

@@ -31,6 +31,7 @@ from explaincheck.gui.support.safe_text import plain_label
 from explaincheck.gui.views.full_text_dialog import FullTextDialog
 
 TEXT_MIN_HEIGHT = 36  # two lines; the boxes scroll
+DETAIL_MIN_HEIGHT = 220  # the verdict line and a few lines of prompt and reply
 
 
 def pretty(value: Any) -> str:

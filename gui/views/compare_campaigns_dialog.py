@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from explaincheck.core.errors import ExplaincheckError
-from explaincheck.gui.compare_campaigns import case_rows, read_side
+from explaincheck.gui.adapters.compare_campaigns import case_rows, read_side
 from explaincheck.gui.views.case_detail import CaseDetail
 
 COLUMNS = (

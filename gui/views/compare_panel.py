@@ -26,7 +26,7 @@ from explaincheck.core.workspace.presentation.paired_summary import paired_summa
 from explaincheck.gui.adapters.results_data import ResultsData, same_model
 from explaincheck.gui.adapters.results_model import PairsModel, disagree, paired_rows
 from explaincheck.gui.support.tasks import Tasks, in_thread
-from explaincheck.gui.views.case_detail import CaseDetail
+from explaincheck.gui.views.case_detail import DETAIL_MIN_HEIGHT, CaseDetail
 
 
 def _interval(low: float, high: float) -> str:
@@ -96,6 +96,8 @@ class ComparePanel(QWidget):
         self.stats_note.setWordWrap(True)
         self.detail_a = CaseDetail(self)
         self.detail_b = CaseDetail(self, compact=True)
+        for detail in (self.detail_a, self.detail_b):  # their boxes scroll: fits a laptop
+            detail.setMinimumHeight(DETAIL_MIN_HEIGHT)
         details = QSplitter(Qt.Orientation.Horizontal)
         details.addWidget(self.detail_a)
         details.addWidget(self.detail_b)

@@ -70,7 +70,12 @@ class FlowLayout(QLayout):
 
     # -- placing ---------------------------------------------------------------------------
     def _shown(self) -> list[QLayoutItem]:
-        return [i for i in self._items if not (i.widget() and i.widget().isHidden())]
+        shown = []
+        for item in self._items:
+            widget = item.widget()
+            if widget is None or not widget.isHidden():
+                shown.append(item)
+        return shown
 
     def _lines(self, width: int) -> list[list[QLayoutItem]]:
         lines: list[list[QLayoutItem]] = [[]]

@@ -275,7 +275,9 @@ class ModelView(QWidget):
             box.addItems(labels if current in labels or not current else [*labels, current])
             box.setCurrentText(current)
             box.blockSignals(False)
-        self.goal.lineEdit().setPlaceholderText("choose the goal" if labels else "")
+        editor = self.goal.lineEdit()
+        if editor is not None:
+            editor.setPlaceholderText("choose the goal" if labels else "")
         if not self.controller.busy:
             self.status.setText("")
 

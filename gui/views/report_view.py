@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
+    QLabel,
     QPushButton,
     QScrollArea,
     QSizePolicy,
@@ -185,7 +186,7 @@ class ReportView(QWidget):
         grid = QGridLayout(body)
         self.heatmap = FigurePanel("Table 1 — score per category (prioritised/random)")
         self.difficulty = FigurePanel("Category difficulty (hardest first)")
-        self.tables: dict[str, tuple[QGroupBox, QTableView, FrameModel, Any]] = {}
+        self.tables: dict[str, tuple[TableBox, QTableView, FrameModel, QLabel]] = {}
         grid.addWidget(self.heatmap, 0, 0, 1, 2)
         grid.addWidget(self.difficulty, 1, 0, 1, 2)
         places = ((2, 0), (2, 1), (3, 0), (3, 1), (4, 0, 1, 2), (5, 0), (5, 1))

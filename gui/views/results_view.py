@@ -35,13 +35,13 @@ from explaincheck.gui.adapters.results_model import (
     environment_name,
 )
 from explaincheck.gui.support.tasks import Tasks
-from explaincheck.gui.views.case_detail import CaseDetail
+from explaincheck.gui.views.case_detail import DETAIL_MIN_HEIGHT, CaseDetail
 from explaincheck.gui.views.compare_panel import ComparePanel
+from explaincheck.gui.views.elided_label import ElidedLabel
 from explaincheck.gui.views.factor_panel import FactorPanel
 from explaincheck.gui.views.flaky_filter import add_flaky_button
 
 TABLE_MIN_HEIGHT = 90  # a header and three rows
-DETAIL_MIN_HEIGHT = 220  # the verdict line and a few lines of prompt and reply
 DEFAULT_SPLIT = (420, 0, 580)  # table, grouped table (hidden), case detail: the proportions
 
 FILTERS = (
@@ -124,8 +124,8 @@ class ExecutionsPanel(QWidget):
         self._search_timer.timeout.connect(self._search_changed)
         self.search.textChanged.connect(lambda _: self._search_timer.start())
         second.addWidget(self.search, 1)
-        self.count = QLabel("", self)
-        second.addWidget(self.count)
+        self.count = ElidedLabel(self)  # elided, never widening the window: full in its tooltip
+        second.addWidget(self.count, 1)
         return bar, second
 
     def _build_table(self) -> None:

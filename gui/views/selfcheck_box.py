@@ -5,10 +5,15 @@ random policy, its value loss beside its best-action score."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtWidgets import QGroupBox, QHeaderView, QTableView, QVBoxLayout, QWidget
 
 from explaincheck.gui.adapters.frame_model import FrameModel
 from explaincheck.gui.support.safe_text import plain_label
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 NOTE = (
     "say–do: how often the action it calls best (asked in other words) is one its own policy "
@@ -38,7 +43,7 @@ class SelfCheckBox(QGroupBox):
         layout.addWidget(note)
         self.hide()
 
-    def set_table(self, frame) -> None:
+    def set_table(self, frame: pd.DataFrame | None) -> None:
         """Show ``frame`` (``core.analysis.selfcheck.figures_table``, one column per LLM);
         None or empty hides the box."""
         if frame is None or frame.empty:

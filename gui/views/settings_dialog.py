@@ -15,7 +15,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explaincheck.gui.adapters.backend_choices import BadHostError, normalize_host, redact_url
+from explaincheck.gui.adapters.backend_choices import (
+    BadHostError,
+    normalize_base_url,
+    normalize_host,
+    redact_url,
+)
 from explaincheck.gui.support.settings import LLAMA_BINDINGS, THEMES, Preferences
 
 MAX_STATE_LIMIT = 2**31 - 1  # a QSpinBox holds a C int
@@ -87,8 +92,6 @@ class SettingsDialog(QDialog):
     def accept(self) -> None:
         """Refuse a host that cannot be used or carries credentials (they are taken out of
         the field, so a second OK saves the host without them)."""
-        from explaincheck.core.backends.openai_backend import normalize_base_url
-
         for field, check in ((self.host, normalize_host), (self.openai, normalize_base_url)):
             text = field.text().strip()
             stripped = redact_url(text)

@@ -140,7 +140,7 @@ def test_case_detail_opens_in_view_is_remembered_and_never_collapses(
 ):
     from explaincheck.gui.main_window import MainWindow
     from explaincheck.gui.support.settings import Settings
-    from explaincheck.gui.views.results_view import DETAIL_MIN_HEIGHT
+    from explaincheck.gui.views.case_detail import DETAIL_MIN_HEIGHT
 
     db = laptop_db
     path = str(tmp_path / "settings.ini")
@@ -179,7 +179,7 @@ def test_case_detail_opens_in_view_is_remembered_and_never_collapses(
 
 
 def test_grouping_repeats_keeps_the_case_detail(laptop_db, qtbot, window):
-    from explaincheck.gui.views.results_view import DETAIL_MIN_HEIGHT
+    from explaincheck.gui.views.case_detail import DETAIL_MIN_HEIGHT
 
     window.show_tab("results")
     window.open_database(str(laptop_db))

@@ -36,6 +36,11 @@ def test_wording_choices():
             resolve_wordings(bad)
 
 
+def without_campaign(key: str) -> str:
+    """An execution key without the campaign identity ``plan.campaign_key`` appends."""
+    return key.rsplit("|", 1)[0]
+
+
 def test_plan_multiplies_wordings_and_variants_and_keeps_old_keys():
     plain = _plan()
     full = _plan(wordings=(0, 1, 2), metamorphic=True)
@@ -46,8 +51,11 @@ def test_plan_multiplies_wordings_and_variants_and_keeps_old_keys():
     variants = {"more_promising": 3, "best_action": 1, "subset_dead_end": 3}
     expected = sum(3 * (1 + variants[e.case.category]) for e in plain.executions)
     assert full.total == expected
-    old = {e.key for e in plain.executions}
-    assert old <= set(keys)  # wording 0, untransformed: exactly the keys of before
+    # wording 0, untransformed: the keys of before, but for the campaign identity they end with
+    # (another campaign: one campaign per row)
+    old = {without_campaign(e.key) for e in plain.executions}
+    assert old <= {without_campaign(key) for key in keys}
+    assert all(key.endswith("|" + full.identity) for key in keys)
     assert plain.identity == _plan(wordings=(0,), metamorphic=False).identity
     assert full.identity != plain.identity
     for execution in full.executions:

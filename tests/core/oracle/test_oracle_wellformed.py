@@ -79,6 +79,10 @@ CONSTANTS = {
     "flip.prism": "p=0.3",
     "flip_guard.prism": "p=0.3",
     "flip_int.prism": "K=3",
+    "all_zero.prism": "g=1,a=1,b=1",
+    "gate.prism": "g=1",
+    "prism_idioms.prism": "N=2",
+    "two_gambles.prism": "p=0.5",
 }
 
 

@@ -11,6 +11,7 @@ from taxonomy_factory import make_oracle, make_state
 from explaincheck.core.backends.oracle_backend import OracleBackend
 from explaincheck.core.backends.random_backend import RandomBackend
 from explaincheck.core.taxonomy.base import FAIL, INVALID, PASS, TestCase
+from explaincheck.core.taxonomy.case_rules import DEFAULT_BAND, PAPER, SelectionRules
 from explaincheck.core.taxonomy.grading import grade_reply
 from explaincheck.core.taxonomy.registry import CATEGORIES
 from explaincheck.core.taxonomy.selection import select_cases
@@ -59,6 +60,13 @@ def test_oracle_answerer_always_passes_and_random_always_reads(oracle):
         reason = category.not_applicable(oracle)
         for selection in ("prioritized", "random"):
             cases = select_cases(oracle, category_id, budget=20, selection=selection)
+            if reason is None and not cases and category_id == "satisfy":
+                # satisfy's band rule: a state within the band around ½ is no case, since a
+                # constant ½ passes it; the paper's δ still asks those states
+                values = [s.value for s in oracle.states if not s.is_goal]
+                assert all(abs(v - 0.5) <= DEFAULT_BAND + 1e-12 for v in values), values
+                paper = SelectionRules(delta=PAPER)
+                cases = select_cases(oracle, category_id, 20, selection, rules=paper)
             assert (reason is None) == bool(cases), (category_id, reason)
             for case in cases:
                 grade = grade_reply(case, answer_oracle.reply_text(case), oracle)
