@@ -19,6 +19,8 @@ optimal action (the scheduler's choice when it is optimal), so its loss is 0.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -86,7 +88,12 @@ class AskedPolicy:
 
 
 def policy_identity(campaign: Campaign, model_hash: str) -> str:
-    return f"policy/{campaign.identity(model_hash)}"
+    """The campaign of one LLM's policy answers on one model: the model (its file, constants
+    and labels are in ``model_hash``), the LLM and its decoding seed, nothing else. The state
+    budget is left out, so asking for more states (or the same from the window and from
+    ``explaincheck policy``) reuses every answer stored before."""
+    asked = {"model_hash": model_hash, "llms": list(campaign.llms), "seed": campaign.seed}
+    return "policy/" + hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()
 
 
 class _PolicyPlan(Plan):
