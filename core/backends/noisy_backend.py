@@ -3,8 +3,9 @@ otherwise the random answerer's.
 
 Why: a reference whose expected score is known, Q + (1 − Q) · chance, checks that scores,
 chance levels and reports measure what they claim (the calibration curve of the fault-detection
-analysis). The coin is seeded per case and repeat but not by Q, so the cases answered right at
-one Q are also answered right at every higher Q and the curve rises monotonically.
+analysis). The coin is seeded per model, case and repeat (as random's guess) but not by Q, so
+the cases answered right at one Q are also answered right at every higher Q and the curve rises
+monotonically.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ class NoisyBackend(Backend):
     def __init__(
         self, oracle: OracleResult, share: float, env: Environment | None = None, seed: int = 0
     ):
+        self.oracle = oracle
         self.share = share
         self.seed = seed
         self.spec = f"noisy:{share:g}"
@@ -54,7 +56,8 @@ class NoisyBackend(Backend):
 
     def knows(self, case: TestCase, repeat: int = 0) -> bool:
         """Whether this case (and repeat) gets the oracle's answer."""
-        coin = random.Random(f"explaincheck/noisy/{self.seed}/{case.key}/{repeat}").random()
+        model = self.oracle.model.content_hash[:16]  # as random: each model its own coins
+        coin = random.Random(f"explaincheck/noisy/{self.seed}/{model}/{case.key}/{repeat}").random()
         return coin < self.share
 
     def reply_text(self, case: TestCase, repeat: int = 0) -> str:
