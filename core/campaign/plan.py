@@ -449,7 +449,7 @@ def plan_campaign(
             skipped[category_id] = (
                 "a yes/no category needs --budget 2 or more (one case of each answer)"
                 if binary and campaign.budget < 2
-                else "no candidate test case"
+                else CATEGORIES[category_id].no_case_reason(oracle, campaign.rules)
             )
     order = {c: i for i, c in enumerate(categories)}
     selected.sort(key=lambda c: (c.index, order[c.category], c.selection))

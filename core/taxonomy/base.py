@@ -230,6 +230,10 @@ class Category(ABC):
         pool or δ (satisfy's ``--delta``); most categories keep their candidates."""
         return found
 
+    def no_case_reason(self, oracle: OracleResult, rules: SelectionRules) -> str:
+        """Why an applicable category drew no case under ``rules`` (the plan's skip line)."""
+        return "no candidate test case"
+
     @abstractmethod
     def candidates(self, oracle: OracleResult, seed: int = 0) -> list[Candidate]:
         """Every candidate (or a documented seeded sample of them), in a deterministic order."""

@@ -73,6 +73,14 @@ class Satisfy(SingleStateCategory):
             kept.append(replace(c, delta=delta(amount)))
         return kept
 
+    def no_case_reason(self, oracle: OracleResult, rules: SelectionRules) -> str:
+        if rules.delta != PAPER and self.candidates(oracle):
+            return (
+                f"every candidate state has V within {rules.band:g} of 1/2, where a constant"
+                " answer of 1/2 passes (--delta paper asks them anyway)"
+            )
+        return super().no_case_reason(oracle, rules)
+
     def question(self, case: TestCase, oracle: OracleResult) -> str:
         return (
             "What is the probability that the goal is eventually reached from this state, "

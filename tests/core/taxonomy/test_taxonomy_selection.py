@@ -169,3 +169,21 @@ def test_selection_does_not_depend_on_hash_randomisation():
         outputs.add(done.stdout)
     assert len(outputs) == 1
     assert json.loads(outputs.pop())
+
+
+def test_satisfy_says_why_a_model_in_the_hedge_band_has_no_case():
+    """Every non-goal state at V = 0.45..0.55: a constant ½ passes each, so the band rule asks
+    none and the plan's skip line says why; the paper's δ still asks them."""
+    states = [
+        make_state(0, {"a": 0.5, "b": 0.45}, initial=True),
+        make_state(1, {"a": 0.55}),
+        make_state(2, goal=True),
+    ]
+    oracle = make_oracle(states)
+    satisfy = CATEGORIES["satisfy"]
+    assert select_cases(oracle, "satisfy", budget=4) == []
+    reason = satisfy.no_case_reason(oracle, SelectionRules())
+    assert reason.startswith("every candidate state has V within 0.05 of 1/2")
+    paper = SelectionRules(delta=PAPER)
+    assert len(select_cases(oracle, "satisfy", budget=4, rules=paper)) == 2
+    assert satisfy.no_case_reason(oracle, paper) == "no candidate test case"
