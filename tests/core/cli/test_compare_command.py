@@ -1,5 +1,5 @@
 """``explaincheck compare`` and ``results --by-case`` on real campaigns (the issue's "Must
-show"): an oracle campaign against a noisy:0.5 one on the same cases is a regression, a campaign
+show"): an oracle campaign against a noisy:0.2 one on the same cases is a regression, a campaign
 against a copy of itself is not, and repeats give stabilities and pass@k / pass^k."""
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ RUN = "run --env frozen_lake --categories satisfy,best_action,safer --budget 20 
 
 @pytest.fixture(scope="module")
 def campaigns(tmp_path_factory):
-    """The same cases (seed, budget, selection) asked of the oracle and of noisy:0.5."""
+    """The same cases (seed, budget, selection) asked of the oracle and of noisy:0.2 (right on
+    a fifth of the cases: a regression each category shows)."""
     folder = tmp_path_factory.mktemp("compare")
-    for llm, name in (("oracle", "base"), ("noisy:0.5", "new")):
+    for llm, name in (("oracle", "base"), ("noisy:0.2", "new")):
         assert main([*RUN.split(), "--llm", llm, "--db", str(folder / f"{name}.sqlite")]) == 0
     return folder
 
@@ -30,7 +31,7 @@ def test_oracle_against_noisy_is_a_regression_and_names_the_category(campaigns, 
     capsys.readouterr()
     assert main(["compare", base, new]) == 1
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("REGRESSION in satisfy: noisy:0.5 0.36 vs oracle 1.00")
+    assert lines[0].startswith("REGRESSION in satisfy: noisy:0.2 0.36 vs oracle 1.00")
     assert any(line.startswith("REGRESSION overall:") for line in lines)
     assert "44 pairs; left out: 0 cases only in the base, 0 only in the new" in "\n".join(lines)
     assert main(["compare", base, new, "--json", "--out", str(campaigns / "out")]) == 1
@@ -66,10 +67,10 @@ def test_report_with_a_base_shows_the_comparison(campaigns, capsys):
     out = campaigns / "report"
     args = ["report", "--db", str(campaigns / "new.sqlite"), "--out", str(out), "--format", "csv"]
     assert main([*args, "--base", str(campaigns / "base.sqlite")]) == 0
-    assert "base.sqlite — noisy:0.5 (base: oracle): REGRESSION in satisfy" in (
+    assert "base.sqlite — noisy:0.2 (base: oracle): REGRESSION in satisfy" in (
         capsys.readouterr().out
     )
-    table = pd.read_csv(out / "compare_noisy_0_5.csv", index_col=0)
+    table = pd.read_csv(out / "compare_noisy_0_2.csv", index_col=0)
     assert table.loc["satisfy", "base_only"] == 9
 
 
