@@ -66,6 +66,7 @@ _ROW_TYPES: dict[str, tuple[type, ...] | type] = {
     "prompt_tokens": _OPTIONAL_INT,
     "completion_tokens": _OPTIONAL_INT,
     "reasoning_tokens": _OPTIONAL_INT,
+    "cached_prompt_tokens": _OPTIONAL_INT,
     "delta": _NUMBER,
     "abs_error": _OPTIONAL_NUMBER,
     "latency": _OPTIONAL_NUMBER,

@@ -57,6 +57,7 @@ EXTRA_COLUMNS = (
     "gap",
     "reasoning_tokens",
     "output_mode",
+    "cached_prompt_tokens",
 )
 
 

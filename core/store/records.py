@@ -50,6 +50,7 @@ class ExecutionRecord:
     gap: float | None = None  # the deciding value difference of the case, if it has one
     reasoning_tokens: int | None = None
     output_mode: str = ""
+    cached_prompt_tokens: int | None = None  # of ``prompt_tokens``, from the server's cache
 
 
 RECORD_FIELDS = tuple(f.name for f in fields(ExecutionRecord))
@@ -90,6 +91,7 @@ class CachedReply:
     completion_tokens: int | None = None
     reasoning_tokens: int | None = None
     output_mode: str = ""
+    cached_prompt_tokens: int | None = None
 
 
 # The reply part that ``Reply`` (core/backends/base.py), ``CachedReply`` and ``ExecutionRecord``
@@ -104,6 +106,7 @@ REPLY_FIELDS = (
     "cached",
     "reasoning_tokens",
     "output_mode",
+    "cached_prompt_tokens",
 )
 _TEXT_FIELD: dict[type, str] = {ExecutionRecord: "reply"}
 _T = TypeVar("_T")

@@ -12,7 +12,7 @@ from explaincheck.core.store.values import now, storable, storable_json, to_json
 
 _COLUMNS = (
     "backend, host, model, request_hash, options, text, thinking, latency,"
-    " prompt_tokens, completion_tokens, reasoning_tokens, output_mode"
+    " prompt_tokens, completion_tokens, reasoning_tokens, output_mode, cached_prompt_tokens"
 )
 
 
@@ -67,7 +67,8 @@ class ReplyCache:
         self._connection.db.execute(
             "INSERT OR IGNORE INTO replies (backend, host, model, request_hash, options, text,"
             " thinking, latency, prompt_tokens, completion_tokens, created_at,"
-            " reasoning_tokens, output_mode) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " reasoning_tokens, output_mode, cached_prompt_tokens)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             tuple(
                 storable(value)
                 for value in (
@@ -84,6 +85,7 @@ class ReplyCache:
                     now(),
                     reply.reasoning_tokens,
                     reply.output_mode,
+                    reply.cached_prompt_tokens,
                 )
             ),
         )

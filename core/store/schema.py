@@ -13,7 +13,7 @@ import sqlite3
 
 # ``PRAGMA application_id`` marks our files ("EXCK"); ``PRAGMA user_version`` is the schema version.
 APPLICATION_ID = 0x4558434B
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 SCHEMA_V1 = """
 CREATE TABLE campaigns (
@@ -135,6 +135,13 @@ MIGRATIONS: dict[int, str] = {
         SELECT identity FROM campaigns WHERE campaigns.id = executions.campaign_id)
     WHERE EXISTS (SELECT 1 FROM campaigns WHERE campaigns.id = executions.campaign_id
         AND substr(executions.exec_key, -length(campaigns.identity) - 1) != '|' || identity)
+    """,
+    # v6: the part of the prompt tokens a server took from its prompt cache
+    # (``usage.prompt_tokens_details.cached_tokens``), priced apart (core/campaign/prices.py).
+    # Old rows and servers that do not say: NULL (unknown, priced as uncached input).
+    5: """
+    ALTER TABLE executions ADD COLUMN cached_prompt_tokens INTEGER;
+    ALTER TABLE replies ADD COLUMN cached_prompt_tokens INTEGER
     """,
 }
 
