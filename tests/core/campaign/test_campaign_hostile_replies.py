@@ -110,7 +110,7 @@ def test_replies_cached_under_the_old_key_format_are_never_served(tmp_path):
                 old = to_json({"prompt": prompt.text, "schema": prompt.schema, "options": options})
                 store._db.execute(
                     "INSERT INTO replies VALUES ('ollama', ?, 'b:latest', ?, ?, ?, '', 0, 1, 1,"
-                    " '', NULL, '')",  # v3 adds reasoning_tokens, output_mode
+                    " '', NULL, '', NULL)",  # v4's reasoning_tokens, output_mode; v6's cached
                     (
                         server.url,
                         hashlib.sha256(old.encode()).hexdigest(),
