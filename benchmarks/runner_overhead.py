@@ -133,7 +133,7 @@ _PACKAGES = (  # (label, path fragment) for --profile, first match wins
     ("HTTP (httpx, httpcore, h11)", "/http"),
     ("pydantic (reply parsing)", "/pydantic"),
     ("ollama client", "/ollama/"),
-    ("store (SQLite writes)", "core/store.py"),
+    ("store (SQLite writes)", "core/store/"),
     ("reply cache", "core/campaign/cache.py"),
     ("runner", "core/campaign/"),
     ("grading and parsing", "core/taxonomy/"),

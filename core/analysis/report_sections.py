@@ -490,8 +490,11 @@ def money_per_llm(i: ReportInputs) -> list[Section]:
             table,
             note=(
                 "From the stored token counts and the price table (per million prompt and "
-                "completion tokens; reasoning tokens are part of the completion). Cached "
-                "replies cost 0; replies without token counts are left out."
+                "completion tokens; reasoning tokens are part of the completion). "
+                "cached_prompt_tokens are the part of the prompt a server took from its "
+                "prompt cache, at the cached-input price when one is given (IN/OUT/CACHED), "
+                "else at the input price. Replies from the reply cache cost 0; replies "
+                "without token counts are left out."
             ),
         )
     ]

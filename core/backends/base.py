@@ -30,6 +30,7 @@ class Reply:
     cached: bool = False
     reasoning_tokens: int | None = None  # of ``completion_tokens``, spent thinking (if told)
     output_mode: str = ""  # how the answer's form was asked: json_schema, json_object or text
+    cached_prompt_tokens: int | None = None  # of ``prompt_tokens``, from the server's cache
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -91,6 +92,7 @@ def bounded_reply(reply: Reply, limit: int = MAX_REPLY_CHARS) -> Reply:
         prompt_tokens=clean_count(reply.prompt_tokens),
         completion_tokens=clean_count(reply.completion_tokens),
         reasoning_tokens=clean_count(reply.reasoning_tokens),
+        cached_prompt_tokens=clean_count(reply.cached_prompt_tokens),
         host=clean_text(reply.host),
         extra=extra,
     )

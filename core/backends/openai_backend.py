@@ -14,7 +14,9 @@ per-host caps, circuit breaker): one model served by several servers is one LLM 
   kept as thinking, never parsed as the answer.
 - Retries: 429 and 5xx wait what ``Retry-After`` says (capped), timeouts and dropped
   connections are retried with backoff; the client's own retries are off so these are the only
-  ones. Usage (prompt, completion and reasoning tokens) comes from ``usage``.
+  ones. Usage (prompt, completion and reasoning tokens) comes from ``usage``, and the part of
+  the prompt a server took from its prompt cache from ``usage.prompt_tokens_details
+  .cached_tokens`` (llama-server, vLLM, the hosted APIs), priced apart (``--price``).
 - The key: ``OPENAI_API_KEY_<HOST>_<PORT>`` for one server, else ``OPENAI_API_KEY``; handed to
   the client (sent as a bearer token) and never stored, logged or put in the request identity.
 """
@@ -390,6 +392,8 @@ class OpenAIBackend(LLMBackend):
         usage = response.usage
         details = usage.get("completion_tokens_details")
         details = details if isinstance(details, dict) else {}
+        prompt_details = usage.get("prompt_tokens_details")
+        prompt_details = prompt_details if isinstance(prompt_details, dict) else {}
         return Reply(
             text=text,
             thinking=thinking,
@@ -397,6 +401,7 @@ class OpenAIBackend(LLMBackend):
             prompt_tokens=clean_count(usage.get("prompt_tokens")),
             completion_tokens=clean_count(usage.get("completion_tokens")),
             reasoning_tokens=clean_count(details.get("reasoning_tokens")),
+            cached_prompt_tokens=clean_count(prompt_details.get("cached_tokens")),
             host=host.url,
             output_mode=mode,
             extra={"options": options, "finish_reason": response.finish_reason, **response.cut},

@@ -69,6 +69,7 @@ def costed_row(record: Any, prices: Mapping[str, Price]) -> dict[str, Any]:
         "prompt_tokens": record.prompt_tokens,
         "completion_tokens": record.completion_tokens,
         "reasoning_tokens": getattr(record, "reasoning_tokens", None),
+        "cached_prompt_tokens": getattr(record, "cached_prompt_tokens", None),
     }
     row["cost"] = row_cost(row, prices)
     return row

@@ -6,6 +6,12 @@ learnt after a run; tokens are the fact, money a view of them. The table used by
 with its campaign (``run --price``), ``results --price`` overrides it, and a settings file
 (``prices.toml``: ``[prices]`` with ``"MODEL" = "IN/OUT"``) gives defaults. A cached reply
 costs nothing (it was not generated again); a reply without token counts has no cost (None).
+
+Cached input: a server that took part of a prompt from its prompt cache says how much
+(``cached_prompt_tokens``, stored per reply); an optional third price, ``IN/OUT/CACHED``,
+prices those tokens apart (hosted APIs discount them). Without it they cost the input price, as
+does a reply whose server did not say (the cost is then an upper bound where cached input is
+cheaper).
 """
 
 from __future__ import annotations
@@ -25,18 +31,31 @@ PER = 1_000_000  # prices are per million tokens
 
 @dataclass(frozen=True)
 class Price:
-    """Money per million prompt (input) and completion (output) tokens."""
+    """Money per million prompt (input) and completion (output) tokens, and per million cached
+    prompt tokens (``cached_prompt``; None: they cost the input price)."""
 
     prompt: float
     completion: float
+    cached_prompt: float | None = None
 
-    def cost(self, prompt_tokens: Any, completion_tokens: Any) -> float | None:
-        if not _count(prompt_tokens) and not _count(completion_tokens):
+    def cost(
+        self, prompt_tokens: Any, completion_tokens: Any, cached_prompt_tokens: Any = None
+    ) -> float | None:
+        """The money of one reply; ``cached_prompt_tokens`` are part of ``prompt_tokens``
+        (never more than them)."""
+        prompt, completion = _count(prompt_tokens) or 0, _count(completion_tokens) or 0
+        if not prompt and not completion:
             return None
+        cached = min(_count(cached_prompt_tokens) or 0, prompt)
+        cached_price = self.prompt if self.cached_prompt is None else self.cached_prompt
         return (
-            (_count(prompt_tokens) or 0) * self.prompt
-            + (_count(completion_tokens) or 0) * self.completion
+            (prompt - cached) * self.prompt + cached * cached_price + completion * self.completion
         ) / PER
+
+    def stored(self) -> list[float]:
+        """As JSON, kept with the campaign: ``[IN, OUT]`` or ``[IN, OUT, CACHED]``."""
+        rest = [] if self.cached_prompt is None else [self.cached_prompt]
+        return [self.prompt, self.completion, *rest]
 
 
 def _count(value: Any) -> int | None:
@@ -56,14 +75,19 @@ def _amount(text: Any, where: str) -> float:
 
 
 def parse_price(text: str, name: str = "--price") -> tuple[str, Price]:
-    """``MODEL=IN/OUT`` (money per million prompt/completion tokens) -> (MODEL, Price);
-    ``name`` is where the text was given, for the error."""
+    """``MODEL=IN/OUT`` or ``MODEL=IN/OUT/CACHED`` (money per million prompt, completion and
+    cached prompt tokens) -> (MODEL, Price); ``name`` is where the text was given, for the
+    error."""
     model, equals, amounts = str(text).rpartition("=")
-    prompt, slash, completion = amounts.partition("/")
-    if not equals or not model.strip() or not slash:
-        raise ExplaincheckError(f"{name} {text!r}: use MODEL=IN/OUT, e.g. gpt-4o-mini=0.15/0.6")
+    parts = amounts.split("/")
+    if not equals or not model.strip() or len(parts) not in (2, 3):
+        raise ExplaincheckError(
+            f"{name} {text!r}: use MODEL=IN/OUT or MODEL=IN/OUT/CACHED, e.g."
+            " gpt-4o-mini=0.15/0.6 or gpt-4o-mini=0.15/0.6/0.075"
+        )
     where = f"{name} {text!r}"
-    return model.strip(), Price(_amount(prompt, where), _amount(completion, where))
+    amounts_given = [_amount(part, where) for part in parts]
+    return model.strip(), Price(*amounts_given)
 
 
 def default_price_file() -> Path:
@@ -72,8 +96,8 @@ def default_price_file() -> Path:
 
 
 def load_price_file(path: str | Path) -> dict[str, Price]:
-    """The ``[prices]`` table of a settings file: ``"MODEL" = "IN/OUT"`` or
-    ``"MODEL" = {prompt = IN, completion = OUT}``."""
+    """The ``[prices]`` table of a settings file: ``"MODEL" = "IN/OUT"`` (or ``"IN/OUT/CACHED"``)
+    or ``"MODEL" = {prompt = IN, completion = OUT}`` (and optionally ``cached_prompt = CACHED``)."""
     path = Path(path)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -90,8 +114,11 @@ def load_price_file(path: str | Path) -> dict[str, Price]:
         if isinstance(entry, str):
             prices[model] = parse_price(f"{model}={entry}")[1]
         elif isinstance(entry, dict) and {"prompt", "completion"} <= set(entry):
+            cached = entry.get("cached_prompt")
             prices[model] = Price(
-                _amount(entry["prompt"], where), _amount(entry["completion"], where)
+                _amount(entry["prompt"], where),
+                _amount(entry["completion"], where),
+                None if cached is None else _amount(cached, where),
             )
         else:
             raise ExplaincheckError(f'{where}: use "IN/OUT" or {{prompt = IN, completion = OUT}}')
@@ -110,8 +137,8 @@ def price_table(
     if file or path.is_file():
         prices.update(load_price_file(path))
     for model, pair in (stored or {}).items():
-        if isinstance(pair, list | tuple) and len(pair) == 2:
-            prices[model] = Price(_amount(pair[0], "stored price"), _amount(pair[1], "stored"))
+        if isinstance(pair, list | tuple) and len(pair) in (2, 3):
+            prices[model] = Price(*(_amount(amount, "stored price") for amount in pair))
     for text in given:
         model, price = parse_price(text)
         prices[model] = price
@@ -133,7 +160,7 @@ def campaign_prices(
 
 def stored_form(prices: Mapping[str, Price]) -> dict[str, list[float]]:
     """The table as JSON (kept with the campaign)."""
-    return {model: [p.prompt, p.completion] for model, p in prices.items()}
+    return {model: p.stored() for model, p in prices.items()}
 
 
 def model_of(llm: str) -> str:
@@ -157,12 +184,18 @@ def row_cost(row: Mapping[str, Any], prices: Mapping[str, Price]) -> float | Non
         return None
     if row.get("cached"):
         return 0.0
-    return price.cost(row.get("prompt_tokens"), row.get("completion_tokens"))
+    return price.cost(
+        row.get("prompt_tokens"), row.get("completion_tokens"), row.get("cached_prompt_tokens")
+    )
 
 
 def with_costs(rows: list[dict[str, Any]], prices: Mapping[str, Price]) -> list[dict[str, Any]]:
     """The rows with a ``cost`` field each (None where no price applies)."""
     return [{**row, "cost": row_cost(row, prices)} for row in rows]
+
+
+# The token counts a tally adds up per LLM, in this order.
+_TALLIED = ("prompt_tokens", "completion_tokens", "reasoning_tokens", "cached_prompt_tokens")
 
 
 class CostTally:
@@ -179,8 +212,8 @@ class CostTally:
             return
         llm = str(row.get("llm"))
         self.per_llm[llm] = self.per_llm.get(llm, 0.0) + float(cost)
-        counts = self.tokens.setdefault(llm, [0, 0, 0])
-        for i, name in enumerate(("prompt_tokens", "completion_tokens", "reasoning_tokens")):
+        counts = self.tokens.setdefault(llm, [0, 0, 0, 0])
+        for i, name in enumerate(_TALLIED):
             counts[i] += _count(row.get(name)) or 0
 
     @property
@@ -191,11 +224,14 @@ class CostTally:
         """One line per LLM with a cost and one for the total (none without a cost)."""
         if not self.per_llm:
             return []
-        lines = [
-            f"cost {llm}: {money(cost)} ({self.tokens[llm][0]} prompt,"
-            f" {self.tokens[llm][1]} completion, {self.tokens[llm][2]} reasoning tokens)"
-            for llm, cost in self.per_llm.items()
-        ]
+        lines = []
+        for llm, cost in self.per_llm.items():
+            prompt, completion, reasoning, cached = self.tokens[llm]
+            of_cache = f" ({cached} cached)" if cached else ""
+            lines.append(
+                f"cost {llm}: {money(cost)} ({prompt} prompt{of_cache},"
+                f" {completion} completion, {reasoning} reasoning tokens)"
+            )
         lines.append(f"cost of the campaign: {money(self.total)}")
         return lines
 
@@ -222,19 +258,20 @@ def money_table(results: Any) -> Any:
     priced = results[results["cost"].notna()]
     if priced.empty:
         return pd.DataFrame()
+
+    def total(part: Any, column: str) -> int:
+        return int(pd.to_numeric(part.get(column, pd.Series(dtype=float))).fillna(0).sum())
+
     rows = []
     for llm, part in [*priced.groupby("llm", sort=True), ("campaign", priced)]:
         rows.append(
             {
                 "llm": llm,
                 "replies": len(part),
-                "prompt_tokens": int(pd.to_numeric(part["prompt_tokens"]).fillna(0).sum()),
-                "completion_tokens": int(pd.to_numeric(part["completion_tokens"]).fillna(0).sum()),
-                "reasoning_tokens": int(
-                    pd.to_numeric(part.get("reasoning_tokens", pd.Series(dtype=float)))
-                    .fillna(0)
-                    .sum()
-                ),
+                "prompt_tokens": total(part, "prompt_tokens"),
+                "cached_prompt_tokens": total(part, "cached_prompt_tokens"),
+                "completion_tokens": total(part, "completion_tokens"),
+                "reasoning_tokens": total(part, "reasoning_tokens"),
                 "cost": round(float(part["cost"].astype(float).sum()), 6),
             }
         )

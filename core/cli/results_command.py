@@ -98,8 +98,9 @@ def add_price_arguments(parser: argparse.ArgumentParser) -> None:
         "--price",
         action="append",
         default=[],
-        metavar="MODEL=IN/OUT",
-        help="money per million prompt/completion tokens (repeatable; wins over stored prices)",
+        metavar="MODEL=IN/OUT[/CACHED]",
+        help="money per million prompt/completion (and cached prompt) tokens (repeatable; wins"
+        " over stored prices)",
     )
     parser.add_argument("--prices", default=None, metavar="FILE", help="a price settings file")
 

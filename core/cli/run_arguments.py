@@ -222,9 +222,11 @@ def add_scale_arguments(parser: argparse.ArgumentParser) -> None:
         "--price",
         action="append",
         default=[],
-        metavar="MODEL=IN/OUT",
+        metavar="MODEL=IN/OUT[/CACHED]",
         help="money per million prompt/completion tokens of a model (repeatable), e.g."
-        " gpt-4o-mini=0.15/0.6; kept with the campaign for results and reports",
+        " gpt-4o-mini=0.15/0.6, and optionally per million cached prompt tokens"
+        " (gpt-4o-mini=0.15/0.6/0.075; else they cost IN); kept with the campaign for results"
+        " and reports",
     )
     parser.add_argument(
         "--prices",

@@ -159,6 +159,7 @@ def test_older_schema_is_migrated_or_refused(tmp_path, monkeypatch):
     monkeypatch.setitem(store_module.MIGRATIONS, 2, "")  # ... and v3's
     monkeypatch.setitem(store_module.MIGRATIONS, 3, "")  # ... and v4's
     monkeypatch.setitem(store_module.MIGRATIONS, 4, "")  # ... and v5's keys
+    monkeypatch.setitem(store_module.MIGRATIONS, 5, "")  # ... and v6's cached prompt tokens
     Store.open(path).close()
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
@@ -172,9 +173,10 @@ def test_v2_file_gains_reading_and_gap_unknown_for_old_rows(store):
     db = sqlite3.connect(path)
     db.execute("ALTER TABLE executions DROP COLUMN reading")
     db.execute("ALTER TABLE executions DROP COLUMN gap")
-    for table in ("executions", "replies"):  # v4's usage columns: a v2 file has none either
+    for table in ("executions", "replies"):  # v4's and v6's usage columns: a v2 file has none
         db.execute(f"ALTER TABLE {table} DROP COLUMN reasoning_tokens")
         db.execute(f"ALTER TABLE {table} DROP COLUMN output_mode")
+        db.execute(f"ALTER TABLE {table} DROP COLUMN cached_prompt_tokens")
     db.execute("PRAGMA user_version = 2")
     db.commit()
     db.close()

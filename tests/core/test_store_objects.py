@@ -61,7 +61,7 @@ def test_the_tools_own_file_opens_and_writes(tmp_path):
 
 def test_the_tools_other_tables_are_its_own():
     from explaincheck.core.store import PROBE_TABLE
-    from explaincheck.core.store_objects import EXTENSION_OBJECTS, own_objects
+    from explaincheck.core.store.objects import EXTENSION_OBJECTS, own_objects
 
     created = {o for o in own_objects((PROBE_TABLE,)) if not o[1].startswith("sqlite_")}
     assert created <= EXTENSION_OBJECTS

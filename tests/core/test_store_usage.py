@@ -48,6 +48,8 @@ def test_a_v2_file_is_migrated(store):  # noqa: F811 - the fixture
         ("replies", "output_mode"),
         ("executions", "reading"),  # v3's columns: a v2 file has neither
         ("executions", "gap"),
+        ("executions", "cached_prompt_tokens"),  # v6's
+        ("replies", "cached_prompt_tokens"),
     ):
         db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
     db.execute("PRAGMA user_version = 2")
@@ -60,7 +62,7 @@ def test_a_v2_file_is_migrated(store):  # noqa: F811 - the fixture
         assert row["reasoning_tokens"] is None and row["output_mode"] == ""
         store.record(record("b", reasoning_tokens=3, output_mode="text"))
     db = sqlite3.connect(path)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
     assert db.execute("SELECT output_mode FROM executions ORDER BY id").fetchall() == [
         ("",),
         ("text",),

@@ -3,7 +3,8 @@
 Why: the ``openai:`` backend must be tested over real HTTP with the official ``openai`` client,
 the way it talks to vLLM, SGLang, llama-server or LM Studio. The server speaks the subset those
 share: ``GET /v1/models`` and ``POST /v1/chat/completions`` (non-streaming), with ``usage``
-(prompt, completion and ``completion_tokens_details.reasoning_tokens``) and errors in OpenAI's
+(prompt, completion, ``completion_tokens_details.reasoning_tokens`` and, when a script sets
+``cached_tokens``, ``prompt_tokens_details.cached_tokens``) and errors in OpenAI's
 ``{"error": {"message", "type", "param"}}`` shape.
 
 Each model gets a ``Script``; ``mode`` is one of ``MODES``: ``correct`` (honours
@@ -74,6 +75,7 @@ class Script:
     reasoning: str = "First I look at the holes next to the state."
     reasoning_tokens: int = 7
     size: int = 0  # characters of a ``huge`` answer
+    cached_tokens: int | None = None  # ``usage.prompt_tokens_details.cached_tokens``, if set
     seen: int = field(default=0, repr=False)
 
 
@@ -209,6 +211,8 @@ class _Handler(BaseHTTPRequestHandler):
             "total_tokens": max(1, len(prompt) // 4) + completion + reasoning,
             "completion_tokens_details": {"reasoning_tokens": reasoning},
         }
+        if script.cached_tokens is not None:  # llama-server's and vLLM's prompt cache
+            usage["prompt_tokens_details"] = {"cached_tokens": script.cached_tokens}
         if body.get("stream") and mode != "ignore_stream":
             text = message["content"]
             pieces = (text[i : i + 7] for i in range(0, len(text), 7))
@@ -222,12 +226,7 @@ class _Handler(BaseHTTPRequestHandler):
                 "created": 1_700_000_000,
                 "model": model,
                 "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-                "usage": {
-                    "prompt_tokens": max(1, len(prompt) // 4),
-                    "completion_tokens": completion + reasoning,
-                    "total_tokens": max(1, len(prompt) // 4) + completion + reasoning,
-                    "completion_tokens_details": {"reasoning_tokens": reasoning},
-                },
+                "usage": usage,
             },
         )
 

@@ -208,3 +208,13 @@ def test_spec_base_urls_and_listing(monkeypatch):
         assert backend.pool.urls == (server.base_url,)
         backend = create_backend(f"openai:{MODEL}@{server.base_url}?key=x", BackendContext())
         assert backend.spec == f"openai:{MODEL}@{server.base_url}"
+
+
+def test_cached_prompt_tokens_are_read_when_the_server_says():
+    """llama-server and vLLM say how much of the prompt came from their prompt cache
+    (``usage.prompt_tokens_details.cached_tokens``); a server that does not say leaves it None."""
+    with StandinOpenAI({MODEL: Script(cached_tokens=5), "plain": Script()}) as server:
+        (cached,), _ = ask(server)
+        (plain,), _ = ask(server, model="plain")
+    assert cached.cached_prompt_tokens == 5 and cached.prompt_tokens == len(PROMPT.text) // 4
+    assert plain.cached_prompt_tokens is None and plain.prompt_tokens == cached.prompt_tokens

@@ -110,7 +110,7 @@ def test_replies_cached_under_the_old_key_format_are_never_served(tmp_path):
                 old = to_json({"prompt": prompt.text, "schema": prompt.schema, "options": options})
                 store._db.execute(
                     "INSERT INTO replies VALUES ('ollama', ?, 'b:latest', ?, ?, ?, '', 0, 1, 1,"
-                    " '', NULL, '')",  # v3 adds reasoning_tokens, output_mode
+                    " '', NULL, '', NULL)",  # v4's reasoning_tokens, output_mode; v6's cached
                     (
                         server.url,
                         hashlib.sha256(old.encode()).hexdigest(),
@@ -233,16 +233,16 @@ def test_a_reply_the_database_refuses_becomes_an_error_row(tmp_path, monkeypatch
     campaign goes on, and the next run asks again."""
     from support.campaign_fakes import ScriptedBackend
 
-    from explaincheck.core.store import Store as RealStore
+    from explaincheck.core.store.executions import ExecutionTable
 
-    real_write = RealStore._write_record
+    real_write = ExecutionTable._write_record
 
     def refusing(self, values, reply):
         if values["reply"] and "refuse me" in values["reply"]:
             raise OverflowError("Python int too large to convert to SQLite INTEGER")
         return real_write(self, values, reply)
 
-    monkeypatch.setattr(RealStore, "_write_record", refusing)
+    monkeypatch.setattr(ExecutionTable, "_write_record", refusing)
     plan = synthetic_plan(cases_per_category=2)
     backend = ScriptedBackend(reply='{"answer": "yes", "note": "refuse me"}')
     with Store.open(tmp_path / "r.sqlite") as store:

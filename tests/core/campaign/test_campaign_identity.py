@@ -9,7 +9,7 @@ import json
 import sqlite3
 
 from explaincheck.core.cli.main import main
-from explaincheck.core.store import PROBE_TABLE
+from explaincheck.core.store import PROBE_TABLE, SCHEMA_VERSION
 
 RUN = ["run", "--env", "frozen_lake", "--llm", "random", "--categories", "satisfy,best_action"]
 RUN += ["--budget", "6", "--selection", "both"]
@@ -61,6 +61,8 @@ def test_a_v4_file_is_migrated_and_still_resumes(tmp_path, capsys):
         connection.execute(
             "INSERT INTO factor_behaviour VALUES ('random', ?, 'p', 0, 'q', 'r', 'a')", (key,)
         )
+        for table in ("executions", "replies"):  # v6's column: a v4 file has none
+            connection.execute(f"ALTER TABLE {table} DROP COLUMN cached_prompt_tokens")
         connection.execute("PRAGMA user_version = 4")
     assert not key.endswith(identity)
     capsys.readouterr()
@@ -70,6 +72,6 @@ def test_a_v4_file_is_migrated_and_still_resumes(tmp_path, capsys):
     with sqlite3.connect(db) as connection:
         keys = [k for (k,) in connection.execute("SELECT exec_key FROM executions")]
         (probe,) = connection.execute("SELECT exec_key FROM factor_behaviour").fetchone()
-        assert connection.execute("PRAGMA user_version").fetchone()[0] == 5
+        assert connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert len(keys) == 24 and all(k.endswith(f"|{identity}") for k in keys)
     assert probe == f"{key}|{identity}"

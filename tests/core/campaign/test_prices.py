@@ -6,12 +6,14 @@ import pytest
 
 from explaincheck.core.campaign.prices import (
     Price,
+    cost_lines,
     load_price_file,
     model_of,
     parse_price,
     price_for,
     price_table,
     row_cost,
+    stored_form,
 )
 from explaincheck.core.errors import ExplaincheckError
 
@@ -53,3 +55,53 @@ def test_cost_of_a_reply():
     assert row_cost({**row, "reply": None}, prices) is None  # no reply: nothing to pay
     assert row_cost({**row, "prompt_tokens": None, "completion_tokens": None}, prices) is None
     assert row_cost({**row, "llm": "random"}, prices) is None
+
+
+def test_a_cached_input_price_prices_cached_prompt_tokens_apart(tmp_path):
+    assert parse_price("m=2/8/0.5") == ("m", Price(2.0, 8.0, 0.5))
+    for bad in ("m=1/2/3/4", "m=1/2/", "m=1/2/-1", "m=1/2/x"):
+        with pytest.raises(ExplaincheckError, match=r"IN/OUT|is not a price|0 or more"):
+            parse_price(bad)
+    price = Price(2, 8, 0.5)
+    assert price.cost(1000, 100, 400) == pytest.approx((600 * 2 + 400 * 0.5 + 100 * 8) / 1e6)
+    assert price.cost(1000, 100, 5000) == pytest.approx((1000 * 0.5 + 100 * 8) / 1e6)  # capped
+    # no cached price: cached tokens cost the input price; no count told: all at input price
+    assert Price(2, 8).cost(1000, 100, 400) == pytest.approx((1000 * 2 + 100 * 8) / 1e6)
+    assert price.cost(1000, 100, None) == pytest.approx((1000 * 2 + 100 * 8) / 1e6)
+    row = {"llm": "m", "reply": "{}", "prompt_tokens": 1000, "completion_tokens": 100}
+    assert row_cost({**row, "cached_prompt_tokens": 400}, {"m": price}) == price.cost(
+        1000, 100, 400
+    )
+    # kept with the campaign and read back, and in a settings file
+    assert stored_form({"m": price, "n": Price(1, 2)}) == {"m": [2, 8, 0.5], "n": [1, 2]}
+    assert price_table(file=_empty(tmp_path), stored=stored_form({"m": price})) == {"m": price}
+    file = tmp_path / "prices.toml"
+    file.write_text(
+        '[prices]\n"a" = "1/2/0.25"\n"b" = {prompt = 3, completion = 4, cached_prompt = 1}\n'
+    )
+    assert load_price_file(file) == {"a": Price(1, 2, 0.25), "b": Price(3, 4, 1)}
+
+
+def test_cost_lines_say_the_cached_part_of_the_prompt():
+    rows = [
+        {
+            "llm": "m",
+            "cost": 0.5,
+            "prompt_tokens": 100,
+            "completion_tokens": 10,
+            "cached_prompt_tokens": 40,
+        },
+        {"llm": "m", "cost": 0.25, "prompt_tokens": 50, "completion_tokens": 5},
+        {"llm": "n", "cost": 0.0, "prompt_tokens": 7, "completion_tokens": 7},
+    ]
+    assert cost_lines(rows) == [
+        "cost m: 0.7500 (150 prompt (40 cached), 15 completion, 0 reasoning tokens)",
+        "cost n: 0.0000 (7 prompt, 7 completion, 0 reasoning tokens)",
+        "cost of the campaign: 0.7500",
+    ]
+
+
+def _empty(folder):
+    path = folder / "none.toml"
+    path.write_text("[prices]\n")
+    return path

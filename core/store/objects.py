@@ -15,8 +15,8 @@ from pathlib import Path
 
 from explaincheck.core.errors import ExplaincheckError
 
-# Tables the tool's other modules add to a results file (the schema there, named here so that
-# opening a file never imports them): the follow-up probes (``core/campaign/probes.py``).
+# Tables made on first use rather than with the file (so not in ``schema.full_schema``): the
+# behavioural probes' ``factor_behaviour`` (``schema.PROBE_TABLE``, written by ``probes.py``).
 EXTENSION_OBJECTS = frozenset({("table", "factor_behaviour")})
 
 
