@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
     QGroupBox,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
     QPushButton,
@@ -36,6 +35,7 @@ from explaincheck.gui.adapters.frame_model import FrameModel
 from explaincheck.gui.adapters.results_data import ResultsData, file_campaigns, rows_frame
 from explaincheck.gui.support.safe_text import plain_label
 from explaincheck.gui.support.tasks import Tasks, in_thread
+from explaincheck.gui.views.flow_layout import FlowLayout
 from explaincheck.gui.views.policy_report import PolicyLossBox
 
 # The figures and tables the tab shows: the report computes these alone for the tab.
@@ -163,24 +163,25 @@ class ReportView(QWidget):
         self._generation = 0
         self.ready = False
 
-        bar = QHBoxLayout()
+        # the summary on a line of its own, the option and the exports wrapping under it: one
+        # row of both set the window's minimum beyond a 1280-px screen (issue 39)
         self.summary = plain_label("")
         self.summary.setWordWrap(True)
-        bar.addWidget(self.summary, 1)
+        bar = FlowLayout(spacing=6)
         self.exclude_reading = QCheckBox("Leave reading cases out")
         self.exclude_reading.setToolTip(
             "Score without the cases answered by reading: a pair or subset holding a failure"
             " state that the words give away (report --exclude-reading)"
         )
         self.exclude_reading.toggled.connect(lambda _on: self.mark_stale())
-        bar.addWidget(self.exclude_reading)
+        bar.add(self.exclude_reading)
         self.export_buttons: dict[str, QPushButton] = {}
         for kind, text in (("png", "PNG"), ("svg", "SVG"), ("csv", "CSV"), ("html", "HTML")):
             button = QPushButton(f"Export {text}…")
             button.clicked.connect(lambda _=False, k=kind: self.choose_export(k))
             button.setEnabled(False)
             self.export_buttons[kind] = button
-            bar.addWidget(button)
+            bar.add(button)
 
         body = QWidget()
         grid = QGridLayout(body)
@@ -207,6 +208,7 @@ class ReportView(QWidget):
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.summary)
         layout.addLayout(bar)
         layout.addWidget(self.export_line)
         layout.addWidget(scroll, 1)
