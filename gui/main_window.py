@@ -35,16 +35,20 @@ from explaincheck.gui.adapters.campaign_controller import CampaignController
 from explaincheck.gui.adapters.live_question_controller import LiveQuestionController
 from explaincheck.gui.adapters.model_controller import ModelController
 from explaincheck.gui.adapters.results_data import ResultsData
-from explaincheck.gui.presenters.campaign_run import CampaignRun
-from explaincheck.gui.presenters.model_presenter import ModelPresenter
+from explaincheck.gui.presenters.campaign_run import CampaignRun, RunParts
+from explaincheck.gui.presenters.model_presenter import ModelActions, ModelPresenter, OracleViews
+from explaincheck.gui.presenters.notices import Notices
 from explaincheck.gui.presenters.policy_presenter import PolicyPresenter
 from explaincheck.gui.presenters.regrade_presenter import RegradePresenter
 from explaincheck.gui.presenters.results_presenter import ResultsPresenter
-from explaincheck.gui.presenters.window_actions import TABS, build_actions
+from explaincheck.gui.presenters.share_file import ShareFile, attach_share
+from explaincheck.gui.presenters.window_actions import TABS, ActionHandlers, build_actions
 from explaincheck.gui.presenters.wording_presenter import WordingPresenter
+from explaincheck.gui.presenters.workbench_wiring import loaded_policy_chooser
 from explaincheck.gui.support.settings import Settings
 from explaincheck.gui.support.tasks import Tasks
 from explaincheck.gui.views.campaign_view import CampaignView
+from explaincheck.gui.views.compare_campaigns_dialog import add_results_menu
 from explaincheck.gui.views.error_overlay import ErrorOverlay
 from explaincheck.gui.views.graph_view import GraphView
 from explaincheck.gui.views.model_view import ModelView
@@ -79,26 +83,23 @@ class MainWindow(QMainWindow):
         self.setWindowIcon(QIcon(str(resources_dir() / "icons" / "explaincheck.svg")))
         self.setAcceptDrops(True)
         self.errors: list[str] = []
-        self.pending_policy: str | None = None  # ``gui --policy FILE``: opened with the oracle
 
-        # presenters: what the actions and the controllers' signals do (they read the window)
-        self.model_presenter = ModelPresenter(self)
-        self.campaign_run = CampaignRun(self)
-        self.results_presenter = ResultsPresenter(self)
-        self.regrading = RegradePresenter(self)
-        self.policy = PolicyPresenter(self)
-        self.wording = WordingPresenter(self)
-
+        # adapters: the application's state and its background work
         self.tasks = Tasks(self)
         self.tasks.failed.connect(self._task_failed)
         self.results = ResultsData(self)
         self.model = ModelController(
-            self.tasks, self.settings, ask_constants=self.model_presenter.ask_constants
+            self.tasks,
+            self.settings,
+            ask_constants=lambda constants, defaults: self.model_presenter.ask_constants(
+                constants, defaults
+            ),
         )
         self.campaigns = CampaignController(self.tasks, self)
         self.campaigns.confirm_large_plans = True
         self.live = LiveQuestionController(self.tasks, self.backend_settings, self)
 
+        # views
         self.graph = GraphView(self.tasks, self)
         self.canvas_error = ErrorOverlay(self.graph)
         self.results_view = ResultsView(self.results, self, self.tasks)
@@ -117,7 +118,6 @@ class MainWindow(QMainWindow):
         ):
             self.tabs.addTab(view, title)
         self.setCentralWidget(self.tabs)
-
         self.inspector = StateInspector(self)
         self.model_view = ModelView(self.model, self)
         prefs = self.settings.preferences()
@@ -126,20 +126,51 @@ class MainWindow(QMainWindow):
         self.campaign_view.apply_choices(self.settings.campaign_choices())
         self.campaign_view.watch_results(self.results)
         self._build_docks()
-        self.commands = build_actions(self)  # toolbar and menus
-        from explaincheck.gui.presenters.share_file import attach_share
-
-        self.share = attach_share(self)  # File › Share as one file…, the case detail's link
+        self.commands = build_actions(  # toolbar and menus; the presenters come next
+            self,
+            ActionHandlers(
+                open_model=self.model_view.choose_file,
+                build=self.model_view.rebuild,
+                run=self.run_campaign,
+                stop=self.stop,
+                open_results=lambda: self.results_presenter.choose_database(),
+                regrade=lambda: self.regrading.choose(),
+                open_policy=lambda: self.policy.choose(),
+                save_wording=lambda: self.wording.choose_folder(),
+                show_tab=self.show_tab,
+                settings=self.edit_settings,
+                fullscreen=self.toggle_full_screen,
+            ),
+            (self.model_dock, self.inspector_dock),
+        )
+        add_results_menu(self)
         self.status_line = StatusLine(self)
+
+        # presenters: each is given what it shows and where it speaks, never the window
+        self._build_presenters()
         self._wire()
         from explaincheck.gui.presenters.workbench_wiring import attach_workbench
 
         self.workbench, self.workbench_controller = attach_workbench(self)  # editor, simulator…
+        self.policy.attached.connect(
+            lambda oracle, _env: self.workbench.simulator.set_loaded_policy(
+                *loaded_policy_chooser(oracle)
+            )
+        )
         from explaincheck.gui.presenters.llm_policy_wiring import LlmPolicyWiring
 
         self.llm_policy = LlmPolicyWiring(self)  # File › Ask an LLM for its policy…
         self._restore()
         guard_wheel(self)  # spin and combo boxes take the wheel only once focused
+
+    @property
+    def pending_policy(self) -> str | None:
+        """``gui --policy FILE``: opened when the model's oracle is ready."""
+        return self.policy.pending
+
+    @pending_policy.setter
+    def pending_policy(self, path: str | None) -> None:
+        self.policy.pending = path
 
     # -- construction ----------------------------------------------------------------------
     def _build_docks(self) -> None:
@@ -157,10 +188,73 @@ class MainWindow(QMainWindow):
             [self.model_dock, self.inspector_dock], [360, 320], Qt.Orientation.Horizontal
         )
 
+    def _build_presenters(self) -> None:
+        notices = Notices(self.statusBar(), self.errors)
+        commands = self.commands
+        self.model_presenter = ModelPresenter(
+            self.model,
+            self.model_view,
+            OracleViews(
+                self.graph, self.inspector, self.results_view, self.campaign_view, self.teach_view
+            ),
+            self.canvas_error,
+            self.status_line,
+            ModelActions(
+                commands.build,
+                commands.save_wording,
+                commands.open_policy,
+                commands.environments_menu,
+            ),
+            self.setWindowTitle,
+            self.show_tab,
+            notices,
+            self,
+        )
+        self.policy = PolicyPresenter(
+            self.model, self.results, self.report_view.policy_loss, self.tasks, notices, self
+        )
+        self.policy.attached.connect(self.model_presenter.oracle_ready)
+        self.policy.attached.connect(lambda _oracle, _env: self.policy.update_report())
+        self.results_presenter = ResultsPresenter(
+            self.results,
+            self.model,
+            (self.campaign_view, self.graph, self.inspector),
+            self.settings,
+            self.tasks,
+            notices,
+            self.policy.update_report,
+            self,
+        )
+        self.regrading = RegradePresenter(
+            self.results, self.campaigns, commands.regrade, self.tasks, notices, self
+        )
+        self.campaign_run = CampaignRun(
+            RunParts(
+                self.model,
+                self.campaigns,
+                self.results,
+                self.results_presenter.load,
+                self.settings,
+                self.tasks,
+            ),
+            self.campaign_view,
+            self.status_line,
+            (commands.run, commands.stop),
+            self.regrading.refresh,
+            self.show_tab,
+            notices,
+            self,
+        )
+        self.wording = WordingPresenter(self.model, self.tasks, notices, self)
+        detail = self.results_view.executions.detail
+        share = ShareFile(self.results, detail, self.tasks, notices, self)
+        self.share = attach_share(self, share, commands.open_results)  # File › Share…
+
     def _wire(self) -> None:
         model, campaigns, view = self.model, self.campaigns, self.campaign_view
         run, presenter = self.campaign_run, self.model_presenter
         model.oracle_ready.connect(presenter.oracle_ready)
+        model.oracle_ready.connect(self.policy.model_ready)  # a --policy file, the table
         model.busy_changed.connect(presenter.busy)
         model.failed.connect(presenter.failed)
         model.environment_changed.connect(presenter.environment_changed)

@@ -6,29 +6,77 @@ from __future__ import annotations
 import asyncio
 import sys
 import traceback
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QMenu, QWidget
 
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.program import ProgramConstant as Constant
 from explaincheck.core.oracle.types import OracleResult
-from explaincheck.core.policy.types import policy_chain
 from explaincheck.core.workspace.model import GoalToChoose
 from explaincheck.core.workspace.presentation.model_errors import error_text
 from explaincheck.core.workspace.presentation.window_text import oracle_text
-from explaincheck.gui.adapters.model_controller import builtin_environments
+from explaincheck.gui.adapters.model_controller import ModelController, builtin_environments
+from explaincheck.gui.presenters.notices import Notices, ShowTab
 from explaincheck.gui.support.tasks import in_thread
+from explaincheck.gui.views.campaign_view import CampaignView
 from explaincheck.gui.views.constants_dialog import ConstantsDialog
+from explaincheck.gui.views.error_overlay import ErrorOverlay
+from explaincheck.gui.views.graph_view import GraphView
+from explaincheck.gui.views.model_view import ModelView
+from explaincheck.gui.views.results_view import ResultsView
+from explaincheck.gui.views.state_inspector import StateInspector
+from explaincheck.gui.views.status_line import StatusLine
+from explaincheck.gui.views.teach_view import TeachView
 
 CHOOSE_GOAL_HINT = "Choose the goal in the Model panel's Goal box and press Build oracle."
 
-if TYPE_CHECKING:
-    from explaincheck.gui.main_window import MainWindow
+
+@dataclass
+class OracleViews:
+    """The views a new oracle is handed to."""
+
+    graph: GraphView
+    inspector: StateInspector
+    results_view: ResultsView
+    campaign_view: CampaignView
+    teach_view: TeachView
+
+
+@dataclass
+class ModelActions:
+    """The actions whose state follows the open model, and the Environments menu."""
+
+    build: QAction
+    save_wording: QAction
+    open_policy: QAction
+    environments_menu: QMenu
 
 
 class ModelPresenter:
-    def __init__(self, window: MainWindow) -> None:
-        self.window = window
+    """Given the model controller, the Model panel, the views an oracle goes to, the canvas's
+    error overlay, the status line, the actions it enables, the window's title setter and
+    tab switcher, and where it speaks."""
+
+    def __init__(
+        self,
+        model: ModelController,
+        model_view: ModelView,
+        views: OracleViews,
+        canvas_error: ErrorOverlay,
+        status_line: StatusLine,
+        actions: ModelActions,
+        title: Callable[[str], None],
+        show_tab: ShowTab,
+        notices: Notices,
+        parent: QWidget,
+    ) -> None:
+        self.model, self.model_view, self.views = model, model_view, views
+        self.canvas_error, self.status_line, self.actions = canvas_error, status_line, actions
+        self.title, self.show_tab, self.notices, self.parent = title, show_tab, notices, parent
         self.environments: list[Environment] = []
         self.constants_dialog: ConstantsDialog | None = None  # while it is open
         self.size_probe: asyncio.Task | None = None  # built-ins' sizes, cancelled on close
@@ -36,30 +84,27 @@ class ModelPresenter:
     async def load_environments(self, probe_sizes: bool = False) -> None:
         """The built-ins in the Model panel and the toolbar's Environments menu; with
         ``probe_sizes``, their oracles built one at a time in the background for their sizes."""
-        window = self.window
         try:
             environments = await in_thread(builtin_environments)
         except Exception as error:
-            window.model_view.show_environments_error(f"Built-in environments unavailable: {error}")
+            self.model_view.show_environments_error(f"Built-in environments unavailable: {error}")
             return
         self.environments = environments
-        window.model_view.set_environments(environments)
-        menu = window.commands.environments_menu
+        self.model_view.set_environments(environments)
+        menu = self.actions.environments_menu
         menu.clear()
         for environment in environments:
             action = menu.addAction(environment.title)
             action.setToolTip(environment.description)
-            action.triggered.connect(
-                lambda _=False, e=environment: window.model.open_environment(e)
-            )
+            action.triggered.connect(lambda _=False, e=environment: self.model.open_environment(e))
         if probe_sizes:  # cancelled and awaited on close (``closeEvent``, ``app._drain``)
-            self.size_probe = asyncio.create_task(window.model.probe_sizes(environments))
+            self.size_probe = asyncio.create_task(self.model.probe_sizes(environments))
 
     async def ask_constants(
         self, constants: list[Constant], defaults: dict[str, str]
     ) -> dict[str, str] | None:
         """The undefined-constants dialog, awaited without a nested event loop."""
-        dialog = ConstantsDialog(constants, defaults, self.window)
+        dialog = ConstantsDialog(constants, defaults, self.parent)
         self.constants_dialog = dialog
         future: asyncio.Future = asyncio.get_running_loop().create_future()
 
@@ -74,52 +119,44 @@ class ModelPresenter:
         return dialog.values() if result == ConstantsDialog.DialogCode.Accepted else None
 
     def busy(self, busy: bool) -> None:
-        window = self.window
-        window.commands.build.setEnabled(not busy)
+        self.actions.build.setEnabled(not busy)
         if busy:
-            window.canvas_error.hide()
-            environment = window.model.environment
+            self.canvas_error.hide()
+            environment = self.model.environment
             name = environment.title if environment else "the model"
-            window.status_line.oracle.setText(f"Oracle: model checking {name}…")
+            self.status_line.oracle.setText(f"Oracle: model checking {name}…")
 
     def environment_changed(self, environment: Environment) -> None:
         """A new model is open (its oracle still to come): nothing of the old one stays shown."""
-        window = self.window
-        window.setWindowTitle(f"explaincheck — {environment.title}")
-        window.inspector.set_oracle(None)
+        self.title(f"explaincheck — {environment.title}")
+        self.views.inspector.set_oracle(None)
 
     def failed(self, error: BaseException) -> None:
-        window = self.window
-        message, excerpt = error_text(error, window.model.last_path)
-        window.status_line.oracle.setText(f"Oracle: failed — {message}")
-        window.errors.append(str(error))
-        if window.model.oracle is None:  # nothing to show: the canvas says what went wrong
-            window.graph.clear()
+        message, excerpt = error_text(error, self.model.last_path)
+        self.status_line.oracle.setText(f"Oracle: failed — {message}")
+        self.notices.errors.append(str(error))
+        if self.model.oracle is None:  # nothing to show: the canvas says what went wrong
+            self.views.graph.clear()
         if isinstance(error, GoalToChoose):  # the file is fine: the Model panel asks the rest
-            window.canvas_error.show_error(message, excerpt, hint=CHOOSE_GOAL_HINT)
-            window.model_view.goal.setFocus()
+            self.canvas_error.show_error(message, excerpt, hint=CHOOSE_GOAL_HINT)
+            self.model_view.goal.setFocus()
         else:
-            window.canvas_error.show_error(message, excerpt)
-        if window.tabs.currentWidget() is not window.graph:
-            window.show_tab("graph")
+            self.canvas_error.show_error(message, excerpt)
+        self.show_tab("graph")
         if not isinstance(error, ExplaincheckError):
             traceback.print_exception(error, file=sys.stderr)
 
     def oracle_ready(self, oracle: OracleResult, environment: Environment) -> None:
-        """Every view shows the new oracle; a policy asked for on the command line follows."""
-        window = self.window
-        window.canvas_error.hide()
-        window.setWindowTitle(f"explaincheck — {environment.title}")
-        window.graph.set_oracle(oracle, environment.variables)
-        window.inspector.set_oracle(oracle, environment.describe, environment.variables)
-        window.inspector.show_state(oracle.model.initial)
-        window.results_view.set_oracle(oracle, environment)
-        window.campaign_view.set_model(oracle, environment)
-        window.teach_view.set_model(oracle, environment)
-        window.commands.save_wording.setEnabled(environment.folder is None)  # a bare PRISM file
-        window.commands.open_policy.setEnabled(True)
-        if window.pending_policy and policy_chain(oracle) is None:
-            path, window.pending_policy = window.pending_policy, None
-            window.policy.open_policy(path)
-        window.policy.update_report()
-        window.status_line.oracle.setText(oracle_text(oracle, environment.title))
+        """Every view shows the new oracle (the window then lets the policy presenter follow)."""
+        views = self.views
+        self.canvas_error.hide()
+        self.title(f"explaincheck — {environment.title}")
+        views.graph.set_oracle(oracle, environment.variables)
+        views.inspector.set_oracle(oracle, environment.describe, environment.variables)
+        views.inspector.show_state(oracle.model.initial)
+        views.results_view.set_oracle(oracle, environment)
+        views.campaign_view.set_model(oracle, environment)
+        views.teach_view.set_model(oracle, environment)
+        self.actions.save_wording.setEnabled(environment.folder is None)  # a bare PRISM file
+        self.actions.open_policy.setEnabled(True)
+        self.status_line.oracle.setText(oracle_text(oracle, environment.title))

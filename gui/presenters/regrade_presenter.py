@@ -4,49 +4,57 @@ off the GUI thread (no LLM is asked); the views reload after."""
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QWidget
 
 from explaincheck.core.workspace.presentation.window_text import regraded_text
+from explaincheck.gui.adapters.campaign_controller import CampaignController
+from explaincheck.gui.adapters.results_data import ResultsData
+from explaincheck.gui.presenters.notices import Notices
+from explaincheck.gui.support.tasks import Tasks
 from explaincheck.gui.views.regrade_dialog import RegradeDialog
-
-if TYPE_CHECKING:
-    from explaincheck.gui.main_window import MainWindow
 
 
 class RegradePresenter:
-    def __init__(self, window: MainWindow) -> None:
-        self.window = window
+    """Given the results it regrades, the campaigns (no regrading while one writes), the
+    action it enables and where it speaks."""
+
+    def __init__(
+        self,
+        results: ResultsData,
+        campaigns: CampaignController,
+        action: QAction,
+        tasks: Tasks,
+        notices: Notices,
+        parent: QWidget,
+    ) -> None:
+        self.results, self.campaigns, self.action = results, campaigns, action
+        self.tasks, self.notices, self.parent = tasks, notices, parent
 
     def refresh(self) -> None:
         """Re-grading makes sense with a results file open and no campaign writing to it."""
-        window = self.window
-        window.commands.regrade.setEnabled(
-            window.results.db_path is not None and not window.campaigns.running
-        )
+        self.action.setEnabled(self.results.db_path is not None and not self.campaigns.running)
 
     def choose(self) -> None:
-        db_path = self.window.results.db_path
-        if db_path is None or self.window.campaigns.running:
+        db_path = self.results.db_path
+        if db_path is None or self.campaigns.running:
             return
-        dialog = RegradeDialog(db_path, parent=self.window)
+        dialog = RegradeDialog(db_path, parent=self.parent)
         if dialog.exec():
             self.regrade(dialog.satisfy_rule(), dialog.satisfy_tolerance())
 
     def regrade(self, satisfy_rule: str, satisfy_tolerance: float) -> asyncio.Task:
-        return self.window.tasks.start(self._regrade(satisfy_rule, satisfy_tolerance), "re-grade")
+        return self.tasks.start(self._regrade(satisfy_rule, satisfy_tolerance), "re-grade")
 
     async def _regrade(self, satisfy_rule: str, satisfy_tolerance: float) -> None:
-        window = self.window
-        window.commands.regrade.setEnabled(False)
-        window.statusBar().showMessage("Re-grading the stored replies…")
+        self.action.setEnabled(False)
+        self.notices.say("Re-grading the stored replies…")
         try:
-            summary = await window.results.regrade(satisfy_rule, satisfy_tolerance)
+            summary = await self.results.regrade(satisfy_rule, satisfy_tolerance)
         except Exception as error:
-            window.errors.append(str(error))
-            window.statusBar().showMessage(f"Re-grading failed: {error}", 15000)
+            self.notices.fail(str(error), f"Re-grading failed: {error}")
             return
         finally:
             self.refresh()
-        window.statusBar().showMessage(
-            regraded_text(summary.graded, summary.changed, satisfy_rule), 15000
-        )
+        self.notices.say(regraded_text(summary.graded, summary.changed, satisfy_rule), 15000)

@@ -5,25 +5,48 @@ on the Results tab is shown on the graph and in the inspector."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtWidgets import QFileDialog, QWidget
 
-from explaincheck.gui.adapters.results_data import campaign_model, file_campaigns, same_model
-from explaincheck.gui.support.tasks import in_thread
-
-if TYPE_CHECKING:
-    from explaincheck.gui.main_window import MainWindow
+from explaincheck.gui.adapters.model_controller import ModelController
+from explaincheck.gui.adapters.results_data import (
+    ResultsData,
+    campaign_model,
+    file_campaigns,
+    same_model,
+)
+from explaincheck.gui.presenters.notices import Notices
+from explaincheck.gui.support.settings import Settings
+from explaincheck.gui.support.tasks import Tasks, in_thread
+from explaincheck.gui.views.campaign_view import CampaignView
+from explaincheck.gui.views.graph_view import GraphView
+from explaincheck.gui.views.state_inspector import StateInspector
 
 
 class ResultsPresenter:
-    def __init__(self, window: MainWindow) -> None:
-        self.window = window
+    """Given the results it fills, the model it may open, the views that show a chosen case,
+    and ``loaded`` (called once a file's rows are in: the Report's value-loss table)."""
+
+    def __init__(
+        self,
+        results: ResultsData,
+        model: ModelController,
+        views: tuple[CampaignView, GraphView, StateInspector],
+        settings: Settings,
+        tasks: Tasks,
+        notices: Notices,
+        loaded: Callable[[], object],
+        parent: QWidget,
+    ) -> None:
+        self.results, self.model, self.settings, self.tasks = results, model, settings, tasks
+        self.campaign_view, self.graph, self.inspector = views
+        self.notices, self.loaded, self.parent = notices, loaded, parent
 
     def choose_database(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
-            self.window,
+            self.parent,
             "Open results database",
             "",
             "SQLite (*.sqlite *.sqlite3 *.db);;All files (*)",
@@ -32,35 +55,32 @@ class ResultsPresenter:
             self.open_database(path)
 
     def open_database(self, path: str) -> asyncio.Task:
-        self.window.settings.add_recent_database(path)
-        self.window.campaign_view.set_database(path)
-        return self.window.tasks.start(self.load(path), "open results")
+        self.settings.add_recent_database(path)
+        self.campaign_view.set_database(path)
+        return self.tasks.start(self.load(path), "open results")
 
     async def load(self, path: str) -> None:
-        window = self.window
-        results = window.results
+        results = self.results
         try:
             await results.load(path)
         except Exception as error:
-            window.errors.append(str(error))
-            window.statusBar().showMessage(f"Cannot open {path}: {error}", 15000)
+            self.notices.fail(str(error), f"Cannot open {path}: {error}")
             return
-        window.statusBar().showMessage(f"{len(results.rows)} executions from {path}", 8000)
-        window.policy.update_report()
-        if window.model.environment is None and results.rows:
+        self.notices.say(f"{len(results.rows)} executions from {path}", 8000)
+        self.loaded()
+        if self.model.environment is None and results.rows:
             from explaincheck.core.environments.registry import BUILTIN_IDS
 
             first = str(results.rows[0].get("environment") or "")
             if first in BUILTIN_IDS or (first and Path(first).is_file()):
                 # as it was tested: the campaign's constants and goal/unsafe labels
                 campaigns = await in_thread(file_campaigns, path)
-                window.model.open_spec(first, **campaign_model(campaigns, first))
+                self.model.open_spec(first, **campaign_model(campaigns, first))
 
     def case_selected(self, row: dict) -> None:
         """The selection ring moves with the inspector to the case's first state."""
-        window = self.window
         states = [int(s) for s in (row.get("states") or [])]
-        if same_model(row, window.model.oracle):
-            window.graph.highlight_states(states, select=states[0] if states else None)
+        if same_model(row, self.model.oracle):
+            self.graph.highlight_states(states, select=states[0] if states else None)
             if states:
-                window.inspector.show_state(states[0])
+                self.inspector.show_state(states[0])

@@ -15,16 +15,19 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
     QLabel,
+    QMainWindow,
     QMenu,
     QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
-from explaincheck.gui.support.tasks import in_thread
+from explaincheck.gui.adapters.results_data import ResultsData
+from explaincheck.gui.presenters.notices import Notices
+from explaincheck.gui.support.tasks import Tasks, in_thread
 
 if TYPE_CHECKING:
-    from explaincheck.gui.main_window import MainWindow
+    from explaincheck.gui.views.case_detail import CaseDetail
 
 SHARE_TEXT = "Share as one file…"
 SHARE_TIP = (
@@ -66,7 +69,7 @@ class CaseLinkRow(QWidget):
         self.show_row(None)
 
     def show_row(self, row: dict[str, Any] | None) -> None:
-        db = self.share.window.results.db_path
+        db = self.share.results.db_path
         self.link = case_link(self.share.path_for(db), row) if row and db else None
         self.label.setText(f"Case link: {self.link}" if self.link else "")
         self.setVisible(self.link is not None)
@@ -77,8 +80,19 @@ class CaseLinkRow(QWidget):
 
 
 class ShareFile:
-    def __init__(self, window: MainWindow) -> None:
-        self.window = window
+    """Given the results it shares, the case detail whose link it keeps current, and where
+    it speaks."""
+
+    def __init__(
+        self,
+        results: ResultsData,
+        detail: CaseDetail,
+        tasks: Tasks,
+        notices: Notices,
+        parent: QWidget,
+    ) -> None:
+        self.results, self.detail, self.tasks = results, detail, tasks
+        self.notices, self.parent = notices, parent
         self.written: dict[str, str] = {}  # results file -> the share file last written of it
         self.action: QAction | None = None
 
@@ -86,15 +100,15 @@ class ShareFile:
         return self.written.get(db_path) or default_share_path(db_path)
 
     def choose(self) -> None:
-        db = self.window.results.db_path
+        db = self.results.db_path
         if not db:
-            self.window.statusBar().showMessage("Open a results file first", 8000)
+            self.notices.say("Open a results file first", 8000)
             return
         path, _ = QFileDialog.getSaveFileName(
-            self.window, SHARE_TEXT, self.path_for(db), "HTML (*.html);;All files (*)"
+            self.parent, SHARE_TEXT, self.path_for(db), "HTML (*.html);;All files (*)"
         )
         if path:
-            self.window.tasks.start(self.write(db, path), "share")
+            self.tasks.start(self.write(db, path), "share")
 
     async def write(self, db: str, path: str) -> None:
         from explaincheck.core.share.page import write_share
@@ -102,30 +116,30 @@ class ShareFile:
         try:
             target, size = await in_thread(write_share, db, path)
         except Exception as error:  # one line in the status bar, never a crash
-            self.window.statusBar().showMessage(f"Cannot share {db}: {error}", 15000)
+            self.notices.say(f"Cannot share {db}: {error}", 15000)
             return
         self.written[db] = str(target)
-        self.window.statusBar().showMessage(f"Wrote {target} ({size / 1e6:.2f} MB)", 10000)
-        detail = self.window.results_view.executions.detail
+        self.notices.say(f"Wrote {target} ({size / 1e6:.2f} MB)", 10000)
+        detail = self.detail
         if detail.case_link is not None:
             detail.case_link.show_row(detail.row)
 
 
-def attach_share(window: MainWindow) -> ShareFile:
-    """File › Share as one file… (after Open results…) and the case link of the Results tab."""
+def attach_share(window: QMainWindow, share: ShareFile, open_results: QAction) -> ShareFile:
+    """File › Share as one file… (after ``open_results`` in the window's first menu) and the
+    case link of the Results tab's case detail."""
     from explaincheck.gui.presenters.window_actions import make_action
 
-    share = ShareFile(window)
     action = make_action(window, SHARE_TEXT, None, share.choose, SHARE_TIP)
     share.action = action
     file_menu = cast(QMenu, window.menuBar().actions()[0].menu())
     actions = file_menu.actions()
-    after = actions.index(window.commands.open_results) + 1
+    after = actions.index(open_results) + 1
     if after < len(actions):
         file_menu.insertAction(actions[after], action)
     else:
         file_menu.addAction(action)
-    detail = window.results_view.executions.detail
+    detail = share.detail
     detail.case_link = CaseLinkRow(share, detail)
     cast(QVBoxLayout, detail.layout()).insertWidget(2, detail.case_link)
     detail.row_shown.append(detail.case_link.show_row)

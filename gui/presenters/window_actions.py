@@ -1,20 +1,18 @@
 """The window's actions, toolbar and menus, built in one place.
 
-Each action calls a handler of the window's presenters; enabling them is left to the
-presenters that know when an action makes sense (``WindowActions`` names every one).
+Each action calls a handler the window gives (``ActionHandlers``: its presenters' methods);
+enabling them is left to the presenters that know when an action makes sense
+(``WindowActions`` names every one). Built from a plain ``QMainWindow``, the handlers and the
+docks, so this module never imports the window that imports it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMainWindow, QMenu, QToolButton
-
-if TYPE_CHECKING:
-    from explaincheck.gui.main_window import MainWindow
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QToolButton
 
 TABS = ("graph", "campaign", "results", "report", "teach", "workbench")  # Ctrl+1 … Ctrl+6
 Shortcut = QKeySequence | QKeySequence.StandardKey | str | None
@@ -54,8 +52,29 @@ class WindowActions:
     environments_menu: QMenu
 
 
-def build_actions(window: MainWindow) -> WindowActions:
-    """Create the actions and put them in the toolbar and the File, Campaign and View menus."""
+@dataclass
+class ActionHandlers:
+    """What each action does (the window's presenters' methods, or the window's own)."""
+
+    open_model: Callable[[], object]
+    build: Callable[[], object]
+    run: Callable[[], object]
+    stop: Callable[[], object]
+    open_results: Callable[[], object]
+    regrade: Callable[[], object]
+    open_policy: Callable[[], object]
+    save_wording: Callable[[], object]
+    show_tab: Callable[[str], object]
+    settings: Callable[[], object]
+    fullscreen: Callable[[], object]
+
+
+def build_actions(
+    window: QMainWindow, handlers: ActionHandlers, docks: tuple[QDockWidget, ...]
+) -> WindowActions:
+    """Create the actions and put them in the toolbar and the File, Campaign and View menus
+    (``docks``: the side panels View shows and hides)."""
+    on = handlers
 
     def act(text: str, shortcut: Shortcut, handler: Callable, tip: str = "") -> QAction:
         return make_action(window, text, shortcut, handler, tip)
@@ -64,41 +83,39 @@ def build_actions(window: MainWindow) -> WindowActions:
         open=act(
             "Open model…",
             QKeySequence.StandardKey.Open,
-            window.model_view.choose_file,
+            on.open_model,
             "Open a PRISM model",
         ),
-        build=act("Build oracle", "Ctrl+B", window.model_view.rebuild),
-        run=act("Run ▶", "F5", window.run_campaign, "Run the campaign"),
-        stop=act("Stop ■", "Shift+F5", window.stop, "Stop the campaign"),
+        build=act("Build oracle", "Ctrl+B", on.build),
+        run=act("Run ▶", "F5", on.run, "Run the campaign"),
+        stop=act("Stop ■", "Shift+F5", on.stop, "Stop the campaign"),
         open_results=act(
             "Open results…",
             "Ctrl+Shift+O",
-            window.results_presenter.choose_database,
+            on.open_results,
             "Open a results database",
         ),
         regrade=act(
             "Re-grade results…",
             None,
-            window.regrading.choose,
+            on.regrade,
             "Grade the stored replies again under another satisfy rule (no LLM asked)",
         ),
         open_policy=act(
             "Open policy…",
             None,
-            window.policy.choose,
+            on.open_policy,
             "Load a policy table (CSV or JSON by state variables) to test questions about it",
         ),
         save_wording=act(
             "Save wording as environment folder…",
             None,
-            window.wording.choose_folder,
+            on.save_wording,
             "Write the open PRISM model and its generic wording as an environment folder",
         ),
-        report=act("Report", None, lambda: window.show_tab("report"), "Show the report (Ctrl+3)"),
-        settings=act("Settings…", QKeySequence.StandardKey.Preferences, window.edit_settings),
-        fullscreen=act(
-            "Full screen", "F11", window.toggle_full_screen, "Full screen (for teaching)"
-        ),
+        report=act("Report", None, lambda: on.show_tab("report"), "Show the report (Ctrl+3)"),
+        settings=act("Settings…", QKeySequence.StandardKey.Preferences, on.settings),
+        fullscreen=act("Full screen", "F11", on.fullscreen, "Full screen (for teaching)"),
         environments_menu=QMenu(window),
     )
     for action in (actions.stop, actions.regrade, actions.open_policy, actions.save_wording):
@@ -106,13 +123,14 @@ def build_actions(window: MainWindow) -> WindowActions:
     if actions.settings.shortcut().isEmpty():
         actions.settings.setShortcut(QKeySequence("Ctrl+,"))
     for i, name in enumerate(TABS):
-        act(name.title(), f"Ctrl+{i + 1}", lambda _=False, n=name: window.show_tab(n))
+        act(name.title(), f"Ctrl+{i + 1}", lambda _=False, n=name: on.show_tab(n))
     _build_toolbar(window, actions)
-    _build_menus(window, actions, act("Quit", QKeySequence.StandardKey.Quit, window.close))
+    quit_action = act("Quit", QKeySequence.StandardKey.Quit, window.close)
+    _build_menus(window, actions, quit_action, docks, on.show_tab)
     return actions
 
 
-def _build_toolbar(window: MainWindow, actions: WindowActions) -> None:
+def _build_toolbar(window: QMainWindow, actions: WindowActions) -> None:
     toolbar = window.addToolBar("Main")
     toolbar.setObjectName("mainToolbar")
     toolbar.setMovable(False)
@@ -132,7 +150,13 @@ def _build_toolbar(window: MainWindow, actions: WindowActions) -> None:
     toolbar.addAction(actions.settings)
 
 
-def _build_menus(window: MainWindow, actions: WindowActions, quit_action: QAction) -> None:
+def _build_menus(
+    window: QMainWindow,
+    actions: WindowActions,
+    quit_action: QAction,
+    docks: tuple[QDockWidget, ...],
+    show_tab: Callable[[str], object],
+) -> None:
     menu = window.menuBar()
     file_menu = menu.addMenu("&File")
     for action in (
@@ -151,13 +175,8 @@ def _build_menus(window: MainWindow, actions: WindowActions, quit_action: QActio
         campaign_menu.addAction(action)
     view_menu = menu.addMenu("&View")
     campaign_menu.addAction(
-        make_action(
-            window, "Set up…", None, lambda: window.show_tab("campaign"), "The Campaign tab"
-        )
+        make_action(window, "Set up…", None, lambda: show_tab("campaign"), "The Campaign tab")
     )
-    for dock in (window.model_dock, window.inspector_dock):
+    for dock in docks:
         view_menu.addAction(dock.toggleViewAction())
     view_menu.addAction(actions.fullscreen)
-    from explaincheck.gui.views.compare_campaigns_dialog import add_results_menu
-
-    add_results_menu(window)

@@ -5,22 +5,33 @@ most every few seconds while a campaign adds rows). The arithmetic is
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, QTimer
+from PySide6.QtWidgets import QLabel
 
 from explaincheck.gui.support.tasks import Tasks, in_thread
+from explaincheck.gui.views.campaign_categories import CategoryBox
+from explaincheck.gui.views.campaign_form import SelectionForm
 
-if TYPE_CHECKING:
-    from explaincheck.gui.views.campaign_view import CampaignView
+
+class EstimatedPage(Protocol):
+    """What the line reads of the Campaign tab (``CampaignView``, which builds the line: a
+    protocol, so this module does not import the page that imports it)."""
+
+    estimate_text: QLabel
+    form: SelectionForm
+    category_box: CategoryBox
+
+    def selected_llms(self) -> list[str]: ...
 
 
 class EstimateLine(QObject):
     """Writes the estimate into the run bar's ``estimate_text``."""
 
-    def __init__(self, page: CampaignView, tasks: Tasks) -> None:
+    def __init__(self, page: Any, tasks: Tasks) -> None:
         super().__init__(page)
-        self.page = page
+        self.page: EstimatedPage = page
         self.tasks = tasks
         self.rates: dict[str, float] = {}  # measured seconds per answer, from the results file
         self.ollama_concurrency = 4

@@ -99,7 +99,10 @@ class ZoomableView(QGraphicsView):
             size = self.legend.sizeHint()
             grown = size != self.legend.size()
             self.legend.resize(size)
-            self.legend.move(self.viewport().width() - size.width() - 12, 12)
+            # in the corner, but never past the left edge of a narrow graph (the Workbench's at
+            # 1280 px): the margin gives way first
+            margin = max(0, min(12, self.viewport().width() - size.width()))
+            self.legend.move(max(0, self.viewport().width() - size.width() - margin), margin)
             if grown and self.auto_fit:  # a new row (test case states) needs its corner too
                 self.fit()
 

@@ -33,9 +33,10 @@ DEFAULT_DEPTH = 3
 
 
 class GraphToolbar(QToolBar):
-    """``toggles`` by overlay key and ``colour_box`` (what fills the states). The layout choice
-    sits in the row below: with both side panels open at 1366 px a toolbar holding both boxes
-    pushed Layout into its overflow menu (issue 39)."""
+    """``toggles`` by overlay key and ``colour_box`` (what fills the states). Both boxes sit in
+    the row below (``GraphRow``), which wraps: with both side panels open at 1366 px a toolbar
+    holding them pushed Layout into its overflow menu, and at 1280 px the Colour box (issue
+    39)."""
 
     def __init__(self, shown: dict[str, bool], parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -50,8 +51,6 @@ class GraphToolbar(QToolBar):
             button.setToolTip(f"Show {text.lower()}")
             self.toggles[key] = button
             self.addWidget(button)
-        self.addSeparator()
-        self.addWidget(QLabel(" Colour: "))
         self.colour_box = QComboBox(parent)
         # as wide as about 14 characters, not as its longest entry (a flaw's |V̂ − V|): the bar
         # must keep the box on screen at 1366 px
@@ -64,15 +63,14 @@ class GraphToolbar(QToolBar):
         self.colour_box.addItem("none", "none")
         for text, data in colour_choices():  # a flawed explainer's V̂, or |V̂ − V|
             self.colour_box.addItem(text, data)
-        self.addWidget(self.colour_box)
 
 
 class GraphRow(FlowLayout):
     """The status line, the neighbourhood controls (shown for big models only), then the
-    layout and label choices, the state search field and Fit: a flow that wraps onto a second
-    line in a narrow graph (Teach, Workbench) rather than cutting its controls."""
+    colour, layout and label choices, the state search field and Fit: a flow that wraps onto a
+    second line in a narrow graph (Teach, Workbench) rather than cutting its controls."""
 
-    def __init__(self, parent: QWidget) -> None:
+    def __init__(self, parent: QWidget, colour_box: QComboBox) -> None:
         super().__init__(None)
         self.setContentsMargins(4, 0, 4, 2)
         self.setSpacing(8)
@@ -95,6 +93,9 @@ class GraphRow(FlowLayout):
         self.add(self.expand_button)
         self.hidden_label = QLabel("", parent)
         self.add(self.hidden_label)
+        self.colour_label = QLabel("Colour:")
+        self.add(self.colour_label)
+        self.add(colour_box)
         self.add(QLabel("Layout:"))
         self.layout_box = QComboBox(parent)
         for name in LAYOUTS:

@@ -60,7 +60,7 @@ class GraphView(QWidget):
         self.overlays = GraphOverlays(
             self.style_, self.toolbar, self.drawing, self.view, self.legend, self.tasks
         )
-        self.row = GraphRow(self)
+        self.row = GraphRow(self, self.toolbar.colour_box)
         self.status, self.search = self.row.status, self.row.search
         self._build_ui()
 
@@ -107,9 +107,12 @@ class GraphView(QWidget):
         self.legend.hide()
 
     def set_controls_visible(self, on: bool) -> None:
-        """Hide the toolbar and status line (the teaching view shows a bare graph)."""
+        """Hide the toolbar, the colour choice and the status line (the teaching view shows a
+        bare graph)."""
         self.toolbar.setVisible(on)
         self.status.setVisible(on)
+        self.row.colour_label.setVisible(on)
+        self.toolbar.colour_box.setVisible(on)
 
     # -- loading ---------------------------------------------------------------------------
     def clear(self) -> None:

@@ -1,11 +1,9 @@
 """The Report tab: Table 1 heatmap, category difficulty and RQ1/RQ2, with export buttons.
 
-The report is computed from the shown executions by ``core.analysis.report.build_report`` on a
-worker thread (its figures are pyplot-free ``Figure`` objects, safe to build off the GUI thread)
-and embedded with matplotlib's Qt canvas; only the parts the tab shows (``SHOWN``) are computed,
-a tenth of the whole. Export computes the whole report, as ``explaincheck report`` does, and
-writes PNG/SVG figures, CSV tables or one self-contained HTML file through the same core
-functions the CLI uses.
+The view computes nothing: ``core.workspace.presentation.report.ReportWorkspace`` builds the
+report of the shown executions on a worker thread (its figures are pyplot-free ``Figure``
+objects, safe to build off the GUI thread) and exports the whole report; the view draws what
+its ``ready`` event hands over with matplotlib's Qt canvas.
 """
 
 from __future__ import annotations
@@ -21,7 +19,6 @@ from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
     QGroupBox,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
     QPushButton,
@@ -32,44 +29,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from explaincheck.core.workspace.presentation.report import (
+    FIGURES,
+    TABLES,
+    ReportWorkspace,
+    export_summary,
+)
 from explaincheck.gui.adapters.frame_model import FrameModel
-from explaincheck.gui.adapters.results_data import ResultsData, file_campaigns, rows_frame
+from explaincheck.gui.adapters.results_data import ResultsData
 from explaincheck.gui.support.safe_text import plain_label
 from explaincheck.gui.support.tasks import Tasks, in_thread
+from explaincheck.gui.views.flow_layout import FlowLayout
 from explaincheck.gui.views.policy_report import PolicyLossBox
 
-# The figures and tables the tab shows: the report computes these alone for the tab.
-FIGURES = ("table1_heatmap", "difficulty")
-TABLES = (
-    "rq1_counts",
-    "rq1_wilcoxon",
-    "rq2_models",
-    "table1",
-    "table1_intervals",
-    "reading_share",
-    "small_gap",
-)
-SHOWN = frozenset({*FIGURES, *TABLES})
-
-
-def build(
-    rows: list[dict[str, Any]],
-    db_path: str | None = None,
-    exclude_reading: bool = False,
-    only: frozenset[str] | None = SHOWN,
-) -> Any:
-    """rows -> core Report (worker thread), with the campaign facts and LLM settings of the
-    results file the rows came from, as ``explaincheck report --db`` builds it, but only the
-    parts in ``only`` (None: the whole report, for an export); ``exclude_reading`` leaves
-    reading cases out (``report --exclude-reading``)."""
-    from explaincheck.core.analysis.report import build_report
-
-    return build_report(
-        rows_frame(rows),
-        campaigns=file_campaigns(db_path),
-        exclude_reading=exclude_reading,
-        only=only,
-    )
+__all__ = ["FIGURES", "TABLES", "ReportView", "export_summary"]
 
 
 SMALLEST_SCALE = 0.7  # a figure is shown at no less than 70 % of its drawn size
@@ -158,29 +131,32 @@ class ReportView(QWidget):
         super().__init__(parent)
         self.results = results
         self.tasks = tasks
-        self.report = None
+        self.workspace = ReportWorkspace(offload=in_thread)
+        self.workspace.computing.connect(lambda: self.summary.setText("Computing the report…"))
+        self.workspace.ready.connect(self._show)
+        self.workspace.failed.connect(lambda text: self.summary.setText(text))
         self._stale = True
-        self._generation = 0
         self.ready = False
 
-        bar = QHBoxLayout()
+        # the summary on a line of its own, the option and the exports wrapping under it: one
+        # row of both set the window's minimum beyond a 1280-px screen (issue 39)
         self.summary = plain_label("")
         self.summary.setWordWrap(True)
-        bar.addWidget(self.summary, 1)
+        bar = FlowLayout(spacing=6)
         self.exclude_reading = QCheckBox("Leave reading cases out")
         self.exclude_reading.setToolTip(
             "Score without the cases answered by reading: a pair or subset holding a failure"
             " state that the words give away (report --exclude-reading)"
         )
-        self.exclude_reading.toggled.connect(lambda _on: self.mark_stale())
-        bar.addWidget(self.exclude_reading)
+        self.exclude_reading.toggled.connect(self._exclude_reading)
+        bar.add(self.exclude_reading)
         self.export_buttons: dict[str, QPushButton] = {}
         for kind, text in (("png", "PNG"), ("svg", "SVG"), ("csv", "CSV"), ("html", "HTML")):
             button = QPushButton(f"Export {text}…")
             button.clicked.connect(lambda _=False, k=kind: self.choose_export(k))
             button.setEnabled(False)
             self.export_buttons[kind] = button
-            bar.addWidget(button)
+            bar.add(button)
 
         body = QWidget()
         grid = QGridLayout(body)
@@ -207,6 +183,7 @@ class ReportView(QWidget):
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.summary)
         layout.addLayout(bar)
         layout.addWidget(self.export_line)
         layout.addWidget(scroll, 1)
@@ -251,27 +228,19 @@ class ReportView(QWidget):
 
     def refresh(self) -> Any:
         self._stale = False
-        self._generation += 1
-        return self.tasks.start(self._refresh(self._generation), "report")
+        rows, db_path = list(self.results.rows), self.results.db_path
+        return self.tasks.start(self.workspace.refresh(rows, db_path), "report")
 
-    async def _refresh(self, generation: int) -> None:
-        rows = list(self.results.rows)
-        if not rows:
-            self._show(None)
-            return
-        self.summary.setText("Computing the report…")
-        try:
-            report = await in_thread(
-                build, rows, self.results.db_path, self.exclude_reading.isChecked()
-            )
-        except Exception as error:
-            self.summary.setText(f"The report could not be computed: {error}")
-            return
-        if generation == self._generation:
-            self._show(report)
+    def _exclude_reading(self, on: bool) -> None:
+        self.workspace.exclude_reading = on
+        self.mark_stale()
+
+    @property
+    def report(self) -> Any:
+        """The report shown (``ReportWorkspace.report``)."""
+        return self.workspace.report
 
     def _show(self, report: Any) -> None:
-        self.report = report
         for button in self.export_buttons.values():
             button.setEnabled(report is not None)
         if report is None:
@@ -314,41 +283,7 @@ class ReportView(QWidget):
         self.export_line.setText("Computing the whole report for the export…")
         self.export_line.show()
         rows, db_path = list(self.results.rows), self.results.db_path
-        # on a worker thread: its figures are its own, not the ones the tab's canvases draw
-        written = await in_thread(
-            _export_all, rows, db_path, self.exclude_reading.isChecked(), kind, Path(folder)
-        )
+        written = await self.workspace.export(rows, db_path, kind, folder)
         self.export_line.setText(export_summary(written, folder))
         self.export_line.show()
         return written
-
-
-def _export_all(
-    rows: list[dict[str, Any]], db_path: str | None, exclude_reading: bool, kind: str, folder: Path
-) -> list[Path]:
-    """The whole report of the rows, written (worker thread)."""
-    return _export(build(rows, db_path, exclude_reading, only=None), kind, folder)
-
-
-def _export(report: Any, kind: str, folder: Path) -> list[Path]:
-    from explaincheck.core.analysis.report import figure_bytes, write_report
-    from explaincheck.core.atomic_files import write_bytes_atomically
-
-    folder.mkdir(parents=True, exist_ok=True)
-    if kind in ("png", "svg"):
-        written = []
-        for key, figure in report.figures.items():
-            path = folder / f"{key}.{kind}"
-            write_bytes_atomically(path, figure_bytes(figure, kind))
-            written.append(path)
-        return written
-    return list(write_report(report, folder, kind))
-
-
-def export_summary(written: list[Path], folder: str | Path) -> str:
-    """What an export wrote and where (every file, the figures an HTML report needs too)."""
-    if not written:
-        return f"Nothing was exported to {folder}."
-    names = ", ".join(p.name for p in written[:6]) + (" …" if len(written) > 6 else "")
-    noun = "file" if len(written) == 1 else "files"
-    return f"Exported {len(written)} {noun} to {folder}: {names}"

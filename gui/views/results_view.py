@@ -40,6 +40,7 @@ from explaincheck.gui.views.compare_panel import ComparePanel
 from explaincheck.gui.views.elided_label import ElidedLabel
 from explaincheck.gui.views.factor_panel import FactorPanel
 from explaincheck.gui.views.flaky_filter import add_flaky_button
+from explaincheck.gui.views.flow_layout import FlowLayout
 
 TABLE_MIN_HEIGHT = 90  # a header and three rows
 DEFAULT_SPLIT = (420, 0, 580)  # table, grouped table (hidden), case detail: the proportions
@@ -75,17 +76,22 @@ class ExecutionsPanel(QWidget):
         self._update_count()
 
     # -- building the panel (called once, in this order, by ``__init__``) -------------------
-    def _build_filter_bars(self) -> tuple[QHBoxLayout, QHBoxLayout]:
-        """Two rows: the filters, Failures only and Group repeats; the search and the count."""
-        bar = QHBoxLayout()
-        bar.setContentsMargins(0, 0, 0, 0)
+    def _build_filter_bars(self) -> tuple[FlowLayout, QHBoxLayout]:
+        """Two rows: the filters (wrapping, each with its title, in a narrow window: a 1280-px
+        screen leaves about 650 px between the docks); Selection, the buttons, the search and
+        the count."""
+        bar = FlowLayout(spacing=6)
         second = QHBoxLayout()
         second.setContentsMargins(0, 0, 0, 0)
         self.filters: dict[str, QComboBox] = {}
         for position, (key, title) in enumerate(FILTERS):
-            # four filters above, Selection with the buttons and the search below: each row
-            # fits the central area a 1366-pixel screen leaves between the docks
-            row_layout = bar if position < 4 else second
+            if position < 4:
+                pair = QWidget(self)
+                row_layout = QHBoxLayout(pair)
+                row_layout.setContentsMargins(0, 0, 0, 0)
+                bar.add(pair)
+            else:
+                row_layout = second
             row_layout.addWidget(QLabel(f"{title}:"))
             box = QComboBox(self)
             box.addItem("all", "")
@@ -112,7 +118,6 @@ class ExecutionsPanel(QWidget):
         self.group_button.toggled.connect(self._group_toggled)
         second.addWidget(self.group_button)
         self.flaky_button = add_flaky_button(self, second)
-        bar.addStretch(1)
         self.search = QLineEdit(self)
         self.search.setPlaceholderText("Search…")
         self.search.setMinimumWidth(self.search.fontMetrics().horizontalAdvance("Search…") + 14)
@@ -194,7 +199,7 @@ class ExecutionsPanel(QWidget):
         self.split.setSizes([table, groups, detail])
         return True
 
-    def _build_layout(self, bar: QHBoxLayout, second: QHBoxLayout, split: QSplitter) -> None:
+    def _build_layout(self, bar: FlowLayout, second: QHBoxLayout, split: QSplitter) -> None:
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(bar)

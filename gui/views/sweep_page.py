@@ -23,10 +23,21 @@ from PySide6.QtWidgets import (
 from explaincheck.core.workbench.sweep import Sweep
 from explaincheck.core.workbench.sweep_output import render_table, sweep_figure
 from explaincheck.gui.support.safe_text import plain_label
+from explaincheck.gui.views.flow_layout import FlowLayout
 from explaincheck.gui.views.tables import fill_row, read_only_table
 
 DOUBLE_RANGE = ("0.1", "0.9", "0.05")  # a probability's range, offered for a double
 INTEGER_RANGE = ("1", "10", "1")  # whole numbers, offered for an int (a size, a count)
+
+
+def _titled(title: str, field: QWidget, parent: QWidget) -> QWidget:
+    """A field with its title before it, kept on one line when the bar wraps."""
+    pair = QWidget(parent)
+    row = QHBoxLayout(pair)
+    row.setContentsMargins(0, 0, 0, 0)
+    row.addWidget(plain_label(title))
+    row.addWidget(field, 1)
+    return pair
 
 
 class SweepPage(QWidget):
@@ -52,16 +63,16 @@ class SweepPage(QWidget):
         self.table = read_only_table(["value", "V(initial)", "A*"], self)
         self.tipping = plain_label("")
         self.tipping.setWordWrap(True)
-        bar = QHBoxLayout()
-        bar.addWidget(plain_label("Constant:"))
-        bar.addWidget(self.constant)
+        bar = FlowLayout(spacing=6)  # wraps in a narrow window (a 1280-px screen)
+        bar.add(_titled("Constant:", self.constant, self))
         for name, field in (("from", self.low), ("to", self.high), ("step", self.step)):
-            bar.addWidget(plain_label(name))
             field.setMaximumWidth(80)
-            bar.addWidget(field)
-        bar.addWidget(plain_label("follow"))
-        bar.addWidget(self.states, 1)
-        bar.addWidget(self.run_button)
+            bar.add(_titled(name, field, self))
+        self.states.setMinimumWidth(
+            self.states.fontMetrics().horizontalAdvance("states, e.g. 0 13") + 12
+        )
+        bar.add(_titled("follow", self.states, self), stretch=True)
+        bar.add(self.run_button)
         self.plot_holder = QWidget(self)
         self.plot_layout = QVBoxLayout(self.plot_holder)
         self.plot_layout.setContentsMargins(0, 0, 0, 0)

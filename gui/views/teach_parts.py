@@ -9,10 +9,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
+    QHBoxLayout,
     QLabel,
     QPushButton,
     QSizePolicy,
-    QToolBar,
     QVBoxLayout,
     QWidget,
 )
@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 from explaincheck.core.taxonomy.teaching import taught
 from explaincheck.core.workspace.presentation.flaw_teaching import explanation
 from explaincheck.gui.support.safe_text import plain_label
+from explaincheck.gui.views.flow_layout import FlowLayout
 from explaincheck.gui.views.llm_choices import LlmChoices
 
 REVEAL_TEXT = "Reveal ▸"
@@ -48,42 +49,58 @@ class Card(QFrame):
         self.body.setText(text)
 
 
-class CaseBar(QToolBar):
+class _FlowBar(QWidget):
+    """A bar that wraps its controls onto another line when the tab is narrow (a 1280-px
+    screen with both side panels open, large lecture text) instead of hiding the last ones in
+    a toolbar's overflow menu (issue 39); a title stays on the line of its box."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.flow = FlowLayout(self, spacing=6)
+        self.flow.setContentsMargins(0, 0, 0, 0)
+
+    def add(self, widget: QWidget, title: str = "", stretch: bool = False) -> None:
+        if not title:
+            self.flow.add(widget, stretch)
+            return
+        pair = QWidget(self)
+        row = QHBoxLayout(pair)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(QLabel(title, pair))
+        row.addWidget(widget)
+        self.flow.add(pair, stretch)
+
+
+class CaseBar(_FlowBar):
     """Category, order, and Previous / position / Next."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        self.addWidget(QLabel("Category: "))
-        self.category = QComboBox(parent)
+        self.category = QComboBox(self)
         for category in taught():
             self.category.addItem(category.name, category.id)
-        self.addWidget(self.category)
-        self.addWidget(QLabel(" Order: "))
-        self.ordering = QComboBox(parent)
+        self.add(self.category, "Category:")
+        self.ordering = QComboBox(self)
         self.ordering.addItem("most diagnostic first (δ)", "delta")
         self.ordering.addItem("by state id", "id")
-        self.addWidget(self.ordering)
-        self.previous_button = QPushButton("◀ Previous")
-        self.addWidget(self.previous_button)
-        self.position_label = QLabel("", parent)
-        self.addWidget(self.position_label)
-        self.next_button = QPushButton("Next ▶")
-        self.addWidget(self.next_button)
+        self.add(self.ordering, "Order:")
+        self.previous_button = QPushButton("◀ Previous", self)
+        self.add(self.previous_button)
+        self.position_label = QLabel("", self)
+        self.add(self.position_label)
+        self.next_button = QPushButton("Next ▶", self)
+        self.add(self.next_button)
 
 
-class AnswerBar(QToolBar):
+class AnswerBar(_FlowBar):
     """The LLM, the flawed explainer beside the oracle, Reveal and the text size."""
 
     def __init__(self, answerers: LlmChoices, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        self.addWidget(QLabel("LLM: "))
-        self.llm = QComboBox(parent)
+        self.llm = QComboBox(self)
         self.llm.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.addWidget(self.llm)
-        self.addWidget(QLabel(" Beside the oracle: "))
-        self.flaw = QComboBox(parent)
+        self.add(self.llm, "LLM:")
+        self.flaw = QComboBox(self)
         self.flaw.addItem("no flawed explainer", "")
         for spec in (c.spec for c in answerers.offered if c.flaw_picture):
             self.flaw.addItem(spec, spec)
@@ -91,18 +108,18 @@ class AnswerBar(QToolBar):
                 self.flaw.count() - 1, explanation(spec), Qt.ItemDataRole.ToolTipRole
             )
         self.flaw.setToolTip("Show what a reference explainer with a known flaw answers")
-        self.addWidget(self.flaw)
-        self.reveal_button = QPushButton(REVEAL_TEXT)
+        self.add(self.flaw, "Beside the oracle:")
+        self.reveal_button = QPushButton(REVEAL_TEXT, self)
         self.reveal_button.setToolTip("Reveal the next step, or go to the next case (Space)")
-        self.addWidget(self.reveal_button)
+        self.add(self.reveal_button)
         # short buttons, so A+ stays on the bar of a 1366-pixel screen (not in its overflow)
-        self.zoom_out = QPushButton("A−")
+        self.zoom_out = QPushButton("A−", self)
         self.zoom_out.setToolTip("Smaller text")
-        self.zoom_in = QPushButton("A+")
+        self.zoom_in = QPushButton("A+", self)
         self.zoom_in.setToolTip("Larger text")
-        spacer = QWidget(parent)
+        spacer = QWidget(self)
         spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
-        self.addWidget(spacer)
+        self.add(spacer, stretch=True)
         for button in (self.zoom_out, self.zoom_in):
             button.setMaximumWidth(button.fontMetrics().horizontalAdvance("A−") + 24)
-            self.addWidget(button)
+            self.add(button)

@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QFrame,
     QScrollArea,
     QSplitter,
-    QToolBar,
     QVBoxLayout,
     QWidget,
 )
@@ -124,7 +123,7 @@ class TeachView(QWidget):
             card.body.setMinimumWidth(240)
         return split
 
-    def _build_layout(self, bar: QToolBar, second: QToolBar, split: QSplitter) -> None:
+    def _build_layout(self, bar: CaseBar, second: AnswerBar, split: QSplitter) -> None:
         """Both bars above the cards and graph; the text starts large, for projecting."""
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)

@@ -50,7 +50,7 @@ class WorkbenchView(QWidget):
         self.graph = GraphView(tasks, self)  # the pages' own graph: path and state beside them
         # beside the pages the tab must fit 1366 px with both docks: a narrower search and graph
         self.graph.search.setMinimumWidth(90)
-        self.graph.setMinimumWidth(200)
+        self.graph.setMinimumWidth(180)
         self.graph.set_controls_visible(False)
         self.pages = QTabWidget(self)
         self.editor = EditorPage(self)

@@ -1,5 +1,5 @@
-"""At 1366x768 with both side panels open, every control of every tab is whole and readable
-(``layout_check.cut_controls``), not only the window's size."""
+"""At 1366x768 and at 1280x720 with both side panels open, every control of every tab is whole
+and readable (``layout_check.cut_controls``), not only the window's size."""
 
 from __future__ import annotations
 
@@ -8,13 +8,17 @@ from gui_helpers import open_env, wait_for
 from layout_check import cut_controls
 
 LAPTOP = (1366, 740)  # 1366x768 less a desktop panel
+SMALL = (1280, 670)  # 1280x720 less a title bar and a desktop panel (issue 39)
+SIZES = pytest.mark.parametrize("size", [LAPTOP, SMALL], ids=["1366", "1280"])
 
 
+@SIZES
 @pytest.mark.parametrize("tab", ["graph", "campaign", "teach", "workbench"])
-def test_every_control_of_a_tab_is_whole_at_1366(qtbot, window, tab):
+def test_every_control_of_a_tab_is_whole(qtbot, window, tab, size):
     open_env(qtbot, window, "frozen_lake")
     wait_for(qtbot, lambda: window.graph.ready, 60)
-    window.resize(*LAPTOP)
+    window.resize(*size)
+    assert (window.width(), window.height()) == size
     window.show_tab(tab)
     if tab == "teach":
         wait_for(qtbot, lambda: window.teach_view.ready, 60)
@@ -35,14 +39,16 @@ def small_db(tmp_path_factory):
     return db
 
 
+@SIZES
 @pytest.mark.parametrize("tab", ["results", "report"])
-def test_the_results_and_report_tabs_are_whole_at_1366(qtbot, window, small_db, tab):
+def test_the_results_and_report_tabs_are_whole(qtbot, window, small_db, tab, size):
     from PySide6.QtWidgets import QScrollArea, QWidget
 
     open_env(qtbot, window, "frozen_lake")
     window.open_database(str(small_db))
     wait_for(qtbot, lambda: len(window.results.rows) > 0 and window.tasks.idle, 60)
-    window.resize(*LAPTOP)
+    window.resize(*size)
+    assert (window.width(), window.height()) == size
     window.show_tab(tab)
     if tab == "results":
         assert window.results_view.executions.select_first_failure()
