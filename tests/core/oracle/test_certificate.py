@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import numpy as np
 import pytest
 from oracle_helpers import model
+from scipy.sparse import csr_matrix
 from test_real_prism import key_grid
 
 from explaincheck.core.oracle import compute_in_process
+from explaincheck.core.oracle.arrays import ChoiceArrays
+from explaincheck.core.oracle.end_components import almost_sure, maximal_end_components
 from explaincheck.core.oracle.serialization import from_cache, to_cache, to_contract
 from explaincheck.core.oracle.types import EXACT, VERIFIED, OracleRequest
 
@@ -49,3 +53,66 @@ def test_the_contract_and_the_cache_carry_the_certificate(key_grid_path):
     exact = to_contract(compute_in_process(OracleRequest(model("key_bool"), method=EXACT)))
     assert exact["model"]["certificate"]["kind"] == "exact"
     assert not any("V_interval" in s for s in exact["states"])
+
+
+@pytest.fixture(scope="module")
+def slippery_grid_path(tmp_path_factory):
+    """The benchmark's 40×40 slippery gridworld (holes by hash, 1,600 states): the old bound
+    was 0.376 wide there, its upper half never settling on walls a policy can linger along."""
+    import importlib.util
+
+    from oracle_helpers import ROOT
+
+    spec = importlib.util.spec_from_file_location("gridworld", ROOT / "benchmarks" / "gridworld.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    path = tmp_path_factory.mktemp("certificate") / "slippery40.prism"
+    path.write_text(module.gridworld_prism(40))
+    return str(path)
+
+
+def test_the_slippery_grid_bound_is_tight_and_holds_the_exact_values(slippery_grid_path):
+    bounded = compute_in_process(OracleRequest(slippery_grid_path, method=VERIFIED))
+    exact = compute_in_process(OracleRequest(slippery_grid_path, method=EXACT))
+    assert bounded.certificate.max_width <= 1e-6
+    assert "end components" in bounded.certificate.method
+    for truth, facts in zip(exact.states, bounded.states, strict=True):
+        low, high = facts.value_interval
+        assert Fraction(low) <= Fraction(truth.value_exact) <= Fraction(high)
+        d_low, d_high = facts.danger_interval
+        assert Fraction(d_low) <= Fraction(truth.danger_exact) <= Fraction(d_high)
+
+
+def _arrays(choices: list[list[dict[int, float]]]) -> ChoiceArrays:
+    first_row = np.concatenate([[0], np.cumsum([len(c) for c in choices])])
+    rows = [row for state in choices for row in state]
+    matrix = csr_matrix(
+        (
+            [p for row in rows for p in row.values()],
+            ([i for i, row in enumerate(rows) for _ in row], [t for row in rows for t in row]),
+        ),
+        shape=(len(rows), len(choices)),
+    )
+    return ChoiceArrays(matrix, first_row)
+
+
+def test_graph_analysis_finds_almost_sure_states_and_end_components():
+    # 0 -a-> {1: .5, 3: .5} or loops; 1 <-> 2 forever or 2 -> goal 4 with .5 / hole 3 with .5
+    arrays = _arrays(
+        [
+            [{0: 1.0}, {1: 0.5, 3: 0.5}],
+            [{2: 1.0}],
+            [{1: 1.0}, {4: 0.5, 3: 0.5}],
+            [{3: 1.0}],
+            [{4: 1.0}],
+        ]
+    )
+    goal = np.array([False, False, False, False, True])
+    can_reach = np.array([True, True, True, False, True])
+    assert almost_sure(arrays, goal, can_reach).tolist() == [False, False, False, False, True]
+    found = maximal_end_components(arrays, np.array([True, True, True, False, False]))
+    assert found.count == 2
+    assert found.component[1] == found.component[2] != found.component[0] >= 0
+    assert found.internal.tolist() == [True, False, True, True, False, False, False]
+    sure = _arrays([[{1: 0.5, 0: 0.5}], [{1: 1.0}]])
+    assert almost_sure(sure, np.array([False, True]), np.array([True, True])).all()
