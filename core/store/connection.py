@@ -21,6 +21,11 @@ from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.store import schema
 from explaincheck.core.store.objects import refuse_foreign
 
+# An older file up to this size is read through a migrated copy in memory (reading writes
+# nothing); a larger one must be migrated by a run first.
+MIGRATE_IN_MEMORY_UP_TO = 1 << 30
+
+
 
 class StoreError(ExplaincheckError):
     """The file is not a results database this version can read."""
@@ -146,6 +151,7 @@ def open_readonly(path: Path) -> sqlite3.Connection:
             continue
         try:
             db.execute("PRAGMA busy_timeout = 10000")
+            db = _current_schema(db, path)
             _check_existing(db, path, writable=False)
             return db
         except sqlite3.OperationalError as failure:  # cannot open the WAL index: next flags
@@ -158,6 +164,31 @@ def open_readonly(path: Path) -> sqlite3.Connection:
             db.close()
             raise
     raise StoreError(f"cannot read {path} ({error})")
+
+
+def _current_schema(db: sqlite3.Connection, path: Path) -> sqlite3.Connection:
+    """``db``, or for a file of an older schema a migrated copy in memory: reading commands
+    and the window browse an old file as it is, and never write it (the file is migrated when
+    a campaign next writes into it). Beyond ``MIGRATE_IN_MEMORY_UP_TO`` bytes, the one line
+    that says how to migrate it."""
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    ours = db.execute("PRAGMA application_id").fetchone()[0] == schema.APPLICATION_ID
+    if not ours or not 0 < version < schema.SCHEMA_VERSION:
+        return db
+    if path.stat().st_size > MIGRATE_IN_MEMORY_UP_TO:
+        raise StoreError(
+            f"{path} uses the older results schema v{version}: run a campaign into it once"
+            " ('explaincheck run ... --db' it) to migrate it"
+        )
+    copy = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        db.backup(copy)
+        _migrate(copy, path, version)
+    except BaseException:
+        copy.close()
+        raise
+    db.close()
+    return copy
 
 
 def check_writable(path: Path) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QFileDialog,
@@ -118,10 +119,22 @@ class FigurePanel(QGroupBox):
         drawn = (int(width * dpi), int(min(height * dpi, 900)))
         # never narrower than drawn: squeezed, Table 1's cell texts run into each other
         self.canvas.setFixedSize(*drawn)
-        bar = self.holder.horizontalScrollBar().sizeHint().height() if drawn[0] > room else 0
-        self.holder.setFixedHeight(drawn[1] + bar)
         self.holder.setWidget(self.canvas)
+        self._fit_height()
         self.canvas.draw_idle()
+
+    def _fit_height(self) -> None:
+        """The figure's height, plus the sideways scroll bar's whenever the figure is wider
+        than the panel shows (else the bar covers the figure's bottom row of labels)."""
+        if self.canvas is None:
+            return
+        wider = self.canvas.width() > self.holder.width()
+        bar = self.holder.horizontalScrollBar().sizeHint().height() if wider else 0
+        self.holder.setFixedHeight(self.canvas.height() + bar)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_height()
 
 
 class ReportView(QWidget):

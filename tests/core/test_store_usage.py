@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import sqlite3
 
-import pytest
 from test_store import record, store  # noqa: F401 - the fixture
 
-from explaincheck.core.store import SCHEMA_VERSION, CachedReply, Store, StoreError
+from explaincheck.core.store import SCHEMA_VERSION, CachedReply, Store
 
 
 def reply(hash_: str = "h1", **changes) -> CachedReply:
@@ -55,8 +54,10 @@ def test_a_v2_file_is_migrated(store):  # noqa: F811 - the fixture
     db.execute("PRAGMA user_version = 2")
     db.commit()
     db.close()
-    with pytest.raises(StoreError, match="older results schema v2"):
-        Store.open(path, readonly=True)
+    with Store.open(path, readonly=True) as store:  # read through a migrated copy in memory
+        assert store.executions()[0]["reasoning_tokens"] is None
+    with sqlite3.connect(path) as untouched:  # reading wrote nothing
+        assert untouched.execute("PRAGMA user_version").fetchone()[0] == 2
     with Store.open(path) as store:
         row = store.executions()[0]
         assert row["reasoning_tokens"] is None and row["output_mode"] == ""

@@ -195,3 +195,24 @@ def test_grouping_repeats_keeps_the_case_detail(laptop_db, qtbot, window):
     assert table == 0 and groups > 0 and detail == before[2] >= DETAIL_MIN_HEIGHT
     panel.group_button.setChecked(False)
     assert panel.split_sizes() == before
+
+
+def test_a_figure_wider_than_its_panel_keeps_its_labels_above_the_scroll_bar(
+    laptop_db, qtbot, window
+):
+    """At 1280 pixels Table 1's heatmap is wider than its panel: it scrolls sideways, and the
+    panel is as tall as the figure plus the scroll bar, so the bar never covers the category
+    labels under the heatmap (it did: "Sat. Bttl. Best" were cut in half)."""
+    _open_with_results(qtbot, window, laptop_db)
+    window.resize(1280, 670)
+    window.show_tab("report")
+    wait_for(qtbot, lambda: window.report_view.ready, 60)
+    qtbot.wait(100)
+    for panel in (window.report_view.heatmap, window.report_view.difficulty):
+        if panel.canvas is None:
+            continue
+        bar = panel.holder.horizontalScrollBar()
+        if panel.canvas.width() > panel.holder.width():
+            assert panel.holder.height() == panel.canvas.height() + bar.sizeHint().height()
+        else:
+            assert panel.holder.height() == panel.canvas.height()
