@@ -122,6 +122,10 @@ def attach_workbench(
         inspector.show_state(state)
         graph.select_state(state, centre=False)
 
+    def paths_requested(start: int, k: int) -> None:
+        if model.oracle is not None:
+            controller.most_probable_paths(model.oracle, start, k, workspace.simulator.transitions)
+
     model.oracle_ready.connect(oracle_ready)
     controller.transitions_ready.connect(view.set_transitions)
     view.path_changed.connect(graph.show_path)
@@ -134,11 +138,7 @@ def attach_workbench(
     controller.checked.connect(checked)
     view.simulator.llm_requested.connect(controller.ask_llm)
     controller.llm_chose.connect(view.simulator.llm_chose)
-    view.simulator.paths_requested.connect(
-        lambda start, k: controller.most_probable_paths(
-            model.oracle, start, k, workspace.simulator.transitions
-        )
-    )
+    view.simulator.paths_requested.connect(paths_requested)
     controller.paths_ready.connect(view.simulator.show_paths)
     view.sweeps.sweep_requested.connect(
         lambda text, states: controller.sweep(text, states, workspace.sweeps.selected)
