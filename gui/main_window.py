@@ -44,7 +44,11 @@ from explaincheck.gui.presenters.results_presenter import ResultsPresenter
 from explaincheck.gui.presenters.share_file import ShareFile, attach_share
 from explaincheck.gui.presenters.window_actions import TABS, ActionHandlers, build_actions
 from explaincheck.gui.presenters.wording_presenter import WordingPresenter
-from explaincheck.gui.presenters.workbench_wiring import loaded_policy_chooser
+from explaincheck.gui.presenters.workbench_wiring import (
+    WorkbenchNeighbours,
+    attach_workbench,
+    loaded_policy_chooser,
+)
 from explaincheck.gui.support.settings import Settings
 from explaincheck.gui.support.tasks import Tasks
 from explaincheck.gui.views.campaign_view import CampaignView
@@ -149,9 +153,14 @@ class MainWindow(QMainWindow):
         # presenters: each is given what it shows and where it speaks, never the window
         self._build_presenters()
         self._wire()
-        from explaincheck.gui.presenters.workbench_wiring import attach_workbench
-
-        self.workbench, self.workbench_controller = attach_workbench(self)  # editor, simulator…
+        self.workbench, self.workbench_controller = attach_workbench(  # editor, simulator…
+            self.tasks,
+            self.model,
+            self.backend_settings,
+            self.tabs,
+            WorkbenchNeighbours(self.graph, self.inspector, lambda: self.teach_view.lesson),
+            self,
+        )
         self.policy.attached.connect(
             lambda oracle, _env: self.workbench.simulator.set_loaded_policy(
                 *loaded_policy_chooser(oracle)

@@ -1,6 +1,9 @@
 """Wiring of the Workbench tab into the main window (kept here so the window grows by a call).
 
-``attach_workbench(window)`` makes the controller and the view, adds the tab, and connects: the
+``attach_workbench(...)`` is given what it uses, never the window (issue 36): the tasks, the
+model controller, the backend settings, the tab widget, the graph and inspector it sends states
+to and the Teach tab's lesson. It makes the Qt-free ``WorkbenchWorkspace``, the controller and
+the view, adds the tab, and connects: the
 model's oracle to the pages (and the exact transitions fetched for them), the simulator's path
 to the graph's path overlay, state requests to the graph and the inspector, the graph's
 selection to the pages, the editor to its checks, and the Teach tab's lesson to the handout.
@@ -8,15 +11,25 @@ selection to the pages, the editor to its checks, and the Teach tab's lesson to 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtWidgets import QTabWidget, QWidget
+
+from explaincheck.core.campaign.session import BackendSettings
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.policy.types import policy_chain
 from explaincheck.core.workbench.simulator import Chooser, policy_chooser
+from explaincheck.core.workspace.presentation.workbench import WorkbenchWorkspace
+from explaincheck.gui.adapters.model_controller import ModelController
 from explaincheck.gui.adapters.workbench_controller import WorkbenchController, is_builtin
+from explaincheck.gui.support.tasks import Tasks
+from explaincheck.gui.views.graph_view import GraphView
+from explaincheck.gui.views.state_inspector import StateInspector
 from explaincheck.gui.views.workbench_view import WorkbenchView
 
 AUTO_OPEN_BYTES = 1 << 20  # a generated model of megabytes opens in the editor only when asked
@@ -35,14 +48,34 @@ def loaded_policy_chooser(oracle: OracleResult) -> tuple[Chooser | None, str]:
     return policy_chooser(choices), f"policy {Path(chain.policy.source).name}"
 
 
-def attach_workbench(window: Any) -> tuple[WorkbenchView, WorkbenchController]:
-    view = WorkbenchView(window.tasks, window)
-    controller = WorkbenchController(window.tasks, window.model, window.backend_settings, window)
-    window.tabs.addTab(view, "Workbench")
-    view.lesson_source = lambda: window.teach_view.lesson
+@dataclass(frozen=True)
+class WorkbenchNeighbours:
+    """What the Workbench talks to outside its tab: the main graph and the inspector (the
+    states its pages go to, the selection they follow) and the Teach tab's lesson (a handout
+    case)."""
+
+    graph: GraphView
+    inspector: StateInspector
+    lesson: Callable[[], object | None]
+
+
+def attach_workbench(
+    tasks: Tasks,
+    model: ModelController,
+    settings: Callable[[], BackendSettings],
+    tabs: QTabWidget,
+    neighbours: WorkbenchNeighbours,
+    parent: QWidget,
+) -> tuple[WorkbenchView, WorkbenchController]:
+    workspace = WorkbenchWorkspace()
+    view = WorkbenchView(tasks, workspace, parent)
+    controller = WorkbenchController(tasks, model, settings, parent)
+    tabs.addTab(view, "Workbench")
+    view.lesson_source = neighbours.lesson
+    graph, inspector = neighbours.graph, neighbours.inspector
 
     def oracle_ready(oracle: OracleResult, environment: Environment) -> None:
-        program = window.model.program
+        program = model.program
         undefined = list(program.undefined) if program is not None else []
         view.set_model(
             oracle,
@@ -60,7 +93,7 @@ def attach_workbench(window: Any) -> tuple[WorkbenchView, WorkbenchController]:
             view.editor.open_source(path, is_builtin(path))  # nothing typed yet: follow the model
 
     def open_source() -> None:
-        environment = window.model.environment
+        environment = model.environment
         if environment is None:
             view.editor.status.setText("Open a model first.")
             return
@@ -86,14 +119,18 @@ def attach_workbench(window: Any) -> tuple[WorkbenchView, WorkbenchController]:
         target.get(what, view.simulator.show_error)(why)
 
     def state_requested(state: int) -> None:
-        window.inspector.show_state(state)
-        window.graph.select_state(state, centre=False)
+        inspector.show_state(state)
+        graph.select_state(state, centre=False)
 
-    window.model.oracle_ready.connect(oracle_ready)
+    def paths_requested(start: int, k: int) -> None:
+        if model.oracle is not None:
+            controller.most_probable_paths(model.oracle, start, k, workspace.simulator.transitions)
+
+    model.oracle_ready.connect(oracle_ready)
     controller.transitions_ready.connect(view.set_transitions)
-    view.path_changed.connect(window.graph.show_path)
+    view.path_changed.connect(graph.show_path)
     view.state_requested.connect(state_requested)
-    window.graph.state_selected.connect(view.select_state)
+    graph.state_selected.connect(view.select_state)
     view.editor.load_button.clicked.connect(open_source)
     view.editor.check_requested.connect(controller.check)
     view.editor.save_requested.connect(save)
@@ -101,14 +138,10 @@ def attach_workbench(window: Any) -> tuple[WorkbenchView, WorkbenchController]:
     controller.checked.connect(checked)
     view.simulator.llm_requested.connect(controller.ask_llm)
     controller.llm_chose.connect(view.simulator.llm_chose)
-    view.simulator.paths_requested.connect(
-        lambda start, k: controller.most_probable_paths(
-            window.model.oracle, start, k, view.simulator.transitions
-        )
-    )
+    view.simulator.paths_requested.connect(paths_requested)
     controller.paths_ready.connect(view.simulator.show_paths)
     view.sweeps.sweep_requested.connect(
-        lambda text, states: controller.sweep(text, states, view.sweeps.selected)
+        lambda text, states: controller.sweep(text, states, workspace.sweeps.selected)
     )
     controller.sweep_progress.connect(view.sweeps.show_progress)
     controller.sweep_ready.connect(view.sweeps.show_sweep)

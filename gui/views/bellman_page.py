@@ -3,7 +3,8 @@
 For the selected state each action's Σ P(s'|s,a)·V(s') is written out with the numbers
 plugged in (exact fractions where the exact engine applies), the maximising actions marked; the
 same for D (a minimum). A click on a successor goes there. For models of at most 50 states,
-policy iteration runs round by round as a lesson.
+policy iteration runs round by round as a lesson. The page computes none of it: it shows
+``core.workspace.presentation.workbench.BellmanWorkspace`` and forwards the user's choices.
 """
 
 from __future__ import annotations
@@ -22,32 +23,31 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.types import OracleResult
-from explaincheck.core.workbench.bellman import (
+from explaincheck.core.workspace.presentation.workbench import (
     DANGER,
+    LESSON_STATES,
     VALUE,
     BellmanView,
-    bellman_view,
-    number_text,
+    BellmanWorkspace,
+    Round,
+    Transitions,
+    result_text,
+    successor_entries,
+    sum_rows,
 )
-from explaincheck.core.workbench.policy_iteration import LESSON_STATES, Round, policy_iteration
-from explaincheck.core.workbench.transitions import Transitions
 from explaincheck.gui.support.safe_text import plain_label
 from explaincheck.gui.views.tables import fill_row, read_only_table
 
 
 class BellmanPage(QWidget):
+    """Shows ``BellmanWorkspace``'s equation and rounds; forwards the user's choices to it."""
+
     state_requested = Signal(int)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, workspace: BellmanWorkspace, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.oracle: OracleResult | None = None
-        self.transitions: Transitions | None = None
-        self.state: int | None = None
-        self.view: BellmanView | None = None
-        self.rounds: list[Round] = []
-        self.round = 0
+        self.workspace = workspace
         self.title = plain_label("Select a state")
         font = self.title.font()
         font.setPointSizeF(font.pointSizeF() * 1.3)
@@ -59,7 +59,7 @@ class BellmanPage(QWidget):
         group = QButtonGroup(self)
         group.addButton(self.value_button)
         group.addButton(self.danger_button)
-        self.value_button.toggled.connect(lambda _: self.refresh())
+        self.value_button.toggled.connect(lambda _: workspace.set_quantity(self.quantity))
         self.table = read_only_table(["action", "Σ P(s'|s,a)·V(s')", "sum"], self)
         self.table.setWordWrap(False)
         self.result = plain_label("")
@@ -71,9 +71,12 @@ class BellmanPage(QWidget):
         self.pi_next = QPushButton("round ▶")
         self.pi_text = QPlainTextEdit(self)
         self.pi_text.setReadOnly(True)
-        self.pi_button.clicked.connect(self.start_policy_iteration)
-        self.pi_back.clicked.connect(lambda: self.show_round(self.round - 1))
-        self.pi_next.clicked.connect(lambda: self.show_round(self.round + 1))
+        self.pi_button.clicked.connect(workspace.start_policy_iteration)
+        self.pi_back.clicked.connect(lambda: workspace.show_round(workspace.round - 1))
+        self.pi_next.clicked.connect(lambda: workspace.show_round(workspace.round + 1))
+        workspace.changed.connect(self._show)
+        workspace.rounds_changed.connect(self._show_round)
+        workspace.failed.connect(self.pi_text.setPlainText)
         self._layout()
 
     def _layout(self) -> None:
@@ -107,65 +110,75 @@ class BellmanPage(QWidget):
         layout.addLayout(top)
         layout.addWidget(split, 1)
 
-    def set_model(self, oracle: OracleResult) -> None:
-        self.oracle = oracle
-        self.transitions = None
-        self.rounds = []
-        self.pi_text.setPlainText("")
-        self.danger_button.setEnabled(oracle.has_danger)
-        self.pi_button.setEnabled(len(oracle.states) <= LESSON_STATES)
-        self.state = oracle.model.initial
-        self.refresh()
+    # -- what the workspace holds, for the window and the tests ------------------------------
+    @property
+    def oracle(self) -> OracleResult | None:
+        return self.workspace.oracle
 
-    def set_transitions(self, transitions: Transitions) -> None:
-        self.transitions = transitions
-        self.refresh()
+    @property
+    def transitions(self) -> Transitions | None:
+        return self.workspace.transitions
 
-    def show_state(self, state: int) -> None:
-        self.state = state
-        self.refresh()
+    @property
+    def state(self) -> int | None:
+        return self.workspace.state
+
+    @property
+    def view(self) -> BellmanView | None:
+        return self.workspace.view
+
+    @property
+    def rounds(self) -> list[Round]:
+        return self.workspace.rounds
+
+    @property
+    def round(self) -> int:
+        return self.workspace.round
 
     @property
     def quantity(self) -> str:
         return DANGER if self.danger_button.isChecked() else VALUE
 
-    def refresh(self) -> None:
-        if self.oracle is None or self.state is None:
-            return
-        self.title.setText(f"State {self.state}: the Bellman equation of {self.quantity}")
-        if self.transitions is None:
+    # -- forwarded to the workspace --------------------------------------------------------
+    def set_model(self, oracle: OracleResult) -> None:
+        self.danger_button.setEnabled(oracle.has_danger)
+        self.workspace.quantity = self.quantity
+        self.workspace.set_model(oracle)
+        self.pi_button.setEnabled(self.workspace.lesson_allowed)
+
+    def show_state(self, state: int) -> None:
+        self.workspace.show_state(state)
+
+    def start_policy_iteration(self) -> None:
+        self.workspace.start_policy_iteration()
+
+    def show_round(self, index: int) -> None:
+        self.workspace.show_round(index)
+
+    # -- showing ---------------------------------------------------------------------------
+    def _show(self, view: BellmanView | None) -> None:
+        state, quantity = self.workspace.state, self.workspace.quantity
+        self.title.setText(f"State {state}: the Bellman equation of {quantity}")
+        if view is None:
             self.result.setText("Reading the exact transition probabilities from Storm…")
             return
-        view = bellman_view(self.oracle, self.transitions, self.state, self.quantity)
-        self.view = view
         q = view.quantity
         self.table.setHorizontalHeaderLabels(
             ["action", f"Σ P(s'|s,a)·{q}(s'), then with the numbers plugged in", "sum"]
         )
-        self.table.setRowCount(len(view.sums))
-        how = "max" if q == VALUE else "min"
-        for row, line in enumerate(view.sums):
-            symbolic = " + ".join(
-                f"{number_text(t.probability)}·{q}({t.successor})" for t in line.terms
-            )
-            plugged = " + ".join(
-                f"{number_text(t.probability)}·{number_text(t.value)}" for t in line.terms
-            )
-            total = number_text(line.total) + (f"  ◀ {how}" if line.optimal else "")
-            cells = [line.action, f"{symbolic}\n= {plugged}", total]
+        rows = sum_rows(view)
+        self.table.setRowCount(len(rows))
+        for row, (cells, optimal) in enumerate(rows):
             for item in fill_row(self.table, row, cells):
-                if line.optimal:
+                if optimal:
                     font = item.font()
                     font.setBold(True)
                     item.setFont(font)
         self.table.resizeRowsToContents()
-        kind = "exact fractions" if view.exact else "floating point (over 1,000 states)"
-        note = f" ({view.note})" if view.note else ""
-        self.result.setText(f"{q}({view.state}) = {number_text(view.value)}{note} · {kind}")
+        self.result.setText(result_text(view))
         self.successors.clear()
-        values = {t.successor: t.value for line in view.sums for t in line.terms}
-        for successor, value in sorted(values.items()):
-            entry = QListWidgetItem(f"state {successor}   {q} = {number_text(value)}")
+        for successor, text in successor_entries(view):
+            entry = QListWidgetItem(text)
             entry.setData(Qt.ItemDataRole.UserRole, successor)
             self.successors.addItem(entry)
 
@@ -175,32 +188,8 @@ class BellmanPage(QWidget):
             self.show_state(int(state))
             self.state_requested.emit(int(state))
 
-    # -- policy iteration ------------------------------------------------------------------
-    def start_policy_iteration(self) -> None:
-        if self.oracle is None or self.transitions is None:
-            return
-        try:
-            self.rounds = policy_iteration(self.oracle, self.transitions)
-        except ExplaincheckError as error:
-            self.pi_text.setPlainText(str(error))
-            return
-        self.show_round(0)
-
-    def show_round(self, index: int) -> None:
-        if not self.rounds:
-            return
-        self.round = max(0, min(index, len(self.rounds) - 1))
-        current = self.rounds[self.round]
-        lines = [f"Round {current.number} of {len(self.rounds)}", "", "Policy evaluated:"]
-        lines += [f"  state {s}: {a}" for s, a in sorted(current.policy.items())]
-        lines += ["", "Its values V_σ(s):"]
-        lines += [f"  state {s}: {v}" for s, v in enumerate(current.values)]
-        lines.append("")
-        if current.switched:
-            lines.append("Improvement (strictly better actions):")
-            lines += [f"  state {s}: {a} → {b}" for s, (a, b) in sorted(current.switched.items())]
-        else:
-            lines.append("No state can do strictly better: this policy is optimal.")
-        self.pi_text.setPlainText("\n".join(lines))
-        self.pi_back.setEnabled(self.round > 0)
-        self.pi_next.setEnabled(self.round < len(self.rounds) - 1)
+    def _show_round(self, text: str) -> None:
+        self.pi_text.setPlainText(text)
+        if text:
+            self.pi_back.setEnabled(self.workspace.round > 0)
+            self.pi_next.setEnabled(self.workspace.round < len(self.workspace.rounds) - 1)

@@ -2,7 +2,8 @@
 
 It keeps what the user ticked (``wanted_categories``) apart from what the open model allows:
 greying out a category that does not apply here must not forget that the user wants it on the
-next model where it does. How each category shows is decided in ``gui/category_marks``.
+next model where it does. How each category shows is decided in
+``core.workspace.presentation.category_marks``, from the facts of ``campaign_setup``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGroupBox, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.workspace.presentation.campaign_setup import category_entries
 from explaincheck.core.workspace.presentation.category_marks import base_title, category_mark
 from explaincheck.gui.views.campaign_llm_box import checked
 
@@ -48,8 +50,6 @@ class CategoryBox(QGroupBox):
         layout.addWidget(self.categories)
 
     def _fill(self) -> None:
-        from explaincheck.core.taxonomy.registry import CATEGORIES
-
         parents: dict[str, QTreeWidgetItem] = {}
         for dimension, title in DIMENSION_TITLES:
             parent = QTreeWidgetItem([title])
@@ -59,10 +59,11 @@ class CategoryBox(QGroupBox):
             parent.setCheckState(0, Qt.CheckState.Checked)
             self.categories.addTopLevelItem(parent)
             parents[dimension] = parent
-        for category_id, category in CATEGORIES.items():
+        for category in category_entries():
             group = parents.get(category.dimension)
             if group is None:
                 continue
+            category_id = category.id
             item = QTreeWidgetItem([f"{category.title}  ({category_id})"])
             item.setToolTip(0, f"{category.title}  ({category_id})")
             item.setData(0, CATEGORY, category_id)

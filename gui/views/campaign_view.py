@@ -23,10 +23,11 @@ from PySide6.QtWidgets import QBoxLayout, QScrollArea, QVBoxLayout, QWidget
 
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
-from explaincheck.core.taxonomy.degeneracy import degenerate_categories
-from explaincheck.core.taxonomy.registry import applicability
 from explaincheck.core.workspace.presentation.campaign_cost import CostMeter, CostSettings
-from explaincheck.core.workspace.presentation.category_offers import request_offers
+from explaincheck.core.workspace.presentation.campaign_setup import (
+    CampaignSetupWorkspace,
+    CategoryFacts,
+)
 from explaincheck.gui.support.safe_text import plain_label
 from explaincheck.gui.support.tasks import Tasks, in_thread
 from explaincheck.gui.views.campaign_categories import CategoryBox
@@ -82,6 +83,9 @@ class CampaignView(QWidget):
         self.references_box = ReferenceBox(answerers, self)
         self.llm_box.offer(answerers)
         self.category_box = CategoryBox(self)
+        # the categories' facts on the open model, computed off the GUI thread
+        self.workspace = CampaignSetupWorkspace(offload=in_thread)
+        self.workspace.ready.connect(self._show_facts)
         self.form = SelectionForm(self)
         self.cost_fields = self.form.cost_fields
         self.run_bar = RunBar(self.cost_fields.lines, self)
@@ -177,6 +181,7 @@ class CampaignView(QWidget):
     def set_model(self, oracle: OracleResult | None, environment: Environment | None) -> None:
         """A new model: grey out the categories that do not apply (computed off the thread)."""
         self.oracle, self.environment = oracle, environment
+        self.workspace.watch(oracle)
         if oracle is not None and environment is not None:
             self.heading.setText(
                 f"Campaign on {environment.title} ({oracle.model.states} states): choose the "
@@ -186,21 +191,17 @@ class CampaignView(QWidget):
         # the tab is shown rather than compete with the main graph for the GIL (issue 17)
         self.pending = oracle is not None and oracle.columnar and not self.isVisible()
         if oracle is not None and environment is not None and not self.pending:
-            self.tasks.start(self._update_applicability(oracle, environment), "categories")
+            self.tasks.start(self.workspace.refresh(oracle, environment), "categories")
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         if self.pending:
             self.set_model(self.oracle, self.environment)
 
-    async def _update_applicability(self, oracle: OracleResult, environment: Environment) -> None:
-        found = await in_thread(applicability, oracle)  # candidates can be costly
-        offers = await in_thread(request_offers, environment, oracle)  # e.g. factors
-        # degenerate categories from their candidates; a large (columnar) model is left to
-        # ``run``, which warns as it plans (making every state's facts here would take seconds)
-        idle = {} if oracle.columnar else await in_thread(degenerate_categories, oracle)
-        if oracle is self.oracle:
-            self.category_box.show_applicability(oracle, found, offers, idle)
+    def _show_facts(self, facts: CategoryFacts) -> None:
+        self.category_box.show_applicability(
+            facts.oracle, facts.applicability, facts.offers, facts.idle
+        )
 
     # -- the set-up as plain data ------------------------------------------------------------
     def selected_llms(self) -> list[str]:

@@ -1,9 +1,10 @@
 """Colour the graph by what a flawed explainer believes: its V̂ (on the same scale as the true V)
 or how far it is from the truth, |V̂ − V|, so a lecture can show where a flaw goes wrong.
 
-The graph keeps one colour hook (``GraphStyle.fill_source``); this module owns the choices, the
-flawed pictures (``core.oracle.flawed.flawed_oracle``, computed on a worker thread: ``myopic``
-asks Storm) and the colours. The graph view only forwards the user's choice here.
+The graph keeps one colour hook (``GraphStyle.fill_source``); this module owns the colours and
+when to ask for a picture; the choices and the flawed pictures' values are the Qt-free
+``core.workspace.presentation.flaw_pictures`` (run on a worker thread: ``myopic`` asks Storm).
+The graph view only forwards the user's choice here.
 """
 
 from __future__ import annotations
@@ -13,38 +14,15 @@ from collections.abc import Callable
 from PySide6.QtGui import QColor
 
 from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.workspace.presentation.flaw_pictures import (
+    VALUE,
+    choice,
+    flawed_values,
+    parse_choice,
+)
 from explaincheck.gui.support.tasks import Tasks, in_thread
 from explaincheck.gui.views import colours
 from explaincheck.gui.views.graph_items import GraphStyle
-
-COLOUR_FLAWS = ("flaw:myopic:2", "flaw:myopic:5", "flaw:determinised", "flaw:distance")
-VALUE, DIFFERENCE = "flaw-v", "flaw-diff"  # the two views, as the prefix of a colour choice
-
-
-def choice(view: str, spec: str) -> str:
-    """The colour box's data for a view of a flaw, e.g. ``flaw-v|flaw:myopic:2``."""
-    return f"{view}|{spec}"
-
-
-def colour_choices() -> list[tuple[str, str]]:
-    """(text, data) for the graph's "Colour" box, after V, D and none."""
-    found = [(f"V ({spec})", choice(VALUE, spec)) for spec in COLOUR_FLAWS]
-    found += [(f"|V̂ − V| ({spec})", choice(DIFFERENCE, spec)) for spec in COLOUR_FLAWS]
-    return found
-
-
-def parse_choice(kind: str) -> tuple[str, str] | None:
-    """(view, spec) of a flaw colour choice, None for the plain ones."""
-    view, _, spec = kind.partition("|")
-    return (view, spec) if view in (VALUE, DIFFERENCE) and spec else None
-
-
-def flawed_values(truth: OracleResult, spec: str) -> list[float]:
-    """V̂ of every state, by state id (worker thread)."""
-    from explaincheck.core.oracle.flawed import flawed_oracle, parse_flaw
-
-    picture = flawed_oracle(truth, parse_flaw(spec.removeprefix("flaw:")))
-    return [float(state.value) for state in picture.states]
 
 
 def fill_for(view: str, flawed: float, true: float) -> QColor:

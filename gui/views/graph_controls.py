@@ -16,8 +16,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from explaincheck.core.workspace.presentation.flaw_pictures import colour_choices
 from explaincheck.gui.views.elided_label import ElidedLabel
-from explaincheck.gui.views.flaw_colouring import colour_choices
 from explaincheck.gui.views.flow_layout import FlowLayout
 
 TOGGLES = (

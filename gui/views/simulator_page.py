@@ -3,7 +3,9 @@
 From the initial (or the selected) state: choose the action, or let the optimal policy, a loaded
 policy or an LLM choose; choose the outcome, or sample it with the seed shown. The path is drawn
 on the graph (``path_changed``) with its probability; back, forward and reset. The k most
-probable paths from the start state to the goal come from Storm under the optimal policy.
+probable paths from the start state to the goal come from Storm under the optimal policy. The
+walk itself is ``core.workspace.presentation.workbench.SimulatorWorkspace``: the page shows it
+and forwards what the user does.
 """
 
 from __future__ import annotations
@@ -23,19 +25,25 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.types import OracleResult
-from explaincheck.core.workbench.paths import RankedPath
-from explaincheck.core.workbench.simulator import (
+from explaincheck.core.workspace.presentation.workbench import (
+    LLM,
+    OPTIMAL,
+    POLICY,
+    RUN_STEPS,
+    YOU,
     Chooser,
+    RankedPath,
     Simulation,
-    optimal_chooser,
+    SimulatorWorkspace,
+    Transitions,
+    probability_text,
+    ranked_text,
+    step_rows,
 )
-from explaincheck.core.workbench.transitions import Transitions
 from explaincheck.gui.support.safe_text import plain_label
 from explaincheck.gui.views.tables import fill_row, read_only_table
 
-YOU, OPTIMAL, POLICY, LLM = "you", "optimal", "policy", "llm"
 SAMPLE = -1
 
 
@@ -45,14 +53,12 @@ class SimulatorPage(QWidget):
     llm_requested = Signal(str, int)  # LLM spec, state
     paths_requested = Signal(int, int)  # start, k
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, workspace: SimulatorWorkspace, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.oracle: OracleResult | None = None
-        self.transitions: Transitions | None = None
-        self.simulation: Simulation | None = None
-        self.selected: int | None = None
-        self.loaded_policy: Chooser | None = None  # a loaded policy (issue 24) plugs in here
+        self.workspace = workspace
         self._build()
+        workspace.changed.connect(self._render)
+        workspace.said.connect(self.message.setText)
 
     def _build(self) -> None:
         self.start_label = plain_label("")
@@ -72,7 +78,7 @@ class SimulatorPage(QWidget):
         self.action = QComboBox(self)
         self.outcome = QComboBox(self)
         self.step_button = QPushButton("Step")
-        self.run_button = QPushButton("Run 20 steps")
+        self.run_button = QPushButton(f"Run {RUN_STEPS} steps")
         self.back_button = QPushButton("◀")
         self.back_button.setToolTip("back one step")
         self.forward_button = QPushButton("▶")
@@ -111,7 +117,7 @@ class SimulatorPage(QWidget):
             self.reset_button,
         ):
             buttons.addWidget(button)
-        self.run_button.setText("Run 20")
+        self.run_button.setText(f"Run {RUN_STEPS}")
         top = QWidget(self)
         column = QVBoxLayout(top)
         column.setContentsMargins(0, 0, 0, 0)
@@ -136,13 +142,13 @@ class SimulatorPage(QWidget):
 
         self.from_initial.clicked.connect(lambda: self.restart(None))
         self.from_selected.clicked.connect(lambda: self.restart(self.selected))
-        self.seed.valueChanged.connect(self._seed_changed)
+        self.seed.valueChanged.connect(self.workspace.set_seed)
         self.action.currentIndexChanged.connect(lambda _: self._fill_outcomes())
         self.step_button.clicked.connect(self.step)
-        self.run_button.clicked.connect(lambda: self.run(20))
-        self.back_button.clicked.connect(lambda: self._move(back=True))
-        self.forward_button.clicked.connect(lambda: self._move(back=False))
-        self.reset_button.clicked.connect(lambda: self.restart(self._start()))
+        self.run_button.clicked.connect(lambda: self.run(RUN_STEPS))
+        self.back_button.clicked.connect(lambda: self.workspace.move(back=True))
+        self.forward_button.clicked.connect(lambda: self.workspace.move(back=False))
+        self.reset_button.clicked.connect(lambda: self.restart(self.workspace.start))
         self.paths_button.clicked.connect(self._ask_paths)
         self.paths.itemClicked.connect(self._show_ranked)
 
@@ -152,130 +158,87 @@ class SimulatorPage(QWidget):
         if item is not None:
             item.setEnabled(self.loaded_policy is not None)
 
-    # -- model -----------------------------------------------------------------------------
-    def set_model(self, oracle: OracleResult) -> None:
-        self.oracle = oracle
-        self.transitions = None
-        self.paths.clear()
-        self.restart(None)
+    # -- what the workspace holds, for the window and the tests ------------------------------
+    @property
+    def oracle(self) -> OracleResult | None:
+        return self.workspace.oracle
 
-    def set_transitions(self, transitions: Transitions) -> None:
-        self.transitions = transitions
-        if self.simulation is not None:
-            self.simulation.transitions = transitions
+    @property
+    def transitions(self) -> Transitions | None:
+        return self.workspace.transitions
+
+    @property
+    def simulation(self) -> Simulation | None:
+        return self.workspace.simulation
+
+    @property
+    def selected(self) -> int | None:
+        return self.workspace.selected
+
+    @property
+    def loaded_policy(self) -> Chooser | None:
+        return self.workspace.loaded_policy
+
+    # -- forwarded to the workspace --------------------------------------------------------
+    def set_model(self, oracle: OracleResult) -> None:
+        self.paths.clear()
+        self.workspace.seed = self.seed.value()
+        self.workspace.set_model(oracle)
 
     def set_loaded_policy(self, chooser: Chooser | None, name: str = "a loaded policy") -> None:
         """Plug in a policy (state id → action or distribution) as a chooser."""
-        self.loaded_policy = chooser
+        self.workspace.loaded_policy = chooser
         self.chooser.setItemText(2, name)
         self._enable_policy_item()
 
     def select_state(self, state: int) -> None:
-        self.selected = state
-
-    def _start(self) -> int | None:
-        return self.simulation.start if self.simulation is not None else None
+        self.workspace.selected = state
 
     def restart(self, start: int | None) -> None:
-        if self.oracle is None:
-            return
-        self.simulation = Simulation(
-            self.oracle, start, seed=self.seed.value(), transitions=self.transitions
-        )
-        self.message.setText("")
-        self._render()
+        self.workspace.seed = self.seed.value()
+        self.workspace.restart(start)
 
-    def _seed_changed(self) -> None:
-        if self.simulation is not None:
-            self.simulation.seed = self.seed.value()
-
-    # -- stepping --------------------------------------------------------------------------
     def _fill_outcomes(self) -> None:
         self.outcome.clear()
         self.outcome.addItem("sample (seeded)", SAMPLE)
-        if self.simulation is None or not self.action.currentText():
-            return
-        for target, p in sorted(self.simulation.outcomes(self.action.currentText()).items()):
+        for target, p in sorted(self.workspace.outcomes(self.action.currentText()).items()):
             self.outcome.addItem(f"state {target}  (P = {p:.4g})", target)
-
-    def _chooser(self) -> tuple[Chooser | None, str]:
-        kind = self.chooser.currentData()
-        if kind == OPTIMAL and self.oracle is not None:
-            return optimal_chooser(self.oracle), "optimal"
-        if kind == POLICY:
-            return self.loaded_policy, "policy"
-        return None, "user"
 
     def step(self) -> None:
         """One step with the chosen action (or the chooser's) and outcome (or a sample)."""
-        if self.simulation is None:
+        simulation = self.workspace.simulation
+        if simulation is None:
             return
         if self.chooser.currentData() == LLM:
             self.message.setText(f"Asking {self.llm_spec.text()} for the best action…")
-            self.llm_requested.emit(self.llm_spec.text().strip(), self.simulation.current)
+            self.llm_requested.emit(self.llm_spec.text().strip(), simulation.current)
             return
-        chooser, who = self._chooser()
-        action = self.action.currentText() if chooser is None else None
-        self._take(action, chooser, who)
+        self.workspace.step(self.chooser.currentData(), self.action.currentText(), self._outcome())
+
+    def _outcome(self) -> int | None:
+        """The outcome the user picked (None: sample it with the seed)."""
+        outcome = self.outcome.currentData()
+        return None if outcome in (None, SAMPLE) else int(outcome)
 
     def llm_chose(self, action: str, state: int) -> None:
-        if self.simulation is not None and self.simulation.current == state:
-            self._take(action, None, "llm")
+        self.workspace.llm_chose(action, state, self._outcome())
 
     def show_error(self, text: str) -> None:
         self.message.setText(text)
 
-    def _take(self, action: str | None, chooser: Chooser | None, who: str) -> None:
-        assert self.simulation is not None
-        outcome = self.outcome.currentData()
-        outcome = None if outcome in (None, SAMPLE) or chooser is not None else int(outcome)
-        try:
-            step = self.simulation.step(action, outcome, chooser, chosen_by=who)
-        except ExplaincheckError as error:
-            self.message.setText(str(error))
-            return
-        self.message.setText(f"{step.action}: state {step.state} → {step.successor}")
-        self._render()
-
     def run(self, steps: int) -> None:
-        if self.simulation is None:
-            return
-        chooser, who = self._chooser()
-        if chooser is None:
-            chooser, who = optimal_chooser(self.simulation.oracle), "optimal"
-        try:
-            self.simulation.run(chooser, steps, chosen_by=who)
-        except ExplaincheckError as error:
-            self.message.setText(str(error))
-        self._render()
-
-    def _move(self, back: bool) -> None:
-        if self.simulation is None:
-            return
-        moved = self.simulation.back() if back else self.simulation.forward()
-        if moved:
-            self._render()
+        self.workspace.run(self.chooser.currentData(), steps)
 
     # -- showing ---------------------------------------------------------------------------
-    def _render(self) -> None:
-        simulation = self.simulation
-        if simulation is None:
-            return
+    def _render(self, simulation: Simulation) -> None:
         self.start_label.setText(
             f"From state {simulation.start}; now in state {simulation.current}"
         )
-        taken = simulation.taken
-        self.table.setRowCount(len(taken))
-        for row, step in enumerate(taken):
-            p = str(step.exact) if step.exact is not None else f"{step.probability:.4g}"
-            who = step.chosen_by + (", sampled" if step.sampled else "")
-            cells = [str(row + 1), str(step.state), step.action, str(step.successor), p, who]
+        rows = step_rows(simulation)
+        self.table.setRowCount(len(rows))
+        for row, cells in enumerate(rows):
             fill_row(self.table, row, cells)
-        exact = simulation.exact_probability()
-        words = f"Path probability: {simulation.probability():.6g}"
-        if exact is not None and taken:
-            words += f" = {exact}"
-        self.probability.setText(f"{words} · seed {simulation.seed}")
+        self.probability.setText(probability_text(simulation))
         self.action.blockSignals(True)
         self.action.clear()
         self.action.addItems(simulation.actions())
@@ -297,9 +260,7 @@ class SimulatorPage(QWidget):
         if not ranked:
             self.paths.addItem("No path reaches the goal under the optimal policy.")
         for path in ranked:
-            p = f"{path.probability:.4g}" + (f" = {path.exact}" if path.exact is not None else "")
-            text = f"{path.rank}. P = {p}: " + " → ".join(str(s) for s in path.states)
-            item = QListWidgetItem(text)
+            item = QListWidgetItem(ranked_text(path))
             item.setData(Qt.ItemDataRole.UserRole, list(path.states))
             self.paths.addItem(item)
 

@@ -3,7 +3,8 @@
 Choose an undefined constant, a range and a step; each point is an oracle run (isolated,
 cached), and a failing point is shown as failed. The plot shows V of the initial state (and of
 the followed states) with a dashed line at each tipping point, the table every point, and the
-tipping points below say how exactly they were located.
+tipping points below say how exactly they were located. What is shown comes made from
+``core.workspace.presentation.workbench.SweepWorkspace`` (``SweepShown``); the page lays it out.
 """
 
 from __future__ import annotations
@@ -20,8 +21,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explaincheck.core.workbench.sweep import Sweep
-from explaincheck.core.workbench.sweep_output import render_table, sweep_figure
+from explaincheck.core.workspace.presentation.workbench import (
+    Sweep,
+    SweepShown,
+    SweepWorkspace,
+    followed_states,
+)
 from explaincheck.gui.support.safe_text import plain_label
 from explaincheck.gui.views.flow_layout import FlowLayout
 from explaincheck.gui.views.tables import fill_row, read_only_table
@@ -43,10 +48,9 @@ def _titled(title: str, field: QWidget, parent: QWidget) -> QWidget:
 class SweepPage(QWidget):
     sweep_requested = Signal(str, tuple)  # "NAME=LO:HI:STEP", states to follow
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, workspace: SweepWorkspace, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.sweep: Sweep | None = None
-        self.selected: int | None = None
+        self.workspace = workspace
         self.constant = QComboBox(self)
         self.low = QLineEdit("0.1", self)
         self.high = QLineEdit("0.9", self)
@@ -92,6 +96,15 @@ class SweepPage(QWidget):
         self.run_button.clicked.connect(self.request_sweep)
         self.types: dict[str, str] = {}
         self.constant.currentTextChanged.connect(lambda _name: self._offer_range())
+        workspace.ready.connect(self._show)
+
+    @property
+    def sweep(self) -> Sweep | None:
+        return self.workspace.sweep
+
+    @property
+    def selected(self) -> int | None:
+        return self.workspace.selected
 
     def _offer_range(self) -> None:
         integer = self.types.get(self.constant.currentText()) == "int"
@@ -119,11 +132,10 @@ class SweepPage(QWidget):
         )
 
     def select_state(self, state: int) -> None:
-        self.selected = state
+        self.workspace.selected = state
 
     def followed(self) -> tuple[int, ...]:
-        text = self.states.text().replace(",", " ").split()
-        return tuple(int(t) for t in text if t.isdigit())
+        return followed_states(self.states.text())
 
     def request_sweep(self) -> None:
         name = self.constant.currentText()
@@ -141,34 +153,18 @@ class SweepPage(QWidget):
         self.status.setText(f"Sweep failed: {text}")
 
     def show_sweep(self, sweep: Sweep) -> None:
-        self.sweep = sweep
-        followed = sweep.states or ()
-        failed = sum(p.failed for p in sweep.points)
-        self.status.setText(
-            f"{len(sweep.points)} points, {failed} failed, "
-            f"{len(sweep.tipping_points)} tipping points"
-        )
+        self.workspace.show(sweep)
+
+    def _show(self, shown: SweepShown) -> None:
+        self.status.setText(shown.status)
         if self.canvas is not None:
             self.plot_layout.removeWidget(self.canvas)
             self.canvas.deleteLater()
-        self.canvas = FigureCanvasQTAgg(sweep_figure(sweep, followed))
+        self.canvas = FigureCanvasQTAgg(shown.figure)
         self.plot_layout.addWidget(self.canvas)
-        shown = followed[:1]
-        self.table.setColumnCount(2 + len(shown))
-        self.table.setHorizontalHeaderLabels(
-            [sweep.constant, "V(initial)", *(f"A*({s})" for s in shown)]
-        )
-        self.table.setRowCount(len(sweep.points))
-        for row, point in enumerate(sweep.points):
-            if point.failed:
-                cells = [str(point.value), f"failed: {point.error}"]
-            else:
-                value = (
-                    point.v_exact
-                    if point.v_exact and "/" in point.v_exact
-                    else (f"{point.v_initial:.6g}")
-                )
-                cells = [str(point.value), value, *(",".join(point.best.get(s, ())) for s in shown)]
+        self.table.setColumnCount(len(shown.headers))
+        self.table.setHorizontalHeaderLabels(shown.headers)
+        self.table.setRowCount(len(shown.rows))
+        for row, cells in enumerate(shown.rows):
             fill_row(self.table, row, cells)
-        lines = render_table(sweep, followed).split("\n\n", 1)
-        self.tipping.setText(lines[1] if len(lines) > 1 else "")
+        self.tipping.setText(shown.tipping)

@@ -1,8 +1,10 @@
 """The Workbench tab: Editor | Simulator | Bellman | Sweep, and "Save handout…".
 
-Pages are views only; ``gui/adapters/workbench_controller.py`` does their long work and the window
-wires the controller's signals to the pages. The handout gathers the Teach cases the user added,
-the simulator's path and the Bellman view shown, as one self-contained HTML page.
+Pages are views only: ``core.workspace.presentation.workbench.WorkbenchWorkspace`` holds the walk,
+the Bellman view, the sweep and the handout, ``gui/adapters/workbench_controller.py`` does their
+long work, and ``gui/presenters/workbench_wiring.py`` connects the two to the pages. The handout
+gathers the Teach cases the user added, the simulator's path and the Bellman view shown, as one
+self-contained HTML page.
 """
 
 from __future__ import annotations
@@ -23,13 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from explaincheck.core.oracle.types import OracleResult
-from explaincheck.core.workbench.handout import (
-    HandoutSection,
-    bellman_section,
-    lesson_section,
-    path_section,
-    render_handout,
-)
+from explaincheck.core.workspace.presentation.workbench import Transitions, WorkbenchWorkspace
 from explaincheck.gui.support.safe_text import plain_label
 from explaincheck.gui.support.tasks import Tasks
 from explaincheck.gui.views.bellman_page import BellmanPage
@@ -43,8 +39,11 @@ class WorkbenchView(QWidget):
     path_changed = Signal(list)
     state_requested = Signal(int)
 
-    def __init__(self, tasks: Tasks, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, tasks: Tasks, workspace: WorkbenchWorkspace, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
+        self.workspace = workspace
         self.oracle: OracleResult | None = None
         self.pending = False  # the graph takes the model up when the tab is shown
         self.graph = GraphView(tasks, self)  # the pages' own graph: path and state beside them
@@ -54,16 +53,14 @@ class WorkbenchView(QWidget):
         self.graph.set_controls_visible(False)
         self.pages = QTabWidget(self)
         self.editor = EditorPage(self)
-        self.simulator = SimulatorPage(self)
-        self.bellman = BellmanPage(self)
-        self.sweeps = SweepPage(self)
+        self.simulator = SimulatorPage(workspace.simulator, self)
+        self.bellman = BellmanPage(workspace.bellman, self)
+        self.sweeps = SweepPage(workspace.sweeps, self)
         self.pages.addTab(self.editor, "Editor")
         self.pages.addTab(self.simulator, "Simulator")
         self.pages.addTab(self.bellman, "Bellman")
         self.pages.addTab(self.sweeps, "Sweep")
         self.lesson_source: Callable[[], object | None] = lambda: None  # the Teach tab's lesson
-        self.lessons: list = []
-        self.title = "explaincheck lesson"
         self.add_case = QPushButton("Add Teach case to handout")
         self.save_handout_button = QPushButton("Save handout…")
         self.handout_status = plain_label("")
@@ -97,11 +94,12 @@ class WorkbenchView(QWidget):
         constants: list[str],
         types: dict[str, str] | None = None,
     ) -> None:
-        self.title = f"{title}: a lesson"
         self.oracle = oracle
         self.pending = not self.isVisible()
         if not self.pending:
             self.graph.set_oracle(oracle)
+        self.workspace.title = f"{title}: a lesson"
+        self.workspace.oracle = oracle
         self.simulator.set_model(oracle)
         self.bellman.set_model(oracle)
         self.sweeps.set_constants(constants, types=types)
@@ -117,36 +115,26 @@ class WorkbenchView(QWidget):
         if self.simulator.simulation is not None:
             self.graph.show_path(self.simulator.simulation.path)
 
-    def set_transitions(self, transitions: Any) -> None:
-        self.simulator.set_transitions(transitions)
-        self.bellman.set_transitions(transitions)
+    def set_transitions(self, transitions: Transitions) -> None:
+        self.workspace.set_transitions(transitions)
 
     def select_state(self, state: int) -> None:
-        self.simulator.select_state(state)
-        self.sweeps.select_state(state)
-        if self.pages.currentWidget() is not self.simulator:
-            self.bellman.show_state(state)
+        self.workspace.select_state(state, self.pages.currentWidget() is not self.simulator)
 
     # -- handout ---------------------------------------------------------------------------
-    def add_teach_case(self) -> None:
-        found = self.lesson_source()
-        if found is None:
-            self.handout_status.setText("The Teach tab shows no case yet.")
-            return
-        self.lessons.append(found)
-        self.handout_status.setText(f"{len(self.lessons)} Teach cases in the handout")
+    @property
+    def title(self) -> str:
+        return self.workspace.title
 
-    def handout_sections(self) -> list[HandoutSection]:
-        sections = [lesson_section(lesson) for lesson in self.lessons]
-        simulation = self.simulator.simulation
-        if simulation is not None and simulation.taken:
-            sections.append(path_section(simulation))
-        if self.bellman.view is not None:
-            sections.append(bellman_section(self.bellman.view))
-        return sections
+    @property
+    def lessons(self) -> list[Any]:
+        return self.workspace.lessons
+
+    def add_teach_case(self) -> None:
+        self.handout_status.setText(self.workspace.add_lesson(self.lesson_source()))
 
     def handout_html(self) -> str:
-        return render_handout(self.title, self.handout_sections())
+        return self.workspace.handout_html()
 
     def choose_handout(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Save handout", "lesson.html", "HTML (*.html)")
@@ -154,11 +142,4 @@ class WorkbenchView(QWidget):
             self.save_handout(path)
 
     def save_handout(self, path: str) -> None:
-        try:
-            from explaincheck.core.atomic_files import write_text_atomically
-
-            write_text_atomically(path, self.handout_html())
-        except OSError as error:
-            self.handout_status.setText(f"Cannot save {path}: {error.strerror}")
-            return
-        self.handout_status.setText(f"Saved {path}")
+        self.handout_status.setText(self.workspace.save_handout(path))

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from gui_helpers import open_env, wait_for
 
+from explaincheck.core.workspace.presentation.flaw_pictures import choice, flawed_values
 from explaincheck.gui.views import colours
-from explaincheck.gui.views.flaw_colouring import choice, flawed_values
 
 
 def fills(graph) -> dict[int, str]:
