@@ -34,6 +34,7 @@ EXPLANATION = "explanation"  # why-questions graded by exact interventions (fact
 # stored but left out of every score.
 PASS, FAIL, INVALID, ERROR, UNCERTAIN = "pass", "fail", "invalid", "error", "uncertain"
 VERDICTS: tuple[str, ...] = (PASS, FAIL, INVALID, ERROR, UNCERTAIN)
+UNSCORED: tuple[str, ...] = (ERROR, UNCERTAIN)  # left out of every score, counted instead
 PRIORITIZED, RANDOM = "prioritized", "random"
 
 # Phrasings per category question (``Category.phrase``); wording 0 is the original text.
