@@ -70,7 +70,9 @@ def same_states(exact: OracleResult, verified: OracleResult) -> bool:
     """Whether both methods number the states alike (same build, same ids)."""
     if len(exact.states) != len(verified.states):
         return False
-    return all(e.valuation == v.valuation for e, v in zip(exact.states, verified.states))
+    return all(
+        e.valuation == v.valuation for e, v in zip(exact.states, verified.states, strict=True)
+    )
 
 
 def agreement(
@@ -128,7 +130,17 @@ def corpus() -> list[tuple[Path, str]]:
 
 
 def table(rows: list[Agreement], markdown: bool) -> str:
-    head = ("model", "states", "cases", "replies", "differ", "uncertain", "ungradable", "max_width", "s")
+    head = (
+        "model",
+        "states",
+        "cases",
+        "replies",
+        "differ",
+        "uncertain",
+        "ungradable",
+        "max_width",
+        "s",
+    )
     lines = []
     for r in rows:
         values = (
@@ -148,8 +160,8 @@ def table(rows: list[Agreement], markdown: bool) -> str:
         out += ["| " + " | ".join(v) + " |" for v in lines]
         return "\n".join(out)
     widths = [max(len(h), *(len(v[i]) for v in lines)) for i, h in enumerate(head)]
-    out = ["  ".join(h.ljust(w) for h, w in zip(head, widths))]
-    out += ["  ".join(v.ljust(w) for v, w in zip(values, widths)) for values in lines]
+    out = ["  ".join(h.ljust(w) for h, w in zip(head, widths, strict=True))]
+    out += ["  ".join(v.ljust(w) for v, w in zip(values, widths, strict=True)) for values in lines]
     return "\n".join(out)
 
 
