@@ -23,7 +23,7 @@ import pandas as pd
 from explaincheck.core.analysis.layout import BASELINE_LLM, order_categories
 from explaincheck.core.analysis.satisfy import DEFAULT_TOLERANCE, as_probability
 from explaincheck.core.analysis.scores import CELL_KEYS, cells_for, check_columns
-from explaincheck.core.taxonomy.base import ERROR
+from explaincheck.core.taxonomy.base import UNSCORED
 from explaincheck.core.taxonomy.registry import CATEGORIES
 
 
@@ -94,7 +94,7 @@ def row_chances(rows: pd.DataFrame) -> pd.Series:
 def chance_cells(results: pd.DataFrame) -> pd.DataFrame:
     """Mean chance level per environment × category × selection (cases are shared by LLMs)."""
     check_columns(results, ("schema", "expected"))
-    rows = results[results["verdict"] != ERROR]
+    rows = results[~results["verdict"].isin(UNSCORED)]
     cases = rows[[*CELL_KEYS, "case_key"]].assign(chance=row_chances(rows))
     cases = cases.drop_duplicates(["environment", "category", "selection", "case_key"])
     keys = ["environment", "category", "selection"]

@@ -5,8 +5,8 @@ unpaired test throws that away and needs far more cases to see the same differen
 the **distinct case** (environment, category, the question's states, wording and variant): its
 repeats, and the same question drawn by both selections, are aggregated into one score per LLM
 (the share of passing executions) before any test, so a case counts once however often it was
-asked. Executions without a reply (``error``) are left out; a case one side never answered
-drops the pair.
+asked. Executions without a reply (``error``) or with an uncertain verdict are left out; a case
+one side never answered drops the pair.
 
 - McNemar's exact test: ``scipy.stats.binomtest`` on the discordant cases (a scores higher, b
   scores higher) against ½; with repeats this is the sign test of the per-case differences;
@@ -40,7 +40,7 @@ from explaincheck.core.analysis.layout import (
     is_reference,
     order_categories,
 )
-from explaincheck.core.taxonomy.base import ERROR, PASS, PRIORITIZED, RANDOM
+from explaincheck.core.taxonomy.base import PASS, PRIORITIZED, RANDOM, UNSCORED
 
 ALPHA = 0.05
 RESAMPLES = 9999
@@ -60,8 +60,9 @@ def question_identity(case_key: str) -> str:
 def paired_outcomes(results: pd.DataFrame, llm_a: str, llm_b: str) -> pd.DataFrame:
     """One row per distinct case both LLMs answered: each side's score on it (the share of its
     passing executions, repeats and both selections aggregated first), and how many
-    executions each score is over. Executions without a reply (``error``) are left out."""
-    replied = results[results["verdict"] != ERROR]
+    executions each score is over. Executions without a reply (``error``) and uncertain verdicts
+    are left out."""
+    replied = results[~results["verdict"].isin(UNSCORED)]
     sides = []
     for llm, name in ((llm_a, "a"), (llm_b, "b")):
         mine = replied[replied["llm"] == llm]
@@ -232,7 +233,7 @@ def rq1_per_llm(
     from explaincheck.core.analysis.prioritization import comparable_cells, wilcoxon_test
 
     rows = []
-    replied = results[results["verdict"] != ERROR]
+    replied = results[~results["verdict"].isin(UNSCORED)]
     llms = set(results["llm"].unique())
     for llm in sorted(llms - set(exclude)):
         others = sorted(llms - {llm})  # the LLM's own cells, taken from ``cells`` when given

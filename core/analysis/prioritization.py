@@ -33,7 +33,7 @@ import pandas as pd
 
 from explaincheck.core.analysis.layout import CEILING_LLM, is_negative_control, is_reference
 from explaincheck.core.analysis.scores import CELL_KEYS, PRECISION, case_scores, cells_for
-from explaincheck.core.taxonomy.base import ERROR, PRIORITIZED, RANDOM
+from explaincheck.core.taxonomy.base import PRIORITIZED, RANDOM, UNSCORED
 
 HARDER, EASIER, TIED = "harder", "easier", "tied"
 # Below five untied cells even the most extreme one-sided result has p >= 1/16, so a p-value
@@ -54,7 +54,7 @@ def corrected_case_scores(results: pd.DataFrame) -> pd.DataFrame:
     keys = [*CELL_KEYS, "case_key"]
     if "schema" not in results.columns or "expected" not in results.columns:
         return pd.DataFrame(columns=[*keys, "score", "chance", "corrected"])
-    replied = results[results["verdict"] != ERROR]
+    replied = results[~results["verdict"].isin(UNSCORED)]
     chances = replied[keys].assign(chance=row_chances(replied))
     chances = chances.groupby(keys, sort=False, as_index=False)["chance"].first()
     cases = case_scores(results).merge(chances, on=keys, how="inner")

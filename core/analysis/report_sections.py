@@ -72,7 +72,7 @@ def table1(i: ReportInputs) -> list[Section]:
             "table1",
             f"Table 1 — score per category ({i.selections})",
             scores.table1(i.results, i.cells),
-            note=_table1_note(i.campaigns, i.exclude_reading),
+            note=_table1_note(i.campaigns, i.exclude_reading) + uncertain_note(i.counts),
             bold=scores.harder_mask(i.results, i.cells),
             figure="table1_heatmap",
         )
@@ -111,7 +111,11 @@ def executions(i: ReportInputs) -> list[Section]:
             "executions",
             "Executions per environment and LLM",
             i.counts,
-            note="errors (no reply) are excluded from every score and retried on resume.",
+            note=(
+                "errors (no reply) are excluded from every score and retried on resume;"
+                " uncertain verdicts (the oracle's intervals cannot decide them) are excluded"
+                " and kept."
+            ),
         )
     ]
 
@@ -236,6 +240,18 @@ def _table1_note(campaigns: Sequence[CampaignRow], exclude_reading: bool) -> str
         + "".join(f" Caveat — {line}" for line in case_quality.degenerate_notes(campaigns))
         + (" Reading cases are left out of every score." if exclude_reading else "")
         + satisfy.delta_note(campaigns)
+    )
+
+
+def uncertain_note(counts: pd.DataFrame) -> str:
+    """The line under Table 1 counting the verdicts the oracle's intervals could not decide
+    (verified method, docs/method.md "Uncertain verdicts"); "" when there are none."""
+    found = int(counts["uncertain"].sum()) if "uncertain" in counts and len(counts) else 0
+    if not found:
+        return ""
+    return (
+        f" {counted(found, 'uncertain verdict')} (could flip inside the oracle's value"
+        " intervals) left out of every score."
     )
 
 
@@ -517,7 +533,9 @@ def summary(results: pd.DataFrame, counts: pd.DataFrame) -> str:
     environments = results["environment"].nunique()
     llms = ", ".join(sorted(map(str, results["llm"].unique())))
     errors = int(counts["errors"].sum()) if len(counts) else 0
+    uncertain = int(counts["uncertain"].sum()) if "uncertain" in counts and len(counts) else 0
+    also = f", {uncertain} uncertain" if uncertain else ""
     return (
         f"{counted(len(results), 'execution')} over {counted(environments, 'environment')};"
-        f" LLMs: {llms}; {counted(errors, 'error')} excluded from scores."
+        f" LLMs: {llms}; {counted(errors, 'error')}{also} excluded from scores."
     )

@@ -2,8 +2,9 @@
 
 Scoring rules (docs/method.md): a case's score is the share of its passing repeats; a cell's score
 (environment × LLM × category × selection) is the mean over its cases. ``invalid`` counts as not
-passed and its share is reported apart; ``error`` (no reply) is left out of every score and
-counted instead. A category without any row for an environment is not applicable there ("–").
+passed and its share is reported apart; ``error`` (no reply) and ``uncertain`` (a verdict the
+oracle's intervals cannot decide) are left out of every score and counted instead. A category
+without any row for an environment is not applicable there ("–").
 """
 
 from __future__ import annotations
@@ -24,7 +25,15 @@ from explaincheck.core.analysis.layout import (
     order_llms,
 )
 from explaincheck.core.errors import ExplaincheckError
-from explaincheck.core.taxonomy.base import ERROR, INVALID, PASS, PRIORITIZED, RANDOM
+from explaincheck.core.taxonomy.base import (
+    ERROR,
+    INVALID,
+    PASS,
+    PRIORITIZED,
+    RANDOM,
+    UNCERTAIN,
+    UNSCORED,
+)
 
 CELL_KEYS = ["environment", "llm", "category", "selection"]
 REQUIRED_COLUMNS = [*CELL_KEYS, "case_key", "verdict"]
@@ -50,10 +59,11 @@ def selections_present(results: pd.DataFrame) -> list[str]:
 
 
 def case_scores(results: pd.DataFrame) -> pd.DataFrame:
-    """One row per case: share of passing and of invalid repeats, errors left out."""
+    """One row per case: share of passing and of invalid repeats, errors and uncertain verdicts
+    left out."""
     check_columns(results)
     keys = [*CELL_KEYS, "case_key"]
-    scored = results.loc[results["verdict"] != ERROR, [*keys, "verdict"]]
+    scored = results.loc[~results["verdict"].isin(UNSCORED), [*keys, "verdict"]]
     scored = scored.assign(
         passed=(scored["verdict"] == PASS).astype(float),
         invalid=(scored["verdict"] == INVALID).astype(float),
@@ -67,10 +77,10 @@ def case_scores(results: pd.DataFrame) -> pd.DataFrame:
 def cell_scores(results: pd.DataFrame) -> pd.DataFrame:
     """One row per environment × LLM × category × selection that has any execution.
 
-    Columns: score and invalid_share (NaN when every execution was an error), cases (scored
+    Columns: score and invalid_share (NaN when no execution was scored), cases (scored
     cases, the k of a balanced category), ci_low and ci_high (the 95% Wilson interval of the
     score over its cases: how far the score could be from the explainer's true pass rate with
-    so few cases), executions and errors (counts of rows).
+    so few cases), executions, errors and uncertain (counts of rows).
     """
     check_columns(results)
     cases = case_scores(results)
@@ -83,7 +93,9 @@ def cell_scores(results: pd.DataFrame) -> pd.DataFrame:
     low, high = wilson_interval(per_cell["passed"], per_cell["cases"])
     per_cell = per_cell.assign(ci_low=low, ci_high=high).drop(columns="passed")
     counts = results.groupby(CELL_KEYS, sort=False).agg(
-        executions=("verdict", "size"), errors=("verdict", lambda v: int((v == ERROR).sum()))
+        executions=("verdict", "size"),
+        errors=("verdict", lambda v: int((v == ERROR).sum())),
+        uncertain=("verdict", lambda v: int((v == UNCERTAIN).sum())),
     )
     cells = counts.join(per_cell, how="left").reset_index()
     cells["cases"] = cells["cases"].fillna(0).astype(int)
@@ -101,6 +113,7 @@ def cell_scores(results: pd.DataFrame) -> pd.DataFrame:
             "ci_high",
             "executions",
             "errors",
+            "uncertain",
         ]
     ]
 
@@ -223,14 +236,15 @@ def harder_mask(results: pd.DataFrame, cells: pd.DataFrame | None = None) -> pd.
 
 
 def execution_counts(results: pd.DataFrame) -> pd.DataFrame:
-    """Per environment × LLM: executions by verdict, the invalid share and the errors excluded."""
+    """Per environment × LLM: executions by verdict, the invalid share, and the errors and
+    uncertain verdicts excluded."""
     check_columns(results)
     verdicts = pd.crosstab([results["environment"], results["llm"]], results["verdict"])
     counts = pd.DataFrame(index=verdicts.index)
-    for verdict in (PASS, "fail", INVALID, ERROR):
+    for verdict in (PASS, "fail", INVALID, ERROR, UNCERTAIN):
         counts[verdict] = verdicts.get(verdict, 0)
     counts.insert(0, "executions", verdicts.sum(axis=1))
-    scored = counts["executions"] - counts[ERROR]
+    scored = counts["executions"] - counts[ERROR] - counts[UNCERTAIN]
     counts["invalid_share"] = (counts[INVALID] / scored.where(scored > 0)).astype(float)
     counts = counts.rename(columns={ERROR: "errors", INVALID: "invalid", PASS: "pass"})
     return counts.reindex(_row_index(results))

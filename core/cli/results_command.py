@@ -30,7 +30,8 @@ answer, reason and the oracle's facts about the case.
 
 --verdict fail also lists the invalid replies (as the GUI's "Failures only" does), since an
 unreadable answer is a failed answer; --verdict invalid lists the invalid ones alone. --verdict
-and --llm may be repeated to keep several values.
+and --llm may be repeated to keep several values. --verdict uncertain lists the verdicts the
+oracle's intervals could not decide (verified method; left out of every score).
 
 examples:
   explaincheck results --db results.sqlite
@@ -49,10 +50,11 @@ options, grading) are JSON text. Costs come from the prices the run was given (-
 prices settings file, and --price here (which wins).
 """
 
-VERDICTS = ("pass", "fail", "invalid", "error")
+VERDICTS = ("pass", "fail", "invalid", "error", "uncertain")
 # What each --verdict value selects: a failure is a wrong or an unreadable answer.
 VERDICT_SELECTS = {"pass": ("pass",), "fail": ("fail", "invalid"), "invalid": ("invalid",)}
 VERDICT_SELECTS["error"] = ("error",)
+VERDICT_SELECTS["uncertain"] = ("uncertain",)
 REASON_LINES = 3  # a longer reason is cut (at a word, with "…"); --id shows it whole
 MIN_REASON = 24  # narrower than this, optional columns are dropped instead
 

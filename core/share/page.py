@@ -216,7 +216,8 @@ SCRIPT = r"""
       Object.keys(counts).sort().map(function (k) { return k + " " + counts[k]; }).join(", ");
     options(document.getElementById("f-llm"), data.llms);
     options(document.getElementById("f-category"), data.categories);
-    options(document.getElementById("f-verdict"), ["pass", "fail", "invalid", "error"]);
+    options(document.getElementById("f-verdict"),
+      ["pass", "fail", "invalid", "error", "uncertain"]);
     options(document.getElementById("f-stability"),
       ["stable-pass", "stable-fail", "flaky", "single run"]);
     document.getElementById("f-verdict").value = location.hash ? "" : "fail";

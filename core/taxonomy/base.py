@@ -29,8 +29,12 @@ SCOPE = "scope"
 MODE = "mode"
 EXPLANATION = "explanation"  # why-questions graded by exact interventions (factors)
 
-# Verdicts (docs/method.md §6). ``error`` comes from the runner when no reply came, never grading.
-PASS, FAIL, INVALID, ERROR = "pass", "fail", "invalid", "error"
+# Verdicts (docs/method.md §6). ``error`` comes from the runner when no reply came, never grading;
+# ``uncertain``: a pass or fail that could flip inside the oracle's intervals (``uncertainty``),
+# stored but left out of every score.
+PASS, FAIL, INVALID, ERROR, UNCERTAIN = "pass", "fail", "invalid", "error", "uncertain"
+VERDICTS: tuple[str, ...] = (PASS, FAIL, INVALID, ERROR, UNCERTAIN)
+UNSCORED: tuple[str, ...] = (ERROR, UNCERTAIN)  # left out of every score, counted instead
 PRIORITIZED, RANDOM = "prioritized", "random"
 
 # Phrasings per category question (``Category.phrase``); wording 0 is the original text.
@@ -105,7 +109,7 @@ class GradingSettings:
 class Grade:
     """The verdict on one reply; never raised, always returned."""
 
-    verdict: str  # PASS, FAIL or INVALID
+    verdict: str  # PASS, FAIL, INVALID or UNCERTAIN
     reason: str
     answer: Any  # the parsed answer (JSON-friendly), or None when invalid
     expected: Any  # the oracle's expected answer (JSON-friendly)

@@ -22,6 +22,7 @@ VERDICT_COLOURS = {
     "fail": QColor("#f8d3c5"),
     "invalid": QColor("#fbe5b6"),
     "error": QColor("#dddddd"),
+    "uncertain": QColor("#dcd6f0"),  # the oracle's intervals cannot decide it (not scored)
 }
 NOT_PASSED = ("fail", "invalid")
 

@@ -55,6 +55,22 @@ def test_count_label_follows_filters_failures_and_search(qtbot, window):
     qtbot.waitUntil(lambda: count_text(panel).startswith("12 of 12"), timeout=3000)
 
 
+def test_verdict_filter_lists_uncertain_and_failures_only_leaves_it_out(qtbot, window):
+    panel = window.results_view.executions
+    made = rows(8)
+    made[1]["verdict"] = made[3]["verdict"] = "uncertain"
+    window.results.add(made)
+    panel._refresh_filters()
+    box = panel.filters["verdict"]
+    listed = [box.itemData(i) for i in range(box.count())]
+    assert listed == ["", "fail", "pass", "uncertain"]
+    panel.set_filter("verdict", "uncertain")
+    assert count_text(panel).startswith("2 of 8 shown")
+    panel.set_filter("verdict", "")
+    panel.failures.click()  # an uncertain verdict is not a failure
+    assert count_text(panel).startswith("2 of 8 shown")  # fails at 0 and 4
+
+
 def test_huge_one_line_reply_is_capped_and_offered_in_full(qtbot, window, tmp_path):
     panel = window.results_view.executions
     huge = "x" * 2_000_000

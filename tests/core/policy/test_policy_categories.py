@@ -11,7 +11,7 @@ from explaincheck.core.backends.random_backend import RandomBackend
 from explaincheck.core.environments.registry import load_builtin
 from explaincheck.core.policy.attach import attach
 from explaincheck.core.policy.loading import policy_from_callable
-from explaincheck.core.taxonomy.base import FAIL, PASS
+from explaincheck.core.taxonomy.base import FAIL, PASS, UNCERTAIN
 from explaincheck.core.taxonomy.grading import grade_reply
 from explaincheck.core.taxonomy.policy_kinds import NO_POLICY
 from explaincheck.core.taxonomy.prompts import render_prompt
@@ -93,3 +93,21 @@ def test_random_answers_are_readable(mixed):
     for category_id in POLICY_CATEGORIES:
         for case in select_cases(mixed, category_id, budget=4):
             assert grade_reply(case, answerer.reply_text(case), mixed).verdict in (PASS, FAIL)
+
+
+def test_policy_optimal_under_the_verified_method_agrees_or_is_uncertain(mixed):
+    """The same policy on Frozen Lake's verified oracle: every reply's verdict is the exact
+    oracle's, or uncertain where π's action ties exactly with another (the intervals cannot
+    tell an exact tie); never a different decided verdict."""
+    verified = lake_oracle("verified")
+    rule = lambda v: "left:0.5,down:0.5" if v["r"] < 2 else None  # noqa: E731
+    floats = attach(verified, policy_from_callable(rule, verified, default="optimal"))
+    assert floats.certificate is not None and floats.certificate.kind == "bounded"
+    seen = set()
+    for case in select_cases(mixed, "policy_optimal", budget=10):
+        for reply in ('{"answer": "yes"}', '{"answer": "no"}'):
+            truth = grade_reply(case, reply, mixed).verdict
+            bounded = grade_reply(case, reply, floats).verdict
+            assert bounded in (truth, UNCERTAIN), case
+            seen.add(bounded)
+    assert {PASS, FAIL} <= seen

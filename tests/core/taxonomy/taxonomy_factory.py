@@ -10,7 +10,13 @@ from __future__ import annotations
 from fractions import Fraction
 
 from explaincheck.core.environments.types import Environment
-from explaincheck.core.oracle.types import EXACT, ModelSummary, OracleResult, StateFacts
+from explaincheck.core.oracle.types import (
+    EXACT,
+    Certificate,
+    ModelSummary,
+    OracleResult,
+    StateFacts,
+)
 
 
 def make_state(
@@ -27,8 +33,12 @@ def make_state(
     tie_tolerance: float = 0.0,
     exact: bool = True,
     successors: dict[str, dict[int, float]] | None = None,
+    value_interval: tuple[float, float] | None = None,
+    danger_interval: tuple[float, float] | None = None,
 ) -> StateFacts:
-    """One state; V defaults to max Q (0 without actions), groups tie within ``tie_tolerance``."""
+    """One state; V defaults to max Q (0 without actions), groups tie within ``tie_tolerance``;
+    ``value_interval``/``danger_interval``: the verified method's bounds (``make_oracle``'s
+    ``bounded`` gives the oracle the certificate that makes grading read them)."""
     q = dict(q or {})
     if value is None:
         value = max(q.values()) if q else (1.0 if goal else 0.0)
@@ -62,6 +72,8 @@ def make_state(
         value_exact=str(Fraction(value)) if exact else None,
         danger_exact=str(Fraction(danger)) if exact and danger is not None else None,
         q_exact={a: str(Fraction(v)) for a, v in q.items()} if exact else {},
+        value_interval=value_interval,
+        danger_interval=danger_interval,
     )
 
 
@@ -72,8 +84,14 @@ def _moves(id: int) -> dict[int, float]:
 
 
 def make_oracle(
-    states: list[StateFacts], *, has_danger: bool = True, tie_tolerance: float = 0.0
+    states: list[StateFacts],
+    *,
+    has_danger: bool = True,
+    tie_tolerance: float = 0.0,
+    bounded: bool = False,
 ) -> OracleResult:
+    """The states as one oracle; ``bounded``: the verified method's certificate (the states'
+    intervals then decide ``uncertain`` verdicts), its width the widest interval given."""
     actions = tuple(dict.fromkeys(a for s in states for a in s.q))
     initial = next((s.id for s in states if s.is_initial), 0)
     model = ModelSummary(
@@ -98,6 +116,14 @@ def make_oracle(
         has_danger=has_danger,
         warnings=(),
         seconds=0.0,
+        certificate=_bounded(states) if bounded else None,
+    )
+
+
+def _bounded(states: list[StateFacts]) -> Certificate:
+    pairs = [p for s in states for p in (s.value_interval, s.danger_interval) if p is not None]
+    return Certificate(
+        "bounded", "hand-made intervals", max((hi - lo for lo, hi in pairs), default=0.0)
     )
 
 
