@@ -108,14 +108,7 @@ def open_database(path: Path, *, create: bool, readonly: bool) -> sqlite3.Connec
     ``Store.open``."""
     if not path.exists() and (readonly or not create):
         raise StoreError(f"no results database at {path}")
-    if path.exists() and path.is_dir():
-        raise StoreError(f"{path} is a folder, not a results database")
-    if path.exists() and not path.is_file():
-        raise StoreError(
-            f"{path} is not a regular file (a device, pipe or socket): give a file for --db"
-        )
-    if path.parent and not path.parent.exists():
-        raise StoreError(f"folder {path.parent} does not exist")
+    _check_target(path)
     if readonly:
         return open_readonly(path)
     check_writable(path)
@@ -191,9 +184,22 @@ def _current_schema(db: sqlite3.Connection, path: Path) -> sqlite3.Connection:
     return copy
 
 
+def _check_target(path: Path) -> None:
+    """A folder, a device or a missing folder where a results file should be: one line."""
+    if path.exists() and path.is_dir():
+        raise StoreError(f"{path} is a folder, not a results database")
+    if path.exists() and not path.is_file():
+        raise StoreError(
+            f"{path} is not a regular file (a device, pipe or socket): give a file for --db"
+        )
+    if path.parent and not path.parent.exists():
+        raise StoreError(f"folder {path.parent} does not exist")
+
+
 def check_writable(path: Path) -> None:
-    """A clear line for a file or folder we may not write (read-only, immutable); a run asks
-    before it plans, so a refused file is its only line."""
+    """A clear line for a file or folder we may not write (a folder, a missing folder,
+    read-only, immutable); a run asks before it plans, so a refused file is its only line."""
+    _check_target(path)
     if path.exists() and not os.access(path, os.W_OK):
         raise StoreError(
             f"cannot write to {path}: the file is read-only"
