@@ -7,8 +7,9 @@ import json
 import re
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, TextIO, cast
 
 from explaincheck.core.oracle.storm.targets import formula_of
 from explaincheck.core.oracle.types import OracleRequest, OracleResult
@@ -56,6 +57,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="refuse models with more states (default 2,000,000)",
     )
     parser.add_argument("--no-cache", action="store_true", help="recompute even if cached")
+    parser.add_argument(
+        "--centrality",
+        action="store_true",
+        help="also compute betweenness centrality on models of 5,000 states or more (a picture"
+        " aid, sampled there; without this flag --json prints null and says so)",
+    )
     add_policy_arguments(parser)
 
 
@@ -105,11 +112,14 @@ def run(args: argparse.Namespace) -> int:
 
     progress = OracleProgressLine(sys.stderr)
     try:
-        result = compute_oracle(
-            request_from(args), use_cache=not args.no_cache, on_progress=progress
-        )
+        request = replace(request_from(args), centrality=args.centrality)
+        result = compute_oracle(request, use_cache=not args.no_cache, on_progress=progress)
     finally:
         progress.close()
+    if args.centrality and result.columnar:  # a cached result may not have it yet
+        from explaincheck.core.oracle.columnar import ColumnarStates
+
+        cast(ColumnarStates, result.states).centrality_scores()
     chain = None
     if args.policy:
         from explaincheck.core.policy.attach import attach_file
@@ -234,7 +244,7 @@ def summary_text(result: OracleResult, order: Sequence[str] = (), width: int | N
     ]
     if result.values_method:
         pairs.append(("values by", result.values_method))
-    pairs.append(("centrality", result.centrality_method))
+    pairs.append(("centrality", result.centrality_described))
     pairs += [("warning", w) for w in result.warnings]
     indent = " " * 13
     lines: list[str] = []

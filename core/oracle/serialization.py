@@ -6,7 +6,7 @@ JSON only (never pickle), so a shared cache or results file cannot run code when
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, fields, replace
 from typing import Any, cast
 
@@ -18,8 +18,14 @@ CACHE_FORMAT = 3  # 2: states carry successors_exact; 3: the certificate and int
 
 
 def to_contract(result: OracleResult) -> dict[str, Any]:
-    """The object printed by ``explaincheck oracle --json``."""
+    """The object printed by ``explaincheck oracle --json``. A large result whose centrality
+    was not asked for prints ``"centrality": null`` per state, and ``centrality_method`` says
+    so; computed (or cached) scores are printed with how they were obtained."""
     model = result.model
+    states: Iterable[StateFacts] = result.states
+    pending = isinstance(states, ColumnarStates) and not states.centrality_computed
+    if pending:
+        states = cast(ColumnarStates, states).without_centrality()
     return {
         "model": {
             "path": model.path,
@@ -38,7 +44,7 @@ def to_contract(result: OracleResult) -> dict[str, Any]:
             "warnings": list(result.warnings),
             "seconds": round(result.seconds, 3),
             "values_method": result.values_method,
-            "centrality_method": result.centrality_method,
+            "centrality_method": result.centrality_described,
             "do_nothing_states": do_nothing_summary(result).states,
             "certificate": _certificate(result),
         },
@@ -56,12 +62,12 @@ def to_contract(result: OracleResult) -> dict[str, Any]:
                 "optimal_action": s.optimal_action,
                 "dead_end": s.dead_end,
                 "bottleneck": s.bottleneck,
-                "centrality": s.centrality,
+                "centrality": None if pending else s.centrality,
                 **({"V_exact": s.value_exact} if s.value_exact is not None else {}),
                 **({"V_interval": list(s.value_interval)} if s.value_interval else {}),
                 **({"D_interval": list(s.danger_interval)} if s.danger_interval else {}),
             }
-            for s in result.states
+            for s in states
         ],
     }
 
