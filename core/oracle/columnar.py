@@ -158,9 +158,7 @@ class ColumnarStates(Sequence[StateFacts]):
     danger_high: np.ndarray | None = None
     centrality_method: str = NOT_COMPUTED  # how ``centrality`` was obtained (``describe``)
     _unfrozen: int = field(default=0, init=False, repr=False)  # made since the last freeze
-    _centrality_lock: threading.Lock = field(
-        default_factory=threading.Lock, init=False, repr=False
-    )
+    _centrality_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def __len__(self) -> int:
         return len(self.value)
