@@ -231,7 +231,7 @@ def build(
         # 10^6 states), runs only for models small enough to afford it.
         model = _build(parsed, exact=exact, checks=False, path=path, state_limit=state_limit)
         if model.nr_states > state_limit:
-            raise ModelTooLargeError(_too_many(path, state_limit))
+            raise ModelTooLargeError(_too_many(path, state_limit)) from None
         wellformed.check_row_sums(model, path)
         if model.nr_states <= RATIONAL_RECHECK_UP_TO:
             if watch is not None:
@@ -289,9 +289,7 @@ def _build(
         capped = developer.ExplicitModelBuilderOptions[float]()
         capped.exploration_state_limit = state_limit + 1
         description = developer.SymbolicModelDescription(parsed.program)
-        builder = developer.make_explicit_model_builder[float](
-            description, options, None, capped
-        )
+        builder = developer.make_explicit_model_builder[float](description, options, None, capped)
         return builder.build()
     except MemoryError:
         raise ModelTooLargeError(
