@@ -108,7 +108,7 @@ def request_from(args: argparse.Namespace) -> OracleRequest:
 
 def run(args: argparse.Namespace) -> int:
     from explaincheck.core.oracle import compute_oracle
-    from explaincheck.core.oracle.serialization import to_contract
+    from explaincheck.core.oracle.serialization import to_contract, write_contract
 
     progress = OracleProgressLine(sys.stderr)
     try:
@@ -125,15 +125,14 @@ def run(args: argparse.Namespace) -> int:
         from explaincheck.core.policy.attach import attach_file
 
         chain = attach_file(result, args.policy, args.policy_default or "").policy
-    if args.json:
-        contract = to_contract(result)
-        if chain is not None:
-            from explaincheck.core.policy.contract import add_policy
+    if args.json and chain is None:
+        # a chunk of states at a time, each through json.dumps (the C encoder; json.dump
+        # takes the pure-Python one): the same text without the whole contract in memory
+        write_contract(result, sys.stdout)
+    elif args.json:
+        from explaincheck.core.policy.contract import add_policy
 
-            contract = add_policy(contract, chain)
-        # dumps, not dump: json.dump always takes the pure-Python encoder (it streams chunks),
-        # dumps the C one; 3x faster at 10^4 states (0.16 s -> 0.05 s, 3.7 MB)
-        sys.stdout.write(json.dumps(contract) + "\n")
+        sys.stdout.write(json.dumps(add_policy(to_contract(result), chain)) + "\n")
     else:
         from explaincheck.core.cli.width import columns
 

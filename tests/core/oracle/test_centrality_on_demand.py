@@ -101,3 +101,16 @@ def test_the_cli_prints_centrality_only_when_asked(tmp_path):
     assert asked["model"]["centrality_method"].startswith("approximate")
     assert all(0.0 <= s["centrality"] <= 1.0 for s in asked["states"])
     assert [s["V"] for s in plain["states"]] == [s["V"] for s in asked["states"]]
+
+
+def test_the_streamed_contract_is_the_same_text(grid30):
+    """``oracle --json`` writes the contract a chunk of states at a time (memory at 10^6
+    states); the text is the one ``json.dumps(to_contract(...))`` gives, for both paths."""
+    import io
+
+    from explaincheck.core.oracle.serialization import write_contract
+
+    for result in (columnar(grid30, wanted=False), compute_in_process(OracleRequest(str(grid30)))):
+        out = io.StringIO()
+        write_contract(result, out, chunk=7)
+        assert out.getvalue() == json.dumps(to_contract(result)) + "\n"
