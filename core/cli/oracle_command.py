@@ -129,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
         # a chunk of states at a time, each through json.dumps (the C encoder; json.dump
         # takes the pure-Python one): the same text without the whole contract in memory
         write_contract(result, sys.stdout)
-    elif args.json:
+    elif args.json and chain is not None:
         from explaincheck.core.policy.contract import add_policy
 
         sys.stdout.write(json.dumps(add_policy(to_contract(result), chain)) + "\n")
