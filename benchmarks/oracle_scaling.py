@@ -1,6 +1,38 @@
-"""Oracle scaling: time per phase and peak memory (default), or the methods compared (--methods).
+"""Oracle scaling: explaincheck against raw stormpy (default), time per phase (--phases), or the
+methods compared (--methods).
 
-Default mode (issue 17): one row per model, each computed by ``compute_in_process`` in a fresh
+Default mode (issue 33.10-11, 33.3): a drifting grid per size (``DRIFT``: two actions, each moving
+one way with 0.8 and slipping to the other axis or staying with 0.1 each, about 5 % holes that
+are unsafe and absorbing) at 100², 317² and 1000² cells (10^4, ~10^5 and 10^6 states). Per size,
+in fresh processes: ``explaincheck oracle M --json --no-cache`` (the full CLI: child process,
+values, certificate, JSON on stdout) and raw stormpy (parse, build, ``Pmax=? [F "goal"]`` with
+Storm's default sound engine), each timed with GNU time for wall, CPU (user + sys, the oracle's
+child included) and peak memory. Printed: both, the paired ratios, the exit status, and the
+largest difference between the two values over 200 states sampled by valuation (V from the JSON
+against Storm's). Goals: 10^4 <= 2 s wall, 10^5 <= 20 s, 10^6 <= 2 min and <= 3 GB, the
+oracle's CPU within 1.5x of stormpy's at 10^4. The load average is printed beside every row
+(the machine is shared).
+
+    python benchmarks/oracle_scaling.py [--sides 100,317,1000] [--timeout 1800]
+
+Measured (round 4, shared 2-core machine, load average before/after each row in brackets):
+
+| states | explaincheck wall / CPU / peak | stormpy wall / CPU / peak | ratios wall, CPU | V diff |
+|---|---|---|---|---|
+| 9,660 | 6.2 s / 1.9 s / 154 MB | 1.2 s / 0.4 s / 104 MB | 5.3×, 5.4× (5.2/5.1) | 1.7e-15 |
+| 98,932 | 45.7 s / 15.1 s / 292 MB | 1.9 s / 0.6 s / 129 MB | 23.8×, 23.9× (5.1/4.6) | 2.4e-13 |
+| 993,714 | 671 s / 400 s / 1,464 MB | 17.4 s / 6.1 s / 503 MB | 38×, 66× (4.6/3.3) | 1.1e-12 |
+
+All exit 0 with Storm's values on the sampled states. Before the contract was streamed, the
+10^6 row peaked at 3,302 MB. Where the time goes (``--phases`` style, in process, 10^6): values
+(policy iteration: tens of sparse LU rounds) 703 s wall of 783, certificate 48 s, building 10 s,
+contract 29 s of CPU, JSON 10 s; at 10^5: 38 LU rounds take 13.6 s of 15 s CPU. Centrality is
+no longer computed for ``oracle`` (1.2 s of CPU at 10^4 before). At 10^4 the floor is the two
+interpreters (the CLI and its child import numpy, scipy and Storm: about 1.2 s of CPU), where
+raw stormpy's whole run is 0.4 s. Goals met: 10^6 <= 3 GB. Missed: 10^4 <= 2 s wall, 10^5 <=
+20 s, 10^6 <= 2 min, 1.5× stormpy's CPU at 10^4.
+
+--phases mode (issue 17): one row per model, each computed by ``compute_in_process`` in a fresh
 process (so its peak resident memory, ``getrusage`` in the child, is its own): the slippery
 gridworld at 10^4, 4·10^4 and 10^5 states and two counters 0..1000 (1,002,001 states).
 Columns: seconds per phase (building = parse + Storm build, structure = reading the model in
@@ -11,7 +43,7 @@ iteration) on the same model. Below each row: the methods,
 the size and store/load seconds of the ``.npz`` cache entry, and the load average (the machine
 is shared). Goals: 10k <= 2 s, 40k <= 15 s, 1M <= 10 min.
 
-    python benchmarks/oracle_scaling.py [--models grid100,grid200,grid317,counters1000]
+    python benchmarks/oracle_scaling.py --phases [--models grid100,grid200,grid317,counters1000]
                                         [--timeout 900]
 
 --methods mode, the slippery N×N gridworld (benchmarks/gridworld.py): one table row per N.
@@ -322,9 +354,143 @@ def phases_main(models: list[str], timeout: float) -> int:
     return 0
 
 
+DRIFT = """mdp
+const int N = {side};
+formula hole = !(x<=1 & y<=1) & !(x>=N-2 & y>=N-2) & mod(3*x*x+5*x*y+7*y*y+11*x+13*y+1,37)<2;
+formula done = hole | (x=N-1 & y=N-1);
+module drift
+  x : [0..N-1] init 0;
+  y : [0..N-1] init 0;
+  [right] !done -> 0.8:(x'=min(N-1,x+1)) + 0.1:(y'=min(N-1,y+1)) + 0.1:true;
+  [up] !done -> 0.8:(y'=min(N-1,y+1)) + 0.1:(x'=min(N-1,x+1)) + 0.1:true;
+endmodule
+label "goal" = x=N-1 & y=N-1;
+label "unsafe" = hole;
+"""
+
+STORM_RUN = """
+import json, sys
+import numpy as np
+import stormpy
+program = stormpy.parse_prism_program(sys.argv[1])
+prop = stormpy.parse_properties('Pmax=? [F "goal"]', program)
+options = stormpy.BuilderOptions(prop)
+options.set_build_state_valuations()
+model = stormpy.build_model(program, options=options)
+result = stormpy.model_checking(model, prop[0])
+values = np.array(result.get_value_vector())
+sample = [int(s) for s in np.linspace(0, model.nr_states - 1, 200).astype(int)]
+rows = [[json.loads(str(model.state_valuations.to_json(s))), float(values[s])] for s in sample]
+print(json.dumps({"states": model.nr_states, "sample": rows}))
+"""
+
+LAUNCH = "import sys; from explaincheck.gui.launcher import main; sys.exit(main())"
+
+
+@dataclass
+class Timed:
+    """One run under GNU time: wall and CPU seconds, peak resident MB, exit status, stdout."""
+
+    wall: float
+    cpu: float
+    peak_mb: float
+    status: int
+    out: str
+    err: str
+
+
+def under_time(command: list[str], timeout: float) -> Timed:
+    """``command`` under ``/usr/bin/time``: its CPU includes the children it waited for (the
+    oracle's child process), its peak is the largest of them."""
+    import subprocess
+
+    with tempfile.NamedTemporaryFile("r", suffix=".time") as report:
+        done = subprocess.run(
+            ["/usr/bin/time", "-o", report.name, "-f", "%e %U %S %M", *command],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+        wall, user, system, peak = report.read().split()[-4:]
+    return Timed(
+        float(wall),
+        float(user) + float(system),
+        int(peak) / 1024,
+        done.returncode,
+        done.stdout,
+        done.stderr,
+    )
+
+
+def _valuation_key(valuation: dict) -> tuple:
+    return tuple(sorted((name, int(value)) for name, value in valuation.items()))
+
+
+def versus_main(sides: list[int], timeout: float) -> int:
+    import json
+
+    print(
+        "| states | explaincheck wall | CPU | peak | stormpy wall | CPU | peak "
+        "| wall ratio | CPU ratio | exit | max abs V diff (200 states) | load |"
+    )
+    print("|" + "---|" * 12)
+    ok = True
+    with tempfile.TemporaryDirectory() as folder:
+        for side in sides:
+            path = Path(folder) / f"drift{side}.prism"
+            path.write_text(DRIFT.format(side=side))
+            load_before = os.getloadavg()[0]
+            storm = under_time([sys.executable, "-c", STORM_RUN, str(path)], timeout)
+            ours = under_time(
+                [sys.executable, "-c", LAUNCH, "oracle", str(path), "--json", "--no-cache"],
+                timeout,
+            )
+            load = f"{load_before:.1f}/{os.getloadavg()[0]:.1f}"
+            if ours.status != 0 or storm.status != 0:
+                ok = False
+                last = (ours.err.strip().splitlines() or [""])[-1]
+                print(f"| {side}² | exit {ours.status}: {last[:120]} | stormpy {storm.status} |")
+                continue
+            reference = json.loads(storm.out)
+            contract = json.loads(ours.out)
+            ours_by = {_valuation_key(s["valuation"]): s["V"] for s in contract["states"]}
+            diff = max(
+                abs(ours_by[_valuation_key(valuation)] - value)
+                for valuation, value in reference["sample"]
+            )
+            states = contract["model"]["states"]
+            if states != reference["states"] or diff > 1e-6:
+                ok = False
+            print(
+                f"| {states:,} | {ours.wall:.1f} s | {ours.cpu:.1f} s | {ours.peak_mb:,.0f} MB "
+                f"| {storm.wall:.1f} s | {storm.cpu:.1f} s | {storm.peak_mb:,.0f} MB "
+                f"| {ours.wall / storm.wall:.2f}× | {ours.cpu / storm.cpu:.2f}× | {ours.status} "
+                f"| {diff:.1e} | {load} |",
+                flush=True,
+            )
+            print(
+                f"  {states:,} states: centrality {contract['model']['centrality_method']}; "
+                f"certificate {contract['model']['certificate']['kind']} "
+                f"(max width {contract['model']['certificate']['max_width']:.1e})",
+                flush=True,
+            )
+    return 0 if ok else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if "--methods" not in argv:
+    if "--methods" not in argv and "--phases" not in argv:
+        parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+        parser.add_argument(
+            "--sides",
+            type=lambda text: [int(part) for part in text.split(",") if part.strip()],
+            default=[100, 317, 1000],
+        )
+        parser.add_argument("--timeout", type=float, default=1800.0, help="seconds per run")
+        args = parser.parse_args(argv)
+        return versus_main(args.sides, args.timeout)
+    if "--phases" in argv:
+        argv = [a for a in argv if a != "--phases"]
         parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
         parser.add_argument(
             "--models",

@@ -12,6 +12,7 @@ unchanged. ``to_arrays``/``from_arrays`` give plain arrays for the child's pipe 
 from __future__ import annotations
 
 import gc
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -26,6 +27,11 @@ NO_ACTION = "(no action)"  # the successors' key of an unlabelled choice
 # made facts are moved out of the cyclic collector's reach every this many states (``facts``)
 FREEZE_EVERY = 4096
 LIST_SLICE = 1 << 15  # entries per ``tolist`` call (``_listed``)
+# ``ColumnarStates.centrality_method`` until the scores are computed (``centrality_scores``)
+NOT_COMPUTED = (
+    "not computed (a picture aid, computed on demand for the graph view and the bottleneck "
+    "questions; oracle --centrality computes it)"
+)
 
 
 def group_actions(
@@ -115,7 +121,6 @@ class _Lists:
     danger: list[float] | None
     scheduler: list[int]
     bottleneck: list[bool]
-    centrality: list[float]
     goal: list[bool]
     unsafe: list[bool]
     valuations: list[list]
@@ -141,7 +146,7 @@ class ColumnarStates(Sequence[StateFacts]):
     q: np.ndarray  # per row
     scheduler: np.ndarray  # per state: chosen row minus first_row
     bottleneck: np.ndarray  # bool per state
-    centrality: np.ndarray
+    centrality: np.ndarray | None  # None until first needed (``centrality_scores``)
     goal: np.ndarray
     unsafe: np.ndarray
     initial: int
@@ -151,7 +156,9 @@ class ColumnarStates(Sequence[StateFacts]):
     value_high: np.ndarray | None = None
     danger_low: np.ndarray | None = None
     danger_high: np.ndarray | None = None
+    centrality_method: str = NOT_COMPUTED  # how ``centrality`` was obtained (``describe``)
     _unfrozen: int = field(default=0, init=False, repr=False)  # made since the last freeze
+    _centrality_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def __len__(self) -> int:
         return len(self.value)
@@ -227,6 +234,38 @@ class ColumnarStates(Sequence[StateFacts]):
         edges = bounds.tolist()
         return [tuple(sources[edges[s] : edges[s + 1]]) for s in range(len(self))]
 
+    @property
+    def centrality_computed(self) -> bool:
+        return self.centrality is not None
+
+    def centrality_scores(self) -> np.ndarray:
+        """C_B of every state, computed on first need from the transition arrays (the same
+        edges, estimator and seed as the child would have used, so the same scores), and
+        ``centrality_method`` then says how."""
+        with self._centrality_lock:
+            if self.centrality is None:
+                from scipy.sparse import csr_matrix
+
+                from explaincheck.core.oracle import centrality
+                from explaincheck.core.oracle.arrays import ChoiceArrays
+
+                shape = (len(self.action_code), len(self))
+                rows = csr_matrix((self.probabilities, self.columns, self.row_offsets), shape)
+                found = centrality.estimate(len(self), *ChoiceArrays(rows, self.first_row).edges)
+                self.centrality_method = found.describe()
+                self.centrality = np.asarray(found.scores, dtype=float)
+            return self.centrality
+
+    @cached_property
+    def _centrality_list(self) -> list[float]:
+        return _listed(self.centrality_scores())
+
+    def without_centrality(self) -> Iterator[StateFacts]:
+        """Every state's facts with ``centrality`` left at NaN and nothing kept: for
+        ``oracle --json``, which prints null rather than pay for a picture aid it was not
+        asked for (``serialization.to_contract``)."""
+        return (self._make(i, float("nan")) for i in range(len(self)))
+
     def _tied(self, a: float, b: float) -> bool:
         return abs(a - b) <= self.tie_tolerance
 
@@ -245,7 +284,6 @@ class ColumnarStates(Sequence[StateFacts]):
             danger=_listed(self.danger) if self.danger is not None else None,
             scheduler=_listed(self.scheduler),
             bottleneck=_listed(self.bottleneck),
-            centrality=_listed(self.centrality),
             goal=_listed(self.goal),
             unsafe=_listed(self.unsafe),
             valuations=[_listed(column) for column in self.valuation_columns],
@@ -284,7 +322,7 @@ class ColumnarStates(Sequence[StateFacts]):
                 self._unfrozen = 0
         return made
 
-    def _make(self, state: int) -> StateFacts:
+    def _make(self, state: int, centrality: float | None = None) -> StateFacts:
         c = self._lists
         start, end = c.first_row[state], c.first_row[state + 1]
         names_all = self.action_names
@@ -307,7 +345,7 @@ class ColumnarStates(Sequence[StateFacts]):
             danger=c.danger[state] if c.danger is not None else None,
             dead_end=value == 0.0,
             bottleneck=c.bottleneck[state],
-            centrality=c.centrality[state],
+            centrality=self._centrality_list[state] if centrality is None else centrality,
             is_goal=c.goal[state],
             is_unsafe=c.unsafe[state],
             is_initial=state == self.initial,
@@ -332,7 +370,7 @@ class ColumnarStates(Sequence[StateFacts]):
             "q": self.q,
             "scheduler": self.scheduler,
             "bottleneck": self.bottleneck,
-            "centrality": self.centrality,
+            "centrality_method": np.array(self.centrality_method, dtype=str),
             "goal": self.goal,
             "unsafe": self.unsafe,
             "initial": np.array(self.initial, dtype=np.int64),
@@ -340,6 +378,8 @@ class ColumnarStates(Sequence[StateFacts]):
         }
         if self.danger is not None:
             arrays["danger"] = self.danger
+        if self.centrality is not None:
+            arrays["centrality"] = self.centrality
         for name in ("value_low", "value_high", "danger_low", "danger_high"):
             if getattr(self, name) is not None:
                 arrays[name] = getattr(self, name)
@@ -368,7 +408,7 @@ class ColumnarStates(Sequence[StateFacts]):
             q=arrays["q"],
             scheduler=arrays["scheduler"],
             bottleneck=arrays["bottleneck"],
-            centrality=arrays["centrality"],
+            centrality=arrays.get("centrality"),
             goal=arrays["goal"],
             unsafe=arrays["unsafe"],
             initial=int(arrays["initial"]),
@@ -377,4 +417,7 @@ class ColumnarStates(Sequence[StateFacts]):
             value_high=arrays.get("value_high"),
             danger_low=arrays.get("danger_low"),
             danger_high=arrays.get("danger_high"),
+            centrality_method=str(arrays["centrality_method"])
+            if "centrality_method" in arrays
+            else NOT_COMPUTED,
         )

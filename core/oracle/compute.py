@@ -22,7 +22,12 @@ from explaincheck.core.errors import ModelError
 from explaincheck.core.oracle import bottlenecks, cache, centrality
 from explaincheck.core.oracle.arrays import choice_arrays
 from explaincheck.core.oracle.certificate import EXACT_CERTIFICATE, Bounds, certify
-from explaincheck.core.oracle.columnar import NO_ACTION, ColumnarStates, choice_facts
+from explaincheck.core.oracle.columnar import (
+    NO_ACTION,
+    NOT_COMPUTED,
+    ColumnarStates,
+    choice_facts,
+)
 from explaincheck.core.oracle.storm import building
 from explaincheck.core.oracle.storm.bulk import read_bulk
 from explaincheck.core.oracle.storm.structure import ModelStructure, read_structure
@@ -218,18 +223,23 @@ def _compute_columnar(
     # thread beside values, danger and bottlenecks (the machines have two cores); the
     # "centrality" phase is then the wait for what is left of it, and "centrality (own)" is
     # its whole time.
-    if bulk.size > centrality.EXACT_UP_TO:
+    # Not asked for (``OracleRequest.centrality``): left to ``ColumnarStates`` to compute on
+    # first need, from the same edges with the same seed.
+    wanted = request.centrality
+    if wanted and bulk.size > centrality.EXACT_UP_TO:
         centrality.load_sampler()  # here, not on the thread: its import holds the interpreter
     edges = arrays.edges  # made once, here, for both threads (bottlenecks read them cached)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="centrality") as beside:
-        pending = beside.submit(_timed, _centrality_beside, bulk.size, edges)
+        pending = beside.submit(_timed, _centrality_beside, bulk.size, edges) if wanted else None
         values = verified_arrays(arrays, goal, unsafe, phase)
         phase("bottlenecks", states=bulk.size)
         bottleneck = np.zeros(bulk.size, dtype=bool)
         bottleneck[list(bottlenecks.by_dominators_arrays(arrays, goal, bulk.initial))] = True
-        phase("centrality", states=bulk.size)
-        own_seconds, scores = pending.result()
-    phase.seconds["centrality (own)"] = own_seconds
+        scores = None
+        if pending is not None:
+            phase("centrality", states=bulk.size)
+            own_seconds, scores = pending.result()
+            phase.seconds["centrality (own)"] = own_seconds
     phase("certificate", states=bulk.size)
     certified = certify(
         arrays, goal, unsafe, values.value, values.scheduler, values.danger, values.danger_policy
@@ -253,7 +263,7 @@ def _compute_columnar(
         q=values.q,
         scheduler=values.scheduler,
         bottleneck=bottleneck,
-        centrality=np.asarray(scores.scores, dtype=float),
+        centrality=np.asarray(scores.scores, dtype=float) if scores is not None else None,
         goal=goal,
         unsafe=unsafe if unsafe is not None else np.zeros(bulk.size, dtype=bool),
         initial=bulk.initial,
@@ -262,6 +272,7 @@ def _compute_columnar(
         value_high=certified.value_high,
         danger_low=certified.danger_low,
         danger_high=certified.danger_high,
+        centrality_method=scores.describe() if scores is not None else NOT_COMPUTED,
     )
     warnings = list(bulk.warnings) + parsed.notes
     if not parsed.has_unsafe:
@@ -293,7 +304,7 @@ def _compute_columnar(
         warnings=tuple(warnings),
         seconds=time.perf_counter() - started,
         values_method=_verified_words(values),
-        centrality_method=scores.describe(),
+        centrality_method=states.centrality_method,
         phases=_finished(phase),
         certificate=certified.certificate,
     )

@@ -6,9 +6,10 @@ JSON only (never pickle), so a shared cache or results file cannot run code when
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, fields, replace
-from typing import Any, cast
+from typing import Any, TextIO, cast
 
 from explaincheck.core.oracle.columnar import ColumnarStates
 from explaincheck.core.oracle.do_nothing import do_nothing_summary
@@ -18,51 +19,83 @@ CACHE_FORMAT = 3  # 2: states carry successors_exact; 3: the certificate and int
 
 
 def to_contract(result: OracleResult) -> dict[str, Any]:
-    """The object printed by ``explaincheck oracle --json``."""
+    """The object printed by ``explaincheck oracle --json``. A large result whose centrality
+    was not asked for prints ``"centrality": null`` per state, and ``centrality_method`` says
+    so; computed (or cached) scores are printed with how they were obtained."""
+    states = contract_states(result)  # first: it decides what centrality_method says
+    return {"model": contract_model(result), "states": list(states)}
+
+
+def write_contract(result: OracleResult, out: TextIO, chunk: int = 4096) -> None:
+    """``json.dumps(to_contract(result))`` written a chunk of states at a time, the same text:
+    at 10^6 states the whole list of dicts and its text took gigabytes in one go."""
+    states = contract_states(result)
+    out.write('{"model": ' + json.dumps(contract_model(result)) + ', "states": [')
+    first = True
+    batch: list[str] = []
+    for state in states:
+        batch.append(json.dumps(state))
+        if len(batch) >= chunk:
+            out.write(("" if first else ", ") + ", ".join(batch))
+            first, batch = False, []
+    if batch:
+        out.write(("" if first else ", ") + ", ".join(batch))
+    out.write("]}\n")
+
+
+def contract_model(result: OracleResult) -> dict[str, Any]:
+    """The ``model`` object of the contract."""
     model = result.model
     return {
-        "model": {
-            "path": model.path,
-            "states": model.states,
-            "choices": model.choices,
-            "transitions": model.transitions,
-            "initial": model.initial,
-            "constants": model.constants,
-            "goal": model.goal_label,
-            "unsafe": model.unsafe_label,
-            "method": result.method,
-            "tie_tolerance": result.tie_tolerance,
-            "danger": result.has_danger,
-            "bottlenecks": list(result.bottlenecks),
-            "dead_ends": len(result.dead_ends),
-            "warnings": list(result.warnings),
-            "seconds": round(result.seconds, 3),
-            "values_method": result.values_method,
-            "centrality_method": result.centrality_method,
-            "do_nothing_states": do_nothing_summary(result).states,
-            "certificate": _certificate(result),
-        },
-        "states": [
-            {
-                "id": s.id,
-                "valuation": s.valuation,
-                "labels": list(s.labels),
-                "V": s.value,
-                "D": s.danger,
-                "Q": s.q,
-                "best": list(s.best),
-                "worst": list(s.worst),
-                "do_nothing": list(s.do_nothing),
-                "optimal_action": s.optimal_action,
-                "dead_end": s.dead_end,
-                "bottleneck": s.bottleneck,
-                "centrality": s.centrality,
-                **({"V_exact": s.value_exact} if s.value_exact is not None else {}),
-                **({"V_interval": list(s.value_interval)} if s.value_interval else {}),
-                **({"D_interval": list(s.danger_interval)} if s.danger_interval else {}),
-            }
-            for s in result.states
-        ],
+        "path": model.path,
+        "states": model.states,
+        "choices": model.choices,
+        "transitions": model.transitions,
+        "initial": model.initial,
+        "constants": model.constants,
+        "goal": model.goal_label,
+        "unsafe": model.unsafe_label,
+        "method": result.method,
+        "tie_tolerance": result.tie_tolerance,
+        "danger": result.has_danger,
+        "bottlenecks": list(result.bottlenecks),
+        "dead_ends": len(result.dead_ends),
+        "warnings": list(result.warnings),
+        "seconds": round(result.seconds, 3),
+        "values_method": result.values_method,
+        "centrality_method": result.centrality_described,
+        "do_nothing_states": do_nothing_summary(result).states,
+        "certificate": _certificate(result),
+    }
+
+
+def contract_states(result: OracleResult) -> Iterator[dict[str, Any]]:
+    """The contract's state objects, one at a time (nothing kept)."""
+    states: Iterable[StateFacts] = result.states
+    pending = isinstance(states, ColumnarStates) and not states.centrality_computed
+    if pending:
+        states = cast(ColumnarStates, states).without_centrality()
+    return (_contract_state(s, pending) for s in states)
+
+
+def _contract_state(s: StateFacts, pending: bool) -> dict[str, Any]:
+    return {
+        "id": s.id,
+        "valuation": s.valuation,
+        "labels": list(s.labels),
+        "V": s.value,
+        "D": s.danger,
+        "Q": s.q,
+        "best": list(s.best),
+        "worst": list(s.worst),
+        "do_nothing": list(s.do_nothing),
+        "optimal_action": s.optimal_action,
+        "dead_end": s.dead_end,
+        "bottleneck": s.bottleneck,
+        "centrality": None if pending else s.centrality,
+        **({"V_exact": s.value_exact} if s.value_exact is not None else {}),
+        **({"V_interval": list(s.value_interval)} if s.value_interval else {}),
+        **({"D_interval": list(s.danger_interval)} if s.danger_interval else {}),
     }
 
 

@@ -33,6 +33,11 @@ class OracleRequest:
     # A missing unsafe label normally just leaves D absent; when the user named the label
     # explicitly (--unsafe L) its absence is an error.
     require_unsafe: bool = False
+    # Betweenness centrality is a picture aid (the graph view, the bottleneck questions' δ), not
+    # ground truth: False leaves it to be computed on demand (large models only: columnar.py),
+    # which ``oracle`` does unless asked (--centrality). Not part of the cache key: a result
+    # without it computes it when first read.
+    centrality: bool = True
 
 
 @dataclass(frozen=True)
@@ -158,6 +163,12 @@ class OracleResult:
 
     def state(self, state_id: int) -> StateFacts:
         return self.states[state_id]
+
+    @property
+    def centrality_described(self) -> str:
+        """How the centrality was obtained: a columnar result computes it on demand, so its
+        states say it (``ColumnarStates.centrality_method``), else ``centrality_method``."""
+        return getattr(self.states, "centrality_method", None) or self.centrality_method
 
     def attached(self, name: str) -> Any:
         """What a category attached under ``name`` (None: nothing)."""

@@ -26,7 +26,6 @@ from explaincheck.core.store.objects import refuse_foreign
 MIGRATE_IN_MEMORY_UP_TO = 1 << 30
 
 
-
 class StoreError(ExplaincheckError):
     """The file is not a results database this version can read."""
 

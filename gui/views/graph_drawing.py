@@ -31,8 +31,8 @@ def summary_text(oracle: OracleResult, index: GraphIndex) -> str:
     parts = [f"{len(oracle.states)} states"]
     parts.append(_count(counts.get("bottleneck", 0), "bottleneck"))
     parts.append(_count(counts.get("dead_end", 0), "dead end"))
-    if oracle.centrality_method.startswith("approx"):
-        parts.append(f"centrality {oracle.centrality_method}")
+    if oracle.centrality_described.startswith("approx"):
+        parts.append(f"centrality {oracle.centrality_described}")
     return " · ".join(parts) + " · click a state; hover an edge for probabilities"
 
 

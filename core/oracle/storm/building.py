@@ -221,7 +221,7 @@ def build(
         uncalibrated = build_budget.NOT_CALIBRATED
         watch(uncalibrated if exact else build_budget.resident_bound(parsed.program, state_limit))
     try:
-        model = _build(parsed, exact=exact, checks=True, path=path)
+        model = _build(parsed, exact=exact, checks=True, path=path, state_limit=state_limit)
     except _Rounding:
         # The float builder's sum check compares doubles exactly, so a sum that is one up to
         # rounding stops it. Constant sums were already checked in fractions (``parse``), so the
@@ -229,12 +229,14 @@ def build(
         # (within ``wellformed.ROW_ROUNDING``); the rational builder's full re-check, which cost
         # a second build of the whole model in Rational numbers (5 minutes and the watchdog at
         # 10^6 states), runs only for models small enough to afford it.
-        model = _build(parsed, exact=exact, checks=False, path=path)
+        model = _build(parsed, exact=exact, checks=False, path=path, state_limit=state_limit)
+        if model.nr_states > state_limit:
+            raise ModelTooLargeError(_too_many(path, state_limit)) from None
         wellformed.check_row_sums(model, path)
         if model.nr_states <= RATIONAL_RECHECK_UP_TO:
             if watch is not None:
                 watch(build_budget.NOT_CALIBRATED)
-            _build(parsed, exact=True, checks=True, path=path)
+            _build(parsed, exact=True, checks=True, path=path, state_limit=state_limit)
         else:
             parsed.notes.append(
                 "the model's float probabilities sum to one only up to rounding, and at "
@@ -244,21 +246,33 @@ def build(
                 "not be refused"
             )
     if model.nr_states > state_limit:
-        raise ModelTooLargeError(
-            f"{path}: the model has {model.nr_states:,} states, more than the limit of "
-            f"{state_limit:,} (raise it with --state-limit of oracle or run or in"
-            " the GUI's Settings, or use smaller constants)"
-        )
+        raise ModelTooLargeError(_too_many(path, state_limit))
     label_expressions(model, parsed.targets)
     return model
+
+
+def _too_many(path: str, state_limit: int) -> str:
+    # Storm stopped exploring at state_limit + 1 states (``_build``): the true count is unknown
+    return (
+        f"{path}: the model is too large: it has more than the limit of {state_limit:,} states"
+        " (raise it with --state-limit of oracle or run or in the GUI's Settings, or use"
+        " smaller constants)"
+    )
 
 
 class _Rounding(Exception):
     """The float build's sum check failed only by rounding."""
 
 
-def _build(parsed: ParsedModel, *, exact: bool, checks: bool, path: str) -> SparseModel:
+def _build(
+    parsed: ParsedModel, *, exact: bool, checks: bool, path: str, state_limit: int
+) -> SparseModel:
+    """Storm's explicit float builder told to stop exploring past ``state_limit + 1`` states
+    (``ExplicitModelBuilderOptions.exploration_state_limit``): a model beyond the limit comes
+    back with exactly that many states, after exploring no more of it than the limit allows
+    (issue 34.20: the refusal had waited for the whole build, or for the memory watchdog)."""
     import stormpy
+    from stormpy import developer
 
     # expressions' parts labelled by Storm, no state made terminal (``Target.keep``)
     kept = [each.keep for each in parsed.targets if each.keep is not None]
@@ -266,8 +280,17 @@ def _build(parsed: ParsedModel, *, exact: bool, checks: bool, path: str) -> Spar
     options.set_exploration_checks(checks)
     try:
         if exact:
+            # uncapped: stormpy 2.0's Rational builder factory cannot be called (its action-mask
+            # default has no Python type); every caller builds in floats first, capped, so a
+            # Rational build only ever follows a float build within the limit
             return stormpy.build_model[stormpy.Rational](parsed.program, options=options)
-        return stormpy.build_model(parsed.program, options=options)
+        if not parsed.program.undefined_constants_are_graph_preserving:
+            return stormpy.build_model(parsed.program, options=options)  # Storm's own refusal
+        capped = developer.ExplicitModelBuilderOptions[float]()
+        capped.exploration_state_limit = state_limit + 1
+        description = developer.SymbolicModelDescription(parsed.program)
+        builder = developer.make_explicit_model_builder[float](description, options, None, capped)
+        return builder.build()
     except MemoryError:
         raise ModelTooLargeError(
             f"{path}: the model is too large: building it ran out of memory"

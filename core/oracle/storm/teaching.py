@@ -89,8 +89,12 @@ def _induced_dtmc(
     matrix = model.transition_matrix
     labeling = model.choice_labeling if model.has_choice_labeling() else None
     n = model.nr_states
+    # force_dimensions: n × n whatever is entered. Without it the matrix is as wide as its
+    # largest column, so when the policy (a forced action) leaves the last-numbered states
+    # unentered the chain had fewer states than its labelling ("Invalid item count (5) of state
+    # labeling (states: 4)", issue 33.9).
     builder = datastructures.SparseMatrixBuilder[value_type](
-        rows=n, columns=n, entries=0, force_dimensions=False
+        rows=n, columns=n, entries=0, force_dimensions=True
     )
     for state in range(n):
         action = forced.get(state, policy[state] if state < len(policy) else None)

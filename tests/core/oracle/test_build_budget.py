@@ -82,9 +82,12 @@ def test_no_bound_when_the_ranges_keep_the_model_within_the_limit(tmp_path):
 
 
 def test_a_model_beyond_the_limit_is_stopped_while_it_builds(tmp_path):
+    """Stopped, not built whole: Storm explores one state more than the limit."""
     path = tmp_path / "grid.prism"
     path.write_text(GRID.format(n=800))  # 641,601 states
-    with pytest.raises(ModelTooLargeError, match="more than 50,000 states can need"):
+    # Storm's exploration stops at 50,001 states (``building._build``), before the memory
+    # watchdog's bound for 50,000 states of this shape is reached
+    with pytest.raises(ModelTooLargeError, match="more than the limit of 50,000 states"):
         compute_oracle(OracleRequest(str(path), state_limit=50_000), use_cache=False)
 
 
@@ -127,10 +130,34 @@ def test_rational_builds_leave_the_watchdog_its_default():
     parsed = building.parse(transporter.request())
     told: list[int] = []
     path = transporter.model_path
-    with pytest.raises(ModelTooLargeError):  # 4/5 + 1/10 + 1/10: the rounding path, then too large
-        building.build(parsed, exact=False, state_limit=10, path=path, watch=told.append)
+    # 4/5 + 1/10 + 1/10: the rounding path; within the limit, its Rational re-check is announced
+    # 471 states, ranges of 912: a bound is told, then the re-check's default
+    building.build(parsed, exact=False, state_limit=500, path=path, watch=told.append)
     assert told[0] > 0 and told[1:] == [build_budget.NOT_CALIBRATED]
+    told.clear()
+    with pytest.raises(ModelTooLargeError):  # beyond it, refused before any Rational build
+        building.build(parsed, exact=False, state_limit=10, path=path, watch=told.append)
+    assert told[0] > 0 and told[1:] == []
     told.clear()
     with pytest.raises(ModelTooLargeError):
         building.build(parsed, exact=True, state_limit=10, path=path, watch=told.append)
     assert told == [build_budget.NOT_CALIBRATED]
+
+
+def test_the_cli_refuses_a_model_beyond_the_limit_in_one_line(tmp_path):
+    """Issue 34.20: a real model past --state-limit is refused once Storm has explored one
+    state more than the limit, with the one-line "too large" error, exit 2; how long that takes
+    is measured in benchmarks/state_limit_refusal.py, not here."""
+    path = tmp_path / "grid.prism"
+    path.write_text(GRID.format(n=800))  # 641,601 states
+    launch = "import sys; from explaincheck.gui.launcher import main; sys.exit(main())"
+    done = subprocess.run(
+        [sys.executable, "-c", launch, "oracle", str(path), "--state-limit", "50000", "--no-cache"],
+        capture_output=True,
+        text=True,
+    )
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert len(lines) == 1 and "the model is too large" in lines[0]
+    assert "more than the limit of 50,000 states" in lines[0] and str(path) in lines[0]
+    assert done.stdout == ""

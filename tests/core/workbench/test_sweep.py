@@ -101,21 +101,38 @@ def test_a_double_swept_over_an_integer_grid_is_still_a_double(flip_request):
     assert tip.between == (0, 1) and tip.at == Fraction(1, 2)
 
 
-def test_the_two_gambles_flip_is_bracketed():
-    """Issue 33.9: the flip at sqrt(13/20) is irrational; bisection brackets it within 1e-6."""
+def two_gambles_sweep():
     from explaincheck.core.oracle.types import OracleRequest
 
     models = Path(__file__).resolve().parents[2] / "models"
     request = OracleRequest(str(models / "two_gambles.prism"))
-    sweep = run_sweep(request, parse_range("p=0.7:0.9:0.1"), [0])
+    return run_sweep(request, parse_range("p=0.7:0.9:0.1"), [0])
+
+
+def test_the_two_gambles_flip_from_the_parametric_engine():
+    """Issue 33.9: forcing ``gamble`` at s=0 leaves the last-numbered parametric state (s=2)
+    unentered; the induced chain must keep all five states (it had four, and Storm refused its
+    labelling of five), so the parametric engine gives the irrational root itself."""
+    sweep = two_gambles_sweep()
     (tip,) = sweep.tipping_points
     assert tip.before == ("steady",) and tip.after == ("gamble",)
-    if tip.method == "bisection":
-        low, high = tip.bracket
-        assert low < (13 / 20) ** 0.5 < high and high - low <= 1e-6
-        assert to_json(sweep)["tipping_points"][0]["bracket"] == [low, high]
-    else:  # the parametric engine: the root itself
-        assert abs(float(tip.at) - (13 / 20) ** 0.5) < 1e-12
+    assert tip.method == "parametric", sweep.notes
+    assert abs(float(tip.at) - (13 / 20) ** 0.5) < 1e-12
+    assert not any("does not apply" in note for note in sweep.notes)
+
+
+def test_the_two_gambles_flip_is_bracketed_by_bisection(monkeypatch):
+    """Bisection stays the honest fallback: with the parametric engine out of reach (models
+    over ``PARAMETRIC_STATES``), the flip at sqrt(13/20) is bracketed within 1e-6."""
+    from explaincheck.core.workbench import tipping
+
+    monkeypatch.setattr(tipping, "PARAMETRIC_STATES", 0)
+    sweep = two_gambles_sweep()
+    (tip,) = sweep.tipping_points
+    assert tip.method == "bisection" and tip.before == ("steady",)
+    low, high = tip.bracket
+    assert low < (13 / 20) ** 0.5 < high and high - low <= 1e-6 and low <= tip.at <= high
+    assert to_json(sweep)["tipping_points"][0]["bracket"] == [low, high]
 
 
 def test_integer_constant_is_bisected_to_its_tie():
