@@ -14,7 +14,6 @@ from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
-    QLabel,
     QMainWindow,
     QMenu,
     QPushButton,
@@ -25,6 +24,7 @@ from PySide6.QtWidgets import (
 from explaincheck.gui.adapters.results_data import ResultsData
 from explaincheck.gui.presenters.notices import Notices
 from explaincheck.gui.support.tasks import Tasks, in_thread
+from explaincheck.gui.views.elided_label import ElidedLabel
 
 if TYPE_CHECKING:
     from explaincheck.gui.views.case_detail import CaseDetail
@@ -58,7 +58,9 @@ class CaseLinkRow(QWidget):
         self.share = share
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        self.label = QLabel("")
+        # elided (whole in its tooltip; Copy copies it whole): a long path must not widen the
+        # window past a 1280-pixel screen
+        self.label = ElidedLabel()
         self.label.setTextFormat(self.label.textFormat().PlainText)
         self.copy = QPushButton("Copy case link")
         self.copy.setToolTip("Opens this case in the share file (File › Share as one file…)")

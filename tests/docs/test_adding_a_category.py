@@ -28,7 +28,7 @@ GENERIC = (
     "tests/core/taxonomy/test_pool_counts.py",
     "tests/core/taxonomy/test_prompt_lint.py",
 )
-PYTEST_OPTIONS = ("-p", "no:cacheprovider", "-p", "overlay_plugin")
+PYTEST_OPTIONS = ("-n", "0", "-p", "no:cacheprovider", "-p", "overlay_plugin")  # one process
 PLUGIN = """
 from pathlib import Path
 from support.category_overlay import install

@@ -88,6 +88,7 @@ QUESTION = (
 )
 
 
+@pytest.mark.slow  # about two minutes of real generations: run with -m slow
 @pytest.mark.parametrize("binding", BINDINGS)
 def test_the_same_prompt_gives_the_same_reply_whatever_was_asked_before(binding, model_path):
     """The prefix cache made a reply depend on the prompt asked before it (issue 35.7): asked

@@ -201,7 +201,7 @@ def test_a_new_environment_is_its_folder_alone(tmp_path):
     wrong = root / "lake_wrong" / EXPECT_NAME
     wrong.write_text(wrong.read_text().replace("states = 16", "states = 17"))
     env = {**os.environ, "EXPLAINCHECK_ENVIRONMENTS": str(root)}
-    select = ["-k", "lake_ and not folder_alone", "-q", "-p", "no:cacheprovider", "-rf"]
+    select = ["-k", "lake_ and not folder_alone", "-q", "-n", "0", "-p", "no:cacheprovider", "-rf"]
     run = subprocess.run(
         [sys.executable, "-m", "pytest", *GENERIC, *select],
         cwd=TESTS.parent,

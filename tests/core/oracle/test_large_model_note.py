@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from explaincheck.core.cli.main import main
 
 MODEL = Path(__file__).parents[2] / "models" / "two_step.prism"
 
 
+@pytest.mark.slow  # Storm reads 1.1 MB of PRISM text for minutes: run with -m slow
 def test_a_large_model_file_is_announced_once(tmp_path, capsys):
     big = tmp_path / "generated.prism"
     padding = "// generated\n" * 90_000  # 1.1 MB, as a generated model's text would be

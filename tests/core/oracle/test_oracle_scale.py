@@ -101,7 +101,7 @@ label "goal" = a=200 & b=200 & c=200 & d=200;
 def test_a_model_far_beyond_the_state_limit_is_refused_quickly(tmp_path):
     path = tmp_path / "huge.prism"
     path.write_text(HUGE)  # 1.6e9 states by its variable ranges
-    with pytest.raises(ModelTooLargeError, match="more than 100,000 states can need"):
+    with pytest.raises(ModelTooLargeError, match="more than the limit of 100,000 states"):
         compute_oracle(OracleRequest(str(path), state_limit=100_000), use_cache=False)
 
 

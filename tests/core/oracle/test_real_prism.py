@@ -98,9 +98,9 @@ def test_a_rounding_false_alarm_costs_no_rational_build(tmp_path, monkeypatch):
     builds: list[tuple[bool, bool]] = []
     real = building._build
 
-    def counted(parsed, *, exact, checks, path):
+    def counted(parsed, *, exact, checks, path, state_limit):
         builds.append((exact, checks))
-        return real(parsed, exact=exact, checks=checks, path=path)
+        return real(parsed, exact=exact, checks=checks, path=path, state_limit=state_limit)
 
     monkeypatch.setattr(building, "_build", counted)
     parsed = building.parse(OracleRequest(str(path)))
