@@ -2,7 +2,9 @@
 not fit: a bar of controls that stays whole in a narrow pane instead of squeezing each control
 below what its words need (the Teach and Workbench graphs are a third of the window wide).
 
-Items keep their size hints; an item given ``stretch`` in ``add`` takes what is left of its line.
+Items keep their size hints; an item given ``stretch`` in ``add`` takes what is left of its line,
+one given ``own_line`` a line of its own (a status line whose length changes must not move the
+controls from line to line, nor the view below up and down).
 """
 
 from __future__ import annotations
@@ -16,19 +18,23 @@ class FlowLayout(QLayout):
         super().__init__(parent)
         self._items: list[QLayoutItem] = []
         self._stretch: set[int] = set()  # ids of the items that take their line's rest
+        self._own_line: set[int] = set()  # ids of the items alone on their line
         self.setSpacing(spacing)
 
     # -- what QLayout asks ----------------------------------------------------------------
     def addItem(self, item: QLayoutItem) -> None:
         self._items.append(item)
 
-    def add(self, widget: QWidget, stretch: bool = False) -> None:
-        """Add ``widget``; ``stretch``: it widens to fill the rest of its line."""
+    def add(self, widget: QWidget, stretch: bool = False, own_line: bool = False) -> None:
+        """Add ``widget``; ``stretch``: it widens to fill the rest of its line; ``own_line``: it
+        is alone on its line, as wide as the layout."""
         self.addChildWidget(widget)
         item = QWidgetItem(widget)
         self._items.append(item)
-        if stretch:
+        if stretch or own_line:
             self._stretch.add(id(item))
+        if own_line:
+            self._own_line.add(id(item))
         self.invalidate()
 
     def count(self) -> int:
@@ -81,12 +87,16 @@ class FlowLayout(QLayout):
         lines: list[list[QLayoutItem]] = [[]]
         used = 0
         for item in self._shown():
-            wide = min(item.sizeHint().width(), width)
-            if lines[-1] and used + self.spacing() + wide > width:
+            alone = id(item) in self._own_line
+            wide = width if alone else min(item.sizeHint().width(), width)
+            if lines[-1] and (alone or used + self.spacing() + wide > width):
                 lines.append([])
                 used = 0
             used += (self.spacing() if lines[-1] else 0) + wide
             lines[-1].append(item)
+            if alone:
+                lines.append([])
+                used = 0
         return [line for line in lines if line]
 
     def _arrange(self, rect: QRect, move: bool) -> int:

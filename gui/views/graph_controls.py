@@ -7,9 +7,9 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
-    QSizePolicy,
     QSpinBox,
     QToolBar,
     QToolButton,
@@ -75,10 +75,10 @@ class GraphRow(FlowLayout):
         self.setContentsMargins(4, 0, 4, 2)
         self.setSpacing(8)
         self.status = ElidedLabel(parent)
-        # long messages are elided with "…" (full text in the tooltip): they must neither widen
-        # the window nor run into the depth control
-        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.add(self.status, stretch=True)
+        # a line of its own, whatever its length (so the controls and the graph below never
+        # move when the message changes); a message too long for it is elided with "…", full
+        # in the tooltip, and never widens the window
+        self.add(self.status, own_line=True)
         self.depth_label = QLabel("Neighbourhood depth:")
         self.add(self.depth_label)
         self.depth_box = QSpinBox(parent)
@@ -93,19 +93,17 @@ class GraphRow(FlowLayout):
         self.add(self.expand_button)
         self.hidden_label = QLabel("", parent)
         self.add(self.hidden_label)
+        # each title stays on the line of its box when the flow wraps
         self.colour_label = QLabel("Colour:")
-        self.add(self.colour_label)
-        self.add(colour_box)
-        self.add(QLabel("Layout:"))
+        self.add(_titled(parent, self.colour_label, colour_box))
         self.layout_box = QComboBox(parent)
         for name in LAYOUTS:
             self.layout_box.addItem(name, name)
-        self.add(self.layout_box)
-        self.add(QLabel("Labels:"))
+        self.add(_titled(parent, QLabel("Layout:"), self.layout_box))
         self.labels_box = QComboBox(parent)
         self.labels_box.addItem("id", "id")
         self.labels_box.addItem("valuation", "valuation")
-        self.add(self.labels_box)
+        self.add(_titled(parent, QLabel("Labels:"), self.labels_box))
         self.search = QLineEdit(parent)
         # short enough to show whole in the Workbench's narrow graph; the syntax is the tooltip
         self.search.setPlaceholderText("Find state…")
@@ -125,3 +123,14 @@ class GraphRow(FlowLayout):
     def show_neighbourhood_controls(self, on: bool) -> None:
         for widget in (self.depth_label, self.depth_box, self.expand_button, self.hidden_label):
             widget.setVisible(on)
+
+
+def _titled(parent: QWidget, title: QLabel, box: QWidget) -> QWidget:
+    """``title`` and ``box`` as one item of the flow, so a wrap never parts them."""
+    pair = QWidget(parent)
+    layout = QHBoxLayout(pair)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.setSpacing(4)
+    layout.addWidget(title)
+    layout.addWidget(box)
+    return pair
