@@ -314,7 +314,9 @@ def _describe(plan: Plan, db: str) -> None:
 
 
 def _summary(plan: Plan, store: Store) -> None:
-    """Per LLM and category: pass / fail / invalid / error and the score of this plan."""
+    """Per LLM and category: pass / fail / invalid / error and the score of this plan; an
+    ``uncertain`` column too when a verdict could flip inside the oracle's intervals (left
+    out of the score, as everywhere)."""
     keys = {e.key for e in plan.executions}
     counts: Counter[tuple[str, str, str]] = Counter()
     for row in store.iter_executions():
@@ -323,14 +325,17 @@ def _summary(plan: Plan, store: Store) -> None:
     rows = sorted({(llm, category) for llm, category, _ in counts})
     if not rows:
         return
+    uncertain = any(verdict == "uncertain" for _, _, verdict in counts)
     width = max(len(llm) for llm, _ in rows)
-    print(f"{'llm':<{width}}  {'category':<18} pass  fail  invalid  error  score")
+    extra = "  uncertain" if uncertain else ""
+    print(f"{'llm':<{width}}  {'category':<18} pass  fail  invalid  error{extra}  score")
     for llm, category in rows:
         c = {v: counts[(llm, category, v)] for v in ("pass", "fail", "invalid", "error")}
         graded = c["pass"] + c["fail"] + c["invalid"]
         score = f"{c['pass'] / graded:.2f}" if graded else "-"
+        column = f"  {counts[(llm, category, 'uncertain')]:>9}" if uncertain else ""
         line = (
             f"{llm:<{width}}  {category:<18} {c['pass']:>4}  {c['fail']:>4}  {c['invalid']:>7}"
-            f"  {c['error']:>5}  {score:>5}"
+            f"  {c['error']:>5}{column}  {score:>5}"
         )
         print(safe_terminal(line))
