@@ -31,8 +31,8 @@ _NOT_NULL_TEXT: tuple[str, ...] = (
     "reason",
     "started_at",
     "finished_at",
+    "output_mode",  # v3
 )
-_NOT_NULL_TEXT = (*_NOT_NULL_TEXT, "output_mode")  # v3
 # Insert, or replace a stored ``error`` row by its retry; a finished row is never overwritten.
 _INSERT_EXECUTION = (
     f"INSERT INTO executions ({', '.join(RECORD_FIELDS)})"

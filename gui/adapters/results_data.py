@@ -45,20 +45,6 @@ def rows_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     return frame_of(rows)
 
 
-def file_campaigns(db_path: str | None) -> list:
-    """The campaign rows of a results file (``Store.campaigns``; [] without one, or when it
-    cannot be read: what is made of the rows alone still works). Worker thread."""
-    from explaincheck.core.store import Store, StoreError
-
-    if not db_path or not Path(db_path).is_file():
-        return []
-    try:
-        with Store.open(db_path, readonly=True) as store:
-            return store.campaigns()
-    except (StoreError, OSError):
-        return []
-
-
 def campaign_model(campaigns: list, environment: str) -> dict[str, str]:
     """The constants and goal/unsafe labels the file's last campaign on ``environment`` was
     run with ("" where it used the model's own), to open that model as it was tested."""

@@ -10,13 +10,9 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QWidget
 
+from explaincheck.core.workspace.presentation.report import file_campaigns
 from explaincheck.gui.adapters.model_controller import ModelController
-from explaincheck.gui.adapters.results_data import (
-    ResultsData,
-    campaign_model,
-    file_campaigns,
-    same_model,
-)
+from explaincheck.gui.adapters.results_data import ResultsData, campaign_model, same_model
 from explaincheck.gui.presenters.notices import Notices
 from explaincheck.gui.support.settings import Settings
 from explaincheck.gui.support.tasks import Tasks, in_thread
