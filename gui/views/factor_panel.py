@@ -39,6 +39,7 @@ from explaincheck.core.analysis.factor_picture import (
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.factors.types import MODEL, Factor
 from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.workspace.presentation.teach import shown_by
 from explaincheck.gui.adapters.factor_controller import FactorController
 from explaincheck.gui.support.safe_text import plain_label
 from explaincheck.gui.support.tasks import Tasks
@@ -84,10 +85,7 @@ def _after_title(factor: Factor) -> str:
 def has_factor_panel(category_id: str | None) -> bool:
     """Whether the cases of this category are shown with this panel: it names it as its
     ``Category.panel`` (``factors`` does), so the panel lists no category id."""
-    from explaincheck.core.taxonomy.registry import CATEGORIES
-
-    found = CATEGORIES.get(category_id or "")
-    return found is not None and found.panel == PANEL
+    return shown_by(category_id, PANEL)
 
 
 def is_factor_case(row: Mapping[str, Any] | None) -> bool:

@@ -24,9 +24,9 @@ from PySide6.QtWidgets import (
 
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
-from explaincheck.core.taxonomy.registry import CATEGORIES
 from explaincheck.core.taxonomy.teaching import Case, Lesson, lesson, stepping_order
 from explaincheck.core.workspace.presentation.flaw_teaching import FlawedAnswer, flawed_answer
+from explaincheck.core.workspace.presentation.teach import category as registered
 from explaincheck.gui.adapters.category_facts import CategoryFacts, adds_facts, facts_words
 from explaincheck.gui.adapters.results_data import ResultsData
 from explaincheck.gui.adapters.teach_replies import reply_text, stored_reply
@@ -185,7 +185,7 @@ class TeachView(QWidget):
 
     async def _compute_order(self, oracle: OracleResult, category_id: str) -> None:
         try:
-            found = CATEGORIES[category_id]
+            found = registered(category_id)
             if adds_facts(found):  # e.g. factors' exact interventions (isolated, cached)
                 assert self.environment is not None  # a model is open when cases are offered
                 self.question_card.set_text(f"Computing {facts_words(found)}…")
