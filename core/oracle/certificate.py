@@ -22,10 +22,17 @@ policy iteration with sparse direct solves, and an interval is derived from its 
 
 The danger D = 1 - Pmax [F Z] (Z: the states that can avoid unsafe forever) gets the mirrored
 interval of its escape probability.
+
+A second, independent source comes first: Storm's interval iteration (``SoundBounds``, from
+``storm.checking.sound_bounds``). Where it converged (width ≤ 2·10^-9) its bounds are the
+certificate and the own bounds are not computed (they cost more than the values themselves at
+10^5 states); where it stopped unconverged, both are computed and intersected: each holds the
+true value, so their intersection does. Every interval is widened to hold the reported value.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,13 +43,19 @@ from explaincheck.core.oracle.arrays import ChoiceArrays, reaching
 from explaincheck.core.oracle.end_components import (
     EndComponents,
     almost_sure,
+    maximal_end_components,
     plateaus,
 )
 from explaincheck.core.oracle.graph_analysis import can_avoid_forever_arrays
+from explaincheck.core.oracle.storm.checking import SoundBounds
 from explaincheck.core.oracle.types import Certificate
 
 EXACT_CERTIFICATE = Certificate("exact", "Storm's Rational engine (exact fractions)", 0.0)
-METHOD = (
+STORM_METHOD = (
+    "Storm's interval iteration (lower and upper bounds converged to 1e-9, each widened by a"
+    " bound on its float round-off)"
+)
+OWN_METHOD = (
     "bounds from policy iteration: lower V^π - ‖r‖·E_π[steps], upper a checked pre-fixed point"
     " of the Bellman operator (Knaster–Tarski): prob0/prob1 by graph analysis, constant on end"
     " components and near-equal plateaus, slack by policy iteration on the collapsed MDP"
@@ -132,7 +145,9 @@ def upper_bound(
         open_states = ~capped & ~zero & has_rows
         if not open_states.any():
             return high
-        components = plateaus(arrays, open_states, value, PLATEAU)
+        components = _without_cycles(
+            arrays, open_states, plateaus(arrays, open_states, value, PLATEAU)
+        )
         inside = components.component >= 0
         level = np.clip(value, 0.0, 1.0)
         if components.count:
@@ -141,7 +156,7 @@ def upper_bound(
             level = np.where(inside, top[np.maximum(components.component, 0)], level)
         level = np.where(capped, 1.0, np.where(zero, 0.0, level))
         leaving = open_states[arrays.state_of_row] & ~components.internal
-        reward = arrays.rows @ level - level[arrays.state_of_row] + MARGIN
+        reward, _ = _row_gain(arrays, level)
         found = _max_total(arrays, open_states, components, leaving, policy, reward)
         if found is None:
             high[open_states] = 1.0
@@ -153,21 +168,102 @@ def upper_bound(
             break
         capped |= reached
     for _ in range(RAISE_ROUNDS):
-        q_high = arrays.rows @ high
+        gain, error = _row_gain(arrays, high)
         failing = np.zeros(n, dtype=bool)
-        failing[arrays.state_of_row[leaving & (q_high > high[arrays.state_of_row])]] = True
+        failing[arrays.state_of_row[leaving & (gain + error > 0.0)]] = True
         failing &= high < 1.0
         if not failing.any():
             break
         # raised to what its choices ask (an increasing sequence under T: it ends at a pre-fixed
         # point); internal choices of a component are raised with it, so none is skipped
-        best_high = np.full(n, -np.inf)
-        best_high[has_rows] = np.maximum.reduceat(q_high, arrays.first_row[:-1][has_rows])
-        high[failing] = np.minimum(1.0, best_high[failing])
+        best_gain = np.full(n, -np.inf)
+        best_gain[has_rows] = np.maximum.reduceat(gain + error, arrays.first_row[:-1][has_rows])
+        high[failing] = np.minimum(1.0, high[failing] + best_gain[failing])
         leaving = open_states[arrays.state_of_row]  # once raised, u need not be constant
     else:
         high[open_states] = 1.0
     return np.clip(high + np.where(open_states, SLACK, 0.0), 0.0, 1.0)
+
+
+def _nodes(open_states: np.ndarray, components: EndComponents) -> tuple[np.ndarray, int]:
+    """The collapsed MDP's node of each open state (its group, or a node of its own; -1 for
+    a state that is not open) and the number of nodes."""
+    node = np.full(len(open_states), -1, dtype=np.int64)
+    inside = components.component >= 0
+    node[inside] = components.component[inside]
+    alone = open_states & ~inside
+    node[alone] = components.count + np.arange(int(alone.sum()))
+    return node, components.count + int(alone.sum())
+
+
+def _without_cycles(
+    arrays: ChoiceArrays, open_states: np.ndarray, components: EndComponents
+) -> EndComponents:
+    """Groups merged until the collapsed MDP has no end component left.
+
+    Plateau groups are not end components: from a group's state a choice may move wholly into
+    a second group and back, a cycle of the collapsed MDP on which a bound constant per group
+    would have to grow by ``MARGIN`` each time round (its policy iteration then meets a
+    singular matrix). Such a cycle's groups get one common bound instead: the end components
+    of the collapsed MDP (every leaving choice, the mass to capped and zero states going to a
+    sink) are merged into one group each, and again until none is left."""
+    while True:
+        node, nodes = _nodes(open_states, components)
+        leaving = open_states[arrays.state_of_row] & ~components.internal
+        rows = np.flatnonzero(leaving)
+        if len(rows) == 0:
+            return components
+        order = np.argsort(node[arrays.state_of_row[rows]], kind="stable")
+        rows = rows[order]
+        row_node = node[arrays.state_of_row[rows]]
+        column = np.where(node >= 0, node, nodes)  # not open: the sink
+        sub = arrays.rows[rows].tocoo()
+        quotient = csr_matrix((sub.data, (sub.row, column[sub.col])), shape=(len(rows), nodes + 1))
+        first_row = np.searchsorted(row_node, np.arange(nodes + 2))
+        first_row[-1] = len(rows)
+        found = maximal_end_components(
+            ChoiceArrays(quotient, first_row), np.arange(nodes + 1) < nodes
+        )
+        inner = found.component[:nodes] >= 0
+        if not inner.any():
+            return components
+        merged = np.arange(nodes)
+        merged[inner] = nodes + found.component[:nodes][inner]
+        _, merged = np.unique(merged, return_inverse=True)
+        if merged.max(initial=-1) + 1 == nodes:
+            return components  # only single nodes looping on themselves: nothing to merge
+        group = np.where(node >= 0, merged[np.maximum(node, 0)], -1)
+        away = np.zeros(arrays.rows.shape[0], dtype=bool)
+        entry_row = np.repeat(np.arange(arrays.rows.shape[0]), np.diff(arrays.rows.indptr))
+        source_group = group[arrays.state_of_row[entry_row]]
+        moved = (group[arrays.rows.indices] != source_group) & (arrays.rows.data > 0)
+        away[entry_row[moved]] = True
+        internal = open_states[arrays.state_of_row] & ~away
+        components = EndComponents(group, internal, int(merged.max(initial=-1) + 1))
+
+
+def _row_gain(arrays: ChoiceArrays, level: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per choice row, (P u)(row) - u(state) summed as Σ p_j (u_j - u_s), and a bound on that
+    sum's floating-point error.
+
+    The difference form is what makes the check sound where a choice stays put with
+    probability ~1: a successor with the state's own level contributes exactly 0, so the sum is
+    as precise as the little mass that moves, where ``P u - u`` would lose it to cancellation.
+    The error bound is (terms + 2)·ε·Σ|terms| (each product and difference rounds once, the sum
+    once per term), doubled."""
+    rows = arrays.rows
+    per_row = np.diff(rows.indptr)
+    source = np.repeat(arrays.state_of_row, per_row)
+    terms = rows.data * (level[rows.indices] - level[source])
+    starts = rows.indptr[:-1]
+    filled = per_row > 0
+    gain = np.zeros(rows.shape[0])
+    size = np.zeros(rows.shape[0])
+    if len(terms):
+        gain[filled] = np.add.reduceat(terms, starts[filled])
+        size[filled] = np.add.reduceat(np.abs(terms), starts[filled])
+    error = 2.0 * (per_row + 2) * np.finfo(float).eps * size
+    return gain, error
 
 
 def _max_total(
@@ -182,12 +278,8 @@ def _max_total(
     collapsed MDP collects while among the open states (policy iteration, every policy being
     proper there); None when a solve fails."""
     n = arrays.size
-    node = np.full(n, -1, dtype=np.int64)
-    inside = components.component >= 0
-    node[inside] = components.component[inside]
-    alone = open_states & ~inside
-    node[alone] = components.count + np.arange(int(alone.sum()))
-    nodes = components.count + int(alone.sum())
+    node, nodes = _nodes(open_states, components)
+    alone = open_states & (components.component < 0)
     ascending = np.flatnonzero(leaving)
     order = np.argsort(node[arrays.state_of_row[ascending]], kind="stable")
     rows = ascending[order]
@@ -200,6 +292,19 @@ def _max_total(
         (np.ones(len(open_index)), (open_index, node[open_index])), shape=(n, nodes)
     )
     matrix = (arrays.rows[rows] @ collapse).tocsr()
+    # A choice that stays in its own node with probability q is, for a bound constant on the
+    # node, the same as its conditional move out (P u <= u iff P' u <= u, P' = the rest scaled
+    # by 1/(1-q)); so the node's own mass is dropped and the row scaled, and ``MARGIN`` is paid
+    # per move out, not per step spent lingering (a slippery grid's walls: ~1e13 steps).
+    entry_row = np.repeat(np.arange(len(rows)), np.diff(matrix.indptr))
+    own = matrix.indices == row_node[entry_row]
+    matrix.data[own] = 0.0
+    matrix.eliminate_zeros()
+    moves = np.asarray(matrix.sum(axis=1)).ravel()
+    moves += arrays.rows[rows] @ (~open_states).astype(float)  # mass to capped or zero states
+    if np.any(moves <= 0.0):
+        return None  # a leaving choice that cannot leave: not an end component by construction
+    matrix = (csr_matrix((1.0 / moves, (np.arange(len(rows)),) * 2)) @ matrix).tocsr()
     # start from the certified policy's choice where it leaves, else a node's first way out
     choice = starts.copy()
     chosen_row = arrays.first_row[:-1] + np.minimum(policy, _last_choice(arrays))
@@ -208,7 +313,7 @@ def _max_total(
     sorted_at = np.empty(len(rows), dtype=np.int64)
     sorted_at[order] = np.arange(len(rows))
     choice[node[alone][found]] = sorted_at[position[found]]
-    gain = reward[rows]
+    gain = reward[rows] / moves + MARGIN
     steps = np.zeros(nodes)
     for _ in range(STEPS_ROUNDS):
         square = matrix[choice]
@@ -249,17 +354,75 @@ def certify(
     policy: np.ndarray,
     danger: np.ndarray | None,
     danger_policy: np.ndarray | None,
+    storm: tuple[SoundBounds | None, SoundBounds | None] = (None, None),
 ) -> Bounds:
-    """The bounded certificate of the verified method's V (and D when given)."""
-    value_low, value_high = reach_bounds(arrays, goal, policy, value)
+    """The bounded certificate of the verified method's V (and D when given); ``storm`` are
+    Storm's sound bounds of V and of D (Pmin [F unsafe]) where it gave them."""
+    storm_value, storm_danger = storm
+    value_low, value_high, own = _interval(
+        arrays, storm_value, value, lambda: reach_bounds(arrays, goal, policy, value)
+    )
     widths = [value_high - value_low]
     danger_low = danger_high = None
     if danger is not None and unsafe is not None and danger_policy is not None:
-        safe = can_avoid_forever_arrays(arrays, unsafe)
-        escape_low, escape_high = reach_bounds(arrays, safe, danger_policy, 1.0 - danger)
-        danger_low, danger_high = 1.0 - escape_high, 1.0 - escape_low
+
+        def own_danger() -> tuple[np.ndarray, np.ndarray]:
+            safe = can_avoid_forever_arrays(arrays, unsafe)
+            escape_low, escape_high = reach_bounds(arrays, safe, danger_policy, 1.0 - danger)
+            return 1.0 - escape_high, 1.0 - escape_low
+
+        danger_low, danger_high, own_d = _interval(arrays, storm_danger, danger, own_danger)
+        own = own or own_d
         widths.append(danger_high - danger_low)
     max_width = float(max(w.max(initial=0.0) for w in widths))
     return Bounds(
-        Certificate("bounded", METHOD, max_width), value_low, value_high, danger_low, danger_high
+        Certificate("bounded", _method(storm_value, storm_danger, own), max_width),
+        value_low,
+        value_high,
+        danger_low,
+        danger_high,
+    )
+
+
+def _interval(
+    arrays: ChoiceArrays,
+    storm: SoundBounds | None,
+    value: np.ndarray,
+    own: Callable[[], tuple[np.ndarray, np.ndarray]],
+) -> tuple[np.ndarray, np.ndarray, bool]:
+    """[lo, hi] holding ``value`` and the true value: Storm's converged bounds alone, else the
+    own bounds intersected with Storm's unconverged ones; and whether the own were computed."""
+    if storm is not None:
+        widen = storm_round_off(arrays, storm.iterations)
+        storm_low = np.clip(storm.lower - widen, 0.0, 1.0)
+        storm_high = np.clip(storm.upper + widen, 0.0, 1.0)
+    if storm is not None and storm.converged:
+        low, high, computed = storm_low, storm_high, False
+    else:
+        low, high = own()
+        computed = True
+        if storm is not None:
+            low, high = np.maximum(low, storm_low), np.minimum(high, storm_high)
+    return np.minimum(low, value), np.maximum(high, value), computed
+
+
+def storm_round_off(arrays: ChoiceArrays, iterations: int) -> float:
+    """How far Storm's float interval iteration may have rounded its bounds: each iteration
+    sums at most (entries of the longest row) products, each rounding once, plus the sum and
+    the step's own rounding; errors of a monotone iteration add up at worst, so the bound is
+    iterations × (entries + 2) × ε, doubled (3·10^-12 at 10^4 states, 2·10^-10 at most)."""
+    longest = int(np.diff(arrays.rows.indptr).max(initial=0))
+    return 2.0 * iterations * (longest + 2) * float(np.finfo(float).eps)
+
+
+def _method(value: SoundBounds | None, danger: SoundBounds | None, own: bool) -> str:
+    """The certificate's words: which sources its bounds came from."""
+    sources = [b for b in (value, danger) if b is not None]
+    if not own:
+        return STORM_METHOD
+    if not sources:
+        return OWN_METHOD
+    return (
+        f"{OWN_METHOD}; intersected with Storm's interval iteration where it stopped short of 1e-9"
+        " (widened by its float round-off), Storm's bounds alone where it reached it"
     )

@@ -30,6 +30,7 @@ from explaincheck.core.oracle.columnar import (
 )
 from explaincheck.core.oracle.storm import building
 from explaincheck.core.oracle.storm.bulk import read_bulk
+from explaincheck.core.oracle.storm.checking import SoundBounds, sound_bounds
 from explaincheck.core.oracle.storm.structure import ModelStructure, read_structure
 from explaincheck.core.oracle.storm.types import SparseModel
 from explaincheck.core.oracle.types import (
@@ -124,7 +125,7 @@ def compute_in_process(
     certified = None
     if method != EXACT:
         phase("certificate", states=structure.size)
-        certified = _certify(arrays, goal, unsafe, values)
+        certified = _certify(arrays, goal, unsafe, values, _storm_bounds(model, parsed))
     phase("bottlenecks", states=structure.size)
     bottleneck_set = bottlenecks.by_dominators_arrays(
         arrays, np.array(goal, dtype=bool), structure.initial
@@ -178,7 +179,21 @@ def compute_in_process(
     )
 
 
-def _certify(arrays: Any, goal: Any, unsafe: Any, values: Values) -> Bounds:
+def _storm_bounds(
+    model: SparseModel, parsed: building.ParsedModel
+) -> tuple[SoundBounds | None, SoundBounds | None]:
+    """Storm's interval-iteration bounds of Pmax [F goal] and (with unsafe) Pmin [F unsafe]."""
+    found = [sound_bounds(model, prop) for prop in parsed.properties[:2]]
+    return found[0], (found[1] if parsed.has_unsafe and len(found) > 1 else None)
+
+
+def _certify(
+    arrays: Any,
+    goal: Any,
+    unsafe: Any,
+    values: Values,
+    storm: tuple[SoundBounds | None, SoundBounds | None],
+) -> Bounds:
     """The bounded certificate of the per-state path's verified values."""
     return certify(
         arrays,
@@ -188,6 +203,7 @@ def _certify(arrays: Any, goal: Any, unsafe: Any, values: Values) -> Bounds:
         np.asarray(values.scheduler, dtype=np.int64),
         np.asarray(values.danger, dtype=float) if values.danger is not None else None,
         values.danger_policy,
+        storm,
     )
 
 
@@ -242,7 +258,14 @@ def _compute_columnar(
             phase.seconds["centrality (own)"] = own_seconds
     phase("certificate", states=bulk.size)
     certified = certify(
-        arrays, goal, unsafe, values.value, values.scheduler, values.danger, values.danger_policy
+        arrays,
+        goal,
+        unsafe,
+        values.value,
+        values.scheduler,
+        values.danger,
+        values.danger_policy,
+        _storm_bounds(model, parsed),
     )
     phase("facts", states=bulk.size)
     states = ColumnarStates(

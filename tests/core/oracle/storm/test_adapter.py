@@ -11,9 +11,16 @@ import numpy as np
 import pytest
 from oracle_helpers import model
 
+from explaincheck.core.oracle.arrays import choice_arrays
+from explaincheck.core.oracle.certificate import storm_round_off
 from explaincheck.core.oracle.storm import building
 from explaincheck.core.oracle.storm.bulk import bits_to_array, read_bulk
-from explaincheck.core.oracle.storm.checking import exact_check, storm_fraction
+from explaincheck.core.oracle.storm.checking import (
+    SOUND_ITERATIONS,
+    exact_check,
+    sound_bounds,
+    storm_fraction,
+)
 from explaincheck.core.oracle.storm.structure import read_structure
 from explaincheck.core.oracle.types import OracleRequest
 
@@ -128,3 +135,23 @@ def test_only_the_adapter_imports_stormpy() -> None:
         if "import stormpy" in path.read_text() or "from stormpy" in path.read_text()
     ]
     assert importers and all(name.startswith("oracle/storm/") for name in importers), importers
+
+
+def test_sound_bounds_bracket_the_exact_values() -> None:
+    """Storm's interval iteration read as two vectors: converged on this small model, every
+    exact value between its bounds once widened by their round-off, and the most iterations
+    allowed on a model this small."""
+    parsed, float_model = _built(exact=False)
+    _, exact_model = _built(exact=True)
+    exact, _ = exact_check(exact_model, parsed.properties[0], exact_model.nr_states)
+    found = sound_bounds(float_model, parsed.properties[0])
+    assert found is not None and found.converged
+    assert found.iterations == SOUND_ITERATIONS[1]
+    assert len(found.lower) == len(found.upper) == float_model.nr_states
+    widen = storm_round_off(
+        choice_arrays(read_structure(float_model, exact=False)), found.iterations
+    )
+    assert 0 < widen < 1e-9
+    for low, high, truth in zip(found.lower, found.upper, exact, strict=True):
+        assert Fraction(low - widen) <= truth <= Fraction(high + widen)
+        assert high - low <= 2e-9
