@@ -89,6 +89,9 @@ class SweepPoint:
     values: dict[int, float]  # V(s) of the chosen states
     error: str | None = None  # why this point failed
     oracle: OracleResult | None = field(default=None, compare=False, repr=False)
+    # the sweep's state id -> this point's own state id (Storm numbers states in exploration
+    # order, which a probability of 0 or 1 changes: the same id can name another valuation)
+    own_id: dict[int, int] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def failed(self) -> bool:
@@ -121,29 +124,49 @@ def constants_with(base: str, name: str, value: Decimal) -> str:
     return f"{kept},{name}={value}" if kept else f"{name}={value}"
 
 
+StateKey = tuple[tuple[str, int | bool | float], ...]  # a state's valuation, in model order
+
+
+def state_keys(oracle: OracleResult) -> tuple[StateKey, ...]:
+    """Each state's valuation as a key, by the oracle's state id."""
+    return tuple(tuple(s.valuation.items()) for s in oracle.states)
+
+
 def run_point(
-    request: OracleRequest, name: str, value: Decimal, states: Iterable[int] | None
+    request: OracleRequest,
+    name: str,
+    value: Decimal,
+    states: Iterable[int] | None,
+    reference: tuple[StateKey, ...] | None = None,
 ) -> SweepPoint:
-    """One oracle run at ``name = value`` (a failure becomes a failed point)."""
+    """One oracle run at ``name = value`` (a failure becomes a failed point). Its states are
+    named by ``reference``'s ids (the sweep's first point), matched by valuation; a state not
+    reachable here is left out of the point (asked for by id: the point fails)."""
     try:
         oracle = compute_oracle(
             replace(request, constants=constants_with(request.constants, name, value))
         )
     except ExplaincheckError as error:
         return SweepPoint(value, None, None, {}, {}, str(error))
-    chosen = range(len(oracle.states)) if states is None else [s for s in states]
-    missing = [s for s in chosen if not 0 <= s < len(oracle.states)]
+    own = state_keys(oracle)
+    keys = reference if reference is not None else own
+    where = {key: i for i, key in enumerate(own)}
+    own_id = {s: where[key] for s, key in enumerate(keys) if key in where}
+    chosen = range(len(keys)) if states is None else list(states)
+    missing = [s for s in chosen if s not in own_id and (states is not None or s >= len(keys))]
     if missing:
         return SweepPoint(value, None, None, {}, {}, f"no state {missing[0]} at {name}={value}")
+    present = [s for s in chosen if s in own_id]
     initial = oracle.initial
     return SweepPoint(
         value,
         initial.value,
         initial.value_exact,
-        {s: oracle.state(s).best for s in chosen},
-        {s: oracle.state(s).value for s in chosen},
+        {s: oracle.state(own_id[s]).best for s in present},
+        {s: oracle.state(own_id[s]).value for s in present},
         None,
         oracle,
+        own_id,
     )
 
 
@@ -165,14 +188,17 @@ def run_sweep(
     chosen = None if states is None else tuple(states)
     sweep = with_declared_type(request, sweep)
     points = []
+    reference: tuple[StateKey, ...] | None = None  # the first good point's states name them all
     for i, value in enumerate(sweep.values):
-        point = run_point(request, sweep.name, value, chosen)
+        point = run_point(request, sweep.name, value, chosen, reference)
+        if reference is None and point.oracle is not None:
+            reference = state_keys(point.oracle)
         points.append(point)
         if on_point is not None:
             on_point(i + 1, len(sweep.values), point)
     notes: list[str] = []
     tipping = tuple(
-        locate(request, sweep, changes, notes) if exact_points else changes
+        locate(request, sweep, changes, notes, reference) if exact_points else changes
         for changes in find_changes(points)
     )
     return Sweep(sweep.name, tuple(points), tipping, chosen, tuple(dict.fromkeys(notes)))

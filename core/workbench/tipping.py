@@ -19,10 +19,12 @@ from fractions import Fraction
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.isolated_call import call_isolated
 from explaincheck.core.oracle.storm.teaching import parametric_values, without_constant
-from explaincheck.core.oracle.types import OracleRequest, OracleResult
+from explaincheck.core.oracle.types import OracleRequest
 from explaincheck.core.workbench.sweep import (
     BRACKET_WIDTH,
     MAX_BISECTIONS,
+    StateKey,
+    SweepPoint,
     SweepRange,
     TippingPoint,
     run_point,
@@ -65,13 +67,17 @@ def root_between(
 
 
 def _parametric(
-    request: OracleRequest, name: str, change: TippingPoint, left: OracleResult
+    request: OracleRequest, name: str, change: TippingPoint, point: SweepPoint
 ) -> Fraction | float | None:
-    state = left.state(change.state)
+    """The root for ``change``, every other state following the left point's optimal policy."""
+    left = point.oracle
+    assert left is not None  # a point with its state in ``own_id`` has its oracle
+    own = point.own_id[change.state]
+    state = left.state(own)
     first = change.before[0]
     second = next((a for a in change.after if a not in change.before), change.after[0])
     policy = [s.optimal_action for s in left.states]
-    policy[change.state] = state.optimal_action
+    policy[own] = state.optimal_action
     valuations = [dict(s.valuation) for s in left.states]
     texts = call_isolated(
         parametric_values,
@@ -79,14 +85,19 @@ def _parametric(
         name,
         valuations,
         policy,
-        change.state,
+        own,
         [first, second],
     )
     low, high = (Fraction(x) for x in change.between)
     return root_between(texts[first], texts[second], name, low, high)
 
 
-def _bisect(request: OracleRequest, sweep: SweepRange, change: TippingPoint) -> TippingPoint:
+def _bisect(
+    request: OracleRequest,
+    sweep: SweepRange,
+    change: TippingPoint,
+    reference: tuple[StateKey, ...] | None,
+) -> TippingPoint:
     """Halve the interval with oracle runs until it is at most ``BRACKET_WIDTH`` wide (a whole
     number apart for an integer constant); the flip lies in the bracket, ``at`` is its middle."""
     low, high = change.between
@@ -98,7 +109,7 @@ def _bisect(request: OracleRequest, sweep: SweepRange, change: TippingPoint) -> 
             middle = middle.to_integral_value()
             if middle in (low, high):
                 break
-        point = run_point(request, sweep.name, middle, [change.state])
+        point = run_point(request, sweep.name, middle, [change.state], reference)
         if point.failed:
             break
         best = point.best[change.state]
@@ -117,13 +128,22 @@ def _bisect(request: OracleRequest, sweep: SweepRange, change: TippingPoint) -> 
 
 
 def locate(
-    request: OracleRequest, sweep: SweepRange, change: TippingPoint, notes: list[str]
+    request: OracleRequest,
+    sweep: SweepRange,
+    change: TippingPoint,
+    notes: list[str],
+    reference: tuple[StateKey, ...] | None = None,
 ) -> TippingPoint:
-    """``change`` with ``at`` and ``method`` filled in where they can be."""
+    """``change`` with ``at`` and ``method`` filled in where they can be; its state is named
+    by ``reference`` (the sweep's first point; None: each point's own ids)."""
     if change.method is not None:
         return change
-    left = _left_oracle(request, sweep.name, change.between[0])
-    if not sweep.integer and left is not None and len(left.states) <= PARAMETRIC_STATES:
+    left = run_point(request, sweep.name, change.between[0], [], reference)
+    if sweep.integer:
+        notes.append("an integer constant has no parametric form: tipping points bisected")
+    elif left.oracle is not None and len(left.oracle.states) > PARAMETRIC_STATES:
+        notes.append(f"over {PARAMETRIC_STATES} states: tipping points bisected, not parametric")
+    elif _comparable(change, left):
         try:
             at = _parametric(request, sweep.name, change, left)
         except ExplaincheckError as error:
@@ -135,13 +155,11 @@ def locate(
                 f"no root of the parametric difference for state {change.state} in the "
                 "interval (the policy elsewhere changes too): bisected"
             )
-    elif left is not None and len(left.states) > PARAMETRIC_STATES:
-        notes.append(f"over {PARAMETRIC_STATES} states: tipping points bisected, not parametric")
-    elif sweep.integer:
-        notes.append("an integer constant has no parametric form: tipping points bisected")
-    return _bisect(request, sweep, change)
+    return _bisect(request, sweep, change, reference)
 
 
-def _left_oracle(request: OracleRequest, name: str, value: Decimal) -> OracleResult | None:
-    point = run_point(request, name, value, [])
-    return point.oracle
+def _comparable(change: TippingPoint, left: SweepPoint) -> bool:
+    """Whether the parametric engine can compare the two sides: both have an action, and the
+    left point's oracle has the state (a state without actions on one side, e.g. one that a
+    probability of 1 makes a goal, is bisected)."""
+    return bool(change.before and change.after) and change.state in left.own_id

@@ -153,3 +153,24 @@ def test_irrational_root_from_the_parametric_engine(tmp_path):
     sweep = run_sweep(OracleRequest(str(square)), parse_range("p=0.5:0.9:0.4"), [0])
     (tip,) = sweep.tipping_points
     assert tip.method == "parametric" and tip.at == pytest.approx(2**-0.5, abs=1e-12)
+
+
+def test_states_keep_their_names_where_storm_numbers_them_otherwise():
+    """At p = 1 the gamble's losing branch has probability 0, and Storm explores the five
+    states in another order (s=3 is state 2 there, s=4 at 0.95): the sweep names states by the
+    first point's ids, matched by valuation, so no state is compared with another and the only
+    tipping point is the real one (before, a false one between 0.95 and 1 crashed the sweep)."""
+    from explaincheck.core.oracle.types import OracleRequest
+
+    models = Path(__file__).resolve().parents[2] / "models"
+    request = OracleRequest(str(models / "two_gambles.prism"))
+    sweep = run_sweep(request, parse_range("p=0.5:1:0.05"))
+    last = sweep.points[-1]
+    assert last.oracle is not None and last.own_id != {s: s for s in last.own_id}
+    first = sweep.points[0].oracle
+    assert first is not None
+    for state, own in last.own_id.items():
+        assert last.oracle.state(own).valuation == first.state(state).valuation
+    (tip,) = sweep.tipping_points
+    assert tip.state == 0 and tip.between == (Decimal("0.80"), Decimal("0.85"))
+    assert abs(float(tip.at) - (13 / 20) ** 0.5) < 1e-12
