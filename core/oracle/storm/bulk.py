@@ -22,6 +22,7 @@ import numpy.typing as npt
 from scipy.sparse import csr_matrix
 
 from explaincheck.core.oracle.arrays import ChoiceArrays
+from explaincheck.core.oracle.storm.structure import first_initial
 from explaincheck.core.oracle.storm.types import BitVector, SparseModel
 
 
@@ -182,7 +183,9 @@ def read_bulk(model: SparseModel) -> BulkModel:
             f"{duplicates} states have several choices with the same action label; they are "
             "told apart as name#2, name#3, ..."
         )
-    initial = int(next(iter(model.initial_states)))
+    initial, more = first_initial(model)
+    if more:
+        warnings.append(more)
     return BulkModel(
         arrays, code, tuple(names), labels, _valuations(model), initial, tuple(warnings)
     )

@@ -96,8 +96,24 @@ def read_structure(model: SparseModel, *, exact: bool) -> ModelStructure:
         )
         choices = [_disambiguate(state_choices) for state_choices in choices]
     variables = tuple(valuations[0]) if valuations else ()
-    initial = int(next(iter(model.initial_states)))
+    initial, more = first_initial(model)
+    if more:
+        warnings.append(more)
     return ModelStructure(initial, valuations, labels, choices, variables, tuple(warnings))
+
+
+def first_initial(model: SparseModel) -> tuple[int, str]:
+    """The initial state the oracle uses, and a warning when the model has several (an
+    ``init ... endinit`` block): V(s0), bottlenecks ("every run from the initial state") and
+    the questions name one initial state, so the others are said, not silently dropped."""
+    initial = sorted(int(s) for s in model.initial_states)
+    if len(initial) == 1:
+        return initial[0], ""
+    shown = ", ".join(str(s) for s in initial[:5]) + (", ..." if len(initial) > 5 else "")
+    return initial[0], (
+        f"the model has {len(initial)} initial states ({shown}); the oracle uses state"
+        f" {initial[0]}: V(s0), the bottlenecks and every question's initial state refer to it"
+    )
 
 
 def _disambiguate(state_choices: list[Choice]) -> list[Choice]:

@@ -181,3 +181,15 @@ def test_an_unsafe_expression_gives_the_danger():
 
 def test_models_folder_is_where_the_helpers_look():
     assert (MODELS / "key_bool.prism").exists()
+
+
+@pytest.mark.parametrize("method", ["exact", "verified"])
+def test_several_initial_states_are_said_not_dropped(method):
+    """An ``init ... endinit`` block with two initial states: the oracle keeps the first
+    (x=0) and its warnings say so, on both the exact and the verified path."""
+    result = oracle_json(model("two_initial"), "--method", method)
+    assert result["model"]["initial"] == 0
+    assert initial(result)["valuation"] == {"x": 0}
+    (said,) = [w for w in result["model"]["warnings"] if "initial states" in w]
+    assert "2 initial states (0, 1)" in said and "uses state 0" in said
+    assert result["model"]["bottlenecks"] == [1, 2]
