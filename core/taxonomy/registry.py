@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.plugins import CATEGORIES as CATEGORY_PLUGINS
 from explaincheck.core.plugins import plugin_objects
-from explaincheck.core.taxonomy.base import Category
+from explaincheck.core.taxonomy.base import EXPLANATION, Category
 from explaincheck.core.taxonomy.best_action import BestAction
 from explaincheck.core.taxonomy.bottleneck import Bottleneck
 from explaincheck.core.taxonomy.factors import Factors
@@ -54,8 +54,9 @@ CATEGORIES: dict[str, Category] = {
         PolicyRegret(),
     )
 }
-# then the categories of installed plugin packages (entry points ``explaincheck.categories``,
-# core/plugins.py); a plugin never replaces a built-in id
+# this project's own categories (what its docs count); then the categories of installed plugin
+# packages (entry points ``explaincheck.categories``, core/plugins.py), which never replace an id
+OWN_CATEGORIES: tuple[str, ...] = tuple(CATEGORIES)
 for _plugin in plugin_objects(CATEGORY_PLUGINS, Category, make=lambda cls: cls()):
     CATEGORIES.setdefault(_plugin.id, _plugin)
 
@@ -85,16 +86,22 @@ class Census:
     explanation: int  # why-questions beyond the paper (factors)
     about_a_policy: int  # questions about an attached policy
     total: int
+    more: int = 0  # any other category of this project's (a state question added later)
 
 
 def census() -> Census:
-    about_policy = sum(c.about_a_policy for c in CATEGORIES.values())
-    paper = sum(cid in CATEGORIES for cid in PAPER_CATEGORIES)
+    """The counts of this project's own categories: plugins' are left out (the docs that state
+    these counts describe the project, not what else is installed)."""
+    own = [CATEGORIES[cid] for cid in OWN_CATEGORIES]
+    about_policy = sum(c.about_a_policy for c in own)
+    paper = sum(cid in OWN_CATEGORIES for cid in PAPER_CATEGORIES)
+    explanation = sum(c.dimension == EXPLANATION and not c.about_a_policy for c in own)
     return Census(
         paper=paper,
-        explanation=len(CATEGORIES) - paper - about_policy,
+        explanation=explanation,
         about_a_policy=about_policy,
-        total=len(CATEGORIES),
+        total=len(own),
+        more=len(own) - paper - explanation - about_policy,
     )
 
 

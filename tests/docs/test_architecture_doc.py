@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from explaincheck.core.cli.main import SUBCOMMANDS
-from explaincheck.core.taxonomy.registry import CATEGORIES
+from explaincheck.core.taxonomy.registry import CATEGORIES, OWN_CATEGORIES
 
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "architecture.md"
@@ -151,12 +151,14 @@ def _module_file(module: str) -> Path:
 
 
 def covered_by_rules(text: str) -> set[Path]:
-    """Modules the page covers by a rule it states: the category modules registered in
-    ``CATEGORIES``, the sub-command modules registered in ``core/cli/main.py`` and the
-    ``core/backends/*_backend.py`` modules that ``core/backends/registry.py`` imports."""
+    """Modules the page covers by a rule it states: the project's category modules registered in
+    ``CATEGORIES`` (``OWN_CATEGORIES``), the sub-command modules registered in
+    ``core/cli/main.py`` and the ``core/backends/*_backend.py`` modules that
+    ``core/backends/registry.py`` imports."""
     covered: set[Path] = set()
     if CATEGORY_RULE in text:
-        covered |= {_module_file(type(c).__module__) for c in CATEGORIES.values()}
+        # this project's own categories (an installed plugin's live in its own package)
+        covered |= {_module_file(type(CATEGORIES[i]).__module__) for i in OWN_CATEGORIES}
     if COMMAND_RULE in text:
         covered |= {_module_file(module) for module, _ in SUBCOMMANDS.values()}
     if BACKEND_RULE in text:

@@ -27,6 +27,7 @@ from support.environment_expectations import (
 from explaincheck.core.environments.loader import TemplateDescriber, load_environment
 from explaincheck.core.environments.registry import (
     BUILTIN_IDS,
+    PLUGIN_FOLDERS,
     discover,
     list_builtin,
     load_builtin,
@@ -51,7 +52,8 @@ def oracle(env_id: str) -> OracleResult:
 
 
 def test_every_environment_folder_is_listed_with_its_expectations():
-    assert discover(environments_dir()) == BUILTIN_IDS
+    # the folders under environments/, then those of installed plugin packages
+    assert discover(environments_dir()) + tuple(PLUGIN_FOLDERS) == BUILTIN_IDS
     assert {"frozen_lake", "wolf_goat_cabbage", "dam"} <= set(BUILTIN_IDS)
     assert [env.id for env in list_builtin()] == list(BUILTIN_IDS)
     assert list(all_expected()) == list(BUILTIN_IDS)  # each folder has a readable expect.toml
