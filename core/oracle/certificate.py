@@ -24,10 +24,12 @@ The danger D = 1 - Pmax [F Z] (Z: the states that can avoid unsafe forever) gets
 interval of its escape probability.
 
 A second, independent source comes first: Storm's interval iteration (``SoundBounds``, from
-``storm.checking.sound_bounds``). Where it converged (width ≤ 2·10^-9) its bounds are the
+``storm.checking.sound_bounds``). Where it converged (width ≤ 2·10^-12) its bounds are the
 certificate and the own bounds are not computed (they cost more than the values themselves at
-10^5 states); where it stopped unconverged, both are computed and intersected: each holds the
-true value, so their intersection does. Every interval is widened to hold the reported value.
+10^5 states); there the values are the bounds' midpoints (``sound_values``) and policy iteration
+never ran. Where it stopped unconverged, the values come from policy iteration, both bounds are
+computed and intersected: each holds the true value, so their intersection does. Every interval
+is widened to hold the reported value.
 """
 
 from __future__ import annotations
@@ -47,13 +49,13 @@ from explaincheck.core.oracle.end_components import (
     plateaus,
 )
 from explaincheck.core.oracle.graph_analysis import can_avoid_forever_arrays
-from explaincheck.core.oracle.storm.checking import SoundBounds
+from explaincheck.core.oracle.storm.checking import SOUND_PRECISION, SoundBounds
 from explaincheck.core.oracle.types import Certificate
 
 EXACT_CERTIFICATE = Certificate("exact", "Storm's Rational engine (exact fractions)", 0.0)
 STORM_METHOD = (
-    "Storm's interval iteration (lower and upper bounds converged to 1e-9, each widened by a"
-    " bound on its float round-off)"
+    f"Storm's interval iteration (lower and upper bounds converged to {SOUND_PRECISION:g}, each"
+    " widened by a bound on its float round-off)"
 )
 OWN_METHOD = (
     "bounds from policy iteration: lower V^π - ‖r‖·E_π[steps], upper a checked pre-fixed point"
@@ -364,9 +366,12 @@ def certify(
     )
     widths = [value_high - value_low]
     danger_low = danger_high = None
-    if danger is not None and unsafe is not None and danger_policy is not None:
+    if danger is not None and unsafe is not None:
 
         def own_danger() -> tuple[np.ndarray, np.ndarray]:
+            # asked for only where Storm's bounds of D stopped short, where D came from policy
+            # iteration (``sound_values.storm_first``), which gives its policy
+            assert danger_policy is not None
             safe = can_avoid_forever_arrays(arrays, unsafe)
             escape_low, escape_high = reach_bounds(arrays, safe, danger_policy, 1.0 - danger)
             return 1.0 - escape_high, 1.0 - escape_low
@@ -423,6 +428,7 @@ def _method(value: SoundBounds | None, danger: SoundBounds | None, own: bool) ->
     if not sources:
         return OWN_METHOD
     return (
-        f"{OWN_METHOD}; intersected with Storm's interval iteration where it stopped short of 1e-9"
+        f"{OWN_METHOD}; intersected with Storm's interval iteration where it stopped short of"
+        f" {SOUND_PRECISION:g}"
         " (widened by its float round-off), Storm's bounds alone where it reached it"
     )
