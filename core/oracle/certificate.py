@@ -2,8 +2,9 @@
 
 Under the exact method every V and D is a fraction from Storm's Rational engine: the certificate
 says ``exact`` and no state carries an interval. Under the verified method V and D come from
-policy iteration with sparse direct solves, and an interval is derived from its own final policy
-π and values v (docs/method.md, "Certified values"):
+Storm's interval iteration where it converges (its bounds are then the certificate, below), else
+from policy iteration with sparse direct solves, and an interval is derived from its own final
+policy π and values v (docs/method.md, "Certified values"):
 
 * lower bound: V^π ≤ Pmax. On the states π leads to the target, V^π - v = (I - P_π)^-1 r, with
   r the residual of the solve, so |V^π - v| ≤ ‖r‖∞ · E_π[steps], and the expected steps are one
