@@ -38,7 +38,7 @@ from explaincheck.core.oracle.storm.checking import (
     transitions_of,
 )
 from explaincheck.core.oracle.storm.structure import ModelStructure, read_structure
-from explaincheck.core.oracle.storm.types import SparseModel
+from explaincheck.core.oracle.storm.types import Property, SparseModel
 from explaincheck.core.oracle.types import (
     EXACT,
     VERIFIED,
@@ -196,14 +196,26 @@ def _storm_bounds(
     model: SparseModel, parsed: building.ParsedModel
 ) -> tuple[SoundBounds | None, SoundBounds | None]:
     """Storm's interval-iteration bounds of Pmax [F goal] (with its scheduler) and (with
-    unsafe) Pmin [F unsafe], at most ``VALUE_ITERATIONS`` iterations: the values where they
-    converge (``sound_values.storm_first``)."""
-    cap = min(VALUE_ITERATIONS, sound_iterations(transitions_of(model)))
-    value = sound_bounds(model, parsed.properties[0], iterations=cap, scheduler=True)
+    unsafe) Pmin [F unsafe]: the values where they converge (``sound_values.storm_first``).
+    Each is asked with the caps of ``VALUE_ITERATIONS`` in turn until it converges: the bounds'
+    round-off allowance grows with the cap, and most models converge within the first."""
+    full = sound_iterations(transitions_of(model))
+    value = _converging(model, parsed.properties[0], full, scheduler=True)
     danger = None
     if parsed.has_unsafe and len(parsed.properties) > 1:
-        danger = sound_bounds(model, parsed.properties[1], iterations=cap)
+        danger = _converging(model, parsed.properties[1], full, scheduler=False)
     return value, danger
+
+
+def _converging(
+    model: SparseModel, prop: Property, full: int, *, scheduler: bool
+) -> SoundBounds | None:
+    found = None
+    for cap in VALUE_ITERATIONS:
+        found = sound_bounds(model, prop, iterations=min(cap, full), scheduler=scheduler)
+        if found is None or found.converged or cap >= full:
+            break
+    return found
 
 
 def _wider_bounds(

@@ -88,7 +88,7 @@ def test_storm_cut_short_gives_the_same_values_by_policy_iteration(monkeypatch, 
     """Storm allowed 3 iterations stops unconverged: both quantities come from policy
     iteration, and they agree with Storm's converged midpoints within the stated error."""
     first = compute_in_process(OracleRequest(key_grid_path, method=VERIFIED), columnar_from=0)
-    monkeypatch.setattr(compute, "VALUE_ITERATIONS", 3)
+    monkeypatch.setattr(compute, "VALUE_ITERATIONS", (3,))
     monkeypatch.setattr(compute, "sound_iterations", lambda transitions: 3)
     second = compute_in_process(OracleRequest(key_grid_path, method=VERIFIED), columnar_from=0)
     assert "V: policy iteration" in second.values_method
@@ -110,3 +110,20 @@ def test_converged_bounds_are_not_the_values_when_their_round_off_is_too_wide(ke
     allowed = SoundBounds(storm.lower, storm.upper, True, 10**7)
     assert not usable(allowed, arrays)
     assert not usable(None, arrays)
+
+
+def test_storm_is_asked_with_the_smallest_cap_that_converges(monkeypatch, key_grid_path):
+    """The round-off allowance grows with the cap: a model converging within the first cap
+    keeps the small one (and its narrow certificate); cut shorter, the next cap is tried."""
+    parsed = building.parse(OracleRequest(key_grid_path))
+    model = building.build(parsed, exact=False, state_limit=10**6, path=key_grid_path)
+    value, danger = compute._storm_bounds(model, parsed)
+    assert value is not None and danger is not None
+    assert value.converged and value.iterations == compute.VALUE_ITERATIONS[0]
+    assert value.scheduler is not None and danger.scheduler is None
+    escalated = compute._converging(model, parsed.properties[0], 10**5, scheduler=False)
+    assert escalated is not None and escalated.iterations == compute.VALUE_ITERATIONS[0]
+    last = compute.VALUE_ITERATIONS[-1]
+    monkeypatch.setattr(compute, "VALUE_ITERATIONS", (2, last))
+    escalated = compute._converging(model, parsed.properties[0], 10**5, scheduler=False)
+    assert escalated is not None and escalated.converged and escalated.iterations == last
