@@ -365,6 +365,10 @@ def certify(
     value_low, value_high, own = _interval(
         arrays, storm_value, value, lambda: reach_bounds(arrays, goal, policy, value)
     )
+    if storm_value is not None and storm_value.converged:
+        # graph facts need no round-off allowance: V = 1 on the goal, 0 where no path leads to it
+        _pin(value_low, value_high, goal, 1.0, value)
+        _pin(value_low, value_high, ~reaching(arrays.state_graph, goal), 0.0, value)
     widths = [value_high - value_low]
     danger_low = danger_high = None
     if danger is not None and unsafe is not None:
@@ -378,6 +382,8 @@ def certify(
             return 1.0 - escape_high, 1.0 - escape_low
 
         danger_low, danger_high, own_d = _interval(arrays, storm_danger, danger, own_danger)
+        if storm_danger is not None and storm_danger.converged:
+            _pin(danger_low, danger_high, unsafe, 1.0, danger)  # D = 1 on unsafe states
         own = own or own_d
         widths.append(danger_high - danger_low)
     max_width = float(max(w.max(initial=0.0) for w in widths))
@@ -388,6 +394,17 @@ def certify(
         danger_low,
         danger_high,
     )
+
+
+def _pin(
+    low: np.ndarray, high: np.ndarray, where: np.ndarray, exact: float, value: np.ndarray
+) -> None:
+    """[exact, exact] at ``where``, a value graph analysis gives exactly, where the interval
+    holds it and it is the reported value (Storm's bounds there are that number, widened by
+    their round-off only)."""
+    holds = where & (low <= exact) & (exact <= high) & (value == exact)
+    low[holds] = exact
+    high[holds] = exact
 
 
 def _interval(

@@ -127,3 +127,20 @@ def test_storm_is_asked_with_the_smallest_cap_that_converges(monkeypatch, key_gr
     monkeypatch.setattr(compute, "VALUE_ITERATIONS", (2, last))
     escalated = compute._converging(model, parsed.properties[0], 10**5, scheduler=False)
     assert escalated is not None and escalated.converged and escalated.iterations == last
+
+
+def test_graph_facts_keep_exact_intervals_under_storms_certificate(key_grid_path):
+    """Goal states (V = 1), states without a path to the goal (V = 0) and unsafe states
+    (D = 1) are graph facts: no round-off allowance widens them, so a tie between two actions
+    that lead to such states stays a certain tie (``taxonomy.uncertainty``)."""
+    result = compute_in_process(OracleRequest(key_grid_path, method=VERIFIED), columnar_from=0)
+    assert result.certificate.method == STORM_METHOD and result.certificate.max_width > 0
+    goals = [s for s in result.states if s.is_goal]
+    dead = [s for s in result.states if s.dead_end]
+    unsafe = [s for s in result.states if s.is_unsafe]
+    assert goals and dead and unsafe
+    assert all(s.value == 1.0 and s.value_interval == (1.0, 1.0) for s in goals)
+    assert all(s.value == 0.0 and s.value_interval == (0.0, 0.0) for s in dead)
+    assert all(s.danger == 1.0 and s.danger_interval == (1.0, 1.0) for s in unsafe)
+    inner = [s for s in result.states if not (s.is_goal or s.dead_end)]
+    assert any(s.value_interval[1] > s.value_interval[0] for s in inner)
