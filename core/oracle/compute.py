@@ -123,6 +123,7 @@ def compute_in_process(
         values = exact_values(model, structure, parsed.properties, parsed.has_unsafe)
         values_method = "exact rationals (Storm's Rational engine); Q summed exactly"
     else:
+        phase("values", states=structure.size)  # Storm's interval iteration is the values' phase
         storm = _storm_bounds(model, parsed)
         values = values_of(
             arrays,
