@@ -95,15 +95,27 @@ def positive_int(text: str) -> int:
 
 
 def request_from(args: argparse.Namespace) -> OracleRequest:
-    """Resolve MODEL|ENV (built-in ids take their environment's constants and labels)."""
-    from explaincheck.core.environments.registry import resolve
+    """Resolve MODEL|ENV (built-in ids take their environment's constants and labels). A bare
+    PRISM file's request needs no environment: its generic wording would have Storm parse the
+    file in a child process of its own (``describe_program``), which the oracle's child parses
+    again anyway."""
+    from explaincheck.core.environments.registry import is_bare_model, resolve
 
+    method, limit, require_unsafe = args.method, args.state_limit, args.unsafe is not None
+    if is_bare_model(args.model):
+        return OracleRequest(
+            model_path=str(Path(args.model).expanduser()),
+            constants=args.const or "",
+            goal_label=args.goal or "goal",
+            unsafe_label=args.unsafe or "unsafe",
+            method=method,
+            state_limit=limit,
+            require_unsafe=require_unsafe,
+        )
     environment = resolve(
         args.model, constants=args.const, goal_label=args.goal, unsafe_label=args.unsafe
     )
-    return environment.request(
-        method=args.method, state_limit=args.state_limit, require_unsafe=args.unsafe is not None
-    )
+    return environment.request(method=method, state_limit=limit, require_unsafe=require_unsafe)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -82,6 +82,16 @@ def _folder_of(model: Path) -> Path | None:
     return folder if declared.resolve() == model.resolve() else None
 
 
+def is_bare_model(env_or_path: str | Path) -> bool:
+    """A PRISM file that is no built-in and belongs to no environment folder: ``resolve``
+    would give it generic wording, which a caller needing only its oracle request can skip."""
+    text = str(env_or_path)
+    if text in BUILTIN_IDS:
+        return False
+    path = Path(text).expanduser()
+    return path.is_file() and _folder_of(path) is None
+
+
 def resolve(
     env_or_path: str | Path,
     *,

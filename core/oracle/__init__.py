@@ -7,7 +7,6 @@ themselves a child or a benchmark.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -112,6 +111,8 @@ async def compute_oracle_async(
 ) -> OracleResult:
     """Like ``compute_oracle`` without blocking the event loop; cancelling kills the child.
     ``on_progress`` is called on the event loop's thread."""
+    import asyncio  # here: ``oracle --json`` blocks and need not import it (0.1 s of CPU)
+
     key, hit = await asyncio.to_thread(_cached, request, use_cache)  # JSON parse off the loop
     if hit is not None:
         return _as_requested(hit, request)

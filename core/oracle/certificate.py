@@ -2,8 +2,9 @@
 
 Under the exact method every V and D is a fraction from Storm's Rational engine: the certificate
 says ``exact`` and no state carries an interval. Under the verified method V and D come from
-policy iteration with sparse direct solves, and an interval is derived from its own final policy
-π and values v (docs/method.md, "Certified values"):
+Storm's interval iteration where it converges (its bounds are then the certificate, below), else
+from policy iteration with sparse direct solves, and an interval is derived from its own final
+policy π and values v (docs/method.md, "Certified values"):
 
 * lower bound: V^π ≤ Pmax. On the states π leads to the target, V^π - v = (I - P_π)^-1 r, with
   r the residual of the solve, so |V^π - v| ≤ ‖r‖∞ · E_π[steps], and the expected steps are one
@@ -24,10 +25,12 @@ The danger D = 1 - Pmax [F Z] (Z: the states that can avoid unsafe forever) gets
 interval of its escape probability.
 
 A second, independent source comes first: Storm's interval iteration (``SoundBounds``, from
-``storm.checking.sound_bounds``). Where it converged (width ≤ 2·10^-9) its bounds are the
+``storm.checking.sound_bounds``). Where it converged (width ≤ 2·10^-12) its bounds are the
 certificate and the own bounds are not computed (they cost more than the values themselves at
-10^5 states); where it stopped unconverged, both are computed and intersected: each holds the
-true value, so their intersection does. Every interval is widened to hold the reported value.
+10^5 states); there the values are the bounds' midpoints (``sound_values``) and policy iteration
+never ran. Where it stopped unconverged, the values come from policy iteration, both bounds are
+computed and intersected: each holds the true value, so their intersection does. Every interval
+is widened to hold the reported value.
 """
 
 from __future__ import annotations
@@ -47,13 +50,13 @@ from explaincheck.core.oracle.end_components import (
     plateaus,
 )
 from explaincheck.core.oracle.graph_analysis import can_avoid_forever_arrays
-from explaincheck.core.oracle.storm.checking import SoundBounds
+from explaincheck.core.oracle.storm.checking import SOUND_PRECISION, SoundBounds
 from explaincheck.core.oracle.types import Certificate
 
 EXACT_CERTIFICATE = Certificate("exact", "Storm's Rational engine (exact fractions)", 0.0)
 STORM_METHOD = (
-    "Storm's interval iteration (lower and upper bounds converged to 1e-9, each widened by a"
-    " bound on its float round-off)"
+    f"Storm's interval iteration (lower and upper bounds converged to {SOUND_PRECISION:g}, each"
+    " widened by a bound on its float round-off)"
 )
 OWN_METHOD = (
     "bounds from policy iteration: lower V^π - ‖r‖·E_π[steps], upper a checked pre-fixed point"
@@ -362,16 +365,25 @@ def certify(
     value_low, value_high, own = _interval(
         arrays, storm_value, value, lambda: reach_bounds(arrays, goal, policy, value)
     )
+    if storm_value is not None and storm_value.converged:
+        # graph facts need no round-off allowance: V = 1 on the goal, 0 where no path leads to it
+        _pin(value_low, value_high, goal, 1.0, value)
+        _pin(value_low, value_high, ~reaching(arrays.state_graph, goal), 0.0, value)
     widths = [value_high - value_low]
     danger_low = danger_high = None
-    if danger is not None and unsafe is not None and danger_policy is not None:
+    if danger is not None and unsafe is not None:
 
         def own_danger() -> tuple[np.ndarray, np.ndarray]:
+            # asked for only where Storm's bounds of D stopped short, where D came from policy
+            # iteration (``sound_values.storm_first``), which gives its policy
+            assert danger_policy is not None
             safe = can_avoid_forever_arrays(arrays, unsafe)
             escape_low, escape_high = reach_bounds(arrays, safe, danger_policy, 1.0 - danger)
             return 1.0 - escape_high, 1.0 - escape_low
 
         danger_low, danger_high, own_d = _interval(arrays, storm_danger, danger, own_danger)
+        if storm_danger is not None and storm_danger.converged:
+            _pin(danger_low, danger_high, unsafe, 1.0, danger)  # D = 1 on unsafe states
         own = own or own_d
         widths.append(danger_high - danger_low)
     max_width = float(max(w.max(initial=0.0) for w in widths))
@@ -382,6 +394,17 @@ def certify(
         danger_low,
         danger_high,
     )
+
+
+def _pin(
+    low: np.ndarray, high: np.ndarray, where: np.ndarray, exact: float, value: np.ndarray
+) -> None:
+    """[exact, exact] at ``where``, a value graph analysis gives exactly, where the interval
+    holds it and it is the reported value (Storm's bounds there are that number, widened by
+    their round-off only)."""
+    holds = where & (low <= exact) & (exact <= high) & (value == exact)
+    low[holds] = exact
+    high[holds] = exact
 
 
 def _interval(
@@ -423,6 +446,7 @@ def _method(value: SoundBounds | None, danger: SoundBounds | None, own: bool) ->
     if not sources:
         return OWN_METHOD
     return (
-        f"{OWN_METHOD}; intersected with Storm's interval iteration where it stopped short of 1e-9"
+        f"{OWN_METHOD}; intersected with Storm's interval iteration where it stopped short of"
+        f" {SOUND_PRECISION:g}"
         " (widened by its float round-off), Storm's bounds alone where it reached it"
     )

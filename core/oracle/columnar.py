@@ -290,6 +290,10 @@ class ColumnarStates(Sequence[StateFacts]):
             labels=self._label_tuples(),
         )
 
+    def label_tuples(self) -> list[tuple[str, ...]]:
+        """Each state's labels (converted once, kept)."""
+        return self._lists.labels
+
     def _label_tuples(self) -> list[tuple[str, ...]]:
         """Each state's labels, through one integer code per state (few distinct sets)."""
         if not self.label_names:

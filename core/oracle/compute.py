@@ -28,11 +28,17 @@ from explaincheck.core.oracle.columnar import (
     ColumnarStates,
     choice_facts,
 )
+from explaincheck.core.oracle.sound_values import VALUE_ITERATIONS, storm_first
 from explaincheck.core.oracle.storm import building
 from explaincheck.core.oracle.storm.bulk import read_bulk
-from explaincheck.core.oracle.storm.checking import SoundBounds, sound_bounds
+from explaincheck.core.oracle.storm.checking import (
+    SoundBounds,
+    sound_bounds,
+    sound_iterations,
+    transitions_of,
+)
 from explaincheck.core.oracle.storm.structure import ModelStructure, read_structure
-from explaincheck.core.oracle.storm.types import SparseModel
+from explaincheck.core.oracle.storm.types import Property, SparseModel
 from explaincheck.core.oracle.types import (
     EXACT,
     VERIFIED,
@@ -42,13 +48,10 @@ from explaincheck.core.oracle.types import (
     StateFacts,
 )
 from explaincheck.core.oracle.values import (
-    START,
     TIE_TOLERANCE,
-    ValueArrays,
     Values,
     exact_values,
-    verified_arrays,
-    verified_values,
+    values_of,
 )
 
 T = TypeVar("T")
@@ -120,12 +123,23 @@ def compute_in_process(
         values = exact_values(model, structure, parsed.properties, parsed.has_unsafe)
         values_method = "exact rationals (Storm's Rational engine); Q summed exactly"
     else:
-        values = verified_values(structure, parsed.has_unsafe, goal, unsafe, arrays, phase)
-        values_method = _verified_words(values)
+        phase("values", states=structure.size)  # Storm's interval iteration is the values' phase
+        storm = _storm_bounds(model, parsed)
+        values = values_of(
+            arrays,
+            storm_first(
+                arrays,
+                np.array(goal, dtype=bool),
+                np.array(unsafe, dtype=bool) if unsafe is not None else None,
+                storm,
+                phase,
+            ),
+        )
+        values_method = values.words
     certified = None
     if method != EXACT:
         phase("certificate", states=structure.size)
-        certified = _certify(arrays, goal, unsafe, values, _storm_bounds(model, parsed))
+        certified = _certify(arrays, goal, unsafe, values, _wider_bounds(model, parsed, storm))
     phase("bottlenecks", states=structure.size)
     bottleneck_set = bottlenecks.by_dominators_arrays(
         arrays, np.array(goal, dtype=bool), structure.initial
@@ -182,9 +196,43 @@ def compute_in_process(
 def _storm_bounds(
     model: SparseModel, parsed: building.ParsedModel
 ) -> tuple[SoundBounds | None, SoundBounds | None]:
-    """Storm's interval-iteration bounds of Pmax [F goal] and (with unsafe) Pmin [F unsafe]."""
-    found = [sound_bounds(model, prop) for prop in parsed.properties[:2]]
-    return found[0], (found[1] if parsed.has_unsafe and len(found) > 1 else None)
+    """Storm's interval-iteration bounds of Pmax [F goal] (with its scheduler) and (with
+    unsafe) Pmin [F unsafe]: the values where they converge (``sound_values.storm_first``).
+    Each is asked with the caps of ``VALUE_ITERATIONS`` in turn until it converges: the bounds'
+    round-off allowance grows with the cap, and most models converge within the first."""
+    full = sound_iterations(transitions_of(model))
+    value = _converging(model, parsed.properties[0], full, scheduler=True)
+    danger = None
+    if parsed.has_unsafe and len(parsed.properties) > 1:
+        danger = _converging(model, parsed.properties[1], full, scheduler=False)
+    return value, danger
+
+
+def _converging(
+    model: SparseModel, prop: Property, full: int, *, scheduler: bool
+) -> SoundBounds | None:
+    found = None
+    for cap in VALUE_ITERATIONS:
+        found = sound_bounds(model, prop, iterations=min(cap, full), scheduler=scheduler)
+        if found is None or found.converged or cap >= full:
+            break
+    return found
+
+
+def _wider_bounds(
+    model: SparseModel,
+    parsed: building.ParsedModel,
+    storm: tuple[SoundBounds | None, SoundBounds | None],
+) -> tuple[SoundBounds | None, SoundBounds | None]:
+    """The certificate's Storm bounds: those of ``_storm_bounds``, except that where they
+    stopped unconverged on a small model Storm is run again with ``sound_iterations`` (up to
+    10^5 iterations), which narrow the intersection with the own bounds."""
+    full = sound_iterations(transitions_of(model))
+    found = list(storm)
+    for index, bounds in enumerate(found):
+        if bounds is not None and not bounds.converged and bounds.iterations < full:
+            found[index] = sound_bounds(model, parsed.properties[index], iterations=full)
+    return found[0], found[1]
 
 
 def _certify(
@@ -247,7 +295,9 @@ def _compute_columnar(
     edges = arrays.edges  # made once, here, for both threads (bottlenecks read them cached)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="centrality") as beside:
         pending = beside.submit(_timed, _centrality_beside, bulk.size, edges) if wanted else None
-        values = verified_arrays(arrays, goal, unsafe, phase)
+        phase("values", states=bulk.size)
+        storm = _storm_bounds(model, parsed)
+        values = storm_first(arrays, goal, unsafe, storm, phase)
         phase("bottlenecks", states=bulk.size)
         bottleneck = np.zeros(bulk.size, dtype=bool)
         bottleneck[list(bottlenecks.by_dominators_arrays(arrays, goal, bulk.initial))] = True
@@ -265,7 +315,7 @@ def _compute_columnar(
         values.scheduler,
         values.danger,
         values.danger_policy,
-        _storm_bounds(model, parsed),
+        _wider_bounds(model, parsed, storm),
     )
     phase("facts", states=bulk.size)
     states = ColumnarStates(
@@ -326,7 +376,7 @@ def _compute_columnar(
         has_danger=parsed.has_unsafe,
         warnings=tuple(warnings),
         seconds=time.perf_counter() - started,
-        values_method=_verified_words(values),
+        values_method=values.words,
         centrality_method=states.centrality_method,
         phases=_finished(phase),
         certificate=certified.certificate,
@@ -347,13 +397,6 @@ def _timed(function: Callable[..., T], *arguments: Any) -> tuple[float, T]:
     started = time.perf_counter()
     result = function(*arguments)
     return time.perf_counter() - started, result
-
-
-def _verified_words(values: Values | ValueArrays) -> str:
-    return (
-        f"policy iteration from {START}: {values.rounds} sparse direct solves, "
-        f"Bellman residual {values.residual:.1e} (V, Q and D)"
-    )
 
 
 def _finished(phase: _Phases) -> dict[str, float]:

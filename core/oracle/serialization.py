@@ -28,13 +28,20 @@ def to_contract(result: OracleResult) -> dict[str, Any]:
 
 def write_contract(result: OracleResult, out: TextIO, chunk: int = 4096) -> None:
     """``json.dumps(to_contract(result))`` written a chunk of states at a time, the same text:
-    at 10^6 states the whole list of dicts and its text took gigabytes in one go."""
-    states = contract_states(result)
+    at 10^6 states the whole list of dicts and its text took gigabytes in one go. A columnar
+    result's states are written from its columns (``contract_text``), without their facts."""
+    texts: Iterator[str]
+    if isinstance(result.states, ColumnarStates):
+        from explaincheck.core.oracle.contract_text import state_texts
+
+        texts = state_texts(result.states, result.states.centrality_computed)
+    else:
+        texts = (json.dumps(state) for state in contract_states(result))
     out.write('{"model": ' + json.dumps(contract_model(result)) + ', "states": [')
     first = True
     batch: list[str] = []
-    for state in states:
-        batch.append(json.dumps(state))
+    for text in texts:
+        batch.append(text)
         if len(batch) >= chunk:
             out.write(("" if first else ", ") + ", ".join(batch))
             first, batch = False, []

@@ -64,6 +64,7 @@ class Values:
     residual: float = 0.0
     rounds: int = 0  # policy evaluations of the verified method (V and D together)
     danger_policy: np.ndarray | None = None  # the verified method's policy of Pmax [F Z]
+    words: str = ""  # how the verified numbers were obtained (``ValueArrays.words``)
 
 
 # ---------------------------------------------------------------- exact (Storm Rational engine)
@@ -228,6 +229,31 @@ class ValueArrays:
     rounds: int
     rounds_danger: int = 0
     danger_policy: np.ndarray | None = None  # the optimal policy of Pmax [F Z], D = 1 - it
+    words: str = ""  # how the numbers were obtained, when not by policy iteration alone
+
+
+def value_by_iteration(
+    arrays: ChoiceArrays, goal: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, int]:
+    """V = Pmax [F goal] by policy iteration from the attractor policy: values, Q per row,
+    the optimal policy, the Bellman residual and the rounds."""
+    policy = _attractor_policy(arrays, goal)
+    dead = ~reaching(arrays.state_graph, goal)
+    return _optimise(arrays, policy, goal, dead)
+
+
+def danger_by_iteration(
+    arrays: ChoiceArrays, unsafe: np.ndarray, start: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, float, int]:
+    """D = Pmin [F unsafe] as 1 - Pmax [F Z] by policy iteration from ``start`` (V's optimal
+    policy: the policy that best reaches the goal mostly also best avoids unsafe, since goal
+    states can avoid it forever; on the gridworlds one round confirms it, where Storm's value
+    iteration scheduler for Pmax [F Z] needed 30 rounds of corrections): D, the policy of
+    Pmax [F Z], the residual and the rounds."""
+    safe = can_avoid_forever_arrays(arrays, unsafe)
+    cannot_reach_safe = ~reaching(arrays.state_graph, safe)
+    escape, _, policy, residual, rounds = _optimise(arrays, start.copy(), safe, cannot_reach_safe)
+    return 1.0 - escape, policy, residual, rounds
 
 
 def verified_arrays(
@@ -239,28 +265,33 @@ def verified_arrays(
     """V (and D when ``unsafe`` is given) by policy iteration on ``arrays``, started from the
     attractor policy."""
     report = progress or (lambda phase, **counts: None)
-    policy = _attractor_policy(arrays, goal)
-    dead = ~reaching(arrays.state_graph, goal)
     report("values", states=arrays.size)
-    value, q_flat, policy, residual, rounds = _optimise(arrays, policy, goal, dead)
+    value, q_flat, policy, residual, rounds = value_by_iteration(arrays, goal)
     danger = None
     danger_policy = None
     rounds_d = 0
     if unsafe is not None:
         report("danger", states=arrays.size)
-        safe = can_avoid_forever_arrays(arrays, unsafe)
-        cannot_reach_safe = ~reaching(arrays.state_graph, safe)
-        # the policy that best reaches the goal mostly also best avoids unsafe (goal states
-        # can avoid it forever): on the gridworlds one round confirms it, where Storm's value
-        # iteration scheduler for Pmax [F Z] needed 30 rounds of corrections
-        start_d = policy.copy()
-        escape, _, danger_policy, residual_d, rounds_d = _optimise(
-            arrays, start_d, safe, cannot_reach_safe
-        )
-        danger = 1.0 - escape
+        danger, danger_policy, residual_d, rounds_d = danger_by_iteration(arrays, unsafe, policy)
         residual = max(residual, residual_d)
     return ValueArrays(
         value, danger, q_flat, policy, residual, rounds + rounds_d, rounds_d, danger_policy
+    )
+
+
+def values_of(arrays: ChoiceArrays, found: ValueArrays) -> Values:
+    """``found`` as per-state lists (the small-model path of ``ModelStructure``)."""
+    bounds = arrays.first_row
+    q = [found.q[bounds[s] : bounds[s + 1]].tolist() for s in range(arrays.size)]
+    return Values(
+        found.value.tolist(),
+        found.danger.tolist() if found.danger is not None else None,
+        q,
+        found.scheduler.tolist(),
+        residual=found.residual,
+        rounds=found.rounds,
+        danger_policy=found.danger_policy,
+        words=found.words,
     )
 
 
@@ -280,14 +311,4 @@ def verified_values(
         np.array(unsafe, dtype=bool) if has_danger and unsafe is not None else None,
         progress,
     )
-    bounds = arrays.first_row
-    q = [found.q[bounds[s] : bounds[s + 1]].tolist() for s in range(arrays.size)]
-    return Values(
-        found.value.tolist(),
-        found.danger.tolist() if found.danger is not None else None,
-        q,
-        found.scheduler.tolist(),
-        residual=found.residual,
-        rounds=found.rounds,
-        danger_policy=found.danger_policy,
-    )
+    return values_of(arrays, found)

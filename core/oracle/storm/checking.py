@@ -2,10 +2,11 @@
 
 ``exact_check`` reads a Rational result as ``Fraction`` values (through their text, which is
 exact) and the optimal scheduler as a choice index per state; ``sound_bounds`` asks Storm's
-interval iteration for a sound [lower, upper] per state (a second, independent source of the
-verified method's certificate); ``check_vectors`` checks several
-properties at once (step-bounded ones for the myopic picture); ``by_rechecking`` is the paper's
-bottleneck definition run literally, kept as the reference of ``bottlenecks.by_dominators``.
+interval iteration for a sound [lower, upper] per state (and its scheduler): where it converges,
+the verified method's values and certificate both come from it; ``check_vectors`` checks
+several properties at once (step-bounded ones for the myopic picture); ``by_rechecking`` is the
+paper's bottleneck definition run literally, kept as the reference of
+``bottlenecks.by_dominators``.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def exact_check(
     return values, (_scheduler_choices(result, size) if scheduler else None)
 
 
-SOUND_PRECISION = 1e-9  # absolute width Storm's interval iteration stops at
+SOUND_PRECISION = 1e-12  # absolute width Storm's interval iteration stops at
 SOUND_WORK = 3 * 10**8  # iterations × transitions Storm may spend before it stops unconverged
 SOUND_ITERATIONS = (2_000, 100_000)  # the least and the most iterations, whatever the size
 
@@ -46,12 +47,14 @@ class SoundBounds:
     """Storm's lower and upper bound per state, whether they met the precision (unconverged
     bounds are still sound, only wider), and the most iterations Storm was allowed: its float
     arithmetic rounds, so a user widens the bounds by that many rounding errors
-    (``certificate.storm_round_off``)."""
+    (``certificate.storm_round_off``). ``scheduler``: Storm's choice per state (an index into
+    the state's choices), when it was asked for."""
 
     lower: np.ndarray
     upper: np.ndarray
     converged: bool
     iterations: int
+    scheduler: np.ndarray | None = None
 
 
 def sound_iterations(transitions: int) -> int:
@@ -63,10 +66,19 @@ def sound_iterations(transitions: int) -> int:
     return int(min(high, max(low, SOUND_WORK // max(transitions, 1))))
 
 
-def sound_bounds(model: SparseModel, prop: Property) -> SoundBounds | None:
+def transitions_of(model: SparseModel) -> int:
+    """The model's transitions (entries of its matrix): what ``sound_iterations`` is sized by."""
+    return int(model.transition_matrix.nr_entries)
+
+
+def sound_bounds(
+    model: SparseModel, prop: Property, *, iterations: int | None = None, scheduler: bool = False
+) -> SoundBounds | None:
     """Storm's interval iteration (sound: it brackets the fixed point from below and above,
     with maximal end components collapsed first) on a float model, read in bulk; None when
-    Storm gives no bounds (a property it answers by graph analysis alone still gives them)."""
+    Storm gives no bounds (a property it answers by graph analysis alone still gives them).
+    ``iterations``: the most it may take (default ``sound_iterations``); ``scheduler``: also
+    read Storm's optimal choice per state (for Pmax, one that leaves end components)."""
     import stormpy
     from stormpy.environments import MinMaxMethod
 
@@ -76,15 +88,21 @@ def sound_bounds(model: SparseModel, prop: Property) -> SoundBounds | None:
     settings.method = MinMaxMethod.INTERVAL_ITERATION
     settings.precision = stormpy.Rational(SOUND_PRECISION)
     settings.relative_termination_criterion = False
-    iterations = sound_iterations(model.transition_matrix.nr_entries)
+    if iterations is None:
+        iterations = sound_iterations(transitions_of(model))
     settings.maximal_number_of_iterations = iterations
-    result = stormpy.model_checking(model, prop, environment=environment)
+    result = stormpy.model_checking(
+        model, prop, environment=environment, extract_scheduler=scheduler
+    )
     if not (result.has_lower_bounds() and result.has_upper_bounds()):
         return None
     lower = np.asarray(result.get_lower_bound_vector(), dtype=float)
     upper = np.asarray(result.get_upper_bound_vector(), dtype=float)
     converged = bool(np.max(upper - lower, initial=0.0) <= 2 * SOUND_PRECISION)
-    return SoundBounds(lower, upper, converged, iterations)
+    chosen = None
+    if scheduler:
+        chosen = np.asarray(_scheduler_choices(result, len(lower)), dtype=np.int64)
+    return SoundBounds(lower, upper, converged, iterations, chosen)
 
 
 def _scheduler_choices(result: CheckResult, size: int) -> list[int]:

@@ -1,0 +1,56 @@
+"""A columnar result's ``oracle --json`` states written from its columns (``contract_text``)
+are the very text ``json.dumps`` gives for the states' facts."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from explaincheck.core.oracle import compute_in_process, contract_text
+from explaincheck.core.oracle.columnar import ColumnarStates
+from explaincheck.core.oracle.serialization import to_contract, write_contract
+from explaincheck.core.oracle.types import VERIFIED, OracleRequest
+
+# a bool and an int variable, ties (wait/stay do nothing; left and right mirror each other),
+# an unlabelled choice, a deadlock (x=0 & lit), a state with one action, labels on some states
+MODEL = """mdp
+module m
+  x : [0..6] init 3;
+  lit : bool init false;
+  [left] x>0 & x<6 -> 0.5:(x'=x-1) + 0.5:(lit'=!lit);
+  [right] x>0 & x<6 -> 0.5:(x'=x+1) + 0.5:(lit'=!lit);
+  [wait] x>0 & x<6 -> true;
+  [stay] x=6 -> true;
+  [] x=0 & !lit -> 0.3:(x'=1) + 0.7:true;
+endmodule
+label "goal" = x=6;
+label "unsafe" = x=0 & lit;
+label "lit" = lit;
+"""
+
+
+@pytest.mark.parametrize("block", [5, contract_text.BLOCK])
+@pytest.mark.parametrize("unsafe", [True, False])
+@pytest.mark.parametrize("centrality", [True, False])
+def test_the_columns_give_the_text_of_the_facts(monkeypatch, tmp_path, unsafe, centrality, block):
+    monkeypatch.setattr(contract_text, "BLOCK", block)  # 5: blocks end mid-model
+    path = tmp_path / "walk.prism"
+    path.write_text(MODEL if unsafe else MODEL.replace('label "unsafe"', 'label "other"'))
+    request = OracleRequest(str(path), method=VERIFIED, centrality=centrality)
+    result = compute_in_process(request, columnar_from=0)
+    assert isinstance(result.states, ColumnarStates)
+    assert result.states.centrality_computed == centrality
+    out = io.StringIO()
+    write_contract(result, out, chunk=3)
+    expected = to_contract(result)
+    assert out.getvalue() == json.dumps(expected) + "\n"
+    states = expected["states"]
+    # the text has teeth: ties, nothing-doing actions, bools, an unlabelled choice, no danger
+    assert any(len(s["best"]) == 2 for s in states)
+    assert any(s["do_nothing"] == ["wait"] for s in states)
+    assert {s["valuation"]["lit"] for s in states} == {True, False}
+    assert any(s["Q"] == {} and s["optimal_action"] is None for s in states)
+    assert all((s["D"] is None) != unsafe for s in states)
+    assert all((s["centrality"] is None) != centrality for s in states)
