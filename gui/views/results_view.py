@@ -27,7 +27,11 @@ from PySide6.QtWidgets import (
 
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
-from explaincheck.core.workspace.presentation.results.filters import FILTERS, NOT_PASSED
+from explaincheck.core.workspace.presentation.results.filters import (
+    FILTERS,
+    NOT_PASSED,
+    ResultsFilters,
+)
 from explaincheck.core.workspace.presentation.results.rows import (
     Row,
     StoredExecution,
@@ -211,7 +215,7 @@ class ExecutionsPanel(QWidget):
         self._filters_timer.timeout.connect(self._refresh_filters)
         self.results.reset.connect(self._refresh_filters)
         self.results.rows_added.connect(lambda *_: self._rows_added())
-        self.results.filters_changed.connect(lambda _filters: self._update_count())
+        self.results.filters_changed.connect(self._show_filters)
         self.results.chosen.connect(self._show_chosen)
         # every way the shown rows change (a filter or the search re-filters by inserting and
         # removing rows) updates the "N of M shown" label
@@ -266,6 +270,25 @@ class ExecutionsPanel(QWidget):
             index = box.findData(current)
             box.setCurrentIndex(max(0, index))
             box.blockSignals(False)
+        self._update_count()
+
+    def _show_filters(self, filters: ResultsFilters) -> None:
+        """The bar shows the workspace's filters, however they were set (the search box is
+        left as typed: the workspace keeps its text stripped and in lower case)."""
+        for key, box in self.filters.items():
+            index = max(0, box.findData(filters.equals.get(key, "")))
+            if index != box.currentIndex():
+                box.blockSignals(True)
+                box.setCurrentIndex(index)
+                box.blockSignals(False)
+        for button, on in (
+            (self.failures, filters.failures_only),
+            (self.flaky_button, filters.flaky_only),
+        ):
+            if button.isChecked() != on:
+                button.blockSignals(True)
+                button.setChecked(on)
+                button.blockSignals(False)
         self._update_count()
 
     def _update_count(self) -> None:
