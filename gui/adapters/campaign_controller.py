@@ -29,7 +29,6 @@ from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.workspace.campaign import CampaignRequest, CampaignWorkspace
 from explaincheck.core.workspace.presentation.campaign_cost import CostSettings
-from explaincheck.gui.adapters.results_data import row_of
 from explaincheck.gui.support.session_thread import SessionThread
 from explaincheck.gui.support.tasks import Tasks
 
@@ -91,7 +90,7 @@ class CampaignController(SessionThread):
     planned = Signal(int, object)  # total executions, {category: why skipped}
     llm_plan = Signal(object, object)  # {llm: executions left}, {llm: concurrency} (for the ETA)
     progress = Signal(object)  # core.campaign.progress.Progress
-    row = Signal(object)  # one graded execution as a row dict
+    row = Signal(object)  # one graded execution: its ExecutionRecord
     finished = Signal(object)  # RunOutcome
     failed = Signal(object)  # exception
     host_checked = Signal(str, object)  # the host as typed, {url: [models]} ({}: none answers)
@@ -111,7 +110,7 @@ class CampaignController(SessionThread):
         events = self.workspace.events
         events.planned.connect(self.planned.emit)
         events.llm_plan.connect(self.llm_plan.emit)
-        events.executed.connect(lambda record: self.row.emit(row_of(record)))
+        events.executed.connect(self.row.emit)
         events.progress.connect(self.progress.emit)
         events.finished.connect(self.finished.emit)
         events.failed.connect(self.failed.emit)

@@ -1,9 +1,9 @@
-"""Qt item models over the executions: the table, its filters, and the side-by-side pairing."""
+"""Qt item models over the executions: the table (over ``ResultsWorkspace``'s executions, the
+filtering its rule), and the side-by-side pairing (over the dict rows)."""
 
 from __future__ import annotations
 
 from collections import defaultdict
-from pathlib import PurePath
 from typing import Any
 
 from PySide6.QtCore import (
@@ -15,7 +15,28 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QBrush, QColor
 
+from explaincheck.core.store.records import StoredExecution
+from explaincheck.core.workspace.presentation.results.rows import (
+    answer_text,
+    cell_text,
+    environment_name,
+    sort_key,
+    states_text,
+)
 from explaincheck.gui.adapters.results_data import ResultsData
+
+__all__ = [
+    "COLUMNS",
+    "VERDICT_COLOURS",
+    "PairsModel",
+    "ResultsFilter",
+    "ResultsTableModel",
+    "disagree",
+    "environment_name",  # read here by older callers; core's
+    "pair_key",
+    "paired_rows",
+    "states_text",
+]
 
 VERDICT_COLOURS = {
     "pass": QColor("#d4f0e2"),
@@ -24,7 +45,6 @@ VERDICT_COLOURS = {
     "error": QColor("#dddddd"),
     "uncertain": QColor("#dcd6f0"),  # the oracle's intervals cannot decide it (not scored)
 }
-NOT_PASSED = ("fail", "invalid")
 
 # (header, row key) of the table columns
 COLUMNS = (
@@ -42,42 +62,13 @@ COLUMNS = (
 Index = QModelIndex | QPersistentModelIndex
 
 
-def states_text(states: Any) -> str:
-    if isinstance(states, list | tuple):
-        return ", ".join(str(s) for s in states)
-    return "" if states is None else str(states)
-
-
-def environment_name(value: Any) -> str:
-    """A PRISM file's name (its stem; the folder's for a folder's model.prism), a built-in's id
-    as it is: the table shows names, the tooltip the full path."""
-    text = "" if value is None else str(value)
-    if "/" not in text and "\\" not in text and not text.endswith(".prism"):
-        return text
-    path = PurePath(text.replace("\\", "/"))
-    return path.parent.name if path.stem == "model" and path.parent.name else path.stem
-
-
-def cell_text(row: dict[str, Any], key: str) -> str:
-    value = row.get(key)
-    if key == "environment":
-        return environment_name(value)
-    if key == "states":
-        return states_text(value)
-    if key == "delta":
-        return "" if value is None else f"{float(value):.3f}"
-    if value is None:
-        return ""
-    text = str(value)
-    return text if len(text) <= 200 else text[:200] + "…"
-
-
 class ResultsTableModel(QAbstractTableModel):
-    """One row per execution, straight over ``ResultsData.rows`` (no copy)."""
+    """One row per execution, straight over the workspace's ``executions`` (no copy)."""
 
     def __init__(self, data: ResultsData) -> None:
         super().__init__()
         self.results = data
+        self.workspace = data.workspace
         data.reset.connect(self._reset)
         data.rows_added.connect(self._added)
 
@@ -90,32 +81,27 @@ class ResultsTableModel(QAbstractTableModel):
         self.endInsertRows()
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.results.rows)
+        return 0 if parent.isValid() else len(self.workspace.executions)
 
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(COLUMNS)
 
-    def row(self, index: int) -> dict[str, Any]:
-        return self.results.rows[index]
+    def row(self, index: int) -> StoredExecution:
+        return self.workspace.executions[index]
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
-        row = self.results.rows[index.row()]
+        row = self.workspace.executions[index.row()]
         key = COLUMNS[index.column()][1]
         if role == Qt.ItemDataRole.DisplayRole:
             return cell_text(row, key)
-        if role == Qt.ItemDataRole.UserRole:  # sort key
-            value = row.get(key)
-            if key == "delta":
-                return float(value) if value is not None else -1.0
-            if key == "states":
-                return states_text(value)
-            return "" if value is None else value
+        if role == Qt.ItemDataRole.UserRole:
+            return sort_key(row, key)
         if role == Qt.ItemDataRole.ToolTipRole and key == "environment":
-            return str(row.get(key) or "")
+            return row.environment
         if role == Qt.ItemDataRole.BackgroundRole and key == "verdict":
-            colour = VERDICT_COLOURS.get(str(row.get("verdict")))
+            colour = VERDICT_COLOURS.get(row.verdict)
             return QBrush(colour) if colour else None
         if role == Qt.ItemDataRole.ForegroundRole and key == "verdict":
             return QBrush(QColor("#111111"))
@@ -132,56 +118,35 @@ class ResultsTableModel(QAbstractTableModel):
 
 
 class ResultsFilter(QSortFilterProxyModel):
-    """Filters by column values, 'failures only' and a text search over prompt/reply/reason."""
+    """The table as the workspace's filters show it, sortable: which rows show is
+    ``ResultsWorkspace.accepts``'s; a change of the filters re-filters."""
 
-    SEARCHED = ("prompt", "reply", "reason", "thinking", "category", "llm", "environment")
-
-    def __init__(self) -> None:
+    def __init__(self, data: ResultsData) -> None:
         super().__init__()
-        self.equals: dict[str, str] = {}  # key -> required value ("" = any)
-        self.failures_only = False
-        self.text = ""
+        self.workspace = data.workspace
         self.setSortRole(Qt.ItemDataRole.UserRole)
+        data.filters_changed.connect(lambda _filters: self._refilter())
 
-    def _refilter(self, change: Any) -> None:
-        """Apply ``change`` to the filter state and re-filter (Qt >= 6.9 has an explicit API
-        for this; ``invalidateFilter`` is deprecated there)."""
+    def _refilter(self) -> None:
+        """Re-filter (Qt >= 6.9 has an explicit API for this; ``invalidateFilter`` is
+        deprecated there)."""
         direction = getattr(QSortFilterProxyModel, "Direction", None)
         if hasattr(self, "beginFilterChange") and direction is not None:
             self.beginFilterChange()
-            change()
             self.endFilterChange(direction.Rows)
         else:  # pragma: no cover - older Qt
-            change()
             self.invalidateFilter()
 
-    def set_equals(self, key: str, value: str) -> None:
-        self._refilter(lambda: self.equals.__setitem__(key, value))
-
-    def set_failures_only(self, on: bool) -> None:
-        self._refilter(lambda: setattr(self, "failures_only", on))
-
-    def set_text(self, text: str) -> None:
-        self._refilter(lambda: setattr(self, "text", text.strip().lower()))
-
     def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
-        model = self.sourceModel()
-        assert isinstance(model, ResultsTableModel)
-        row = model.row(source_row)
-        for key, value in self.equals.items():
-            if value and str(row.get(key)) != value:
-                return False
-        if self.failures_only and row.get("verdict") not in NOT_PASSED:
-            return False
-        if self.text:
-            haystack = [str(row.get(k) or "") for k in self.SEARCHED]
-            haystack.append(states_text(row.get("states")))
-            if not any(self.text in h.lower() for h in haystack):
-                return False
-        return True
+        return self.workspace.accepts(source_row)
 
     def source_row(self, proxy_row: int) -> int:
         return self.mapToSource(self.index(proxy_row, 0)).row()
+
+    def shown(self) -> list[StoredExecution]:
+        """The shown rows in the table's order (sorted as the user sorted them)."""
+        rows = self.workspace.executions
+        return [rows[self.source_row(i)] for i in range(self.rowCount())]
 
 
 def pair_key(row: dict[str, Any]) -> tuple:
@@ -255,9 +220,9 @@ class PairsModel(QAbstractTableModel):
                 states_text(a.get("states")),
                 f"{a.get('delta') or 0:.3f}",
                 a.get("verdict"),
-                _answer_text(a.get("answer")),
+                answer_text(a.get("answer")),
                 b.get("verdict"),
-                _answer_text(b.get("answer")),
+                answer_text(b.get("answer")),
             )
             return "" if values[column] is None else str(values[column])
         if role == Qt.ItemDataRole.BackgroundRole:
@@ -275,13 +240,3 @@ class PairsModel(QAbstractTableModel):
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return self.HEADERS[section]
         return None
-
-
-def _answer_text(answer: Any) -> str:
-    if answer is None:
-        return "—"
-    if isinstance(answer, list):
-        return " > ".join(str(a) for a in answer)
-    if isinstance(answer, dict):
-        return ", ".join(f"{k}: {v}" for k, v in answer.items())
-    return str(answer)

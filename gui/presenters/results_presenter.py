@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from explaincheck.core.workspace.presentation.report import file_campaigns
+from explaincheck.core.workspace.presentation.results.opening import campaign_model, model_to_open
+from explaincheck.core.workspace.presentation.results.rows import Row, field, same_model
 from explaincheck.gui.adapters.model_controller import ModelController
-from explaincheck.gui.adapters.results_data import ResultsData, campaign_model, same_model
+from explaincheck.gui.adapters.results_data import ResultsData
 from explaincheck.gui.presenters.notices import Notices
 from explaincheck.gui.support.settings import Settings
 from explaincheck.gui.support.tasks import Tasks, in_thread
@@ -62,20 +63,18 @@ class ResultsPresenter:
         except Exception as error:
             self.notices.fail(str(error), f"Cannot open {path}: {error}")
             return
-        self.notices.say(f"{len(results.rows)} executions from {path}", 8000)
+        self.notices.say(f"{len(results.executions)} executions from {path}", 8000)
         self.loaded()
-        if self.model.environment is None and results.rows:
-            from explaincheck.core.environments.registry import BUILTIN_IDS
+        first = model_to_open(results.executions) if self.model.environment is None else None
+        if first is not None:
+            # as it was tested: the campaign's constants and goal/unsafe labels
+            campaigns = await in_thread(file_campaigns, path)
+            self.model.open_spec(first, **campaign_model(campaigns, first))
 
-            first = str(results.rows[0].get("environment") or "")
-            if first in BUILTIN_IDS or (first and Path(first).is_file()):
-                # as it was tested: the campaign's constants and goal/unsafe labels
-                campaigns = await in_thread(file_campaigns, path)
-                self.model.open_spec(first, **campaign_model(campaigns, first))
-
-    def case_selected(self, row: dict) -> None:
-        """The selection ring moves with the inspector to the case's first state."""
-        states = [int(s) for s in (row.get("states") or [])]
+    def case_selected(self, row: Row) -> None:
+        """The selection ring moves with the inspector to the case's first state (``row``: the
+        Results tab's chosen execution, or a side-by-side dict row)."""
+        states = [int(s) for s in (field(row, "states") or [])]
         if same_model(row, self.model.oracle):
             self.graph.highlight_states(states, select=states[0] if states else None)
             if states:

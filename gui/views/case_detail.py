@@ -1,12 +1,14 @@
 """One execution in full: prompt, raw reply, thinking, parsed vs expected answer, the oracle.
 
 Everything shown here that came from an LLM or a file goes into plain-text widgets
-(QPlainTextEdit / plain labels), so a reply full of HTML is shown as the characters it is.
+(QPlainTextEdit / plain labels), so a reply full of HTML is shown as the characters it is. The
+texts are the Qt-free ``case_text`` (``core/workspace/presentation/results/case_text.py``); a
+row is a ``StoredExecution`` (the Results tab) or a ``results --json`` dict (side by side, the
+campaign comparison).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -24,56 +26,20 @@ from PySide6.QtWidgets import (
 )
 
 from explaincheck.core.oracle.types import OracleResult
-from explaincheck.core.workspace.presentation.long_text import capped
-from explaincheck.core.workspace.presentation.valuation import valuation_text
-from explaincheck.gui.adapters.results_model import states_text
+from explaincheck.core.workspace.presentation.results.case_text import (
+    NO_CASE,
+    case_text,
+    oracle_lines,
+    pretty,
+)
+from explaincheck.core.workspace.presentation.results.rows import Row, as_dict
 from explaincheck.gui.support.safe_text import plain_label
 from explaincheck.gui.views.full_text_dialog import FullTextDialog
 
+__all__ = ["DETAIL_MIN_HEIGHT", "CaseDetail", "oracle_lines", "pretty"]
+
 TEXT_MIN_HEIGHT = 36  # two lines; the boxes scroll
 DETAIL_MIN_HEIGHT = 220  # the verdict line and a few lines of prompt and reply
-
-
-def pretty(value: Any) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False)
-
-
-def oracle_lines(
-    oracle: OracleResult | None, states: list[int], variables: Mapping[str, str] | None = None
-) -> str:
-    """The oracle facts behind a case, one paragraph per state."""
-    if oracle is None:
-        return "Open this case's environment to see the oracle values behind it."
-    lines = []
-    for state_id in states:
-        if not 0 <= state_id < len(oracle.states):
-            lines.append(f"state {state_id}: not in the open model")
-            continue
-        f = oracle.states[state_id]
-        valuation = valuation_text(f.valuation, variables)
-        lines.append(f"state {f.id} ({valuation})")
-        danger = f"   D = {f.danger:.4g}" if f.danger is not None else ""
-        lines.append(f"  V = {f.value:.4g}{danger}   C_B = {f.centrality:.3g}")
-        if f.q:
-            q = ", ".join(f"{a} {v:.4g}" for a, v in sorted(f.q.items(), key=lambda kv: -kv[1]))
-            lines.append(f"  Q: {q}")
-            lines.append(f"  A* = {{{', '.join(f.best)}}}   A° = {{{', '.join(f.worst)}}}")
-        flags = [
-            n
-            for n, on in (
-                ("bottleneck", f.bottleneck),
-                ("dead end", f.dead_end),
-                ("goal", f.is_goal),
-                ("unsafe", f.is_unsafe),
-            )
-            if on
-        ]
-        lines.append("  " + (", ".join(flags) if flags else "not a bottleneck, not a dead end"))
-    return "\n".join(lines)
 
 
 def _text_box(monospace: bool = False) -> QPlainTextEdit:
@@ -96,7 +62,7 @@ class CaseDetail(QWidget):
         super().__init__(parent)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        self.header = plain_label("Select an execution to see it in full.")
+        self.header = plain_label(NO_CASE)
         font = self.header.font()
         font.setBold(True)
         self.header.setFont(font)
@@ -130,7 +96,8 @@ class CaseDetail(QWidget):
         self.right = right
         split.addWidget(right)
         layout.addWidget(split, 1)
-        self.row: dict[str, Any] | None = None
+        self.row: dict[str, Any] | None = None  # the shown row as a dict (factor panel, link)
+        self.shown_row: Row | None = None  # the row as it was given
         self.factor_panel: Any = None  # views.factor_panel.FactorPanel, when attached
         self.factor_context: Callable[[], tuple[Any, str | None]] | None = None
         self.case_link: Any = None  # gui.share_file.CaseLinkRow, when attached
@@ -183,47 +150,24 @@ class CaseDetail(QWidget):
 
     def show_row(
         self,
-        row: dict[str, Any] | None,
+        row: Row | None,
         oracle: OracleResult | None = None,
         variables: Mapping[str, str] | None = None,
     ) -> None:
-        self.row = row
-        if row is None:
-            self.header.setText("Select an execution to see it in full.")
-            for box in (self.reason,):
-                box.setText("")
-            for edit in (self.prompt, self.reply, self.thinking, self.answers, self.oracle):
-                edit.setPlainText("")
-            self.full_reply_button.hide()
-            self._show_factors(None, None)
-            for listener in self.row_shown:
-                listener(None)
-            return
-        verdict = str(row.get("verdict", "")).upper()
-        delta = row.get("delta")
-        self.header.setText(
-            f"{verdict} · {row.get('llm')} · {row.get('category')} · {row.get('selection')} · "
-            f"state(s) {states_text(row.get('states'))} · δ = {float(delta or 0):.3f}"
-            f" · repeat {row.get('repeat')}"
-        )
-        self.reason.setText(capped(str(row.get("reason") or ""), 2_000, 500).text)
-        self.prompt.setPlainText(capped(str(row.get("prompt") or "")).text)
-        reply = row.get("reply")
-        shown = capped("" if reply is None else str(reply), hint="“Show full reply…” has it all")
-        self.reply.setPlainText("(no reply)" if reply is None else shown.text)
-        self.full_reply_button.setVisible(shown.shortened)
-        thinking = str(row.get("thinking") or "")
-        self.thinking.setPlainText(capped(thinking).text)
-        self.thinking_box.setVisible(bool(thinking))
-        answers = f"answer:   {pretty(row.get('answer'))}\nexpected: {pretty(row.get('expected'))}"
-        answers = capped(answers, 5_000, 1_000).text
-        if row.get("abs_error") is not None:
-            answers += f"\n|error|:  {float(row['abs_error']):.4g}"
-        if row.get("error"):
-            answers += f"\nerror:    {row['error']}"
-        self.answers.setPlainText(answers)
-        states = [int(s) for s in (row.get("states") or [])]
-        self.oracle.setPlainText(oracle_lines(oracle, states, variables))
-        self._show_factors(row, oracle)
+        """Show ``row`` (None: nothing); ``oracle`` only when the row was graded on it."""
+        self.shown_row = row
+        self.row = None if row is None else as_dict(row)
+        text = case_text(row, oracle, variables)
+        self.header.setText(text.header)
+        self.reason.setText(text.reason)
+        self.prompt.setPlainText(text.prompt)
+        self.reply.setPlainText(text.reply)
+        self.full_reply_button.setVisible(text.reply_shortened)
+        self.thinking.setPlainText(text.thinking)
+        if row is not None:
+            self.thinking_box.setVisible(bool(text.thinking))
+        self.answers.setPlainText(text.answers)
+        self.oracle.setPlainText(text.oracle)
+        self._show_factors(self.row, oracle)
         for listener in self.row_shown:
-            listener(row)
+            listener(self.row)

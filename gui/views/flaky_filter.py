@@ -2,7 +2,8 @@
 
 Why a filter: with ``--repeat k`` the flaky cases are the ones to quarantine (or leave out of a
 comparison); finding them among hundreds of grouped rows by eye is the job this saves. It works
-on the grouped view (Group repeats), which it turns on.
+on the grouped view (Group repeats), which it turns on; the rule is the workspace's
+(``ResultsFilters.flaky_only``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from PySide6.QtWidgets import QBoxLayout, QToolButton
 
 def add_flaky_button(panel: Any, layout: QBoxLayout) -> QToolButton:
     """A checkable "Flaky only" in ``layout``; ``panel`` is the executions panel (its
-    ``groups`` model, ``group_button`` and ``refresh_groups``)."""
+    ``workspace`` and ``group_button``)."""
     button = QToolButton(panel)
     button.setText("Flaky only")
     button.setCheckable(True)
@@ -23,11 +24,9 @@ def add_flaky_button(panel: Any, layout: QBoxLayout) -> QToolButton:
     )
 
     def toggled(on: bool) -> None:
-        panel.groups.flaky_only = on
+        panel.workspace.set_flaky_only(on)  # the grouped table follows the filters
         if on and not panel.group_button.isChecked():
-            panel.group_button.setChecked(True)  # refreshes the groups itself
-        else:
-            panel.refresh_groups()
+            panel.group_button.setChecked(True)
 
     button.toggled.connect(toggled)
     layout.addWidget(button)

@@ -1,12 +1,13 @@
 """The Results tab: executions with filters and search, one case in full, two LLMs compared.
 
-Selecting a row shows its prompt, reply, verdict and the oracle behind it, and asks the window
-to highlight the case's states on the graph (``case_selected``).
+The state is the Qt-free ``ResultsWorkspace`` (``core/workspace/presentation/results/``): the
+rows, the filters, the grouped repeats and the chosen case. This view shows it and forwards the
+user's input: a filter or the search sets the workspace's filters, a selected row chooses the
+case; the chosen case is shown in full and the window highlights its states on the graph
+(``case_selected``).
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from PySide6.QtCore import QItemSelection, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -26,14 +27,20 @@ from PySide6.QtWidgets import (
 
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
-from explaincheck.gui.adapters.repeat_groups import RepeatGroupsModel
-from explaincheck.gui.adapters.results_data import ResultsData, same_model
-from explaincheck.gui.adapters.results_model import (
+from explaincheck.core.workspace.presentation.results.filters import (
+    FILTERS,
     NOT_PASSED,
-    ResultsFilter,
-    ResultsTableModel,
-    environment_name,
+    ResultsFilters,
 )
+from explaincheck.core.workspace.presentation.results.rows import (
+    Row,
+    StoredExecution,
+    environment_name,
+    same_model,
+)
+from explaincheck.gui.adapters.repeat_groups import RepeatGroupsModel
+from explaincheck.gui.adapters.results_data import ResultsData
+from explaincheck.gui.adapters.results_model import ResultsFilter, ResultsTableModel
 from explaincheck.gui.support.tasks import Tasks
 from explaincheck.gui.views.case_detail import DETAIL_MIN_HEIGHT, CaseDetail
 from explaincheck.gui.views.compare_panel import ComparePanel
@@ -45,27 +52,20 @@ from explaincheck.gui.views.flow_layout import FlowLayout
 TABLE_MIN_HEIGHT = 90  # a header and three rows
 DEFAULT_SPLIT = (420, 0, 580)  # table, grouped table (hidden), case detail: the proportions
 
-FILTERS = (
-    ("environment", "Environment"),
-    ("verdict", "Verdict"),
-    ("category", "Category"),
-    ("llm", "LLM"),
-    ("selection", "Selection"),
-)
-
 
 class ExecutionsPanel(QWidget):
     """Filter bar, table and case detail."""
 
-    case_selected = Signal(object)  # the row dict
+    case_selected = Signal(object)  # the chosen StoredExecution
 
     def __init__(self, results: ResultsData, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.results = results
+        self.workspace = results.workspace
         self.oracle: OracleResult | None = None
         self.environment: Environment | None = None
         self.model = ResultsTableModel(results)
-        self.proxy = ResultsFilter()
+        self.proxy = ResultsFilter(results)
         self.proxy.setSourceModel(self.model)
         bar, second = self._build_filter_bars()
         self._build_table()
@@ -215,6 +215,8 @@ class ExecutionsPanel(QWidget):
         self._filters_timer.timeout.connect(self._refresh_filters)
         self.results.reset.connect(self._refresh_filters)
         self.results.rows_added.connect(lambda *_: self._rows_added())
+        self.results.filters_changed.connect(self._show_filters)
+        self.results.chosen.connect(self._show_chosen)
         # every way the shown rows change (a filter or the search re-filters by inserting and
         # removing rows) updates the "N of M shown" label
         self.proxy.rowsInserted.connect(lambda *_: self._update_count())
@@ -237,33 +239,28 @@ class ExecutionsPanel(QWidget):
             self.refresh_groups()
 
     def refresh_groups(self) -> None:
-        """Group the rows the filters and search show (so "Failures only" still applies)."""
-        shown = [self.model.row(self.proxy.source_row(i)) for i in range(self.proxy.rowCount())]
-        self.groups.set_rows(shown)
+        """Group the rows the filters and search show, in the table's order (so "Failures
+        only" still applies); the workspace groups them."""
+        self.groups.set_groups(self.workspace.groups(self.proxy.shown()))
 
     def _group_selected(self, *_args: object) -> None:
         indexes = self.group_table.selectionModel().selectedRows()
         if not indexes:
             return
-        row = self.groups.groups[indexes[0].row()]["row"]
-        self.detail.show_row(row, self._oracle_for(row), self._names())
-        self.case_selected.emit(row)
+        self.workspace.choose(self.groups.groups[indexes[0].row()].row)
 
     def _filter_changed(self, key: str, box: QComboBox) -> None:
-        self.proxy.set_equals(key, box.currentData() or "")
-        self._update_count()
+        self.workspace.set_equal(key, box.currentData() or "")
 
     def _search_changed(self) -> None:
-        self.proxy.set_text(self.search.text())
-        self._update_count()
+        self.workspace.set_text(self.search.text())
 
     def _failures_toggled(self, on: bool) -> None:
-        self.proxy.set_failures_only(on)
-        self._update_count()
+        self.workspace.set_failures_only(on)
 
     def _refresh_filters(self) -> None:
         for key, box in self.filters.items():
-            values = sorted({str(r.get(key)) for r in self.results.rows if r.get(key) is not None})
+            values = self.workspace.choices(key)
             current = box.currentData()
             box.blockSignals(True)
             box.clear()
@@ -275,13 +272,29 @@ class ExecutionsPanel(QWidget):
             box.blockSignals(False)
         self._update_count()
 
+    def _show_filters(self, filters: ResultsFilters) -> None:
+        """The bar shows the workspace's filters, however they were set (the search box is
+        left as typed: the workspace keeps its text stripped and in lower case)."""
+        for key, box in self.filters.items():
+            index = max(0, box.findData(filters.equals.get(key, "")))
+            if index != box.currentIndex():
+                box.blockSignals(True)
+                box.setCurrentIndex(index)
+                box.blockSignals(False)
+        for button, on in (
+            (self.failures, filters.failures_only),
+            (self.flaky_button, filters.flaky_only),
+        ):
+            if button.isChecked() != on:
+                button.blockSignals(True)
+                button.setChecked(on)
+                button.blockSignals(False)
+        self._update_count()
+
     def _update_count(self) -> None:
         if self.group_button.isChecked():
             self.refresh_groups()
-        total = len(self.results.rows)
-        shown = self.proxy.rowCount()
-        failed = sum(1 for r in self.results.rows if r.get("verdict") in NOT_PASSED)
-        self.count.setText(f"{shown} of {total} shown · {failed} not passed")
+        self.count.setText(self.workspace.count_text())
 
     def set_filter(self, key: str, value: str) -> None:
         box = self.filters[key]
@@ -290,13 +303,14 @@ class ExecutionsPanel(QWidget):
 
     def set_oracle(self, oracle: OracleResult | None, environment: Environment | None) -> None:
         self.oracle, self.environment = oracle, environment
-        if self.detail.row is not None:
-            self.detail.show_row(self.detail.row, self._oracle_for(self.detail.row), self._names())
+        shown = self.detail.shown_row
+        if shown is not None:
+            self.detail.show_row(shown, self._oracle_for(shown), self._names())
 
     def _names(self) -> dict[str, str]:
         return self.environment.variables if self.environment is not None else {}
 
-    def _oracle_for(self, row: dict[str, Any]) -> OracleResult | None:
+    def _oracle_for(self, row: Row) -> OracleResult | None:
         if same_model(row, self.oracle):
             return self.oracle
         return None
@@ -307,8 +321,7 @@ class ExecutionsPanel(QWidget):
     def select_first_failure(self) -> bool:
         """Select the first shown row that did not pass (for screenshots and demos)."""
         for proxy_row in range(self.proxy.rowCount()):
-            row = self.model.row(self.proxy.source_row(proxy_row))
-            if row.get("verdict") in NOT_PASSED:
+            if self.model.row(self.proxy.source_row(proxy_row)).verdict in NOT_PASSED:
                 self.select_row(proxy_row)
                 return True
         return False
@@ -317,9 +330,15 @@ class ExecutionsPanel(QWidget):
         indexes = self.table.selectionModel().selectedRows()
         if not indexes:
             return
-        row = self.model.row(self.proxy.mapToSource(indexes[0]).row())
-        self.detail.show_row(row, self._oracle_for(row), self._names())
-        self.case_selected.emit(row)
+        self.workspace.choose(self.model.row(self.proxy.mapToSource(indexes[0]).row()))
+
+    def _show_chosen(self, execution: StoredExecution | None) -> None:
+        """The workspace's chosen case in full; the window highlights its states."""
+        if execution is None:
+            self.detail.show_row(None)
+            return
+        self.detail.show_row(execution, self._oracle_for(execution), self._names())
+        self.case_selected.emit(execution)
 
 
 class ResultsView(QTabWidget):

@@ -69,7 +69,7 @@ def test_a_run_signals_its_plan_rows_and_outcome(qtbot, controller, model, tmp_p
     assert set(capacity) == {"random", "oracle"} and all(v >= 1 for v in capacity.values())
     assert outcome.complete and outcome.progress.state == "finished"
     assert len(seen["rows"]) == 8
-    assert {r["verdict"] for r in seen["rows"] if r["llm"] == "oracle"} == {"pass"}
+    assert {r.verdict for r in seen["rows"] if r.llm == "oracle"} == {"pass"}
     with Store.open(db, readonly=True) as store:
         assert len(store.executions()) == 8
 

@@ -96,9 +96,9 @@ def test_failing_row_shows_its_case_and_highlights_the_state(qtbot, campaign_win
     panel.set_filter("llm", "oracle")
     assert panel.proxy.rowCount() == sum(1 for r in window.results.rows if r["llm"] == "oracle")
     panel.set_filter("llm", "")
-    panel.proxy.set_text("no such text anywhere 12345")
+    panel.workspace.set_text("no such text anywhere 12345")
     assert panel.proxy.rowCount() == 0
-    panel.proxy.set_text("")
+    panel.workspace.set_text("")
 
 
 def test_side_by_side_puts_disagreements_first(qtbot, campaign_window):

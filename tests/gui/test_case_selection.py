@@ -22,7 +22,7 @@ def test_selection_ring_follows_the_selected_row(qtbot, window):
     panel = window.results_view.executions
     window.show_tab("results")
     panel.table.sortByColumn(0, panel.table.horizontalHeader().sortIndicatorOrder())
-    rows = {panel.model.row(panel.proxy.source_row(i))["states"][0]: i for i in range(2)}
+    rows = {panel.model.row(panel.proxy.source_row(i)).states[0]: i for i in range(2)}
     panel.select_row(rows[second])
     wait_for(qtbot, lambda: window.graph.selected_state() == second, 10)
     assert window.inspector.facts.id == second

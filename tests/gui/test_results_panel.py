@@ -115,3 +115,32 @@ def test_export_summary_counts_every_file(tmp_path):
     assert "report.html" in text
     assert export_summary([Path("a.csv")], "out") == "Exported 1 file to out: a.csv"
     assert "Nothing" in export_summary([], "out")
+
+
+def test_the_panel_shows_the_workspace_and_forwards_to_it(qtbot, window):
+    """A filter set in the bar is the workspace's; the case the workspace chooses is the one
+    shown in full (and the window's case_selected gets it); cleared rows clear the detail."""
+    panel = window.results_view.executions
+    workspace = window.results.workspace
+    window.results.add(rows(6))
+    panel._refresh_filters()
+    panel.set_filter("verdict", "fail")
+    assert workspace.filters.equals == {"verdict": "fail"}
+    assert panel.proxy.rowCount() == workspace.shown_count == 2  # fails at 0 and 4
+    seen: list[object] = []
+    window.results_view.case_selected.connect(seen.append)
+    panel.select_row(1)
+    chosen = workspace.chosen_case
+    assert chosen is not None and chosen.verdict == "fail" and seen == [chosen]
+    assert panel.detail.header.text().startswith(f"FAIL · {chosen.llm}")
+    workspace.choose(workspace.executions[3])
+    assert panel.detail.prompt.toPlainText() == "prompt 3"
+    workspace.set_equal("verdict", "")  # no widget asked: the bar and the table follow
+    assert panel.filters["verdict"].currentData() == ""
+    assert panel.proxy.rowCount() == 6 and count_text(panel).startswith("6 of 6 shown")
+    workspace.set_failures_only(True)
+    assert panel.failures.isChecked() and panel.proxy.rowCount() == 2
+    workspace.set_failures_only(False)
+    window.results.clear()
+    assert workspace.chosen_case is None
+    assert panel.detail.prompt.toPlainText() == "" and panel.detail.row is None
