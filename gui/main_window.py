@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import sys
 import traceback
-from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QIcon
@@ -30,12 +29,14 @@ from PySide6.QtWidgets import (
 from explaincheck.core.campaign.session import BackendSettings
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.paths import resources_dir
+from explaincheck.core.workspace.presentation.teach import TeachWorkspace
 from explaincheck.gui.adapters.backend_choices import llm_choices
 from explaincheck.gui.adapters.campaign_controller import CampaignController
 from explaincheck.gui.adapters.live_question_controller import LiveQuestionController
 from explaincheck.gui.adapters.model_controller import ModelController
 from explaincheck.gui.adapters.results_data import ResultsData
 from explaincheck.gui.presenters.campaign_run import CampaignRun, RunParts
+from explaincheck.gui.presenters.llm_policy_wiring import LlmPolicyParts, LlmPolicyWiring
 from explaincheck.gui.presenters.model_presenter import ModelActions, ModelPresenter, OracleViews
 from explaincheck.gui.presenters.notices import Notices
 from explaincheck.gui.presenters.policy_presenter import PolicyPresenter
@@ -50,7 +51,7 @@ from explaincheck.gui.presenters.workbench_wiring import (
     loaded_policy_chooser,
 )
 from explaincheck.gui.support.settings import Settings
-from explaincheck.gui.support.tasks import Tasks
+from explaincheck.gui.support.tasks import Tasks, in_thread
 from explaincheck.gui.views.campaign_view import CampaignView
 from explaincheck.gui.views.compare_campaigns_dialog import add_results_menu
 from explaincheck.gui.views.error_overlay import ErrorOverlay
@@ -109,7 +110,17 @@ class MainWindow(QMainWindow):
         self.results_view = ResultsView(self.results, self, self.tasks)
         self.report_view = ReportView(self.results, self.tasks, self)
         answerers = llm_choices()  # the backend registry's kinds, as plain data for the views
-        self.teach_view = TeachView(self.results, self.tasks, self, answerers=answerers)
+        self.teach = TeachWorkspace(  # the Teach tab's state, Qt-free; it asks through self.live
+            offload=in_thread,
+            start=self.tasks.start,
+            rows=lambda: self.results.rows,
+            db_path=lambda: self.results.db_path,
+            can_ask_live=answerers.can_ask_live,
+            live=self.live.question,
+        )
+        self.teach_view = TeachView(
+            self.results, self.tasks, self, answerers=answerers, workspace=self.teach
+        )
         self.campaign_view = CampaignView(self.tasks, self, answerers=answerers)
         self.tabs = QTabWidget(self)
         self.tabs.setDocumentMode(True)
@@ -166,9 +177,22 @@ class MainWindow(QMainWindow):
                 *loaded_policy_chooser(oracle)
             )
         )
-        from explaincheck.gui.presenters.llm_policy_wiring import LlmPolicyWiring
-
-        self.llm_policy = LlmPolicyWiring(self)  # File › Ask an LLM for its policy…
+        self.llm_policy = LlmPolicyWiring(  # File › Ask an LLM for its policy…
+            LlmPolicyParts(
+                self.model,
+                self.campaigns,
+                self.commands.open_policy,
+                self.commands.stop,
+                lambda: next(iter(self.campaign_view.setup().llms), None),
+                lambda: self.results.db_path or self.campaign_view.setup().database,
+                self.backend_settings,
+                self.open_database,
+                self.policy.show_policy,
+                self.tasks,
+            ),
+            Notices(self.statusBar(), self.errors),
+            self,
+        )
         self._restore()
         guard_wheel(self)  # spin and combo boxes take the wheel only once focused
 
@@ -274,9 +298,6 @@ class MainWindow(QMainWindow):
         self.results_view.case_selected.connect(self.results_presenter.case_selected)
         self.results_view.states_highlighted.connect(self.graph.mark_states)
         self.teach_view.state_changed.connect(self._teach_state)
-        self.teach_view.live_requested.connect(self._ask_live)
-        self.live.answered.connect(self.teach_view.show_live_answer)
-        self.live.failed.connect(self.teach_view.show_live_error)
         view.run_requested.connect(self.run_campaign)
         view.stop_requested.connect(self.stop)
         view.llm_box.check_requested.connect(campaigns.check_host)
@@ -365,13 +386,6 @@ class MainWindow(QMainWindow):
     def _teach_state(self, state_id: int) -> None:
         if self.tabs.currentWidget() is self.teach_view:
             self.inspector.show_state(state_id)
-
-    def _ask_live(self, spec: str, case: Any) -> None:
-        if self.model.oracle is None or self.model.environment is None:
-            return
-        # Teach's oracle: for a factors case it carries the factor truth the prompt needs
-        oracle = self.teach_view.oracle or self.model.oracle
-        self.live.ask(spec, case, oracle, self.model.environment)
 
     def edit_settings(self) -> None:
         from explaincheck.gui.support.theme import apply_theme

@@ -1,28 +1,26 @@
 """Asking one test case live for the Teach tab, with the user's backend settings.
 
-Why a controller: the view only says which LLM and which case; this asks the core's
-``ask_live`` (prompt, backend, grade) with the Ollama host(s), timeout and concurrency the user
-set, as a task on the window's qasync loop. The request is network-bound, so it needs no thread:
-waiting on a slow LLM holds neither the GUI nor the worker threads that layouts and SQLite reads
-use. A new question cancels the one still in flight (its backend is closed).
+The question itself is the Qt-free ``LiveQuestion`` (``core/workspace/presentation/teach/
+live.py``: the core's ``ask_live`` with the settings read at each question, a new question
+abandoning the one in flight, any failure one line); the Teach workspace asks through it. This
+adapter runs it as a task on the window's qasync loop (network-bound: it holds neither the GUI
+nor the worker threads) and repeats its events as Qt signals.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from explaincheck.core.campaign.session import BackendSettings, LiveAnswer, ask_live
+from explaincheck.core.campaign.session import BackendSettings
 from explaincheck.core.environments.types import Environment
-from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.taxonomy.base import TestCase
+from explaincheck.core.workspace.presentation.teach.live import LiveQuestion
 from explaincheck.gui.support.tasks import Tasks
-
-log = logging.getLogger("explaincheck.gui")
 
 
 class LiveQuestionController(QObject):
@@ -39,40 +37,16 @@ class LiveQuestionController(QObject):
     ) -> None:
         super().__init__(parent)
         self.tasks = tasks
-        self.settings = settings  # read at each question: the user may change them meanwhile
-        self._task: asyncio.Task | None = None
+        self.question = LiveQuestion(settings, tasks.start)
+        self.question.answered.connect(self.answered.emit)
+        self.question.failed.connect(self.failed.emit)
 
     def ask(
         self, spec: str, case: TestCase, oracle: OracleResult, environment: Environment
-    ) -> asyncio.Task:
+    ) -> asyncio.Task[Any]:
         """Ask ``spec`` the prompt of ``case`` on the open model."""
-        self.cancel()
-        self._task = self.tasks.start(
-            self._ask(spec, case, oracle, environment, self.settings()), "ask LLM"
-        )
-        return self._task
+        return self.question.ask(spec, case, oracle, environment)
 
     def cancel(self) -> None:
         """Abandon the question in flight, if any (nothing is emitted for it)."""
-        if self._task is not None and not self._task.done():
-            self._task.cancel()
-        self._task = None
-
-    async def _ask(
-        self,
-        spec: str,
-        case: TestCase,
-        oracle: OracleResult,
-        environment: Environment,
-        settings: BackendSettings,
-    ) -> None:
-        try:
-            answer: LiveAnswer = await ask_live(spec, case, oracle, environment, settings)
-        except ExplaincheckError as error:
-            self.failed.emit(case, spec, str(error))
-            return
-        except Exception as error:  # a backend's bug: said in the card, the trace in the log
-            log.exception("asking %s live failed", spec)
-            self.failed.emit(case, spec, str(error) or type(error).__name__)
-            return
-        self.answered.emit(case, answer)
+        self.question.cancel()

@@ -7,8 +7,10 @@ decision changed when the behavioural check asked it again on the intervened mod
 when no ``--behavioural`` run recorded it), then the graded necessity / sufficiency ("N / S").
 Selecting a factor shows the Q bars of the case's
 state under the intervention next to the original ones, and emits the states where the best
-action changes (``highlight``), which the owner shows on its graph. Intervened oracles come from
-the ``FactorController`` (isolated child, cached); the GUI thread never waits for them.
+action changes (``highlight``), which the owner shows on its graph. The panel computes nothing:
+its ``FactorWorkspace`` (Qt-free, ``core/workspace/presentation/teach/factors.py``) reads the
+marks and intervenes, through the window's shared ``FactorController`` (isolated child,
+cached); the GUI thread never waits for them.
 """
 
 from __future__ import annotations
@@ -29,67 +31,29 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explaincheck.core.analysis.factor_picture import (
-    FactorMark,
-    FactorPicture,
-    Intervention,
-    case_picture,
-    intervention,
-)
 from explaincheck.core.environments.types import Environment
-from explaincheck.core.factors.types import MODEL, Factor
 from explaincheck.core.oracle.types import OracleResult
-from explaincheck.core.workspace.presentation.teach import shown_by
+from explaincheck.core.workspace.presentation.teach.factors import (
+    COLUMNS,
+    MODEL,
+    NOT_ASKED,
+    Factor,
+    FactorPicture,
+    FactorWorkspace,
+    Intervention,
+    after_title,
+    has_factor_panel,
+    is_factor_case,
+    mark_texts,
+)
 from explaincheck.gui.adapters.factor_controller import FactorController
 from explaincheck.gui.support.safe_text import plain_label
 from explaincheck.gui.support.tasks import Tasks
 from explaincheck.gui.views.q_bars import QBars
 
-PANEL = "factors"  # the ``Category.panel`` of the categories whose cases this panel shows
-COLUMNS = ("Factor", "Cited", "Necessary", "Sufficient", "Behaviour", "N / S")
-NOT_ASKED = "not asked"
+__all__ = ["NOT_ASKED", "FactorPanel", "has_factor_panel", "is_factor_case", "mark_texts"]
+
 YES, NO = QColor("#cdebd9"), QColor("#f3f3f3")
-_ORDINAL = {1: "1st", 2: "2nd", 3: "3rd"}
-
-
-def mark_texts(mark: FactorMark, asked: bool) -> tuple[str, str, str, str, str, str]:
-    """The table row of one factor, as the user reads it."""
-    if not asked:
-        behaviour = NOT_ASKED
-    elif mark.changed is None:
-        behaviour = "no reply"
-    else:
-        behaviour = "changes" if mark.changed else "keeps"
-    return (
-        mark.id,
-        _ORDINAL.get(mark.cited or 0, "—"),
-        "yes" if mark.necessary else "no",
-        "yes" if mark.sufficient else "no",
-        behaviour,
-        _graded(mark),
-    )
-
-
-def _graded(mark: FactorMark) -> str:
-    """Graded necessity / sufficiency (how far the best action falls behind when the factor
-    changes / its lead when only the factor is kept); the strength for older results."""
-    if mark.necessity is None or mark.sufficiency is None:
-        return f"strength {mark.strength:.3f}"
-    return f"{mark.necessity:+.3f} / {mark.sufficiency:+.3f}"
-
-
-def _after_title(factor: Factor) -> str:
-    return f"{factor.id} neutral" if factor.kind == MODEL else f"{factor.id} changed"
-
-
-def has_factor_panel(category_id: str | None) -> bool:
-    """Whether the cases of this category are shown with this panel: it names it as its
-    ``Category.panel`` (``factors`` does), so the panel lists no category id."""
-    return shown_by(category_id, PANEL)
-
-
-def is_factor_case(row: Mapping[str, Any] | None) -> bool:
-    return row is not None and has_factor_panel(row.get("category")) and bool(row.get("expected"))
 
 
 class FactorPanel(QWidget):
@@ -111,11 +75,10 @@ class FactorPanel(QWidget):
         super().__init__(parent)
         self.tasks = tasks or Tasks(self)
         self.controller = controller or FactorController(self)
-        self.picture: FactorPicture | None = None
-        self.oracle: OracleResult | None = None
-        self.factors: tuple[Factor, ...] = ()
-        self.shown: Intervention | None = None
-        self._generation = 0
+        self.workspace = FactorWorkspace(self.controller.source)
+        self.workspace.picture_ready.connect(self._show_picture)
+        self.workspace.intervention_ready.connect(self._show_intervention)
+        self.workspace.said.connect(lambda text: self.status.setText(text))
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -174,6 +137,23 @@ class FactorPanel(QWidget):
         inner.addWidget(widget)
         return box
 
+    # -- the workspace's state, by the names the tests use ------------------------------------
+    @property
+    def picture(self) -> FactorPicture | None:
+        return self.workspace.picture
+
+    @property
+    def oracle(self) -> OracleResult | None:
+        return self.workspace.oracle
+
+    @property
+    def factors(self) -> tuple[Factor, ...]:
+        return self.workspace.factors
+
+    @property
+    def shown(self) -> Intervention | None:
+        return self.workspace.shown
+
     # -- the case --------------------------------------------------------------------------
     def show_case(
         self,
@@ -184,9 +164,7 @@ class FactorPanel(QWidget):
     ) -> bool:
         """Show a ``factors`` case (hidden otherwise); True when shown. ``oracle`` is the open
         model's (None when the case belongs to another model: marks only, no Q bars)."""
-        self._generation += 1
-        self.picture, self.oracle, self.shown = None, oracle, None
-        if not is_factor_case(row):
+        if not self.workspace.begin(row, oracle):
             self.hide()
             return False
         assert row is not None
@@ -196,30 +174,13 @@ class FactorPanel(QWidget):
         self.after.set_state(None)
         self.after_box.setTitle("Select a factor")
         self.status.setText("Reading the factors…")
-        self.tasks.start(
-            self._load(dict(row), oracle, environment, db_path, self._generation), "factor panel"
-        )
+        self.tasks.start(self.workspace.load(row, environment, db_path), "factor panel")
         return True
 
-    async def _load(
-        self,
-        row: dict[str, Any],
-        oracle: OracleResult | None,
-        environment: Environment | None,
-        db_path: str | None,
-        generation: int,
-    ) -> None:
-        factors: tuple[Factor, ...] = ()
-        if oracle is not None and environment is not None:
-            factors = await self.controller.factors(environment, oracle)
-        actions = await self.controller.behaviour(db_path, row)
-        if generation != self._generation:
-            return
-        self.factors = factors
-        self.set_picture(case_picture(row, factors, actions))
-
     def set_picture(self, picture: FactorPicture) -> None:
-        self.picture = picture
+        self.workspace.set_picture(picture)
+
+    def _show_picture(self, picture: FactorPicture) -> None:
         state = picture.state
         asked = "recorded" if picture.asked else "not asked (run with the behavioural check)"
         self.title.setText(f"Factors at state {state} · behavioural check: {asked}")
@@ -233,12 +194,11 @@ class FactorPanel(QWidget):
                     kind = "model factor" if mark.kind == MODEL else "state factor"
                     item.setToolTip(f"{mark.words} ({kind})" if mark.kind else mark.words)
                 self.table.setItem(r, column, item)
-        if self.oracle is not None and 0 <= state < len(self.oracle.states):
-            self.before.set_state(self.oracle.state(state))
+        oracle = self.workspace.oracle
+        if oracle is not None and self.workspace.has_state():
+            self.before.set_state(oracle.state(state))
             self.before_box.setTitle(f"Original · state {state}")
-            self.status.setText("Select a factor to see the model with it neutralised.")
-        else:
-            self.status.setText("Open this case's model to see the interventions.")
+        self.status.setText(self.workspace.picture_note())
 
     # -- the selected factor ---------------------------------------------------------------
     def select_factor(self, factor_id: str) -> None:
@@ -266,42 +226,16 @@ class FactorPanel(QWidget):
             return
         mark = self.picture.marks[rows[0].row()]
         self.factor_chosen.emit(mark.id)
-        factor = next((f for f in self.factors if f.id == mark.id), None)
-        if factor is None or self.oracle is None:
-            self.status.setText(f"{mark.id}: open this case's model to see the intervention.")
-            return
-        self._generation += 1
-        self.after.set_state(None)
-        self.after_box.setTitle(_after_title(factor))
-        if factor.kind == MODEL:
-            self.status.setText(f"Model checking the model with {factor.id} neutral…")
-        self.tasks.start(
-            self._intervene(factor, self.oracle, self.picture.state, self._generation),
-            "factor intervention",
-        )
+        factor = self.workspace.factor(mark.id)
+        if factor is not None and self.oracle is not None:
+            self.after.set_state(None)
+            self.after_box.setTitle(after_title(factor))
+        work = self.workspace.intervene(mark.id)
+        if work is not None:
+            self.tasks.start(work, "factor intervention")
 
-    async def _intervene(
-        self, factor: Factor, oracle: OracleResult, state: int, generation: int
-    ) -> None:
-        try:
-            intervened = (
-                await self.controller.intervened(oracle, factor) if factor.kind == MODEL else None
-            )
-            shown = intervention(factor, oracle, state, intervened)
-        except Exception as error:  # an intervened model that does not build: say so
-            if generation == self._generation:
-                self.status.setText(f"{factor.id}: the intervened model cannot be checked: {error}")
-            return
-        if generation != self._generation:
-            return
-        self.shown = shown
+    def _show_intervention(self, shown: Intervention) -> None:
         self.after.set_state(shown.after)
         self.after_box.setToolTip(shown.note)
-        count = len(shown.changed)
-        where = "state" if count == 1 else "states"
-        self.status.setText(
-            f"{factor.id}: {shown.note}. A* changes at {count} {where}"
-            + (" (highlighted on the graph)." if count else ".")
-        )
         self.highlight.emit(list(shown.changed))
         self.intervention_shown.emit(shown)

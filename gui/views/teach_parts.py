@@ -1,6 +1,7 @@
 """The Teach tab's parts: the step cards and its two bars (which case; which answer).
 
-They are only built here; ``TeachView`` connects them and fills the cards.
+They are only built here; ``TeachView`` connects them and fills the cards. Their choices (the
+taught categories, the orders, the flaws' words) come from the Teach workspace.
 """
 
 from __future__ import annotations
@@ -17,13 +18,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explaincheck.core.taxonomy.teaching import taught
-from explaincheck.core.workspace.presentation.flaw_teaching import explanation
+from explaincheck.core.workspace.presentation.teach import (
+    ORDERINGS,
+    REVEAL_TEXT,
+    explanation,
+    taught_choices,
+)
 from explaincheck.gui.support.safe_text import plain_label
 from explaincheck.gui.views.flow_layout import FlowLayout
 from explaincheck.gui.views.llm_choices import LlmChoices
 
-REVEAL_TEXT = "Reveal ▸"
+__all__ = ["REVEAL_TEXT", "AnswerBar", "Card", "CaseBar"]
 
 
 class Card(QFrame):
@@ -77,12 +82,12 @@ class CaseBar(_FlowBar):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.category = QComboBox(self)
-        for category in taught():
-            self.category.addItem(category.name, category.id)
+        for name, category_id in taught_choices():
+            self.category.addItem(name, category_id)
         self.add(self.category, "Category:")
         self.ordering = QComboBox(self)
-        self.ordering.addItem("most diagnostic first (δ)", "delta")
-        self.ordering.addItem("by state id", "id")
+        for text, key in ORDERINGS:
+            self.ordering.addItem(text, key)
         self.add(self.ordering, "Order:")
         self.previous_button = QPushButton("◀ Previous", self)
         self.add(self.previous_button)

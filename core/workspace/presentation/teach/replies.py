@@ -1,13 +1,19 @@
 """Step 3 of the Teach tab as plain data: the stored reply of an LLM to the case on the screen,
-and the text that shows a reply (capped, with its thinking and verdict). Qt-free."""
+and the text that shows a reply (capped, with its thinking and verdict)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.workspace.presentation.long_text import capped
-from explaincheck.gui.adapters.results_data import same_model
+
+
+def same_model(row: Mapping[str, Any], oracle: OracleResult | None) -> bool:
+    """Whether a stored row was graded on this oracle's model (its ``model_hash`` is the
+    oracle's content hash: file bytes, constants, labels, method), the Results tab's rule."""
+    return oracle is not None and row.get("model_hash") == oracle.model.content_hash
 
 
 def stored_reply(
@@ -33,3 +39,14 @@ def reply_text(spec: str, row: Mapping[str, Any]) -> str:
     if thinking:
         text += f"(thinking: {thinking[:400]}{'…' if len(thinking) > 400 else ''})\n\n"
     return text + f"Verdict: {str(row.get('verdict')).upper()} — {row.get('reason')}"
+
+
+def live_text(answer: Any) -> str:
+    """A reply asked live (``core.campaign.session.LiveAnswer``), read like a stored one."""
+    row = {
+        "reply": answer.reply,
+        "thinking": answer.thinking,
+        "verdict": answer.verdict,
+        "reason": answer.reason,
+    }
+    return reply_text(answer.spec, row) + "  (asked live)"

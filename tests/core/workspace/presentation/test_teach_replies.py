@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from explaincheck.gui.adapters.teach_replies import reply_text, stored_reply
+from explaincheck.core.workspace.presentation.teach.replies import reply_text, stored_reply
 
 ORACLE = SimpleNamespace(model=SimpleNamespace(content_hash="h1"))
 CASE = SimpleNamespace(category="safer", states=(3, 5))
