@@ -15,6 +15,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from explaincheck.core.campaign.regrade import _oracle_from
+from explaincheck.core.store import Store
 from explaincheck.core.terminal_text import safe_terminal
 
 log = logging.getLogger(__name__)
@@ -52,8 +54,6 @@ def clean(value: Any) -> Any:
 def build_bundle(db_path: str | Path) -> dict[str, Any]:
     """The share file's data: ``{"title", "llms", "categories", "cases": {id: case},
     "runs": [[case id, llm, repeat, verdict, reply, answer, reason], ...]}``."""
-    from explaincheck.core.store import Store
-
     cases: dict[str, dict[str, Any]] = {}
     runs: list[list[Any]] = []
     oracles: dict[str, Any] = {}
@@ -93,8 +93,6 @@ def _oracle(model_hash: str, settings: dict[str, Any] | None, found: dict[str, A
     """The oracle a campaign ran against (usually from the cache), or None when it cannot be
     rebuilt here (a model file that moved): the case then shows what was stored."""
     if model_hash not in found:
-        from explaincheck.core.campaign.regrade import _oracle_from
-
         try:
             found[model_hash] = _oracle_from(settings, model_hash)
         except Exception as error:  # the share file is still written, without the oracle's values
