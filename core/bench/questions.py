@@ -46,7 +46,7 @@ class Recipe:
     seed: int = DEFAULT_SEED
     grading: GradingSettings = field(default_factory=GradingSettings)
 
-    def campaign(self, environment: str, llms: tuple[str, ...] = ("oracle",)) -> Any:
+    def campaign(self, environment: str, llms: tuple[str, ...] = ("oracle",)) -> Campaign:
         """The campaign of one environment that plans this set's questions."""
         return Campaign(
             environment,
