@@ -15,7 +15,14 @@ from collections.abc import Iterable, Sequence
 import pandas as pd
 
 from explaincheck.core.analysis.layout import BASELINE_LLM
+from explaincheck.core.analysis.prioritization import wilcoxon_test
+from explaincheck.core.backends.hedge_backend import HedgeBackend
+from explaincheck.core.backends.noisy_backend import NoisyBackend, parse_share
+from explaincheck.core.backends.random_backend import RandomBackend
+from explaincheck.core.campaign.fault_runs import selected_rows
+from explaincheck.core.campaign.plan import Campaign, load_environment, oracle_for
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.taxonomy.base import PASS, PRIORITIZED, RANDOM
 from explaincheck.core.taxonomy.case_rules import DEFAULT_RULES, SelectionRules
 
 HEDGE = "hedge"
@@ -34,12 +41,6 @@ def control_results(
     """A results frame (the columns the analysis reads) of ``llms`` (``random``, ``noisy:Q``,
     ``hedge``) on both selections (under ``rules``) of every applicable category of each
     environment (of ``categories`` only, when given), seeded by ``seed``."""
-    from explaincheck.core.backends.hedge_backend import HedgeBackend
-    from explaincheck.core.backends.noisy_backend import NoisyBackend, parse_share
-    from explaincheck.core.backends.random_backend import RandomBackend
-    from explaincheck.core.campaign.fault_runs import selected_rows
-    from explaincheck.core.campaign.plan import Campaign, load_environment, oracle_for
-
     rows: list[dict] = []
     for env_id in environments:
         campaign = Campaign(environment=env_id, llms=("oracle",), budget=budget, seed=seed)
@@ -67,8 +68,6 @@ def control_results(
 def hedge_satisfy_rates(results: pd.DataFrame) -> pd.DataFrame:
     """Per environment: ``hedge``'s satisfy pass rate under each selection (the share of cases
     whose value a ½ is within tolerance of), and the difference prioritised − random."""
-    from explaincheck.core.taxonomy.base import PASS, PRIORITIZED, RANDOM
-
     mine = results[(results["llm"] == HEDGE) & (results["category"] == "satisfy")]
     rates = (
         mine.assign(passed=mine["verdict"] == PASS)
@@ -92,8 +91,6 @@ def control_table(
     """Per seed and control: cells, the corrected test's p and mean difference, and the paper's
     uncorrected p and mean difference (``prioritization.wilcoxon_test`` on that answerer), over
     ``categories`` (default: every applicable one)."""
-    from explaincheck.core.analysis.prioritization import wilcoxon_test
-
     rows = []
     for seed in seeds:
         results = control_results(

@@ -18,7 +18,9 @@ from typing import Any
 from explaincheck.core.factors.truth import alternatives, probe_alternative, valuation_key
 from explaincheck.core.factors.types import MODEL, Factor
 from explaincheck.core.oracle.types import OracleResult, StateFacts
+from explaincheck.core.taxonomy.base import PRIORITIZED, TestCase
 from explaincheck.core.taxonomy.factor_probes import BASELINE
+from explaincheck.core.taxonomy.registry import category
 
 
 @dataclass(frozen=True)
@@ -216,8 +218,6 @@ def lesson_row(
     the factor truth)."""
     if stored is not None and stored.get("expected"):
         return dict(stored)
-    from explaincheck.core.taxonomy.base import PRIORITIZED, TestCase
-    from explaincheck.core.taxonomy.registry import category
 
     case = TestCase("factors", tuple(states), 0.0, PRIORITIZED, 0)
     return {

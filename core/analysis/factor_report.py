@@ -17,6 +17,7 @@ from statistics import mean
 from typing import Any
 
 from explaincheck.core.atomic_files import write_text_atomically
+from explaincheck.core.store import Store
 from explaincheck.core.taxonomy.factor_probes import BASELINE, SUFFICIENCY_MARK, TRIALS
 from explaincheck.core.taxonomy.factors import KINDS, factor_metrics
 from explaincheck.core.taxonomy.probes import trial_name
@@ -88,8 +89,6 @@ def summary(db: str) -> dict[str, dict[str, Any]]:
     achievable), mean Spearman ρ (over answers where it is defined), share of answers where an
     uncited factor outranks a cited one, share whose order passes; the agreement of each pair of
     views (with its number of views), mean PN and PS of the behavioural probes."""
-    from explaincheck.core.store import Store
-
     with Store.open(db, create=False) as store:
         rows: list[Mapping[str, Any]] = [
             r for r in store.iter_executions(category="factors") if r["verdict"] != "error"

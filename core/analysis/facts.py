@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from explaincheck.core.plural import counted
 from explaincheck.core.store import VERSION_KEY, CampaignRow
 from explaincheck.core.taxonomy.registry import CATEGORIES
 
@@ -132,8 +133,6 @@ def _json(value: Any) -> str:
 
 def _budget(budget: object) -> str:
     """ "7 cases per category" ("1 case per category"; "?" when not stored)."""
-    from explaincheck.core.plural import counted
-
     if isinstance(budget, int) and not isinstance(budget, bool):
         return f"{counted(budget, 'case')} per category"
     return f"{budget if budget is not None else '?'} cases per category"

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from explaincheck.core.analysis import plots
 from explaincheck.core.analysis.chance import row_chances
 from explaincheck.core.analysis.layout import order_categories, order_environments
 from explaincheck.core.analysis.report_parts import CSV, MARKDOWN, TEXT, Report, Section
@@ -33,6 +34,7 @@ from explaincheck.core.campaign.fault_runs import (
     NOISY_PREFIX,
     FaultDetection,
 )
+from explaincheck.core.oracle.flawed import DESCRIPTIONS
 from explaincheck.core.taxonomy.base import PASS, PRIORITIZED, RANDOM
 
 RAISES, UNCHANGED, LOWERS = "raises", "unchanged", "lowers"
@@ -327,8 +329,6 @@ def without_mutants(frame: pd.DataFrame, mutants: pd.DataFrame) -> pd.DataFrame:
 def fault_sections(results: pd.DataFrame, pools: pd.DataFrame | None = None) -> tuple[list, dict]:
     """(sections, figures) of the fault-detection part of a report: detection matrix, RQ1 with
     ground truth, APFD (when ``pools`` is given) and the noisy:Q calibration curve."""
-    from explaincheck.core.analysis import plots
-
     sections, figures = [], {}
     mutants = equivalent_mutants(pools) if pools is not None else pd.DataFrame()
     if len(mutants):
@@ -438,8 +438,6 @@ def fault_sections(results: pd.DataFrame, pools: pd.DataFrame | None = None) -> 
 
 def _flaw_legend(explainers: Iterable[str]) -> str:
     """One clause per flaw kind shown: what its picture believes."""
-    from explaincheck.core.oracle.flawed import DESCRIPTIONS
-
     kinds = dict.fromkeys(str(e).removeprefix(FLAW_PREFIX).partition(":")[0] for e in explainers)
     return " ".join(f"{kind}: {DESCRIPTIONS[kind]}." for kind in kinds if kind in DESCRIPTIONS)
 

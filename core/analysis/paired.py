@@ -40,6 +40,7 @@ from explaincheck.core.analysis.layout import (
     is_reference,
     order_categories,
 )
+from explaincheck.core.analysis.prioritization import comparable_cells, wilcoxon_test
 from explaincheck.core.taxonomy.base import PASS, PRIORITIZED, RANDOM, UNSCORED
 
 ALPHA = 0.05
@@ -230,8 +231,6 @@ def rq1_per_llm(
     """RQ1 for each LLM: comparable cells, the one-sided Wilcoxon p (prioritised < random) over
     them, the pooled pass rates of both selections and Cohen's h between them (negative: the
     prioritised cases are harder); ``cells``: ``cell_scores(results)`` if computed already."""
-    from explaincheck.core.analysis.prioritization import comparable_cells, wilcoxon_test
-
     rows = []
     replied = results[~results["verdict"].isin(UNSCORED)]
     llms = set(results["llm"].unique())

@@ -31,6 +31,8 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
+from explaincheck.core.analysis import rq1_cells
+from explaincheck.core.analysis.chance import row_chances
 from explaincheck.core.analysis.layout import CEILING_LLM, is_negative_control, is_reference
 from explaincheck.core.analysis.scores import CELL_KEYS, PRECISION, case_scores, cells_for
 from explaincheck.core.taxonomy.base import PRIORITIZED, RANDOM, UNSCORED
@@ -49,8 +51,6 @@ PAPER = "the paper's (uncorrected)"
 def corrected_case_scores(results: pd.DataFrame) -> pd.DataFrame:
     """One row per case: score, its exact chance and (score − chance) / (1 − chance); cases whose
     chance cannot be told (or is 1) are left out."""
-    from explaincheck.core.analysis.chance import row_chances
-
     keys = [*CELL_KEYS, "case_key"]
     if "schema" not in results.columns or "expected" not in results.columns:
         return pd.DataFrame(columns=[*keys, "score", "chance", "corrected"])
@@ -156,8 +156,6 @@ def wilcoxon_test(
     With fewer than ``min_untied`` untied cells (clusters), statistic and p_value are NaN and
     the sentence says the test was not run.
     """
-    from explaincheck.core.analysis import rq1_cells
-
     clustered = corrected if clustered is None else clustered
     cells = comparable_cells(results, exclude, corrected, cells, corrected_cases)
     left_out = 0

@@ -23,6 +23,7 @@ import pandas as pd
 
 from explaincheck.core.analysis.layout import order_categories, order_llms
 from explaincheck.core.analysis.scores import case_scores
+from explaincheck.core.backends.llama_binding import DETERMINISM
 from explaincheck.core.taxonomy.base import ERROR, PASS
 from explaincheck.core.taxonomy.metamorphic import canonical_answer, key_parts
 
@@ -187,8 +188,6 @@ def _ordered(table: pd.DataFrame) -> pd.DataFrame:
 def determinism_note(results: pd.DataFrame) -> str:
     """What a local model's repeats can vary by (``llama_binding.DETERMINISM``), when one ran:
     a repeat-stability figure built on them must say whether the runs were reproducible."""
-    from explaincheck.core.backends.llama_binding import DETERMINISM
-
     if not results["llm"].astype(str).str.startswith("local").any():
         return ""
     return (

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
+from explaincheck.core.analysis.layout import is_reference
 from explaincheck.core.analysis.prioritization import ALPHA, MIN_UNTIED, corrected_case_scores
 from explaincheck.core.analysis.rq1_cells import CELL, CLUSTER, cluster_test, same_case_keys
 from explaincheck.core.taxonomy.base import PRIORITIZED
@@ -131,8 +132,6 @@ def simulate(
 def power_sentence(results: pd.DataFrame) -> str:
     """The headline's power for β = ``REPORT_BETA`` on the cells of the answerers under test
     (as many simulated LLMs as there are), in one sentence."""
-    from explaincheck.core.analysis.layout import is_reference
-
     under_test = sorted({str(m) for m in results["llm"].unique() if not is_reference(m)})
     pool = case_pool(results, under_test[0] if under_test else None)
     if pool.empty or not under_test:

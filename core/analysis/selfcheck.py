@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from explaincheck.core.analysis.chance import row_chances
 from explaincheck.core.analysis.paired import question_identity, wilson
 from explaincheck.core.campaign.selfcheck import (
     EXPLAIN_SELECTIONS,
@@ -259,8 +260,6 @@ def _say_scores(rows: list[dict[str, Any]], base: str) -> dict[str, float | None
 
 def _question_scores(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """One row per distinct question: its pass share, its exact chance and corrected score."""
-    from explaincheck.core.analysis.chance import row_chances
-
     columns = ["question", "score", "chance", "corrected"]
     if not rows:
         return pd.DataFrame(columns=columns)

@@ -22,6 +22,9 @@ from explaincheck.core.analysis.selfcheck import (
     selfcheck_figures,
 )
 from explaincheck.core.campaign.selfcheck import SAY_SELECTION
+from explaincheck.core.environments.registry import resolve
+from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.oracle import compute_oracle
 
 if TYPE_CHECKING:
     from explaincheck.core.analysis.report_sections import ReportInputs
@@ -39,10 +42,6 @@ NOTE = (
 
 def all_figures(results: pd.DataFrame) -> list[SelfCheckFigures]:
     """The figures of every (environment, LLM) with self-check rows."""
-    from explaincheck.core.environments.registry import resolve
-    from explaincheck.core.errors import ExplaincheckError
-    from explaincheck.core.oracle import compute_oracle
-
     if "selection" not in results.columns or not (results["selection"] == SAY_SELECTION).any():
         return []
     found = []

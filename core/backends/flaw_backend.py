@@ -16,6 +16,8 @@ from typing import Any
 from explaincheck.core.backends.base import Backend, Reply
 from explaincheck.core.oracle.flawed import Flaw, flawed_oracle
 from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.policy.attach import attach
+from explaincheck.core.policy.types import policy_chain
 from explaincheck.core.taxonomy.base import Prompt, TestCase
 from explaincheck.core.taxonomy.kinds import QuantityPairCategory, number
 from explaincheck.core.taxonomy.metamorphic import state_names
@@ -48,9 +50,6 @@ class FlawedBackend(Backend):
     def _with_policy(self, picture: OracleResult) -> OracleResult:
         """The picture with the truth's policy, its chain solved in the picture: on policy
         cases the flaw judges π by its own values and transitions (``core/policy``)."""
-        from explaincheck.core.policy.attach import attach
-        from explaincheck.core.policy.types import policy_chain
-
         chain = policy_chain(self.truth)
         return picture if chain is None else attach(picture, chain.policy)
 

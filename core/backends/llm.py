@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from explaincheck.core.backends.base import Backend, Reply
+from explaincheck.core.store import to_json
 from explaincheck.core.taxonomy.base import Prompt, TestCase
 
 
@@ -51,8 +52,6 @@ class RequestIdentity:
     def request_hash(self, prompt: Prompt) -> str:
         """The reply cache's key of this request: backend, model, settings, prompt, schema and
         options (hosts are matched apart: a reply from any listed host is reused)."""
-        from explaincheck.core.store import to_json
-
         text = to_json(
             {
                 "v": REQUEST_HASH_VERSION,

@@ -21,6 +21,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from explaincheck.core.backends.llama_binding import load_model
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.isolation import die_with_parent
 
@@ -38,8 +39,6 @@ _passed: set[tuple[str, str]] = set()  # (binding, model file) that generated in
 
 def probe_generation(binding: str, path: str) -> None:
     """Load ``path`` with ``binding`` and generate a short constrained answer (in the child)."""
-    from explaincheck.core.backends.llama_binding import load_model
-
     model = load_model(Path(path), 512, binding)
     try:
         model.chat_json(

@@ -33,6 +33,7 @@ from explaincheck.core.backends.ollama_hosts import (
 )
 from explaincheck.core.backends.ollama_stream import chat_bounded
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.store import to_json
 from explaincheck.core.taxonomy.base import Prompt, TestCase
 
 log = logging.getLogger("explaincheck.backends.ollama")
@@ -168,8 +169,6 @@ class OllamaBackend(LLMBackend):
 
     def num_ctx(self, prompt: Prompt) -> int:
         """A context large enough for prompt + schema + answer, capped by the model's own."""
-        from explaincheck.core.store import to_json
-
         reserve = THINKING_RESERVE if self._thinks and self.think is not False else ANSWER_RESERVE
         need = estimate_tokens(prompt.text) + estimate_tokens(to_json(prompt.schema)) + reserve
         size = max(MIN_CONTEXT, next_power_of_two(need))

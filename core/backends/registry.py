@@ -144,6 +144,12 @@ class BackendKind:
         return self.describe(spec) if self.describe else self.summary
 
 
+# The factories import their backend's module when one is made: the registry is read by every
+# command's parser (spec syntax, roles), while the backends load their clients (httpx, openai),
+# the oracle's graph libraries (flaw: scipy, rustworkx) or the whole taxonomy (random, oracle,
+# noisy, hedge: some 60 modules). Deferred on purpose, for start-up time.
+
+
 def _random(rest: str, ctx: BackendContext) -> Backend:
     from explaincheck.core.backends.random_backend import RandomBackend
 

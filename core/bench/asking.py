@@ -4,28 +4,21 @@ Why through a campaign plan: every report, ``compare`` and view reads results fi
 benchmark run must be one. Each environment's campaign is planned from the set's recipe and its
 executions are kept only where the plan's question is the set's (same id, same prompt text and
 schema): a later explaincheck whose wording changed refuses the set instead of asking other
-questions under its name.
+questions under its name. The plans run through the one run sequence
+(``workspace.campaign.run_plans``), which the command line calls: the bench only plans.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from explaincheck.core.bench.questions import BenchSet
+from explaincheck.core.campaign.plan import Plan, plan_campaign
 from explaincheck.core.errors import ExplaincheckError
-
-if TYPE_CHECKING:
-    from explaincheck.core.campaign.plan import Plan
-    from explaincheck.core.campaign.runner import RunOutcome
-    from explaincheck.core.campaign.session import BackendSettings
 
 
 def bench_plans(bench: BenchSet, llms: tuple[str, ...], repeat: int = 1) -> list[Plan]:
     """One plan per environment of the set, asking exactly its questions."""
-    from explaincheck.core.campaign.plan import plan_campaign
-
     questions = bench.by_id()
     plans = []
     for env in bench.manifest["environments"]:
@@ -54,27 +47,3 @@ def bench_plans(bench: BenchSet, llms: tuple[str, ...], repeat: int = 1) -> list
 def _bench_note(bench: BenchSet) -> dict[str, str]:
     manifest = bench.manifest
     return {"name": manifest["name"], "version": manifest["version"], "sha256": manifest["sha256"]}
-
-
-async def run_bench(
-    bench: BenchSet,
-    llms: tuple[str, ...],
-    db_path: str | Path,
-    settings: BackendSettings | None = None,
-    repeat: int = 1,
-) -> list[RunOutcome]:
-    """Ask every question of the set with each LLM, storing graded executions in ``db_path``
-    (resumable like any campaign)."""
-    from explaincheck.core.campaign.finish import finish_run
-    from explaincheck.core.campaign.session import CampaignSession
-
-    outcomes = []
-    plans = bench_plans(bench, llms, repeat)
-    with CampaignSession.open(db_path, settings) as session:
-        for plan in plans:
-            outcome = await session.run(plan)
-            await finish_run(plan, session, outcome, behavioural=False)
-            outcomes.append(outcome)
-            if not outcome.complete:
-                break
-    return outcomes

@@ -18,9 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from explaincheck.core.backends.oracle_backend import OracleBackend
+from explaincheck.core.backends.random_backend import RandomBackend
 from explaincheck.core.bench.questions import BenchSet, Question
+from explaincheck.core.campaign.plan import load_environment, oracle_for
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.taxonomy.base import FAIL, INVALID, PASS, Grade, GradingSettings
+from explaincheck.core.taxonomy.grading import grade_reply
 
 if TYPE_CHECKING:
     from explaincheck.core.oracle.types import OracleResult
@@ -38,8 +42,6 @@ class Oracles:
 
     def __call__(self, env_id: str) -> OracleResult:
         if env_id not in self._found:
-            from explaincheck.core.campaign.plan import load_environment, oracle_for
-
             campaign = self.bench.recipe.campaign(env_id)
             oracle = oracle_for(campaign, load_environment(campaign))
             expected = self.bench.environment(env_id)["model_hash"]
@@ -54,23 +56,17 @@ class Oracles:
 
 def grade_question(question: Question, reply: str, oracles: Oracles) -> Grade:
     """The campaign's verdict on ``reply`` as an answer to ``question``."""
-    from explaincheck.core.taxonomy.grading import grade_reply
-
     settings = GradingSettings(**question.grading)
     return grade_reply(question.case(), reply, oracles(question.environment), settings)
 
 
 def random_reply(question: Question, oracles: Oracles) -> str:
     """What the ``random`` answerer replies to ``question`` (the same draw as in a campaign)."""
-    from explaincheck.core.backends.random_backend import RandomBackend
-
     return RandomBackend(oracles(question.environment)).reply_text(question.case())
 
 
 def oracle_reply(question: Question, oracles: Oracles) -> str:
     """What the ``oracle`` answerer replies to ``question``."""
-    from explaincheck.core.backends.oracle_backend import OracleBackend
-
     return OracleBackend(oracles(question.environment)).reply_text(question.case())
 
 

@@ -17,8 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from explaincheck.core.backends.base import Backend, BackendError, Reply
+from explaincheck.core.bench.asking import bench_plans
 from explaincheck.core.bench.questions import BenchSet, cached_default_set, read_set
+from explaincheck.core.campaign.runner import CampaignRunner
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.store import Store
 from explaincheck.core.taxonomy.base import Prompt, TestCase
 
 TASK = "explaincheck/bench"
@@ -117,10 +120,6 @@ def import_logs(
 
 
 async def _import(run: LoggedRun, db_path: str | Path, bench_dir: str | Path | None) -> Imported:
-    from explaincheck.core.bench.asking import bench_plans
-    from explaincheck.core.campaign.runner import CampaignRunner
-    from explaincheck.core.store import Store
-
     folder = bench_dir or run.bench_dir
     bench: BenchSet = read_set(folder) if folder else cached_default_set()
     if run.sha256 and run.sha256 != bench.manifest["sha256"]:

@@ -19,8 +19,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from explaincheck.core.cache_files import write_atomic
+from explaincheck.core.campaign.plan import Campaign, plan_campaign
+from explaincheck.core.environments.registry import BUILTIN_IDS
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.paths import cache_dir
+from explaincheck.core.store import software_version
 from explaincheck.core.taxonomy.base import GradingSettings, TestCase
+from explaincheck.core.taxonomy.registry import PAPER_CATEGORIES, category
 
 NAME = "explaincheck-bench"
 VERSION = "1"
@@ -40,10 +46,8 @@ class Recipe:
     seed: int = DEFAULT_SEED
     grading: GradingSettings = field(default_factory=GradingSettings)
 
-    def campaign(self, environment: str, llms: tuple[str, ...] = ("oracle",)) -> Any:
+    def campaign(self, environment: str, llms: tuple[str, ...] = ("oracle",)) -> Campaign:
         """The campaign of one environment that plans this set's questions."""
-        from explaincheck.core.campaign.plan import Campaign
-
         return Campaign(
             environment,
             llms,
@@ -150,18 +154,14 @@ def canonical(value: Any) -> str:
 
 def default_recipe(budget: int = DEFAULT_BUDGET, seed: int = DEFAULT_SEED) -> Recipe:
     """Every built-in environment, every paper category, both selections."""
-    from explaincheck.core.environments.registry import BUILTIN_IDS
-    from explaincheck.core.taxonomy.registry import PAPER_CATEGORIES
-
     return Recipe(tuple(BUILTIN_IDS), tuple(PAPER_CATEGORIES), budget, "both", seed)
 
 
 def build_set(recipe: Recipe, version: str = VERSION) -> BenchSet:
     """Plan each environment's campaign and freeze its questions (environment by environment,
     in plan order)."""
+    # deferred: analysis loads pandas, and `explaincheck --help` reads this module's names
     from explaincheck.core.analysis.chance import case_chance
-    from explaincheck.core.campaign.plan import plan_campaign
-    from explaincheck.core.taxonomy.registry import category
 
     questions: list[Question] = []
     environments: list[dict[str, Any]] = []
@@ -209,8 +209,6 @@ def build_set(recipe: Recipe, version: str = VERSION) -> BenchSet:
 def _manifest(
     recipe: Recipe, version: str, questions: list[Question], environments: list[dict[str, Any]]
 ) -> dict[str, Any]:
-    from explaincheck.core.store import software_version
-
     counts: dict[str, int] = {}
     for question in questions:
         counts[question.category] = counts.get(question.category, 0) + 1
@@ -237,8 +235,6 @@ def _sha256(data: bytes) -> str:
 def write_set(bench: BenchSet, folder: str | Path) -> Path:
     """Write ``questions.jsonl`` and ``manifest.json`` into ``folder`` (each atomically; the
     manifest last, so a folder with a manifest holds its questions)."""
-    from explaincheck.core.cache_files import write_atomic
-
     out = Path(folder)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -297,9 +293,6 @@ def read_set(folder: str | Path) -> BenchSet:
 def cached_default_set() -> BenchSet:
     """The default set, exported once per explaincheck version into the cache (planning every
     environment takes a while; the Inspect task starts from it)."""
-    from explaincheck.core.paths import cache_dir
-    from explaincheck.core.store import software_version
-
     folder = cache_dir() / "bench" / f"{NAME}-v{VERSION}-{software_version()}"
     if not (folder / MANIFEST_FILE).is_file():
         write_set(build_set(default_recipe()), folder)

@@ -22,8 +22,10 @@ from explaincheck.core.backends.registry import answers_instantly
 from explaincheck.core.campaign.plan import Plan
 from explaincheck.core.campaign.prices import CostTally, Price, money, price_for, row_cost
 from explaincheck.core.campaign.progress import Progress
+from explaincheck.core.campaign.session import CampaignSession
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.plural import counted
+from explaincheck.core.store import ExecutionRecord, Store
 
 
 def check_limit(
@@ -60,7 +62,7 @@ def check_priced(
             )
 
 
-def costed_row(record: Any, prices: Mapping[str, Price]) -> dict[str, Any]:
+def costed_row(record: ExecutionRecord, prices: Mapping[str, Price]) -> dict[str, Any]:
     """An ``ExecutionRecord`` as the row ``CostTally`` adds, with what its reply cost."""
     row = {
         "llm": record.llm,
@@ -75,7 +77,7 @@ def costed_row(record: Any, prices: Mapping[str, Price]) -> dict[str, Any]:
     return row
 
 
-def stored_tally(plan: Plan, store: Any, prices: Mapping[str, Price]) -> CostTally:
+def stored_tally(plan: Plan, store: Store, prices: Mapping[str, Price]) -> CostTally:
     """What the executions of ``plan`` already in ``store`` cost (a resumed campaign)."""
     tally = CostTally()
     if not prices:
@@ -95,7 +97,7 @@ class CostGuard:
         self,
         prices: dict[str, Price],
         limit: float,
-        session: Any,
+        session: CampaignSession,
         spent: float = 0.0,
         tally: CostTally | None = None,
     ):
@@ -114,7 +116,7 @@ class CostGuard:
 
     @classmethod
     def for_plan(
-        cls, plan: Plan, session: Any, prices: dict[str, Price], limit: float | None
+        cls, plan: Plan, session: CampaignSession, prices: dict[str, Price], limit: float | None
     ) -> CostGuard | None:
         """A guard for ``plan`` counting what its stored executions already cost, or None."""
         if limit is None:

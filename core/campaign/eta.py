@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from explaincheck.core.campaign.plan import Plan
+from explaincheck.core.backends.base import Backend
+from explaincheck.core.campaign.plan import Plan
+from explaincheck.core.taxonomy.base import ERROR
 
 
 def format_duration(seconds: float | None) -> str:
@@ -87,13 +88,11 @@ class EtaEstimator:
 
 
 def left_per_llm(
-    plan: Plan, stored: Mapping[str, tuple[str | None, Any]], backends: Mapping[str, Any]
+    plan: Plan, stored: Mapping[str, tuple[str | None, Any]], backends: Mapping[str, Backend]
 ) -> tuple[dict[str, int], dict[str, int]]:
     """Executions each LLM still has to answer (stored non-error ones are skipped on resume),
     and each LLM's concurrency: what ``EtaEstimator.start`` needs (the window and the terminal
     bar start it when the backends are made)."""
-    from explaincheck.core.taxonomy.base import ERROR
-
     left = {llm: 0 for llm in plan.campaign.llms}
     for execution in plan.executions:
         verdict = stored.get(execution.key, (None, 0))[0]

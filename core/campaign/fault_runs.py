@@ -23,12 +23,17 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from fractions import Fraction
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
 
+from explaincheck.core.backends.flaw_backend import FlawedBackend, picture_answer
+from explaincheck.core.backends.noisy_backend import NoisyBackend
 from explaincheck.core.backends.registry import REFERENCE_FLAWS
+from explaincheck.core.campaign.plan import Campaign, load_environment, oracle_for
+from explaincheck.core.environments.types import Environment
+from explaincheck.core.oracle.flawed import Flaw, flawed_oracle, parse_flaw
 from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.taxonomy.base import (
     PASS,
@@ -39,10 +44,17 @@ from explaincheck.core.taxonomy.base import (
     TestCase,
 )
 from explaincheck.core.taxonomy.case_rules import DEFAULT_RULES, SelectionRules
+from explaincheck.core.taxonomy.grading import grade_reply
+from explaincheck.core.taxonomy.prompts import render_prompt
+from explaincheck.core.taxonomy.registry import CATEGORIES, applicability
+from explaincheck.core.taxonomy.selection import select_cases
 
-if TYPE_CHECKING:
-    from explaincheck.core.environments.types import Environment
-    from explaincheck.core.oracle.flawed import Flaw
+
+class DirectAnswerer(Protocol):
+    """An answerer that replies at once, without a runner (flawed, noisy, random, hedge)."""
+
+    def reply_text(self, case: TestCase) -> str: ...
+
 
 EXPLAINERS: tuple[str, ...] = REFERENCE_FLAWS  # the flaw kind's presets (backend registry)
 CALIBRATION_SHARES: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -166,8 +178,6 @@ def detect_faults(
     """Answer every applicable category of every environment with each flawed explainer (the
     budgeted selections through prompt rendering, reply parsing and grading; the whole candidate
     pool for APFD) and with ``noisy:Q`` for each Q in ``shares`` (budgeted selections only)."""
-    from explaincheck.core.oracle.flawed import parse_flaw
-
     flaws = {spec: parse_flaw(spec.removeprefix(FLAW_PREFIX)) for spec in explainers}
     rows: list[dict] = []
     pools: list[dict] = []
@@ -183,12 +193,6 @@ def detect_faults(
 def _environment(
     env_id: str, flaws: dict[str, Flaw], budget: int, seed: int, shares: Sequence[float]
 ) -> tuple[list[dict], list[dict]]:
-    from explaincheck.core.backends.flaw_backend import FlawedBackend, picture_answer
-    from explaincheck.core.backends.noisy_backend import NoisyBackend
-    from explaincheck.core.campaign.plan import Campaign, load_environment, oracle_for
-    from explaincheck.core.oracle.flawed import flawed_oracle
-    from explaincheck.core.taxonomy.registry import CATEGORIES, applicability
-
     campaign = Campaign(environment=env_id, llms=("oracle",), budget=budget, seed=seed)
     environment = load_environment(campaign)
     truth = oracle_for(campaign, environment)
@@ -227,7 +231,7 @@ def selected_rows(
     name: str,
     truth: OracleResult,
     environment: Environment,
-    answerers: Mapping[str, Any],
+    answerers: Mapping[str, DirectAnswerer],
     budget: int,
     seed: int,
     rules: SelectionRules = DEFAULT_RULES,
@@ -235,11 +239,6 @@ def selected_rows(
     """Results-frame rows of every applicable category's budgeted selections (both) under
     ``rules``, each case answered by every answerer directly (``reply_text``: no runner, no
     database)."""
-    from explaincheck.core.taxonomy.grading import grade_reply
-    from explaincheck.core.taxonomy.prompts import render_prompt
-    from explaincheck.core.taxonomy.registry import CATEGORIES, applicability
-    from explaincheck.core.taxonomy.selection import select_cases
-
     settings = GradingSettings()
     applicable = applicability(truth)
     rows = []

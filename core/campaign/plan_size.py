@@ -5,19 +5,20 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import Any
+
+from explaincheck.core.campaign.plan import Plan
 
 ROW_BYTES = 1500  # a stored execution besides its prompt: reply, JSON columns, index entries
 WARN_BYTES = 1 << 30  # warn from an estimated gigabyte
 WARN_EXECUTIONS = 100_000
 
 
-def estimated_bytes(plan: Any) -> int:
+def estimated_bytes(plan: Plan) -> int:
     """Roughly what storing every execution of ``plan`` adds to the file."""
     return sum(len(e.prompt.text.encode("utf-8")) + ROW_BYTES for e in plan.executions)
 
 
-def size_warning(plan: Any, db: str | Path, stop: str = "Ctrl-C stops the run") -> str | None:
+def size_warning(plan: Plan, db: str | Path, stop: str = "Ctrl-C stops the run") -> str | None:
     """One line when the plan is very large (or larger than the free disk), else None;
     ``stop`` says how to stop it (the GUI has a Stop button)."""
     size = estimated_bytes(plan)

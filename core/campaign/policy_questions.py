@@ -41,6 +41,7 @@ from explaincheck.core.policy.chain import (
     induced_rows,
     reach_probability,
     reaching,
+    solve_policy,
 )
 from explaincheck.core.policy.loading import complete, default_choice, needs_choice
 from explaincheck.core.policy.stored import POLICY_SELECTION, choice_from_reply
@@ -156,8 +157,6 @@ async def ask_policy(
     solve the chain of the policy it defines. ``on_round(asked, batch)`` hears each round and
     ``events`` each reply. Once ``session`` is cancelled no further round is asked (the policy
     returned is then that of the states asked so far, the rest by the default)."""
-    from explaincheck.core.policy.chain import solve_policy
-
     llm = campaign.llms[0]
     known: dict[int, dict[str, Fraction]] = {}
     asked: list[int] = []

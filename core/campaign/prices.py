@@ -22,9 +22,14 @@ import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from explaincheck.core.errors import ExplaincheckError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from explaincheck.core.store import CampaignRow
 
 PER = 1_000_000  # prices are per million tokens
 
@@ -146,7 +151,7 @@ def price_table(
 
 
 def campaign_prices(
-    campaigns: Iterable[Any], given: Iterable[str] = (), file: str | Path | None = None
+    campaigns: Iterable[CampaignRow], given: Iterable[str] = (), file: str | Path | None = None
 ) -> dict[str, Price]:
     """The prices stored with the campaigns (``CampaignRow``s; later ones win), then the
     settings file and ``given`` (``MODEL=IN/OUT``)."""
@@ -248,7 +253,7 @@ def money(value: float) -> str:
     return f"{value:.4f}" if value < 100 else f"{value:.2f}"
 
 
-def money_table(results: Any) -> Any:
+def money_table(results: pd.DataFrame) -> pd.DataFrame:
     """Per LLM and for the campaign: replies with a cost, their tokens and what they cost
     (a DataFrame; empty when no row has a cost)."""
     import pandas as pd
@@ -259,7 +264,7 @@ def money_table(results: Any) -> Any:
     if priced.empty:
         return pd.DataFrame()
 
-    def total(part: Any, column: str) -> int:
+    def total(part: pd.DataFrame, column: str) -> int:
         return int(pd.to_numeric(part.get(column, pd.Series(dtype=float))).fillna(0).sum())
 
     rows = []

@@ -12,12 +12,24 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from explaincheck.core.backends.base import Backend, BackendError
+from explaincheck.core.backends.llm import Decoding, LLMBackend
+from explaincheck.core.backends.registry import (
+    KINDS,
+    BackendContext,
+    create_backend,
+    parse_spec,
+)
+from explaincheck.core.campaign.plan import Plan, oracle_request
+from explaincheck.core.campaign.session import BackendSettings, backend_context
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.store import Store
 from explaincheck.core.taxonomy.base import Category
+from explaincheck.core.taxonomy.parsing import parse_reply
 from explaincheck.core.taxonomy.probes import Probe, trial_name
+from explaincheck.core.taxonomy.registry import category
 
-BackendFor = Callable[[str, OracleResult], Awaitable[Any]]
+BackendFor = Callable[[str, OracleResult], Awaitable[Backend]]
 
 
 @dataclass(frozen=True)
@@ -29,29 +41,17 @@ class Probed:
     executions: int
 
 
-def probing(plan: Any) -> list[Category]:
+def probing(plan: Plan) -> list[Category]:
     """The plan's categories that have follow-up probes, in plan order."""
-    from explaincheck.core.taxonomy.registry import category
-
     ids = dict.fromkeys(e.case.category for e in plan.executions)
     return [found for found in map(category, ids) if found.follow_up_trials > 0]
 
 
-async def follow_up(plan: Any, store: Store, settings: Any) -> list[Probed]:
+async def follow_up(plan: Plan, store: Store, settings: BackendSettings) -> list[Probed]:
     """Probe every graded execution of ``plan`` whose category has follow-up probes.
     Answerers that read an oracle get one backend per probed oracle (they must answer about
     that model); the others one backend each, shared by all probes. ``settings``: the session's
     ``BackendSettings``."""
-    from explaincheck.core.backends.llm import Decoding, LLMBackend
-    from explaincheck.core.backends.registry import (
-        KINDS,
-        BackendContext,
-        create_backend,
-        parse_spec,
-    )
-    from explaincheck.core.campaign.plan import oracle_request
-    from explaincheck.core.campaign.session import backend_context
-
     categories = probing(plan)
     if not categories:
         return []
@@ -60,16 +60,17 @@ async def follow_up(plan: Any, store: Store, settings: Any) -> list[Probed]:
     trials = max(c.follow_up_trials for c in categories)
     decoding = Decoding(campaign.seed, trials, campaign.repeat_temperature)
     contexts: list[BackendContext] = []
-    backends: dict[tuple[str, int], Any] = {}
+    backends: dict[tuple[str, int], Backend] = {}
 
-    async def backend_for(spec: str, oracle: OracleResult) -> Any:
+    async def backend_for(spec: str, oracle: OracleResult) -> Backend:
         per_oracle = KINDS[parse_spec(spec)[0]].reads_oracle
         key = (spec, id(oracle) if per_oracle else 0)
         if key not in backends:
             contexts.append(backend_context(settings, oracle, plan.environment, decoding))
             backends[key] = create_backend(spec, contexts[-1])
-            if isinstance(backends[key], LLMBackend):
-                await backends[key].prepare()  # as the runner does: hosts listed, model found
+            made = backends[key]
+            if isinstance(made, LLMBackend):
+                await made.prepare()  # as the runner does: hosts listed, model found
         return backends[key]
 
     base = oracle_request(campaign, plan.environment)
@@ -105,9 +106,6 @@ async def ask_all(
 ) -> None:
     """Ask ``llm`` every trial of every probe not yet stored and store its reply and the
     answer read with the probe's own form."""
-    from explaincheck.core.backends.base import BackendError
-    from explaincheck.core.taxonomy.parsing import parse_reply
-
     answered = store.answered_probes(llm, exec_key)
     for probe, trial in ((p, t) for p in probes for t in range(category.follow_up_trials)):
         name = trial_name(probe.name, trial)

@@ -11,18 +11,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from explaincheck.core.campaign.plan import Campaign, load_environment, oracle_for
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.store import ExecutionRecord, Store
 from explaincheck.core.taxonomy.base import ERROR, Grade, GradingSettings, TestCase
+from explaincheck.core.taxonomy.grading import grade_reply
 from explaincheck.core.taxonomy.metamorphic import key_parts
 
-if TYPE_CHECKING:
-    from explaincheck.core.oracle.types import OracleResult
-
 # grade(case, reply text, oracle, settings) -> Grade
-RegradeFunction = Callable[[TestCase, str, Any, GradingSettings], Grade]
+RegradeFunction = Callable[[TestCase, str, OracleResult, GradingSettings], Grade]
 
 
 @dataclass(frozen=True)
@@ -76,8 +76,6 @@ def regrade(
     """Grade every stored reply again under ``settings`` (one transaction). ``oracles`` maps
     model hashes to oracles already at hand; missing ones are recomputed from the campaign."""
     if grade is None:
-        from explaincheck.core.taxonomy.grading import grade_reply
-
         grade = grade_reply
     oracles = dict(oracles or {})
     graded = 0
@@ -107,8 +105,6 @@ def regrade(
 
 def _oracle_from(settings: dict[str, Any] | None, model_hash: str) -> OracleResult:
     """Recompute (usually: load from the oracle cache) the oracle a campaign ran against."""
-    from explaincheck.core.campaign.plan import Campaign, load_environment, oracle_for
-
     if settings is None:
         raise ExplaincheckError(f"no campaign in this database ran on model {model_hash[:12]}")
     fields = {k: v for k, v in settings.items() if k in Campaign.__dataclass_fields__}
@@ -135,8 +131,6 @@ def regrade_stored(
     """Bring the stored executions ``keys`` of one plan to ``settings``: a campaign resumed with
     another satisfy rule must not mix two rules in one table. Only rows graded otherwise are
     touched; no LLM is asked."""
-    from explaincheck.core.taxonomy.grading import grade_reply
-
     wanted = asdict(settings)
     rows = [
         r

@@ -41,6 +41,7 @@ from explaincheck.core.store import (
     now,
 )
 from explaincheck.core.taxonomy.base import ERROR, Grade, TestCase
+from explaincheck.core.taxonomy.grading import grade_reply
 from explaincheck.core.terminal_text import safe_terminal
 
 log = logging.getLogger("explaincheck.campaign")
@@ -476,8 +477,6 @@ class CampaignRunner:
         )
 
     def _default_grader(self) -> Grader:
-        from explaincheck.core.taxonomy.grading import grade_reply
-
         oracle, settings = self.plan.oracle, self.plan.campaign.grading
         return lambda case, text: grade_reply(case, text, oracle, settings)
 

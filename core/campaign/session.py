@@ -35,6 +35,8 @@ from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.store import Store
 from explaincheck.core.taxonomy.base import GradingSettings, TestCase
+from explaincheck.core.taxonomy.grading import grade_reply
+from explaincheck.core.taxonomy.prompts import render_prompt
 
 log = logging.getLogger("explaincheck.campaign")
 
@@ -193,9 +195,6 @@ async def ask_live(
     """Ask the backend of ``spec`` the prompt of ``case`` once, and grade the reply. A backend
     that cannot answer (no server, model not pulled, no reply after retries) raises an
     ``ExplaincheckError`` with one line saying why; the backend is closed in every case."""
-    from explaincheck.core.taxonomy.grading import grade_reply
-    from explaincheck.core.taxonomy.prompts import render_prompt
-
     prompt = render_prompt(case, oracle, environment)
     context = backend_context(settings or BackendSettings(), oracle, environment)
     async with open_backends((spec,), context) as backends:

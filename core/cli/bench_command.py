@@ -145,9 +145,10 @@ def table_lines(table: dict[str, Any]) -> list[str]:
 
 def _run(args: argparse.Namespace) -> int:
     from explaincheck.core.backends.registry import parse_spec
-    from explaincheck.core.bench.asking import run_bench
+    from explaincheck.core.bench.asking import bench_plans
     from explaincheck.core.bench.questions import read_set
     from explaincheck.core.campaign.session import BackendSettings
+    from explaincheck.core.workspace.campaign import run_plans
 
     for spec in args.llm:
         parse_spec(spec)
@@ -160,8 +161,10 @@ def _run(args: argparse.Namespace) -> int:
         concurrency=args.concurrency,
         retries=args.retries,
     )
-    outcomes = asyncio.run(run_bench(bench, tuple(args.llm), args.db, settings, args.repeat))
+    plans = bench_plans(bench, tuple(args.llm), args.repeat)
+    runs = asyncio.run(run_plans(plans, args.db, settings))
+    outcomes = [run.outcome for run in runs]
     done = sum(o.progress.done for o in outcomes)
     total = sum(o.progress.total for o in outcomes)
     print(f"{done} of {total} executions stored in {args.db}", file=sys.stderr)
-    return 0 if all(o.complete for o in outcomes) else 1
+    return 0 if len(runs) == len(plans) and all(o.complete for o in outcomes) else 1

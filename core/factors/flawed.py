@@ -17,6 +17,7 @@ from dataclasses import fields
 
 from explaincheck.core.factors.intervene import base_request, compute_factor_truth
 from explaincheck.core.factors.types import FactorEffect, FactorTruth, StateFactors
+from explaincheck.core.oracle import compute_oracle
 from explaincheck.core.oracle.flawed import Flaw, flawed_oracle
 from explaincheck.core.oracle.types import OracleRequest, OracleResult
 
@@ -45,8 +46,6 @@ def flawed_factor_truth(
     """The factor truth of ``picture`` (``flaw``'s picture of ``true_oracle``), defined at every
     state where ``truth`` is, over the same factors (so the schema is the same)."""
     if compute is None:
-        from explaincheck.core.oracle import compute_oracle
-
         compute = compute_oracle
 
     def seen(request: OracleRequest) -> OracleResult:

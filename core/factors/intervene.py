@@ -22,6 +22,7 @@ from explaincheck.core.environments.loader import format_constants, parse_consta
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.factors.truth import decided, index, reached_by_all, state_factors
 from explaincheck.core.factors.types import MODEL, STATE, Factor, FactorTruth
+from explaincheck.core.oracle import compute_oracle
 from explaincheck.core.oracle.program import describe_program
 from explaincheck.core.oracle.types import OracleRequest, OracleResult
 from explaincheck.core.paths import cache_dir
@@ -95,8 +96,6 @@ def compute_factor_truth(
     intervened model cannot be checked, or a state factor naming no variable of the model, is
     dropped with its reason rather than failing the campaign."""
     if compute is None:
-        from explaincheck.core.oracle import compute_oracle
-
         compute = compute_oracle
     dropped: dict[str, str] = {}
     cache: dict[str, OracleResult] = {}

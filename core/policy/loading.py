@@ -27,10 +27,12 @@ from fractions import Fraction
 from pathlib import Path
 from typing import IO, Any
 
+from explaincheck.core.atomic_files import write_atomically
+from explaincheck.core.csv_text import defused
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.notices import warn_once
 from explaincheck.core.oracle.types import OracleResult, StateFacts
-from explaincheck.core.policy.types import DEFAULTS, OPTIMAL, Policy
+from explaincheck.core.policy.types import DEFAULTS, OPTIMAL, Policy, choice_text
 
 ACTION = "action"  # the column (CSV) or key (JSON) holding the action or distribution
 SUM_TOLERANCE = Fraction(1, 10**9)  # decimals that sum to 1 up to this are normalised
@@ -385,11 +387,7 @@ def policy_from_callable(
 
 def write_policy(policy: Policy, oracle: OracleResult, path: str | Path) -> None:
     """The policy as a CSV table that ``load_policy`` reads back (one row per decision state)."""
-    from explaincheck.core.policy.types import choice_text
-
     variables = oracle.model.variables
-    from explaincheck.core.atomic_files import write_atomically
-    from explaincheck.core.csv_text import defused
 
     def write(handle: IO) -> None:
         writer = csv.writer(handle)

@@ -14,7 +14,11 @@ from typing import Any
 
 import pandas as pd
 
+from explaincheck.core.environments.registry import resolve
+from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.oracle import compute_oracle
 from explaincheck.core.oracle.types import OracleResult, StateFacts
+from explaincheck.core.policy.attach import attach_file
 from explaincheck.core.policy.chain import solve_policy
 from explaincheck.core.policy.loading import complete
 from explaincheck.core.policy.types import UNIFORM, PolicyChain
@@ -92,11 +96,6 @@ def environment_policies(
     """The value-loss table of a results file: per environment in ``rows`` (at its default
     constants), every LLM used as a policy there and, with ``policy_path``, that policy where it
     fits the model. Returns the table and notes (environments the policy does not fit)."""
-    from explaincheck.core.environments.registry import resolve
-    from explaincheck.core.errors import ExplaincheckError
-    from explaincheck.core.oracle import compute_oracle
-    from explaincheck.core.policy.attach import attach_file
-
     environments = list(dict.fromkeys(str(r.get("environment")) for r in rows if r))
     tables, notes = [], []
     fitted = False

@@ -15,6 +15,9 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from explaincheck.core.campaign.regrade import _oracle_from
+from explaincheck.core.oracle.types import OracleResult, StateFacts
+from explaincheck.core.store import Store
 from explaincheck.core.terminal_text import safe_terminal
 
 log = logging.getLogger(__name__)
@@ -52,11 +55,9 @@ def clean(value: Any) -> Any:
 def build_bundle(db_path: str | Path) -> dict[str, Any]:
     """The share file's data: ``{"title", "llms", "categories", "cases": {id: case},
     "runs": [[case id, llm, repeat, verdict, reply, answer, reason], ...]}``."""
-    from explaincheck.core.store import Store
-
     cases: dict[str, dict[str, Any]] = {}
     runs: list[list[Any]] = []
-    oracles: dict[str, Any] = {}
+    oracles: dict[str, OracleResult | None] = {}
     with Store.open(db_path, create=False, readonly=True) as store:
         settings = {c.model_hash: c.settings for c in store.campaigns()}
         for row in store.iter_executions():
@@ -89,12 +90,12 @@ def build_bundle(db_path: str | Path) -> dict[str, Any]:
     }
 
 
-def _oracle(model_hash: str, settings: dict[str, Any] | None, found: dict[str, Any]) -> Any:
+def _oracle(
+    model_hash: str, settings: dict[str, Any] | None, found: dict[str, OracleResult | None]
+) -> OracleResult | None:
     """The oracle a campaign ran against (usually from the cache), or None when it cannot be
     rebuilt here (a model file that moved): the case then shows what was stored."""
     if model_hash not in found:
-        from explaincheck.core.campaign.regrade import _oracle_from
-
         try:
             found[model_hash] = _oracle_from(settings, model_hash)
         except Exception as error:  # the share file is still written, without the oracle's values
@@ -103,7 +104,7 @@ def _oracle(model_hash: str, settings: dict[str, Any] | None, found: dict[str, A
     return found[model_hash]
 
 
-def _case(row: dict[str, Any], oracle: Any) -> dict[str, Any]:
+def _case(row: dict[str, Any], oracle: OracleResult | None) -> dict[str, Any]:
     states = [int(s) for s in row["states"] or []]
     case: dict[str, Any] = {
         "environment": clean(row["environment"]),
@@ -122,7 +123,7 @@ def _case(row: dict[str, Any], oracle: Any) -> dict[str, Any]:
     return case
 
 
-def _facts(state: Any) -> dict[str, Any]:
+def _facts(state: StateFacts) -> dict[str, Any]:
     return clean(
         {
             "id": state.id,
@@ -139,7 +140,7 @@ def _facts(state: Any) -> dict[str, Any]:
     )
 
 
-def neighbourhood(oracle: Any, states: list[int]) -> dict[str, Any]:
+def neighbourhood(oracle: OracleResult, states: list[int]) -> dict[str, Any]:
     """The case's states and their successors (one step, every action), at most
     ``MAX_NEIGHBOURS`` nodes; edges carry the action and its probability."""
     nodes: list[int] = list(dict.fromkeys(states))

@@ -19,7 +19,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from explaincheck.core.cache_files import write_atomic
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.share.bundle import build_bundle
 
 STYLE = """
 body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#1d232b;background:#f7f8fa}
@@ -282,9 +284,6 @@ def render_page(data: dict[str, Any]) -> str:
 
 def write_share(db_path: str | Path, out: str | Path) -> tuple[Path, int]:
     """Write the share file of ``db_path`` to ``out`` (atomically); its path and size."""
-    from explaincheck.core.cache_files import write_atomic
-    from explaincheck.core.share.bundle import build_bundle
-
     if not Path(db_path).is_file():
         raise ExplaincheckError(f"{db_path}: no such results file")
     text = render_page(build_bundle(db_path)).encode()

@@ -8,6 +8,8 @@ user tick it anyway and says beforehand what it costs.
 from __future__ import annotations
 
 from explaincheck.core.environments.types import Environment
+from explaincheck.core.factors.declare import factors_of
+from explaincheck.core.factors.types import MODEL
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.taxonomy.base import RequestOffer
 
@@ -17,9 +19,6 @@ MIN_FACTORS = 4  # an answer cites three; a fourth makes the choice a choice
 def factors_offer(environment: Environment, oracle: OracleResult) -> RequestOffer | None:
     """The offer for this model (reads the environment's declarations); None when it has too
     few factors, so the category stays "not applicable"."""
-    from explaincheck.core.factors.declare import factors_of
-    from explaincheck.core.factors.types import MODEL
-
     factors = factors_of(environment, oracle.model.variables)
     if len(factors) < MIN_FACTORS:
         return None

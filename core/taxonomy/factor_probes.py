@@ -17,11 +17,13 @@ from collections.abc import Callable
 from typing import Any
 
 from explaincheck.core.environments.loader import format_constants, parse_constants
+from explaincheck.core.environments.registry import resolve
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.factors.intervene import intervened_request
 from explaincheck.core.factors.truth import probe_alternative, valuation_key
 from explaincheck.core.factors.types import MODEL, Factor, factor_truth
-from explaincheck.core.oracle.types import OracleRequest, OracleResult
+from explaincheck.core.oracle import compute_oracle
+from explaincheck.core.oracle.types import OracleRequest, OracleResult, StateFacts
 from explaincheck.core.taxonomy.answers import action_form
 from explaincheck.core.taxonomy.base import Prompt, TestCase
 from explaincheck.core.taxonomy.probes import Probe
@@ -43,8 +45,6 @@ def probes(
     factor kept: every other model factor neutral; for a state factor the state as it is with
     every model factor neutral) for a ``factors`` case."""
     if compute is None:
-        from explaincheck.core.oracle import compute_oracle
-
         compute = compute_oracle
     truth = factor_truth(oracle)
     assert truth is not None
@@ -81,7 +81,7 @@ def _on_model(
     name: str,
     neutral: list[Factor],
     case: TestCase,
-    state: Any,
+    state: StateFacts,
     environment: Environment,
     base: OracleRequest,
     compute: Callable[[OracleRequest], OracleResult],
@@ -89,6 +89,8 @@ def _on_model(
     """The decision question at ``state`` on the model with ``neutral``'s constants set (the
     factual model when empty), with one sentence per change; None where that model does not
     reach the state."""
+    # deferred: prompts imports the registry, which imports taxonomy.factors, which imports this
+    # module (a cycle)
     from explaincheck.core.taxonomy.prompts import render_prompt
 
     constants: dict[str, Any] = {}
@@ -130,14 +132,13 @@ def _reworded(environment: Environment, constants: dict, base: OracleRequest) ->
     """The environment's words with ``constants`` set (templates are re-filled)."""
     if not environment.folder or not constants:
         return environment
-    from explaincheck.core.environments.registry import resolve
 
     values = parse_constants(base.constants)
     values.update(constants)
     return resolve(environment.folder, constants=format_constants(values))
 
 
-def _strongest_alternative(state: Any, factor: Factor, oracle: OracleResult) -> int | None:
+def _strongest_alternative(state: StateFacts, factor: Factor, oracle: OracleResult) -> int | None:
     """The alternative state to probe (``truth.probe_alternative``): the one where the factual
     best action falls furthest behind, which is what makes the factor necessary."""
     other = probe_alternative(state, factor.variable or "", oracle)

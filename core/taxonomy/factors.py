@@ -29,6 +29,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from explaincheck.core.factors.attach import attach_factors
 from explaincheck.core.factors.types import (
     MODEL,
     STATE,
@@ -50,7 +51,8 @@ from explaincheck.core.taxonomy.base import (
     RequestOffer,
     TestCase,
 )
-from explaincheck.core.taxonomy.factor_probes import TRIALS
+from explaincheck.core.taxonomy.factor_offer import factors_offer
+from explaincheck.core.taxonomy.factor_probes import TRIALS, probes
 from explaincheck.core.taxonomy.kinds import number
 from explaincheck.core.taxonomy.parsing import Parsed, find_value, read_choice, read_ranking
 from explaincheck.core.taxonomy.sampling import delta
@@ -263,21 +265,19 @@ class Factors(Category):
 
     def offer(self, environment: Environment, oracle: OracleResult) -> RequestOffer | None:
         """Its cost in extra model checks (``factor_offer``), when the model has enough factors."""
-        from explaincheck.core.taxonomy.factor_offer import factors_offer
-
         return factors_offer(environment, oracle)
 
     def with_facts(
         self, oracle: OracleResult, environment: Environment, request: OracleRequest
     ) -> OracleResult:
         """The exact interventions of the environment's factors (or the cached ones), once."""
-        from explaincheck.core.factors.attach import attach_factors
-
         return attach_factors(oracle, environment, request)
 
     def seen_through(self, picture: OracleResult, truth: OracleResult, flaw: Flaw) -> OracleResult:
         """The same interventions seen through the flaw (``core/factors/flawed.py``), so the
         flawed explainer's citations come from its picture too, not from the true truth."""
+        # deferred: factors.flawed loads scipy and rustworkx, and the registry imports this
+        # module for every command
         from explaincheck.core.factors.flawed import flawed_factor_truth
 
         found = factor_truth(truth)
@@ -305,8 +305,6 @@ class Factors(Category):
         request: OracleRequest,
     ) -> list[Probe]:
         """The behavioural check's probes (``factor_probes.probes``)."""
-        from explaincheck.core.taxonomy.factor_probes import probes
-
         return probes(case, oracle, environment, request)
 
     def answer_words(self, right: Any, expected: dict[str, Any]) -> str:

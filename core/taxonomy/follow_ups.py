@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from explaincheck.core.taxonomy.base import Category
+from explaincheck.core.taxonomy.registry import CATEGORIES
 
 
 def with_follow_ups(categories: Iterable[Category]) -> list[Category]:
@@ -17,8 +18,6 @@ def follow_up_help(categories: Iterable[Category] | None = None) -> str:
     """ "after a complete run, ask the follow-up probes of the categories that have them
     (factors: …)", one parenthesis per such category (default: every registered one)."""
     if categories is None:
-        from explaincheck.core.taxonomy.registry import CATEGORIES
-
         categories = CATEGORIES.values()
     parts = [
         f"{c.id}: {c.follow_up_words}, {c.follow_up_help or 'asked again after the run'}"

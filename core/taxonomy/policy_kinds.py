@@ -14,7 +14,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.policy.types import PolicyChain, PolicyState, describe_choice, policy_chain
 from explaincheck.core.taxonomy.base import Candidate, TestCase
 from explaincheck.core.taxonomy.kinds import PairCategory, number
@@ -132,7 +132,7 @@ class PolicyPairCategory(PairCategory):
             f"{self.symbol}({second}) = {number(float(self.key(b)))}"
         )
 
-    def state_fact(self, oracle: OracleResult, state: Any) -> str:
+    def state_fact(self, oracle: OracleResult, state: StateFacts) -> str:
         return f"{self.symbol} = {number(float(self.key(chain_of(oracle).state(state.id))))}"
 
     def group_reasons(

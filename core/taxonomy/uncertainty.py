@@ -33,6 +33,7 @@ from fractions import Fraction
 from typing import Any
 
 from explaincheck.core.oracle.types import OracleResult, StateFacts
+from explaincheck.core.policy.types import policy_chain
 from explaincheck.core.taxonomy.answers import YES
 from explaincheck.core.taxonomy.base import (
     FAIL,
@@ -45,6 +46,7 @@ from explaincheck.core.taxonomy.base import (
 )
 from explaincheck.core.taxonomy.kinds import ActionChoiceCategory, QuantityPairCategory
 from explaincheck.core.taxonomy.metamorphic import state_names
+from explaincheck.core.taxonomy.policy_optimal import PolicyOptimal
 from explaincheck.core.taxonomy.ranking import Ranking
 from explaincheck.core.taxonomy.satisfy import _EPSILON, HALF, Satisfy
 
@@ -101,7 +103,6 @@ def decide(
     where this category cannot say (or the oracle has no intervals)."""
     if not bounded(oracle):
         return None
-    from explaincheck.core.taxonomy.policy_optimal import PolicyOptimal
 
     if isinstance(category, ActionChoiceCategory):
         best = category.pick((True, False))
@@ -214,8 +215,6 @@ def _pair(
 
 
 def _policy_optimal(answer: Any, case: TestCase, oracle: OracleResult) -> Decision | None:
-    from explaincheck.core.policy.types import policy_chain
-
     chain = policy_chain(oracle)
     if chain is None:
         return None

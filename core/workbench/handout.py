@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from explaincheck.core.analysis.examples import printable
 from explaincheck.core.analysis.report import CSP_META
+from explaincheck.core.workbench.bellman import equation_lines
 
 if TYPE_CHECKING:
     from explaincheck.core.taxonomy.teaching import Lesson
@@ -122,8 +123,6 @@ def path_section(simulation: Simulation) -> HandoutSection:
 
 def bellman_section(view: BellmanView) -> HandoutSection:
     """A Bellman view (``bellman.BellmanView``) as its written-out equation."""
-    from explaincheck.core.workbench.bellman import equation_lines
-
     kind = "exact fractions" if view.exact else "floating point"
     return HandoutSection(
         f"Bellman equation of {view.quantity} at state {view.state}",

@@ -20,6 +20,7 @@ from fractions import Fraction
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle import compute_oracle
 from explaincheck.core.oracle.constants_text import without_constant
+from explaincheck.core.oracle.program import describe_program
 from explaincheck.core.oracle.types import OracleRequest, OracleResult
 
 MAX_POINTS = 1_000
@@ -48,8 +49,6 @@ class SweepRange:
 
 def with_declared_type(request: OracleRequest, sweep: SweepRange) -> SweepRange:
     """``sweep`` with the type the model declares for its constant (unknown: as it was)."""
-    from explaincheck.core.oracle.program import describe_program
-
     try:
         constants = describe_program(request.model_path).constants
     except ExplaincheckError:
@@ -183,6 +182,7 @@ def run_sweep(
 ) -> Sweep:
     """Every point of the sweep, then the tipping points of the chosen states (all states
     when ``states`` is None), each located as exactly as the model allows."""
+    # deferred: tipping imports this module's SweepRange and bracket width at its top (a cycle)
     from explaincheck.core.workbench.tipping import locate
 
     chosen = None if states is None else tuple(states)

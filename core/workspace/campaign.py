@@ -183,6 +183,24 @@ async def run_campaign(
             hooks.closing(session)
 
 
+async def run_plans(
+    plans: list[Plan], db_path: str, backends: BackendSettings, hooks: RunHooks | None = None
+) -> list[CampaignRun]:
+    """Several plans made elsewhere (the frozen benchmark's, one per environment) into one
+    results file, each through ``run_campaign``; stops after the first run that did not
+    complete (a later one would only say the same)."""
+    runs: list[CampaignRun] = []
+    for plan in plans:
+        request = CampaignRequest(plan.campaign, db_path, None, None, backends, plan=plan)
+        run = await run_campaign(request, hooks)
+        if run is None:  # a large plan declined: nothing more is written
+            break
+        runs.append(run)
+        if not run.outcome.complete:
+            break
+    return runs
+
+
 def _cost_guard(
     plan: Plan, session: CampaignSession, costs: RunCosts, hooks: RunHooks
 ) -> CostGuard | None:
