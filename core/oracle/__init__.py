@@ -9,16 +9,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from explaincheck.core.errors import ModelError, ModelTooLargeError
 from explaincheck.core.notices import warn_once
 from explaincheck.core.oracle import cache
 from explaincheck.core.oracle.isolation import OracleJob, OracleProgress, ProgressCallback
-from explaincheck.core.oracle.types import OracleRequest, OracleResult, StateFacts
-
-if TYPE_CHECKING:
-    from explaincheck.core.oracle.compute import Progress
+from explaincheck.core.oracle.types import OracleRequest, OracleResult, Progress, StateFacts
 
 __all__ = [
     "OracleProgress",

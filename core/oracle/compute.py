@@ -45,6 +45,7 @@ from explaincheck.core.oracle.types import (
     ModelSummary,
     OracleRequest,
     OracleResult,
+    Progress,
     StateFacts,
 )
 from explaincheck.core.oracle.values import (
@@ -56,9 +57,6 @@ from explaincheck.core.oracle.values import (
 
 T = TypeVar("T")
 COLUMNAR_FROM = 5_000  # states: verified models this large are read in bulk and kept as columns
-
-
-Progress = Callable[..., None]  # progress(phase, **counts), e.g. ("building", states=0)
 
 
 class _Phases:

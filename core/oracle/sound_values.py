@@ -30,7 +30,7 @@ from explaincheck.core.oracle.values import (
 )
 
 if TYPE_CHECKING:
-    from explaincheck.core.oracle.compute import Progress
+    from explaincheck.core.oracle.types import Progress
 
 VALUE_WIDTH = 2 * TIE_TOLERANCE / 10  # widest widened bounds whose midpoint is taken as the value
 # Storm's iteration caps when its values are wanted, tried in turn until its bounds converge

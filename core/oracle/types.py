@@ -7,10 +7,13 @@ process and be cached on disk as JSON.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, cast
+
+# progress(phase, **counts), e.g. ("building", states=0): how the oracle reports its phases
+Progress = Callable[..., None]
 
 # Value methods: "exact" = Storm's Rational engine, values are exact fractions, ties exact;
 # "verified" = float policy evaluation of Storm's scheduler with a sparse direct solver, checked

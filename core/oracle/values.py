@@ -43,7 +43,7 @@ from explaincheck.core.oracle.storm.structure import ModelStructure
 from explaincheck.core.oracle.storm.types import Property, SparseModel
 
 if TYPE_CHECKING:
-    from explaincheck.core.oracle.compute import Progress
+    from explaincheck.core.oracle.types import Progress
 
 TIE_TOLERANCE = 1e-9  # verified method: Q values closer than this count as tied
 START = "the attractor policy"  # where policy iteration starts (said in ``values_method``)
