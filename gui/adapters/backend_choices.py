@@ -34,7 +34,7 @@ def llm_choices() -> LlmChoices:
                 )
             )
     live = tuple(kind.prefix for kind in KINDS.values() if kind.live)
-    return LlmChoices(tuple(offered), live)
+    return LlmChoices(tuple(offered), live, tuple(KINDS))
 
 
 def normalize_base_url(url: str) -> str:

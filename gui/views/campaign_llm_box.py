@@ -43,6 +43,7 @@ class LlmBox(QGroupBox):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("LLMs under test", parent)
+        self.answerers = LlmChoices()
         layout = QVBoxLayout(self)
         self.llms = QListWidget(self)
         self.llms.setMinimumHeight(90)
@@ -88,6 +89,7 @@ class LlmBox(QGroupBox):
 
     def offer(self, answerers: LlmChoices) -> None:
         """List the registered answerers that are not reference explainers (preselected: ticked)."""
+        self.answerers = answerers
         for choice in answerers.offered:
             if not choice.reference:
                 self.add_llm(
@@ -214,9 +216,13 @@ class LlmBox(QGroupBox):
         return {"llms": llms, "openai_host": self.openai_base_url()}
 
     def apply(self, choices: dict[str, Any]) -> None:
-        """Restore ``choices()``; entries that are not ``[spec, text, ticked]`` are skipped."""
+        """Restore ``choices()``; entries that are not ``[spec, text, ticked]`` are skipped, and
+        so are specs whose kind is no longer registered (an uninstalled plugin's backend would
+        otherwise stay listed, with its old description, and fail only when run)."""
         for entry in choices.get("llms") or []:
             if not (isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str)):
+                continue
+            if not self.answerers.registered(entry[0]):
                 continue
             spec, text, on = entry
             item = self.add_llm(spec, str(text), on=bool(on))

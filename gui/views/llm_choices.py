@@ -40,6 +40,12 @@ class LlmChoices:
 
     offered: tuple[LlmChoice, ...] = ()
     live_prefixes: tuple[str, ...] = ()
+    prefixes: tuple[str, ...] = ()  # every registered kind's prefix; empty: not told
+
+    def registered(self, spec: str) -> bool:
+        """Whether a spec's kind is registered now (a remembered spec of an uninstalled plugin
+        or a removed kind is not); with no prefixes told, every spec is taken as registered."""
+        return not self.prefixes or spec.strip().partition(":")[0].strip() in self.prefixes
 
     def can_ask_live(self, spec: str) -> bool:
         """Whether a spec (say, one stored in a results file) can be asked a question now."""

@@ -7,6 +7,7 @@ from gui_helpers import open_env, wait_for
 from PySide6.QtCore import Qt
 
 from explaincheck.gui.main_window import MainWindow
+from explaincheck.gui.views.campaign_llm_box import SPEC
 
 
 def test_campaign_choices_survive_a_new_window(qtbot, qloop, settings):
@@ -34,6 +35,29 @@ def test_campaign_choices_survive_a_new_window(qtbot, qloop, settings):
     assert again.seed.value() == 1234 and again.repeat.value() == 3
     assert again.satisfy_rule.currentData() == "half"
     second.close()
+
+
+def test_a_remembered_llm_of_a_kind_no_longer_registered_is_not_listed(qtbot, qloop, settings):
+    # what a window saved while a plugin's backend "yesman" was installed, the plugin now gone
+    settings.save_campaign_choices(
+        {
+            "llms": [
+                ["random", "random — uniform guesses (baseline)", False],
+                ["yesman", "yesman — says yes (plugin)", True],
+                ["ollama:gemma3:1b@http://127.0.0.1:9", "ollama:gemma3:1b", True],
+            ]
+        }
+    )
+    window = MainWindow(settings)
+    qtbot.addWidget(window)
+    box = window.campaign_view.llm_box
+    listed = [box.llms.item(i).data(SPEC) for i in range(box.llms.count())]
+    assert "yesman" not in listed
+    assert window.campaign_view.selected_llms() == [
+        "oracle",
+        "ollama:gemma3:1b@http://127.0.0.1:9",
+    ]
+    window.close()
 
 
 def test_applicability_keeps_the_users_category_choice(qtbot, window):
