@@ -112,6 +112,10 @@ def parse_program_text(path: Path) -> tuple[PrismProgram, str]:
                 f"{path}:{line}:{column}: syntax error: {detail}", line=line, column=column
             ) from None
         first = message.splitlines()[0] if message else type(error).__name__
+        placed = _STORM_ERROR_IN.match(first)
+        if placed:  # Storm names the file again: "Error in FILE, line N: what" -> "FILE:N: what"
+            line = int(placed.group(1))
+            raise ModelError(f"{path}:{line}: {placed.group(2)}", line=line) from None
         kind = _STORM_MODEL_KIND.search(first)
         if kind:  # Storm's hint names a flag of its own CLI, which explaincheck has not
             raise ModelError(f"{path}: {_unsupported(kind.group(1))}") from None
@@ -120,6 +124,7 @@ def parse_program_text(path: Path) -> tuple[PrismProgram, str]:
 
 
 _STORM_MODEL_KIND = re.compile(r"The input model is an? (\w+)")
+_STORM_ERROR_IN = re.compile(r"Error in .*?, line (\d+): (.+)")
 
 
 def _unsupported(model_type: str) -> str:

@@ -65,3 +65,15 @@ def test_corpus_counts(capsys) -> None:
             print(f"  {name}: {outcome}")
     if len(OUTCOMES) == len(corpus()):  # the whole corpus ran (not a -k selection)
         assert checked >= len(corpus()) // 2
+
+
+def test_storms_semantic_error_names_the_file_once_with_its_line() -> None:
+    """Storm words it "Error in FILE, line 48: ..."; the refusal reads FILE:48: ... like a
+    syntax error, the path said once."""
+    path = next(p for p in corpus() if p.name == "coin2-2-illegalSynchronizingWrite.nm")
+    done = subprocess.run(
+        [*explaincheck_command(), "oracle", str(path)], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 2
+    assert done.stderr.count(path.name) == 1, done.stderr
+    assert f"{path}:48: Syncronizing command with action label 'done'" in done.stderr
