@@ -1,12 +1,14 @@
-"""The oracle's per-state facts kept as columns (one numpy array per quantity), for large models.
+"""The oracle's per-state facts kept as columns (one numpy array per quantity): the one state
+representation of ``compute.py``'s pipeline, for every size.
 
 A ``StateFacts`` object per state costs kilobytes (dicts of Q, successors, valuation); at 10^6
 states that is gigabytes and minutes. ``ColumnarStates`` holds the same information as flat
-arrays and builds the ``StateFacts`` of a state only when it is asked for, through the same
-``choice_facts`` as ``compute.derive_state_facts`` (so ``oracle --json`` prints the same object
-either way). It is a read-only sequence, so ``result.states[i]``, ``len`` and iteration work
-unchanged. ``to_arrays``/``from_arrays`` give plain arrays for the child's pipe and the
-``.npz`` cache.
+arrays and builds the ``StateFacts`` of a state only when it is asked for, through
+``choice_facts`` (the derivation the flawed pictures share, ``flawed.derive_state_facts``). It is
+a read-only sequence, so ``result.states[i]``, ``len`` and iteration work unchanged; a small
+result is handed on as the tuple of its facts (``materialised``). Under the exact method it
+also holds the fractions, as "num/den" text columns. ``to_arrays``/``from_arrays`` give plain
+arrays for the child's pipe and the ``.npz`` cache.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ import gc
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import cached_property
+from itertools import pairwise
 from typing import Any, TypedDict, overload
 
 import numpy as np
@@ -96,6 +100,14 @@ def _interval(low: np.ndarray | None, high: np.ndarray | None, i: int) -> tuple 
     return None if low is None or high is None else (float(low[i]), float(high[i]))
 
 
+def _equal(a: Any, b: Any) -> bool:
+    return bool(a == b)
+
+
+def _texts(column: np.ndarray | None) -> list[str] | None:
+    return None if column is None else [str(text) for text in column.tolist()]
+
+
 def _listed(array: np.ndarray) -> list:
     """``array.tolist()`` in slices: one call on a 10^6-entry column holds the GIL for tens of
     milliseconds, which the GUI thread would wait out while a worker makes the first state."""
@@ -125,6 +137,17 @@ class _Lists:
     unsafe: list[bool]
     valuations: list[list]
     labels: list[tuple[str, ...]]
+    dead_end: list[bool]
+    # the exact method's fractions as text (None under the verified method)
+    value_exact: list[str] | None
+    danger_exact: list[str] | None
+    q_exact: list[str] | None
+    probabilities_exact: list[str] | None
+
+
+EXACT_COLUMNS = ("value_exact", "danger_exact", "q_exact", "probabilities_exact")
+# columns of bools, kept as bools in the ``.npz``
+FACT_COLUMNS = ("dead_end", "best_row", "worst_row", "do_nothing_row")
 
 
 @dataclass(eq=False)
@@ -151,12 +174,24 @@ class ColumnarStates(Sequence[StateFacts]):
     unsafe: np.ndarray
     initial: int
     tie_tolerance: float
-    # the bounded certificate's intervals (certificate.py); None in an older cache entry
+    # per-state and per-row facts derived once (``choices.py``): V = 0 (exactly, under the
+    # exact method), A*, A° and do-nothing rows
+    dead_end: np.ndarray
+    best_row: np.ndarray
+    worst_row: np.ndarray
+    do_nothing_row: np.ndarray
+    # the bounded certificate's intervals (certificate.py); None under the exact method
     value_low: np.ndarray | None = None
     value_high: np.ndarray | None = None
     danger_low: np.ndarray | None = None
     danger_high: np.ndarray | None = None
     centrality_method: str = NOT_COMPUTED  # how ``centrality`` was obtained (``describe``)
+    # the exact method's fractions as "num/den" text: V and D per state, Q per row, the
+    # probability of each entry (None under the verified method)
+    value_exact: np.ndarray | None = None
+    danger_exact: np.ndarray | None = None
+    q_exact: np.ndarray | None = None
+    probabilities_exact: np.ndarray | None = None
     _unfrozen: int = field(default=0, init=False, repr=False)  # made since the last freeze
     _centrality_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
@@ -187,22 +222,22 @@ class ColumnarStates(Sequence[StateFacts]):
 
     @cached_property
     def dead_end_ids(self) -> tuple[int, ...]:
-        return tuple(np.flatnonzero(self.value == 0.0).tolist())
+        return tuple(np.flatnonzero(self.dead_end).tolist())
 
-    @cached_property
+    @property
     def do_nothing_rows(self) -> np.ndarray:
         """Per choice row, whether it is a labelled action whose every entry leads back to its
-        own state (``StateFacts.do_nothing``), in one vectorised pass."""
-        rows = len(self.action_code)
-        row_state = np.repeat(np.arange(len(self)), np.diff(self.first_row))
-        entries = np.diff(self.row_offsets)
-        elsewhere = (self.columns != np.repeat(row_state, entries)).astype(np.int64)
-        leaving = np.zeros(rows, dtype=np.int64)
-        filled = entries > 0
-        if filled.any():
-            starts = self.row_offsets[:-1][filled]
-            leaving[filled] = np.add.reduceat(elsewhere, starts)
-        return (self.action_code >= 0) & filled & (leaving == 0)
+        own state (``StateFacts.do_nothing``; ``choices.do_nothing_rows``)."""
+        return self.do_nothing_row
+
+    @property
+    def exact(self) -> bool:
+        """Whether the columns hold the exact method's fractions."""
+        return self.value_exact is not None
+
+    def materialised(self) -> tuple[StateFacts, ...]:
+        """Every state's facts at once, as a tuple (how a small result is handed on)."""
+        return tuple(self._make(i) for i in range(len(self)))
 
     def role_counts(self) -> dict[str, int]:
         """How many states have each role (``StateFacts.roles``), without making any state."""
@@ -210,7 +245,7 @@ class ColumnarStates(Sequence[StateFacts]):
             "initial": 1,
             "goal": int(np.count_nonzero(self.goal)),
             "unsafe": int(np.count_nonzero(self.unsafe)),
-            "dead_end": int(np.count_nonzero(self.value == 0.0)),
+            "dead_end": int(np.count_nonzero(self.dead_end)),
             "bottleneck": int(np.count_nonzero(self.bottleneck)),
         }
         return {role: count for role, count in counts.items() if count}
@@ -288,6 +323,11 @@ class ColumnarStates(Sequence[StateFacts]):
             unsafe=_listed(self.unsafe),
             valuations=[_listed(column) for column in self.valuation_columns],
             labels=self._label_tuples(),
+            dead_end=_listed(self.dead_end),
+            value_exact=_texts(self.value_exact),
+            danger_exact=_texts(self.danger_exact),
+            q_exact=_texts(self.q_exact),
+            probabilities_exact=_texts(self.probabilities_exact),
         )
 
     def label_tuples(self) -> list[tuple[str, ...]]:
@@ -331,13 +371,30 @@ class ColumnarStates(Sequence[StateFacts]):
         start, end = c.first_row[state], c.first_row[state + 1]
         names_all = self.action_names
         actions = [names_all[code] if code >= 0 else None for code in c.action_code[start:end]]
+        offsets = c.row_offsets[start : end + 1]
+        bounds = list(pairwise(offsets))
         rows = [
             dict(zip(c.columns[low:high], c.probabilities[low:high], strict=True))
-            for low, high in zip(
-                c.row_offsets[start:end], c.row_offsets[start + 1 : end + 1], strict=True
-            )
+            for low, high in bounds
         ]
-        value = c.value[state]
+        exact = {}
+        keys = None
+        tied = self._tied
+        if c.q_exact is not None and c.probabilities_exact is not None:
+            q_texts = c.q_exact[start:end]
+            keys = [Fraction(text) for text in q_texts]
+            tied = _equal
+            exact = {
+                "value_exact": c.value_exact[state] if c.value_exact is not None else None,
+                "danger_exact": c.danger_exact[state] if c.danger_exact is not None else None,
+                "q_exact": {a: text for a, text in zip(actions, q_texts, strict=True) if a},
+                "successors_exact": {
+                    (action or NO_ACTION): dict(
+                        zip(c.columns[low:high], c.probabilities_exact[low:high], strict=True)
+                    )
+                    for action, (low, high) in zip(actions, bounds, strict=True)
+                },
+            }
         return StateFacts(
             id=state,
             valuation={
@@ -345,17 +402,18 @@ class ColumnarStates(Sequence[StateFacts]):
                 for name, column in zip(self.variables, c.valuations, strict=True)
             },
             labels=c.labels[state],
-            value=value,
+            value=c.value[state],
             danger=c.danger[state] if c.danger is not None else None,
-            dead_end=value == 0.0,
+            dead_end=c.dead_end[state],
             bottleneck=c.bottleneck[state],
             centrality=self._centrality_list[state] if centrality is None else centrality,
             is_goal=c.goal[state],
             is_unsafe=c.unsafe[state],
             is_initial=state == self.initial,
-            **choice_facts(actions, c.q[start:end], rows, c.scheduler[state], self._tied),
+            **choice_facts(actions, c.q[start:end], rows, c.scheduler[state], tied, keys),
             value_interval=_interval(self.value_low, self.value_high, state),
             danger_interval=_interval(self.danger_low, self.danger_high, state),
+            **exact,
         )
 
     def to_arrays(self) -> dict[str, np.ndarray]:
@@ -379,7 +437,11 @@ class ColumnarStates(Sequence[StateFacts]):
             "unsafe": self.unsafe,
             "initial": np.array(self.initial, dtype=np.int64),
             "tie_tolerance": np.array(self.tie_tolerance, dtype=float),
+            **{name: getattr(self, name) for name in FACT_COLUMNS},
         }
+        for name in EXACT_COLUMNS:
+            if getattr(self, name) is not None:
+                arrays[name] = getattr(self, name)
         if self.danger is not None:
             arrays["danger"] = self.danger
         if self.centrality is not None:
@@ -417,6 +479,8 @@ class ColumnarStates(Sequence[StateFacts]):
             unsafe=arrays["unsafe"],
             initial=int(arrays["initial"]),
             tie_tolerance=float(arrays["tie_tolerance"]),
+            **{name: arrays[name] for name in FACT_COLUMNS},
+            **{name: arrays.get(name) for name in EXACT_COLUMNS},
             value_low=arrays.get("value_low"),
             value_high=arrays.get("value_high"),
             danger_low=arrays.get("danger_low"),

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from explaincheck.core.oracle.columnar import ColumnarStates, group_actions
+from explaincheck.core.oracle.columnar import ColumnarStates
 
 
 def number(x: float) -> str:
@@ -69,8 +69,10 @@ def _block(
     base = first_row[0]
     rows = slice(base, first_row[-1])
     codes = states.action_code[rows].tolist()
-    q = states.q[rows].tolist()
-    do_nothing = states.do_nothing_rows[rows].tolist()
+    q = list(map(number, states.q[rows].tolist()))
+    best_row = states.best_row[rows].tolist()
+    worst_row = states.worst_row[rows].tolist()
+    do_nothing = states.do_nothing_row[rows].tolist()
     scheduler = states.scheduler[low:high].tolist()
     part = slice(low, high)
     valuation_parts = [
@@ -78,30 +80,22 @@ def _block(
         for name, column in zip(states.variables, states.valuation_columns, strict=True)
     ]
     values = list(map(number, states.value[part].tolist()))
-    zero = (states.value[part] == 0.0).tolist()
+    dead = states.dead_end[part].tolist()
     dangers = None if states.danger is None else list(map(number, states.danger[part].tolist()))
     bottleneck = states.bottleneck[part].tolist()
     centrality = None if scores is None else list(map(number, scores[part].tolist()))
+    exact = None
+    if states.value_exact is not None:
+        exact = [json.dumps(str(text)) for text in states.value_exact[part].tolist()]
     value_interval = _intervals(states.value_low, states.value_high, part)
     danger_interval = _intervals(states.danger_low, states.danger_high, part)
-    tolerance = states.tie_tolerance
-
-    def tied(a: float, b: float) -> bool:
-        return abs(a - b) <= tolerance
 
     for k in range(high - low):
         start, end = first_row[k] - base, first_row[k + 1] - base
         labelled = [r for r in range(start, end) if codes[r] >= 0]
-        q_text = ", ".join(f"{names[codes[r]]}: {number(q[r])}" for r in labelled)
-        if len(labelled) == 1:
-            best = worst = names[codes[labelled[0]]]
-        elif labelled:
-            order = group_actions(
-                [names[codes[r]] for r in labelled], [q[r] for r in labelled], tied
-            )
-            best, worst = ", ".join(order[0]), ", ".join(order[-1])
-        else:
-            best = worst = ""
+        q_text = ", ".join(f"{names[codes[r]]}: {q[r]}" for r in labelled)
+        best = ", ".join(names[codes[r]] for r in labelled if best_row[r])
+        worst = ", ".join(names[codes[r]] for r in labelled if worst_row[r])
         idle = ", ".join(names[codes[r]] for r in labelled if do_nothing[r])
         chosen = codes[start + scheduler[k]] if labelled else -1
         optimal = names[chosen] if chosen >= 0 else "null"
@@ -112,10 +106,12 @@ def _block(
             f', "V": {values[k]}, "D": {dangers[k] if dangers is not None else "null"}',
             f', "Q": {{{q_text}}}, "best": [{best}], "worst": [{worst}]',
             f', "do_nothing": [{idle}], "optimal_action": {optimal}',
-            f', "dead_end": {"true" if zero[k] else "false"}',
+            f', "dead_end": {"true" if dead[k] else "false"}',
             f', "bottleneck": {"true" if bottleneck[k] else "false"}',
             f', "centrality": {centrality[k] if centrality is not None else "null"}',
         ]
+        if exact is not None:
+            parts.append(f', "V_exact": {exact[k]}')
         if value_interval is not None:
             parts.append(f', "V_interval": {value_interval[k]}')
         if danger_interval is not None:

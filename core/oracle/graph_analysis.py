@@ -71,3 +71,41 @@ def can_avoid_forever_arrays(arrays: ChoiceArrays, bad: np.ndarray) -> np.ndarra
         removed = states[inside[states] & (spoilt_count[states] == counts[states])]
         inside[removed] = False
     return inside
+
+
+def acyclic_depth(arrays: ChoiceArrays, limit: int) -> int | None:
+    """The most transitions a path can take in the model's graph without self-loops (every
+    path ends at a state with no other successor), or None when the graph has a cycle other
+    than a self-loop or the depth passes ``limit``.
+
+    Storm's topological engine solves such a model one state at a time, each from its
+    successors' values, so a value's float error is at most the depth times one step's
+    (``certificate.storm_round_off``). Peeled layer by layer from the states without
+    successors, vectorised per layer (one layer per unit of depth)."""
+    from scipy.sparse import csr_matrix
+
+    n = arrays.size
+    sources, targets = arrays.edges  # distinct, without self-loops
+    remaining = np.bincount(sources, minlength=n)
+    reverse = csr_matrix(
+        (np.ones(len(sources), dtype=np.int8), (targets, sources)), shape=(n, n)
+    )  # target -> its predecessors
+    frontier = np.flatnonzero(remaining == 0)
+    peeled = 0
+    depth = -1
+    while len(frontier):
+        depth += 1
+        if depth > limit:
+            return None
+        peeled += len(frontier)
+        starts, ends = reverse.indptr[frontier], reverse.indptr[frontier + 1]
+        lengths = ends - starts
+        total = int(lengths.sum())
+        if total == 0:
+            break
+        offsets = np.repeat(starts - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths)
+        predecessors = reverse.indices[offsets + np.arange(total)]
+        found, counts = np.unique(predecessors, return_counts=True)
+        remaining[found] -= counts
+        frontier = found[remaining[found] == 0]
+    return max(depth, 0) if peeled == n else None

@@ -1,11 +1,11 @@
 """V, D and Q for every state, by one of two methods.
 
-* ``exact``: Storm's Rational engine gives V and D as fractions; Q is summed exactly here.
-* ``verified`` (models too large for rationals): policy iteration on Storm's float model,
-  started from the attractor policy (per state, the action most likely to step closer to the
-  goal). Starting from the scheduler of Storm's own float check instead was measured: it saved
-  at most 4 rounds (29 against 33 at 10^4 gridworld states, none at 4·10^4, none on the 10^6
-  counters) and cost more than it saved (0.25 s at 10^4, 3.7 s at 10^6). Each policy is
+* ``exact``: Storm's Rational engine gives V and D as fractions; Q is summed exactly here
+  (``exact_arrays``, on the model's columns).
+* ``verified`` (models too large for rationals): Storm's sound engines first
+  (``sound_values.py``); where none converges, policy iteration on Storm's float model, started
+  from Storm's scheduler (its unconverged interval iteration's choices), else from the
+  attractor policy (per state, the action most likely to step closer to the goal). Each policy is
   evaluated by a sparse direct solve of its Markov chain (error ~1e-12, where value iteration
   stops at ~1e-6; from the third round on in a nested-dissection order, ``ordering``), zeros
   are pinned exactly by graph analysis, and iteration stops only when no action improves on the
@@ -27,6 +27,7 @@ greedy policies linger and lose value, and with a margin it cycles.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, cast
@@ -38,15 +39,17 @@ from scipy.sparse.linalg import splu
 from explaincheck.core.oracle.arrays import ChoiceArrays, choice_arrays, reaching
 from explaincheck.core.oracle.graph_analysis import can_avoid_forever_arrays
 from explaincheck.core.oracle.ordering import nested_dissection
-from explaincheck.core.oracle.storm.checking import exact_check
+from explaincheck.core.oracle.storm.checking import SoundBounds, exact_check
 from explaincheck.core.oracle.storm.structure import ModelStructure
 from explaincheck.core.oracle.storm.types import Property, SparseModel
 
 if TYPE_CHECKING:
+    from explaincheck.core.oracle.objective import Objective
     from explaincheck.core.oracle.types import Progress
 
 TIE_TOLERANCE = 1e-9  # verified method: Q values closer than this count as tied
-START = "the attractor policy"  # where policy iteration starts (said in ``values_method``)
+START = "the attractor policy"  # where policy iteration starts without Storm's scheduler
+STORM_START = "Storm's scheduler"  # ... and with it (``value_by_iteration``'s ``start``)
 ORDER_FROM_ROUND = 3  # policy iteration rounds from which the solves use a nested-dissection order
 
 
@@ -91,6 +94,45 @@ def exact_values(
         danger=[float(d) for d in danger_exact] if danger_exact else None,
         q=[[float(x) for x in row] for row in q_exact],
         scheduler=scheduler,
+        value_exact=value_exact,
+        danger_exact=danger_exact,
+        q_exact=q_exact,
+    )
+
+
+def exact_arrays(
+    model: SparseModel,
+    arrays: ChoiceArrays,
+    probabilities: list[Fraction],
+    objectives: list[Objective],
+) -> ValueArrays:
+    """The exact method on the model's columns: each objective's fractions from Storm's
+    Rational engine (the first's with its scheduler), Q per choice row summed exactly from the
+    exact ``probabilities`` (one per entry of ``arrays.rows``)."""
+    size = arrays.size
+    value_exact, chosen = exact_check(model, objectives[0].prop, size, scheduler=True)
+    danger_exact = None
+    if len(objectives) > 1:
+        danger_exact, _ = exact_check(model, objectives[1].prop, size)
+    offsets = arrays.rows.indptr.tolist()
+    columns = arrays.rows.indices.tolist()
+    q_exact = [
+        sum(
+            (probabilities[k] * value_exact[columns[k]] for k in range(low, high)),
+            Fraction(0),
+        )
+        for low, high in itertools.pairwise(offsets)
+    ]
+    return ValueArrays(
+        value=np.array([float(v) for v in value_exact], dtype=float),
+        danger=np.array([float(d) for d in danger_exact], dtype=float)
+        if danger_exact is not None
+        else None,
+        q=np.array([float(x) for x in q_exact], dtype=float),
+        scheduler=np.asarray(chosen or [0] * size, dtype=np.int64),
+        residual=0.0,
+        rounds=0,
+        words="exact rationals (Storm's Rational engine); Q summed exactly",
         value_exact=value_exact,
         danger_exact=danger_exact,
         q_exact=q_exact,
@@ -219,7 +261,7 @@ def _attractor_policy(arrays: ChoiceArrays, target: np.ndarray) -> np.ndarray:
 
 @dataclass
 class ValueArrays:
-    """The verified method's numbers as flat arrays (``q`` per choice row)."""
+    """The values phase's numbers as flat arrays (``q`` per choice row), for either method."""
 
     value: np.ndarray
     danger: np.ndarray | None
@@ -230,16 +272,28 @@ class ValueArrays:
     rounds_danger: int = 0
     danger_policy: np.ndarray | None = None  # the optimal policy of Pmax [F Z], D = 1 - it
     words: str = ""  # how the numbers were obtained, when not by policy iteration alone
+    # Storm's sound bounds of V and of D where it gave them (the certificate's first source)
+    storm: tuple[SoundBounds | None, SoundBounds | None] = (None, None)
+    # the exact method's fractions: V and D per state, Q per choice row
+    value_exact: list[Fraction] | None = None
+    danger_exact: list[Fraction] | None = None
+    q_exact: list[Fraction] | None = None
 
 
 def value_by_iteration(
-    arrays: ChoiceArrays, goal: np.ndarray
+    arrays: ChoiceArrays, goal: np.ndarray, start: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, int]:
-    """V = Pmax [F goal] by policy iteration from the attractor policy: values, Q per row,
-    the optimal policy, the Bellman residual and the rounds."""
-    policy = _attractor_policy(arrays, goal)
+    """V = Pmax [F goal] by policy iteration from ``start`` (a choice per state: Storm's
+    scheduler), else from the attractor policy: values, Q per row, the optimal policy, the
+    Bellman residual and the rounds."""
+    policy = _attractor_policy(arrays, goal) if start is None else _within(arrays, start)
     dead = ~reaching(arrays.state_graph, goal)
     return _optimise(arrays, policy, goal, dead)
+
+
+def _within(arrays: ChoiceArrays, policy: np.ndarray) -> np.ndarray:
+    """``policy`` with every choice index inside its state's choices (0 where it has none)."""
+    return np.maximum(np.minimum(policy, np.diff(arrays.first_row) - 1), 0).astype(np.int64)
 
 
 def danger_by_iteration(

@@ -7,6 +7,8 @@ export (row group offsets, row offsets, columns and probabilities as raw arrays)
 ``BitVector.store_as_string`` (64-bit words) and valuations through ``Valuations.get_*_values``
 (one list per variable). Choice names follow ``read_structure`` exactly: labels of a choice
 joined by "+" in sorted order, unlabelled choices None, repeated names told apart as name#2.
+An exact (Rational) model, small by construction (``OracleRequest.exact_state_limit``), is read
+entry by entry instead, keeping each probability as a ``Fraction`` beside its float.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import tarfile
 import tempfile
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import cached_property
 from pathlib import Path
 
@@ -37,6 +40,8 @@ class BulkModel:
     valuations: dict[str, np.ndarray]  # variable -> value per state, in the model's order
     initial: int
     warnings: tuple[str, ...]
+    # an exact model's probabilities, one per entry of ``arrays.rows`` (None: a float model)
+    exact_probabilities: list[Fraction] | None = None
 
     @property
     def size(self) -> int:
@@ -97,16 +102,24 @@ def _umb_matrix(model: SparseModel) -> tuple[np.ndarray, np.ndarray, np.ndarray,
 
 def _row_matrix(model: SparseModel) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The same arrays read row by row (the fallback when the UMB export is unavailable)."""
+    first_row, offsets, columns, exact = _entries(model)
+    return first_row, offsets, columns, np.array([float(p) for p in exact], dtype=np.float64)
+
+
+def _entries(model: SparseModel) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[Fraction]]:
+    """(first_row, row_offsets, columns, probabilities as fractions), entry by entry (a Storm
+    Rational's text is exact; a float's ``Fraction`` is the float itself)."""
     matrix = model.transition_matrix
     n = model.nr_states
     first_row = np.array([matrix.get_row_group_start(s) for s in range(n)] + [matrix.nr_rows])
     offsets = np.zeros(matrix.nr_rows + 1, dtype=np.int64)
     columns = np.zeros(matrix.nr_entries, dtype=np.int64)
-    probabilities = np.zeros(matrix.nr_entries, dtype=np.float64)
+    probabilities: list[Fraction] = []
     at = 0
     for row in range(matrix.nr_rows):
         for entry in matrix.get_row(row):
-            columns[at], probabilities[at] = entry.column, float(entry.value)
+            columns[at] = entry.column
+            probabilities.append(Fraction(str(entry.value)))
             at += 1
         offsets[row + 1] = at
     return first_row.astype(np.int64), offsets, columns, probabilities
@@ -152,10 +165,16 @@ def _actions(model: SparseModel, rows: int) -> tuple[np.ndarray, list[str]]:
     return lookup[code.ravel()], table
 
 
-def read_bulk(model: SparseModel) -> BulkModel:
-    """The model as arrays; warnings as ``read_structure`` words them."""
+def read_bulk(model: SparseModel, *, exact: bool = False) -> BulkModel:
+    """The model as arrays; warnings as ``read_structure`` words them. ``exact``: a Rational
+    model, whose probabilities are also kept as fractions."""
     n = model.nr_states
-    first_row, offsets, columns, probabilities = matrix_arrays(model)
+    exact_probabilities = None
+    if exact:
+        first_row, offsets, columns, exact_probabilities = _entries(model)
+        probabilities = np.array([float(p) for p in exact_probabilities], dtype=np.float64)
+    else:
+        first_row, offsets, columns, probabilities = matrix_arrays(model)
     rows_count = int(first_row[-1])
     rows = csr_matrix((probabilities, columns, offsets), shape=(rows_count, n))
     arrays = ChoiceArrays(rows, first_row)
@@ -187,7 +206,14 @@ def read_bulk(model: SparseModel) -> BulkModel:
     if more:
         warnings.append(more)
     return BulkModel(
-        arrays, code, tuple(names), labels, _valuations(model), initial, tuple(warnings)
+        arrays,
+        code,
+        tuple(names),
+        labels,
+        _valuations(model),
+        initial,
+        tuple(warnings),
+        exact_probabilities,
     )
 
 
