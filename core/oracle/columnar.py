@@ -322,7 +322,7 @@ class ColumnarStates(Sequence[StateFacts]):
             goal=_listed(self.goal),
             unsafe=_listed(self.unsafe),
             valuations=[_listed(column) for column in self.valuation_columns],
-            labels=self._label_tuples(),
+            labels=self.label_tuples(),
             dead_end=_listed(self.dead_end),
             value_exact=_texts(self.value_exact),
             danger_exact=_texts(self.danger_exact),
@@ -331,10 +331,11 @@ class ColumnarStates(Sequence[StateFacts]):
         )
 
     def label_tuples(self) -> list[tuple[str, ...]]:
-        """Each state's labels (converted once, kept)."""
-        return self._lists.labels
+        """Each state's labels (converted once, kept; without the other columns' lists)."""
+        return self._label_list
 
-    def _label_tuples(self) -> list[tuple[str, ...]]:
+    @cached_property
+    def _label_list(self) -> list[tuple[str, ...]]:
         """Each state's labels, through one integer code per state (few distinct sets)."""
         if not self.label_names:
             return [()] * len(self)

@@ -29,7 +29,7 @@ from explaincheck.core.oracle.certificate import EXACT_CERTIFICATE, Bounds, cert
 from explaincheck.core.oracle.choices import ChoiceColumns, choice_columns
 from explaincheck.core.oracle.columnar import NOT_COMPUTED, ColumnarStates
 from explaincheck.core.oracle.objective import MAX, MIN, Objective
-from explaincheck.core.oracle.sound_values import storm_first
+from explaincheck.core.oracle.sound_values import StormAnswers, storm_answers, values_from
 from explaincheck.core.oracle.storm import building
 from explaincheck.core.oracle.storm.bulk import BulkModel, read_bulk
 from explaincheck.core.oracle.storm.types import SparseModel
@@ -41,7 +41,13 @@ from explaincheck.core.oracle.types import (
     OracleResult,
     Progress,
 )
-from explaincheck.core.oracle.values import TIE_TOLERANCE, ValueArrays, exact_arrays
+from explaincheck.core.oracle.values import (
+    TIE_TOLERANCE,
+    ExactAnswers,
+    ValueArrays,
+    exact_answers,
+    exact_arrays,
+)
 
 COLUMNAR_FROM = 5_000  # states: results this large stay columns, each state made when asked
 
@@ -92,8 +98,9 @@ def compute_in_process(
     table = _structure(model, request, method, phase)
     pending = _start_centrality(table, request, limit)
     objectives = _objectives(parsed, table, request)
-    values = _values(model, table, objectives, method, phase)
-    del model  # Storm's copy of the matrix: every later phase reads the columns
+    storm = _storm(model, table, objectives, method, phase)
+    del model  # Storm's copy of the matrix is freed before ours is filled in
+    values = _values(table, objectives, storm, phase)
     choices = _choices(table, values, phase)
     bottleneck = _bottlenecks(table, objectives, phase)
     bounds = _certificate(table, objectives, values, method, phase)
@@ -131,10 +138,10 @@ def _build(
 def _structure(
     model: SparseModel, request: OracleRequest, method: str, phase: _Phases
 ) -> BulkModel:
-    """The model as columns: its matrix, action names, labels and valuations read in bulk
-    (an exact model's probabilities also as fractions)."""
+    """The model as columns: its matrix, action names, labels and valuations read in bulk (an
+    exact model's probabilities also as fractions; a float model's once Storm's is freed)."""
     phase("structure", states=model.nr_states)
-    return read_bulk(model, exact=method == EXACT)
+    return read_bulk(model, exact=method == EXACT, deferred=True)
 
 
 def _objectives(
@@ -149,20 +156,34 @@ def _objectives(
     return found
 
 
-def _values(
+def _storm(
     model: SparseModel,
     table: BulkModel,
     objectives: list[Objective],
     method: str,
     phase: _Phases,
-) -> ValueArrays:
-    """Each objective's value per state, Q per choice and the optimal scheduler: fractions from
-    Storm's Rational engine, or Storm's sound engines first (``sound_values``)."""
+) -> StormAnswers | ExactAnswers:
+    """Storm's answers for each objective while its model is alive: fractions from its
+    Rational engine, or its sound engines' bounds and scheduler (``sound_values``)."""
     if method == EXACT:
         phase("values", states=table.size)
+        return exact_answers(model, objectives, table.size)
+    return storm_answers(model, table.arrays, objectives, phase)
+
+
+def _values(
+    table: BulkModel,
+    objectives: list[Objective],
+    storm: StormAnswers | ExactAnswers,
+    phase: _Phases,
+) -> ValueArrays:
+    """Each objective's value per state, Q per choice and the optimal scheduler, from Storm's
+    answers; the project's policy iteration only where Storm's engines stopped short."""
+    table.load_probabilities()
+    if isinstance(storm, ExactAnswers):
         assert table.exact_probabilities is not None  # read so under the exact method
-        return exact_arrays(model, table.arrays, table.exact_probabilities, objectives)
-    return storm_first(model, table.arrays, objectives, phase)
+        return exact_arrays(table.arrays, table.exact_probabilities, storm)
+    return values_from(table.arrays, objectives, storm, phase)
 
 
 def _choices(table: BulkModel, values: ValueArrays, phase: _Phases) -> ChoiceColumns:
@@ -175,10 +196,7 @@ def _choices(table: BulkModel, values: ValueArrays, phase: _Phases) -> ChoiceCol
 def _bottlenecks(table: BulkModel, objectives: list[Objective], phase: _Phases) -> np.ndarray:
     """Per state, whether every path from the initial state to the goal passes it."""
     phase("bottlenecks", states=table.size)
-    column = np.zeros(table.size, dtype=bool)
-    found = bottlenecks.by_dominators_arrays(table.arrays, objectives[0].target, table.initial)
-    column[list(found)] = True
-    return column
+    return bottlenecks.bottleneck_column(table.arrays, objectives[0].target, table.initial)
 
 
 def _certificate(
@@ -267,8 +285,8 @@ def _facts(
     exact = values.value_exact is not None
     states = ColumnarStates(
         first_row=arrays.first_row,
-        row_offsets=arrays.rows.indptr.astype(np.int64),
-        columns=arrays.rows.indices.astype(np.int64),
+        row_offsets=arrays.rows.indptr,
+        columns=arrays.rows.indices,
         probabilities=arrays.rows.data,
         action_code=table.action_code,
         action_names=table.action_names,

@@ -24,7 +24,7 @@ graph analysis either way, so dead ends stay exact.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -64,19 +64,35 @@ VALUE_ITERATIONS = (500, 10_000)
 TOPOLOGICAL_DEPTH = 50_000
 
 
-def storm_first(
+def storm_answers(
     model: SparseModel,
     arrays: ChoiceArrays,
     objectives: list[Objective],
     progress: Progress | None = None,
-) -> ValueArrays:
-    """Each objective's values, Q of the first and the optimal scheduler: Storm's bounds where
-    ``usable``, else policy iteration; ``words`` says which, per objective."""
+) -> StormAnswers:
+    """Storm's sound bounds of each objective (``storm_bounds``; the first with its
+    scheduler), asked while Storm's model is alive: ``arrays`` needs only its pattern."""
     report = progress or (lambda phase, **counts: None)
     depth = acyclic_depth(arrays, TOPOLOGICAL_DEPTH)
+    found = []
+    for index, objective in enumerate(objectives):
+        report("values" if index == 0 else "danger", states=arrays.size)
+        found.append(storm_bounds(model, objective, depth, arrays))
+    return StormAnswers(found, depth)
+
+
+def values_from(
+    arrays: ChoiceArrays,
+    objectives: list[Objective],
+    storm: StormAnswers,
+    progress: Progress | None = None,
+) -> ValueArrays:
+    """Each objective's values, Q of the first and the optimal scheduler: Storm's bounds where
+    ``usable``, else policy iteration (V from Storm's scheduler, D from V's optimal policy);
+    ``words`` says which, per objective. ``arrays`` holds the probabilities by now."""
+    report = progress or (lambda phase, **counts: None)
     value_objective, *rest = objectives
-    report("values", states=arrays.size)
-    storm_value = storm_bounds(model, value_objective, depth, arrays)
+    storm_value, *storm_rest = storm.bounds
     words = []
     if usable(storm_value, arrays) and storm_value is not None:
         assert storm_value.scheduler is not None  # asked for with the values' bounds
@@ -85,8 +101,9 @@ def storm_first(
         scheduler = np.maximum(np.minimum(storm_value.scheduler, np.diff(arrays.first_row) - 1), 0)
         residual = bellman_residual(arrays, q, value)
         rounds = 0
-        words.append(_storm_words(value_objective, storm_value, arrays, depth))
+        words.append(_storm_words(value_objective, storm_value, arrays, storm.depth))
     else:
+        report("values", states=arrays.size)
         start = storm_value.scheduler if storm_value is not None else None
         value, q, scheduler, residual, rounds = value_by_iteration(
             arrays, value_objective.target, start
@@ -94,13 +111,12 @@ def storm_first(
         words.append(_iteration_words(value_objective.name, rounds, residual, storm_value, start))
     danger = danger_policy = storm_danger = None
     rounds_danger = 0
-    for objective in rest:
-        report("danger", states=arrays.size)
-        storm_danger = storm_bounds(model, objective, depth, arrays)
+    for objective, storm_danger in zip(rest, storm_rest, strict=True):
         if usable(storm_danger, arrays) and storm_danger is not None:
             danger = _pinned(arrays, objective, midpoint(storm_danger))
-            words.append(_storm_words(objective, storm_danger, arrays, depth))
+            words.append(_storm_words(objective, storm_danger, arrays, storm.depth))
         else:
+            report("danger", states=arrays.size)
             danger, danger_policy, residual_d, rounds_danger = danger_by_iteration(
                 arrays, objective.target, scheduler
             )
@@ -119,6 +135,15 @@ def storm_first(
         "; ".join(words),
         storm=(storm_value, storm_danger),
     )
+
+
+@dataclass(frozen=True)
+class StormAnswers:
+    """What Storm's sound engines said of each objective (None: no bounds), and the model's
+    depth where it has no cycle but self-loops (None otherwise)."""
+
+    bounds: list[SoundBounds | None]
+    depth: int | None
 
 
 def storm_bounds(

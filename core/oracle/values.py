@@ -100,20 +100,34 @@ def exact_values(
     )
 
 
+@dataclass(frozen=True)
+class ExactAnswers:
+    """Storm's Rational engine's fractions per objective, and the first one's scheduler."""
+
+    values: list[list[Fraction]]
+    scheduler: list[int]
+
+
+def exact_answers(model: SparseModel, objectives: list[Objective], size: int) -> ExactAnswers:
+    """Each objective's exact values from Storm's Rational engine (the first's with its
+    scheduler), asked while Storm's model is alive."""
+    values = []
+    scheduler: list[int] = [0] * size
+    for index, objective in enumerate(objectives):
+        found, chosen = exact_check(model, objective.prop, size, scheduler=index == 0)
+        values.append(found)
+        if chosen is not None:
+            scheduler = chosen
+    return ExactAnswers(values, scheduler)
+
+
 def exact_arrays(
-    model: SparseModel,
-    arrays: ChoiceArrays,
-    probabilities: list[Fraction],
-    objectives: list[Objective],
+    arrays: ChoiceArrays, probabilities: list[Fraction], storm: ExactAnswers
 ) -> ValueArrays:
-    """The exact method on the model's columns: each objective's fractions from Storm's
-    Rational engine (the first's with its scheduler), Q per choice row summed exactly from the
-    exact ``probabilities`` (one per entry of ``arrays.rows``)."""
-    size = arrays.size
-    value_exact, chosen = exact_check(model, objectives[0].prop, size, scheduler=True)
-    danger_exact = None
-    if len(objectives) > 1:
-        danger_exact, _ = exact_check(model, objectives[1].prop, size)
+    """The exact method on the model's columns: V (and D) as Storm's fractions, Q per choice
+    row summed exactly from the exact ``probabilities`` (one per entry of ``arrays.rows``)."""
+    value_exact = storm.values[0]
+    danger_exact = storm.values[1] if len(storm.values) > 1 else None
     offsets = arrays.rows.indptr.tolist()
     columns = arrays.rows.indices.tolist()
     q_exact = [
@@ -129,7 +143,7 @@ def exact_arrays(
         if danger_exact is not None
         else None,
         q=np.array([float(x) for x in q_exact], dtype=float),
-        scheduler=np.asarray(chosen or [0] * size, dtype=np.int64),
+        scheduler=np.asarray(storm.scheduler, dtype=np.int64),
         residual=0.0,
         rounds=0,
         words="exact rationals (Storm's Rational engine); Q summed exactly",

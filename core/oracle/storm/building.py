@@ -281,7 +281,13 @@ def _build(
 
     # expressions' parts labelled by Storm, no state made terminal (``Target.keep``)
     kept = [each.keep for each in parsed.targets if each.keep is not None]
-    options = stormpy.BuilderOptions(kept, build_full=True)
+    options = stormpy.BuilderOptions(kept)
+    # what ``build_full`` keeps, except the choice origins (the commands behind each choice):
+    # the oracle names a choice by its labels, and the origins cost memory at every size
+    options.set_build_all_labels()
+    options.set_build_state_valuations()
+    options.set_build_choice_labels()
+    options.set_build_all_reward_models()
     options.set_exploration_checks(checks)
     try:
         if exact:

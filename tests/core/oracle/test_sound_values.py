@@ -14,7 +14,12 @@ from explaincheck.core.oracle import compute_in_process, sound_values
 from explaincheck.core.oracle.arrays import reaching
 from explaincheck.core.oracle.certificate import STORM_METHOD
 from explaincheck.core.oracle.objective import MAX, MIN, Objective
-from explaincheck.core.oracle.sound_values import VALUE_WIDTH, storm_first, usable
+from explaincheck.core.oracle.sound_values import (
+    VALUE_WIDTH,
+    storm_answers,
+    usable,
+    values_from,
+)
 from explaincheck.core.oracle.storm import building
 from explaincheck.core.oracle.storm.bulk import read_bulk
 from explaincheck.core.oracle.storm.checking import SoundBounds, sound_bounds
@@ -65,7 +70,8 @@ def test_storms_scheduler_attains_the_values(key_grid_path):
     goal = bulk.with_label("goal")
     storm = sound_bounds(model, parsed.properties[0], iterations=10_000, scheduler=True)
     assert storm is not None and storm.converged and storm.scheduler is not None
-    found = storm_first(model, bulk.arrays, [Objective("V", MAX, goal, parsed.properties[0], True)])
+    objectives = [Objective("V", MAX, goal, parsed.properties[0], True)]
+    found = values_from(bulk.arrays, objectives, storm_answers(model, bulk.arrays, objectives))
     assert found.rounds == 0 and found.danger is None
     assert np.array_equal(found.scheduler, storm.scheduler)
     chain = _evaluate(bulk.arrays, found.scheduler, goal, ~reaching(bulk.arrays.state_graph, goal))
