@@ -69,6 +69,29 @@ def load_npz(path: Path) -> OracleResult | None:
         return None
 
 
+def write_columns(folder: Path, data: dict) -> None:
+    """A columnar result's plain data (``to_cache``) as one ``.npy`` file per column and the
+    rest as JSON, in ``folder``: how the oracle's child hands a large result to its parent,
+    which maps the files instead of receiving a pickled copy (``read_columns``)."""
+    columns = data.pop("columns")
+    names = list(columns)
+    for index, name in enumerate(names):
+        np.save(folder / f"{index}.npy", np.asarray(columns[name]), allow_pickle=False)
+    (folder / META).write_text(json.dumps({"names": names, "meta": data}), encoding="utf-8")
+
+
+def read_columns(folder: Path) -> dict:
+    """``write_columns``' data back, each column memory-mapped read-only (pages are read
+    when touched; the files may be removed at once: a mapping keeps its file)."""
+    found = json.loads((folder / META).read_text(encoding="utf-8"))
+    data = found["meta"]
+    data["columns"] = {
+        name: np.load(folder / f"{index}.npy", mmap_mode="r", allow_pickle=False)
+        for index, name in enumerate(found["names"])
+    }
+    return data
+
+
 def store(key: str, result: OracleResult) -> None:
     data = to_cache(result)
     if "columns" in data:

@@ -295,6 +295,14 @@ class ColumnarStates(Sequence[StateFacts]):
     def _centrality_list(self) -> list[float]:
         return _listed(self.centrality_scores())
 
+    def glance(self, state: int) -> StateFacts:
+        """The facts of one state, without computing the centrality for it (NaN until it is
+        computed) and without keeping them: for a summary that shows no centrality."""
+        made = self._made[state]
+        if made is not None or self.centrality is not None:
+            return self.facts(state)
+        return self._make(state, float("nan"))
+
     def without_centrality(self) -> Iterator[StateFacts]:
         """Every state's facts with ``centrality`` left at NaN and nothing kept: for
         ``oracle --json``, which prints null rather than pay for a picture aid it was not

@@ -29,25 +29,34 @@ def to_contract(result: OracleResult) -> dict[str, Any]:
 def write_contract(result: OracleResult, out: TextIO, chunk: int = 4096) -> None:
     """``json.dumps(to_contract(result))`` written a chunk of states at a time, the same text:
     at 10^6 states the whole list of dicts and its text took gigabytes in one go. A columnar
-    result's states are written from its columns (``contract_text``), without their facts."""
+    result's states are written from its columns (``contract_text``), a block of states at a
+    time, without their facts."""
     texts: Iterator[str]
     if isinstance(result.states, ColumnarStates):
         from explaincheck.core.oracle.contract_text import state_texts
 
         texts = state_texts(result.states, result.states.centrality_computed)
     else:
-        texts = (json.dumps(state) for state in contract_states(result))
+        states = (json.dumps(state) for state in contract_states(result))
+        texts = (", ".join(batch) for batch in _batches(states, chunk))
     out.write('{"model": ' + json.dumps(contract_model(result)) + ', "states": [')
     first = True
+    for text in texts:
+        if text:
+            out.write(text if first else ", " + text)
+            first = False
+    out.write("]}\n")
+
+
+def _batches(texts: Iterator[str], size: int) -> Iterator[list[str]]:
     batch: list[str] = []
     for text in texts:
         batch.append(text)
-        if len(batch) >= chunk:
-            out.write(("" if first else ", ") + ", ".join(batch))
-            first, batch = False, []
+        if len(batch) >= size:
+            yield batch
+            batch = []
     if batch:
-        out.write(("" if first else ", ") + ", ".join(batch))
-    out.write("]}\n")
+        yield batch
 
 
 def contract_model(result: OracleResult) -> dict[str, Any]:
