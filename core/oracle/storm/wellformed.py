@@ -11,12 +11,11 @@ place in the file. Storm's float builder compares sums of doubles exactly, so a 
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
-
-import numpy as np
 
 from explaincheck.core.errors import ModelError
 from explaincheck.core.oracle.storm.types import Expression, PrismCommand, PrismProgram, SparseModel
@@ -203,6 +202,8 @@ def explain(message: str, program: PrismProgram, path: Path, text: str) -> Model
 def check_row_sums(model: SparseModel, path: str) -> None:
     """Refuse a float model built without exploration checks in which some choice's
     probabilities do not sum to one within ``ROW_ROUNDING`` (a state-dependent fault)."""
+    import numpy as np  # here: ``explaincheck oracle`` reads this module's file checks without it
+
     from explaincheck.core.oracle.storm.bulk import matrix_arrays
 
     first_row, offsets, columns, probabilities = matrix_arrays(model)
@@ -259,7 +260,7 @@ def _ranges(program: PrismProgram) -> dict[str, Interval]:
     for variable in variables:
         low, high = variable.lower_bound_expression, variable.upper_bound_expression
         if low.contains_variables() or high.contains_variables():
-            ranges[variable.name] = (-np.inf, np.inf)
+            ranges[variable.name] = (-math.inf, math.inf)
         else:
             ranges[variable.name] = (low.evaluate_as_int(), high.evaluate_as_int())
     return ranges
@@ -300,13 +301,13 @@ _MIRRORED = {
 def _narrow(known: dict[str, Interval], name: str, kind: str, value: float) -> None:
     low, high = known[name]
     if kind == "LESS":
-        high = min(high, np.ceil(value) - 1)
+        high = min(high, math.ceil(value) - 1)
     elif kind == "LESS_OR_EQUAL":
-        high = min(high, np.floor(value))
+        high = min(high, math.floor(value))
     elif kind == "GREATER":
-        low = max(low, np.floor(value) + 1)
+        low = max(low, math.floor(value) + 1)
     elif kind == "GREATER_OR_EQUAL":
-        low = max(low, np.ceil(value))
+        low = max(low, math.ceil(value))
     else:
         low, high = max(low, value), min(high, value)
     known[name] = (low, high)
