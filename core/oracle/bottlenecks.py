@@ -74,25 +74,27 @@ def bottleneck_column(arrays: ChoiceArrays, goal: np.ndarray, initial: int) -> n
         return column
     sink = n
     nodes = n + 1
+    kind = np.int32 if 2 * nodes < np.iinfo(np.int32).max else np.int64  # half the memory at 10^7
     src, dst = arrays.edges
     keep = ~goal[src]
-    goals = np.flatnonzero(goal)
-    src = np.concatenate([src[keep], goals])
-    dst = np.concatenate([dst[keep], np.full(len(goals), sink)])
+    goals = np.flatnonzero(goal).astype(kind)
+    src = np.concatenate([src[keep].astype(kind), goals])
+    dst = np.concatenate([dst[keep].astype(kind), np.full(len(goals), sink, dtype=kind)])
     graph = csr_matrix((np.ones(len(src), dtype=np.int8), (src, dst)), shape=(nodes, nodes))
     _, parent = breadth_first_order(graph, initial, directed=True, return_predecessors=True)
+    del graph
     if parent[sink] < 0:
         return column  # the goal is unreachable: V(s0) = 0, nothing can reduce it further
     path = [sink]
     while path[-1] != initial:
         path.append(int(parent[path[-1]]))
-    path = np.array(path[::-1], dtype=np.int64)  # s0, ..., sink
+    path = np.array(path[::-1], dtype=kind)  # s0, ..., sink
     inner = path[1:-1]
     # the residual graph: v_in = v, v_out = v + nodes
-    out = nodes
+    out = kind(nodes)
     on_path = np.zeros(nodes, dtype=bool)
     on_path[inner] = True
-    split = np.flatnonzero(~on_path)  # v_in -> v_out, full on P and so reversed there
+    split = np.flatnonzero(~on_path).astype(kind)  # v_in -> v_out, full on P: reversed there
     arcs = (
         (src + out, dst),  # s_out -> t_in (infinite capacity: the flow leaves it usable)
         (path[1:], path[:-1] + out),  # the flow's edges reversed: t_in -> s_out
@@ -101,9 +103,11 @@ def bottleneck_column(arrays: ChoiceArrays, goal: np.ndarray, initial: int) -> n
     )
     tails = np.concatenate([a for a, _ in arcs])
     heads = np.concatenate([b for _, b in arcs])
+    del src, dst, split, arcs
     residual = csr_matrix(
         (np.ones(len(tails), dtype=np.int8), (tails, heads)), shape=(2 * nodes, 2 * nodes)
     )
+    del tails, heads
     reached = breadth_first_order(residual, initial + out, directed=True, return_predecessors=False)
     if np.isin(sink, reached):
         return column  # a second, state-disjoint path: no single state cuts the goal off

@@ -95,7 +95,7 @@ def compute_in_process(
     parsed = _parse(request, phase)
     model, method = _build(request, parsed, phase, watch)
     limit = COLUMNAR_FROM if columnar_from is None else columnar_from
-    table = _structure(model, request, method, phase)
+    table = _structure(model, request, parsed, method, phase)
     pending = _start_centrality(table, request, limit)
     objectives = _objectives(parsed, table, request)
     storm = _storm(model, table, objectives, method, phase)
@@ -126,7 +126,9 @@ def _build(
     size, which decides whether the (much slower) Rational build is affordable; small models
     are therefore built twice, on purpose."""
     path, limit = request.model_path, request.state_limit
-    model = building.build(parsed, exact=False, state_limit=limit, path=path, watch=watch)
+    model = building.build(
+        parsed, exact=False, state_limit=limit, path=path, watch=watch, rows_read_later=True
+    )
     method = request.method
     if method == "auto":
         method = EXACT if model.nr_states <= request.exact_state_limit else VERIFIED
@@ -136,12 +138,20 @@ def _build(
 
 
 def _structure(
-    model: SparseModel, request: OracleRequest, method: str, phase: _Phases
+    model: SparseModel,
+    request: OracleRequest,
+    parsed: building.ParsedModel,
+    method: str,
+    phase: _Phases,
 ) -> BulkModel:
     """The model as columns: its matrix, action names, labels and valuations read in bulk (an
-    exact model's probabilities also as fractions; a float model's once Storm's is freed)."""
+    exact model's probabilities also as fractions; a float model's once Storm's is freed), the
+    rows' sums checked where the build left them (a rounding model)."""
     phase("structure", states=model.nr_states)
-    return read_bulk(model, exact=method == EXACT, deferred=True)
+    table = read_bulk(model, exact=method == EXACT, deferred=True)
+    if parsed.unchecked_rows and method != EXACT:  # the Rational build checked its own
+        table.check_sums(request.model_path)
+    return table
 
 
 def _objectives(

@@ -1,20 +1,20 @@
-"""Graph-based (qualitative) facts that need no numbers: exactly who has value 0.
+"""Graph-based (qualitative) facts that need no numbers: exactly who has value 0, and how deep
+a model without cycles is.
 
 Used by the verified float method to pin V=0 and D=0 states exactly, as Storm's own prob0
-precomputations do, so dead ends never depend on floating-point round-off.
+precomputations do, so dead ends never depend on floating-point round-off; the depth sizes the
+round-off allowance of Storm's topological engine (``sound_values``).
 """
 
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING
 
 import numpy as np
+from scipy.sparse import csr_matrix
 
+from explaincheck.core.oracle.arrays import ChoiceArrays, gathered
 from explaincheck.core.oracle.storm.structure import ModelStructure
-
-if TYPE_CHECKING:
-    from explaincheck.core.oracle.arrays import ChoiceArrays
 
 
 def predecessors(structure: ModelStructure) -> list[set[int]]:
@@ -63,7 +63,7 @@ def can_avoid_forever_arrays(arrays: ChoiceArrays, bad: np.ndarray) -> np.ndarra
     counts = np.diff(arrays.first_row)
     removed = np.flatnonzero(bad)
     while len(removed):
-        rows = np.unique(by_successor[removed].indices)
+        rows = np.unique(gathered(by_successor, removed))
         rows = rows[~spoilt[rows]]
         spoilt[rows] = True
         np.add.at(spoilt_count, arrays.state_of_row[rows], 1)
@@ -82,8 +82,6 @@ def acyclic_depth(arrays: ChoiceArrays, limit: int) -> int | None:
     successors' values, so a value's float error is at most the depth times one step's
     (``certificate.storm_round_off``). Peeled layer by layer from the states without
     successors, vectorised per layer (one layer per unit of depth)."""
-    from scipy.sparse import csr_matrix
-
     n = arrays.size
     sources, targets = arrays.edges  # distinct, without self-loops
     remaining = np.bincount(sources, minlength=n)
@@ -98,13 +96,9 @@ def acyclic_depth(arrays: ChoiceArrays, limit: int) -> int | None:
         if depth > limit:
             return None
         peeled += len(frontier)
-        starts, ends = reverse.indptr[frontier], reverse.indptr[frontier + 1]
-        lengths = ends - starts
-        total = int(lengths.sum())
-        if total == 0:
+        predecessors = gathered(reverse, frontier)
+        if not len(predecessors):
             break
-        offsets = np.repeat(starts - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths)
-        predecessors = reverse.indices[offsets + np.arange(total)]
         found, counts = np.unique(predecessors, return_counts=True)
         remaining[found] -= counts
         frontier = found[remaining[found] == 0]

@@ -34,6 +34,9 @@ class ParsedModel:
     text: str = ""  # the file's text, to place Storm's exploration errors at a line
     notes: list[str] = field(default_factory=list)  # said with the oracle's warnings
     targets: list[Target] = field(default_factory=list)  # goal, then unsafe if any
+    # built without Storm's checks and the rows' sums left to the reader (``build``'s
+    # ``rows_read_later``): whoever reads the matrix checks them (``wellformed.check_sums``)
+    unchecked_rows: bool = False
 
     def formula(self, role: int) -> str:
         """The state formula of the goal (0) or the unsafe set (1) for a property text."""
@@ -215,13 +218,16 @@ def build(
     state_limit: int,
     path: str,
     watch: Callable[[int], None] | None = None,
+    rows_read_later: bool = False,
 ) -> SparseModel:
     """Build the sparse model (labels, valuations and choice labels kept) with Storm's
     exploration checks on, so an ill-formed command is refused (``wellformed``).
 
     ``watch(bytes)`` is told the resident memory this build must stay under to be within
     ``state_limit`` (0: no bound; ``NOT_CALIBRATED``: its default), so a watchdog can stop a
-    model beyond it while it builds."""
+    model beyond it while it builds. ``rows_read_later``: a caller that reads the whole matrix
+    anyway checks a rounding model's row sums itself (``ParsedModel.unchecked_rows``) instead
+    of a second export of the matrix here."""
     if watch is not None:  # calibrated on the float builder; Rational numbers need more
         uncalibrated = build_budget.NOT_CALIBRATED
         watch(uncalibrated if exact else build_budget.resident_bound(parsed.program, state_limit))
@@ -240,7 +246,10 @@ def build(
         model = _build(parsed, exact=exact, checks=False, path=path, state_limit=state_limit)
         if model.nr_states > state_limit:
             raise ModelTooLargeError(_too_many(path, state_limit)) from None
-        wellformed.check_row_sums(model, path)
+        if rows_read_later:
+            parsed.unchecked_rows = True
+        else:
+            wellformed.check_row_sums(model, path)
         in_range = wellformed.updates_stay_in_range(parsed.program)
         if model.nr_states <= RATIONAL_RECHECK_UP_TO and not in_range:
             # what is left for Storm's checks to decide: whether an update leaves its range

@@ -16,9 +16,13 @@ import re
 from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from explaincheck.core.errors import ModelError
 from explaincheck.core.oracle.storm.types import Expression, PrismCommand, PrismProgram, SparseModel
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # A float sum this close to one is rounding, not a fault (Storm prints up to 17 digits).
 ROUNDING = 1e-9
@@ -202,12 +206,16 @@ def explain(message: str, program: PrismProgram, path: Path, text: str) -> Model
 def check_row_sums(model: SparseModel, path: str) -> None:
     """Refuse a float model built without exploration checks in which some choice's
     probabilities do not sum to one within ``ROW_ROUNDING`` (a state-dependent fault)."""
-    import numpy as np  # here: ``explaincheck oracle`` reads this module's file checks without it
-
     from explaincheck.core.oracle.storm.bulk import matrix_arrays
 
-    first_row, offsets, columns, probabilities = matrix_arrays(model)
-    del first_row, columns
+    _, offsets, _, probabilities = matrix_arrays(model)
+    check_sums(offsets, probabilities, path)
+
+
+def check_sums(offsets: np.ndarray, probabilities: np.ndarray, path: str) -> None:
+    """``check_row_sums`` on a matrix already read (``offsets``: each row's first entry)."""
+    import numpy as np  # here: ``explaincheck oracle`` reads this module's file checks without it
+
     nonempty = np.diff(offsets) > 0
     sums: np.ndarray = (
         np.add.reduceat(probabilities, offsets[:-1][nonempty])
