@@ -51,7 +51,8 @@ def tie_groups(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(best, worst) per row for float Q: the labelled rows of each state sorted by decreasing
     Q (model order among equal ones), a new group wherever two neighbours differ by more than
-    ``tolerance``; best = the state's first group, worst = its last."""
+    ``tolerance``; best = the state's first group, worst = its last. States with one or two
+    labelled choices (most of them) are decided by one comparison, the others sorted."""
     rows = len(action_code)
     best = np.zeros(rows, dtype=bool)
     worst = np.zeros(rows, dtype=bool)
@@ -59,6 +60,32 @@ def tie_groups(
     if not len(labelled):
         return best, worst
     state = np.repeat(np.arange(len(first_row) - 1), np.diff(first_row))[labelled]
+    count = np.bincount(state, minlength=len(first_row) - 1)[state]
+    one = labelled[count == 1]
+    best[one] = worst[one] = True
+    pair = count == 2
+    first, second = labelled[pair][0::2], labelled[pair][1::2]  # in row order, per state
+    gap = q[first] - q[second]
+    tied = np.abs(gap) <= tolerance
+    best[first] = tied | (gap > 0)
+    best[second] = tied | (gap < 0)
+    worst[first] = tied | (gap < 0)
+    worst[second] = tied | (gap > 0)
+    many = count > 2
+    if many.any():
+        _sorted_groups(labelled[many], state[many], q, tolerance, best, worst)
+    return best, worst
+
+
+def _sorted_groups(
+    labelled: np.ndarray,
+    state: np.ndarray,
+    q: np.ndarray,
+    tolerance: float,
+    best: np.ndarray,
+    worst: np.ndarray,
+) -> None:
+    """``tie_groups`` for states of three or more labelled rows, by sorting them."""
     order = np.lexsort((labelled, -q[labelled], state))  # by state, then Q down, then row
     rows_sorted, state_sorted, q_sorted = labelled[order], state[order], q[labelled][order]
     starts = np.ones(len(order), dtype=bool)  # a state's first labelled row in this order
@@ -73,7 +100,6 @@ def tie_groups(
     per_state = np.cumsum(starts) - 1  # index of the row's state among those with rows
     best[rows_sorted] = group == first_group[per_state]
     worst[rows_sorted] = group == last_group[per_state]
-    return best, worst
 
 
 def _exact_groups(

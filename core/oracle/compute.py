@@ -30,7 +30,7 @@ from explaincheck.core.oracle.choices import ChoiceColumns, choice_columns
 from explaincheck.core.oracle.columnar import NOT_COMPUTED, ColumnarStates
 from explaincheck.core.oracle.objective import MAX, MIN, Objective
 from explaincheck.core.oracle.sound_values import StormAnswers, storm_answers, values_from
-from explaincheck.core.oracle.storm import building
+from explaincheck.core.oracle.storm import building, wellformed
 from explaincheck.core.oracle.storm.bulk import BulkModel, read_bulk
 from explaincheck.core.oracle.storm.types import SparseModel
 from explaincheck.core.oracle.types import (
@@ -150,7 +150,7 @@ def _structure(
     phase("structure", states=model.nr_states)
     table = read_bulk(model, exact=method == EXACT, deferred=True)
     if parsed.unchecked_rows and method != EXACT:  # the Rational build checked its own
-        table.check_sums(request.model_path)
+        wellformed.check_sums(table.arrays.rows.indptr, table.probabilities(), request.model_path)
     return table
 
 

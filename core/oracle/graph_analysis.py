@@ -99,7 +99,6 @@ def acyclic_depth(arrays: ChoiceArrays, limit: int) -> int | None:
         predecessors = gathered(reverse, frontier)
         if not len(predecessors):
             break
-        found, counts = np.unique(predecessors, return_counts=True)
-        remaining[found] -= counts
-        frontier = found[remaining[found] == 0]
+        np.subtract.at(remaining, predecessors, 1)  # no sort: one layer's predecessors
+        frontier = np.unique(predecessors[remaining[predecessors] == 0])
     return max(depth, 0) if peeled == n else None

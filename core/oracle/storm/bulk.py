@@ -51,16 +51,11 @@ class BulkModel:
     # the export that still holds the probabilities (None once read, or for an exact model)
     pending: _UmbArchive | None = field(default=None, repr=False)
 
-    def check_sums(self, path: str) -> None:
-        """Refuse the model where a choice's probabilities do not sum to one
-        (``wellformed.check_sums``: a model built without Storm's checks)."""
-        from explaincheck.core.oracle.storm.wellformed import check_sums
-
+    def probabilities(self) -> np.ndarray:
+        """The matrix's probabilities, one per entry (read from the export if not loaded)."""
         if self.pending is None:
-            check_sums(self.arrays.rows.indptr, self.arrays.rows.data, path)
-        else:
-            data = self.pending.member("branch-to-probability.bin", np.float64)
-            check_sums(self.arrays.rows.indptr, data, path)
+            return np.asarray(self.arrays.rows.data)
+        return self.pending.member("branch-to-probability.bin", np.float64)
 
     def load_probabilities(self) -> None:
         """Put the probabilities into ``arrays.rows`` (once; Storm's model may be gone)."""
