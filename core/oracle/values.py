@@ -30,7 +30,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.sparse import csr_matrix, identity, spmatrix
@@ -41,7 +41,7 @@ from explaincheck.core.oracle.graph_analysis import can_avoid_forever_arrays
 from explaincheck.core.oracle.ordering import nested_dissection
 from explaincheck.core.oracle.storm.checking import SoundBounds, exact_check
 from explaincheck.core.oracle.storm.structure import ModelStructure
-from explaincheck.core.oracle.storm.types import Property, SparseModel
+from explaincheck.core.oracle.storm.types import SparseModel
 
 if TYPE_CHECKING:
     from explaincheck.core.oracle.objective import Objective
@@ -71,33 +71,6 @@ class Values:
 
 
 # ---------------------------------------------------------------- exact (Storm Rational engine)
-
-
-def exact_values(
-    model: SparseModel, structure: ModelStructure, properties: list[Property], has_danger: bool
-) -> Values:
-    value_exact, chosen = exact_check(model, properties[0], structure.size, scheduler=True)
-    scheduler = chosen or [0] * structure.size
-    danger_exact = None
-    if has_danger:
-        danger_exact, _ = exact_check(model, properties[1], structure.size)
-    # Storm's exact models carry Fraction probabilities, so these sums are Fractions.
-    q_exact = cast(
-        list[list[Fraction]],
-        [
-            [sum((p * value_exact[t] for t, p in c.probabilities.items()), Fraction(0)) for c in cs]
-            for cs in structure.choices
-        ],
-    )
-    return Values(
-        value=[float(v) for v in value_exact],
-        danger=[float(d) for d in danger_exact] if danger_exact else None,
-        q=[[float(x) for x in row] for row in q_exact],
-        scheduler=scheduler,
-        value_exact=value_exact,
-        danger_exact=danger_exact,
-        q_exact=q_exact,
-    )
 
 
 @dataclass(frozen=True)
