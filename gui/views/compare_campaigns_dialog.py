@@ -204,8 +204,8 @@ class CompareCampaignsDialog(QDialog):
             "base": case_rows(self.frames["base"], base_llm),
             "new": case_rows(self.frames["new"], new_llm),
         }
-        judged = self.case_part.judged_text(self.comparison, base)
-        self._say(self._verdict_text() + judged, bad=self.comparison.regression)
+        judged = self.case_part.judged_text(self.comparison, base)  # a split's part: first
+        self._say(judged.strip() + " " + self._verdict_text(), bad=self.comparison.regression)
         self._fill_table()
         self._fill_cases(None)
         return True

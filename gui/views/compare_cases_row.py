@@ -111,4 +111,4 @@ class CasesRow(QWidget):
         overall = found[-1][1]
         lines = ", ".join(f"{c} {v}" for c, v in found[:-1])
         name = "Held-out" if self.part == HELD_OUT else "Training"
-        return f" {name} cases: {overall.upper()} overall; {lines}."
+        return f"{name} cases: {overall.upper()} overall; {lines}."

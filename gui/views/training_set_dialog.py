@@ -171,7 +171,7 @@ class TrainingSetDialog(QDialog):
             rows.append(("all", *totals))
         self.table.setRowCount(len(rows))
         for r, (category, *counts) in enumerate(rows):
-            records = self.records.get(category)
+            records = self.records.get(category, 0 if self.records else None)
             if category == "all" and self.records:
                 records = sum(self.records.values())
             cells = [category, *map(str, counts), "" if records is None else str(records)]
