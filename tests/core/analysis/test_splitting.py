@@ -141,3 +141,20 @@ def test_the_command_writes_the_file_and_says_the_counts(base_db, tmp_path, caps
     assert main(["split", "--db", str(tmp_path / "none.sqlite"), "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert "none.sqlite: no results database there" in err and "Traceback" not in err
+
+
+def test_the_held_out_part_frozen_as_a_bench_set_is_asked_exactly(base_db, tmp_path):
+    from explaincheck.core.bench.questions import read_set
+    from explaincheck.core.store import results_frame
+
+    out, bench = tmp_path / "split.json", tmp_path / "held"
+    assert main(["split", "--db", str(base_db), "--out", str(out), "--bench", str(bench)]) == 0
+    frozen, split = read_set(bench), read_split(out)  # read_set checks the sha256
+    assert frozen.manifest["held_out_of"]["split_sha256"] == split.sha256
+    ids = {q.id for q in frozen.questions}
+    assert ids == {f"{c.environment}/{c.case_key}" for c in split.held_out}
+    db = tmp_path / "asked.sqlite"
+    assert main(["bench", "run", str(bench), "--llm", "oracle", "--db", str(db)]) == 0
+    asked = results_frame(db)
+    assert {f"{e}/{k}" for e, k in zip(asked["environment"], asked["case_key"], strict=True)} == ids
+    assert len(asked) == len(ids) and set(asked["verdict"]) == {"pass"}
