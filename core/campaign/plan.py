@@ -476,11 +476,12 @@ def plan_campaign(
             )
     order = {c: i for i, c in enumerate(categories)}
     selected.sort(key=lambda c: (c.index, order[c.category], c.selection))
-    asking = (asked for chosen in selected for asked in asked_cases(chosen, campaign, oracle))
+    asking: Iterable[TestCase] = (
+        asked for chosen in selected for asked in asked_cases(chosen, campaign, oracle)
+    )
     shots = _shot_planner(campaign, oracle, environment)
     if shots is not None:  # the split's cases are asked as they are, whatever the budget
-        asking = iter(shots.cases(campaign.categories))
-        selected = list(shots.cases(campaign.categories))
+        selected = asking = shots.cases(campaign.categories)
         cases = dict(Counter((c.category, c.selection) for c in selected))
         skipped = {c: why for c, why in skipped.items() if all(s.category != c for s in selected)}
     executions: list[PlannedExecution] = []

@@ -12,8 +12,12 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from explaincheck.core.terminal_text import safe_terminal
+
+if TYPE_CHECKING:
+    from explaincheck.core.analysis.repair_report import PartJudgement
 
 
 def add_argument(parser: argparse.ArgumentParser) -> None:
@@ -83,17 +87,16 @@ def run(args: argparse.Namespace) -> int:
     return 1 if judged[0].comparison.regression else 0
 
 
-def _write(report: dict[str, object], judged: list[object], out: Path) -> None:
+def _write(report: dict[str, Any], judged: list[PartJudgement], out: Path) -> None:
     from explaincheck.core.analysis.compare_files import write_text_atomic
-    from explaincheck.core.analysis.repair_report import PartJudgement, judgement_text
+    from explaincheck.core.analysis.repair_report import judgement_text
     from explaincheck.core.errors import ExplaincheckError
 
     if out.exists() and not out.is_dir():
         raise ExplaincheckError(f"--out {out} is a file, not a folder")
-    text = []
+    text: list[str] = []
     for found in judged:
-        assert isinstance(found, PartJudgement)
-        text += ["```", *judgement_text(found, float(report["alpha"])), "```", ""]  # type: ignore[arg-type]
+        text += ["```", *judgement_text(found, float(report["alpha"])), "```", ""]
     try:
         write_text_atomic(out / "repair.json", json.dumps(report, indent=2) + "\n")
         write_text_atomic(out / "repair.md", "\n".join(text))

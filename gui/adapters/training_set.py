@@ -38,7 +38,11 @@ class SplitCounts:
 
     @property
     def totals(self) -> tuple[int, int, int]:
-        return tuple(sum(r[i] for r in self.rows) for i in (1, 2, 3))  # type: ignore[return-value]
+        return (
+            sum(r[1] for r in self.rows),
+            sum(r[2] for r in self.rows),
+            sum(r[3] for r in self.rows),
+        )
 
 
 def make_split(db: str, by: str, held_out: float, seed: int) -> SplitCounts:
