@@ -35,7 +35,7 @@ from explaincheck.core.analysis.compare import (
     one_sided_mcnemar,
 )
 from explaincheck.core.analysis.paired import OVERALL
-from explaincheck.core.analysis.stability import case_runs, flaky_keys
+from explaincheck.core.analysis.stability import flaky_keys
 
 BETTER, WORSE, NO_CHANGE = "better", "worse", "no change"
 
@@ -130,11 +130,10 @@ def _verdict(line: CategoryComparison, p_better_holm: float, alpha: float) -> st
 
 def _flaky_shares(base: pd.DataFrame, comparison: Comparison) -> dict[str, float | None]:
     """Per line: the share of the paired cases the base answered flakily (None when the base
-    asked every case once: no repeats, no flakiness to measure)."""
+    ran without ``--repeat``: no repeats, no flakiness to measure)."""
     pairs = comparison.pairs_table
-    runs = case_runs(base)
-    if runs.empty or int(runs["runs"].max()) < 2:
-        return {}
+    if base.empty or int(base["repeat"].max()) < 1:  # no --repeat: every case asked once (two
+        return {}  # campaigns' rows of one question share a cached reply: not a repeat)
     flaky = flaky_keys(base)
     keys = list(zip(pairs["environment"], pairs["category"], pairs["case"], strict=True))
     found: dict[str, float | None] = {}
