@@ -205,7 +205,8 @@ class CompareCampaignsDialog(QDialog):
             "new": case_rows(self.frames["new"], new_llm),
         }
         judged = self.case_part.judged_text(self.comparison, base)  # a split's part: first
-        self._say(judged.strip() + " " + self._verdict_text(), bad=self.comparison.regression)
+        text = f"{judged} {self._verdict_text()}" if judged else self._verdict_text()
+        self._say(text, bad=self.comparison.regression)
         self._fill_table()
         self._fill_cases(None)
         return True
