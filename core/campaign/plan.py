@@ -9,6 +9,7 @@ an edited wording is a new execution rather than a stale one.
 from __future__ import annotations
 
 import hashlib
+import logging
 import math
 from collections import Counter
 from collections.abc import Iterable
@@ -498,6 +499,8 @@ def plan_campaign(
                 executions.append(
                     PlannedExecution(key, llm, case, repeat, prompt, dimension, valuations)
                 )
+    if shots is not None and (short := shots.shortfall()):
+        logging.getLogger("explaincheck").warning(short)
     return Plan(campaign, environment, oracle, tuple(executions), skipped, cases, degenerate)
 
 

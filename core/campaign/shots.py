@@ -71,6 +71,8 @@ class ShotPlanner:
     grading: GradingSettings = field(default_factory=GradingSettings)
     keep_do_nothing: bool = False
     _passes: dict[str, bool] = field(default_factory=dict, repr=False)
+    short: int = 0  # questions that got fewer than K shots (too few training cases qualify)
+    asked_count: int = 0
 
     @classmethod
     def load(
@@ -163,10 +165,22 @@ class ShotPlanner:
         """``prompt`` with the shots of ``case`` in front of its question (unchanged at K = 0
         or when no training case qualifies)."""
         entries = self.shots_for(case)
+        self.asked_count += 1
+        self.short += len(entries) < self.settings.k
         if not entries:
             return prompt
         shots = tuple(self._shot(e) for e in entries)
         return with_shots(prompt, shots, self.environment, self._bodies(entries))
+
+    def shortfall(self) -> str | None:
+        """One line when some questions got fewer than K shots, else None."""
+        if not self.short:
+            return None
+        return (
+            f"{self.short} of {self.asked_count} questions of {self.environment_name} got fewer"
+            f" than {self.settings.k} shots: too few training cases of their category lie outside"
+            " their neighbourhood (the shots come from the same model only)"
+        )
 
     def _shot(self, entry: SplitCase) -> Shot:
         case = entry.test_case(self.keep_do_nothing)

@@ -212,3 +212,13 @@ def test_compare_cases_prints_the_judgement_and_strict_json(ladder, capsys):
     out = capsys.readouterr().out
     assert "held-out cases: BETTER overall" in out and "not compared:" in out
     assert main([*args, "--cases", f"{ladder / 'split.json'}:nowhere"]) == 2
+
+
+def test_a_question_with_fewer_training_cases_than_k_is_counted_and_said(ladder, caplog):
+    with caplog.at_level("WARNING", logger="explaincheck"):
+        plan = plan_campaign(campaign(ladder, 50))
+    longest = max(len(e.prompt.shots) for e in plan.executions)
+    assert 0 < longest < 50
+    questions = len({e.case.key for e in plan.executions})
+    assert f"{questions} of {questions} questions of " in caplog.text
+    assert "fewer than 50 shots" in caplog.text
