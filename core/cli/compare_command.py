@@ -76,6 +76,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--out", default=None, metavar="DIR", help="also write comparison.json, .csv and .md"
     )
+    from explaincheck.core.cli.compare_cases import add_argument
+
+    add_argument(parser)  # --cases split.json[:PART]
 
 
 def _share(low: float, high: float, name: str, *, closed_low: bool) -> Callable[[str], float]:
@@ -109,6 +112,10 @@ def load(path: str, role: str) -> pd.DataFrame:
 def run(args: argparse.Namespace) -> int:
     from explaincheck.core.analysis.compare import compare_campaigns, pick_llm
 
+    if getattr(args, "cases", None):  # one part of a split, judged both ways
+        from explaincheck.core.cli.compare_cases import run as run_cases
+
+        return run_cases(args)
     if args.llm and (args.base_llm or args.new_llm):
         raise ExplaincheckError("--llm names both sides: give it or --base-llm/--new-llm")
     base, new = load(args.base, "BASE"), load(args.new, "NEW")

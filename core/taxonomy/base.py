@@ -90,11 +90,27 @@ class TestCase:
 
 
 @dataclass(frozen=True)
+class Shot:
+    """A solved training case put in front of a question (``run --shots K``): what the prompt
+    shows of it is in the prompt's text; this is the same shot as data, for answerers that read
+    structure (the ``learner`` reference explainer) and for reports."""
+
+    case_key: str
+    category: str
+    states: tuple[int, ...]
+    delta: float
+    reply: str  # the oracle's answer as the reply schema's JSON text
+    rationale: str = ""  # the oracle's values behind it (``--shots-explain``), or ""
+
+
+@dataclass(frozen=True)
 class Prompt:
-    """The rendered question and the JSON schema its answer must follow."""
+    """The rendered question and the JSON schema its answer must follow; ``shots`` are the
+    solved examples its text holds before the question (none in a campaign without shots)."""
 
     text: str
     schema: dict[str, Any]
+    shots: tuple[Shot, ...] = ()
 
 
 @dataclass(frozen=True)
