@@ -38,6 +38,7 @@ def campaign_from_settings(
     goal_label: str | None = None,
     unsafe_label: str | None = None,
     state_limit: int | None = None,
+    property: str | None = None,
 ) -> Campaign:
     """The campaign these settings describe; an ``ExplaincheckError`` (one line) names the
     first setting that is wrong (``resolve_categories``, ``resolve_wordings``, ``Campaign``)."""
@@ -60,4 +61,5 @@ def campaign_from_settings(
         balance=balance,
         delta=delta,
         state_limit=state_limit,
+        property=property or None,
     )

@@ -8,6 +8,7 @@ import json
 import sys
 from typing import Any
 
+from explaincheck.core.cli.property_option import add_property_argument, check_goal_and_property
 from explaincheck.core.errors import ExplaincheckError
 
 NAME = "policy"
@@ -57,6 +58,7 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--const", default=None, help="constant values, e.g. N=3,p=0.5")
     parser.add_argument("--goal", default=None, help="goal label (default: the environment's)")
     parser.add_argument("--unsafe", default=None, help="unsafe label (default: the environment's)")
+    add_property_argument(parser)
     parser.add_argument("--seed", type=int, default=0, help="decoding seed (0)")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per reply (120)")
     parser.add_argument("--concurrency", type=int, default=4, help="requests in flight (4)")
@@ -115,6 +117,7 @@ def open_for_policy(args: argparse.Namespace) -> tuple[Any, Any, Any, Any]:
     from explaincheck.core.workspace.model import ModelChoices, ModelWorkspace
 
     parse_spec(args.llm)
+    check_goal_and_property(args.goal, args.property)
     if args.budget < 1:
         raise ExplaincheckError(f"--budget must be at least 1 (got {args.budget})")
     campaign = Campaign(
@@ -126,9 +129,16 @@ def open_for_policy(args: argparse.Namespace) -> tuple[Any, Any, Any, Any]:
         constants=args.const,
         goal_label=args.goal,
         unsafe_label=args.unsafe,
+        property=args.property,
     )
     workspace = ModelWorkspace()  # as run opens it: --const replaces, --unsafe must exist
-    choices = ModelChoices(args.const or "", args.goal or "", args.unsafe or "", strict=True)
+    choices = ModelChoices(
+        args.const or "",
+        args.goal or "",
+        args.unsafe or "",
+        strict=True,
+        property=args.property or "",
+    )
     oracle = asyncio.run(workspace.open_checked(args.env, choices))
     environment = workspace.environment
     assert environment is not None

@@ -57,7 +57,8 @@ class Property:
     ``target`` and ``stay`` are state formulas as written in PRISM property syntax (a label in
     quotes, ``"done"``, or an expression, ``s1=12 & s2=12``). ``target_words`` and ``unit_words``
     are how the prompts say them (an environment's ``[[properties]]`` give them; empty: generic
-    words from the formula); they are presentation, not identity (left out of ``==``).
+    words from the formula), ``reward_words`` how the rewards add up (its ``[rewards]``, or the
+    model's rewards block); they are presentation, not identity (left out of ``==``).
     """
 
     text: str  # the property in canonical PRISM syntax, e.g. 'R{"time"}min=? [F "done"]'
@@ -70,6 +71,7 @@ class Property:
     name: str = ""  # the name in a property file ("time_min"), or an environment's property
     target_words: str = field(default="", compare=False)
     unit_words: str = field(default="", compare=False)
+    reward_words: str = field(default="", compare=False)  # how the reward adds up, in words
 
     @property
     def is_reward(self) -> bool:
@@ -126,6 +128,7 @@ class Property:
             "name": self.name,
             "target_words": self.target_words,
             "unit_words": self.unit_words,
+            "reward_words": self.reward_words,
         }
 
     @classmethod
@@ -139,6 +142,7 @@ class Property:
             name=str(data.get("name") or ""),
             target_words=str(data.get("target_words") or ""),
             unit_words=str(data.get("unit_words") or ""),
+            reward_words=str(data.get("reward_words") or ""),
         )
 
     def key(self) -> str:
@@ -532,11 +536,11 @@ def _spaced(statement: str) -> str:
 
 def is_props_path(text: str) -> bool:
     """Whether ``--property`` names a property file (``FILE.props``, ``FILE.pctl:NAME``)."""
-    head = _split_file(text)[0]
+    head = split_props_spec(text)[0]
     return head.lower().endswith(PROPS_SUFFIXES)
 
 
-def _split_file(text: str) -> tuple[str, str]:
+def split_props_spec(text: str) -> tuple[str, str]:
     """(``FILE``, ``NAME``) of ``FILE:NAME`` (the name after the last ':' that follows the
     file's suffix), or (text, "")."""
     for suffix in PROPS_SUFFIXES:
@@ -589,7 +593,7 @@ def resolve_property(
 
 
 def _from_file(spec: str, given: Mapping[str, str]) -> ResolvedProperty:
-    path, wanted = _split_file(spec)
+    path, wanted = split_props_spec(spec)
     found = read_props_file(Path(path).expanduser())
     values: dict[str, Any] = {k: v for k, v in found.constants.items() if v is not None}
     values.update({k: v for k, v in given.items() if k in found.constants})
@@ -632,3 +636,18 @@ def without_constants(constants: str, names: tuple[str, ...]) -> str:
 
     kept = [f"{k}={v}" for k, v in constant_parts(constants) if k not in names]
     return ",".join(kept)
+
+
+def check_computable(prop: Property | None, path: str) -> None:
+    """Refuse, in one line, a property today's oracle pipeline does not compute yet.
+
+    The pieces are here (``storm/properties.py``, ``property_values.py``); ``compute.py`` calls
+    them once the one pipeline of issue 48 lands, and this check goes. Until then only
+    ``Pmax=? [F φ]`` (``--goal φ``) is computed: any other form would otherwise be answered,
+    silently, with the values of ``Pmax=? [F φ]``."""
+    if prop is None or prop.reaches_goal:
+        return
+    raise PropertyError(
+        f"{path}: {prop.text} is read and checked, but the oracle computes it only once the one"
+        " oracle pipeline lands (issue 48); today it computes Pmax=? [F φ] (--goal φ)"
+    )
