@@ -154,7 +154,7 @@ def open_for_policy(args: argparse.Namespace) -> tuple[Any, Any, Any, Any]:
 def result_json(found: Any, oracle: Any, environment: str) -> dict[str, Any]:
     """The ``policy --json`` object (DESIGN.md): value_loss, V_policy_initial, V_initial,
     states_asked and one row per state."""
-    from explaincheck.core.policy.contract import action_json
+    from explaincheck.core.policy.contract import action_json, infinite_flags, json_number
 
     chain = found.chain
     s0 = chain.state(chain.initial)
@@ -168,9 +168,10 @@ def result_json(found: Any, oracle: Any, environment: str) -> dict[str, Any]:
                 "asked": state.id in found.answers,
                 "reply_action": found.answers.get(state.id),
                 "action_policy": action_json(state),
-                "V_policy": state.value,
-                "V": state.optimal_value,
-                "regret": state.regret,
+                "V_policy": json_number(state.value),
+                "V": json_number(state.optimal_value),
+                "regret": json_number(state.regret),
+                **infinite_flags(V_policy=state.value, V=state.optimal_value, regret=state.regret),
                 "visits": state.visits,
                 "share": state.share,
                 "defaulted": state.defaulted,
@@ -179,10 +180,14 @@ def result_json(found: Any, oracle: Any, environment: str) -> dict[str, Any]:
     return {
         "environment": environment,
         "llm": found.llm,
-        "value_loss": chain.value_loss,
+        "value_loss": json_number(chain.value_loss),
         "value_loss_exact": str(exact) if exact is not None else None,
-        "V_policy_initial": s0.value,
-        "V_initial": s0.optimal_value,
+        "V_policy_initial": json_number(s0.value),
+        "V_initial": json_number(s0.optimal_value),
+        **infinite_flags(
+            value_loss=chain.value_loss, V_policy_initial=s0.value, V_initial=s0.optimal_value
+        ),
+        "property": oracle.prop.to_json(),
         "states_asked": len(found.asked),
         "budget": found.budget,
         "unreadable": found.unreadable,
@@ -197,8 +202,10 @@ def result_json(found: Any, oracle: Any, environment: str) -> dict[str, Any]:
 
 
 def summary_text(data: dict[str, Any], top: int = 5) -> str:
-    def fmt(value: float | None) -> str:
-        return "n/a" if value is None else f"{value:.4g}"
+    def fmt(value: float | None, name: str = "") -> str:
+        if value is None:
+            return "∞" if data.get(f"{name}_infinite") else "n/a"
+        return f"{value:.4g}"
 
     exact = f" = {data['value_loss_exact']}" if data["value_loss_exact"] else ""
     lines = [
@@ -207,9 +214,10 @@ def summary_text(data: dict[str, Any], top: int = 5) -> str:
         f"states asked    {data['states_asked']} (budget {data['budget']}; "
         f"{data['unreadable']} unreadable; {data['defaulted']} states by the default "
         f"{data['default']})",
-        f"V*(s0)          {fmt(data['V_initial'])}",
-        f"V^LLM(s0)       {fmt(data['V_policy_initial'])}",
-        f"value loss      {fmt(data['value_loss'])}{exact}",
+        f"property        {data['property']['text']}",
+        f"V*(s0)          {fmt(data['V_initial'], 'V_initial')}",
+        f"V^LLM(s0)       {fmt(data['V_policy_initial'], 'V_policy_initial')}",
+        f"value loss      {fmt(data['value_loss'], 'value_loss')}{exact}",
         f"best action     {fmt(data['best_action_score'])} on {data['best_action_cases']} cases"
         f" asked (reach-weighted {fmt(data['best_action_reach_weighted'])})",
         f"solved by       {data['method']}",
@@ -219,6 +227,7 @@ def summary_text(data: dict[str, Any], top: int = 5) -> str:
         where = ",".join(f"{k}={v}" for k, v in row["valuation"].items())
         lines.append(
             f"loses at        {row['id']} ({where}): share {fmt(row['share'])}, visits"
-            f" {fmt(row['visits'])}, regret {fmt(row['regret'])}, chose {row['action_policy']}"
+            f" {fmt(row['visits'])}, regret {fmt(row['regret'], 'regret')}, chose"
+            f" {row['action_policy']}"
         )
     return "\n".join(lines)

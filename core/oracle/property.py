@@ -90,6 +90,14 @@ class Property:
         return negated(self.stay)
 
     @property
+    def stay_label(self) -> str:
+        """The label the oracle's states carry where φ of ``[φ U ψ]`` holds: the label's name
+        when φ is one quoted label, else the formula's text (the pipeline labels an
+        expression's states under its text, as it does a goal's; ``storm/targets.py``)."""
+        stay = self.stay or ""
+        return label_name(stay) or stay
+
+    @property
     def goal_text(self) -> str:
         """The target as a goal set is named elsewhere (``--goal``, ``OracleRequest``): the
         label's name when the target is one quoted label, else the expression."""
