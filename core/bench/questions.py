@@ -58,7 +58,7 @@ class Recipe:
             selection=self.selection,
             seed=self.seed,
             grading=self.grading,
-            property=self.property or None,
+            property_text=self.property or None,
         )
 
     def as_json(self) -> dict[str, Any]:

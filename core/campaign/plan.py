@@ -87,7 +87,7 @@ class Campaign:
     delta: str = BAND  # satisfy's δ: from the tolerance band around ½, or "paper" (``--delta``)
     # ``--property``: PRISM text, FILE.props[:NAME] or the name of one of the environment's own
     # properties (None: Pmax=? [F goal]); resolved against the environment when the plan is made
-    property: str | None = None
+    property_text: str | None = None
     # Refuse models with more states (``--state-limit``; None: the oracle's default). Not a
     # setting of the results: left out of the stored settings and the identity.
     state_limit: int | None = None
@@ -176,7 +176,7 @@ class Campaign:
             "satisfy-rule": self.grading.satisfy_rule,
             "satisfy-tolerance": self.grading.satisfy_tolerance,
             "delta": None if self.delta == BAND else self.delta,
-            "property": self.property,
+            "property": self.property_text,
         }
         return {key: value for key, value in options.items() if value is not None}
 
@@ -186,8 +186,8 @@ class Campaign:
 
         data = {k: v for k, v in self.settings().items() if k != "grading"}
         # Left out at their defaults, so campaigns stored before these settings existed resume.
-        if data["property"] is None:
-            del data["property"]
+        if data["property_text"] is None:
+            del data["property_text"]
         if data["wordings"] == [0]:
             del data["wordings"]
         if not data["metamorphic"]:
@@ -361,13 +361,13 @@ def oracle_request(campaign: Campaign, environment: Environment) -> OracleReques
     environment's by default; a property's target is the goal)."""
     constants = campaign.constants
     prop = None
-    if campaign.property:
+    if campaign.property_text:
         if campaign.goal_label:
             raise ExplaincheckError(
                 "give --goal or --property, not both: the property names its own target"
             )
         prop, kept = environment.resolve_property(
-            campaign.property, constants if constants is not None else environment.constants
+            campaign.property_text, constants if constants is not None else environment.constants
         )
         constants = kept if constants is not None else None
     overrides = {

@@ -61,5 +61,5 @@ def campaign_from_settings(
         balance=balance,
         delta=delta,
         state_limit=state_limit,
-        property=property or None,
+        property_text=property or None,
     )

@@ -129,7 +129,7 @@ def open_for_policy(args: argparse.Namespace) -> tuple[Any, Any, Any, Any]:
         constants=args.const,
         goal_label=args.goal,
         unsafe_label=args.unsafe,
-        property=args.property,
+        property_text=args.property,
     )
     workspace = ModelWorkspace()  # as run opens it: --const replaces, --unsafe must exist
     choices = ModelChoices(
