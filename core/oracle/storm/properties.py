@@ -32,7 +32,6 @@ from explaincheck.core.oracle.property import BOUNDED, Property
 from explaincheck.core.oracle.storm.bulk import bits_to_array
 from explaincheck.core.oracle.storm.checking import (
     SOUND_PRECISION,
-    _scheduler_choices,
     sound_iterations,
     transitions_of,
 )
@@ -108,7 +107,7 @@ def check_property(
         )
     scheduler = None
     if not bounded:
-        scheduler = np.asarray(_scheduler_choices(result, model.nr_states), dtype=np.int64)
+        scheduler = _choices(result, model.nr_states)
     target = _truth(model, program, prop.target, where)
     stay = _truth(model, program, prop.stay, where) if prop.stay is not None else None
     state_r = action_r = rewards = None
@@ -199,6 +198,36 @@ def _sound(model: SparseModel, formula: object, *, scheduler: bool) -> CheckResu
     return stormpy.model_checking(
         model, formula, environment=environment, extract_scheduler=scheduler
     )
+
+
+def _choices(result: CheckResult, size: int) -> np.ndarray:
+    """Storm's choice per state. A state where the scheduler leaves the choice open (its value
+    is settled by graph analysis: csma's Pmin until has one) gets its first choice; a
+    randomised one its likeliest."""
+    if not result.has_scheduler():  # a DTMC
+        return np.zeros(size, dtype=np.int64)
+    scheduler = result.get_scheduler()
+    found = np.zeros(size, dtype=np.int64)
+    for state in range(size):
+        choice = scheduler.get_choice(state)
+        if not choice.defined:
+            continue
+        if choice.deterministic:
+            found[state] = int(choice.get_deterministic_choice())
+        else:
+            found[state] = likeliest(str(choice.get_choice_as_distribution()))
+    return found
+
+
+_WEIGHT = re.compile(r"\[\s*([^:\]]+?)\s*:\s*(\d+)\s*\]")
+
+
+def likeliest(distribution: str) -> int:
+    """The likeliest choice of a randomised scheduler's choice, from Storm's text of it
+    (``{[0.5: 0], [0.5: 1], }``: probability, then choice; stormpy 2.0 gives no other access);
+    ties go to the first choice."""
+    weights = [(float(p), int(c)) for p, c in _WEIGHT.findall(distribution)]
+    return max(weights, key=lambda pair: (pair[0], -pair[1]))[1] if weights else 0
 
 
 def _bounds(result: CheckResult) -> tuple[np.ndarray | None, np.ndarray | None]:
