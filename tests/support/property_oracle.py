@@ -6,7 +6,8 @@ once both branches are merged; until then the taxonomy, prompts, grading, δ and
 tested on results assembled here the way the pipeline will assemble them (exact method only, so
 every value is a checked fraction): Storm's values, Q from ``q_values_exact``, A*/A° and the tie
 groups by ``columnar.choice_facts`` with the property's ``ordering_keys``, a step-bounded
-property over ``bounded_product``.
+property over ``bounded_product``, the stay set of ``[φ U ψ]`` labelled ``Property.stay_label``,
+the rewards of the states where the run has not ended.
 """
 
 from __future__ import annotations
@@ -125,11 +126,14 @@ def _states(
         chosen = int(checked.scheduler[state]) if checked.scheduler is not None else 0
         rewards = checked.rewards_exact
         value = checked.exact[state]
+        labels = structure.labels[state]
+        if checked.stay is not None and checked.stay[state]:  # [φ U ψ]: φ's states labelled
+            labels = tuple(sorted({*labels, prop.stay_label}))
         facts.append(
             StateFacts(
                 id=state,
                 valuation=structure.valuations[state],
-                labels=structure.labels[state],
+                labels=labels,
                 value=float(value),
                 danger=float(danger.values[state]) if danger is not None else None,
                 dead_end=failing is not None and value == failing,
@@ -156,12 +160,12 @@ def _states(
                 rewards={
                     (c.action or NO_ACTION): float(rewards[row + i]) for i, c in enumerate(choices)
                 }
-                if rewards is not None
+                if rewards is not None and not ended[state]
                 else {},
                 rewards_exact={
                     (c.action or NO_ACTION): str(rewards[row + i]) for i, c in enumerate(choices)
                 }
-                if rewards is not None
+                if rewards is not None and not ended[state]
                 else {},
             )
         )
