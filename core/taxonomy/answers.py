@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 PROBABILITY = "probability"  # a number in [0, 1]
@@ -30,8 +30,8 @@ class AnswerForm:
     options: tuple[str, ...] = ()
     # NUMBER: the range the random answerer draws from (the model's finite values; not in the
     # schema, which tells the LLM nothing about the scale)
-    low: float = 0.0
-    high: float = 1.0
+    low: float = field(default=0.0, kw_only=True)
+    high: float = field(default=1.0, kw_only=True)
 
     def schema(self) -> dict[str, Any]:
         """JSON schema of the whole reply. Ranking arrays pin minItems/maxItems/uniqueItems:
