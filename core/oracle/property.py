@@ -141,7 +141,9 @@ class Property:
 
     @classmethod
     def from_stored(cls, data: Mapping[str, Any]) -> Property:
-        found = cls(**{name: data.get(name) for name in _STORED_REQUIRED})
+        found = cls(
+            str(data["text"]), str(data["kind"]), str(data["direction"]), str(data["target"])
+        )
         return replace(
             found,
             stay=data.get("stay"),
@@ -157,9 +159,6 @@ class Property:
         """What the oracle cache and a campaign's identity hold of this property: its canonical
         text (the name and the words change no value)."""
         return self.text
-
-
-_STORED_REQUIRED = ("text", "kind", "direction", "target")
 
 
 def reach_goal(goal: str, labels: tuple[str, ...] | None = None) -> Property:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
 
@@ -66,8 +67,8 @@ def scale_of(oracle: OracleResult) -> Scale:
 def _measure(states: Sequence[StateFacts]) -> Scale:
     column = getattr(states, "value", None)  # a columnar result's V, without making facts
     if isinstance(column, np.ndarray):
-        goal = np.asarray(states.goal, dtype=bool)
-        values, outside = column, column[~goal]
+        goal: np.ndarray = np.asarray(cast(Any, states).goal).astype(bool)
+        values, outside = column, column[np.logical_not(goal)]
     else:
         values = np.array([s.value for s in states], dtype=float)
         outside = np.array([s.value for s in states if not s.is_goal], dtype=float)
