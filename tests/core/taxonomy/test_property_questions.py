@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+from dataclasses import replace
 
 import pytest
 from support.property_oracle import property_oracle
@@ -19,6 +20,7 @@ from explaincheck.core.backends.random_backend import RandomBackend
 from explaincheck.core.campaign.plan import Campaign, plan_campaign
 from explaincheck.core.environments.registry import load_builtin
 from explaincheck.core.oracle.serialization import to_contract
+from explaincheck.core.oracle.types import Certificate
 from explaincheck.core.taxonomy.base import PASS, GradingSettings, TestCase
 from explaincheck.core.taxonomy.case_rules import SelectionRules
 from explaincheck.core.taxonomy.grading import grade_reply
@@ -239,3 +241,40 @@ def test_oracle_json_is_strict_with_infinite_values(time_min):
         "name": "",
     }
     assert math.isinf(time_min.state(PIT).value) and "Infinity" not in text
+
+
+def test_intervals_decide_in_the_propertys_direction(time_min):
+    """Under the verified method's intervals (``uncertainty``) "best" is still the lowest
+    expected time, Q's difference holds the rewards, and satisfy is decided on the range."""
+    width = 1e-9
+    states = tuple(
+        replace(
+            s,
+            value_interval=None if s.infinite else (s.value - width, s.value + width),
+            value_exact=None,
+            q_exact={},
+        )
+        for s in time_min.states
+    )
+    verified = replace(
+        time_min,
+        states=states,
+        method="verified",
+        tie_tolerance=1e-9,
+        certificate=Certificate("bounded", "test intervals", 2 * width),
+    )
+    best = case("best_action", START)
+    assert grade_reply(best, '{"action": "safe"}', verified).verdict == PASS
+    assert grade_reply(best, '{"action": "fast"}', verified).verdict == "fail"
+    worst = case("worst_action", START)
+    assert grade_reply(worst, '{"action": "fast"}', verified).verdict == PASS
+    ranked = case("ranking", START)
+    assert grade_reply(ranked, '{"ranking": ["safe", "fast"]}', verified).verdict == PASS
+    assert grade_reply(ranked, '{"ranking": ["fast", "safe"]}', verified).verdict == "fail"
+    assert grade_reply(case("satisfy", START), '{"value": 3.6}', verified).verdict == PASS
+    edge = 3.5 + 0.05 * 3.5  # on the tolerance's edge: the interval straddles it
+    assert grade_reply(case("satisfy", START), f'{{"value": {edge}}}', verified).verdict == (
+        "uncertain"
+    )
+    pair = case("more_promising", START, JUNCTION)
+    assert grade_reply(pair, '{"state": "L"}', verified).verdict == PASS
