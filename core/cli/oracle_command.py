@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import sys
 from collections.abc import Sequence
@@ -223,6 +224,13 @@ def _fmt(value: float | None) -> str:
     return "absent" if value is None else f"{value:.6g}"
 
 
+def _value(value: float) -> str:
+    """V for the summary: an infinite expected reward in words."""
+    if math.isinf(value):
+        return "∞ (the target is not reached for sure)"
+    return _fmt(value)
+
+
 def _exact_suffix(value: float, exact: str | None) -> str:
     """ " = 14/17" where the fraction says more than the decimal."""
     return f" = {exact}" if exact and exact != _fmt(value) else ""
@@ -252,14 +260,14 @@ def summary_text(result: OracleResult, order: Sequence[str] = (), width: int | N
         ),
         (
             "properties",
-            f"V = Pmax=? [F {formula_of(model.goal_label, model.labels)}]"
+            f"V = {result.prop.text}"
             + (
                 f", D = Pmin=? [F {formula_of(model.unsafe_label, model.labels)}]"
                 if result.has_danger
                 else ", D absent (no unsafe label)"
             ),
         ),
-        ("V(s0)", _fmt(initial.value) + _exact_suffix(initial.value, initial.value_exact)),
+        ("V(s0)", _value(initial.value) + _exact_suffix(initial.value, initial.value_exact)),
         ("D(s0)", danger),
         ("dead ends", f"{len(result.dead_ends):,}"),
         ("bottlenecks", f"{len(bottlenecks)}" + (f": {shown}{more}" if bottlenecks else "")),
