@@ -7,8 +7,8 @@ themselves (consensus coin2-2 and coin2, csma2-2, firewire3-0.5; tests/core/orac
 test_property_suite.py checks them); the others are looked for in ``--suite DIR`` (a checkout of
 github.com/prismmodelchecker/prism-benchmarks' models/mdps, or the files copied flat), and a
 missing one is said, not failed. (Some suite files name no model type; PRISM reads a .nm as an
-MDP, Storm needs the keyword ``mdp`` on its first line: add it to the copy.) zeroconf ships only probabilities of F (no reward, no bounded
-property): it is listed with its deadline variant's model-encoded deadline, a plain F.
+MDP, Storm needs the keyword ``mdp`` on its first line: add it to the copy.) zeroconf ships
+only probabilities of F (no reward, no bounded property): it is listed with one of them.
 
     python benchmarks/suite_properties.py [--suite DIR] [--markdown]
 """
