@@ -168,3 +168,17 @@ def test_selfcheck_under_a_reward_property_end_to_end(tmp_path):
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["value_loss"] == 0
+
+
+def test_a_campaign_file_names_the_property(tmp_path):
+    from explaincheck.core.cli.run_arguments import campaign_from, run_parser
+    from explaincheck.core.cli.run_scale import apply_config
+
+    config = tmp_path / "hours.toml"
+    config.write_text('env = "job_shop"\nllm = ["oracle"]\nproperty = "hours"\nbudget = 3\n')
+    parser = run_parser()
+    args = parser.parse_args(["--config", str(config)])
+    apply_config(args, parser)
+    campaign = campaign_from(args)
+    assert campaign.property_text == "hours"
+    assert campaign.run_options()["property"] == "hours"  # written back as the same key
