@@ -32,7 +32,7 @@ code, so the CLI report and the GUI's report view share them. By job:
   (stable-pass, stable-fail, flaky; pass@k and pass^k) and ``stability_report``.
 - Self-explanation: ``selfcheck`` (say–do agreement, accuracy on the three policies) and
   ``selfcheck_report`` (its report section).
-- Repair (docs/method.md §14): ``splitting`` (a results file split into train and held-out),
+- Repair (docs/method.md §15): ``splitting`` (a results file split into train and held-out),
   ``train_set`` and ``dataset_card`` (training records checked by the grader, and their card),
   ``split_cases`` (executions of one part of a split) and ``repair_report`` (better, worse or
   no change per category, the base's flaky share).

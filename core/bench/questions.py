@@ -45,6 +45,8 @@ class Recipe:
     selection: str = "both"
     seed: int = DEFAULT_SEED
     grading: GradingSettings = field(default_factory=GradingSettings)
+    # the name of the environments' own property the questions are about ("": Pmax [F goal])
+    property: str = ""
 
     def campaign(self, environment: str, llms: tuple[str, ...] = ("oracle",)) -> Campaign:
         """The campaign of one environment that plans this set's questions."""
@@ -56,12 +58,15 @@ class Recipe:
             selection=self.selection,
             seed=self.seed,
             grading=self.grading,
+            property_text=self.property or None,
         )
 
     def as_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["environments"] = list(self.environments)
         data["categories"] = list(self.categories)
+        if not self.property:  # the sets of Pmax [F goal] keep their manifests byte for byte
+            del data["property"]
         return data
 
     @classmethod
@@ -73,6 +78,7 @@ class Recipe:
             selection=str(data["selection"]),
             seed=int(data["seed"]),
             grading=GradingSettings(**data["grading"]),
+            property=str(data.get("property") or ""),
         )
 
 

@@ -16,7 +16,8 @@ from explaincheck.core.oracle.types import OracleResult
 
 NAME = "envs"
 HELP = """List the built-in environments: id, title, size, bottlenecks, dead ends, V(s0) and the
-query categories each can serve, all computed by the oracle (cached after the first run).
+query categories each can serve, all computed by the oracle (cached after the first run), and
+the properties of their own beside Pmax=? [F goal] (run --property NAME).
 
 examples:
   explaincheck envs
@@ -73,6 +74,8 @@ def row(env: Environment, result: OracleResult) -> dict[str, Any]:
         "caveats": {cid: f.caveat for cid, f in found.items() if f.caveat},
         "method": result.method,
         "do_nothing": {"states": do_nothing.states, "actions": list(do_nothing.actions)},
+        # the environment's own properties beside Pmax [F goal] (run --property NAME)
+        "properties": {name: prop.text for name, prop in env.properties.items()},
     }
 
 
@@ -131,12 +134,22 @@ def table_text(rows: list[dict[str, Any]], width: int | None = None) -> str:
     lines = terminal.table(
         header, body, width, drop=(1, 6)
     )  # the title goes first, then do-nothing (in the notes too)
-    notes = _grouped_notes(rows)
+    notes = _grouped_notes(rows) + _property_notes(rows)
     if notes:
         lines.append("")
         for note in notes:
             lines += terminal.wrapped(note, width, indent="  ", first="* ")
     return "\n".join(lines)
+
+
+def _property_notes(rows: list[dict[str, Any]]) -> list[str]:
+    """One note per environment with properties of its own: what ``--property NAME`` asks."""
+    return [
+        f"properties of {r['id']} (--property NAME): "
+        + "; ".join(f"{name} = {text}" for name, text in r["properties"].items())
+        for r in rows
+        if r.get("properties")
+    ]
 
 
 def _notes_of(r: dict[str, Any]) -> bool:
