@@ -21,6 +21,7 @@ import pandas as pd
 
 from explaincheck.core.atomic_files import write_atomically
 from explaincheck.core.csv_text import defused_frame, undefused
+from explaincheck.core.json_input import read_json_lines
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -122,8 +123,9 @@ def read_export(path: str | Path) -> pd.DataFrame:
     """An export read back as a DataFrame, nested fields decoded (the ``--json`` values)."""
     path = Path(path)
     if path.suffix == SUFFIX[JSONL]:
-        lines = path.read_text(encoding="utf-8").splitlines()
-        records = [json.loads(line) for line in lines if line.strip()]
+        # written by this project, read back from wherever the user kept it: the one reader
+        # (older exports may hold NaN, hence ``constants``)
+        records = [value for _, value in read_json_lines(path, what="export", constants=True)]
         return pd.DataFrame(records, columns=list(records[0]) if records else None)
     if path.suffix == SUFFIX[PARQUET]:
         frame = pd.read_parquet(path)

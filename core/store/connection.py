@@ -8,7 +8,6 @@ damaged or not writable; SQLite's own errors never reach the user as a traceback
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sqlite3
 import time
@@ -18,6 +17,7 @@ from typing import Any
 from urllib.parse import quote
 
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.json_input import JsonInputError, parse
 from explaincheck.core.store import schema
 from explaincheck.core.store.objects import refuse_foreign
 
@@ -94,9 +94,9 @@ class Connection:
         """A stored JSON text decoded; anything else is damage, named by row and column."""
         if not isinstance(text, str):
             raise StoreError(f"{self.path} is damaged: {where} has no JSON text in {name!r}")
-        try:
-            return json.loads(text)
-        except (ValueError, RecursionError):
+        try:  # the one reader's bounds (depth); NaN kept: files of earlier versions hold it
+            return parse(text, where, constants=True)
+        except JsonInputError:
             raise StoreError(
                 f"{self.path} is damaged: {where} has malformed JSON in {name!r}"
             ) from None
