@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, cast
 
-from explaincheck.core.cli.target_argument import target_text
+from explaincheck.core.cli.target_argument import add_target_arguments
 from explaincheck.core.oracle.storm.targets import formula_of
 from explaincheck.core.oracle.types import OracleRequest, OracleResult
 
@@ -34,15 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "model", metavar="MODEL|ENV", help="a .prism file or a built-in environment id"
     )
     parser.add_argument("--const", default=None, help="constant values, e.g. N=3,p=0.5")
-    parser.add_argument(
-        "--goal",
-        type=target_text("goal"),
-        default=None,
-        help="goal label or PRISM expression, e.g. 's1=12 & s2=12' (default: goal)",
-    )
-    parser.add_argument(
-        "--unsafe", type=target_text("unsafe"), default=None, help="unsafe label (default: unsafe)"
-    )
+    add_target_arguments(parser, "")
     parser.add_argument(
         "--json",
         action="store_true",

@@ -8,7 +8,7 @@ import json
 import sys
 from typing import Any
 
-from explaincheck.core.cli.target_argument import target_text
+from explaincheck.core.cli.target_argument import add_target_arguments
 from explaincheck.core.errors import ExplaincheckError
 
 NAME = "policy"
@@ -56,18 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     """The model and backend options ``policy`` and ``selfcheck`` share."""
     parser.add_argument("--const", default=None, help="constant values, e.g. N=3,p=0.5")
-    parser.add_argument(
-        "--goal",
-        type=target_text("goal"),
-        default=None,
-        help="goal label (default: the environment's)",
-    )
-    parser.add_argument(
-        "--unsafe",
-        type=target_text("unsafe"),
-        default=None,
-        help="unsafe label (default: the environment's)",
-    )
+    add_target_arguments(parser, "the environment's")
     parser.add_argument("--seed", type=int, default=0, help="decoding seed (0)")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per reply (120)")
     parser.add_argument("--concurrency", type=int, default=4, help="requests in flight (4)")

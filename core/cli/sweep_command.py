@@ -8,7 +8,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from explaincheck.core.cli.target_argument import target_text
+from explaincheck.core.cli.target_argument import add_target_arguments
 from explaincheck.core.errors import ExplaincheckError
 
 NAME = "sweep"
@@ -33,15 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--state", action="append", type=int, default=None, help="state id(s) to follow"
     )
-    parser.add_argument(
-        "--goal",
-        type=target_text("goal"),
-        default=None,
-        help="goal label or PRISM expression, e.g. 's1=12 & s2=12' (default: goal)",
-    )
-    parser.add_argument(
-        "--unsafe", type=target_text("unsafe"), default=None, help="unsafe label (default: unsafe)"
-    )
+    add_target_arguments(parser, "")
     parser.add_argument("--json", action="store_true", help="print the sweep as JSON")
     parser.add_argument(
         "--png", default=None, help="also write the plot to this PNG file (none unless asked)"

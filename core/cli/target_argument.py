@@ -25,3 +25,16 @@ def target_text(role: str) -> Callable[[str], str]:
 
     checked.__name__ = role
     return checked
+
+
+def add_target_arguments(parser: argparse.ArgumentParser, default: str) -> None:
+    """``--goal`` and ``--unsafe``, checked, each defaulting to ``default`` ("the environment's",
+    or for a bare model file its labels ``goal`` and ``unsafe`` when ``default`` is "")."""
+    for role in ("goal", "unsafe"):
+        parser.add_argument(
+            f"--{role}",
+            type=target_text(role),
+            default=None,
+            help=f"{role} label or PRISM expression, e.g. 's1=12 & s2=12'"
+            f" (default: {default or role})",
+        )
