@@ -48,8 +48,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--write-policy",
         metavar="FILE",
         default=None,
-        help="also write the LLM's policy as a CSV table (for --policy or the window's Open"
-        " policy…)",
+        help="also write the LLM's policy as a table, CSV or JSON as FILE's name says (.csv,"
+        " .json), for --policy or the window's Open policy…",
     )
 
 
@@ -70,6 +70,10 @@ def run(args: argparse.Namespace) -> int:
     from explaincheck.core.campaign.policy_questions import ask_policy
     from explaincheck.core.campaign.session import CampaignSession
 
+    if args.write_policy:  # a name that says no table format is refused before asking
+        from explaincheck.core.policy.loading import table_format
+
+        table_format(args.write_policy)
     campaign, environment, oracle, settings = open_for_policy(args)
 
     def on_round(asked: int, batch: int) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import csv
 import decimal
 import io
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -380,16 +381,42 @@ def policy_from_callable(
     return complete(oracle, given, name, default)
 
 
-def write_policy(policy: Policy, oracle: OracleResult, path: str | Path) -> None:
-    """The policy as a CSV table that ``load_policy`` reads back (one row per decision state)."""
-    variables = oracle.model.variables
+TABLE_FORMATS = {".csv": "csv", ".json": "json"}
 
-    def write(handle: IO) -> None:
+
+def table_format(path: str | Path) -> str:
+    """The format a policy table's name says (``.csv`` or ``.json``); any other name is
+    refused, since a file named ``P.json`` holding CSV is read back by nobody."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in TABLE_FORMATS:
+        raise PolicyError(
+            f"{path}: name a policy table .csv or .json (the format is read from the name)"
+        )
+    return TABLE_FORMATS[suffix]
+
+
+def write_policy(policy: Policy, oracle: OracleResult, path: str | Path) -> None:
+    """The policy as a table that ``load_policy`` reads back (one row per decision state), in
+    the format its name says: CSV for ``.csv``, a JSON ``{"policy": [rows]}`` for ``.json``."""
+    variables = oracle.model.variables
+    rows = [
+        (oracle.state(state_id).valuation, choice_text(distribution))
+        for state_id, distribution in sorted(policy.choices.items())
+    ]
+
+    def write_csv(handle: IO) -> None:
         writer = csv.writer(handle)
         writer.writerow([defused(v) for v in (*variables, ACTION)])
-        for state_id, distribution in sorted(policy.choices.items()):
-            state = oracle.state(state_id)
-            cells = [_key(state.valuation[v]) for v in variables] + [choice_text(distribution)]
+        for valuation, action in rows:
+            cells = [_key(valuation[v]) for v in variables] + [action]
             writer.writerow([defused(cell) for cell in cells])
 
-    write_atomically(path, write, binary=False, newline="")
+    def write_json(handle: IO) -> None:  # one row per line, as the CSV has
+        table = [
+            json.dumps({**{v: valuation[v] for v in variables}, ACTION: action}, allow_nan=False)
+            for valuation, action in rows
+        ]
+        handle.write('{"policy": [\n' + ",\n".join(table) + "\n]}\n")
+
+    writer = write_json if table_format(path) == "json" else write_csv
+    write_atomically(path, writer, binary=False, newline="")
