@@ -8,12 +8,12 @@ corrected for the number of categories (core/analysis/compare.py, docs/method.md
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from explaincheck.core import json_output
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.terminal_text import safe_terminal
 
@@ -138,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         write_comparison(comparison, Path(args.out), extra)
     if args.json:
-        print(json.dumps({**comparison.as_dict(), **extra}, indent=2, ensure_ascii=True))
+        print(json_output.dumps({**comparison.as_dict(), **extra}, indent=2, ensure_ascii=True))
     else:
         print(safe_terminal(comparison_text(comparison, args.base, args.new)))
         partial = any(not side.finished for side in sides.values())
@@ -238,7 +238,7 @@ def write_comparison(
     table = comparison.table()
     data = {**comparison.as_dict(), **(extra or {})}
     texts = {
-        "comparison.json": json.dumps(data, indent=2, ensure_ascii=True) + "\n",
+        "comparison.json": json_output.dumps(data, indent=2, ensure_ascii=True) + "\n",
         "comparison.csv": table.to_csv(),
         "comparison.md": table.to_markdown() + "\n",
     }

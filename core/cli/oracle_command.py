@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 from collections.abc import Sequence
@@ -11,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, cast
 
+from explaincheck.core import json_output
 from explaincheck.core.cli.target_argument import add_target_arguments
 from explaincheck.core.oracle.storm.targets import formula_of
 from explaincheck.core.oracle.types import OracleRequest, OracleResult
@@ -140,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.json and chain is not None:
         from explaincheck.core.policy.contract import add_policy
 
-        sys.stdout.write(json.dumps(add_policy(to_contract(result), chain)) + "\n")
+        json_output.write(add_policy(to_contract(result), chain), sys.stdout)
     else:
         from explaincheck.core.cli.width import columns
 
@@ -223,6 +223,17 @@ def summary_text(result: OracleResult, order: Sequence[str] = (), width: int | N
             "size",
             f"{counted(model.states, 'state')}, {counted(model.choices, 'choice')},"
             f" {counted(model.transitions, 'transition')}",
+        ),
+        *(
+            [
+                (
+                    "decisions",
+                    "none: one choice per state, as in a DTMC (V = Pmax = Pmin; no"
+                    " question about actions has a case)",
+                )
+            ]
+            if model.choices <= model.states
+            else []
         ),
         (
             "properties",

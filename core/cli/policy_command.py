@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from typing import Any
 
+from explaincheck.core import json_output
 from explaincheck.core.cli.target_argument import add_target_arguments
 from explaincheck.core.errors import ExplaincheckError
 
@@ -102,8 +102,7 @@ def run(args: argparse.Namespace) -> int:
                 f"cannot write the policy to {args.write_policy}: {error.strerror}"
             ) from None
     if args.json:
-        json.dump(data, sys.stdout)
-        sys.stdout.write("\n")
+        json_output.write(data, sys.stdout)
     else:
         print(summary_text(data, args.top))
     return 0

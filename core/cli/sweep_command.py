@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import replace
 from pathlib import Path
 
+from explaincheck.core import json_output
 from explaincheck.core.cli.target_argument import add_target_arguments
 from explaincheck.core.errors import ExplaincheckError
 
@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         kind = Path(png).suffix.lstrip(".").lower() or "png"
         write_atomically(png, lambda out: figure.savefig(out, format=kind, dpi=120), binary=True)
     if args.json:
-        print(json.dumps(to_json(result), indent=1))
+        print(json_output.dumps(to_json(result), indent=1))
     else:
         print(render_table(result, states or ()))
         if png:

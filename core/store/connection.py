@@ -330,8 +330,16 @@ def _migrate(db: sqlite3.Connection, path: Path, version: int) -> None:
                     db.execute(statement)
         db.execute(f"PRAGMA user_version = {schema.SCHEMA_VERSION}")
         db.execute("COMMIT")
-    except sqlite3.DatabaseError:
+    except sqlite3.DatabaseError as error:
         db.execute("ROLLBACK")
+        if "duplicate column" in str(error) or "already exists" in str(error):
+            # a later schema's tables under an older version number: said as what it is, not
+            # as SQLite's "duplicate column name: wording"
+            raise StoreError(
+                f"{path} is marked as results schema v{version}, but its tables are of a later"
+                f" version (this explaincheck reads v{schema.SCHEMA_VERSION}): its schema"
+                " version was changed; restore a copy or run the campaign into a new --db"
+            ) from None
         raise
 
 
