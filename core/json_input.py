@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -140,8 +141,11 @@ def parse(text: str, where: str, *, document: bool = False, constants: bool = Fa
         raise JsonInputError(f"{where}: nested too deeply (more than {MAX_DEPTH} levels)") from None
     except _NotFinite:
         raise JsonInputError(f"{where}: {_not_finite_at(text)}") from None
-    except ValueError as error:  # an integer of more than 4,300 digits
-        raise JsonInputError(f"{where}: not valid JSON ({str(error)[:120]})") from None
+    except ValueError:  # the only other: an integer of more digits than Python converts
+        digits = sys.get_int_max_str_digits()
+        raise JsonInputError(
+            f"{where}: not valid JSON (an integer of more than {digits:,} digits)"
+        ) from None
     if text.count("[") + text.count("{") > MAX_DEPTH and _depth(value) > MAX_DEPTH:
         raise JsonInputError(f"{where}: nested too deeply (more than {MAX_DEPTH} levels)")
     return value
