@@ -18,6 +18,7 @@ from hostile_sets import DEEP, refused, small_set, tampered, with_line
 from explaincheck.core.cli.main import main
 
 pytest.importorskip("inspect_ai")
+ZSTANDARD = 93  # zipfile's method number for zstd (through Inspect's zipfile_zstd)
 
 
 @pytest.fixture(scope="module")
@@ -109,12 +110,20 @@ def test_a_log_pointing_at_a_hostile_set_is_one_line(bench, tmp_path, capsys):
         assert line.endswith(f"questions.jsonl:1: {words}")
 
 
-def with_member(log: Path, out: Path, data: bytes, *, stated: int | None = None) -> Path:
-    """``log`` with one more sample member holding ``data`` (deflated); ``stated``: the size
-    and checksum its headers claim instead (a lying zip, which ``zipfile`` alone trusts)."""
+def with_member(
+    log: Path,
+    out: Path,
+    data: bytes,
+    *,
+    stated: int | None = None,
+    method: int = zipfile.ZIP_DEFLATED,
+) -> Path:
+    """``log`` with one more sample member holding ``data`` (compressed by ``method``);
+    ``stated``: the size and checksum its headers claim instead (a lying zip, which ``zipfile``
+    alone trusts)."""
     shutil.copyfile(log, out)
     name = "samples/extra_epoch_1.json"
-    with zipfile.ZipFile(out, "a", compression=zipfile.ZIP_DEFLATED) as archive:
+    with zipfile.ZipFile(out, "a", compression=method) as archive:
         archive.writestr(name, data)
     if stated is not None:
         raw = bytearray(out.read_bytes())
@@ -148,12 +157,14 @@ def test_a_zip_bomb_is_refused_before_inspect_inflates_it(bench, tmp_path, capsy
         "honest.eval: member 'samples/extra_epoch_1.json' inflates to 3 MB, over the 1 MB limit"
         " for one member; not read"
     )
-    liar = with_member(log, tmp_path / "liar.eval", b" " * (3 << 20), stated=1000)
-    line = refused(capsys, "import-inspect", str(liar), "--db", db)
-    assert line.endswith(
-        "liar.eval: member 'samples/extra_epoch_1.json' inflates to more than the 1000 bytes it"
-        " states; not read"
-    )
+    for method in (zipfile.ZIP_DEFLATED, ZSTANDARD):  # Inspect writes zstd members
+        liar = tmp_path / f"liar{method}.eval"
+        with_member(log, liar, b" " * (3 << 20), stated=1000, method=method)
+        line = refused(capsys, "import-inspect", str(liar), "--db", db)
+        assert line.endswith(
+            f"liar{method}.eval: member 'samples/extra_epoch_1.json' inflates to more than the"
+            " 1000 bytes it states; not read"
+        )
     many = tmp_path / "many.eval"
     shutil.copyfile(log, many)
     with zipfile.ZipFile(many, "a", compression=zipfile.ZIP_DEFLATED) as archive:
