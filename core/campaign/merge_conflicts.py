@@ -127,8 +127,8 @@ def settle(
                 kept = list(newest_of.values())
         chosen[key] = kept
         written = {code for code, row in distinct.items() if any(row is k for k in kept)}
-        for code, path, _ in codes:
-            settled.kept[path] = settled.kept.get(path, 0) + (code in written)
+        for code, path in {(code, path) for code, path, _ in codes}:  # an input named twice
+            settled.kept[path] = settled.kept.get(path, 0) + (code in written)  # counts once
     if rule == FAIL and first_conflict is not None:
         raise MergeConflict(_conflict_text(settled, *first_conflict))
     settled.rows = _as_repeats(chosen)
