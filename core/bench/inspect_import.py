@@ -81,7 +81,7 @@ def logged_runs(log_dir: str | Path) -> Iterator[LoggedRun]:
     paths = [root] if root.is_file() else [info.name for info in list_eval_logs(str(root))]
     found = 0
     for path in reversed(paths):
-        check_log_size(path)
+        check_log_size(str(path))
         try:
             log = read_eval_log(str(path))
         except Exception as error:  # a log Inspect cannot read: one line, never a traceback

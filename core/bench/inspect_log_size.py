@@ -17,7 +17,7 @@ import struct
 import zipfile
 import zlib
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO, BinaryIO, cast
 from urllib.parse import urlparse
 from urllib.request import url2pathname
 
@@ -142,7 +142,8 @@ def _count_deflated(raw: _Segment, limit: int) -> int:
 def _count_zstandard(raw: _Segment, limit: int) -> int:
     import zstandard  # what Inspect's zstd members need anyway (through zipfile_zstd)
 
-    reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
+    source = cast(IO[bytes], raw)  # it reads like a file, which is all the reader asks
+    reader = zstandard.ZstdDecompressor().stream_reader(source, read_across_frames=True)
     total = 0
     try:
         while piece := reader.read(PIECE):
