@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from typing import Any
 
+from explaincheck.core import json_output
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.terminal_text import safe_terminal
 
@@ -144,7 +144,7 @@ def _grade(args: argparse.Namespace) -> int:
     answers = read_answers(args.answers, bench)
     table = bench_table(bench, answers)
     if args.json:
-        print(json.dumps(table, indent=2))
+        print(json_output.dumps(table, indent=2))
     else:
         print(safe_terminal("\n".join(table_lines(table))))
     return 0

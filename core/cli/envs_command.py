@@ -7,10 +7,10 @@ the listing doubles as a check that every environment still has the structure it
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
+from explaincheck.core import json_output
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
 
@@ -92,8 +92,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     rows = [row(env, compute_oracle(env.request())) for env in list_builtin()]
     if args.json:
-        json.dump(rows, sys.stdout, indent=1)
-        sys.stdout.write("\n")
+        json_output.write(rows, sys.stdout, indent=1)
     else:
         print(table_text(rows))
     return 0

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import re
 import sys
@@ -12,11 +11,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, cast
 
+from explaincheck.core import json_output
 from explaincheck.core.cli.property_option import (
     add_property_argument,
     check_goal_and_property,
     model_constants,
 )
+from explaincheck.core.cli.target_argument import add_target_arguments
 from explaincheck.core.oracle.storm.targets import formula_of
 from explaincheck.core.oracle.types import OracleRequest, OracleResult
 
@@ -39,12 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "model", metavar="MODEL|ENV", help="a .prism file or a built-in environment id"
     )
     parser.add_argument("--const", default=None, help="constant values, e.g. N=3,p=0.5")
-    parser.add_argument(
-        "--goal",
-        default=None,
-        help="goal label or PRISM expression, e.g. 's1=12 & s2=12' (default: goal)",
-    )
-    parser.add_argument("--unsafe", default=None, help="unsafe label (default: unsafe)")
+    add_target_arguments(parser, "")
     add_property_argument(parser)
     parser.add_argument(
         "--json",
@@ -167,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.json and chain is not None:
         from explaincheck.core.policy.contract import add_policy
 
-        sys.stdout.write(json.dumps(add_policy(to_contract(result), chain)) + "\n")
+        json_output.write(add_policy(to_contract(result), chain), sys.stdout)
     else:
         from explaincheck.core.cli.width import columns
 
@@ -257,6 +253,17 @@ def summary_text(result: OracleResult, order: Sequence[str] = (), width: int | N
             "size",
             f"{counted(model.states, 'state')}, {counted(model.choices, 'choice')},"
             f" {counted(model.transitions, 'transition')}",
+        ),
+        *(
+            [
+                (
+                    "decisions",
+                    "none: one choice per state, as in a DTMC (V = Pmax = Pmin; no"
+                    " question about actions has a case)",
+                )
+            ]
+            if model.choices <= model.states
+            else []
         ),
         (
             "properties",

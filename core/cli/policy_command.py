@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from typing import Any
 
+from explaincheck.core import json_output
 from explaincheck.core.cli.property_option import add_property_argument, check_goal_and_property
+from explaincheck.core.cli.target_argument import add_target_arguments
 from explaincheck.core.errors import ExplaincheckError
 
 NAME = "policy"
@@ -48,16 +49,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--write-policy",
         metavar="FILE",
         default=None,
-        help="also write the LLM's policy as a CSV table (for --policy or the window's Open"
-        " policy…)",
+        help="also write the LLM's policy as a table, CSV or JSON as FILE's name says (.csv,"
+        " .json), for --policy or the window's Open policy…",
     )
 
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     """The model and backend options ``policy`` and ``selfcheck`` share."""
     parser.add_argument("--const", default=None, help="constant values, e.g. N=3,p=0.5")
-    parser.add_argument("--goal", default=None, help="goal label (default: the environment's)")
-    parser.add_argument("--unsafe", default=None, help="unsafe label (default: the environment's)")
+    add_target_arguments(parser, "the environment's")
     add_property_argument(parser)
     parser.add_argument("--seed", type=int, default=0, help="decoding seed (0)")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per reply (120)")
@@ -72,6 +72,10 @@ def run(args: argparse.Namespace) -> int:
     from explaincheck.core.campaign.policy_questions import ask_policy
     from explaincheck.core.campaign.session import CampaignSession
 
+    if args.write_policy:  # a name that says no table format is refused before asking
+        from explaincheck.core.policy.loading import table_format
+
+        table_format(args.write_policy)
     campaign, environment, oracle, settings = open_for_policy(args)
 
     def on_round(asked: int, batch: int) -> None:
@@ -100,8 +104,7 @@ def run(args: argparse.Namespace) -> int:
                 f"cannot write the policy to {args.write_policy}: {error.strerror}"
             ) from None
     if args.json:
-        json.dump(data, sys.stdout)
-        sys.stdout.write("\n")
+        json_output.write(data, sys.stdout)
     else:
         print(summary_text(data, args.top))
     return 0

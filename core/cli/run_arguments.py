@@ -20,6 +20,7 @@ from explaincheck.core.campaign.shot_settings import ShotSettings
 from explaincheck.core.cli.campaign_file import track_given
 from explaincheck.core.cli.oracle_command import add_policy_arguments, positive_int
 from explaincheck.core.cli.property_option import add_property_argument, check_goal_and_property
+from explaincheck.core.cli.target_argument import add_target_arguments
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.taxonomy.follow_ups import follow_up_help
 from explaincheck.core.taxonomy.registry import CATEGORIES
@@ -121,8 +122,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="Ollama server (repeatable: requests spread over the hosts)",
     )
     parser.add_argument("--const", default=None, help="constant values, e.g. N=3,p=0.5")
-    parser.add_argument("--goal", default=None, help="goal label (default: the environment's)")
-    parser.add_argument("--unsafe", default=None, help="unsafe label (default: the environment's)")
+    add_target_arguments(parser, "the environment's")
     add_property_argument(parser)
     add_satisfy_arguments(parser, "; stored replies can be re-graded later")
     parser.add_argument(

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import replace
 from pathlib import Path
 
+from explaincheck.core import json_output
 from explaincheck.core.cli.property_option import (
     add_property_argument,
     check_goal_and_property,
     model_constants,
 )
+from explaincheck.core.cli.target_argument import add_target_arguments
 from explaincheck.core.errors import ExplaincheckError
 
 NAME = "sweep"
@@ -37,12 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--state", action="append", type=int, default=None, help="state id(s) to follow"
     )
-    parser.add_argument(
-        "--goal",
-        default=None,
-        help="goal label or PRISM expression, e.g. 's1=12 & s2=12' (default: goal)",
-    )
-    parser.add_argument("--unsafe", default=None, help="unsafe label (default: unsafe)")
+    add_target_arguments(parser, "")
     add_property_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the sweep as JSON")
     parser.add_argument(
@@ -105,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         kind = Path(png).suffix.lstrip(".").lower() or "png"
         write_atomically(png, lambda out: figure.savefig(out, format=kind, dpi=120), binary=True)
     if args.json:
-        print(json.dumps(to_json(result), indent=1))
+        print(json_output.dumps(to_json(result), indent=1))
     else:
         print(render_table(result, states or ()))
         if png:

@@ -45,9 +45,13 @@ LARGE_MODEL_BYTES = 1 << 20
 
 def _cached(request: OracleRequest, use_cache: bool) -> tuple[str | None, OracleResult | None]:
     from explaincheck.core.oracle.storm.building import _check_file
+    from explaincheck.core.oracle.storm.targets import check_target_text
 
     _check_file(Path(request.model_path))  # clear errors for missing/empty/binary files first
     check_computable(request.property, request.model_path)
+    for text, role in ((request.goal_label, "goal"), (request.unsafe_label, "unsafe")):
+        if text.strip():  # an expression past the stated size never reaches Storm's parser
+            check_target_text(text, role)
     key = cache.request_hash(request) if use_cache else None
     hit = cache.load(key) if key is not None else None
     if hit is None:

@@ -103,6 +103,11 @@ class SingleStateCategory(Category):
         return found
 
 
+# Why a model with one choice per state (a DTMC, or an MDP without decisions) has no question
+# about actions, in the words every front end shows.
+NO_CHOICES = "the model has no decisions (one choice per state, as in a DTMC): no action to prefer"
+
+
 class PreferenceCategory(SingleStateCategory):
     """Preference queries: one non-goal state whose offered actions (``case_rules``: do-nothing
     actions left out unless kept) have at least two different values; where every action ties,
@@ -116,6 +121,8 @@ class PreferenceCategory(SingleStateCategory):
     def not_applicable(self, oracle: OracleResult) -> str | None:
         if decided_count(oracle):
             return None
+        if oracle.model.choices <= oracle.model.states:  # a DTMC: one behaviour per state
+            return NO_CHOICES
         return (
             "no state outside the goal has two actions of different value"
             " (do-nothing actions left out)"
