@@ -7,8 +7,8 @@ order; the report says how many executions disagree and by which rule one side w
 from __future__ import annotations
 
 import json
-import shutil
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -28,14 +28,21 @@ def copies(tmp_path_factory) -> tuple[Path, Path, int]:
     folder = tmp_path_factory.mktemp("copies")
     first, second = folder / "machine1.sqlite", folder / "machine2.sqlite"
     assert main(["run", *SMALL, "--db", str(first)]) == 0
-    shutil.copyfile(first, second)
-    with sqlite3.connect(second) as db:
+    copy_database(first, second)
+    with closing(sqlite3.connect(second)) as db, db:
         changed = db.execute(
             "UPDATE executions SET verdict = CASE verdict WHEN 'pass' THEN 'fail' ELSE 'pass'"
             " END, reply = '{\"changed\": true}' WHERE id % 2 = 0"
         ).rowcount
     assert changed == 4
     return first, second, changed
+
+
+def copy_database(source: Path, target: Path) -> None:
+    """A whole copy of a WAL-mode database (SQLite's backup: a file copy of ``source`` alone
+    misses what its ``-wal`` file still holds, which is how CI once merged unchanged rows)."""
+    with closing(sqlite3.connect(source)) as src, closing(sqlite3.connect(target)) as dst:
+        src.backup(dst)
 
 
 def content(db: Path) -> dict[str, list[tuple]]:
@@ -88,8 +95,9 @@ def test_either_order_gives_the_same_file_and_the_same_report(copies, tmp_path, 
 def test_the_newest_version_wins_whatever_the_order(copies, tmp_path, capsys):
     first, second, _ = copies
     later = tmp_path / "later.sqlite"
-    shutil.copyfile(second, later)
-    with sqlite3.connect(later) as db:  # machine 2 finished its changed rows a day later
+    copy_database(second, later)
+    # machine 2 finished its changed rows a day later
+    with closing(sqlite3.connect(later)) as db, db:
         db.execute("UPDATE executions SET finished_at = '2999-01-01T00:00:00' WHERE id % 2 = 0")
     for order in ([first, later], [later, first]):
         out = tmp_path / f"m{len(list(tmp_path.iterdir()))}.sqlite"

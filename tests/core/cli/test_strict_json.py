@@ -70,6 +70,10 @@ def invocations(files) -> dict[str, list[list[str]]]:
                     "--db", str(folder / "policy.sqlite"), "--json"]],
         "selfcheck": [["selfcheck", "--env", "frozen_lake", "--llm", "random", "--budget", "3",
                        "--db", str(folder / "self.sqlite"), "--json"]],
+        # split before train-set: train-set reads the split it writes
+        "split": [["split", "--db", db, "--out", str(folder / "split.json"), "--json"]],
+        "train-set": [["train-set", "--db", db, "--split", str(folder / "split.json"),
+                       "--format", "dpo", "--out", str(folder / "dpo"), "--json"]],
     }  # fmt: skip
 
 
