@@ -13,7 +13,7 @@ per state with that state made absorbing; it is kept as the reference.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import rustworkx as rx
@@ -85,13 +85,13 @@ def bottleneck_column(arrays: ChoiceArrays, goal: np.ndarray, initial: int) -> n
     del graph
     if parent[sink] < 0:
         return column  # the goal is unreachable: V(s0) = 0, nothing can reduce it further
-    path = [sink]
-    while path[-1] != initial:
-        path.append(int(parent[path[-1]]))
-    path = np.array(path[::-1], dtype=kind)  # s0, ..., sink
+    walked = [sink]
+    while walked[-1] != initial:
+        walked.append(int(parent[walked[-1]]))
+    path = np.array(walked[::-1], dtype=kind)  # s0, ..., sink
     inner = path[1:-1]
     # the residual graph: v_in = v, v_out = v + nodes
-    out = kind(nodes)
+    out: Any = kind(nodes)
     on_path = np.zeros(nodes, dtype=bool)
     on_path[inner] = True
     split = np.flatnonzero(~on_path).astype(kind)  # v_in -> v_out, full on P: reversed there

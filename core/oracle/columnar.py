@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
 from itertools import pairwise
-from typing import Any, TypedDict, overload
+from typing import Any, TypedDict, cast, overload
 
 import numpy as np
 
@@ -386,7 +386,7 @@ class ColumnarStates(Sequence[StateFacts]):
             dict(zip(c.columns[low:high], c.probabilities[low:high], strict=True))
             for low, high in bounds
         ]
-        exact = {}
+        exact: dict[str, Any] = {}
         keys = None
         tied = self._tied
         if c.q_exact is not None and c.probabilities_exact is not None:
@@ -489,7 +489,7 @@ class ColumnarStates(Sequence[StateFacts]):
             initial=int(arrays["initial"]),
             tie_tolerance=float(arrays["tie_tolerance"]),
             **{name: arrays[name] for name in FACT_COLUMNS},
-            **{name: arrays.get(name) for name in EXACT_COLUMNS},
+            **cast(dict[str, Any], {name: arrays.get(name) for name in EXACT_COLUMNS}),
             value_low=arrays.get("value_low"),
             value_high=arrays.get("value_high"),
             danger_low=arrays.get("danger_low"),

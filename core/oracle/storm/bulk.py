@@ -138,7 +138,7 @@ class _UmbArchive:
             first_row = np.arange(states + 1, dtype=np.int64)
         offsets = self.member("choice-to-branches.bin", np.int64)
         kind = index_type(max(int(offsets[-1]), int(first_row[-1]), states))
-        columns = self.member("branch-to-target.bin", np.int64).astype(kind)
+        columns: np.ndarray = self.member("branch-to-target.bin", np.int64).astype(kind)
         return first_row, offsets.astype(kind), columns
 
     def close(self) -> None:
