@@ -65,8 +65,9 @@ def tie_groups(
     best[one] = worst[one] = True
     pair = count == 2
     first, second = labelled[pair][0::2], labelled[pair][1::2]  # in row order, per state
-    gap = q[first] - q[second]
-    tied = np.abs(gap) <= tolerance
+    with np.errstate(invalid="ignore"):  # two infinite Q (an expected reward): NaN, equal
+        gap = q[first] - q[second]
+    tied = (q[first] == q[second]) | (np.abs(gap) <= tolerance)
     best[first] = tied | (gap > 0)
     best[second] = tied | (gap < 0)
     worst[first] = tied | (gap < 0)

@@ -14,6 +14,7 @@ arrays for the child's pipe and the ``.npz`` cache.
 from __future__ import annotations
 
 import gc
+import math
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -100,6 +101,16 @@ def _interval(low: np.ndarray | None, high: np.ndarray | None, i: int) -> tuple 
     return None if low is None or high is None else (float(low[i]), float(high[i]))
 
 
+def _exact_number(text: str) -> Fraction | float:
+    """An exact column's text as a number: a fraction, or ``math.inf``."""
+    return math.inf if text == INFINITE else Fraction(text)
+
+
+def _finite_text(text: str) -> str | None:
+    """An exact value's text, None where it is infinite (``StateFacts.value_exact``)."""
+    return None if text == INFINITE else text
+
+
 def _equal(a: Any, b: Any) -> bool:
     return bool(a == b)
 
@@ -146,6 +157,8 @@ class _Lists:
 
 
 EXACT_COLUMNS = ("value_exact", "danger_exact", "q_exact", "probabilities_exact")
+PROPERTY_COLUMNS = ("rewards", "rewards_exact", "ended")  # a reward property's (``ended``: bool)
+INFINITE = "inf"  # an exact column's text of an infinite value (an expected reward)
 # columns of bools, kept as bools in the ``.npz``
 FACT_COLUMNS = ("dead_end", "best_row", "worst_row", "do_nothing_row")
 
@@ -192,6 +205,13 @@ class ColumnarStates(Sequence[StateFacts]):
     danger_exact: np.ndarray | None = None
     q_exact: np.ndarray | None = None
     probabilities_exact: np.ndarray | None = None
+    # a user's property (``property_answers``): whether its best is the largest value (false:
+    # Pmin, Rmin), a reward property's rewards per row ("num/den" under the exact method) and
+    # the states where its run has ended (their choices collect no reward)
+    maximising: bool = True
+    rewards: np.ndarray | None = None
+    rewards_exact: np.ndarray | None = None
+    ended: np.ndarray | None = None
     _unfrozen: int = field(default=0, init=False, repr=False)  # made since the last freeze
     _centrality_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
@@ -310,7 +330,7 @@ class ColumnarStates(Sequence[StateFacts]):
         return (self._make(i, float("nan")) for i in range(len(self)))
 
     def _tied(self, a: float, b: float) -> bool:
-        return abs(a - b) <= self.tie_tolerance
+        return a == b or abs(a - b) <= self.tie_tolerance  # == : two infinite Q tie
 
     @cached_property
     def _lists(self) -> _Lists:
@@ -391,12 +411,18 @@ class ColumnarStates(Sequence[StateFacts]):
         tied = self._tied
         if c.q_exact is not None and c.probabilities_exact is not None:
             q_texts = c.q_exact[start:end]
-            keys = [Fraction(text) for text in q_texts]
+            keys = [_exact_number(text) for text in q_texts]
             tied = _equal
             exact = {
-                "value_exact": c.value_exact[state] if c.value_exact is not None else None,
+                "value_exact": _finite_text(c.value_exact[state])
+                if c.value_exact is not None
+                else None,
                 "danger_exact": c.danger_exact[state] if c.danger_exact is not None else None,
-                "q_exact": {a: text for a, text in zip(actions, q_texts, strict=True) if a},
+                "q_exact": {
+                    a: text
+                    for a, text in zip(actions, q_texts, strict=True)
+                    if a and text != INFINITE
+                },
                 "successors_exact": {
                     (action or NO_ACTION): dict(
                         zip(c.columns[low:high], c.probabilities_exact[low:high], strict=True)
@@ -404,6 +430,9 @@ class ColumnarStates(Sequence[StateFacts]):
                     for action, (low, high) in zip(actions, bounds, strict=True)
                 },
             }
+        q = c.q[start:end]
+        if not self.maximising:  # the best first: the lowest Q under a minimising property
+            keys = [-k for k in (q if keys is None else keys)]
         return StateFacts(
             id=state,
             valuation={
@@ -419,11 +448,28 @@ class ColumnarStates(Sequence[StateFacts]):
             is_goal=c.goal[state],
             is_unsafe=c.unsafe[state],
             is_initial=state == self.initial,
-            **choice_facts(actions, c.q[start:end], rows, c.scheduler[state], tied, keys),
+            **choice_facts(actions, q, rows, c.scheduler[state], tied, keys),
             value_interval=_interval(self.value_low, self.value_high, state),
             danger_interval=_interval(self.danger_low, self.danger_high, state),
             **exact,
+            **self._rewards_of(state, start, end, actions),
         )
+
+    def _rewards_of(
+        self, state: int, start: int, end: int, actions: list[str | None]
+    ) -> dict[str, Any]:
+        """A reward property's ``rewards`` (and ``rewards_exact``) of one state's choices, by
+        action; none where the property's run has ended."""
+        if self.rewards is None or (self.ended is not None and self.ended[state]):
+            return {}
+        keys = [action or NO_ACTION for action in actions]
+        found: dict[str, Any] = {
+            "rewards": dict(zip(keys, self.rewards[start:end].tolist(), strict=True))
+        }
+        if self.rewards_exact is not None:
+            texts = [str(text) for text in self.rewards_exact[start:end].tolist()]
+            found["rewards_exact"] = dict(zip(keys, texts, strict=True))
+        return found
 
     def to_arrays(self) -> dict[str, np.ndarray]:
         """Plain arrays (numbers and unicode only: ``np.load(allow_pickle=False)`` reads them)."""
@@ -448,9 +494,11 @@ class ColumnarStates(Sequence[StateFacts]):
             "tie_tolerance": np.array(self.tie_tolerance, dtype=float),
             **{name: getattr(self, name) for name in FACT_COLUMNS},
         }
-        for name in EXACT_COLUMNS:
+        for name in EXACT_COLUMNS + PROPERTY_COLUMNS:
             if getattr(self, name) is not None:
                 arrays[name] = getattr(self, name)
+        if not self.maximising:
+            arrays["minimising"] = np.array(True)
         if self.danger is not None:
             arrays["danger"] = self.danger
         if self.centrality is not None:
@@ -497,4 +545,6 @@ class ColumnarStates(Sequence[StateFacts]):
             centrality_method=str(arrays["centrality_method"])
             if "centrality_method" in arrays
             else NOT_COMPUTED,
+            maximising="minimising" not in arrays,
+            **cast(dict[str, Any], {name: arrays.get(name) for name in PROPERTY_COLUMNS}),
         )

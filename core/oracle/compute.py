@@ -29,6 +29,15 @@ from explaincheck.core.oracle.certificate import EXACT_CERTIFICATE, Bounds, cert
 from explaincheck.core.oracle.choices import ChoiceColumns, choice_columns
 from explaincheck.core.oracle.columnar import NOT_COMPUTED, ColumnarStates
 from explaincheck.core.oracle.objective import MAX, MIN, Objective
+from explaincheck.core.oracle.property_answers import (
+    PropertyAnswers,
+    asked_property,
+    dead_end_column,
+    property_answers,
+    property_arrays,
+    property_bounds,
+)
+from explaincheck.core.oracle.property_values import without_exits
 from explaincheck.core.oracle.sound_values import StormAnswers, storm_answers, values_from
 from explaincheck.core.oracle.storm import building, wellformed
 from explaincheck.core.oracle.storm.bulk import BulkModel, read_bulk
@@ -98,15 +107,15 @@ def compute_in_process(
     table = _structure(model, request, parsed, method, phase)
     pending = _start_centrality(table, request, limit)
     objectives = _objectives(parsed, table, request)
-    storm = _storm(model, table, objectives, method, phase)
+    storm = _storm(model, request, parsed, table, objectives, method, phase)
     del model  # Storm's copy of the matrix is freed before ours is filled in
     values = _values(table, objectives, storm, phase)
-    choices = _choices(table, values, phase)
-    bottleneck = _bottlenecks(table, objectives, phase)
-    bounds = _certificate(table, objectives, values, method, phase)
+    choices = _choices(table, values, storm, phase)
+    bottleneck = _bottlenecks(table, objectives, storm, phase)
+    bounds = _certificate(table, objectives, values, storm, method, phase)
     scores = _centrality(pending, phase)
     return _facts(
-        request, parsed, table, objectives, values, choices, bottleneck, bounds, scores,
+        request, parsed, table, objectives, values, storm, choices, bottleneck, bounds, scores,
         method, phase, started, limit,
     )  # fmt: skip
 
@@ -166,15 +175,27 @@ def _objectives(
     return found
 
 
+Answers = StormAnswers | ExactAnswers | PropertyAnswers  # what Storm said, per method and property
+
+
 def _storm(
     model: SparseModel,
+    request: OracleRequest,
+    parsed: building.ParsedModel,
     table: BulkModel,
     objectives: list[Objective],
     method: str,
     phase: _Phases,
-) -> StormAnswers | ExactAnswers:
+) -> Answers:
     """Storm's answers for each objective while its model is alive: fractions from its
-    Rational engine, or its sound engines' bounds and scheduler (``sound_values``)."""
+    Rational engine, or its sound engines' bounds and scheduler (``sound_values``); for a
+    user's property other than Pmax [F φ], Storm's check of it (``property_answers``)."""
+    prop = asked_property(request.property)
+    if prop is not None:
+        phase("values", states=table.size)
+        unsafe = parsed.formula(1) if parsed.has_unsafe else None
+        path = str(request.model_path)
+        return property_answers(model, parsed.program, prop, unsafe, method == EXACT, path)
     if method == EXACT:
         phase("values", states=table.size)
         return exact_answers(model, objectives, table.size)
@@ -184,42 +205,64 @@ def _storm(
 def _values(
     table: BulkModel,
     objectives: list[Objective],
-    storm: StormAnswers | ExactAnswers,
+    storm: Answers,
     phase: _Phases,
 ) -> ValueArrays:
     """Each objective's value per state, Q per choice and the optimal scheduler, from Storm's
     answers; the project's policy iteration only where Storm's engines stopped short."""
     table.load_probabilities()
+    if isinstance(storm, PropertyAnswers):
+        return property_arrays(table.arrays, table.exact_probabilities, storm)
     if isinstance(storm, ExactAnswers):
         assert table.exact_probabilities is not None  # read so under the exact method
         return exact_arrays(table.arrays, table.exact_probabilities, storm)
     return values_from(table.arrays, objectives, storm, phase)
 
 
-def _choices(table: BulkModel, values: ValueArrays, phase: _Phases) -> ChoiceColumns:
-    """A*, A° and the do-nothing choices of every state, as columns over the choices."""
+def _choices(
+    table: BulkModel, values: ValueArrays, storm: Answers, phase: _Phases
+) -> ChoiceColumns:
+    """A*, A° and the do-nothing choices of every state, as columns over the choices (best
+    first in the property's direction: the lowest Q under a minimising one)."""
     phase("choices", states=table.size)
     tolerance = TIE_TOLERANCE if values.q_exact is None else 0.0
-    return choice_columns(table.arrays, table.action_code, values.q, tolerance, values.q_exact)
+    q, q_exact = values.q, values.q_exact
+    if isinstance(storm, PropertyAnswers) and not storm.maximising:
+        q = -q
+        q_exact = [-x for x in q_exact] if q_exact is not None else None
+    return choice_columns(table.arrays, table.action_code, q, tolerance, q_exact)
 
 
-def _bottlenecks(table: BulkModel, objectives: list[Objective], phase: _Phases) -> np.ndarray:
-    """Per state, whether every path from the initial state to the goal passes it."""
+def _bottlenecks(
+    table: BulkModel, objectives: list[Objective], storm: Answers, phase: _Phases
+) -> np.ndarray:
+    """Per state, whether every path from the initial state to the goal passes it (under
+    [φ U ψ], on the model whose states outside φ have no exit: a run that leaves φ failed)."""
     phase("bottlenecks", states=table.size)
-    return bottlenecks.bottleneck_column(table.arrays, objectives[0].target, table.initial)
+    arrays, target = table.arrays, objectives[0].target
+    if isinstance(storm, PropertyAnswers):
+        target = storm.checked.target
+        if storm.checked.stay is not None:
+            arrays = without_exits(arrays, storm.ended & ~target)
+    return bottlenecks.bottleneck_column(arrays, target, table.initial)
 
 
 def _certificate(
     table: BulkModel,
     objectives: list[Objective],
     values: ValueArrays,
+    storm: Answers,
     method: str,
     phase: _Phases,
 ) -> Bounds | None:
-    """How each value was obtained: exact fractions (None), or sound intervals."""
+    """How each value was obtained: exact fractions (None), or sound intervals (for a user's
+    property, Storm's bounds of it)."""
     if method == EXACT:
         return None
     phase("certificate", states=table.size)
+    if isinstance(storm, PropertyAnswers):
+        certificate, (low, high), danger = property_bounds(table.arrays, storm, values)
+        return Bounds(certificate, low, high, *(danger or (None, None)))
     unsafe = objectives[1].target if len(objectives) > 1 else None
     return certify(
         table.arrays,
@@ -279,6 +322,7 @@ def _facts(
     table: BulkModel,
     objectives: list[Objective],
     values: ValueArrays,
+    storm: Answers,
     choices: ChoiceColumns,
     bottleneck: np.ndarray,
     bounds: Bounds | None,
@@ -293,6 +337,8 @@ def _facts(
     phase("facts", states=table.size)
     arrays = table.arrays
     exact = values.value_exact is not None
+    asked = storm if isinstance(storm, PropertyAnswers) else None
+    labels = _labels(table, asked)
     states = ColumnarStates(
         first_row=arrays.first_row,
         row_offsets=arrays.rows.indptr,
@@ -300,9 +346,9 @@ def _facts(
         probabilities=arrays.rows.data,
         action_code=table.action_code,
         action_names=table.action_names,
-        label_names=table.label_names,
-        label_bits=np.stack([table.labels[name] for name in table.label_names])
-        if table.label_names
+        label_names=tuple(labels),
+        label_bits=np.stack(list(labels.values()))
+        if labels
         else np.zeros((0, table.size), dtype=bool),
         variables=tuple(table.valuations),
         valuation_columns=tuple(table.valuations.values()),
@@ -312,11 +358,11 @@ def _facts(
         scheduler=values.scheduler,
         bottleneck=bottleneck,
         centrality=np.asarray(scores.scores, dtype=float) if scores is not None else None,
-        goal=objectives[0].target,
+        goal=asked.checked.target if asked is not None else objectives[0].target,
         unsafe=objectives[1].target if len(objectives) > 1 else np.zeros(table.size, dtype=bool),
         initial=table.initial,
         tie_tolerance=0.0 if exact else TIE_TOLERANCE,
-        dead_end=_dead_ends(values),
+        dead_end=dead_end_column(asked, values) if asked is not None else _dead_ends(values),
         best_row=choices.best,
         worst_row=choices.worst,
         do_nothing_row=choices.do_nothing,
@@ -329,6 +375,8 @@ def _facts(
         danger_exact=_text_column(values.danger_exact),
         q_exact=_text_column(values.q_exact),
         probabilities_exact=_text_column(table.exact_probabilities),
+        maximising=asked is None or asked.maximising,
+        **_reward_columns(asked),
     )
     warnings = list(table.warnings) + parsed.notes
     if not parsed.has_unsafe:
@@ -350,6 +398,7 @@ def _facts(
         labels=tuple(sorted(parsed.labels)),
         actions=tuple(sorted(table.action_names[i] for i in used)),
         content_hash=cache.request_hash(request),
+        property=request.property,
     )
     described = states.centrality_method
     handed = states if table.size >= columnar_from else states.materialised()
@@ -368,6 +417,27 @@ def _facts(
     )
 
 
+def _labels(table: BulkModel, asked: PropertyAnswers | None) -> dict[str, np.ndarray]:
+    """The states' labels by name, sorted; under [φ U ψ] also φ's states under the property's
+    stay label (a label already, or the formula's text, as an expression goal is labelled)."""
+    labels = {name: table.labels[name] for name in table.label_names}
+    if asked is not None and asked.checked.stay is not None:
+        labels[asked.prop.stay_label] = asked.checked.stay
+    return dict(sorted(labels.items()))
+
+
+def _reward_columns(asked: PropertyAnswers | None) -> dict[str, Any]:
+    """A reward property's rewards per row, and where the run has ended (no rewards there)."""
+    if asked is None or asked.checked.rewards is None:
+        return {}
+    rewards_exact = asked.checked.rewards_exact
+    return {
+        "rewards": asked.checked.rewards,
+        "rewards_exact": _text_column(rewards_exact),
+        "ended": asked.ended,
+    }
+
+
 def _dead_ends(values: ValueArrays) -> np.ndarray:
     """V = 0: exactly under the exact method (a fraction too small for a float is no zero)."""
     if values.value_exact is not None:
@@ -377,4 +447,4 @@ def _dead_ends(values: ValueArrays) -> np.ndarray:
 
 def _text_column(found: list | None) -> np.ndarray | None:
     """Fractions as a column of "num/den" texts (None stays None)."""
-    return None if found is None else np.array([str(x) for x in found], dtype=str)
+    return None if found is None else np.array([str(x) for x in found], dtype=str)  # inf: "inf"

@@ -646,15 +646,16 @@ def without_constants(constants: str, names: tuple[str, ...]) -> str:
 
 
 def check_computable(prop: Property | None, path: str) -> None:
-    """Refuse, in one line, a property today's oracle pipeline does not compute yet.
+    """Refuse, in one line, a property the oracle's pipeline does not compute yet.
 
-    The pieces are here (``storm/properties.py``, ``property_values.py``); ``compute.py`` calls
-    them once the one pipeline of issue 48 lands, and this check goes. Until then only
-    ``Pmax=? [F φ]`` (``--goal φ``) is computed: any other form would otherwise be answered,
-    silently, with the values of ``Pmax=? [F φ]``."""
-    if prop is None or prop.reaches_goal:
+    ``compute.py`` computes every form through Storm's check of it (``property_answers.py``)
+    but the step-bounded one, whose states are the product with the steps left
+    (``property_values.bounded_product``): not wired into the pipeline yet, so it is refused
+    here rather than answered, silently, with the values of another property."""
+    if prop is None or prop.kind != BOUNDED:
         return
     raise PropertyError(
-        f"{path}: {prop.text} is read and checked, but the oracle computes it only once the one"
-        " oracle pipeline lands (issue 48); today it computes Pmax=? [F φ] (--goal φ)"
+        f"{path}: {prop.text} is read and checked, but the oracle does not compute step-bounded"
+        " properties ([F<=k φ]) yet; the other forms (Pmax/Pmin [F φ], [φ U ψ], R{...}min/max"
+        " [F φ]) it computes"
     )

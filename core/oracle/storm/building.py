@@ -33,7 +33,8 @@ class ParsedModel:
     labels: tuple[str, ...]
     text: str = ""  # the file's text, to place Storm's exploration errors at a line
     notes: list[str] = field(default_factory=list)  # said with the oracle's warnings
-    targets: list[Target] = field(default_factory=list)  # goal, then unsafe if any
+    # goal, then unsafe if any, then the stay set of a [φ U ψ] property where φ is an expression
+    targets: list[Target] = field(default_factory=list)
     # built without Storm's checks and the rows' sums left to the reader (``build``'s
     # ``rows_read_later``): whoever reads the matrix checks them (``wellformed.check_sums``)
     unchecked_rows: bool = False
@@ -167,6 +168,11 @@ def parse(request: OracleRequest) -> ParsedModel:
         raise ModelError(f"{path}: cannot state the properties: {_storm_message(error)}") from None
     wellformed.check_constant_sums(program, path, text)
     chosen = [goal] if unsafe is None else [goal, unsafe]
+    stay = request.property.stay if request.property is not None else None
+    if stay is not None:  # φ of [φ U ψ]: an expression's states labelled as a goal's are
+        found = target(stay, "stay", program, labels, path)
+        if found is not None and found.expression is not None:
+            chosen.append(found)
     return ParsedModel(program, properties, has_unsafe, labels, text, targets=chosen)
 
 
