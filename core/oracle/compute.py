@@ -29,10 +29,12 @@ from explaincheck.core.oracle.certificate import EXACT_CERTIFICATE, Bounds, cert
 from explaincheck.core.oracle.choices import ChoiceColumns, choice_columns
 from explaincheck.core.oracle.columnar import NOT_COMPUTED, ColumnarStates
 from explaincheck.core.oracle.objective import MAX, MIN, Objective
+from explaincheck.core.oracle.property import BOUNDED
 from explaincheck.core.oracle.property_answers import (
     PropertyAnswers,
     asked_property,
     dead_end_column,
+    deadline_product,
     property_answers,
     property_arrays,
     property_bounds,
@@ -109,6 +111,7 @@ def compute_in_process(
     objectives = _objectives(parsed, table, request)
     storm = _storm(model, request, parsed, table, objectives, method, phase)
     del model  # Storm's copy of the matrix is freed before ours is filled in
+    table, storm = _product(table, storm, phase)
     values = _values(table, objectives, storm, phase)
     choices = _choices(table, values, storm, phase)
     bottleneck = _bottlenecks(table, objectives, storm, phase)
@@ -202,6 +205,17 @@ def _storm(
     return storm_answers(model, table.arrays, objectives, phase)
 
 
+def _product(table: BulkModel, storm: Answers, phase: _Phases) -> tuple[BulkModel, Answers]:
+    """A deadline ([F<=k φ]): the product of the model with the steps left replaces its columns
+    (``property_answers.deadline_product``: the best action depends on the steps left, so they
+    are part of the state); any other property keeps the model."""
+    if not isinstance(storm, PropertyAnswers) or storm.prop.kind != BOUNDED:
+        return table, storm
+    table.load_probabilities()
+    phase("product", states=table.size)
+    return deadline_product(table, storm)
+
+
 def _values(
     table: BulkModel,
     objectives: list[Objective],
@@ -284,6 +298,8 @@ def _start_centrality(
     (``ColumnarStates.centrality_scores``, from the same edges with the same seed)."""
     if not request.centrality and table.size >= columnar_from:
         return None
+    if request.property is not None and request.property.kind == BOUNDED:
+        return None  # its states are the product's, made later: scores on first need
     if table.size > centrality.EXACT_UP_TO:
         centrality.load_sampler()  # here, not on the thread: its import holds the interpreter
     edges = table.arrays.edges  # made once, here, for both threads (bottlenecks read them)
@@ -359,7 +375,9 @@ def _facts(
         bottleneck=bottleneck,
         centrality=np.asarray(scores.scores, dtype=float) if scores is not None else None,
         goal=asked.checked.target if asked is not None else objectives[0].target,
-        unsafe=objectives[1].target if len(objectives) > 1 else np.zeros(table.size, dtype=bool),
+        unsafe=table.with_label(request.unsafe_label)  # the objective's, or the product's
+        if parsed.has_unsafe
+        else np.zeros(table.size, dtype=bool),
         initial=table.initial,
         tie_tolerance=0.0 if exact else TIE_TOLERANCE,
         dead_end=dead_end_column(asked, values) if asked is not None else _dead_ends(values),

@@ -643,19 +643,3 @@ def without_constants(constants: str, names: tuple[str, ...]) -> str:
 
     kept = [f"{k}={v}" for k, v in constant_parts(constants) if k not in names]
     return ",".join(kept)
-
-
-def check_computable(prop: Property | None, path: str) -> None:
-    """Refuse, in one line, a property the oracle's pipeline does not compute yet.
-
-    ``compute.py`` computes every form through Storm's check of it (``property_answers.py``)
-    but the step-bounded one, whose states are the product with the steps left
-    (``property_values.bounded_product``): not wired into the pipeline yet, so it is refused
-    here rather than answered, silently, with the values of another property."""
-    if prop is None or prop.kind != BOUNDED:
-        return
-    raise PropertyError(
-        f"{path}: {prop.text} is read and checked, but the oracle does not compute step-bounded"
-        " properties ([F<=k φ]) yet; the other forms (Pmax/Pmin [F φ], [φ U ψ], R{...}min/max"
-        " [F φ]) it computes"
-    )

@@ -1,8 +1,7 @@
 """``--property`` on the command line (issue 49, point 1): PRISM text, FILE.props[:NAME] or an
 environment's own property; every bad one is one line and exit status 2; a property's target is
-the goal; the campaign stores it and its identity holds it. Every form but the step-bounded one is
-computed end to end by the one pipeline; a deadline is refused in one line until its product is
-wired (its end-to-end run below is marked xfail until then)."""
+the goal; the campaign stores it and its identity holds it. Every form is computed end to end by
+the one pipeline (``core/oracle/compute.py``)."""
 
 from __future__ import annotations
 
@@ -34,9 +33,6 @@ const int T;
 "steps": R{"steps"}min=? [ F "done" ];
 "soon": Pmax=? [ F<=T "done" ];
 """
-NEEDS_PIPELINE = pytest.mark.xfail(
-    strict=True, reason="the pipeline does not compute step-bounded properties yet"
-)
 
 
 @pytest.fixture()
@@ -88,7 +84,6 @@ def test_a_reach_property_is_the_goal_end_to_end(walk, tmp_path, monkeypatch):
         (("--property", "nope"), "'nope' is no property of this model (its properties: reach"),
         (("--property", "walk.props:soon"), "needs the constant T"),
         (("--property", 'Pmax=? [F "done"]', "--goal", "done"), "give --goal or --property"),
-        (("--property", 'Pmax=? [F<=3 "done"]'), "does not compute step-bounded properties"),
     ],
 )
 def test_a_bad_property_is_one_line(walk, args, says, monkeypatch):
@@ -163,7 +158,6 @@ def test_run_job_shop_hours_end_to_end(tmp_path):
     assert plan.oracle.prop.is_reward
 
 
-@NEEDS_PIPELINE
 def test_run_frozen_lake_deadline_end_to_end(tmp_path):
     done = run_cli(
         "run", "--env", "frozen_lake", "--property", "deadline", "--llm", "oracle", "--budget",

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from explaincheck.core.oracle.compute import compute_in_process
-from explaincheck.core.oracle.property import PropertyError, check_computable, parse_property
+from explaincheck.core.oracle.property import parse_property
 from explaincheck.core.oracle.serialization import to_contract
 from explaincheck.core.oracle.types import EXACT, VERIFIED, OracleRequest
 from tests.support.property_oracle import property_oracle
@@ -26,6 +26,9 @@ CASES = [
     ("ladder.prism", 'Pmin=? [F "goal"]'),
     ("ladder.prism", 'Pmax=? [r>3 U "goal"]'),
     ("likely_not_safe.prism", 'Pmin=? [!"unsafe" U "goal"]'),
+    ("rewards_four.prism", 'Pmax=? [F<=3 "goal"]'),
+    ("ladder.prism", 'Pmin=? [F<=6 "goal"]'),
+    ("likely_not_safe.prism", 'Pmax=? [F<=2 "goal"]'),
 ]
 
 
@@ -77,6 +80,7 @@ def test_the_four_state_rewards_model_by_hand():
         ("ladder.prism", 'Pmin=? [F "goal"]'),
         ("ladder.prism", 'Pmax=? [r>3 U "goal"]'),
         ("rewards_four.prism", 'R{"time"}min=? [F "goal"]'),
+        ("ladder.prism", 'Pmin=? [F<=6 "goal"]'),
     ],
 )
 def test_verified_values_lie_in_their_intervals(model, text):
@@ -93,9 +97,3 @@ def test_verified_values_lie_in_their_intervals(model, text):
         finite = [q for q in want.q.values() if not math.isinf(q)]
         if finite and max(finite) - min(finite) > 1e-6:  # beyond the float tie tolerance
             assert got.best == want.best and got.worst == want.worst
-
-
-def test_a_deadline_is_still_refused_in_one_line():
-    with pytest.raises(PropertyError, match="step-bounded"):
-        check_computable(parse_property('Pmax=? [F<=3 "goal"]'), "m.prism")
-    check_computable(parse_property('R{"time"}min=? [F "goal"]'), "m.prism")
