@@ -251,6 +251,13 @@ class ColumnarStates(Sequence[StateFacts]):
         return self.do_nothing_row
 
     @property
+    def written_from_columns(self) -> bool:
+        """Whether ``contract_text`` writes these states' JSON from the columns: not where a
+        reward property's rewards or an infinite value are (their keys, ``R``, ``V_infinite``,
+        ``Q_infinite``, come from each state's facts, ``serialization.contract_states``)."""
+        return self.rewards is None and bool(np.isfinite(self.q).all())
+
+    @property
     def exact(self) -> bool:
         """Whether the columns hold the exact method's fractions."""
         return self.value_exact is not None

@@ -37,10 +37,10 @@ def write_contract(result: OracleResult, out: TextIO, chunk: int = 4096) -> None
     result's states are written from its columns (``contract_text``), a block of states at a
     time, without their facts."""
     texts: Iterator[str]
-    if result.columnar:
+    table = cast("ColumnarStates", result.states) if result.columnar else None
+    if table is not None and table.written_from_columns:
         from explaincheck.core.oracle.contract_text import state_texts
 
-        table = cast("ColumnarStates", result.states)
         texts = state_texts(table, table.centrality_computed)
     else:
         states = (json.dumps(state) for state in contract_states(result))

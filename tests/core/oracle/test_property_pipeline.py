@@ -5,6 +5,8 @@ certified intervals around the exact ones."""
 
 from __future__ import annotations
 
+import io
+import json
 import math
 from fractions import Fraction
 from pathlib import Path
@@ -13,7 +15,7 @@ import pytest
 
 from explaincheck.core.oracle.compute import compute_in_process
 from explaincheck.core.oracle.property import parse_property
-from explaincheck.core.oracle.serialization import to_contract
+from explaincheck.core.oracle.serialization import to_contract, write_contract
 from explaincheck.core.oracle.types import EXACT, VERIFIED, OracleRequest
 from tests.support.property_oracle import property_oracle
 
@@ -97,3 +99,20 @@ def test_verified_values_lie_in_their_intervals(model, text):
         finite = [q for q in want.q.values() if not math.isinf(q)]
         if finite and max(finite) - min(finite) > 1e-6:  # beyond the float tie tolerance
             assert got.best == want.best and got.worst == want.worst
+
+
+@pytest.mark.parametrize(
+    "text", ['R{"time"}min=? [F "goal"]', 'Pmin=? [!"unsafe" U "goal"]', 'Pmax=? [F<=3 "goal"]']
+)
+def test_a_columnar_result_writes_the_same_json(text):
+    """Kept as columns (as a large result is), the property's states write the same strict
+    JSON as their facts do: rewards, infinite values as null with their flags."""
+    small = compute_in_process(_request("rewards_four.prism", text))
+    columns = compute_in_process(_request("rewards_four.prism", text), columnar_from=1)
+    assert columns.columnar and not small.columnar
+    assert [s.q_exact for s in columns.states] == [s.q_exact for s in small.states]
+    written = io.StringIO()
+    write_contract(columns, written)
+    found = json.loads(written.getvalue())
+    wanted = json.loads(json.dumps(to_contract(small), allow_nan=False))
+    assert found["states"] == wanted["states"]
