@@ -5,8 +5,10 @@ derived from them as columns: ``columnar.ColumnarStates``). Each phase is one fu
 called once, from ``compute_in_process``:
 
 parse and check -> build (Rational engine when small enough, else float) -> structure (the model
-read in bulk) -> values (Storm's engines first) -> choices (A*, A°, dead ends, do-nothing) ->
-bottlenecks -> certificate -> centrality (on request; exact on small models) -> facts (the result).
+read in bulk) -> values (Storm's engines first; a user's property other than Pmax [F φ] by Storm's
+check of it, ``property_answers``, a deadline over the product with the steps left) -> choices
+(A*, A°, dead ends, do-nothing, in the property's direction) -> bottlenecks -> certificate ->
+centrality (on request; exact on small models) -> facts (the result).
 
 A small result is handed on as the tuple of its states' facts, a large one as the columns that
 make a state's facts when asked (``COLUMNAR_FROM``); both come from the same columns.
@@ -170,7 +172,8 @@ def _objectives(
     parsed: building.ParsedModel, table: BulkModel, request: OracleRequest
 ) -> list[Objective]:
     """What the values phase computes: V = Pmax [F goal] with its scheduler, and where the
-    model has an unsafe set D = Pmin [F unsafe] (issue 49 asks the user's own property here)."""
+    model has an unsafe set D = Pmin [F unsafe]. A user's other property is Storm's check of
+    it instead (``_storm``); V's objective then only names its target."""
     found = [Objective("V", MAX, table.with_label(request.goal_label), parsed.properties[0], True)]
     if parsed.has_unsafe:
         unsafe = table.with_label(request.unsafe_label)

@@ -18,6 +18,7 @@ import itertools
 import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from typing import cast
 
 import numpy as np
 
@@ -108,9 +109,10 @@ def property_arrays(
             residual=0.0,
             rounds=0,
             words=f"{answers.prop.text}: {checked.method}; Q summed exactly",
-            value_exact=list(checked.exact),
-            danger_exact=list(danger_exact) if danger_exact is not None else None,
-            q_exact=q_exact,
+            # fractions, and math.inf where an expected reward is infinite
+            value_exact=cast(list[Fraction], list(checked.exact)),
+            danger_exact=cast(list[Fraction], list(danger_exact)) if danger_exact else None,
+            q_exact=cast(list[Fraction], q_exact),
         )
     deadline = answers.prop.kind == BOUNDED  # by backward induction over the product
     value = checked.values if deadline else _midpoint(checked, answers.prop, arrays.size)
@@ -273,7 +275,7 @@ def deadline_product(
     found = replace(
         checked,
         values=values,
-        exact=values_exact,
+        exact=cast(list[Fraction | float], values_exact),
         lower=None,
         upper=None,
         scheduler=None,
