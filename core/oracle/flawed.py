@@ -99,6 +99,18 @@ def parse_flaw(rest: str) -> Flaw:
 _MEMORY: dict[tuple[str, str, Flaw], OracleResult] = {}
 
 
+def refuse_unseen(truth: OracleResult, flaw: Flaw) -> None:
+    """One line where ``flaw`` has no picture of ``truth``'s states: myopic under a deadline
+    (its picture is of the model, the deadline's oracle of the product with the steps left).
+    Called where the explainer is made, so a run stops before its first question."""
+    if flaw.kind == MYOPIC and truth.prop.kind == BOUNDED:
+        raise ExplaincheckError(
+            f"flaw:myopic sees the model, not the steps left of {truth.prop.text}: its picture"
+            " has other states than the deadline's oracle (use flaw:distance or"
+            " flaw:determinised)"
+        )
+
+
 def flawed_oracle(
     truth: OracleResult, flaw: Flaw, *, use_cache: bool = True, timeout: float | None = None
 ) -> OracleResult:
@@ -109,12 +121,7 @@ def flawed_oracle(
     key = (truth.model.content_hash, truth.method, flaw)
     if key in _MEMORY:
         return _MEMORY[key]
-    if flaw.kind == MYOPIC and truth.prop.kind == BOUNDED:
-        raise ExplaincheckError(
-            f"flaw:myopic sees the model, not the steps left of {truth.prop.text}: its picture"
-            " has other states than the deadline's oracle (use flaw:distance or"
-            " flaw:determinised)"
-        )
+    refuse_unseen(truth, flaw)
     if flaw.kind == MYOPIC:
         picture = _myopic_isolated(truth, flaw.steps, use_cache, timeout)
     elif flaw.kind == DETERMINISED:

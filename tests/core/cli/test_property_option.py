@@ -190,3 +190,16 @@ def test_a_campaign_file_names_the_property(tmp_path):
     campaign = campaign_from(args)
     assert campaign.property_text == "hours"
     assert campaign.run_options()["property"] == "hours"  # written back as the same key
+
+
+def test_myopic_under_a_deadline_is_refused_before_the_run(tmp_path):
+    """flaw:myopic has no picture of a deadline's product states: one line, exit status 2,
+    before any question (it was 14 executions ended in error, exit 1)."""
+    done = run_cli(
+        "run", "--env", "frozen_lake", "--property", "deadline", "--llm", "flaw:myopic:2",
+        "--budget", "2", "--db", str(tmp_path / "m.sqlite"),
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert "flaw:myopic sees the model, not the steps left" in last
+    assert "Traceback" not in done.stderr
