@@ -19,7 +19,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from explaincheck.core.cache_files import write_atomic
+from explaincheck.core.atomic_files import write_bytes_atomically
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.share.bundle import build_bundle
 
@@ -288,6 +288,8 @@ def write_share(db_path: str | Path, out: str | Path) -> tuple[Path, int]:
         raise ExplaincheckError(f"{db_path}: no such results file")
     text = render_page(build_bundle(db_path)).encode()
     target = Path(out)
-    if not write_atomic(target, lambda stream: stream.write(text), binary=True):
-        raise ExplaincheckError(f"cannot write {target}")
+    try:  # the umask's mode: a file meant for others (a cache's writer made it 0600)
+        write_bytes_atomically(target, text)
+    except OSError as error:
+        raise ExplaincheckError(f"cannot write {target}: {error.strerror or error}") from None
     return target, len(text)
