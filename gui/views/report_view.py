@@ -210,7 +210,7 @@ class ReportView(QWidget):
         scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
         scroll.setWidget(body)
-        self.scroll = scroll
+        self.scroll_area = scroll
 
         # what the last export wrote, under the summary (which stays)
         self.export_line = plain_label("")

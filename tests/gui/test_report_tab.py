@@ -68,9 +68,9 @@ def test_a_self_check_file_is_shown_as_a_self_check_first(selfcheck_db, qtbot, w
     assert view.report.figures == {} and view.report.sections == []
     assert view.policy_place == "top"
     # the whole self-check table in view, the page not scrolled
-    viewport = view.scroll.viewport()
+    viewport = view.scroll_area.viewport()
     top = box.view.mapTo(viewport, QPoint(0, 0)).y()
-    assert view.scroll.verticalScrollBar().value() == 0
+    assert view.scroll_area.verticalScrollBar().value() == 0
     assert top >= 0 and top + box.view.height() <= viewport.height(), (top, viewport.height())
     figures = {box.model.index(r, 0).data() for r in range(box.model.rowCount())}
     assert {"say–do agreement", "accuracy: own policy", "value loss of its policy"} <= figures
