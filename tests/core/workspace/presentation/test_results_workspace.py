@@ -262,3 +262,33 @@ def test_a_v5_file_is_read_through_a_migrated_copy(results_file, tmp_path):
     ]
     with sqlite3.connect(old) as untouched:  # reading wrote nothing
         assert untouched.execute("PRAGMA user_version").fetchone()[0] == 5
+
+
+def test_a_file_of_another_model_opens_its_model_or_says_so(results_file, tmp_path):
+    """Issue 50: a file tested on another model left the old one in the graph and the
+    inspector while the Report showed the file's results."""
+    from explaincheck.core.environments.registry import resolve
+    from explaincheck.core.oracle import compute_oracle
+    from explaincheck.core.workspace.presentation.results.opening import file_model
+
+    rows = loaded(results_file).executions
+    lake = compute_oracle(resolve("frozen_lake").request())
+    water = compute_oracle(resolve("water_jug").request())
+    assert rows[0].model_hash == lake.model.content_hash
+    kept = file_model(rows, lake, "frozen_lake", "Frozen Lake", "results.sqlite")
+    assert kept.open is None and kept.said == ""  # graded on the open model
+    opened = file_model(rows, water, "water_jug", "Water Jug", "results.sqlite")
+    assert opened.open == "frozen_lake"
+    said = "Opened frozen_lake, the model results.sqlite was tested on (Water Jug was open)"
+    assert opened.said == said
+    assert file_model(rows, None, None, "", "r.sqlite").open == "frozen_lake"  # none open
+    assert file_model(rows, None, "frozen_lake", "Frozen Lake", "r").open is None  # building it
+    # a PRISM file that is not on this machine: named, the open model kept
+    gone = [replace(e, environment=str(tmp_path / "gone" / "model.prism")) for e in rows]
+    named = file_model(gone, water, "water_jug", "Water Jug", "r.sqlite")
+    assert named.open is None
+    assert named.said == (
+        "r.sqlite was tested on gone, which cannot be opened here: the graph and the inspector"
+        " show Water Jug, another model"
+    )
+    assert file_model([], water, "water_jug", "Water Jug", "r.sqlite").open is None
