@@ -243,9 +243,28 @@ class CaseDetail(QWidget):
         if self.case_view:
             self.columns.setVisible(row is not None)
             self.close_button.setVisible(row is not None)
-            self.fit_answers()
+            QTimer.singleShot(0, self._fit)  # once the columns shown have their sizes
         for listener in self.row_shown:
             listener(self.row)
+
+    def fit_columns(self) -> None:
+        """The oracle's column as wide as its longest line (a quarter to 45 % of the width),
+        the question and the reply sharing the rest: a one-state case leaves the question the
+        room, a case of four states with their Q values gets the oracle's lines unbroken."""
+        total = sum(self.columns.sizes())
+        if not self.case_view or self.row is None or total <= 0 or self.columns.count() != 3:
+            return
+        metrics = self.oracle.fontMetrics()
+        longest = max(
+            (metrics.horizontalAdvance(line) for line in self.oracle.toPlainText().splitlines()),
+            default=0,
+        )
+        chrome = 2 * self.oracle.frameWidth() + int(2 * self.oracle.document().documentMargin())
+        bar = self.oracle.verticalScrollBar().sizeHint().width()
+        wanted = longest + chrome + bar + 24  # the box's margins and frame
+        oracle = min(max(wanted, total // 4), total * 45 // 100)
+        left = (total - oracle) // 2
+        self.columns.setSizes([left, total - oracle - left, oracle])
 
     def fit_answers(self) -> None:
         """The parsed and expected answers get the lines they need (up to half the column),
@@ -275,7 +294,11 @@ class CaseDetail(QWidget):
         sizes[self.right.indexOf(self.reply_box)] = max(rest, TEXT_MIN_HEIGHT)
         self.right.setSizes(sizes)
 
+    def _fit(self) -> None:
+        self.fit_columns()
+        self.fit_answers()
+
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         if self.case_view:  # once the columns have their new widths (the lines wrap anew)
-            QTimer.singleShot(0, self.fit_answers)
+            QTimer.singleShot(0, self._fit)

@@ -165,6 +165,8 @@ class ExecutionsPanel(QWidget):
                 self.table.setColumnWidth(column, COLUMN_WIDTHS[key])
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
         self.table.clicked.connect(self._clicked)
+        # the list shrinks to its strip when a case opens: the chosen row stays in view
+        self.table.verticalScrollBar().rangeChanged.connect(lambda *_: self._chosen_in_view())
 
     def _build_group_table(self) -> None:
         """One row per repeated case (shown instead of the table by Group repeats)."""
@@ -424,11 +426,16 @@ class ExecutionsPanel(QWidget):
         self.detail.show_row(execution, self._oracle_for(execution), self._names())
         if not self.case_open:
             self._set_case_open(True)
+        QTimer.singleShot(0, self._chosen_in_view)  # once the list is the strip's height
+        self.case_selected.emit(execution)
+
+    def _chosen_in_view(self) -> None:
+        """The chosen row in the middle of the list's strip."""
         shown = self.group_table if self.group_button.isChecked() else self.table
         selected = shown.selectionModel().selectedRows()
-        if selected:
-            shown.scrollTo(selected[0], QAbstractItemView.ScrollHint.PositionAtCenter)
-        self.case_selected.emit(execution)
+        if selected and self.case_open:  # by its last column: a hidden one would not scroll
+            last = selected[0].sibling(selected[0].row(), shown.model().columnCount() - 1)
+            shown.scrollTo(last, QAbstractItemView.ScrollHint.PositionAtCenter)
 
 
 class ResultsView(QTabWidget):

@@ -38,7 +38,7 @@ class CaseText:
 EMPTY = CaseText(NO_CASE, "", "", "", "", False, "", "", "")
 
 
-ONE_LINE = 60  # an answer whose JSON is no longer than this stays on one line
+ONE_LINE = 80  # an answer whose JSON is no longer than this stays on one line
 
 
 def pretty(value: Any) -> str:
