@@ -62,7 +62,7 @@ COLUMN_WIDTHS = {
     "llm": 100,
     "category": 125,
     "selection": 78,
-    "states": 70,
+    "states": 90,
     "delta": 48,
     "repeat": 36,
     "verdict": 58,

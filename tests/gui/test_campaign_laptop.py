@@ -74,6 +74,11 @@ def test_every_category_name_is_read_whole(qtbot, window, size):
             cut.append((item.text(0), needed.size().toTuple(), room.size().toTuple()))
     assert not cut, cut
     assert tree.textElideMode() == Qt.TextElideMode.ElideNone
+    # and the tree itself whole in the page: no sideways scrolling hides its right edge
+    page = view.findChild(QScrollArea)
+    assert page.horizontalScrollBar().maximum() == 0
+    right = tree.mapTo(page.viewport(), tree.rect().topRight()).x()
+    assert right < page.viewport().width(), (right, page.viewport().width())
 
 
 def test_the_wheel_changes_only_a_focused_box(qtbot, window):
