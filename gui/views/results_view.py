@@ -59,11 +59,11 @@ CASE_TABLE_HEIGHT = 24 + CASE_TABLE_ROWS * ROW_HEIGHT + 6
 HIDEABLE = ("environment", "selection", "repeat")  # left out when one value fills the column
 COLUMN_WIDTHS = {
     "environment": 90,
-    "llm": 100,
-    "category": 125,
+    "llm": 96,
+    "category": 122,
     "selection": 78,
-    "states": 90,
-    "delta": 48,
+    "states": 88,
+    "delta": 44,
     "repeat": 36,
     "verdict": 58,
 }
