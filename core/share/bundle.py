@@ -102,6 +102,7 @@ def table1(rows: list[dict[str, Any]], campaigns: list[CampaignRow]) -> dict[str
     filters list (issue 50: the page scored only the listed failures, 0.0 % for every LLM)."""
     if not rows:
         return None
+    from explaincheck.core.analysis.layout import category_label
     from explaincheck.core.analysis.report import build_report  # pandas: only when sharing
 
     (section,) = build_report(rows_frame(rows), campaigns=campaigns, only={"table1"}).sections
@@ -114,7 +115,8 @@ def table1(rows: list[dict[str, Any]], campaigns: list[CampaignRow]) -> dict[str
     return clean(
         {
             "title": section.title,
-            "columns": [[str(d), str(c)] for d, c in table.columns],
+            # dimension, category id, the short label the report's tables show (Sat., Bttl.)
+            "columns": [[str(d), str(c), category_label(str(c))] for d, c in table.columns],
             "rows": [
                 {
                     "environment": str(key[0]),

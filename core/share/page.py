@@ -46,6 +46,7 @@ svg{background:#fbfcfd;border:1px solid #d5dae1}
 svg text{font-size:11px}
 .muted{color:#666}
 td.b{font-weight:bold}
+div.wide{overflow-x:auto;max-width:100%}
 p.note{max-width:70em}
 """
 
@@ -92,7 +93,9 @@ SCRIPT = r"""
     });
     head.appendChild(el("th", "environment", "l"));
     head.appendChild(el("th", "LLM", "l"));
-    t1.columns.forEach(function (c) { head.appendChild(el("th", c[1])); });
+    t1.columns.forEach(function (c) {
+      var th = el("th", c[2]); th.title = c[1]; head.appendChild(th);  // Sat. (satisfy)
+    });
     t.appendChild(groups);
     t.appendChild(head);
     t1.rows.forEach(function (r) {
@@ -102,7 +105,9 @@ SCRIPT = r"""
       r.cells.forEach(function (v, i) { tr.appendChild(el("td", v, r.bold[i] ? "b" : "")); });
       t.appendChild(tr);
     });
-    box.appendChild(t);
+    var wide = el("div", null, "wide");  // a wide table scrolls in its box, not the page
+    wide.appendChild(t);
+    box.appendChild(wide);
     box.appendChild(el("p", t1.note, "muted note"));
   }
   function options(select, values) {

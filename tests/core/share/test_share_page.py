@@ -94,6 +94,7 @@ class _Table1(HTMLParser):
         super().__init__()
         self.depth = 0  # > 0 inside div#table1
         self.rows: list[list[str]] = []
+        self.titles: list[list[str]] = []  # each cell's title: a category's id under its label
         self.cell: list[str] | None = None
 
     def handle_starttag(self, tag, attrs):
@@ -103,8 +104,10 @@ class _Table1(HTMLParser):
             self.depth += 1
         elif self.depth and tag == "tr":
             self.rows.append([])
+            self.titles.append([])
         elif self.depth and tag in ("td", "th"):
             self.cell = []
+            self.titles[-1].append(dict(attrs).get("title", ""))
 
     def handle_endtag(self, tag):
         if self.depth and tag in ("td", "th") and self.cell is not None:
@@ -135,7 +138,8 @@ def test_table_1_in_chromium_is_the_reports_over_every_execution(shared, tmp_pat
     parser = _Table1()
     parser.feed(run.stdout)
     _groups, head, *rows = parser.rows
-    assert head == ["environment", "LLM", *header[2:]]
+    assert parser.titles[1] == ["", "", *header[2:]]  # each category's id, as report's CSV
+    assert head[:4] == ["environment", "LLM", "Sat.", "Bttl."] and head[-1] == "Avg."
     assert rows == expected and len(rows) == 2  # random and oracle on frozen_lake
     oracle = next(row for row in rows if row[1] == "oracle")
     assert all(cell == "1.00†/1.00†" for cell in oracle[2:-1]) and oracle[-1] == "1.00/1.00"
