@@ -61,14 +61,22 @@ def file_model(
     """The model a results file wants beside the open one (``oracle``, built from the
     environment ``open_id`` shown as ``open_title``; None and "" when no model is open): the
     open model stays when any row was graded on it (or, still building, it is the rows'
-    environment); otherwise the rows' model opens, or, when it cannot be opened here (a PRISM
-    file not on this machine), the line says that the graph shows another model."""
+    environment, or carries a policy over the rows' environment); otherwise the rows' model
+    opens, or, when it cannot be opened here (a PRISM file not on this machine), the line says
+    that the graph shows another model."""
     if not executions:
         return FileModel(None)
-    if oracle is not None and any(e.model_hash == oracle.model.content_hash for e in executions):
-        return FileModel(None)
     first = executions[0].environment
-    if oracle is None and open_id is not None and open_id == first:
+    if oracle is not None:
+        # with a policy attached the model's hash names the policy; the rows of questions
+        # about the model itself carry the hash without it (``PolicyOracle.base_hash``)
+        base = getattr(oracle, "base_hash", "")
+        hashes = {oracle.model.content_hash, base} - {""}
+        if any(e.model_hash in hashes for e in executions):
+            return FileModel(None)
+        if base and open_id == first:
+            return FileModel(None)  # its model with another policy: the loaded one stays
+    elif open_id is not None and open_id == first:
         return FileModel(None)  # the same model, still building
     wanted = model_to_open(executions)
     tested = environment_name(first)

@@ -292,6 +292,15 @@ def test_a_file_of_another_model_opens_its_model_or_says_so(results_file, tmp_pa
         " show Water Jug, another model"
     )
     assert file_model([], water, "water_jug", "Water Jug", "r.sqlite").open is None
+    # a policy attached to the open model: its hash names the policy, the rows' do not
+    from types import SimpleNamespace
+
+    with_policy = SimpleNamespace(
+        model=SimpleNamespace(content_hash="lake+policy"), base_hash=lake.model.content_hash
+    )
+    assert file_model(rows, with_policy, "frozen_lake", "Frozen Lake", "r").open is None
+    other_policy = [replace(e, model_hash="lake+another policy") for e in rows]
+    assert file_model(other_policy, with_policy, "frozen_lake", "Frozen Lake", "r").open is None
 
 
 def test_the_case_view_shows_the_prompts_question_and_the_states_by_their_letters(results_file):
