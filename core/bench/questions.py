@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
-from explaincheck.core.cache_files import write_atomic
+from explaincheck.core.atomic_files import write_bytes_atomically
 from explaincheck.core.campaign.plan import SATISFY_RULES, Campaign, plan_campaign
 from explaincheck.core.environments.registry import BUILTIN_IDS
 from explaincheck.core.errors import ExplaincheckError
@@ -283,13 +283,12 @@ def write_set(bench: BenchSet, folder: str | Path) -> Path:
         (QUESTIONS_FILE, questions_text(bench.questions)),
         (MANIFEST_FILE, (json.dumps(bench.manifest, indent=2, sort_keys=True) + "\n").encode()),
     ):
-        if not write_atomic(out / name, _writer(data), binary=True):
-            raise ExplaincheckError(f"cannot write {out / name}")
+        try:  # the umask's mode, as every file the user shares (not a cache's private 0600)
+            write_bytes_atomically(out / name, data)
+        except OSError as error:
+            reason = error.strerror or error
+            raise ExplaincheckError(f"cannot write {out / name}: {reason}") from None
     return out
-
-
-def _writer(data: bytes) -> Callable[[IO[bytes]], object]:
-    return lambda stream: stream.write(data)
 
 
 def read_set(folder: str | Path) -> BenchSet:
