@@ -322,6 +322,8 @@ def _cell(line: Any, key: str) -> str:
         return f"{value:.0%}"
     if key == "difference":
         low, high = line.ci
+        if low != low:  # none: too few pairs for the test to reach the line's level
+            return f"{value:+.0%} [–]"
         return f"{value:+.0%} [{low:+.0%}, {high:+.0%}]"
     if key == "p_holm":
         return f"{value:.3g}"
