@@ -21,8 +21,15 @@ from explaincheck.core.store import Store
 from explaincheck.core.workspace.selfcheck import run_selfcheck
 
 
-def _check(llm: str, db, budget: int = 20, stop_at: str | None = None):
-    campaign = Campaign(environment="frozen_lake", llms=(llm,), budget=budget)
+def _check(
+    llm: str,
+    db,
+    budget: int = 20,
+    stop_at: str | None = None,
+    env: str = "frozen_lake",
+    constants: str | None = None,
+):
+    campaign = Campaign(environment=env, llms=(llm,), budget=budget, constants=constants)
     environment = load_environment(campaign)
     oracle = oracle_for(campaign, environment)
     with CampaignSession.open(db) as session:
@@ -69,6 +76,29 @@ def test_random_agrees_with_itself_at_the_uniform_mass(tmp_path):
     assert figures.say_do_agreement == pytest.approx(0.25)
     assert figures.disagreement == pytest.approx(0.75 * figures.states)
     assert figures.value_loss_exact == "476875/589033"  # the uniform policy's loss
+
+
+def test_random_agrees_at_the_mass_of_the_actions_the_act_question_offered(tmp_path):
+    """Issue 51.5: the act question leaves do-nothing actions out (the corridor's wait), so the
+    random answerer draws among left and right: its policy is uniform over those two, and its
+    say-do agreement at each state is 1/2, not the 1/3 of all three labelled actions."""
+    from pathlib import Path
+
+    corridor = str(Path(__file__).parents[2] / "models" / "corridor.prism")
+    oracle, _, figures = _check("random", tmp_path / "c.sqlite", env=corridor, constants="TARGET=4")
+    assert figures is not None and figures.states >= 1
+    assert figures.say_do_agreement == pytest.approx(0.5)
+    from explaincheck.core.analysis.selfcheck import stored_policies
+    from explaincheck.core.store import Store
+
+    with Store.open(tmp_path / "c.sqlite", readonly=True) as store:
+        chain = stored_policies(store.executions(), oracle)["random"][0]
+    for state in oracle.states:
+        if state.id in chain.policy.choices and "wait" in state.q and len(state.q) == 3:
+            assert chain.policy.choices[state.id] == {
+                "left": Fraction(1, 2),
+                "right": Fraction(1, 2),
+            }
 
 
 def test_the_myopic_flaw_says_what_it_does_and_misjudges_its_own_policy(tmp_path):
