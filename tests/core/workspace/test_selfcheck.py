@@ -199,10 +199,39 @@ def test_selfcheck_json_contract_and_bad_input(capsys, tmp_path):
         "questions",
     ]
     assert data["say_do_agreement"] == 1.0 and data["self_accuracy"] == 1.0
-    assert data["defaulted"] > 0 and data["value_loss"] > 0  # 3 states asked, the rest uniform
+    # issue 51.8: the accuracy on a few questions has its interval, as say-do agreement has
+    low, high = data["self_accuracy_ci"]
+    assert 0 < low < 1 == pytest.approx(high) and data["policies"]["own"]["accuracy_ci"]
+    # 3 states asked: the loss is the interval over every choice at the others, from 0 (the
+    # oracle's own choices lose nothing); the uniform default's loss is beside it
+    assert data["defaulted"] > 0 and data["value_loss"] == 0 < data["value_loss_default"]
+    assert data["value_loss_interval"] == [0, data["value_loss_high"]]
+    assert data["value_loss_default"] <= data["value_loss_high"]
     assert main(["selfcheck", "--env", "frozen_lake", "--llm", "nonsense:x", "--db", str(db)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "nonsense" in err[0]
+
+
+def test_the_oracles_loss_at_budget_10_is_its_own(capsys, tmp_path):
+    """Issue 51.4: Frozen Lake has 11 decision states the oracle's run can reach; at --budget 10
+    the eleventh was filled by the uniform default and the oracle "lost" 42/629. Its own loss
+    is the interval over every choice there, from 0 (the best choice) to 28/323 (the worst),
+    and the output says so and names the default in words."""
+    db = str(tmp_path / "o.sqlite")
+    args = ["selfcheck", "--env", "frozen_lake", "--llm", "oracle", "--budget", "10", "--db", db]
+    assert main(args) == 0
+    shown = capsys.readouterr().out
+    assert "1 decision state it gave no choice at, filled by the default: a uniform random" in shown
+    assert (
+        "value loss of its policy            [0, 0.08669] = [0, 28/323] over every choice at the"
+        " 1 state it gave no choice at (a uniform random choice among the state's actions"
+        " there: 0.06677)"
+    ) in shown
+    assert main([*args, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["value_loss_exact"], data["value_loss_high_exact"]) == ("0", "28/323")
+    assert data["value_loss_default_exact"] == "42/629" and data["defaulted"] == 1
+    assert "every choice at the 1 decision state" in data["value_loss_rule"]
 
 
 @pytest.mark.slow
