@@ -166,9 +166,7 @@ def category_rows(
             by_category[verdict.category].append(verdict)
     every = [v for c in by_category.values() for v in c]
     rows = [
-        {**summary(c, by_category[c]), "degenerate": left_out[c]}
-        for c in order
-        if c in by_category
+        {**summary(c, by_category[c]), "degenerate": left_out[c]} for c in order if c in by_category
     ]
     if by_category:
         rows.append({**summary("all", every), "degenerate": sum(left_out.values())})
