@@ -45,7 +45,7 @@ COLUMNS = (
     ("both_fail", "Both fail"),
     ("base_pass", "Base"),
     ("new_pass", "New"),
-    ("difference", "New − base [95% CI]"),
+    ("difference", "New − base [interval, Holm]"),
     ("p_holm", "Holm p"),
     ("mde", "Detectable drop"),
     ("regression", "Regression?"),
