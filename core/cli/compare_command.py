@@ -189,8 +189,8 @@ def comparison_text(comparison: Comparison, base: str, new: str) -> str:
     return "\n".join(lines)
 
 
-HEADERS = ("pairs", "both", "b>n", "n>b", "none", "base", "new", "diff", "interval", "p")
-HEADERS += ("p_holm", "mde", "gate")
+HEADERS: tuple[str, ...] = ("pairs", "both", "b>n", "n>b", "none", "base", "new", "diff")
+HEADERS += ("interval", "p", "p_holm", "mde", "gate")
 
 
 def table_lines(comparison: Comparison) -> list[str]:
