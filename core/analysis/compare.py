@@ -75,6 +75,7 @@ class CategoryComparison:
     regression: bool = False
     ci_level: float = ALPHA  # each end of ``ci`` is a one-sided bound at this level
     discordant: int = 0  # cases whose two scores differ
+    p_better: float = 1.0  # the same exact test the other way: new better than base
 
     def as_dict(self) -> dict[str, Any]:
         found = {name: getattr(self, name) for name in self.__dataclass_fields__}
@@ -338,6 +339,7 @@ def _line(
         p_holm=p,
         mde=minimum_detectable_drop(n, background, alpha / family) if detail else None,
         discordant=len(differences.sizes),
+        p_better=PairedDifferences.of(new, base).p_worse(),
     )
 
 

@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -49,6 +50,7 @@ from explaincheck.core.campaign.selfcheck import (
 )
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.plural import counted
+from explaincheck.core.policy.contract import infinite_flags, json_number
 from explaincheck.core.policy.loading import complete
 from explaincheck.core.policy.stored import POLICY_SELECTION, stored_policies
 from explaincheck.core.policy.types import OPTIMAL, UNIFORM, Policy, PolicyChain, policy_hash
@@ -100,6 +102,7 @@ class SelfCheckFigures:
     value_loss_default: float = 0.0  # the loss with the default's choice there
     value_loss_default_exact: str | None = None
     default: str = DEFAULT_WORDS
+    value_loss_bounded: bool = True  # False: an expected reward, the loss with the default
 
     @property
     def value_loss_interval(self) -> tuple[float, float]:
@@ -117,19 +120,28 @@ class SelfCheckFigures:
             "self_accuracy": self.policies[OWN].accuracy,
             "optimal_accuracy": self.policies[OPTIMAL].accuracy,
             "random_accuracy": self.policies[UNIFORM].accuracy,
-            "value_loss": self.value_loss,
+            "value_loss": json_number(self.value_loss),
+            **infinite_flags(value_loss=self.value_loss),
             "states": self.states,
             "questions": self.questions,
             "self_accuracy_ci": _listed(self.policies[OWN].accuracy_ci),
         }
         rest = asdict(self)
         rest.pop("say_do_ci")
-        rest["value_loss_interval"] = list(self.value_loss_interval)
+        rest.pop("value_loss")
+        for name in ("value_loss_high", "value_loss_default"):
+            rest[name] = json_number(rest[name])
+            rest.update(infinite_flags(**{name: getattr(self, name)}))
+        rest["value_loss_interval"] = [json_number(end) for end in self.value_loss_interval]
         rest["value_loss_rule"] = (
             "value_loss, value_loss_high: the least and the greatest loss over every choice at"
             f" the {counted(self.defaulted, 'decision state')} it gave no choice at (not asked"
             " within the budget, or a reply that named no action); value_loss_default: the loss"
             f" with the default there, {self.default}"
+            if self.value_loss_bounded
+            else "value_loss = value_loss_high = value_loss_default: the loss with the default,"
+            f" {self.default}, at the {counted(self.defaulted, 'decision state')} it gave no"
+            " choice at (an expected reward: not bounded over every choice there)"
         )
         rest["policies"] = {
             role: {**asdict(found), "accuracy_ci": _listed(found.accuracy_ci)}
@@ -186,19 +198,25 @@ def selfcheck_figures(
         environment=environment,
         acted=len(acted),
         value_loss=float(bounds.low),
-        value_loss_exact=str(bounds.low) if bounds.exact else None,
+        value_loss_exact=_exact_text(bounds.low),
         best_action_score=best,
         best_action_cases=len(act_by_state),
         say_scores=_say_scores(mine, base),
         policies=policies,
         defaulted=len(chain.policy.defaulted),
         value_loss_high=float(bounds.high),
-        value_loss_high_exact=str(bounds.high) if bounds.exact else None,
+        value_loss_high_exact=_exact_text(bounds.high),
+        value_loss_bounded=bounds.bounded,
         value_loss_default=chain.value_loss,
         value_loss_default_exact=str(exact) if exact is not None else None,
         **agreement,
         **paired,
     )
+
+
+def _exact_text(value: object) -> str | None:
+    """An exact loss as text (a fraction), None for a float or an infinite one."""
+    return str(value) if isinstance(value, Fraction) else None
 
 
 def _policies(oracle: OracleResult, own: Policy) -> dict[str, Policy]:
@@ -371,6 +389,12 @@ def _loss_text(figures: SelfCheckFigures) -> str:
     default's loss beside it."""
     low, high = figures.value_loss_interval
     states = counted(figures.defaulted, "state")
+    if not figures.value_loss_bounded and figures.defaulted:
+        exact = f" = {figures.value_loss_exact}" if figures.value_loss_exact else ""
+        return (
+            f"{low:.4g}{exact} with {figures.default} at the {states} it gave no choice at (not"
+            " bounded over every choice there under an expected reward)"
+        )
     if figures.value_loss_exact == figures.value_loss_high_exact and low == high:
         found = f"{low:.4g}" + (
             f" = {figures.value_loss_exact}" if figures.value_loss_exact else ""

@@ -15,6 +15,13 @@ unchosen ones may take any labelled action. The greatest value is found by polic
 point, the optimum); the least one after removing the states from which some choice avoids the
 goal forever (value 0), by the same iteration switching on a strict loss. Each policy is solved
 as the induced chain is (``chain.reach_probability``: exact fractions where the oracle is exact).
+
+Under a property (``oracle.prop``, docs/method.md §14) the loss is in its direction: for a
+maximal probability the best choices give the greatest value, for a minimal one the least. An
+until's run ends where φ fails (``chain.ended``, value 0) and a deadline's states carry the
+steps left, so both are reachability values as above. An expected reward is not bounded here
+(its least and greatest totals need their own infinite cases): ``bounded`` is False and both
+ends are the loss with the policy's own completion.
 """
 
 from __future__ import annotations
@@ -28,9 +35,11 @@ from explaincheck.core.policy.chain import (
     Number,
     _successors,
     _value_star,
+    ended,
     induced_rows,
     is_exact,
     reach_probability,
+    solve_policy,
 )
 from explaincheck.core.policy.types import Policy
 
@@ -47,6 +56,7 @@ class LossInterval:
     high: Number
     free: tuple[int, ...]  # decision states with a free choice
     exact: bool
+    bounded: bool = True  # False: an expected reward, both ends the completed policy's loss
 
     @property
     def point(self) -> bool:
@@ -58,18 +68,33 @@ def loss_interval(oracle: OracleResult, policy: Policy, free: Iterable[int]) -> 
     """The loss of ``policy`` on ``oracle`` over every choice at the states in ``free`` (its
     choices there are ignored); the other states keep ``policy``'s distribution."""
     exact = is_exact(oracle)
-    open_states = tuple(sorted(s for s in set(free) if len(oracle.state(s).q) >= 2))
+    open_states = tuple(
+        sorted(
+            s
+            for s in set(free)
+            if len(oracle.state(s).q) >= 2 and not ended(oracle, oracle.state(s))
+        )
+    )
+    prop = oracle.prop
+    if prop.is_reward:
+        chain = solve_policy(oracle, policy)
+        loss = chain.value_loss_exact if chain.value_loss_exact is not None else chain.value_loss
+        return LossInterval(loss, loss, open_states, exact, bounded=False)
     initial = oracle.state(oracle.model.initial)
     optimum = _value_star(initial, exact)
     if not open_states:
         value = _values(oracle, policy, {}, exact)[initial.id]
-        return LossInterval(optimum - value, optimum - value, (), exact)
-    best = _iterate(oracle, policy, open_states, exact, _start_best(oracle, open_states), 1)
+        loss = optimum - value if prop.maximising else value - optimum
+        return LossInterval(loss, loss, (), exact)
+    highest = _iterate(oracle, policy, open_states, exact, _start_high(oracle, open_states), 1)
     avoid = _avoiding(oracle, policy, open_states)
-    worst = _iterate(
-        oracle, policy, open_states, exact, _start_worst(oracle, open_states, avoid), -1
+    lowest = _iterate(
+        oracle, policy, open_states, exact, _start_low(oracle, open_states, avoid), -1
     )
-    return LossInterval(optimum - best[initial.id], optimum - worst[initial.id], open_states, exact)
+    high, low = highest[initial.id], lowest[initial.id]
+    if prop.maximising:
+        return LossInterval(optimum - high, optimum - low, open_states, exact)
+    return LossInterval(low - optimum, high - optimum, open_states, exact)
 
 
 def _values(
@@ -115,27 +140,30 @@ def _iterate(
     raise RuntimeError("policy iteration over the unchosen states did not settle")
 
 
-def _start_best(oracle: OracleResult, open_states: tuple[int, ...]) -> dict[int, str]:
-    """The optimal scheduler's choice at each open state (the usual answer, so few rounds)."""
+def _start_high(oracle: OracleResult, open_states: tuple[int, ...]) -> dict[int, str]:
+    """At each open state an action of the greatest Q* (the optimal scheduler's under a
+    maximum, the usual answer, so few rounds; any start reaches the greatest values)."""
     found = {}
     for state_id in open_states:
         state = oracle.state(state_id)
-        found[state_id] = (
-            str(state.optimal_action) if state.optimal_action in state.q else state.best[0]
-        )
+        if oracle.prop.maximising and state.optimal_action in state.q:
+            found[state_id] = str(state.optimal_action)
+        else:
+            found[state_id] = (state.best if oracle.prop.maximising else state.worst)[0]
     return found
 
 
-def _start_worst(
+def _start_low(
     oracle: OracleResult, open_states: tuple[int, ...], avoid: set[int]
 ) -> dict[int, str]:
     """At an open state that can avoid the goal forever, an action that stays among such
-    states (its value is then 0, the least); elsewhere a worst action of the oracle's."""
+    states (its value is then 0, the least); elsewhere an action of the least Q*."""
     found = {}
     for state_id in open_states:
         state = oracle.state(state_id)
         staying = [a for a, d in state.successors.items() if a in state.q and set(d) <= avoid]
-        found[state_id] = staying[0] if state_id in avoid and staying else state.worst[0]
+        least = (state.worst if oracle.prop.maximising else state.best)[0]
+        found[state_id] = staying[0] if state_id in avoid and staying else least
     return found
 
 
@@ -146,6 +174,9 @@ def _avoiding(oracle: OracleResult, policy: Policy, open_states: tuple[int, ...]
     choices: dict[int, list[set[int]]] = {}
     for state in oracle.states:
         if state.is_goal:
+            continue
+        if ended(oracle, state):  # an until's run ends outside φ: it stays away from the goal
+            choices[state.id] = [{state.id}]
             continue
         if state.id in free:
             choices[state.id] = [set(state.successors[a]) for a in state.q]

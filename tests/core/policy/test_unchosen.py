@@ -61,3 +61,36 @@ def test_a_free_state_that_can_wait_forever_makes_the_greatest_loss_v_star():
     assert not found.point
     none = loss_interval(oracle, policy, ())
     assert none.point and none.low == solve_policy(oracle, policy).value_loss_exact
+
+
+def test_under_a_minimal_probability_until_the_ends_are_in_its_direction():
+    """Pmin [!unsafe U goal] on rewards_four (V* = 3/4 at the start): the loss is V^π − V*, so
+    the best free choice is the least value and the worst the greatest; both ends checked
+    against enumeration, at the start and at the junction."""
+    from support.property_oracle import property_oracle
+
+    oracle = property_oracle("tests/models/rewards_four.prism", 'Pmin=? [!"unsafe" U "goal"]')
+    deciding = [s.id for s in oracle.states if len(s.q) >= 2 and not s.is_goal]
+    for free in [(s,) for s in deciding] + [tuple(deciding)]:
+        given = {s: {sorted(oracle.state(s).q)[0]: Fraction(1)} for s in deciding if s not in free}
+        policy = complete(oracle, given, "test", "uniform")
+        found = loss_interval(oracle, policy, free)
+        assert found.bounded and found.exact
+        assert (found.low, found.high) == enumerated(oracle, policy, tuple(sorted(free)))
+    every = loss_interval(oracle, complete(oracle, {}, "test", "uniform"), tuple(deciding))
+    assert every.low == 0 and every.high == Fraction(1, 4)
+
+
+def test_an_expected_reward_is_not_bounded_and_says_so():
+    from support.property_oracle import property_oracle
+
+    oracle = property_oracle("tests/models/rewards_four.prism", 'R{"time"}min=? [F "goal"]')
+    policy = complete(oracle, {}, "test", "uniform")  # it may jump into the pit: infinite
+    found = loss_interval(oracle, policy, tuple(policy.defaulted))
+    assert not found.bounded and found.point
+    assert float(found.low) == solve_policy(oracle, policy).value_loss == float("inf")
+    junction = next(s.id for s in oracle.states if "slow" in s.q)
+    climbing = complete(oracle, {junction: {"slow": Fraction(1)}}, "test", "uniform")
+    found = loss_interval(oracle, climbing, tuple(climbing.defaulted))
+    assert not found.bounded and found.low == solve_policy(oracle, climbing).value_loss_exact
+    assert found.low == Fraction(3, 8)  # half the time it hurries: 1/2 · (17/4 − 7/2)
