@@ -67,7 +67,7 @@ def _facts(campaign: CampaignRow) -> dict[str, str]:
         "selection": _selection(settings.get("selection")),
         "repeats": str(repeat)
         + (f" (temperature {settings.get('repeat_temperature')})" if repeat != 1 else ""),
-        "seed": str(settings.get("seed", "?")),
+        "seed": _seeds(settings),
         "satisfy rule": _satisfy_rule(grading),
         "executions planned": str(campaign.planned),
     }
@@ -125,6 +125,15 @@ def _minute(stamp: str) -> str:
     if len(stamp) >= 16 and stamp[10] == "T":
         return f"{stamp[:10]} {stamp[11:16]} UTC"
     return stamp
+
+
+def _seeds(settings: dict[str, Any]) -> str:
+    """ "0" when one seed picked the cases and drew the answers, else "answers 1, cases 0"."""
+    seed = str(settings.get("seed", "?"))
+    case_seed = settings.get("case_seed")
+    if case_seed is None or str(case_seed) == seed:
+        return seed
+    return f"answers {seed}, cases {case_seed}"
 
 
 def _json(value: Any) -> str:

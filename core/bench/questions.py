@@ -240,6 +240,9 @@ def build_set(recipe: Recipe, version: str = VERSION) -> BenchSet:
                 "constants": oracle.model.constants,
                 "states": oracle.model.states,
                 "skipped": dict(sorted(plan.skipped.items())),
+                # categories that measure nothing on this model (left out of the summary's
+                # rows by ``bench grade`` unless asked for: docs/method.md §4, deviation 11)
+                "degenerate": dict(sorted(plan.degenerate.items())),
             }
         )
     return BenchSet(_manifest(recipe, version, questions, environments), tuple(questions))

@@ -50,6 +50,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         " out of every score",
     )
     parser.add_argument(
+        "--include-degenerate",
+        action="store_true",
+        help="count the cells of a category that measures nothing on its model (every case"
+        " δ = 0 or answered by reading; marked in Table 1) in Avg., RQ1's headline and the"
+        " means (default: shown, marked, left out)",
+    )
+    parser.add_argument(
         "--base",
         default=None,
         metavar="BASE.sqlite",
@@ -120,7 +127,12 @@ def run(args: argparse.Namespace) -> int:
         raise ExplaincheckError(f"--out {out} is a file, not a folder")
     table, notes = policy_table(db, args)
     exclude = getattr(args, "exclude_reading", False)
-    report = build_report(results, campaigns=campaigns, exclude_reading=exclude)
+    report = build_report(
+        results,
+        campaigns=campaigns,
+        exclude_reading=exclude,
+        include_degenerate=getattr(args, "include_degenerate", False),
+    )
     if args.base:
         report.sections += base_comparison(args.base, results)
     from explaincheck.core.cli.width import columns

@@ -131,3 +131,29 @@ def test_unknown_ids_and_a_changed_file_are_refused_in_one_line(default_set, tmp
     (tmp_path / "bad.jsonl").write_text("not json\n")
     assert main(["bench", "grade", str(folder), str(tmp_path / "bad.jsonl")]) == 2
     assert "bad.jsonl:1:1: not valid JSON (expecting value)" in capsys.readouterr().err
+
+
+def test_questions_of_categories_that_measure_nothing_are_left_out_of_the_rows(default_set):
+    """Issue 51.3: subset_dead_end measures nothing on frozen_lake, wolf_goat_cabbage and dam
+    (every subset holds a failure the words give away); its questions there are graded and
+    counted, but out of the rows and of "all" unless asked for."""
+    degenerate = {"frozen_lake", "wolf_goat_cabbage", "dam"}
+    for env in degenerate:
+        assert "subset_dead_end" in default_set.environment(env)["degenerate"]
+    oracles = Oracles(default_set)
+    replies = {q.id: random_reply(q, oracles) for q in default_set.questions}
+    table = bench_table(default_set, replies)
+    rows = {r["category"]: r for r in table["categories"]}
+    left_out = [
+        q for q in default_set.questions
+        if q.category == "subset_dead_end" and q.environment in degenerate
+    ]  # fmt: skip
+    every = sum(q.category == "subset_dead_end" for q in default_set.questions)
+    assert rows["subset_dead_end"]["degenerate"] == len(left_out) > 0
+    assert rows["subset_dead_end"]["answered"] == every - len(left_out)
+    assert rows["all"]["answered"] == len(default_set.questions) - len(left_out)
+    assert set(table["degenerate"]) == degenerate
+    assert all("subset_dead_end" in cats for cats in table["degenerate"].values())
+    counted = bench_table(default_set, replies, include_degenerate=True)
+    again = {r["category"]: r for r in counted["categories"]}
+    assert again["subset_dead_end"]["answered"] == every and again["all"]["degenerate"] == 0
