@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from explaincheck.core.backends.registry import normalize_spec
+from explaincheck.core.campaign.plugin_record import PLUGINS_KEY, plugin_record
 from explaincheck.core.environments.registry import resolve
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.errors import ExplaincheckError
@@ -39,7 +40,13 @@ from explaincheck.core.taxonomy.case_rules import (
     degenerate_reason,
 )
 from explaincheck.core.taxonomy.prompts import render_prompt
-from explaincheck.core.taxonomy.registry import CATEGORIES, applicability, category
+from explaincheck.core.taxonomy.registry import (
+    CATEGORIES,
+    applicability,
+    category,
+    registered_id,
+    unknown_category,
+)
 from explaincheck.core.taxonomy.selection import ruled_candidates, select_cases
 
 BOTH = "both"
@@ -250,12 +257,14 @@ class Plan:
             if found.caveat and cid in ran
         }
         settings = self.campaign.settings()
+        plugins = plugin_record([self.environment_name], sorted(ran), self.campaign.llms)
         return {
             **settings,
             "skipped": dict(self.skipped),
             "caveats": caveats,
             "degenerate": dict(self.degenerate),
             **self.notes,
+            **({PLUGINS_KEY: plugins} if plugins else {}),
         }
 
 
@@ -293,13 +302,13 @@ def resolve_categories(requested: Iterable[str] | str | None) -> tuple[str, ...]
         return ()
     if ids == ("all",):
         return tuple(CATEGORIES)
-    unknown = [c for c in ids if c not in CATEGORIES]
+    valid = f"valid: default, all or {', '.join(CATEGORIES)}"
+    unknown = [c for c in ids if registered_id(c) is None]
+    if len(unknown) == 1:
+        raise ExplaincheckError(unknown_category(unknown[0], valid))
     if unknown:
-        raise ExplaincheckError(
-            f"unknown categor{'y' if len(unknown) == 1 else 'ies'} {', '.join(unknown)}"
-            f" (valid: default, all or {', '.join(CATEGORIES)})"
-        )
-    return tuple(dict.fromkeys(ids))
+        raise ExplaincheckError(f"unknown categories {', '.join(unknown)} ({valid})")
+    return tuple(dict.fromkeys(str(registered_id(c)) for c in ids))
 
 
 def resolve_wordings(requested: str | int | Iterable[int] | None) -> tuple[int, ...]:

@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from explaincheck.core.campaign.plan import Campaign, load_environment, oracle_for
+from explaincheck.core.campaign.plugin_record import missing_plugin
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.types import OracleResult
-from explaincheck.core.store import ExecutionRecord, Store
+from explaincheck.core.store import CampaignRow, ExecutionRecord, Store
 from explaincheck.core.taxonomy.base import ERROR, Grade, GradingSettings, TestCase
 from explaincheck.core.taxonomy.grading import grade_reply
 from explaincheck.core.taxonomy.metamorphic import key_parts
@@ -85,6 +86,7 @@ def regrade(
         sources = {c.model_hash: c.settings for c in campaigns}
         kept = {c.id: kept_do_nothing(c.settings) for c in campaigns}
         rows = [r for r in store.iter_stored() if r.verdict != ERROR and r.reply is not None]
+        _require_plugins(campaigns, rows)
         with store.transaction():
             for row in rows:
                 model_hash = row.model_hash
@@ -103,6 +105,19 @@ def regrade(
     return RegradeSummary(graded, len(changes), tuple(changes))
 
 
+def _require_plugins(campaigns: list[CampaignRow], rows: list[ExecutionRecord]) -> None:
+    """Stop with one line naming the plugin package (and version) a campaign was made with
+    when it is missing here: its replies cannot be graded without it."""
+    categories: dict[int, set[str]] = {}
+    for row in rows:
+        categories.setdefault(row.campaign_id, set()).add(row.category)
+    for campaign in campaigns:
+        used = sorted(categories.get(campaign.id, ()))
+        missing = missing_plugin(campaign.settings, campaign.environment, used)
+        if missing:
+            raise ExplaincheckError(missing)
+
+
 def _oracle_from(settings: dict[str, Any] | None, model_hash: str) -> OracleResult:
     """Recompute (usually: load from the oracle cache) the oracle a campaign ran against."""
     if settings is None:
@@ -112,6 +127,9 @@ def _oracle_from(settings: dict[str, Any] | None, model_hash: str) -> OracleResu
     fields["categories"] = tuple(fields.get("categories") or ())
     fields["grading"] = GradingSettings(**fields.get("grading", {}))
     campaign = Campaign(**fields)
+    missing = missing_plugin(settings, campaign.environment)
+    if missing:
+        raise ExplaincheckError(missing)
     oracle = oracle_for(campaign, load_environment(campaign))
     if oracle.model.content_hash != model_hash:
         raise ExplaincheckError(

@@ -10,7 +10,11 @@ from collections.abc import Callable
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from explaincheck.core.workspace.presentation.report import file_campaigns
-from explaincheck.core.workspace.presentation.results.opening import campaign_model, model_to_open
+from explaincheck.core.workspace.presentation.results.opening import (
+    campaign_model,
+    missing_plugin_line,
+    model_to_open,
+)
 from explaincheck.core.workspace.presentation.results.rows import Row, field, same_model
 from explaincheck.gui.adapters.model_controller import ModelController
 from explaincheck.gui.adapters.results_data import ResultsData
@@ -65,10 +69,13 @@ class ResultsPresenter:
             return
         self.notices.say(f"{len(results.executions)} executions from {path}", 8000)
         self.loaded()
+        campaigns = await in_thread(file_campaigns, path)
+        missing = missing_plugin_line(campaigns)
+        if missing:  # made with a plugin that is not installed here: say which, and its version
+            self.notices.fail(missing, f"{path}: {missing}", 30000)
         first = model_to_open(results.executions) if self.model.environment is None else None
         if first is not None:
             # as it was tested: the campaign's constants and goal/unsafe labels
-            campaigns = await in_thread(file_campaigns, path)
             self.model.open_spec(first, **campaign_model(campaigns, first))
 
     def case_selected(self, row: Row) -> None:

@@ -1,17 +1,20 @@
-"""A plugin package found by entry point adds a category, a backend and an environment: the
-package is docs/plugins.md's own files, installed as a ``dist-info`` folder on ``sys.path``, and a
-campaign runs with all three in a fresh process (the registries read entry points on import)."""
+"""A plugin package found by entry point adds a category, a backend and an environment under
+namespaced ids: the package is docs/plugins.md's own files, installed as a ``dist-info`` folder
+on ``sys.path``, and a campaign runs with all three in a fresh process (the registries read entry
+points on import)."""
 
 from __future__ import annotations
 
 import json
-import os
 import re
+import sqlite3
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
+from support.plugin_site import install, run_explaincheck, run_python, write_dist_info
+
+MYLAB = "explaincheck-mylab"  # the page's package: its ids are MYLAB/NAME
 REPO = Path(__file__).resolve().parents[2]
 PAGE = REPO / "docs" / "plugins.md"
 
@@ -25,24 +28,12 @@ def install_page_plugin(site: Path) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(body + "\n", encoding="utf-8")
     project = tomllib.loads(re.search(r"```toml\n(\[project\].*?)\n```", text, re.S).group(1))
-    info = site / "explaincheck_mylab-0.1.dist-info"
-    info.mkdir()
-    info.joinpath("METADATA").write_text("Metadata-Version: 2.1\nName: explaincheck-mylab\n")
-    groups = project["project"]["entry-points"]
-    lines = [
-        f"[{group}]\n" + "".join(f"{name} = {value}\n" for name, value in points.items())
-        for group, points in groups.items()
-    ]
-    info.joinpath("entry_points.txt").write_text("\n".join(lines))
+    meta = project["project"]
+    write_dist_info(site, meta["name"], meta["version"], meta["entry-points"])
 
 
 def explaincheck(site: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]),
-    }
-    command = [sys.executable, "-m", "explaincheck.core.cli.main", *args]
-    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
+    return run_explaincheck(*args, sites=(site,))
 
 
 def test_a_plugin_package_adds_its_category_backend_and_environment(tmp_path):
@@ -50,39 +41,196 @@ def test_a_plugin_package_adds_its_category_backend_and_environment(tmp_path):
     install_page_plugin(site)
     db = tmp_path / "mylab.sqlite"
     done = explaincheck(
-        site, "run", "--env", "walk", "--llm", "coin", "--llm", "oracle",
-        "--categories", "lost,satisfy", "--budget", "4", "--db", str(db),
+        site, "run", "--env", f"{MYLAB}/walk", "--llm", f"{MYLAB}/coin", "--llm", "oracle",
+        "--categories", f"{MYLAB}/lost,satisfy", "--budget", "4", "--db", str(db),
+        "--wording", "all",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     shown = explaincheck(site, "results", "--db", str(db), "--json")
     rows = json.loads(shown.stdout)
+    lost, coin = f"{MYLAB}/lost", f"{MYLAB}/coin"
     assert {(r["llm"], r["category"]) for r in rows} == {
-        (llm, category) for llm in ("coin", "oracle") for category in ("lost", "satisfy")
+        (llm, category) for llm in (coin, "oracle") for category in (lost, "satisfy")
     }
-    assert {r["environment"] for r in rows} == {"walk"}
-    lost = [r for r in rows if r["category"] == "lost" and r["llm"] == "oracle"]
-    assert lost and all(r["verdict"] == "pass" for r in lost)  # the plugin's truth, graded
-    # the walk has a dead end (x = 0) and live states: the balanced category asks one of each
-    assert sorted(r["expected"]["answer"] for r in lost) == ["no", "yes"]
+    assert {r["environment"] for r in rows} == {f"{MYLAB}/walk"}
+    asked = [r for r in rows if r["category"] == lost and r["llm"] == "oracle"]
+    assert asked and all(r["verdict"] == "pass" for r in asked)  # the plugin's truth, graded
+    # the walk has a dead end (x = 0) and live states: the balanced category asks one of each,
+    # in each of its three wordings
+    assert sorted(r["expected"]["answer"] for r in asked) == ["no"] * 3 + ["yes"] * 3
     envs = explaincheck(site, "envs", "--json")
-    assert "walk" in {e["id"] for e in json.loads(envs.stdout)}
+    assert f"{MYLAB}/walk" in {e["id"] for e in json.loads(envs.stdout)}
 
 
 def test_a_plugin_that_does_not_load_is_one_warning_and_left_out(tmp_path):
     site = tmp_path / "site"
-    info = site / "broken-0.1.dist-info"
-    info.mkdir(parents=True)
-    info.joinpath("METADATA").write_text("Metadata-Version: 2.1\nName: broken\n")
-    info.joinpath("entry_points.txt").write_text(
-        "[explaincheck.backends]\nbad = no_such_module:KIND\n"
+    write_dist_info(
+        site, "broken", "0.1", {"explaincheck.backends": {"bad": "no_such_module:KIND"}}
     )
-    env = {**os.environ, "PYTHONPATH": str(site)}
     code = "from explaincheck.core.backends.registry import KINDS; print(' '.join(KINDS))"
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300
-    )
+    done = run_python(code, sites=(site,))
     assert done.returncode == 0 and "random" in done.stdout.split()
     assert "bad" not in done.stdout.split()
     warnings = [line for line in done.stderr.splitlines() if "plugin 'bad'" in line]
     assert len(warnings) == 1 and "No module named 'no_such_module'" in warnings[0]
     assert "Traceback" not in done.stderr
+
+
+# ---- namespaced ids, collisions, provenance (issue 53), with the plugin package of the tests:
+# tests/support/plugin_package (explaincheck-ferrylab), installed under other names so that the
+# tests hold whether or not the suite runs with explaincheck-ferrylab itself installed
+
+FERRY = {
+    "explaincheck.categories": {"within_k": "explaincheck_ferrylab.category:WithinMoves"},
+    "explaincheck.backends": {"first": "explaincheck_ferrylab.backend:KIND"},
+    "explaincheck.environments": {"ferry": "explaincheck_ferrylab:ENVIRONMENTS"},
+}
+REGISTRIES = (
+    "from explaincheck.core.taxonomy.registry import CATEGORIES\n"
+    "from explaincheck.core.backends.registry import KINDS\n"
+    "from explaincheck.core.environments.registry import BUILTIN_IDS\n"
+    "import json; print(json.dumps([list(CATEGORIES), list(KINDS), list(BUILTIN_IDS)]))"
+)
+
+
+def registered(site: Path) -> tuple[list[str], list[str], list[str], str]:
+    done = run_python(REGISTRIES, sites=(site,))
+    assert done.returncode == 0, done.stderr
+    categories, kinds, environments = json.loads(done.stdout)
+    return categories, kinds, environments, done.stderr
+
+
+def test_a_plugins_ids_are_namespaced_by_its_distribution(tmp_path):
+    site = install(tmp_path / "site", "Explaincheck_Ferry.Copy", "1.0", FERRY)
+    categories, kinds, environments, stderr = registered(site)
+    assert "explaincheck-ferry-copy/within_k" in categories  # pip's normalised name first
+    assert "explaincheck-ferry-copy/first" in kinds
+    assert "explaincheck-ferry-copy/ferry" in environments
+    assert not stderr
+
+
+def test_a_plugin_id_that_collides_is_one_line_naming_package_entry_point_and_id(tmp_path):
+    site = tmp_path / "site"
+    module = site / "twice_lab.py"
+    module.parent.mkdir(parents=True)
+    module.write_text(
+        "from explaincheck_ferrylab.category import WithinMoves\n"
+        "class LikeSatisfy(WithinMoves):\n    id = 'satisfy'\n"  # a built-in's id: namespaced
+        "class Unnamable(WithinMoves):\n    id = 'two words'\n"
+    )
+    groups = {
+        "explaincheck.categories": {
+            "again": "explaincheck_ferrylab.category:WithinMoves",
+            "within_k": "explaincheck_ferrylab.category:WithinMoves",  # the same id again
+            "like_satisfy": "twice_lab:LikeSatisfy",
+            "unnamable": "twice_lab:Unnamable",
+        },
+        "explaincheck.backends": {
+            "first": "explaincheck_ferrylab.backend:KIND",
+            "second": "explaincheck_ferrylab.backend:KIND",  # the same prefix again
+        },
+        "explaincheck.environments": {
+            "ferry": "explaincheck_ferrylab:ENVIRONMENTS",
+            "ferry_again": "explaincheck_ferrylab:ENVIRONMENTS",  # the same folder again
+        },
+    }
+    install(site, "explaincheck-twicelab", "1.0", groups)
+    categories, kinds, environments, stderr = registered(site)
+    lab = "explaincheck-twicelab"
+    assert categories.count(f"{lab}/within_k") == 1 and f"{lab}/satisfy" in categories
+    assert categories.count("satisfy") == 1  # the built-in keeps its plain id
+    assert kinds.count(f"{lab}/first") == 1 and environments.count(f"{lab}/ferry") == 1
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert lines == [
+        f"explaincheck: warning: plugin 'ferry_again' (explaincheck.environments, {lab} 1.0)"
+        f" left out: environment id '{lab}/ferry' is already registered by entry point 'ferry'",
+        f"explaincheck: warning: plugin 'unnamable' (explaincheck.categories, {lab} 1.0) left"
+        " out: category name 'two words' cannot be an id (a letter or digit, then letters,"
+        f" digits, '_', '.' or '-'; it is registered as {lab}/NAME)",
+        f"explaincheck: warning: plugin 'within_k' (explaincheck.categories, {lab} 1.0) left"
+        f" out: category id '{lab}/within_k' is already registered by entry point 'again'",
+        f"explaincheck: warning: plugin 'second' (explaincheck.backends, {lab} 1.0) left out:"
+        f" backend id '{lab}/first' is already registered by entry point 'first'",
+    ]
+
+
+def make_results(tmp_path: Path, name: str = "explaincheck-gonelab", version: str = "2.0"):
+    """A results file made with the plugin package installed as ``name`` ``version``: its
+    environment, its category and its backend, beside a built-in category and the oracle."""
+    site = install(tmp_path / "site", name, version, FERRY)
+    db = tmp_path / "made_with_plugin.sqlite"
+    done = run_explaincheck(
+        "run", "--env", f"{name}/ferry", "--llm", f"{name}/first", "--llm", "oracle",
+        "--categories", f"{name}/within_k,satisfy", "--budget", "4", "--db", str(db),
+        sites=(site,),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return site, db
+
+
+def test_a_campaign_records_the_plugins_it_used(tmp_path):
+    site, db = make_results(tmp_path)
+    with sqlite3.connect(db) as connection:
+        (settings,) = connection.execute("SELECT settings FROM campaigns").fetchone()
+    assert json.loads(settings)["plugins"] == [
+        {
+            "distribution": "explaincheck-gonelab",
+            "version": "2.0",
+            "uses": [
+                "environment explaincheck-gonelab/ferry",
+                "category explaincheck-gonelab/within_k",
+                "backend explaincheck-gonelab/first",
+            ],
+        }
+    ]
+    report = run_explaincheck(
+        "report", "--db", str(db), "--out", str(tmp_path / "r"), sites=(site,)
+    )
+    assert report.returncode == 0 and not report.stderr, report.stderr
+    assert "plugins\n  campaign 1: explaincheck-gonelab 2.0 (environment" in report.stdout
+
+
+MISSING = (
+    "environment 'explaincheck-gonelab/ferry' comes from the plugin package explaincheck-gonelab"
+    " 2.0, which is not installed here: pip install 'explaincheck-gonelab==2.0'"
+)
+
+
+def test_a_results_file_read_where_its_plugin_is_missing_names_the_package_and_version(tmp_path):
+    _, db = make_results(tmp_path)
+    regrade = run_explaincheck("regrade", "--db", str(db), "--satisfy-rule", "half")
+    assert (regrade.returncode, regrade.stderr) == (2, f"explaincheck regrade: {MISSING}\n")
+    report = run_explaincheck("report", "--db", str(db), "--out", str(tmp_path / "r"))
+    assert report.returncode == 0  # the rows are read as stored, the missing package said
+    assert report.stderr.splitlines()[0] == (
+        f"explaincheck report: note: {MISSING} (its ids are shown as stored)"
+    )
+    share = run_explaincheck("share", "--db", str(db), "--out", str(tmp_path / "s.html"))
+    assert share.returncode == 0 and MISSING in share.stderr
+
+
+def test_results_stored_before_ids_were_namespaced_stay_readable(tmp_path):
+    """A file whose rows name the plugin's kinds by their own names (as files made before ids
+    were namespaced do) is graded again with the plugin that has those names (installed here
+    as the package itself, which the suite may also have installed: one package, one name)."""
+    site, db = make_results(tmp_path, "explaincheck-ferrylab", "0.3.1")
+    with sqlite3.connect(db) as connection:
+        for table, column in (
+            ("executions", "category"),
+            ("executions", "llm"),
+            ("executions", "environment"),
+            ("executions", "exec_key"),
+            ("campaigns", "environment"),
+            ("campaigns", "settings"),
+        ):
+            connection.execute(
+                f"UPDATE {table} SET {column} = replace({column}, 'explaincheck-ferrylab/', '')"
+            )
+        (settings,) = connection.execute("SELECT settings FROM campaigns").fetchone()
+        old = {k: v for k, v in json.loads(settings).items() if k != "plugins"}
+        connection.execute("UPDATE campaigns SET settings = ?", (json.dumps(old),))
+    regrade = run_explaincheck("regrade", "--db", str(db), "--satisfy-rule", "half", sites=(site,))
+    assert regrade.returncode == 0, regrade.stderr
+    rows = json.loads(run_explaincheck("results", "--db", str(db), "--json").stdout)
+    assert {r["category"] for r in rows} == {"within_k", "satisfy"}
+    assert all(r["verdict"] == "pass" for r in rows if r["llm"] == "oracle")

@@ -1,5 +1,6 @@
 """Opening a results file with no model open: the model its rows were tested on opens as it
-was tested (the constants and goal/unsafe labels of the file's last campaign on it)."""
+was tested (the constants and goal/unsafe labels of the file's last campaign on it), and what
+it cannot open is said: the plugin package, and version, a campaign was made with."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from explaincheck.core.environments.registry import BUILTIN_IDS
+from explaincheck.core.campaign.plugin_record import missing_plugins
+from explaincheck.core.environments.registry import registered_id
 from explaincheck.core.store.records import StoredExecution
 
 
@@ -17,9 +19,19 @@ def model_to_open(executions: Sequence[StoredExecution]) -> str | None:
     if not executions:
         return None
     first = executions[0].environment
-    if first in BUILTIN_IDS or (first and Path(first).is_file()):
+    if registered_id(first) is not None or (first and Path(first).is_file()):
         return first
     return None
+
+
+def missing_plugin_line(campaigns: Sequence[Any]) -> str | None:
+    """What the file's campaigns need that is not installed here, in one line: the plugin
+    package and version to install (the rows show as stored; their model cannot open)."""
+    missing = missing_plugins(campaigns)
+    if not missing:
+        return None
+    more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+    return f"{missing[0]}{more}"
 
 
 def campaign_model(campaigns: Sequence[Any], environment: str) -> dict[str, str]:
