@@ -8,7 +8,7 @@ categories.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from explaincheck.core.backends.registry import (
     BASELINE,
@@ -102,11 +102,24 @@ def category_name(category: str) -> str:
     return found.name if found else category.replace("_", " ")
 
 
-def order_categories(present: Iterable[str]) -> list[str]:
-    """Known categories in Table 1 order, then unknown ones alphabetically."""
+def order_categories(
+    present: Iterable[str], dimensions: Mapping[str, str] | None = None
+) -> list[str]:
+    """Known categories in Table 1 order, then unknown ones (an old file's, a plugin's that is
+    not installed here) alphabetically: each after the last category of its dimension when
+    ``dimensions`` (the store's) names it, so a table's dimension headers stay one each."""
     present = _distinct(present)
-    known = [c for c in category_ids() if c in present]
-    return known + sorted(present - set(REGISTERED))
+    ordered = [c for c in category_ids() if c in present]
+    stored = dimensions or {}
+
+    def dimension(category: str) -> str | None:
+        found = REGISTERED.get(category)
+        return found.dimension if found else stored.get(category)
+
+    for category in sorted(present - set(REGISTERED)):
+        same = [i for i, c in enumerate(ordered) if dimension(category) == dimension(c)]
+        ordered.insert(same[-1] + 1 if same and dimension(category) else len(ordered), category)
+    return ordered
 
 
 def _distinct(values: Iterable[str]) -> set[str]:

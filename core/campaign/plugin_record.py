@@ -88,7 +88,7 @@ def missing_plugin(
     reading this campaign needs and this installation lacks, or None when nothing is missing.
     ``categories``/``llms``: those of its stored rows (a default campaign stores none)."""
     recorded = recorded_plugins(settings)
-    used = {word: [] for word in KIND_WORDS.values()}  # what the record says was used
+    used: dict[str, list[str]] = {word: [] for word in KIND_WORDS.values()}  # as recorded
     for entry in recorded:
         for use in _strings(entry.get("uses")):
             word, _, identifier = use.partition(" ")

@@ -17,7 +17,7 @@ from explaincheck.core.campaign.plan import Campaign, load_environment, oracle_f
 from explaincheck.core.campaign.plugin_record import missing_plugin
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.types import OracleResult
-from explaincheck.core.store import CampaignRow, ExecutionRecord, Store
+from explaincheck.core.store import CampaignRow, ExecutionRecord, Store, StoredExecution
 from explaincheck.core.taxonomy.base import ERROR, Grade, GradingSettings, TestCase
 from explaincheck.core.taxonomy.grading import grade_reply
 from explaincheck.core.taxonomy.metamorphic import key_parts
@@ -105,7 +105,7 @@ def regrade(
     return RegradeSummary(graded, len(changes), tuple(changes))
 
 
-def _require_plugins(campaigns: list[CampaignRow], rows: list[ExecutionRecord]) -> None:
+def _require_plugins(campaigns: list[CampaignRow], rows: list[StoredExecution]) -> None:
     """Stop with one line naming the plugin package (and version) a campaign was made with
     when it is missing here: its replies cannot be graded without it."""
     categories: dict[int, set[str]] = {}

@@ -85,9 +85,9 @@ def installed() -> list[dict[str, Any]]:
             )
             item["entry_points"].append({"group": group, "name": entry.name, "value": entry.value})
     for claim in sorted(CLAIMS, key=lambda c: GROUPS.index(c.group)):
-        item = found.get(claim.source.distribution)
-        if item is None:
+        if claim.source.distribution not in found:
             continue
+        item = found[claim.source.distribution]
         kind = KIND_WORDS[claim.group]
         if claim.id is not None:
             item["registered"].append({"kind": kind, "id": claim.id, "entry_point": claim.entry})

@@ -87,7 +87,11 @@ class SingleStateCategory(Category):
         super().__init_subclass__(**kwargs)
         own = cls.__dict__.get("is_positive")
         if callable(own) and len(inspect.signature(own).parameters) == 2:  # (self, state)
-            cls.is_positive = lambda self, state, oracle, _own=own: _own(self, state)  # type: ignore[method-assign]
+
+            def is_positive(self: Any, state: StateFacts, oracle: OracleResult) -> bool | None:
+                return own(self, state)
+
+            cls.is_positive = is_positive  # type: ignore[method-assign]
 
     def is_positive(self, state: StateFacts, oracle: OracleResult) -> bool | None:
         """Class of the case in a binary category (None otherwise). ``oracle`` is there for a

@@ -7,12 +7,22 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import sqlite3
 import subprocess
 import tomllib
 from pathlib import Path
 
-from support.plugin_site import install, run_explaincheck, run_python, write_dist_info
+from support.plugin_site import (
+    ENTRY_POINTS,
+    GONE,
+    PACKAGE,
+    install,
+    package_project,
+    run_explaincheck,
+    run_python,
+    write_dist_info,
+)
 
 MYLAB = "explaincheck-mylab"  # the page's package: its ids are MYLAB/NAME
 REPO = Path(__file__).resolve().parents[2]
@@ -80,11 +90,6 @@ def test_a_plugin_that_does_not_load_is_one_warning_and_left_out(tmp_path):
 # tests/support/plugin_package (explaincheck-ferrylab), installed under other names so that the
 # tests hold whether or not the suite runs with explaincheck-ferrylab itself installed
 
-FERRY = {
-    "explaincheck.categories": {"within_k": "explaincheck_ferrylab.category:WithinMoves"},
-    "explaincheck.backends": {"first": "explaincheck_ferrylab.backend:KIND"},
-    "explaincheck.environments": {"ferry": "explaincheck_ferrylab:ENVIRONMENTS"},
-}
 REGISTRIES = (
     "from explaincheck.core.taxonomy.registry import CATEGORIES\n"
     "from explaincheck.core.backends.registry import KINDS\n"
@@ -101,7 +106,7 @@ def registered(site: Path) -> tuple[list[str], list[str], list[str], str]:
 
 
 def test_a_plugins_ids_are_namespaced_by_its_distribution(tmp_path):
-    site = install(tmp_path / "site", "Explaincheck_Ferry.Copy", "1.0", FERRY)
+    site = install(tmp_path / "site", "Explaincheck_Ferry.Copy", "1.0", ENTRY_POINTS)
     categories, kinds, environments, stderr = registered(site)
     assert "explaincheck-ferry-copy/within_k" in categories  # pip's normalised name first
     assert "explaincheck-ferry-copy/first" in kinds
@@ -157,7 +162,7 @@ def test_a_plugin_id_that_collides_is_one_line_naming_package_entry_point_and_id
 def make_results(tmp_path: Path, name: str = "explaincheck-gonelab", version: str = "2.0"):
     """A results file made with the plugin package installed as ``name`` ``version``: its
     environment, its category and its backend, beside a built-in category and the oracle."""
-    site = install(tmp_path / "site", name, version, FERRY)
+    site = install(tmp_path / "site", name, version, ENTRY_POINTS)
     db = tmp_path / "made_with_plugin.sqlite"
     done = run_explaincheck(
         "run", "--env", f"{name}/ferry", "--llm", f"{name}/first", "--llm", "oracle",
@@ -190,23 +195,17 @@ def test_a_campaign_records_the_plugins_it_used(tmp_path):
     assert "plugins\n  campaign 1: explaincheck-gonelab 2.0 (environment" in report.stdout
 
 
-MISSING = (
-    "environment 'explaincheck-gonelab/ferry' comes from the plugin package explaincheck-gonelab"
-    " 2.0, which is not installed here: pip install 'explaincheck-gonelab==2.0'"
-)
-
-
 def test_a_results_file_read_where_its_plugin_is_missing_names_the_package_and_version(tmp_path):
     _, db = make_results(tmp_path)
     regrade = run_explaincheck("regrade", "--db", str(db), "--satisfy-rule", "half")
-    assert (regrade.returncode, regrade.stderr) == (2, f"explaincheck regrade: {MISSING}\n")
+    assert (regrade.returncode, regrade.stderr) == (2, f"explaincheck regrade: {GONE}\n")
     report = run_explaincheck("report", "--db", str(db), "--out", str(tmp_path / "r"))
     assert report.returncode == 0  # the rows are read as stored, the missing package said
     assert report.stderr.splitlines()[0] == (
-        f"explaincheck report: note: {MISSING} (its ids are shown as stored)"
+        f"explaincheck report: note: {GONE} (its ids are shown as stored)"
     )
     share = run_explaincheck("share", "--db", str(db), "--out", str(tmp_path / "s.html"))
-    assert share.returncode == 0 and MISSING in share.stderr
+    assert share.returncode == 0 and GONE in share.stderr
 
 
 def test_results_stored_before_ids_were_namespaced_stay_readable(tmp_path):
@@ -234,3 +233,65 @@ def test_results_stored_before_ids_were_namespaced_stay_readable(tmp_path):
     rows = json.loads(run_explaincheck("results", "--db", str(db), "--json").stdout)
     assert {r["category"] for r in rows} == {"within_k", "satisfy"}
     assert all(r["verdict"] == "pass" for r in rows if r["llm"] == "oracle")
+
+
+def test_a_question_set_of_a_plugins_environment_names_the_plugin_in_its_manifest(tmp_path):
+    site = install(tmp_path / "site", "explaincheck-gonelab", "2.0", ENTRY_POINTS)
+    out = tmp_path / "bench"
+    done = run_explaincheck(
+        "bench", "export", "--out", str(out), "--env", "explaincheck-gonelab/ferry",
+        "--budget", "1", sites=(site,),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["plugins"] == [
+        {
+            "distribution": "explaincheck-gonelab",
+            "version": "2.0",
+            "uses": ["environment explaincheck-gonelab/ferry"],
+        }
+    ]
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text("")
+    graded = run_explaincheck("bench", "grade", str(out), str(answers))  # the plugin missing
+    assert (graded.returncode, graded.stderr) == (
+        2,
+        f"explaincheck bench: {out / 'manifest.json'}: {GONE}\n",
+    )
+    # the default set is this project's own environments wherever it is exported
+    default = run_explaincheck(
+        "bench", "export", "--out", str(tmp_path / "d"), "--budget", "1", sites=(site,)
+    )
+    assert default.returncode == 0, default.stderr
+    own = json.loads((tmp_path / "d" / "manifest.json").read_text(encoding="utf-8"))
+    assert "plugins" not in own and all("/" not in e["id"] for e in own["environments"])
+
+
+def test_a_plugin_environments_describe_py_does_not_run_and_loading_says_so(tmp_path):
+    site = tmp_path / "site"
+    envs = site / "lab_envs"
+    shutil.copytree(PACKAGE / "explaincheck_ferrylab" / "envs" / "ferry", envs / "ferry")
+    (envs / "ferry" / "describe.py").write_text(
+        "def describe(state):\n    raise SystemExit('describe.py ran')\n"
+    )
+    (site / "lab_envs_entry.py").write_text(f"ROOT = {str(envs)!r}\n")
+    install(
+        site,
+        "explaincheck-codelab",
+        "1.0",
+        {"explaincheck.environments": {"e": "lab_envs_entry:ROOT"}},
+    )
+    done = run_explaincheck(
+        "envs", "--prompt", "explaincheck-codelab/ferry", "--state", "1", sites=(site,)
+    )
+    assert done.returncode == 0, done.stderr
+    assert "The ferry is at location 1; fuel left: 5 of 6 units." in done.stdout  # the template
+    assert done.stderr == (
+        "explaincheck: warning: environment explaincheck-codelab/ferry: its describe.py does not"
+        " run (code in an environment folder runs only for explaincheck's own environments or a"
+        " folder a program trusts); its 'state' template words the states\n"
+    )
+
+
+def test_the_entry_points_the_tests_install_are_the_packages_own():
+    assert package_project()["entry-points"] == ENTRY_POINTS

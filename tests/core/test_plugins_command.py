@@ -12,19 +12,16 @@ import re
 import shutil
 from pathlib import Path
 
-from support.plugin_site import PACKAGE, install, run_explaincheck
+from support.plugin_site import ENTRY_POINTS, PACKAGE, install, run_explaincheck
 
 from explaincheck.core.cli.plugins_command import listing_lines
 
-FERRY = {
-    "explaincheck.categories": {"within_k": "explaincheck_ferrylab.category:WithinMoves"},
-    "explaincheck.backends": {"first": "explaincheck_ferrylab.backend:KIND"},
-    "explaincheck.environments": {"ferry": "explaincheck_ferrylab:ENVIRONMENTS"},
-}
-
 
 def test_plugins_lists_each_package_its_entry_points_and_what_they_registered(tmp_path):
-    groups = {**FERRY, "explaincheck.backends": {**FERRY["explaincheck.backends"], "gone": "x:Y"}}
+    groups = {
+        **ENTRY_POINTS,
+        "explaincheck.backends": {**ENTRY_POINTS["explaincheck.backends"], "gone": "x:Y"},
+    }
     site = install(tmp_path / "site", "explaincheck-listlab", "1.2", groups)
     done = run_explaincheck("plugins", "--json", sites=(site,))
     assert done.returncode == 0, done.stderr
@@ -73,7 +70,7 @@ def test_no_plugin_is_one_line():
 
 
 def test_plugins_check_reports_nothing_on_the_plugin_package_of_the_tests(tmp_path):
-    site = install(tmp_path / "site", "explaincheck-checklab", "0.3.1", FERRY)
+    site = install(tmp_path / "site", "explaincheck-checklab", "0.3.1", ENTRY_POINTS)
     done = run_explaincheck("plugins", "check", "explaincheck_CheckLab", sites=(site,))
     assert (done.returncode, done.stdout) == (
         0,

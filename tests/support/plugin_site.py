@@ -20,6 +20,17 @@ from pathlib import Path
 from typing import Any
 
 PACKAGE = Path(__file__).resolve().parent / "plugin_package"
+# its entry points (as its pyproject.toml declares them), to install its code under other names
+ENTRY_POINTS = {
+    "explaincheck.categories": {"within_k": "explaincheck_ferrylab.category:WithinMoves"},
+    "explaincheck.backends": {"first": "explaincheck_ferrylab.backend:KIND"},
+    "explaincheck.environments": {"ferry": "explaincheck_ferrylab:ENVIRONMENTS"},
+}
+# the line a results file made with it as explaincheck-gonelab 2.0 gets where that is missing
+GONE = (
+    "environment 'explaincheck-gonelab/ferry' comes from the plugin package explaincheck-gonelab"
+    " 2.0, which is not installed here: pip install 'explaincheck-gonelab==2.0'"
+)
 
 
 def package_project() -> dict[str, Any]:
