@@ -72,6 +72,14 @@ SUBCOMMANDS: Registry = {
         "explaincheck.core.cli.plugins_command",
         "the installed plugin packages; 'plugins check DIST' checks one",
     ),
+    "split": (
+        "explaincheck.core.cli.split_command",
+        "split a results file's cases into train and held-out (no shared neighbourhood)",
+    ),
+    "train-set": (
+        "explaincheck.core.cli.train_set_command",
+        "training data with exact labels from a split's train part (SFT, OpenAI chat, DPO)",
+    ),
 }
 
 
