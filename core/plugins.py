@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass
-from importlib.metadata import Distribution, EntryPoint, PackageNotFoundError, entry_points
+from importlib.metadata import Distribution, EntryPoint, PackageNotFoundError, distributions
 from importlib.metadata import version as installed_version_of
 from pathlib import Path
 from types import ModuleType
@@ -91,24 +91,180 @@ def normalized(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def source_of(entry: EntryPoint) -> Source:
-    """The distribution that declares ``entry`` (its module's top package when unknown)."""
-    dist: Distribution | None = getattr(entry, "dist", None)
-    if dist is None:
-        return Source(normalized(entry.value.split(":")[0].split(".")[0]), "unknown")
+# Bounds on what an installed distribution declares. Its metadata is someone else's text, read
+# into every command's start, stored with campaigns and shown in messages: a malformed or huge
+# entry is one line and left out (``unreadable``), never a traceback, a flood of text, or a
+# terminal escape. Python's own ``entry_points()`` raises on ONE malformed entry_points.txt
+# anywhere on the path, so the distributions are read one at a time here.
+MAX_METADATA_BYTES = 1 << 20  # a METADATA or entry_points.txt file (pip writes a few KB)
+MAX_NAME_CHARS = 100  # a distribution's or an entry point's name
+MAX_VERSION_CHARS = 64
+MAX_TARGET_CHARS = 300  # an entry point's "module.path:attribute"
+MAX_PROBLEM_CHARS = 300  # a plugin's own error message, as one line says it
+_DISTRIBUTION_NAME = re.compile(r"[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?")  # PEP 508
+_VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+!_-]*")  # PEP 440's characters
+_TARGET = re.compile(r"[A-Za-z_][\w.]*(\s*:\s*[A-Za-z_][\w.]*)?(\s*\[[\w\s,.-]*\])?")
+_ENTRY_NAME = re.compile(r"[^\x00-\x1f\x7f-\x9f=\[\]]+")  # printable, no "=" or brackets
+
+
+def clipped(text: object, limit: int = 80) -> str:
+    """``text`` for a message: its repr, cut to about ``limit`` characters."""
+    shown = repr(str(text)[: limit + 1])
+    return shown if len(str(text)) <= limit else shown[:-1] + "…" + shown[-1]
+
+
+def one_line(text: object, limit: int = MAX_PROBLEM_CHARS) -> str:
+    """Someone else's message as part of one line: line breaks joined, cut to ``limit``."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[:limit] + "…"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One plugin entry point whose declaration was checked, with the distribution declaring it
+    (what the registries and ``explaincheck plugins`` read instead of importlib's raw ones)."""
+
+    group: str
+    name: str
+    value: str  # "module.path:attribute"
+    source: Source
+    point: EntryPoint
+
+    @property
+    def module(self) -> str:
+        return self.value.partition(":")[0].strip()
+
+    def load(self) -> object:
+        return self.point.load()
+
+
+# Lines for installed distributions whose plugin declarations cannot be read, each said once.
+UNREADABLE: list[str] = []
+_ENTRIES: dict[str, list[Entry]] | None = None
+
+
+def plugin_entries(group: str) -> list[Entry]:
+    """The installed entry points of ``group`` that can be read, by name (so the order is the
+    same everywhere); an unreadable one is one line on stderr (``unreadable``)."""
+    global _ENTRIES
+    if _ENTRIES is None:
+        _ENTRIES = _read_installed()
+    return list(_ENTRIES.get(group, ()))
+
+
+def _read_installed() -> dict[str, list[Entry]]:
+    found: dict[str, list[Entry]] = {group: [] for group in GROUPS}
+    seen: set[str] = set()
+    for dist in distributions():
+        key = str(getattr(dist, "_normalized_name", "") or id(dist))
+        if key in seen:  # the same distribution further down the path: the first one counts
+            continue
+        seen.add(key)
+        try:
+            text = _small_text(dist, "entry_points.txt")
+            if text is None or not any(f"[{group}]" in text for group in GROUPS):
+                continue  # declares no plugin of ours (most distributions)
+            source = _checked_source(dist)
+            points = list(dist.entry_points)
+        except _Unreadable as problem:
+            unreadable(str(problem))
+            continue
+        except Exception as error:  # importlib's own parser on a malformed file
+            said = one_line(error)
+            unreadable(f"{_where(dist)}: entry_points.txt is malformed (Python's reader: {said})")
+            continue
+        for point in points:
+            if point.group in found:
+                entry = _checked_entry(point, source)
+                if entry is not None:
+                    found[point.group].append(entry)
+    return {group: sorted(items, key=lambda e: (e.name, e.value)) for group, items in found.items()}
+
+
+class _Unreadable(Exception):
+    """A distribution's plugin declarations cannot be used: its message is the one line."""
+
+
+def unreadable(line: str) -> None:
+    UNREADABLE.append(line)
+    warn_once(f"installed package left out: {line}")
+
+
+def _where(dist: Distribution) -> str:
+    """The distribution's metadata folder, for a message (its name may be what is wrong)."""
+    path = getattr(dist, "_path", None)
+    return one_line(path, 200) if path is not None else "a distribution"
+
+
+def _small_text(dist: Distribution, name: str) -> str | None:
+    """The metadata file ``name`` of ``dist`` (None: it has none), refused when larger than
+    ``MAX_METADATA_BYTES`` (looked at before reading where the file is on disk) or not UTF-8."""
+    path = getattr(dist, "_path", None)
+    if isinstance(path, Path):
+        try:
+            size = (path / name).stat().st_size
+        except OSError:
+            size = 0  # absent: read_text says so
+        if size > MAX_METADATA_BYTES:
+            raise _Unreadable(
+                f"{_where(dist)}: {name} has {size} bytes (more than {MAX_METADATA_BYTES})"
+            )
+    try:
+        text = dist.read_text(name)
+    except UnicodeDecodeError as error:
+        raise _Unreadable(
+            f"{_where(dist)}: {name} is not UTF-8 text (byte {error.start})"
+        ) from None
+    except OSError as error:
+        raise _Unreadable(f"{_where(dist)}: {name} cannot be read ({one_line(error)})") from None
+    if text is not None and len(text) > MAX_METADATA_BYTES:
+        raise _Unreadable(f"{_where(dist)}: {name} has more than {MAX_METADATA_BYTES} characters")
+    return text
+
+
+def _checked_source(dist: Distribution) -> Source:
+    """The distribution's name and version as its METADATA gives them, each checked: a name
+    that is not a package name (PEP 508) or a version that is not one is one line."""
+    if _small_text(dist, "METADATA") is None:  # sizes checked before importlib reads them
+        _small_text(dist, "PKG-INFO")
+    metadata = dist.metadata
+    name, version = metadata["Name"], metadata["Version"]
+    if not is_distribution_name(name):
+        raise _Unreadable(
+            f"{_where(dist)}: its METADATA Name {clipped(name)} is not a package name (letters,"
+            f" digits, '.', '_', '-'; at most {MAX_NAME_CHARS} characters)"
+        )
+    if not is_version(version):
+        raise _Unreadable(
+            f"{_where(dist)}: package {name}: its METADATA Version {clipped(version)} is not a"
+            f" version (letters, digits, '.', '+', '!', '_', '-'; at most {MAX_VERSION_CHARS})"
+        )
     location = ""
     try:
         location = str(dist.locate_file(""))  # the folder its metadata is in (site-packages)
     except Exception:  # a custom Distribution without files: no location to show
         location = ""
-    return Source(
-        normalized(dist.metadata["Name"] or "unknown"), dist.version or "unknown", location
-    )
+    return Source(normalized(name), version, location)
 
 
-def plugin_entries(group: str) -> list[EntryPoint]:
-    """The installed entry points of ``group``, by name (so the order is the same everywhere)."""
-    return sorted(entry_points(group=group), key=lambda e: (e.name, e.value))
+def _checked_entry(point: EntryPoint, source: Source) -> Entry | None:
+    """``point`` as an ``Entry``, or None with one line when its name or target is malformed."""
+    name, value, group = point.name, point.value, point.group
+    problem = ""
+    if len(name) > MAX_NAME_CHARS or not _ENTRY_NAME.fullmatch(name):
+        problem = (
+            f"entry point name {clipped(name)} is not a name (at most {MAX_NAME_CHARS}"
+            " printable characters)"
+        )
+    elif len(value) > MAX_TARGET_CHARS or not _TARGET.fullmatch(value):
+        problem = (
+            f"entry point {name!r} = {clipped(value)} is not 'module.path:attribute'"
+            f" (at most {MAX_TARGET_CHARS} characters)"
+        )
+    if problem:
+        left_out(group, source, one_line(name, 40), problem)
+        return None
+    return Entry(group, name, value, source, point)
 
 
 @dataclass(frozen=True)
@@ -120,14 +276,14 @@ class Offer:
     value: Any
 
 
-def loaded(group: str) -> list[tuple[EntryPoint, object]]:
+def loaded(group: str) -> list[tuple[Entry, object]]:
     """(entry point, what it loads to) for every plugin of ``group`` that loads."""
-    found: list[tuple[EntryPoint, object]] = []
+    found: list[tuple[Entry, object]] = []
     for entry in plugin_entries(group):
         try:
             found.append((entry, entry.load()))
         except Exception as error:  # any import error of someone else's package: warn, go on
-            left_out(group, source_of(entry), entry.name, f"{error}")
+            left_out(group, entry.source, entry.name, one_line(error))
     return found
 
 
@@ -143,19 +299,19 @@ def plugin_objects(group: str, kind: type, make: Callable[[type], object] | None
     warning."""
     offers: list[Offer] = []
     for entry, value in loaded(group):
-        source = source_of(entry)
+        source = entry.source
         items = value if isinstance(value, list | tuple) else [value]
         for item in items:
             if make is not None and isinstance(item, type) and issubclass(item, kind):
                 try:
                     item = make(item)
                 except Exception as error:  # an incomplete class: say what is missing
-                    left_out(group, source, entry.name, f"{error}")
+                    left_out(group, source, entry.name, one_line(error))
                     continue
             if isinstance(item, kind):
                 offers.append(Offer(source, entry.name, item))
             else:
-                left_out(group, source, entry.name, f"{item!r} is not a {kind.__name__}")
+                left_out(group, source, entry.name, f"{clipped(item)} is not a {kind.__name__}")
     return offers
 
 
@@ -169,10 +325,10 @@ def claim(group: str, offer: Offer, name: object, taken: Container[str]) -> str 
     text = str(name)
     bare = text[len(own) :] if text.startswith(own) else text
     problem = ""
-    if not _NAME.fullmatch(bare):
+    if len(bare) > MAX_NAME_CHARS or not _NAME.fullmatch(bare):
         problem = (
-            f"{what} name {text!r} cannot be an id (a letter or digit, then letters, digits,"
-            f" '_', '.' or '-'; it is registered as {own}NAME)"
+            f"{what} name {clipped(text)} cannot be an id (a letter or digit, then letters,"
+            f" digits, '_', '.' or '-', at most {MAX_NAME_CHARS}; it is registered as {own}NAME)"
         )
     identifier = own + bare
     if not problem and identifier in taken:
@@ -183,7 +339,7 @@ def claim(group: str, offer: Offer, name: object, taken: Container[str]) -> str 
         by = f" by entry point {first.entry!r}" if first else ""
         problem = f"{what} id {identifier!r} is already registered{by}"
     if problem:
-        left_out(group, source, offer.entry, problem, text)
+        left_out(group, source, offer.entry, problem, text[:MAX_NAME_CHARS])
         return None
     CLAIMS.append(Claim(group, source, offer.entry, text, identifier))
     return identifier
@@ -204,7 +360,26 @@ def namespace(identifier: object) -> str | None:
     None for a built-in's plain id."""
     text = str(identifier).strip()
     head, sep, rest = text.partition(SEPARATOR)
-    return head if sep and head and rest and normalized(head) == head else None
+    return (
+        head if sep and rest and is_distribution_name(head) and normalized(head) == head else None
+    )
+
+
+def is_distribution_name(text: object) -> bool:
+    """Whether ``text`` can name a package (PEP 508): what a message may tell to ``pip
+    install``, whoever wrote the file it comes from."""
+    return (
+        isinstance(text, str)
+        and len(text) <= MAX_NAME_CHARS
+        and bool(_DISTRIBUTION_NAME.fullmatch(text))
+    )
+
+
+def is_version(text: object) -> bool:
+    """Whether ``text`` can be a package's version (PEP 440's characters, bounded)."""
+    return (
+        isinstance(text, str) and len(text) <= MAX_VERSION_CHARS and bool(_VERSION.fullmatch(text))
+    )
 
 
 def by_name(name: str, identifiers: Iterable[str]) -> list[str]:
@@ -245,7 +420,7 @@ def recorded_version(distribution: str, recorded: Iterable[Mapping[str, Any]]) -
     for entry in recorded:
         if isinstance(entry, Mapping) and entry.get("distribution") == distribution:
             version = entry.get("version")
-            return str(version) if version else None
+            return version if is_version(version) else None  # a file's text: checked
     return None
 
 
@@ -280,11 +455,11 @@ def environment_offers() -> list[Offer]:
     the folder."""
     offers: list[Offer] = []
     for entry, value in loaded(ENVIRONMENTS):
-        source = source_of(entry)
+        source = entry.source
         try:
             roots = _paths(value)
         except Exception as error:  # a callable of someone else's package that fails
-            left_out(ENVIRONMENTS, source, entry.name, f"{error}")
+            left_out(ENVIRONMENTS, source, entry.name, one_line(error))
             continue
         for root in roots:
             candidates = [root] if (root / "environment.toml").is_file() else _children(root)

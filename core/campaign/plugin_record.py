@@ -21,11 +21,15 @@ from explaincheck.core.plugins import (
     KIND_WORDS,
     Source,
     install_hint,
+    is_distribution_name,
+    is_version,
     source_of_id,
 )
 from explaincheck.core.taxonomy.registry import registered_id as category_id
 
 PLUGINS_KEY = "plugins"  # in a campaign's stored settings
+MAX_RECORDED = 100  # plugin packages read from one stored record (a campaign uses a few)
+MAX_USE_CHARS = 300  # one "category DISTRIBUTION/NAME" entry
 
 
 def plugin_record(
@@ -58,11 +62,11 @@ def recorded_plugins(settings: Mapping[str, Any]) -> list[dict[str, Any]]:
     if not isinstance(found, list):
         return []
     return [
-        entry
-        for entry in found
+        {**entry, "uses": [u for u in _strings(entry.get("uses")) if len(u) <= MAX_USE_CHARS]}
+        for entry in found[:MAX_RECORDED]
         if isinstance(entry, dict)
-        and isinstance(entry.get("distribution"), str)
-        and isinstance(entry.get("version"), str)
+        and is_distribution_name(entry.get("distribution"))
+        and is_version(entry.get("version"))
     ]
 
 
@@ -72,7 +76,7 @@ def plugins_in_words(recorded: Sequence[Mapping[str, Any]]) -> str:
         return "none"
     parts = []
     for entry in recorded:
-        uses = [str(u) for u in entry.get("uses") or () if isinstance(u, str)]
+        uses = _strings(entry.get("uses"))
         named = f"{entry['distribution']} {entry['version']}"
         parts.append(f"{named} ({', '.join(uses)})" if uses else named)
     return "; ".join(parts)
@@ -132,4 +136,5 @@ def _has_category(identifier: str) -> bool:
 
 
 def _strings(value: Any) -> list[str]:
-    return [str(v) for v in value] if isinstance(value, list | tuple) else []
+    """The strings of a stored list (anything else in it left out)."""
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list | tuple) else []

@@ -66,12 +66,12 @@ def installed() -> list[dict[str, Any]]:
     """One object per plugin distribution: ``{"distribution", "version", "location",
     "entry_points": [{"group", "name", "value"}], "registered": [{"kind", "id",
     "entry_point"}], "left_out": [{"kind", "entry_point", "name", "problem"}]}``."""
-    from explaincheck.core.plugins import CLAIMS, GROUPS, KIND_WORDS, plugin_entries, source_of
+    from explaincheck.core.plugins import CLAIMS, GROUPS, KIND_WORDS, plugin_entries
 
     found: dict[str, dict[str, Any]] = {}
     for group in GROUPS:
         for entry in plugin_entries(group):
-            source = source_of(entry)
+            source = entry.source
             item = found.setdefault(
                 source.distribution,
                 {
@@ -105,21 +105,28 @@ def installed() -> list[dict[str, Any]]:
 
 def _location(entry: Any) -> str:
     """Where the entry point's code is: the editable source folder pip recorded, else the
-    folder its module is in."""
-    dist = getattr(entry, "dist", None)
+    folder its module is in (an unreadable record is passed over: it is someone else's file)."""
+    from explaincheck.core.json_input import parse
+    from explaincheck.core.plugins import MAX_METADATA_BYTES, one_line
+
+    dist = getattr(entry.point, "dist", None)
     try:
-        recorded = json.loads(dist.read_text("direct_url.json") or "null") if dist else None
-    except (OSError, ValueError):
+        text = dist.read_text("direct_url.json") if dist else None
+        recorded = (
+            parse(text, "direct_url.json") if text and len(text) < MAX_METADATA_BYTES else None
+        )
+    except (OSError, ValueError, ExplaincheckError):
         recorded = None
-    if isinstance(recorded, dict) and (recorded.get("dir_info") or {}).get("editable"):
-        url = str(recorded.get("url", ""))
-        return url.removeprefix("file://")
+    if isinstance(recorded, dict) and isinstance(recorded.get("dir_info"), dict):
+        url = recorded.get("url")
+        if recorded["dir_info"].get("editable") and isinstance(url, str):
+            return one_line(url.removeprefix("file://"), 500)
     from importlib.util import find_spec
     from pathlib import Path
 
     try:
         spec = find_spec(entry.module)
-    except (ImportError, ValueError):
+    except Exception:  # importing its parent package runs someone else's code
         return ""
     return str(Path(spec.origin).parent) if spec and spec.origin else ""
 

