@@ -427,25 +427,33 @@ def recorded_version(distribution: str, recorded: Iterable[Mapping[str, Any]]) -
 def install_hint(
     identifier: object, group: str, recorded: Iterable[Mapping[str, Any]] = ()
 ) -> str | None:
-    """The one line for a plugin id (``DISTRIBUTION/NAME``) that nothing installed registers:
-    the package to install, with the version a results file recorded (``recorded``: its
-    campaigns' ``plugins``). None for a built-in's plain id."""
+    """The one line for a plugin id (``DISTRIBUTION/NAME``) that nothing installed registers.
+    Where a results file recorded the package that made it (``recorded``: its campaigns'
+    ``plugins``), the line says what to install, at the recorded version; an id typed or stored
+    without such a record names no package to install (``sat/x`` is a typo far more often than
+    a package called ``sat``). None for a built-in's plain id."""
     distribution = namespace(identifier)
     if distribution is None:
         return None
+    what = f"{KIND_WORDS[group]} {str(identifier)!r}"
+    installed = installed_version(distribution)
+    if not any(isinstance(e, Mapping) and e.get("distribution") == distribution for e in recorded):
+        here = (
+            f"no package {distribution} is installed"
+            if installed is None
+            else f"{distribution} {installed} does not register it"
+        )
+        listed = "explaincheck plugins lists them"
+        return f"no installed plugin package registers {what} ({here}; {listed})"
     version = recorded_version(distribution, recorded)
     made = f"{distribution} {version}" if version else distribution
-    installed = installed_version(distribution)
     here = (
         "which is not installed here"
         if installed is None
         else f"and {distribution} {installed} installed here does not register it"
     )
     pin = f"=={version}" if version else ""
-    return (
-        f"{KIND_WORDS[group]} {str(identifier)!r} comes from the plugin package {made}, {here}:"
-        f" pip install '{distribution}{pin}'"
-    )
+    return f"{what} comes from the plugin package {made}, {here}: pip install '{distribution}{pin}'"
 
 
 def environment_offers() -> list[Offer]:

@@ -210,8 +210,9 @@ def test_a_results_file_read_where_its_plugin_is_missing_names_the_package_and_v
 
 def test_a_stored_plugin_record_is_someone_elses_text_and_never_a_command_to_copy(tmp_path):
     """The package and version a results file records end up in a ``pip install`` line the
-    user may paste: a version that is not one, or a namespace that is not a package name, is
-    not repeated (the file may come from anyone)."""
+    user may paste: a record whose version is not one, or a namespace that is not a package
+    name, is not repeated as a command (the file may come from anyone); nor is a plugin id
+    typed on the command line (``sat/x`` is a typo, not a package to install)."""
     _, db = make_results(tmp_path)
     with sqlite3.connect(db) as connection:
         (settings,) = connection.execute("SELECT settings FROM campaigns").fetchone()
@@ -221,9 +222,9 @@ def test_a_stored_plugin_record_is_someone_elses_text_and_never_a_command_to_cop
     regrade = run_explaincheck("regrade", "--db", str(db), "--satisfy-rule", "half")
     assert (regrade.returncode, regrade.stderr) == (
         2,
-        "explaincheck regrade: environment 'explaincheck-gonelab/ferry' comes from the plugin"
-        " package explaincheck-gonelab, which is not installed here:"
-        " pip install 'explaincheck-gonelab'\n",
+        "explaincheck regrade: no installed plugin package registers environment"
+        " 'explaincheck-gonelab/ferry' (no package explaincheck-gonelab is installed;"
+        " explaincheck plugins lists them)\n",
     )
     with sqlite3.connect(db) as connection:  # every id in a namespace that is no package name
         for table, column in (
@@ -240,6 +241,14 @@ def test_a_stored_plugin_record_is_someone_elses_text_and_never_a_command_to_cop
     regrade = run_explaincheck("regrade", "--db", str(db), "--satisfy-rule", "half")
     assert regrade.returncode == 2 and "pip install" not in regrade.stderr
     assert len(regrade.stderr.splitlines()) == 1 and "Traceback" not in regrade.stderr
+    typed = run_explaincheck(
+        "run", "--env", "frozen_lake", "--categories", "sat/x", "--llm", "random", "--db", str(db)
+    )
+    assert (typed.returncode, typed.stderr) == (
+        2,
+        "explaincheck run: no installed plugin package registers category 'sat/x' (no package sat"
+        " is installed; explaincheck plugins lists them)\n",
+    )
 
 
 def test_results_stored_before_ids_were_namespaced_stay_readable(tmp_path):
