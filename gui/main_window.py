@@ -43,6 +43,7 @@ from explaincheck.gui.presenters.policy_presenter import PolicyPresenter
 from explaincheck.gui.presenters.regrade_presenter import RegradePresenter
 from explaincheck.gui.presenters.results_presenter import ResultsPresenter
 from explaincheck.gui.presenters.share_file import ShareFile, attach_share
+from explaincheck.gui.presenters.state_selection import SelectionViews, follow_selection
 from explaincheck.gui.presenters.window_actions import TABS, ActionHandlers, build_actions
 from explaincheck.gui.presenters.wording_presenter import WordingPresenter
 from explaincheck.gui.presenters.workbench_wiring import (
@@ -169,8 +170,12 @@ class MainWindow(QMainWindow):
             self.model,
             self.backend_settings,
             self.tabs,
-            WorkbenchNeighbours(self.graph, self.inspector, lambda: self.teach_view.lesson),
+            WorkbenchNeighbours(self.graph, lambda: self.teach_view.lesson),
             self,
+        )
+        follow_selection(  # one selected state: every view follows it, and can move it
+            self.model.selection,
+            SelectionViews(self.graph, self.inspector, self.workbench, self.teach_view, self.tabs),
         )
         self.policy.attached.connect(
             lambda oracle, _env: self.workbench.simulator.set_loaded_policy(
@@ -293,11 +298,8 @@ class MainWindow(QMainWindow):
         model.environment_changed.connect(presenter.environment_changed)
         model.cancelled.connect(lambda: self.status_line.oracle.setText("Oracle: cancelled"))
         model.progress.connect(self.status_line.oracle.setText)
-        self.graph.state_selected.connect(self.inspector.show_state)
-        self.inspector.state_requested.connect(self.graph.select_state)
         self.results_view.case_selected.connect(self.results_presenter.case_selected)
         self.results_view.states_highlighted.connect(self.graph.mark_states)
-        self.teach_view.state_changed.connect(self._teach_state)
         view.run_requested.connect(self.run_campaign)
         view.stop_requested.connect(self.stop)
         view.llm_box.check_requested.connect(campaigns.check_host)
@@ -382,10 +384,6 @@ class MainWindow(QMainWindow):
 
     def show_tab(self, name: str) -> None:
         self.tabs.setCurrentIndex(TABS.index(name))
-
-    def _teach_state(self, state_id: int) -> None:
-        if self.tabs.currentWidget() is self.teach_view:
-            self.inspector.show_state(state_id)
 
     def edit_settings(self) -> None:
         from explaincheck.gui.support.theme import apply_theme

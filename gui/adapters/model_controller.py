@@ -24,6 +24,7 @@ from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.program import ProgramDescription
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.workspace.model import AskConstants, ModelChoices, ModelWorkspace
+from explaincheck.core.workspace.selection import StateSelection
 from explaincheck.gui.support.settings import Settings
 from explaincheck.gui.support.tasks import Tasks, in_thread
 
@@ -106,6 +107,11 @@ class ModelController(QObject):
     @oracle.setter
     def oracle(self, oracle: OracleResult | None) -> None:  # one with a policy attached
         self.workspace.oracle = oracle
+
+    @property
+    def selection(self) -> StateSelection:
+        """The one selected state every view follows (``gui/presenters/state_selection.py``)."""
+        return self.workspace.selection
 
     @property
     def program(self) -> ProgramDescription | None:

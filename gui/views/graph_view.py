@@ -48,6 +48,7 @@ class GraphView(QWidget):
         self.centres: list[int] = []
         self.hidden_count = 0
         self.ready = False
+        self._wanted: tuple[int, bool] | None = None  # a state to select once it is drawn
         self._generation = 0
         self._reverse: asyncio.Task | None = None  # indexing the predecessors of a big model
         self.scene = GraphScene(self)
@@ -121,6 +122,7 @@ class GraphView(QWidget):
         self.oracle = None
         self.index = None
         self.ready = False
+        self._wanted = None
         self.status.setText("")
 
     def set_oracle(self, oracle: OracleResult, variables: dict[str, str] | None = None) -> None:
@@ -244,6 +246,9 @@ class GraphView(QWidget):
         if fit:
             self.view.fit()
         self.ready = True
+        wanted, self._wanted = self._wanted, None
+        if wanted is not None:  # selected while the layout was being computed
+            self.select_state(*wanted)
         self.rendered.emit()
 
     # -- selection and highlights ----------------------------------------------------------
@@ -258,6 +263,9 @@ class GraphView(QWidget):
     def select_state(self, state_id: int, centre: bool = True) -> None:
         """Select a state (bringing it into the neighbourhood if hidden)."""
         if self.oracle is None or not 0 <= state_id < len(self.oracle.states):
+            return
+        if not self.ready and state_id not in self.node_items:  # drawn soon: select it then
+            self._wanted = (state_id, centre)
             return
         if state_id not in self.node_items:
             self.tasks.start(
@@ -276,6 +284,10 @@ class GraphView(QWidget):
         missing = [s for s in ids if s not in self.node_items]
         if select is not None and select in self.node_items and not missing:
             self.drawing.select(select, centre=False)
+        if missing and not self.ready:  # a layout is on its way: the lights wait for it
+            if select is not None:
+                self._wanted = (select, False)
+            return
         if missing:
             self.tasks.start(self._bring_into_view(ids, select=select), "graph layout")
         elif ids and centre:

@@ -58,6 +58,7 @@ class SimulatorPage(QWidget):
         self.workspace = workspace
         self._build()
         workspace.changed.connect(self._render)
+        workspace.moved.connect(self.state_requested.emit)  # the user's walk moves the selection
         workspace.said.connect(self.message.setText)
 
     def _build(self) -> None:
@@ -191,9 +192,6 @@ class SimulatorPage(QWidget):
         self.chooser.setItemText(2, name)
         self._enable_policy_item()
 
-    def select_state(self, state: int) -> None:
-        self.workspace.selected = state
-
     def restart(self, start: int | None) -> None:
         self.workspace.seed = self.seed.value()
         self.workspace.restart(start)
@@ -247,7 +245,6 @@ class SimulatorPage(QWidget):
         self.back_button.setEnabled(simulation.cursor > 0)
         self.forward_button.setEnabled(simulation.cursor < len(simulation.steps))
         self.path_changed.emit(simulation.path)
-        self.state_requested.emit(simulation.current)
 
     def _ask_paths(self) -> None:
         if self.simulation is not None:

@@ -44,7 +44,7 @@ from explaincheck.gui.views.teach_parts import AnswerBar, Card, CaseBar
 class TeachView(QWidget):
     """Question → oracle answer and why → LLM reply."""
 
-    state_changed = Signal(int)
+    case_shown = Signal(tuple)  # the states of the case now shown (the first is selected)
 
     def __init__(
         self,
@@ -215,6 +215,7 @@ class TeachView(QWidget):
         super().showEvent(event)
         if self.pending:
             self.set_model(*self._waiting)
+        self._go_to_focus()
 
     def _choose(self) -> None:
         """The category or order chosen: its cases now, or once a waiting model is taken up."""
@@ -224,12 +225,30 @@ class TeachView(QWidget):
             self.workspace.reorder()
 
     def _case_shown(self, states: tuple[int, ...]) -> None:
-        self.graph.highlight_states(list(states), centre=False, select=states[0])
-        self.state_changed.emit(states[0])
+        self.graph.highlight_states(list(states), centre=False)
+        self.case_shown.emit(tuple(states))
 
     def show_state(self, state_id: int) -> None:
         """Jump to the first case with this state (e.g. clicked in the main graph), if any."""
         self.workspace.show_state(state_id)
+
+    def follow(self, state_id: int | None) -> None:
+        """The window's selected state: the case holding it (if the chosen category has one)
+        and the ring on the graph; a hidden tab goes there when it is shown."""
+        self.workspace.focus = state_id
+        if self.isVisible():
+            self._go_to_focus()
+
+    def case_states(self) -> tuple[int, ...]:
+        return self.workspace.case_states()
+
+    def _go_to_focus(self) -> None:
+        state = self.workspace.focus
+        if state is None or self.pending:
+            return
+        if self.workspace.ready and state not in self.case_states():
+            self.workspace.show_state(state)
+        self.graph.select_state(state, centre=False)
 
     def move_by(self, step: int) -> None:
         self.workspace.move_by(step)

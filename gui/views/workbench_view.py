@@ -80,12 +80,13 @@ class WorkbenchView(QWidget):
         self.save_handout_button.clicked.connect(self.choose_handout)
         self.simulator.path_changed.connect(self.path_changed)
         self.simulator.path_changed.connect(self.graph.show_path)
+        # a click in its graph, a successor on the Bellman page, the simulator's walk: they ask
+        # the window's one selection to move, and every view (these pages too) follows it
         self.simulator.state_requested.connect(self.state_requested)
         self.bellman.state_requested.connect(self.state_requested)
-        for page in (self.simulator, self.bellman):
-            page.state_requested.connect(lambda s: self.graph.select_state(s, centre=False))
-        self.graph.state_selected.connect(self.select_state)
+        self.graph.state_selected.connect(self.state_requested)
         self.graph.rendered.connect(self._redraw_path)
+        self.selected: int | None = None  # the window's selected state, shown by the pages
 
     def set_model(
         self,
@@ -109,6 +110,8 @@ class WorkbenchView(QWidget):
         if self.pending and self.oracle is not None:
             self.pending = False
             self.graph.set_oracle(self.oracle)
+            if self.selected is not None:
+                self.graph.select_state(self.selected, centre=False)
 
     def _redraw_path(self) -> None:
         """A new layout has no path marks: draw the simulator's path again."""
@@ -118,8 +121,13 @@ class WorkbenchView(QWidget):
     def set_transitions(self, transitions: Transitions) -> None:
         self.workspace.set_transitions(transitions)
 
-    def select_state(self, state: int) -> None:
-        self.workspace.select_state(state, self.pages.currentWidget() is not self.simulator)
+    def show_selected(self, state: int) -> None:
+        """The window's selected state: the Bellman page shows it, the simulator starts there
+        on request, its graph rings it (once it holds the model, when the tab is shown)."""
+        self.selected = state
+        self.workspace.select_state(state)
+        if self.graph.oracle is self.oracle and not self.pending:
+            self.graph.select_state(state, centre=False)
 
     # -- handout ---------------------------------------------------------------------------
     @property

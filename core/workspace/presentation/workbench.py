@@ -8,7 +8,9 @@ are tested without a widget. Storm's long questions (exact transitions, k paths,
 as chooser) stay with the GUI's ``WorkbenchController``, off the GUI thread; what runs here is
 quick (a step, a Bellman sum, policy iteration on at most ``LESSON_STATES`` states). Events
 (``core.workspace.events.Event``), emitted on the caller's thread: ``SimulatorWorkspace.changed``
-(the simulation) and ``said`` (a one-line message); ``BellmanWorkspace.changed`` (the view or
+(the simulation), ``moved`` (the walk's state after the user's step, back, forward or restart:
+the window's one selection follows it) and ``said`` (a one-line message);
+``BellmanWorkspace.changed`` (the view or
 None), ``rounds_changed`` (the round's text) and ``failed`` (why policy iteration could not
 run); ``SweepWorkspace.ready`` (a ``SweepShown``).
 """
@@ -113,12 +115,15 @@ class SimulatorWorkspace:
         self.loaded_policy: Chooser | None = None  # Open policy… plugs in here (issue 24)
         self.seed = 0
         self.changed = Event("changed")  # (Simulation): the path to show
+        # (int): where the user's step, back, forward or restart left the walk; not told when
+        # a new model starts a walk of its own (the selection then stays where it was)
+        self.moved = Event("moved")
         self.said = Event("said")  # (str): one line about the last step ("" clears)
 
     def set_model(self, oracle: OracleResult) -> None:
         self.oracle = oracle
         self.transitions = None
-        self.restart(None)
+        self._walk(None)
 
     def set_transitions(self, transitions: Transitions) -> None:
         self.transitions = transitions
@@ -136,13 +141,22 @@ class SimulatorWorkspace:
 
     def restart(self, start: int | None) -> None:
         """A new path from ``start`` (None: the initial state) with the current seed."""
+        if self._walk(start):
+            self._moved()
+
+    def _walk(self, start: int | None) -> bool:
         if self.oracle is None:
-            return
+            return False
         self.simulation = Simulation(
             self.oracle, start, seed=self.seed, transitions=self.transitions
         )
         self.said.emit("")
         self.changed.emit(self.simulation)
+        return True
+
+    def _moved(self) -> None:
+        if self.simulation is not None:
+            self.moved.emit(self.simulation.current)
 
     def outcomes(self, action: str) -> dict[int, float]:
         """The successors of the current state under ``action`` with their probabilities."""
@@ -182,6 +196,7 @@ class SimulatorWorkspace:
             return
         self.said.emit(f"{step.action}: state {step.state} → {step.successor}")
         self.changed.emit(self.simulation)
+        self._moved()
 
     def run(self, kind: str, steps: int = RUN_STEPS) -> None:
         """``steps`` steps by ``kind``'s chooser (the optimal policy when the user chooses)."""
@@ -195,6 +210,7 @@ class SimulatorWorkspace:
         except ExplaincheckError as error:
             self.said.emit(str(error))
         self.changed.emit(self.simulation)
+        self._moved()
 
     def move(self, back: bool) -> None:
         if self.simulation is None:
@@ -202,6 +218,7 @@ class SimulatorWorkspace:
         moved = self.simulation.back() if back else self.simulation.forward()
         if moved:
             self.changed.emit(self.simulation)
+            self._moved()
 
 
 # -- the Bellman page ------------------------------------------------------------------------
@@ -397,13 +414,11 @@ class WorkbenchWorkspace:
         self.simulator.set_transitions(transitions)
         self.bellman.set_transitions(transitions)
 
-    def select_state(self, state: int, bellman_follows: bool) -> None:
-        """The graph's selection: a start for the simulator and the sweep; the Bellman page
-        goes there unless the simulator is in front (it moves the selection itself)."""
+    def select_state(self, state: int) -> None:
+        """The window's one selected state: the Bellman page shows it, and it is where the
+        simulator starts on request."""
         self.simulator.selected = state
-        self.sweeps.selected = state
-        if bellman_follows:
-            self.bellman.show_state(state)
+        self.bellman.show_state(state)
 
     # -- handout -----------------------------------------------------------------------------
     def add_lesson(self, lesson: object | None) -> str:

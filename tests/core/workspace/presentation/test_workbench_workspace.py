@@ -174,12 +174,21 @@ def test_a_loaded_policy_and_an_llm_choose(bench, lake):
     assert said == [f"the policy says nothing about state {simulator.simulation.current}"]
 
 
-def test_selection_moves_bellman_unless_the_simulator_leads(bench):
-    bench.select_state(13, bellman_follows=False)
-    assert bench.simulator.selected == 13 and bench.sweeps.selected == 13
-    assert bench.bellman.state == 0
-    bench.select_state(10, bellman_follows=True)
-    assert bench.bellman.state == 10 and "V(10) = 15/17" in result_text(bench.bellman.view)
+def test_the_selection_moves_bellman_and_the_simulator_tells_where_the_user_walked(bench):
+    """One selection (issue 50, point 8): the Bellman page always shows it; the simulator tells
+    where the user's steps leave the walk, but a new model's own walk moves nothing."""
+    bench.select_state(13)
+    assert bench.simulator.selected == 13 and bench.bellman.state == 13
+    assert "V(13) = 16/17" in result_text(bench.bellman.view)
+    moved: list[int] = []
+    bench.simulator.moved.connect(moved.append)
+    bench.set_model(bench.oracle, "Frozen Lake")
+    assert moved == [] and bench.simulator.simulation.current == 0
+    bench.simulator.step(OPTIMAL, None, None)
+    stepped = bench.simulator.simulation.current
+    bench.simulator.move(back=True)
+    bench.simulator.restart(13)
+    assert moved == [stepped, 0, 13]
 
 
 def test_handout_holds_the_path_and_the_bellman_view(bench, tmp_path):
