@@ -40,6 +40,7 @@ from explaincheck.gui.presenters.llm_policy_wiring import LlmPolicyParts, LlmPol
 from explaincheck.gui.presenters.model_presenter import ModelActions, ModelPresenter, OracleViews
 from explaincheck.gui.presenters.notices import Notices
 from explaincheck.gui.presenters.policy_presenter import PolicyPresenter
+from explaincheck.gui.presenters.presentation_size import PresentationSize, view_menu
 from explaincheck.gui.presenters.regrade_presenter import RegradePresenter
 from explaincheck.gui.presenters.results_presenter import ResultsPresenter
 from explaincheck.gui.presenters.share_file import ShareFile, attach_share
@@ -161,6 +162,12 @@ class MainWindow(QMainWindow):
         )
         add_results_menu(self)
         self.status_line = StatusLine(self)
+        self.presentation = PresentationSize(  # Ctrl+plus / Ctrl+minus: text for a projector
+            self,
+            view_menu(self),
+            self.settings,
+            lambda text: self.statusBar().showMessage(text, 4000),
+        )
 
         # presenters: each is given what it shows and where it speaks, never the window
         self._build_presenters()
@@ -200,6 +207,7 @@ class MainWindow(QMainWindow):
         )
         self._restore()
         guard_wheel(self)  # spin and combo boxes take the wheel only once focused
+        self.presentation.apply(prefs.text_size, remember=False)  # as the last run left it
 
     @property
     def pending_policy(self) -> str | None:
@@ -394,6 +402,7 @@ class MainWindow(QMainWindow):
             prefs = dialog.preferences()
             self.settings.save_preferences(prefs)
             self.campaign_view.apply_preferences(prefs.ollama_host, prefs.concurrency)
+            self.presentation.apply(prefs.text_size)
             app = QApplication.instance()
             if isinstance(app, QApplication):
                 apply_theme(app, prefs.theme)

@@ -86,17 +86,18 @@ def run(args: argparse.Namespace) -> int:
     )
     if all(p.failed for p in result.points):
         raise ExplaincheckError(f"every point failed; the first: {result.points[0].error}")
+    followed = states or result.flipping  # by default, the states whose best action flips
     png = args.png
     if png:
         from explaincheck.core.atomic_files import write_atomically
 
-        figure = sweep_figure(result, states or ())
+        figure = sweep_figure(result, followed)
         kind = Path(png).suffix.lstrip(".").lower() or "png"
         write_atomically(png, lambda out: figure.savefig(out, format=kind, dpi=120), binary=True)
     if args.json:
         print(json.dumps(to_json(result), indent=1))
     else:
-        print(render_table(result, states or ()))
+        print(render_table(result, followed))
         if png:
             print(f"plot: {png}")
     return 0

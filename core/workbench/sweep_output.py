@@ -101,15 +101,18 @@ def render_table(sweep: Sweep, states: tuple[int, ...] = ()) -> str:
     return "\n".join(lines)
 
 
-def sweep_figure(sweep: Sweep, states: tuple[int, ...] = ()) -> Figure:
-    """V(initial) (and V of the chosen states) against the constant; dashed lines where A*
-    changes, crosses on the axis for failed points."""
+def sweep_figure(sweep: Sweep, states: tuple[int, ...] = (), text_scale: float = 1.0) -> Figure:
+    """V(initial) (and V of the chosen states, the initial one drawn once) against the
+    constant; dashed lines where A* changes, crosses on the axis for failed points.
+    ``text_scale`` enlarges every text (the GUI's presentation size)."""
+    size = 10 * text_scale
     figure = Figure(figsize=(7.5, 4.2), layout="constrained")
     axes = figure.add_subplot()
     good = [p for p in sweep.points if not p.failed]
     xs = [float(p.value) for p in good]
-    axes.plot(xs, [float(p.v_initial or 0.0) for p in good], marker="o", label="V(initial)")
-    for state in states[:4]:
+    first = "V(initial)" if sweep.initial is None else f"V(initial) = V({sweep.initial})"
+    axes.plot(xs, [float(p.v_initial or 0.0) for p in good], marker="o", label=first)
+    for state in [s for s in states if s != sweep.initial][:4]:
         axes.plot(
             [float(p.value) for p in good if state in p.values],
             [p.values[state] for p in good if state in p.values],
@@ -129,11 +132,12 @@ def sweep_figure(sweep: Sweep, states: tuple[int, ...] = ()) -> Figure:
             rotation=90,
             va="top",
             ha="right",
-            fontsize=8,
+            fontsize=0.8 * size,
         )
-    axes.set_xlabel(sweep.constant)
-    axes.set_ylabel("V = Pmax[F goal]")
+    axes.set_xlabel(sweep.constant, fontsize=size)
+    axes.set_ylabel("V = Pmax[F goal]", fontsize=size)
+    axes.tick_params(labelsize=0.9 * size)
     axes.set_ylim(-0.05, 1.05)
     axes.grid(alpha=0.3)
-    axes.legend(loc="lower right", fontsize=8)
+    axes.legend(loc="lower right", fontsize=0.8 * size)
     return figure

@@ -29,6 +29,9 @@ from explaincheck.gui.support.tasks import Tasks, in_thread
 
 AUTO_ORACLE_SECONDS = 3.0  # re-check the oracle while typing only for models this quick
 AUTO_ORACLE_STATES = 20_000
+# a sweep with no state to follow looks for flips in every state of models up to this size (it
+# keeps every point's oracle and A* of each state); larger ones follow the initial state alone
+FOLLOW_ALL_STATES = 2_000
 # Calls that wait on a Storm child go to asyncio's default threads (``asyncio.to_thread``), not to
 # the two workers that graph layouts use: a sweep of a hundred points must not hold a layout up.
 
@@ -197,19 +200,26 @@ class WorkbenchController(QObject):
             return
         self.llm_chose.emit(action, state)
 
-    def sweep(self, text: str, states: tuple[int, ...], selected: int | None = None) -> None:
-        """Sweep ``text`` (NAME=LO:HI:STEP), following ``states`` (default: the initial state
-        and the selected one)."""
+    def sweep(self, text: str, states: tuple[int, ...]) -> None:
+        """Sweep ``text`` (NAME=LO:HI:STEP), following ``states`` of the open model (none
+        given: every state, and the page then follows those whose best action flips; over
+        ``FOLLOW_ALL_STATES`` states, the initial state alone)."""
         request = self.request()
-        if request is None:
+        oracle = self.model.oracle
+        if request is None or oracle is None:
             return
-        if not states and self.model.oracle is not None:
-            states = (self.model.oracle.model.initial,)
-            if selected is not None and selected != states[0]:
-                states += (selected,)
-        self.tasks.start(self._sweep(request, text, states), "sweep")
+        chosen: tuple[int, ...] | None = states or None
+        if chosen is None and oracle.model.states > FOLLOW_ALL_STATES:
+            chosen = (oracle.model.initial,)
+        self.tasks.start(self._sweep(request, text, chosen, oracle), "sweep")
 
-    async def _sweep(self, request: OracleRequest, text: str, states: tuple[int, ...]) -> None:
+    async def _sweep(
+        self,
+        request: OracleRequest,
+        text: str,
+        states: tuple[int, ...] | None,
+        named_by: OracleResult,
+    ) -> None:
         from explaincheck.core.workbench.sweep import parse_range, run_sweep
 
         loop = asyncio.get_running_loop()
@@ -221,7 +231,7 @@ class WorkbenchController(QObject):
             sweep_range = parse_range(text)
             base = replace(request, constants=without_constant(request.constants, sweep_range.name))
             result = await asyncio.to_thread(
-                run_sweep, base, sweep_range, states, on_point=progress
+                run_sweep, base, sweep_range, states, on_point=progress, named_by=named_by
             )
         except ExplaincheckError as error:
             self.failed.emit("sweep", str(error))

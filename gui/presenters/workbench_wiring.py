@@ -24,6 +24,7 @@ from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.policy.types import policy_chain
 from explaincheck.core.workbench.simulator import Chooser, policy_chooser
+from explaincheck.core.workbench.sweep_range import offered_range
 from explaincheck.core.workspace.presentation.workbench import WorkbenchWorkspace
 from explaincheck.gui.adapters.model_controller import ModelController
 from explaincheck.gui.adapters.workbench_controller import WorkbenchController, is_builtin
@@ -73,13 +74,9 @@ def attach_workbench(
 
     def oracle_ready(oracle: OracleResult, environment: Environment) -> None:
         program = model.program
-        undefined = list(program.undefined) if program is not None else []
-        view.set_model(
-            oracle,
-            environment.title,
-            [c.name for c in undefined],
-            {c.name: c.type for c in undefined},
-        )
+        undefined = [c.name for c in program.undefined] if program is not None else []
+        offered = {name: offered_range(program, name) for name in undefined}
+        view.set_model(oracle, environment.title, undefined, offered)
         view.simulator.set_loaded_policy(*loaded_policy_chooser(oracle))
         view.editor.oracle_while_typing = controller.quick()
         controller.load_transitions()
@@ -131,9 +128,7 @@ def attach_workbench(
     controller.llm_chose.connect(view.simulator.llm_chose)
     view.simulator.paths_requested.connect(paths_requested)
     controller.paths_ready.connect(view.simulator.show_paths)
-    view.sweeps.sweep_requested.connect(
-        lambda text, states: controller.sweep(text, states, workspace.sweeps.selected)
-    )
+    view.sweeps.sweep_requested.connect(controller.sweep)
     controller.sweep_progress.connect(view.sweeps.show_progress)
     controller.sweep_ready.connect(view.sweeps.show_sweep)
     controller.failed.connect(failed)

@@ -23,6 +23,7 @@ from explaincheck.core.policy.types import policy_chain
 from explaincheck.core.workspace.presentation.state_query import find_state
 from explaincheck.core.workspace.presentation.valuation import valuation_text
 from explaincheck.gui.support.tasks import Tasks, in_thread
+from explaincheck.gui.support.text_size import notifier
 from explaincheck.gui.views.graph_canvas import GraphScene, ZoomableView
 from explaincheck.gui.views.graph_controls import GraphRow, GraphToolbar
 from explaincheck.gui.views.graph_drawing import GraphDrawing, summary_text
@@ -87,8 +88,6 @@ class GraphView(QWidget):
         row.fit_button.clicked.connect(self.view.fit)
         row.show_neighbourhood_controls(False)
         for keys, handler in (
-            (QKeySequence.StandardKey.ZoomIn, lambda: self.view.zoom(1.25)),
-            (QKeySequence.StandardKey.ZoomOut, lambda: self.view.zoom(0.8)),
             (QKeySequence("Ctrl+0"), self.view.fit),
             (QKeySequence.StandardKey.Find, self.search.setFocus),
         ):
@@ -97,15 +96,32 @@ class GraphView(QWidget):
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             action.triggered.connect(handler)
             self.addAction(action)
+        # + and − zoom the graph it has the focus (Ctrl+plus and Ctrl+minus are the window's
+        # presentation size: the same keys in two places would make Qt fire neither)
+        for keys, factor in (("+", 1.25), ("=", 1.25), ("-", 0.8)):
+            action = QAction(self.view)
+            action.setShortcut(QKeySequence(keys))
+            action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+            action.triggered.connect(lambda _=False, f=factor: self.view.zoom(f))
+            self.view.addAction(action)
         hint = self.scene.addText(
             "Open a built-in environment from the Model panel,\n"
             "open a PRISM file (Ctrl+O), or drop a .prism file here."
         )
         hint.setDefaultTextColor(self.palette().placeholderText().color())
+        notifier().changed.connect(self._text_size_changed)
         font = hint.font()
         font.setPointSizeF(font.pointSizeF() * 1.3)
         hint.setFont(font)
         self.legend.hide()
+
+    def _text_size_changed(self, _scale: float) -> None:
+        """Another presentation size: the labels, the legend and its corner, drawn again."""
+        self.drawing.repaint_nodes()
+        self.view.place_legend()
+        self.legend.update()
+        if self.view.auto_fit:
+            self.view.fit()
 
     def set_controls_visible(self, on: bool) -> None:
         """Hide the toolbar, the colour choice and the status line (the teaching view shows a

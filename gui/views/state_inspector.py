@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.workspace.presentation.valuation import valuation_text
 from explaincheck.gui.support.safe_text import plain_label
+from explaincheck.gui.support.text_size import relative_font
 from explaincheck.gui.views.policy_box import PolicyBox
 from explaincheck.gui.views.q_bars import QBars
 
@@ -62,10 +63,7 @@ class StateInspector(QScrollArea):
         body = QWidget()
         layout = QVBoxLayout(body)
         self.title = plain_label("No state selected")
-        font = self.title.font()
-        font.setPointSizeF(font.pointSizeF() * 1.25)
-        font.setBold(True)
-        self.title.setFont(font)
+        relative_font(self.title, 1.25, bold=True)  # kept so at every presentation size
         layout.addWidget(self.title)
         self.description = plain_label("Click a state in the graph.")
         self.description.setWordWrap(True)

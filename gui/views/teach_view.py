@@ -14,7 +14,7 @@ shows its ``cards()`` and forwards the user's choices.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont, QKeySequence, QShortcut, QShowEvent
+from PySide6.QtGui import QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QFrame,
     QScrollArea,
@@ -35,6 +35,7 @@ from explaincheck.core.workspace.presentation.teach import (
 )
 from explaincheck.gui.adapters.results_data import ResultsData
 from explaincheck.gui.support.tasks import Tasks, in_thread
+from explaincheck.gui.support.text_size import relative_font
 from explaincheck.gui.views.factor_panel import FactorPanel
 from explaincheck.gui.views.graph_view import GraphView
 from explaincheck.gui.views.llm_choices import LlmChoices
@@ -294,11 +295,8 @@ class TeachView(QWidget):
         self.llm.blockSignals(False)
 
     def scale_text(self, factor: float) -> None:
+        """A− / A+: the cards' text, relative to the presentation size (Ctrl+plus/minus)."""
         self.text_scale = max(0.6, min(3.0, self.text_scale * factor))
         for card in (self.question_card, self.oracle_card, self.flaw_card, self.reply_card):
-            font = QFont(self.font())
-            font.setPointSizeF(self.font().pointSizeF() * self.text_scale)
-            card.body.setFont(font)
-            title = QFont(font)
-            title.setBold(True)
-            card.title.setFont(title)
+            relative_font(card.body, self.text_scale)
+            relative_font(card.title, self.text_scale, bold=True)

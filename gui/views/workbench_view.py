@@ -25,7 +25,11 @@ from PySide6.QtWidgets import (
 )
 
 from explaincheck.core.oracle.types import OracleResult
-from explaincheck.core.workspace.presentation.workbench import Transitions, WorkbenchWorkspace
+from explaincheck.core.workspace.presentation.workbench import (
+    OfferedRange,
+    Transitions,
+    WorkbenchWorkspace,
+)
 from explaincheck.gui.support.safe_text import plain_label
 from explaincheck.gui.support.tasks import Tasks
 from explaincheck.gui.views.bellman_page import BellmanPage
@@ -93,8 +97,10 @@ class WorkbenchView(QWidget):
         oracle: OracleResult,
         title: str,
         constants: list[str],
-        types: dict[str, str] | None = None,
+        offered: dict[str, OfferedRange] | None = None,
     ) -> None:
+        """A new oracle; ``constants``: the undefined ones a sweep may set, with the range
+        ``offered`` first for each."""
         self.oracle = oracle
         self.pending = not self.isVisible()
         if not self.pending:
@@ -103,7 +109,7 @@ class WorkbenchView(QWidget):
         self.workspace.oracle = oracle
         self.simulator.set_model(oracle)
         self.bellman.set_model(oracle)
-        self.sweeps.set_constants(constants, types=types)
+        self.sweeps.set_constants(constants, offered)
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)

@@ -26,6 +26,7 @@ from matplotlib.figure import Figure
 from explaincheck.core.atomic_files import write_text_atomically
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.plural import counted
 from explaincheck.core.workbench.bellman import DANGER, VALUE, BellmanView, bellman_view
 from explaincheck.core.workbench.bellman import number_text as number_text
 from explaincheck.core.workbench.handout import (
@@ -45,6 +46,7 @@ from explaincheck.core.workbench.simulator import (
 )
 from explaincheck.core.workbench.sweep import Sweep
 from explaincheck.core.workbench.sweep_output import render_table, sweep_figure
+from explaincheck.core.workbench.sweep_range import OfferedRange, offered_range
 from explaincheck.core.workbench.transitions import Transitions
 from explaincheck.core.workspace.events import Event
 
@@ -58,12 +60,14 @@ __all__ = [
     "LLM",
     "OPTIMAL",
     "POLICY",
+    "ROUND_HEADERS",
     "RUN_STEPS",
     "VALUE",
     "YOU",
     "BellmanView",
     "BellmanWorkspace",
     "Chooser",
+    "OfferedRange",
     "RankedPath",
     "Round",
     "Simulation",
@@ -74,6 +78,7 @@ __all__ = [
     "Transitions",
     "WorkbenchWorkspace",
     "number_text",
+    "offered_range",
     "policy_chooser",
 ]
 
@@ -223,8 +228,9 @@ class SimulatorWorkspace:
 
 # -- the Bellman page ------------------------------------------------------------------------
 def sum_rows(view: BellmanView) -> list[tuple[list[str], bool]]:
-    """Each action's row (action, Σ written out then with the numbers, its sum) and whether
-    it optimises."""
+    """Each action's row and whether it optimises: the action, its total (marked ◀ max or
+    ◀ min where it optimises), then Σ written out and, on the next line, with the numbers. The
+    total comes before the long sum, so it is never the part a narrow pane cuts off."""
     q = view.quantity
     how = "max" if q == VALUE else "min"
     rows = []
@@ -236,7 +242,7 @@ def sum_rows(view: BellmanView) -> list[tuple[list[str], bool]]:
             f"{number_text(t.probability)}·{number_text(t.value)}" for t in line.terms
         )
         total = number_text(line.total) + (f"  ◀ {how}" if line.optimal else "")
-        rows.append(([line.action, f"{symbolic}\n= {plugged}", total], line.optimal))
+        rows.append(([line.action, total, f"{symbolic}\n= {plugged}"], line.optimal))
     return rows
 
 
@@ -269,6 +275,38 @@ def round_text(rounds: list[Round], index: int) -> str:
     else:
         lines.append("No state can do strictly better: this policy is optimal.")
     return "\n".join(lines)
+
+
+ROUND_HEADERS = ["state", "σ(s)", "V_σ(s)", "switches to"]
+
+
+def round_title(rounds: list[Round], index: int) -> str:
+    """Round ``index`` in one line: which round, and what the improvement step does."""
+    current = rounds[index]
+    head = f"Round {current.number} of {len(rounds)}: the policy σ evaluated, its values"
+    if current.switched:
+        return (
+            f"{head}; {counted(len(current.switched), 'state')} switch to a strictly better action"
+        )
+    return f"{head}; no state can do strictly better: σ is optimal"
+
+
+def round_rows(rounds: list[Round], index: int) -> list[tuple[list[str], bool]]:
+    """One row per state of round ``index`` (state, its action under σ, V_σ(s), the action it
+    switches to or ""), and whether it switches: a table reads at a glance where a list of
+    three blocks of lines did not (issue 50, point 7)."""
+    current = rounds[index]
+    rows = []
+    for state, value in enumerate(current.values):
+        switched = current.switched.get(state)
+        action = current.policy.get(state, "—")
+        rows.append(
+            (
+                [str(state), action, number_text(value), switched[1] if switched else ""],
+                bool(switched),
+            )
+        )
+    return rows
 
 
 class BellmanWorkspace:
@@ -336,6 +374,10 @@ class BellmanWorkspace:
         self.round = max(0, min(index, len(self.rounds) - 1))
         self.rounds_changed.emit(round_text(self.rounds, self.round))
 
+    def round_text(self) -> str:
+        """The round shown, in words ("" before policy iteration ran)."""
+        return round_text(self.rounds, self.round) if self.rounds else ""
+
 
 # -- the sweep page --------------------------------------------------------------------------
 @dataclass(frozen=True)
@@ -350,12 +392,17 @@ class SweepShown:
     tipping: str
 
 
-def sweep_shown(sweep: Sweep) -> SweepShown:
-    followed = sweep.states or ()
+def sweep_shown(sweep: Sweep, text_scale: float = 1.0) -> SweepShown:
+    """What the page shows of ``sweep``: the states asked to follow, else those whose best
+    action flips (a flip inside the range first), each drawn once beside V(initial)."""
+    followed = sweep.states or sweep.flipping
     failed = sum(p.failed for p in sweep.points)
     status = (
-        f"{len(sweep.points)} points, {failed} failed, {len(sweep.tipping_points)} tipping points"
+        f"{counted(len(sweep.points), 'point')}, {failed} failed, "
+        f"{counted(len(sweep.tipping_points), 'tipping point')}"
     )
+    if not sweep.states and followed:
+        status += " · following the states where A* flips: " + ", ".join(map(str, followed[:4]))
     shown = followed[:1]
     headers = [sweep.constant, "V(initial)", *(f"A*({s})" for s in shown)]
     rows = []
@@ -369,22 +416,29 @@ def sweep_shown(sweep: Sweep) -> SweepShown:
         rows.append([str(point.value), value, *(",".join(point.best.get(s, ())) for s in shown)])
     parts = render_table(sweep, followed).split("\n\n", 1)
     tipping = parts[1] if len(parts) > 1 else ""
-    return SweepShown(sweep, status, sweep_figure(sweep, followed), headers, rows, tipping)
+    figure = sweep_figure(sweep, followed, text_scale)
+    return SweepShown(sweep, status, figure, headers, rows, tipping)
 
 
 class SweepWorkspace:
-    """The last finished sweep and the states chosen to follow."""
+    """The last finished sweep, and the presentation size its plot is drawn at."""
 
     def __init__(self) -> None:
         self.sweep: Sweep | None = None
-        self.selected: int | None = None
+        self.text_scale = 1.0
         self.ready = Event("ready")  # (SweepShown)
 
     def show(self, sweep: Sweep) -> SweepShown:
         self.sweep = sweep
-        shown = sweep_shown(sweep)
+        shown = sweep_shown(sweep, self.text_scale)
         self.ready.emit(shown)
         return shown
+
+    def set_text_scale(self, scale: float) -> None:
+        """Draw the plot again at another presentation size."""
+        self.text_scale = scale
+        if self.sweep is not None:
+            self.show(self.sweep)
 
 
 def followed_states(text: str) -> tuple[int, ...]:
