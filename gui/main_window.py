@@ -56,6 +56,7 @@ from explaincheck.gui.support.settings import Settings
 from explaincheck.gui.support.tasks import Tasks, in_thread
 from explaincheck.gui.views.campaign_view import CampaignView
 from explaincheck.gui.views.compare_campaigns_dialog import add_results_menu
+from explaincheck.gui.views.current_tab_size import size_by_current_tab
 from explaincheck.gui.views.error_overlay import ErrorOverlay
 from explaincheck.gui.views.graph_view import GraphView
 from explaincheck.gui.views.model_view import ModelView
@@ -180,6 +181,7 @@ class MainWindow(QMainWindow):
             WorkbenchNeighbours(self.graph, lambda: self.teach_view.lesson),
             self,
         )
+        size_by_current_tab(self.tabs)  # the window needs the room of the tab in front only
         follow_selection(  # one selected state: every view follows it, and can move it
             self.model.selection,
             SelectionViews(self.graph, self.inspector, self.workbench, self.teach_view, self.tabs),

@@ -61,9 +61,9 @@ class PresentationSize:
         """Show every view at ``percent`` of the normal size (and keep it for the next run)."""
         self.percent = clamped(percent)
         set_text_scale(self.percent / 100)
-        if remember:
+        if remember:  # a change the user made: kept, and said
             self.settings.save_text_size(self.percent)
-        self.say(size_text(self.percent))
+            self.say(size_text(self.percent))
 
 
 def view_menu(window: QMainWindow) -> QMenu | None:

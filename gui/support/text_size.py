@@ -11,7 +11,7 @@ not draw with a widget font (the graph's labels and legend, matplotlib's plots) 
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import QApplication, QWidget
 
@@ -39,6 +39,13 @@ def notifier() -> _Notifier:
 def text_scale() -> float:
     """The presentation size as a factor (1.5 at 150 %)."""
     return _State.scale
+
+
+def normal_font() -> QFont:
+    """The application's font at 100 % (what a small key beside a drawing keeps)."""
+    font = QFont(QApplication.font())
+    font.setPointSizeF(_normal_sizes()[0])
+    return font
 
 
 def _normal_sizes() -> tuple[float, float]:
@@ -85,6 +92,13 @@ def set_text_scale(scale: float) -> None:
     font = QFont(app.font())
     font.setPointSizeF(point * scale)
     app.setFont(font)
+    # Qt tells the widgets by posted events: deliver them now, so that what follows (and a
+    # caller) sees every widget at the new size
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.ApplicationFontChange)
+    # under a style sheet (the theme's) widgets keep the font they were polished with: polish
+    # them again so that every one takes the new size
+    if app.styleSheet():
+        app.setStyleSheet(app.styleSheet())
     fixed_family = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont).family()
     for widget in app.allWidgets():
         if widget.property(_FACTOR) is None and _fixed_by_hand(widget, fixed_family):

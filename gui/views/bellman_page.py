@@ -9,11 +9,9 @@ policy iteration runs round by round as a lesson. The page computes none of it: 
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QButtonGroup,
-    QListWidget,
-    QListWidgetItem,
     QPushButton,
     QRadioButton,
     QTableWidget,
@@ -43,8 +41,6 @@ from explaincheck.gui.support.text_size import relative_font
 from explaincheck.gui.views.flow_layout import FlowLayout
 from explaincheck.gui.views.tables import fill_row, read_only_table, wrap_last_column
 
-SUCCESSOR_ROWS = 5  # the successors list shows this many rows before it scrolls
-
 
 def _fill(table: QTableWidget, rows: list[tuple[list[str], bool]]) -> None:
     """The rows as plain items, those marked (an optimal action, a switching state) bold."""
@@ -72,21 +68,27 @@ class BellmanPage(QWidget):
         self.workspace = workspace
         self.title = plain_label("Select a state")
         self.title.setWordWrap(True)
-        relative_font(self.title, 1.3, bold=True)
-        self.value_button = QRadioButton("V (reach the goal, max)")
-        self.danger_button = QRadioButton("D (reach unsafe, min)")
+        relative_font(self.title, 1.15, bold=True)
+        self.value_button = QRadioButton("V (goal, max)")
+        self.value_button.setToolTip("V(s): the highest probability of reaching the goal")
+        self.danger_button = QRadioButton("D (unsafe, min)")
+        self.danger_button.setToolTip("D(s): the lowest probability of reaching an unsafe state")
         self.value_button.setChecked(True)
         group = QButtonGroup(self)
         group.addButton(self.value_button)
         group.addButton(self.danger_button)
         self.value_button.toggled.connect(lambda _: workspace.set_quantity(self.quantity))
-        self.table = read_only_table(["action", "sum", "Σ P(s'|s,a)·V(s')"], self)
+        self.table = read_only_table(["action", "Σ P(s'|s,a)·V(s')"], self)
         wrap_last_column(self.table)
         self.result = plain_label("")
         self.result.setWordWrap(True)
-        self.successors = QListWidget(self)
-        self.successors.itemActivated.connect(self._go)
-        self.successors.itemClicked.connect(self._go)
+        # one button per successor, wrapping: big enough to click on a projector, two rows
+        # where a list took five (the equation needs the height, issue 50)
+        self.successors = QWidget(self)
+        self.successor_row = FlowLayout(self.successors, spacing=4)
+        self.successor_row.setContentsMargins(0, 0, 0, 0)
+        self.successor_row.add(plain_label("Go to a successor:"))
+        self.successor_buttons: list[QPushButton] = []
         self.pi_button = QPushButton(f"Policy iteration (≤ {LESSON_STATES} states)")
         self.pi_back = QPushButton("◀ round")
         self.pi_next = QPushButton("round ▶")
@@ -111,8 +113,8 @@ class BellmanPage(QWidget):
         column = QVBoxLayout(equation)
         column.addWidget(self.table, 1)
         column.addWidget(self.result)
-        column.addWidget(plain_label("Successors (click to go there):"))
         column.addWidget(self.successors)
+        column.setContentsMargins(4, 4, 4, 4)
         lesson = QWidget(self)
         rounds = QVBoxLayout(lesson)
         buttons = FlowLayout(spacing=6)
@@ -128,11 +130,6 @@ class BellmanPage(QWidget):
         layout.addWidget(self.title)
         layout.addLayout(choice)
         layout.addWidget(self.tabs, 1)
-        self._fit_successors()
-
-    def _fit_successors(self) -> None:
-        rows = self.successors.fontMetrics().lineSpacing() + 2
-        self.successors.setMaximumHeight(rows * SUCCESSOR_ROWS + 8)
 
     # -- what the workspace holds, for the window and the tests ------------------------------
     @property
@@ -182,29 +179,29 @@ class BellmanPage(QWidget):
     # -- showing ---------------------------------------------------------------------------
     def _show(self, view: BellmanView | None) -> None:
         state, quantity = self.workspace.state, self.workspace.quantity
-        self.title.setText(f"State {state}: the Bellman equation of {quantity}")
+        self.title.setText(f"State {state} · the Bellman equation of {quantity}")
         if view is None:
             self.result.setText("Reading the exact transition probabilities from Storm…")
             return
         q = view.quantity
-        how = "max" if q == VALUE else "min"
-        self.table.setHorizontalHeaderLabels(
-            ["action", f"Σ ({how} ◀)", f"Σ P(s'|s,a)·{q}(s'), then with the numbers"]
-        )
+        self.table.setHorizontalHeaderLabels(["action", f"Σ P(s'|s,a)·{q}(s') = its total"])
         _fill(self.table, sum_rows(view))
         self.table.resizeRowsToContents()
         self.result.setText(result_text(view))
-        self.successors.clear()
+        for button in self.successor_buttons:
+            self.successor_row.removeWidget(button)
+            button.deleteLater()
+        self.successor_buttons = []
         for successor, text in successor_entries(view):
-            entry = QListWidgetItem(text)
-            entry.setData(Qt.ItemDataRole.UserRole, successor)
-            self.successors.addItem(entry)
+            button = QPushButton(text, self.successors)
+            button.clicked.connect(lambda _=False, s=successor: self.go_to(s))
+            self.successor_row.add(button)
+            self.successor_buttons.append(button)
 
-    def _go(self, item: QListWidgetItem) -> None:
-        state = item.data(Qt.ItemDataRole.UserRole)
-        if state is not None:
-            self.show_state(int(state))
-            self.state_requested.emit(int(state))
+    def go_to(self, state: int) -> None:
+        """A successor clicked: its equation here, and the window's selection goes there."""
+        self.show_state(state)
+        self.state_requested.emit(state)
 
     def _show_round(self, text: str) -> None:
         rounds, index = self.workspace.rounds, self.workspace.round

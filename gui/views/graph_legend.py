@@ -5,10 +5,19 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QLinearGradient, QPainter, QPen, QPixmap, QPolygonF
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontMetrics,
+    QLinearGradient,
+    QPainter,
+    QPen,
+    QPixmap,
+    QPolygonF,
+)
 from PySide6.QtWidgets import QWidget
 
-from explaincheck.gui.support.text_size import text_scale
+from explaincheck.gui.support.text_size import normal_font, text_scale
 from explaincheck.gui.views import colours
 from explaincheck.gui.views.graph_items import GraphStyle, highlight_glow
 
@@ -35,6 +44,9 @@ class GraphLegend(QWidget):
         # "" while no state is highlighted, and then the legend has no such row
         self.highlight = ""
         self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        # False in the Teach and Workbench graphs: beside the cards and pages they are narrow,
+        # and a key grown to a projector's size left the graph a strip (issue 50, point 6)
+        self.follows_text_size = True
         self._cache: tuple[tuple, QPixmap] | None = None  # (what it shows, its picture)
 
     def _rows(self) -> list[str]:
@@ -48,13 +60,19 @@ class GraphLegend(QWidget):
     def _text(self, mark: str) -> str:
         return self.highlight if mark == HIGHLIGHT_MARK else _MARK_TEXT[mark]
 
+    def _unit(self) -> float:
+        """Its text follows the presentation size (and so do its rows), or stays normal."""
+        return text_scale() if self.follows_text_size else 1.0
+
+    def _font(self) -> QFont:
+        return QFont(self.font()) if self.follows_text_size else normal_font()
+
     def sizeHint(self) -> QSize:
-        u = text_scale()  # its text follows the presentation size, and so do its rows
+        u = self._unit()
         scale = 46 * u if self.graph_style.colour_by != "none" else 0
         height = 14 * u + 20 * u * len(self._rows()) + scale
-        words = max(
-            (self.fontMetrics().horizontalAdvance(self._text(m)) for m in self._rows()), default=0
-        )
+        metrics = QFontMetrics(self._font())
+        words = max((metrics.horizontalAdvance(self._text(m)) for m in self._rows()), default=0)
         return QSize(round(max(190 * u, 46 * u + words)), round(height))
 
     def paintEvent(self, event: Any) -> None:
@@ -62,7 +80,7 @@ class GraphLegend(QWidget):
         the graph, so every frame of a pan repaints it (drawing it cost ~10 ms per frame)."""
         key = (
             self.size().toTuple(),
-            text_scale(),
+            self._unit(),
             self.devicePixelRatioF(),
             self.graph_style.colour_by,
             self.graph_style.scale_title,
@@ -83,7 +101,8 @@ class GraphLegend(QWidget):
         QPainter(self).drawPixmap(0, 0, self._cache[1])
 
     def _paint_content(self, painter: QPainter) -> None:
-        u = text_scale()
+        u = self._unit()
+        painter.setFont(self._font())
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setPen(QPen(QColor(0, 0, 0, 60)))
         painter.setBrush(QColor(255, 255, 255, 225))

@@ -127,6 +127,7 @@ class GraphView(QWidget):
         """Hide the toolbar, the colour choice and the status line (the teaching view shows a
         bare graph)."""
         self.toolbar.setVisible(on)
+        self.legend.follows_text_size = on  # a bare graph beside cards or pages keeps its key small
         self.status.setVisible(on)
         self.row.colour_label.setVisible(on)
         self.toolbar.colour_box.setVisible(on)

@@ -13,8 +13,6 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
-    QGridLayout,
-    QHBoxLayout,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
@@ -42,6 +40,7 @@ from explaincheck.core.workspace.presentation.workbench import (
     step_rows,
 )
 from explaincheck.gui.support.safe_text import plain_label
+from explaincheck.gui.views.flow_layout import FlowLayout
 from explaincheck.gui.views.tables import fill_row, read_only_table
 
 SAMPLE = -1
@@ -97,42 +96,40 @@ class SimulatorPage(QWidget):
         self.paths_button = QPushButton("Most probable paths to the goal")
         self.paths = QListWidget(self)
 
-        grid = QGridLayout()
-        grid.addWidget(self.start_label, 0, 0)
-        grid.addWidget(self.seed, 0, 1)
-        grid.addWidget(self.from_initial, 1, 0)
-        grid.addWidget(self.from_selected, 1, 1)
-        grid.addWidget(self.chooser, 2, 0)
-        grid.addWidget(self.llm_spec, 2, 1)
-        grid.addWidget(self.action, 3, 0)
-        grid.addWidget(self.outcome, 3, 1)
         self.action.setToolTip("the action to take (when you choose)")
         self.outcome.setToolTip("the outcome: sampled with the seed, or the one you pick")
         self.chooser.setToolTip("who chooses the action")
-        buttons = QHBoxLayout()
-        for button in (
-            self.step_button,
-            self.run_button,
-            self.back_button,
-            self.forward_button,
-            self.reset_button,
-        ):
-            buttons.addWidget(button)
         self.run_button.setText(f"Run {RUN_STEPS}")
         top = QWidget(self)
         column = QVBoxLayout(top)
         column.setContentsMargins(0, 0, 0, 0)
-        column.addLayout(grid)
-        column.addLayout(buttons)
+        # rows that wrap in a narrow page (a large presentation size) rather than widen it
+        for row in (
+            (self.start_label, self.seed),
+            (self.from_initial, self.from_selected),
+            (self.chooser, self.llm_spec),
+            (self.action, self.outcome),
+            (
+                self.step_button,
+                self.run_button,
+                self.back_button,
+                self.forward_button,
+                self.reset_button,
+            ),
+        ):
+            flow = FlowLayout(spacing=6)
+            for widget in row:
+                flow.add(widget, stretch=widget in (self.llm_spec, self.outcome))
+            column.addLayout(flow)
         column.addWidget(self.table, 1)
         column.addWidget(self.probability)
         column.addWidget(self.message)
         bottom = QWidget(self)
         paths = QVBoxLayout(bottom)
         paths.setContentsMargins(0, 0, 0, 0)
-        row = QHBoxLayout()
-        row.addWidget(self.k)
-        row.addWidget(self.paths_button, 1)
+        row = FlowLayout(spacing=6)
+        row.add(self.k)
+        row.add(self.paths_button, stretch=True)
         paths.addLayout(row)
         paths.addWidget(self.paths, 1)
         split = QSplitter(Qt.Orientation.Vertical, self)

@@ -71,6 +71,8 @@ class StateInspector(QScrollArea):
 
         facts_box = QGroupBox("Oracle")
         self.form = QFormLayout(facts_box)
+        # a narrow dock (a large presentation size) puts a value under its name, never cut
+        self.form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.fields: dict[str, QLabel] = {}
         for key, text in (
             ("valuation", "Valuation"),
@@ -99,10 +101,12 @@ class StateInspector(QScrollArea):
         bars_layout.addWidget(self.bars)
         layout.addWidget(bars_box)
 
-        successors_box = QGroupBox("Successors (double-click to go)")
+        # a short title: a group box's title never wraps, and a long one widened a narrow dock
+        successors_box = QGroupBox("Successors")
+        successors_box.setToolTip("Double-click a successor to go there")
         successors_layout = QVBoxLayout(successors_box)
         self.successors = QTreeWidget()
-        self.successors.setHeaderLabels(["action / state", "probability"])
+        self.successors.setHeaderLabels(["action / state (double-click)", "probability"])
         self.successors.setRootIsDecorated(True)
         self.successors.itemDoubleClicked.connect(self._go)
         self.successors.setMinimumHeight(140)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -45,3 +45,18 @@ def wrap_last_column(table: QTableWidget) -> None:
     table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
     table.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
     header.sectionResized.connect(lambda *_: table.resizeRowsToContents())
+    table.viewport().installEventFilter(_RowsFollowWidth(table))
+
+
+class _RowsFollowWidth(QObject):
+    """Fits the rows to their wrapped text again once the table has its new width (a stretched
+    column is resized without a ``sectionResized`` when its table is resized)."""
+
+    def __init__(self, table: QTableWidget) -> None:
+        super().__init__(table)
+        self.table = table
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize:
+            QTimer.singleShot(0, self, self.table.resizeRowsToContents)  # dropped with it
+        return False

@@ -33,6 +33,7 @@ from explaincheck.core.workspace.presentation.workbench import (
 from explaincheck.gui.support.safe_text import plain_label
 from explaincheck.gui.support.tasks import Tasks
 from explaincheck.gui.views.bellman_page import BellmanPage
+from explaincheck.gui.views.current_tab_size import size_by_current_tab
 from explaincheck.gui.views.editor_page import EditorPage
 from explaincheck.gui.views.graph_view import GraphView
 from explaincheck.gui.views.simulator_page import SimulatorPage
@@ -64,6 +65,7 @@ class WorkbenchView(QWidget):
         self.pages.addTab(self.simulator, "Simulator")
         self.pages.addTab(self.bellman, "Bellman")
         self.pages.addTab(self.sweeps, "Sweep")
+        size_by_current_tab(self.pages)  # the simulator's controls do not widen the editor's tab
         self.lesson_source: Callable[[], object | None] = lambda: None  # the Teach tab's lesson
         self.add_case = QPushButton("Add Teach case to handout")
         self.save_handout_button = QPushButton("Save handout…")
@@ -77,7 +79,11 @@ class WorkbenchView(QWidget):
         split = QSplitter(Qt.Orientation.Horizontal, self)
         split.addWidget(self.pages)
         split.addWidget(self.graph)
-        split.setSizes([620, 380])
+        # the pages (an equation, a model's source) take two thirds: the graph is there to see
+        # where a state lies, and its discs grow for a few states (issue 50, point 10)
+        split.setStretchFactor(0, 2)
+        split.setStretchFactor(1, 1)
+        split.setSizes([660, 330])
         layout.addWidget(split, 1)
         layout.addLayout(bar)
         self.add_case.clicked.connect(self.add_teach_case)

@@ -21,7 +21,7 @@ def _everywhere(qtbot, window, state: int) -> None:
     Teach tab's case and graph."""
     bench, teach = window.workbench, window.teach_view
     assert window.inspector.facts is not None and window.inspector.facts.id == state
-    assert bench.bellman.state == state and f"State {state}:" in bench.bellman.title.text()
+    assert bench.bellman.state == state and f"State {state} ·" in bench.bellman.title.text()
     wait_for(qtbot, lambda: window.graph.selected_state() == state, 10)
     assert window.model.selection.state == state
     assert bench.simulator.selected == state
@@ -52,12 +52,8 @@ def test_a_click_in_each_view_moves_every_other_view(qtbot, window):
     _everywhere(qtbot, window, 13)
 
     # a successor on the Bellman page
-    item = next(
-        bench.bellman.successors.item(i)
-        for i in range(bench.bellman.successors.count())
-        if bench.bellman.successors.item(i).text().startswith("state 10 ")
-    )
-    bench.bellman.successors.itemClicked.emit(item)
+    button = next(b for b in bench.bellman.successor_buttons if b.text().startswith("→ 10 "))
+    button.click()  # a real click on the successor's button
     _everywhere(qtbot, window, 10)
 
     # the simulator's walk

@@ -147,24 +147,23 @@ def test_bellman_view_of_state_13(qtbot, window):
     page.show_state(13)
     assert "V(13) = 16/17" in page.result.text() and "exact fractions" in page.result.text()
     rows = {
-        page.table.item(r, 0).text(): [page.table.item(r, c).text() for c in range(3)]
+        page.table.item(r, 0).text(): page.table.item(r, 1).text().splitlines()
         for r in range(page.table.rowCount())
     }
-    assert rows["down"][2] == ("1/3·V(10) + 1/3·V(13) + 1/3·V(15)\n= 1/3·15/17 + 1/3·16/17 + 1/3·1")
-    assert rows["down"][1] == "16/17  ◀ max"
-    assert rows["left"][1] == "44/51" and rows["right"][1] == "46/51" and rows["up"][1] == "15/17"
+    assert rows["down"] == [
+        "1/3·V(10) + 1/3·V(13) + 1/3·V(15)",
+        "= 1/3·15/17 + 1/3·16/17 + 1/3·1",
+        "= 16/17  ◀ max",
+    ]
+    assert [rows[a][-1] for a in ("left", "right", "up")] == ["= 44/51", "= 46/51", "= 15/17"]
     page.danger_button.setChecked(True)
     assert "D(13) = 1/28" in page.result.text()
     page.value_button.setChecked(True)
     # a click on a successor goes there (and tells the window)
     seen = []
     page.state_requested.connect(seen.append)
-    item = next(
-        page.successors.item(i)
-        for i in range(page.successors.count())
-        if page.successors.item(i).text().startswith("state 10")
-    )
-    page.successors.itemClicked.emit(item)
+    button = next(b for b in page.successor_buttons if b.text().startswith("→ 10 "))
+    button.click()
     assert page.state == 10 and seen == [10] and "V(10) = 15/17" in page.result.text()
     page.pi_button.click()
     assert page.pi_title.text().startswith("Round 1 of ") and page.tabs.currentIndex() == 1

@@ -228,9 +228,10 @@ class SimulatorWorkspace:
 
 # -- the Bellman page ------------------------------------------------------------------------
 def sum_rows(view: BellmanView) -> list[tuple[list[str], bool]]:
-    """Each action's row and whether it optimises: the action, its total (marked ◀ max or
-    ◀ min where it optimises), then Σ written out and, on the next line, with the numbers. The
-    total comes before the long sum, so it is never the part a narrow pane cuts off."""
+    """Each action's row and whether it optimises: the action, then its sum written out, with
+    the numbers plugged in, and its total (marked ◀ max or ◀ min where it optimises), one line
+    each. The total starts its own line, so a narrow pane wraps the sums and never cuts it off
+    (issue 50, point 7: at 1366 px the totals needed a sideways scroll)."""
     q = view.quantity
     how = "max" if q == VALUE else "min"
     rows = []
@@ -242,7 +243,7 @@ def sum_rows(view: BellmanView) -> list[tuple[list[str], bool]]:
             f"{number_text(t.probability)}·{number_text(t.value)}" for t in line.terms
         )
         total = number_text(line.total) + (f"  ◀ {how}" if line.optimal else "")
-        rows.append(([line.action, total, f"{symbolic}\n= {plugged}"], line.optimal))
+        rows.append(([line.action, f"{symbolic}\n= {plugged}\n= {total}"], line.optimal))
     return rows
 
 
@@ -256,7 +257,7 @@ def successor_entries(view: BellmanView) -> list[tuple[int, str]]:
     """(successor, its line) of every state the sums reach, by state id."""
     values = {t.successor: t.value for line in view.sums for t in line.terms}
     return [
-        (successor, f"state {successor}   {view.quantity} = {number_text(value)}")
+        (successor, f"→ {successor}  {view.quantity} = {number_text(value)}")
         for successor, value in sorted(values.items())
     ]
 

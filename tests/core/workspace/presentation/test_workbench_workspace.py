@@ -59,14 +59,18 @@ def test_bellman_equation_of_state_13_in_exact_fractions(bench):
     assert view is bellman.view and view.state == 13
     assert result_text(view) == "V(13) = 16/17 · exact fractions"
     rows = {cells[0]: (cells, optimal) for cells, optimal in sum_rows(view)}
-    # the total (and its mark) before the long sum: a narrow pane never cuts it (issue 50)
-    assert rows["down"][0][2] == (
-        "1/3·V(10) + 1/3·V(13) + 1/3·V(15)\n= 1/3·15/17 + 1/3·16/17 + 1/3·1"
+    # the total (and its mark) on a line of its own: a narrow pane never cuts it (issue 50)
+    assert rows["down"] == (
+        [
+            "down",
+            "1/3·V(10) + 1/3·V(13) + 1/3·V(15)\n= 1/3·15/17 + 1/3·16/17 + 1/3·1\n= 16/17  ◀ max",
+        ],
+        True,
     )
-    assert rows["down"] == (["down", "16/17  ◀ max", rows["down"][0][2]], True)
-    assert [rows[a][0][1] for a in ("left", "right", "up")] == ["44/51", "46/51", "15/17"]
+    totals = [rows[a][0][1].splitlines()[-1] for a in ("left", "right", "up")]
+    assert totals == ["= 44/51", "= 46/51", "= 15/17"]
     assert not any(rows[a][1] for a in ("left", "right", "up"))
-    assert (10, "state 10   V = 15/17") in successor_entries(view)
+    assert (10, "→ 10  V = 15/17") in successor_entries(view)
     bellman.set_quantity(DANGER)
     assert result_text(shown[-1]).startswith("D(13) = 1/28")
     minimal = [cells[0] for cells, optimal in sum_rows(shown[-1]) if optimal]
