@@ -5,8 +5,9 @@
     DISPLAY=:57 QT_QPA_PLATFORM=xcb python docs/screenshots/make_presentation_screenshots.py \
         --screen 1366x768 --text-size 150
 
-Frozen Lake at the given presentation size: the Workbench's Bellman page (state 13's equation,
-then policy iteration's last round), its editor, and the Teach tab with every step revealed.
+Frozen Lake at the given presentation size: the Workbench's Bellman page (state 13's equation;
+with ``--extra`` also policy iteration's last round and the editor), and the Teach tab with
+every step revealed.
 Offscreen the window is drawn at ``--screen``'s size; on a real display it opens as a first
 start does (maximised where 1600x1000 does not fit) and the whole screen is saved, frame and
 panel included. Saved as ``presentation-<W>x<H>-<text size>-<view>.png``.
@@ -23,16 +24,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
-async def until(condition, timeout: float = 120.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        if loop.time() > deadline:
-            raise TimeoutError("the window did not get there in time")
-        await asyncio.sleep(0.1)
-
-
-async def shoot(window, out: Path, name: str, real_screen: bool) -> list[Path]:
+async def shoot(window, out: Path, name: str, real_screen: bool, extra: bool) -> list[Path]:
+    from make_workbench_screenshots import until
     from PySide6.QtWidgets import QApplication
 
     saved = []
@@ -58,12 +51,13 @@ async def shoot(window, out: Path, name: str, real_screen: bool) -> list[Path]:
     bench.pages.setCurrentWidget(bellman)
     window.model.selection.select(13)  # as a click on state 13 does: every view goes there
     await save("workbench-bellman")
-    bellman.start_policy_iteration()
-    bellman.show_round(len(bellman.rounds) - 1)
-    await save("workbench-policy-iteration")
-    bench.pages.setCurrentWidget(bench.editor)
-    bench.editor.load_button.click()
-    await save("workbench-editor")
+    if extra:
+        bellman.start_policy_iteration()
+        bellman.show_round(len(bellman.rounds) - 1)
+        await save("workbench-policy-iteration")
+        bench.pages.setCurrentWidget(bench.editor)
+        bench.editor.load_button.click()
+        await save("workbench-editor")
     teach = window.teach_view
     window.show_tab("teach")
     await until(lambda: teach.ready and teach.lesson is not None)
@@ -77,6 +71,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--screen", default="1366x768", help="WxH of the screen (offscreen)")
     parser.add_argument("--text-size", type=int, default=150, help="presentation size, %%")
     parser.add_argument("--out", default=str(HERE), help="folder for the PNG files")
+    parser.add_argument(
+        "--extra", action="store_true", help="also policy iteration's last round and the editor"
+    )
     args = parser.parse_args(argv)
     width, height = (int(part) for part in args.screen.split("x"))
     from make_screenshots import start_offscreen_app
@@ -98,7 +95,8 @@ def main(argv: list[str]) -> int:
         window.show()
     window.start()
     name = f"{width}x{height}-{args.text_size}"
-    for path in loop.run_until_complete(shoot(window, Path(args.out), name, real_screen)):
+    shots = shoot(window, Path(args.out), name, real_screen, args.extra)
+    for path in loop.run_until_complete(shots):
         print(path)
     window.close()
     return 0
