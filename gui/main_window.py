@@ -163,12 +163,8 @@ class MainWindow(QMainWindow):
         )
         add_results_menu(self)
         self.status_line = StatusLine(self)
-        self.presentation = PresentationSize(  # Ctrl+plus / Ctrl+minus: text for a projector
-            self,
-            view_menu(self),
-            self.settings,
-            lambda text: self.statusBar().showMessage(text, 4000),
-        )
+        # Ctrl+plus / Ctrl+minus: the text of every view, for a projector
+        self.presentation = PresentationSize(self, view_menu(self), self.settings)
 
         # presenters: each is given what it shows and where it speaks, never the window
         self._build_presenters()

@@ -10,10 +10,8 @@ window's other parts.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMainWindow, QMenu
+from PySide6.QtWidgets import QLabel, QMainWindow, QMenu
 
 from explaincheck.core.workspace.presentation.text_size import (
     NORMAL,
@@ -28,15 +26,15 @@ from explaincheck.gui.support.text_size import set_text_scale, text_scale
 class PresentationSize:
     """The size shown now, the three actions, and remembering it."""
 
-    def __init__(
-        self,
-        window: QMainWindow,
-        menu: QMenu | None,
-        settings: Settings,
-        say: Callable[[str], object],
-    ) -> None:
-        self.settings, self.say = settings, say
+    def __init__(self, window: QMainWindow, menu: QMenu | None, settings: Settings) -> None:
+        self.settings = settings
         self.percent = round(text_scale() * 100)
+        # the size in the status bar's corner while it is not the normal one (a transient
+        # message was drawn over the oracle's line once the bar's font changed)
+        self.label = QLabel("", window)
+        self.label.setToolTip("Ctrl+plus / Ctrl+minus; View › Normal text size")
+        self.label.hide()
+        window.statusBar().addPermanentWidget(self.label)
         self.larger = self._action(window, "Larger text", ("Ctrl++", "Ctrl+="), +1)
         self.smaller = self._action(window, "Smaller text", ("Ctrl+-",), -1)
         self.normal = QAction("Normal text size", window)
@@ -61,9 +59,10 @@ class PresentationSize:
         """Show every view at ``percent`` of the normal size (and keep it for the next run)."""
         self.percent = clamped(percent)
         set_text_scale(self.percent / 100)
-        if remember:  # a change the user made: kept, and said
+        if remember:  # a change the user made: kept for the next start
             self.settings.save_text_size(self.percent)
-            self.say(size_text(self.percent))
+        self.label.setText(size_text(self.percent))
+        self.label.setVisible(self.percent != NORMAL)
 
 
 def view_menu(window: QMainWindow) -> QMenu | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
+    QHBoxLayout,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
@@ -93,17 +94,19 @@ class SimulatorPage(QWidget):
         self.k.setRange(1, 50)
         self.k.setValue(5)
         self.k.setPrefix("k = ")
-        self.paths_button = QPushButton("Most probable paths to the goal")
+        self.paths_button = QPushButton("Most probable paths")
+        self.paths_button.setToolTip(
+            "the k most probable paths from the start to the goal under the optimal policy"
+        )
         self.paths = QListWidget(self)
 
         self.action.setToolTip("the action to take (when you choose)")
         self.outcome.setToolTip("the outcome: sampled with the seed, or the one you pick")
         self.chooser.setToolTip("who chooses the action")
         self.run_button.setText(f"Run {RUN_STEPS}")
-        top = QWidget(self)
-        column = QVBoxLayout(top)
-        column.setContentsMargins(0, 0, 0, 0)
-        # rows that wrap in a narrow page (a large presentation size) rather than widen it
+        page = QVBoxLayout(self)
+        # rows that wrap in a narrow page (a large presentation size) rather than widen it;
+        # kept out of the splitter below, which would squeeze their wrapped lines together
         for row in (
             (self.start_label, self.seed),
             (self.from_initial, self.from_selected),
@@ -120,23 +123,26 @@ class SimulatorPage(QWidget):
             flow = FlowLayout(spacing=6)
             for widget in row:
                 flow.add(widget, stretch=widget in (self.llm_spec, self.outcome))
-            column.addLayout(flow)
+            page.addLayout(flow)
+        top = QWidget(self)
+        column = QVBoxLayout(top)
+        column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self.table, 1)
         column.addWidget(self.probability)
         column.addWidget(self.message)
         bottom = QWidget(self)
         paths = QVBoxLayout(bottom)
         paths.setContentsMargins(0, 0, 0, 0)
-        row = FlowLayout(spacing=6)
-        row.add(self.k)
-        row.add(self.paths_button, stretch=True)
+        row = QHBoxLayout()
+        row.addWidget(self.k)
+        row.addWidget(self.paths_button, 1)
         paths.addLayout(row)
         paths.addWidget(self.paths, 1)
         split = QSplitter(Qt.Orientation.Vertical, self)
         split.addWidget(top)
         split.addWidget(bottom)
-        split.setSizes([420, 200])
-        QVBoxLayout(self).addWidget(split)
+        split.setSizes([300, 200])
+        page.addWidget(split, 1)
 
         self.from_initial.clicked.connect(lambda: self.restart(None))
         self.from_selected.clicked.connect(lambda: self.restart(self.selected))

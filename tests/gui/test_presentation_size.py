@@ -39,6 +39,23 @@ def _laptop(qtbot, window) -> None:
     assert window.model_dock.isVisible() and window.inspector_dock.isVisible()
 
 
+def _squeezed(top) -> list[str]:
+    """Rows of controls that wrap (``FlowLayout``) but were given less height than their
+    wrapped lines need: each control is whole, yet the lines are drawn over one another (the
+    simulator's rows at 150 %, inside a splitter)."""
+    from explaincheck.gui.views.flow_layout import FlowLayout
+
+    found = []
+    for flow in top.findChildren(FlowLayout):
+        area = flow.geometry()
+        shown = flow.parentWidget() is None or flow.parentWidget().isVisible()
+        if shown and area.width() > 0 and area.height() < flow.heightForWidth(area.width()):
+            found.append(
+                f"a row {area.height()} px tall, its lines need {flow.heightForWidth(area.width())}"
+            )
+    return found
+
+
 def _press(window, key: Qt.Key, times: int = 1) -> None:
     for _ in range(times):
         QTest.keyClick(window, key, Qt.KeyboardModifier.ControlModifier)
@@ -62,7 +79,9 @@ def test_ctrl_plus_scales_every_view_and_is_remembered(qtbot, window, settings, 
     assert window.workbench.bellman.title.font().pointSizeF() == pytest.approx(title * 1.5)
     assert window.workbench.editor.editor.font().pointSizeF() == pytest.approx(editor * 1.5)
     assert window.graph.legend.sizeHint().height() == pytest.approx(legend * 1.5, abs=2)
-    assert "150 %" in window.statusBar().currentMessage()
+    assert (
+        window.presentation.label.isVisible() and window.presentation.label.text() == "Text 150 %"
+    )
     # the next start comes back at the size left
     again = MainWindow(settings)
     qtbot.addWidget(again)
@@ -116,15 +135,21 @@ def test_every_workbench_and_teach_control_is_whole_at_a_laptop_size(
     open_env(qtbot, window, "frozen_lake")
     bench, teach = window.workbench, window.teach_view
     wait_for(qtbot, lambda: bench.bellman.transitions is not None, 60)
-    window.presentation.apply(percent)
     _laptop(qtbot, window)
     window.show_tab("workbench")
     window.model.selection.select(13)
+    for index in range(bench.pages.count()):  # laid out at the normal size first, as a user
+        bench.pages.setCurrentIndex(index)  # who presses Ctrl+plus in front of the class does
+        qtbot.wait(50)
+    window.show_tab("graph")  # pressed on another tab, then back to the Workbench
+    window.presentation.apply(percent)
+    qtbot.wait(50)
+    window.show_tab("workbench")
     seen = {}
     for index in range(bench.pages.count()):
         bench.pages.setCurrentIndex(index)
         qtbot.wait(100)
-        seen[bench.pages.tabText(index)] = cut_controls(bench)
+        seen[bench.pages.tabText(index)] = cut_controls(bench) + _squeezed(bench)
     bench.pages.setCurrentWidget(bench.bellman)
     qtbot.wait(100)
     assert not _equation_problems(bench.bellman)
@@ -137,7 +162,7 @@ def test_every_workbench_and_teach_control_is_whole_at_a_laptop_size(
     wait_for(qtbot, lambda: teach.ready and teach.lesson is not None, 60)
     teach.reveal_all()
     qtbot.wait(100)
-    seen["teach"] = cut_controls(teach)
+    seen["teach"] = cut_controls(teach) + _squeezed(teach)
     cards = teach.cards_scroll
     assert cards.widget().width() <= cards.viewport().width()  # the cards wrap, never cut
     problems = {name: found for name, found in seen.items() if found}
@@ -175,3 +200,26 @@ def test_the_bellman_equation_of_long_fractions_fits_its_pane(
         problems = [p for p in problems if "tall" not in p]
     assert not problems, problems
     assert sum(text.endswith("◀ max") for text in cells) == 1
+
+
+def test_wrapped_rows_keep_their_height_at_150_percent(qtbot, window, normal_size_after):
+    """Pressed on the Graph tab with the side panels as wide as they open, then the Workbench
+    and Teach: no row of controls is squeezed (the simulator's rows, inside a splitter, were
+    drawn over one another)."""
+    open_env(qtbot, window, "frozen_lake")
+    bench, teach = window.workbench, window.teach_view
+    window.resize(*LAPTOP)
+    qtbot.wait(50)
+    window.presentation.apply(150)
+    window.show_tab("workbench")
+    found = {}
+    for index in range(bench.pages.count()):
+        bench.pages.setCurrentIndex(index)
+        qtbot.wait(100)
+        found[bench.pages.tabText(index)] = _squeezed(bench)
+    window.show_tab("teach")
+    wait_for(qtbot, lambda: teach.ready and teach.lesson is not None, 60)
+    qtbot.wait(100)
+    found["teach"] = _squeezed(teach)
+    problems = {name: rows for name, rows in found.items() if rows}
+    assert not problems, problems

@@ -29,5 +29,5 @@ def stepped(percent: int, direction: int) -> int:
 
 
 def size_text(percent: int) -> str:
-    """How the size reads in the menu and the status bar."""
-    return f"Presentation size: {percent} %"
+    """How the size reads in the status bar's corner."""
+    return f"Text {percent} %"
