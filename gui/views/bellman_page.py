@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QRadioButton,
     QTableWidget,
     QTabWidget,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -88,7 +89,7 @@ class BellmanPage(QWidget):
         self.successor_row = FlowLayout(self.successors, spacing=4)
         self.successor_row.setContentsMargins(0, 0, 0, 0)
         self.successor_row.add(plain_label("Go to a successor:"))
-        self.successor_buttons: list[QPushButton] = []
+        self.successor_buttons: list[QToolButton] = []
         self.pi_button = QPushButton(f"Policy iteration (≤ {LESSON_STATES} states)")
         self.pi_back = QPushButton("◀ round")
         self.pi_next = QPushButton("round ▶")
@@ -193,7 +194,8 @@ class BellmanPage(QWidget):
             button.deleteLater()
         self.successor_buttons = []
         for successor, text in successor_entries(view):
-            button = QPushButton(text, self.successors)
+            button = QToolButton(self.successors)  # a compact button: rows stay few
+            button.setText(text)
             button.clicked.connect(lambda _=False, s=successor: self.go_to(s))
             self.successor_row.add(button)
             self.successor_buttons.append(button)

@@ -76,6 +76,10 @@ class SimulatorPage(QWidget):
         self._enable_policy_item()
         self.llm_spec = QLineEdit("oracle", self)
         self.llm_spec.setPlaceholderText("LLM spec, e.g. ollama:gemma3:1b")
+        self.llm_spec.setVisible(False)  # shown while an LLM chooses: a row less for the path
+        self.chooser.currentIndexChanged.connect(
+            lambda _: self.llm_spec.setVisible(self.chooser.currentData() == LLM)
+        )
         self.action = QComboBox(self)
         self.outcome = QComboBox(self)
         self.step_button = QPushButton("Step")

@@ -52,7 +52,7 @@ def test_a_click_in_each_view_moves_every_other_view(qtbot, window):
     _everywhere(qtbot, window, 13)
 
     # a successor on the Bellman page
-    button = next(b for b in bench.bellman.successor_buttons if b.text().startswith("→ 10 "))
+    button = next(b for b in bench.bellman.successor_buttons if b.text().startswith("→ 10:"))
     button.click()  # a real click on the successor's button
     _everywhere(qtbot, window, 10)
 

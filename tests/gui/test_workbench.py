@@ -162,7 +162,7 @@ def test_bellman_view_of_state_13(qtbot, window):
     # a click on a successor goes there (and tells the window)
     seen = []
     page.state_requested.connect(seen.append)
-    button = next(b for b in page.successor_buttons if b.text().startswith("→ 10 "))
+    button = next(b for b in page.successor_buttons if b.text().startswith("→ 10:"))
     button.click()
     assert page.state == 10 and seen == [10] and "V(10) = 15/17" in page.result.text()
     page.pi_button.click()

@@ -257,7 +257,7 @@ def successor_entries(view: BellmanView) -> list[tuple[int, str]]:
     """(successor, its line) of every state the sums reach, by state id."""
     values = {t.successor: t.value for line in view.sums for t in line.terms}
     return [
-        (successor, f"→ {successor}  {view.quantity} = {number_text(value)}")
+        (successor, f"→ {successor}: {view.quantity} = {number_text(value)}")
         for successor, value in sorted(values.items())
     ]
 

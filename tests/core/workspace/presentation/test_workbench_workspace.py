@@ -70,7 +70,7 @@ def test_bellman_equation_of_state_13_in_exact_fractions(bench):
     totals = [rows[a][0][1].splitlines()[-1] for a in ("left", "right", "up")]
     assert totals == ["= 44/51", "= 46/51", "= 15/17"]
     assert not any(rows[a][1] for a in ("left", "right", "up"))
-    assert (10, "→ 10  V = 15/17") in successor_entries(view)
+    assert (10, "→ 10: V = 15/17") in successor_entries(view)
     bellman.set_quantity(DANGER)
     assert result_text(shown[-1]).startswith("D(13) = 1/28")
     minimal = [cells[0] for cells, optimal in sum_rows(shown[-1]) if optimal]
