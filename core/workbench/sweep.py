@@ -119,19 +119,19 @@ class Sweep:
     initial: int | None = None  # the initial state's id, in the ids the sweep names states by
     bounds: tuple[Decimal, Decimal] | None = None  # the swept range
 
+    def at_bound(self, tip: TippingPoint) -> bool:
+        """Whether ``tip`` lies at a bound of the swept range (often a tie the bound makes:
+        every move alike at slip = 0)."""
+        if self.bounds is None or tip.at is None:
+            return False
+        return Fraction(tip.at) in (Fraction(self.bounds[0]), Fraction(self.bounds[1]))
+
     @property
     def flipping(self) -> tuple[int, ...]:
-        """The states whose best action flips: those with a flip inside the range first (a
-        flip at a bound is often a tie the bound makes, e.g. every move alike at slip = 0),
-        then by state id; each once."""
-
-        def inside(tip: TippingPoint) -> bool:
-            if self.bounds is None or tip.at is None:
-                return True
-            return Fraction(self.bounds[0]) < Fraction(tip.at) < Fraction(self.bounds[1])
-
+        """The states whose best action flips: those with a flip inside the range first, then
+        by state id; each once."""
         states = {tip.state for tip in self.tipping_points}
-        interior = {tip.state for tip in self.tipping_points if inside(tip)}
+        interior = {tip.state for tip in self.tipping_points if not self.at_bound(tip)}
         return tuple(sorted(states, key=lambda s: (s not in interior, s)))
 
 

@@ -83,7 +83,9 @@ def render_table(sweep: Sweep, states: tuple[int, ...] = ()) -> str:
     lines.append("")
     if not sweep.tipping_points:
         lines.append("no tipping points: A* is the same at every point")
-    for tip in sweep.tipping_points:
+    # the flips inside the range first: those at a bound are most often ties the bound makes
+    ordered = sorted(sweep.tipping_points, key=sweep.at_bound)
+    for tip in ordered:
         where = "not located" if tip.at is None else f"at {tip.at} ({tip.method})"
         if isinstance(tip.at, Fraction) and tip.at.denominator != 1:
             where = f"at {tip.at} = {float(tip.at):.6g} ({tip.method})"

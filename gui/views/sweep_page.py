@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QLineEdit,
+    QPlainTextEdit,
     QPushButton,
     QSplitter,
     QVBoxLayout,
@@ -68,8 +69,11 @@ class SweepPage(QWidget):
         self.status.setWordWrap(True)
         self.canvas: FigureCanvasQTAgg | None = None
         self.table = read_only_table(["value", "V(initial)", "A*"], self)
-        self.tipping = plain_label("")
-        self.tipping.setWordWrap(True)
+        # a box that scrolls: twenty tipping points (a lake's states, each flipping at both
+        # bounds) pushed the window past the bottom of a laptop's screen as a label
+        self.tipping = QPlainTextEdit(self)
+        self.tipping.setReadOnly(True)
+        self.tipping.setPlaceholderText("The tipping points, once swept")
         bar = FlowLayout(spacing=6)  # wraps in a narrow window (a 1280-px screen)
         bar.add(_titled("Constant:", self.constant, self))
         for name, field in (("from", self.low), ("to", self.high), ("step", self.step)):
@@ -91,11 +95,15 @@ class SweepPage(QWidget):
         split.addWidget(self.plot_holder)
         split.addWidget(right)
         split.setSizes([480, 300])
+        below = QSplitter(Qt.Orientation.Vertical, self)
+        below.addWidget(split)
+        below.addWidget(self.tipping)
+        below.setStretchFactor(0, 3)
+        below.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
         layout.addWidget(self.status)
-        layout.addWidget(split, 1)
-        layout.addWidget(self.tipping)
+        layout.addWidget(below, 1)
         self.run_button.clicked.connect(self.request_sweep)
         self.offered: dict[str, OfferedRange] = {}
         self.constant.currentTextChanged.connect(lambda _name: self._offer_range())
@@ -173,4 +181,4 @@ class SweepPage(QWidget):
         self.table.setRowCount(len(shown.rows))
         for row, cells in enumerate(shown.rows):
             fill_row(self.table, row, cells)
-        self.tipping.setText(shown.tipping)
+        self.tipping.setPlainText(shown.tipping)

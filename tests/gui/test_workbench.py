@@ -190,7 +190,7 @@ def test_sweep_tipping_point_at_one_half(qtbot, window):
     wait_for(qtbot, lambda: page.sweep is not None, 120)
     (tip,) = page.sweep.tipping_points
     assert tip.at == Fraction(1, 2) and tip.method == "parametric"
-    assert "at 1/2 = 0.5 (parametric)" in page.tipping.text()
+    assert "at 1/2 = 0.5 (parametric)" in page.tipping.toPlainText()
     assert page.canvas is not None and page.table.rowCount() == 4
 
 
@@ -208,7 +208,7 @@ def test_the_sweep_offers_a_probabilitys_whole_range_and_follows_the_flipping_st
     wait_for(qtbot, lambda: page.sweep is not None, 300)
     (tip,) = page.sweep.tipping_points
     assert tip.at == Fraction(39, 400) and tip.before == ("dash",)
-    assert "at 39/400 = 0.0975 (parametric)" in page.tipping.text()
+    assert "at 39/400 = 0.0975 (parametric)" in page.tipping.toPlainText()
     assert "following the states where A* flips: 0" in page.status.text()
     assert page.table.rowCount() == 21 and page.table.horizontalHeaderItem(2).text() == "A*(0)"
     lines = page.canvas.figure.axes[0].get_lines()

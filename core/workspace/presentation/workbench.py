@@ -402,6 +402,9 @@ def sweep_shown(sweep: Sweep, text_scale: float = 1.0) -> SweepShown:
         f"{counted(len(sweep.points), 'point')}, {failed} failed, "
         f"{counted(len(sweep.tipping_points), 'tipping point')}"
     )
+    at_bounds = sum(sweep.at_bound(tip) for tip in sweep.tipping_points)
+    if at_bounds:
+        status += f" ({at_bounds} at a bound of the range)"
     if not sweep.states and followed:
         status += " · following the states where A* flips: " + ", ".join(map(str, followed[:4]))
     shown = followed[:1]

@@ -216,7 +216,26 @@ def test_a_flip_at_a_bound_is_that_bound_once():
     )
     assert (last.at, last.method, last.after) == (1, "tie", ("steady", "brisk"))
     assert "at 0 (tie)" in render_table(sweep) and "at 1 (tie)" in render_table(sweep)
-    assert sweep.flipping == (0,)
+    assert sweep.flipping == (0,) and all(sweep.at_bound(tip) for tip in sweep.tipping_points)
+
+
+def test_the_flips_inside_the_range_are_listed_first():
+    """On a lake with a slip probability every state flips at both bounds (every move alike
+    at 0, and at 1), and state 8 flips inside the range: it leads the list and is followed."""
+    from explaincheck.core.oracle.types import OracleRequest
+    from explaincheck.core.workspace.presentation.workbench import sweep_shown
+
+    model = Path(__file__).resolve().parents[2] / "models" / "slip_lake.prism"
+    sweep = run_sweep(OracleRequest(str(model)), parse_range("slip=0:1:0.1"))
+    inside = [tip for tip in sweep.tipping_points if not sweep.at_bound(tip)]
+    assert [tip.state for tip in inside] == [8] and 0.5 < float(inside[0].at) < 0.55
+    assert sweep.flipping[0] == 8
+    tips = render_table(sweep).split("\n\n", 1)[1].splitlines()
+    assert tips[0].startswith("state 8: A* up -> left,right between 0.5 and 0.6")
+    shown = sweep_shown(sweep)
+    at_bounds = len(sweep.tipping_points) - 1
+    assert f"tipping points ({at_bounds} at a bound of the range) ·" in shown.status
+    assert "following the states where A* flips: 8," in shown.status
 
 
 def test_states_are_named_by_the_open_model_when_given(flip_request):
