@@ -9,7 +9,7 @@ the page in front keeps its own.
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QSizePolicy, QTabWidget, QWidget
+from PySide6.QtWidgets import QSizePolicy, QTabWidget
 
 
 def size_by_current_tab(tabs: QTabWidget) -> None:
@@ -19,7 +19,9 @@ def size_by_current_tab(tabs: QTabWidget) -> None:
     def follow(_index: int = -1) -> None:
         current = tabs.currentWidget()
         for index in range(tabs.count()):
-            page: QWidget = tabs.widget(index)
+            page = tabs.widget(index)
+            if page is None:
+                continue
             own = policies.setdefault(
                 id(page), (page.sizePolicy().horizontalPolicy(), page.sizePolicy().verticalPolicy())
             )

@@ -96,11 +96,11 @@ class GraphView(QWidget):
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             action.triggered.connect(handler)
             self.addAction(action)
-        # + and − zoom the graph it has the focus (Ctrl+plus and Ctrl+minus are the window's
-        # presentation size: the same keys in two places would make Qt fire neither)
-        for keys, factor in (("+", 1.25), ("=", 1.25), ("-", 0.8)):
+        # + and − zoom the graph once it has the focus (Ctrl+plus and Ctrl+minus are the
+        # window's presentation size: the same keys in two places would make Qt fire neither)
+        for key, factor in (("+", 1.25), ("=", 1.25), ("-", 0.8)):
             action = QAction(self.view)
-            action.setShortcut(QKeySequence(keys))
+            action.setShortcut(QKeySequence(key))
             action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
             action.triggered.connect(lambda _=False, f=factor: self.view.zoom(f))
             self.view.addAction(action)

@@ -92,7 +92,7 @@ class QBars(QWidget):
             painter.setPen(palette_text)
             tag = {"best": " A*", "worst": " A°", "both": " A*=A°"}.get(mark, "")
             room = name_width - metrics.horizontalAdvance(tag) - 4
-            label = metrics.elidedText(action, Qt.TextElideMode.ElideRight, max(10, room))
+            label = metrics.elidedText(action, Qt.TextElideMode.ElideRight, max(10, round(room)))
             painter.drawText(
                 QRectF(0, y, name_width, row_height - 4),
                 Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
