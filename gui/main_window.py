@@ -65,6 +65,7 @@ from explaincheck.gui.views.results_view import ResultsView
 from explaincheck.gui.views.state_inspector import StateInspector
 from explaincheck.gui.views.status_line import StatusLine
 from explaincheck.gui.views.teach_view import TeachView
+from explaincheck.gui.views.training_set_dialog import add_training_set_action
 from explaincheck.gui.views.wheel_guard import guard_wheel
 
 DATABASE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
@@ -161,7 +162,7 @@ class MainWindow(QMainWindow):
             ),
             (self.model_dock, self.inspector_dock),
         )
-        add_results_menu(self)
+        add_training_set_action(self, add_results_menu(self))
         self.status_line = StatusLine(self)
         # Ctrl+plus / Ctrl+minus: the text of every view, for a projector
         self.presentation = PresentationSize(self, view_menu(self), self.settings)

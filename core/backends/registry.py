@@ -168,6 +168,12 @@ def _oracle(rest: str, ctx: BackendContext) -> Backend:
     return OracleBackend(_need_oracle(ctx, "oracle"))
 
 
+def _learner(rest: str, ctx: BackendContext) -> Backend:
+    from explaincheck.core.backends.learner_backend import LearnerBackend
+
+    return LearnerBackend(_need_oracle(ctx, "learner"))
+
+
 def _flaw(rest: str, ctx: BackendContext) -> Backend:
     from explaincheck.core.backends.flaw_backend import FlawedBackend
     from explaincheck.core.oracle.flawed import parse_flaw
@@ -341,6 +347,14 @@ KINDS: dict[str, BackendKind] = {
             flaw_picture=True,
             reads_oracle=True,
             presets=REFERENCE_FLAWS,
+            instant=True,
+        ),
+        BackendKind(
+            "learner",
+            _learner,
+            "copies the answer of the nearest solved example in its prompt (run --shots)",
+            role=REFERENCE,
+            reads_oracle=True,
             instant=True,
         ),
         BackendKind(

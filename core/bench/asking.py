@@ -20,6 +20,8 @@ from explaincheck.core.errors import ExplaincheckError
 def bench_plans(bench: BenchSet, llms: tuple[str, ...], repeat: int = 1) -> list[Plan]:
     """One plan per environment of the set, asking exactly its questions."""
     questions = bench.by_id()
+    part_of = bench.manifest.get("held_out_of")  # a split's held-out part: a subset of the plan
+    asked: set[str] = set()
     plans = []
     for env in bench.manifest["environments"]:
         campaign = replace(bench.recipe.campaign(env["id"], llms), repeat=repeat)
@@ -28,9 +30,14 @@ def bench_plans(bench: BenchSet, llms: tuple[str, ...], repeat: int = 1) -> list
             raise ExplaincheckError(
                 f"environment {env['id']}: its model is not the one the set was made from"
             )
+        kept = []
         for execution in plan.executions:
             qid = f"{env['id']}/{execution.case.key}"
             question = questions.get(qid)
+            if question is None and part_of:
+                continue  # planned, but not in the held-out part
+            kept.append(execution)
+            asked.add(qid)
             if question is None or (question.prompt, question.schema) != (
                 execution.prompt.text,
                 execution.prompt.schema,
@@ -40,7 +47,10 @@ def bench_plans(bench: BenchSet, llms: tuple[str, ...], repeat: int = 1) -> list
                     f" (made with explaincheck {bench.manifest.get('explaincheck')})"
                 )
         notes = {**plan.notes, "bench": _bench_note(bench)}
-        plans.append(replace(plan, notes=notes))
+        plans.append(replace(plan, executions=tuple(kept), notes=notes))
+    missing = sorted(set(questions) - asked)
+    if part_of and missing:
+        raise ExplaincheckError(f"question {missing[0]}: this explaincheck no longer plans it")
     return plans
 
 

@@ -9,12 +9,16 @@ an edited wording is a new execution rather than a stale one.
 from __future__ import annotations
 
 import hashlib
+import logging
 import math
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from explaincheck.core.backends.registry import normalize_spec
+from explaincheck.core.campaign.shot_settings import ShotSettings
+from explaincheck.core.campaign.shots import ShotPlanner
 from explaincheck.core.environments.registry import resolve
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.errors import ExplaincheckError
@@ -85,11 +89,19 @@ class Campaign:
     min_gap: float = 0.0  # leave out cases whose deciding difference is below this
     balance: bool = True  # yes/no categories: as many yes- as no-cases
     delta: str = BAND  # satisfy's δ: from the tolerance band around ½, or "paper" (``--delta``)
+    # ``--property``: PRISM text, FILE.props[:NAME] or the name of one of the environment's own
+    # properties (None: Pmax=? [F goal]); resolved against the environment when the plan is made
+    property_text: str | None = None
     # Refuse models with more states (``--state-limit``; None: the oracle's default). Not a
     # setting of the results: left out of the stored settings and the identity.
     state_limit: int | None = None
+    # ``run --shots K --shots-from split.json``: ask one part of a split, each question after K
+    # solved training cases (``shots.py``); None: no split, no shots
+    shots: ShotSettings | None = None
 
     def __post_init__(self) -> None:
+        if isinstance(self.shots, dict):  # read back from stored settings
+            object.__setattr__(self, "shots", ShotSettings(**self.shots))
 
         # One series per LLM: " random" is random, a repeated spec is asked once, and a token
         # in an Ollama URL's query never reaches the stored settings.
@@ -173,6 +185,8 @@ class Campaign:
             "satisfy-rule": self.grading.satisfy_rule,
             "satisfy-tolerance": self.grading.satisfy_tolerance,
             "delta": None if self.delta == BAND else self.delta,
+            **(shot_options(self.shots) if self.shots else {}),
+            "property": self.property_text,
         }
         return {key: value for key, value in options.items() if value is not None}
 
@@ -182,6 +196,8 @@ class Campaign:
 
         data = {k: v for k, v in self.settings().items() if k != "grading"}
         # Left out at their defaults, so campaigns stored before these settings existed resume.
+        if data["property_text"] is None:
+            del data["property_text"]
         if data["wordings"] == [0]:
             del data["wordings"]
         if not data["metamorphic"]:
@@ -192,6 +208,10 @@ class Campaign:
         band = self.rules.band  # the band chooses satisfy's cases, so it is part of the campaign
         if self.delta == BAND and band != DEFAULT_BAND:
             data["satisfy_band"] = band
+        if self.shots is None:
+            del data["shots"]
+        else:
+            data["shots"] = self.shots.identity()
         return _sha(to_json({**data, "model_hash": model_hash}))
 
 
@@ -255,8 +275,20 @@ class Plan:
             "skipped": dict(self.skipped),
             "caveats": caveats,
             "degenerate": dict(self.degenerate),
+            # what was asked about, whatever ``property`` named (a file, a name): its text
+            "checked_property": self.oracle.prop.to_json(),
             **self.notes,
         }
+
+
+def shot_options(shots: ShotSettings) -> dict[str, Any]:
+    """The ``run`` options of a campaign's shots (campaign-file keys)."""
+    return {
+        "shots": shots.k,
+        "shots-from": shots.split,
+        "shots-on": shots.part.replace("_", "-"),
+        "shots-explain": shots.explain,
+    }
 
 
 def execution_key(
@@ -349,15 +381,27 @@ def load_environment(campaign: Campaign) -> Environment:
 
 
 def oracle_request(campaign: Campaign, environment: Environment) -> OracleRequest:
-    """The oracle request with the campaign's constants and labels (the environment's by
-    default)."""
+    """The oracle request with the campaign's constants, labels and property (the
+    environment's by default; a property's target is the goal)."""
+    constants = campaign.constants
+    prop = None
+    if campaign.property_text:
+        if campaign.goal_label:
+            raise ExplaincheckError(
+                "give --goal or --property, not both: the property names its own target"
+            )
+        prop, kept = environment.resolve_property(
+            campaign.property_text, constants if constants is not None else environment.constants
+        )
+        constants = kept if constants is not None else None
     overrides = {
         name: value
         for name, value in (
-            ("constants", campaign.constants),
+            ("constants", constants),
             ("goal_label", campaign.goal_label),
             ("unsafe_label", campaign.unsafe_label),
             ("state_limit", campaign.state_limit),
+            ("property", prop),
         )
         if value is not None
     }
@@ -392,6 +436,7 @@ def _with_facts(
             constants=oracle.model.constants,
             goal_label=oracle.model.goal_label,
             unsafe_label=oracle.model.unsafe_label,
+            property=oracle.model.property,
         )
     for found in adding:
         assert request is not None
@@ -453,10 +498,20 @@ def plan_campaign(
             )
     order = {c: i for i, c in enumerate(categories)}
     selected.sort(key=lambda c: (c.index, order[c.category], c.selection))
+    asking: Iterable[TestCase] = (
+        asked for chosen in selected for asked in asked_cases(chosen, campaign, oracle)
+    )
+    shots = _shot_planner(campaign, oracle, environment)
+    if shots is not None:  # the split's cases are asked as they are, whatever the budget
+        selected = asking = shots.cases(campaign.categories)
+        cases = dict(Counter((c.category, c.selection) for c in selected))
+        skipped = {c: why for c, why in skipped.items() if all(s.category != c for s in selected)}
     executions: list[PlannedExecution] = []
     identity = campaign.identity(oracle.model.content_hash)
-    for case in (asked for chosen in selected for asked in asked_cases(chosen, campaign, oracle)):
+    for case in asking:
         prompt = render_prompt(case, oracle, environment)
+        if shots is not None:
+            prompt = shots.prompt(case, prompt)
         dimension = CATEGORIES[case.category].dimension
         valuations = tuple(dict(oracle.state(s).valuation) for s in case.states)
         for llm in campaign.llms:
@@ -465,7 +520,25 @@ def plan_campaign(
                 executions.append(
                     PlannedExecution(key, llm, case, repeat, prompt, dimension, valuations)
                 )
+    if shots is not None and (short := shots.shortfall()):
+        logging.getLogger("explaincheck").warning(short)
     return Plan(campaign, environment, oracle, tuple(executions), skipped, cases, degenerate)
+
+
+def _shot_planner(
+    campaign: Campaign, oracle: OracleResult, environment: Environment
+) -> ShotPlanner | None:
+    """The campaign's ``ShotPlanner`` (``shots.py``), or None without ``--shots-from``."""
+    if campaign.shots is None:
+        return None
+    return ShotPlanner.load(
+        campaign.shots,
+        oracle,
+        environment,
+        environment.id or campaign.environment,
+        campaign.grading,
+        campaign.keep_do_nothing,
+    )
 
 
 def _sha(text: str) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from explaincheck.core.campaign.plan import Campaign, resolve_categories, resolve_wordings
+from explaincheck.core.campaign.shot_settings import ShotSettings
 from explaincheck.core.taxonomy.base import GradingSettings
 
 
@@ -38,6 +39,8 @@ def campaign_from_settings(
     goal_label: str | None = None,
     unsafe_label: str | None = None,
     state_limit: int | None = None,
+    shots: ShotSettings | None = None,
+    property: str | None = None,
 ) -> Campaign:
     """The campaign these settings describe; an ``ExplaincheckError`` (one line) names the
     first setting that is wrong (``resolve_categories``, ``resolve_wordings``, ``Campaign``)."""
@@ -60,4 +63,6 @@ def campaign_from_settings(
         balance=balance,
         delta=delta,
         state_limit=state_limit,
+        shots=shots,
+        property_text=property or None,
     )

@@ -68,6 +68,14 @@ SUBCOMMANDS: Registry = {
         "bring Inspect AI logs of explaincheck/bench into a results file",
     ),
     "share": ("explaincheck.core.cli.share_command", "one self-contained HTML file of results"),
+    "split": (
+        "explaincheck.core.cli.split_command",
+        "split a results file's cases into train and held-out (no shared neighbourhood)",
+    ),
+    "train-set": (
+        "explaincheck.core.cli.train_set_command",
+        "training data with exact labels from a split's train part (SFT, OpenAI chat, DPO)",
+    ),
 }
 
 

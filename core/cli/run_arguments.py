@@ -16,8 +16,11 @@ from explaincheck.core.backends.registry import parse_spec
 from explaincheck.core.campaign.plan import Campaign, selection_name
 from explaincheck.core.campaign.session import BackendSettings
 from explaincheck.core.campaign.settings import campaign_from_settings
+from explaincheck.core.campaign.shot_settings import ShotSettings
 from explaincheck.core.cli.campaign_file import track_given
 from explaincheck.core.cli.oracle_command import add_policy_arguments, positive_int
+from explaincheck.core.cli.property_option import add_property_argument, check_goal_and_property
+from explaincheck.core.cli.target_argument import add_target_arguments
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.taxonomy.follow_ups import follow_up_help
 from explaincheck.core.taxonomy.registry import CATEGORIES
@@ -119,8 +122,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="Ollama server (repeatable: requests spread over the hosts)",
     )
     parser.add_argument("--const", default=None, help="constant values, e.g. N=3,p=0.5")
-    parser.add_argument("--goal", default=None, help="goal label (default: the environment's)")
-    parser.add_argument("--unsafe", default=None, help="unsafe label (default: the environment's)")
+    add_target_arguments(parser, "the environment's")
+    add_property_argument(parser)
     add_satisfy_arguments(parser, "; stored replies can be re-graded later")
     parser.add_argument(
         "--retries",
@@ -148,7 +151,38 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_policy_arguments(parser)  # --policy FILE: the policy categories ask about its choices
     add_rule_arguments(parser)
+    add_shot_arguments(parser)
     add_scale_arguments(parser)
+
+
+def add_shot_arguments(parser: argparse.ArgumentParser) -> None:
+    """Few-shot repair: ask a split's cases, each after K solved training cases."""
+    parser.add_argument(
+        "--shots",
+        type=int,
+        default=None,
+        metavar="K",
+        help="put K solved training cases of the same category (nearest delta, never of the"
+        " question's neighbourhood) before each question; needs --shots-from",
+    )
+    parser.add_argument(
+        "--shots-from",
+        default=None,
+        metavar="split.json",
+        help="a split (explaincheck split): its held-out cases are asked, whatever --budget"
+        " and --selection say, and the shots come from its train part",
+    )
+    parser.add_argument(
+        "--shots-on",
+        default="held-out",
+        choices=["held-out", "train", "all"],
+        help="which part of the split to ask (held-out; train or all show over-fitting)",
+    )
+    parser.add_argument(
+        "--shots-explain",
+        action="store_true",
+        help="each shot also shows the oracle's values behind its answer",
+    )
 
 
 def _selection(text: str) -> str:
@@ -260,6 +294,7 @@ def campaign_from(args: argparse.Namespace) -> Campaign:
         raise ExplaincheckError(
             f"--timeout must be a positive number of seconds (got {args.timeout:g})"
         )
+    check_goal_and_property(args.goal, getattr(args, "property", None))
     retries = getattr(args, "retries", 3)
     if retries < 0:
         raise ExplaincheckError(f"--retries must be 0 or more (got {retries})")
@@ -283,7 +318,24 @@ def campaign_from(args: argparse.Namespace) -> Campaign:
         goal_label=args.goal,
         unsafe_label=args.unsafe,
         state_limit=args.state_limit,
+        shots=shots_from(args),
+        property=getattr(args, "property", None),
     )
+
+
+def shots_from(args: argparse.Namespace) -> ShotSettings | None:
+    """The few-shot settings the options give (the split read and checked now), or None."""
+    path, k = getattr(args, "shots_from", None), getattr(args, "shots", None)
+    if path is None:
+        if k is not None:
+            raise ExplaincheckError("--shots needs --shots-from split.json (the training cases)")
+        return None
+    from explaincheck.core.campaign.shots import shot_settings
+    from explaincheck.core.campaign.split_file import part_name
+
+    on = getattr(args, "shots_on", "held-out")
+    part = on if on == "all" else part_name(on)
+    return shot_settings(k or 0, path, part, bool(getattr(args, "shots_explain", False)))
 
 
 def backend_settings(args: argparse.Namespace) -> BackendSettings:

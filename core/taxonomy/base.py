@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.taxonomy.property_words import dead_end_words, words_of
 from explaincheck.core.taxonomy.runs import OPTIMAL_RUN_NOTE, optimal_run
 
 if TYPE_CHECKING:
@@ -90,11 +91,27 @@ class TestCase:
 
 
 @dataclass(frozen=True)
+class Shot:
+    """A solved training case put in front of a question (``run --shots K``): what the prompt
+    shows of it is in the prompt's text; this is the same shot as data, for answerers that read
+    structure (the ``learner`` reference explainer) and for reports."""
+
+    case_key: str
+    category: str
+    states: tuple[int, ...]
+    delta: float
+    reply: str  # the oracle's answer as the reply schema's JSON text
+    rationale: str = ""  # the oracle's values behind it (``--shots-explain``), or ""
+
+
+@dataclass(frozen=True)
 class Prompt:
-    """The rendered question and the JSON schema its answer must follow."""
+    """The rendered question and the JSON schema its answer must follow; ``shots`` are the
+    solved examples its text holds before the question (none in a campaign without shots)."""
 
     text: str
     schema: dict[str, Any]
+    shots: tuple[Shot, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -297,13 +314,19 @@ class Category(ABC):
 
     def state_fact(self, oracle: OracleResult, state: StateFacts) -> str:
         """The oracle's value that decides the answer, for one state of a pair or subset."""
-        return f"V = Pmax[F goal] = {state.value:.4g}"
+        words = words_of(oracle)
+        if words.reaches_goal:
+            return f"V = Pmax[F goal] = {state.value:.4g}"
+        return f"V = {words.value_text(state.value)}"
 
     def state_reasons(self, oracle: OracleResult, state: StateFacts) -> tuple[list[str], list[int]]:
         """For a one-state case: why the answer holds, beyond V and Q (lines), and a run to
         highlight on the graph (may be empty)."""
         if state.dead_end:
-            return ["Dead end: V(s) = 0, no policy can reach the goal from here."], []
+            words = words_of(oracle)
+            if words.reaches_goal:
+                return ["Dead end: V(s) = 0, no policy can reach the goal from here."], []
+            return [f"Dead end: {dead_end_words(words)}."], []
         run = optimal_run(oracle, state.id)
         return ([OPTIMAL_RUN_NOTE] if run else []), run
 

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.gui.adapters.compare_campaigns import case_rows, read_side
 from explaincheck.gui.views.case_detail import CaseDetail
+from explaincheck.gui.views.compare_cases_row import CasesRow
 
 COLUMNS = (
     ("category", "Category"),
@@ -67,6 +68,9 @@ class CompareCampaignsDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addLayout(self._files_row())
         layout.addLayout(self._options_row())
+        self.case_part = CasesRow(self)  # all cases, or one part of a split (compare --cases)
+        self.case_part.changed.connect(self.run_comparison)
+        layout.addWidget(self.case_part)
         self.verdict = QLabel("Choose a base results file to compare with.", self)
         self.verdict.setWordWrap(True)
         layout.addWidget(self.verdict)
@@ -183,9 +187,10 @@ class CompareCampaignsDialog(QDialog):
             return False
         base_llm, new_llm = self.llms["base"].currentData(), self.llms["new"].currentData()
         try:
+            base, new = self.case_part.cut(self.frames["base"], self.frames["new"])
             self.comparison = compare_campaigns(
-                self.frames["base"],
-                self.frames["new"],
+                base,
+                new,
                 base_llm,
                 new_llm,
                 max_drop=self.max_drop.value(),
@@ -199,7 +204,9 @@ class CompareCampaignsDialog(QDialog):
             "base": case_rows(self.frames["base"], base_llm),
             "new": case_rows(self.frames["new"], new_llm),
         }
-        self._say(self._verdict_text(), bad=self.comparison.regression)
+        judged = self.case_part.judged_text(self.comparison, base)  # a split's part: first
+        text = f"{judged} {self._verdict_text()}" if judged else self._verdict_text()
+        self._say(text, bad=self.comparison.regression)
         self._fill_table()
         self._fill_cases(None)
         return True
