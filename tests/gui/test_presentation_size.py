@@ -72,8 +72,8 @@ def test_ctrl_plus_scales_every_view_and_is_remembered(qtbot, window, settings, 
     legend = window.graph.legend.sizeHint().height()
     inspector = window.inspector.fields["V"].font().pointSizeF()
     _press(window, Qt.Key.Key_Plus, 3)  # 100 -> 110 -> 125 -> 150 %
-    assert settings.preferences().text_size == 150
     assert QApplication.font().pointSizeF() == pytest.approx(normal * 1.5)
+    assert settings.preferences().text_size == 150
     # a plain label, a title made larger than the text, the editor's fixed-pitch font
     assert window.inspector.fields["V"].font().pointSizeF() == pytest.approx(inspector * 1.5)
     assert window.workbench.bellman.title.font().pointSizeF() == pytest.approx(title * 1.5)
