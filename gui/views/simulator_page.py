@@ -244,9 +244,11 @@ class SimulatorPage(QWidget):
         for row, cells in enumerate(rows):
             fill_row(self.table, row, cells)
         self.probability.setText(probability_text(simulation))
-        self.action.blockSignals(True)
+        chosen = self.action.currentText()  # kept where the new state offers it: "right"
+        self.action.blockSignals(True)  # three times is three clicks on Step, not a re-choice
         self.action.clear()
         self.action.addItems(simulation.actions())
+        self.action.setCurrentIndex(max(self.action.findText(chosen), 0))
         self.action.blockSignals(False)
         self._fill_outcomes()
         self.back_button.setEnabled(simulation.cursor > 0)

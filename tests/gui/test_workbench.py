@@ -134,6 +134,9 @@ def test_user_chosen_outcome_and_k_paths(qtbot, window):
     simulator.step()
     step = simulator.simulation.taken[-1]
     assert (step.action, step.successor, step.sampled) == ("down", target, False)
+    # the next Step takes the same action again where it is offered (it went back to "left")
+    assert "down" in simulator.simulation.actions()
+    assert simulator.action.currentText() == "down"
     simulator.paths_button.click()
     wait_for(
         qtbot, lambda: simulator.paths.count() == 5 and "P =" in simulator.paths.item(0).text()
