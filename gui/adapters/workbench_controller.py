@@ -21,9 +21,10 @@ from PySide6.QtCore import QObject, Signal
 
 from explaincheck.core.campaign.session import BackendSettings
 from explaincheck.core.errors import ExplaincheckError, ModelError
-from explaincheck.core.oracle.constants_text import without_constant
+from explaincheck.core.oracle.constants_text import constant_parts, without_constant
 from explaincheck.core.oracle.types import OracleRequest, OracleResult
 from explaincheck.core.paths import environments_dir
+from explaincheck.core.workspace.presentation.model_errors import unset_constants_text
 from explaincheck.gui.adapters.model_controller import ModelController
 from explaincheck.gui.support.tasks import Tasks, in_thread
 
@@ -114,7 +115,7 @@ class WorkbenchController(QObject):
         await in_thread(path.write_text, text, "utf-8")
         self.check_started.emit("syntax")
         try:
-            await asyncio.to_thread(describe_program, str(path))
+            program = await asyncio.to_thread(describe_program, str(path))
         except ModelError as error:
             self.checked.emit(error)
             return
@@ -122,7 +123,17 @@ class WorkbenchController(QObject):
         if not with_oracle or environment is None:
             self.checked.emit(None)
             return
+        try:
+            given = [given_name for given_name, _ in constant_parts(self.model.constants)]
+        except ValueError:
+            given = []
+        missing = program.missing_constants(given)
         edited = replace(environment, model_path=str(path))
+        if missing:  # a teacher's new `const double slip;`: where to give it, in the window;
+            # Build oracle then builds this copy with the value given
+            self.model.environment, self.model.last_path = edited, str(path)
+            self.checked.emit(ModelError(unset_constants_text([c.name for c in missing])))
+            return
         request = edited.request(
             constants=self.model.constants,
             goal_label=self.model.goal_label,

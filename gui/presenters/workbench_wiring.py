@@ -85,6 +85,8 @@ def attach_workbench(
         small = Path(path).is_file() and Path(path).stat().st_size <= AUTO_OPEN_BYTES
         if untouched and small and not controller.is_scratch(path):
             view.editor.open_source(path, is_builtin(path))  # nothing typed yet: follow the model
+        elif controller.is_scratch(path):  # the editor's copy built (Build oracle, constants
+            view.editor.show_check(None)  # given): its last error is stale
 
     def open_source() -> None:
         environment = model.environment

@@ -77,6 +77,28 @@ def test_graph_follows_an_edit(qtbot, window, tmp_path):
     assert window.model.oracle.state(0).best == ("risky",)  # retrying makes risky win
 
 
+def test_a_new_constant_without_a_value_says_where_to_give_it(qtbot, window, tmp_path):
+    """A teacher's `const double slip;` typed into the lake: the editor names the Model panel's
+    Constants (the command line's --const means nothing there), and once Build oracle builds
+    the copy with slip given, the error is gone."""
+    _lake(qtbot, window)
+    page = window.workbench.editor
+    page.load_button.click()
+    text = page.editor.toPlainText()
+    right = "[right] !over -> AHEAD/3 : (c' = go_right) + SIDE/3 : (r' = go_up) + SIDE/3"
+    assert right in text
+    slips = "[right] !over -> 1-slip : (c' = go_right) + slip/2 : (r' = go_up) + slip/2"
+    text = text.replace("const int SIDE;", "const int SIDE;\nconst double slip;")
+    page.editor.setPlainText(text.replace(right, slips))
+    wait_for(qtbot, lambda: "slip has no value" in page.status.text(), 60)
+    assert "Model panel's Constants" in page.status.text() and "--const" not in page.status.text()
+    before = window.model.oracle
+    window.model.rebuild(constants=f"{window.model.constants},slip=0.1")
+    wait_for(qtbot, lambda: window.model.oracle is not before, 60)
+    assert window.model.oracle.model.initial is not None
+    wait_for(qtbot, lambda: page.status.text().startswith("No errors"), 30)
+
+
 def test_builtin_opens_as_a_copy(qtbot, window, tmp_path):
     _lake(qtbot, window)
     page = window.workbench.editor
