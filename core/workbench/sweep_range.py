@@ -29,6 +29,7 @@ class OfferedRange:
     high: str
     step: str
     why: str
+    probability: bool = False  # recognised as a probability: the page offers it first
 
 
 def _top_level(text: str, separator: str) -> list[str]:
@@ -89,6 +90,7 @@ def offered_range(program: ProgramDescription | None, name: str) -> OfferedRange
             PROBABILITY_STEP,
             f"{name} is a probability (it appears in an update's probability, {probability}):"
             " its whole range, 0 to 1",
+            probability=True,
         )
     return OfferedRange(
         "0",

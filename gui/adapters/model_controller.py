@@ -100,6 +100,12 @@ class ModelController(QObject):
     def environment(self, environment: Environment | None) -> None:  # the wording editor's
         self.workspace.environment = environment
 
+    def take_edit(self, environment: Environment, program: ProgramDescription) -> None:
+        """The Workbench editor's checked copy is the open model's file from now on, with its
+        own declarations (a constant typed there is one the Sweep page offers)."""
+        self.workspace.environment, self.workspace.program = environment, program
+        self.workspace.last_path = environment.model_path
+
     @property
     def oracle(self) -> OracleResult | None:
         return self.workspace.oracle

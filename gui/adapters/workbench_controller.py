@@ -131,7 +131,7 @@ class WorkbenchController(QObject):
         edited = replace(environment, model_path=str(path))
         if missing:  # a teacher's new `const double slip;`: where to give it, in the window;
             # Build oracle then builds this copy with the value given
-            self.model.environment, self.model.last_path = edited, str(path)
+            self.model.take_edit(edited, program)
             self.checked.emit(ModelError(unset_constants_text([c.name for c in missing])))
             return
         request = edited.request(
@@ -146,8 +146,7 @@ class WorkbenchController(QObject):
             self.checked.emit(error if isinstance(error, ModelError) else ModelError(str(error)))
             return
         self.checked.emit(None)
-        self.model.environment = edited
-        self.model.last_path = str(path)
+        self.model.take_edit(edited, program)
         self.model.deliver(oracle)
 
     def save(self, text: str, path: str) -> None:

@@ -76,6 +76,8 @@ def attach_workbench(
         program = model.program
         undefined = [c.name for c in program.undefined] if program is not None else []
         offered = {name: offered_range(program, name) for name in undefined}
+        # a probability first (a teacher's new `const double slip;` beside the lake's N)
+        undefined.sort(key=lambda name: not offered[name].probability)
         view.set_model(oracle, environment.title, undefined, offered)
         view.simulator.set_loaded_policy(*loaded_policy_chooser(oracle))
         view.editor.oracle_while_typing = controller.quick()

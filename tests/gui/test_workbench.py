@@ -97,6 +97,9 @@ def test_a_new_constant_without_a_value_says_where_to_give_it(qtbot, window, tmp
     wait_for(qtbot, lambda: window.model.oracle is not before, 60)
     assert window.model.oracle.model.initial is not None
     wait_for(qtbot, lambda: page.status.text().startswith("No errors"), 30)
+    sweeps = window.workbench.sweeps  # the probability offered first, its whole range
+    assert sweeps.constant.currentText() == "slip" and sweeps.constant.count() > 1
+    assert (sweeps.low.text(), sweeps.high.text()) == ("0", "1")
 
 
 def test_builtin_opens_as_a_copy(qtbot, window, tmp_path):
