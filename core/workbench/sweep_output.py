@@ -8,6 +8,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
+from explaincheck.core.plural import counted
 from explaincheck.core.workbench.sweep import Sweep, TippingPoint
 
 
@@ -124,11 +125,10 @@ def sweep_figure(sweep: Sweep, states: tuple[int, ...] = (), text_scale: float =
     failed = [float(p.value) for p in sweep.points if p.failed]
     if failed:
         axes.plot(failed, [0.0] * len(failed), "x", color="#c0392b", label="failed point")
-    for tip in sweep.tipping_points:
-        x = float(tip.at) if tip.at is not None else float(sum(tip.between) / 2)
+    for x, tips in _tips_by_place(sweep).items():
         axes.axvline(x, color="#888888", linestyle="--", linewidth=1)
-        axes.annotate(
-            f"A*({tip.state}): {','.join(tip.after)}",
+        axes.annotate(  # one label per line: nine flips at a bound were nine labels on top
+            _tip_label(tips),  # of one another
             (x, 1.0),
             xycoords=("data", "axes fraction"),
             rotation=90,
@@ -143,3 +143,21 @@ def sweep_figure(sweep: Sweep, states: tuple[int, ...] = (), text_scale: float =
     axes.grid(alpha=0.3)
     axes.legend(loc="lower right", fontsize=0.8 * size)
     return figure
+
+
+def _tips_by_place(sweep: Sweep) -> dict[float, list[TippingPoint]]:
+    """The tipping points grouped by where their dashed line is drawn."""
+    places: dict[float, list[TippingPoint]] = {}
+    for tip in sweep.tipping_points:
+        x = float(tip.at) if tip.at is not None else float(sum(tip.between) / 2)
+        places.setdefault(x, []).append(tip)
+    return places
+
+
+def _tip_label(tips: list[TippingPoint]) -> str:
+    """``A*(8): right`` for one flip at a place; ``A* of 4 states: 1, 2, 3, 5`` for more."""
+    if len(tips) == 1:
+        return f"A*({tips[0].state}): {','.join(tips[0].after)}"
+    states = sorted({tip.state for tip in tips})
+    shown = ", ".join(str(s) for s in states[:4]) + (", …" if len(states) > 4 else "")
+    return f"A* of {counted(len(states), 'state')}: {shown}"

@@ -236,6 +236,11 @@ def test_the_flips_inside_the_range_are_listed_first():
     at_bounds = len(sweep.tipping_points) - 1
     assert f"tipping points ({at_bounds} at a bound of the range) ·" in shown.status
     assert "following the states where A* flips: 8," in shown.status
+    # the plot: one label per dashed line (the bounds' labels were drawn over one another)
+    from explaincheck.core.workbench.sweep_output import sweep_figure
+
+    labels = [text.get_text() for text in sweep_figure(sweep).axes[0].texts]
+    assert len(labels) == 3 and labels[0].startswith("A* of ") and "A*(8): left,right" in labels
 
 
 def test_states_are_named_by_the_open_model_when_given(flip_request):
