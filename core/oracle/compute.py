@@ -401,10 +401,7 @@ def _facts(
     )
     warnings = list(table.warnings) + parsed.notes
     if not parsed.has_unsafe:
-        warnings.append(
-            f"the model has no {request.unsafe_label!r} label, so the danger D is absent and the "
-            "'safer' category does not apply"
-        )
+        warnings.append(no_unsafe_note(request.unsafe_label, parsed.labels))
     used = np.unique(table.action_code[table.action_code >= 0]).tolist()
     summary = ModelSummary(
         path=str(request.model_path),
@@ -435,6 +432,16 @@ def _facts(
         centrality_method=described,
         phases=phase.finished(),
         certificate=EXACT_CERTIFICATE if bounds is None else bounds.certificate,
+    )
+
+
+def no_unsafe_note(label: str, labels: tuple[str, ...]) -> str:
+    """The warning of a model without the unsafe label, naming the labels it has (a user who
+    called theirs "crash" sees at once what to pass to --unsafe)."""
+    named = ", ".join(repr(name) for name in labels) or "none"
+    return (
+        f"the model has no {label!r} label (its labels: {named}; --unsafe names another), so the"
+        " danger D is absent and the 'safer' category does not apply"
     )
 
 
