@@ -36,6 +36,7 @@ from explaincheck.gui.adapters.live_question_controller import LiveQuestionContr
 from explaincheck.gui.adapters.model_controller import ModelController
 from explaincheck.gui.adapters.results_data import ResultsData
 from explaincheck.gui.presenters.campaign_run import CampaignRun, RunParts
+from explaincheck.gui.presenters.case_room import CaseRoom
 from explaincheck.gui.presenters.llm_policy_wiring import LlmPolicyParts, LlmPolicyWiring
 from explaincheck.gui.presenters.model_presenter import ModelActions, ModelPresenter, OracleViews
 from explaincheck.gui.presenters.notices import Notices
@@ -297,6 +298,13 @@ class MainWindow(QMainWindow):
         self.graph.state_selected.connect(self.inspector.show_state)
         self.inspector.state_requested.connect(self.graph.select_state)
         self.results_view.case_selected.connect(self.results_presenter.case_selected)
+        self.case_room = CaseRoom(  # the docks fold while a case is open on Results
+            (self.model_dock, self.inspector_dock),
+            self.tabs,
+            self.results_view,
+            self.results_view.executions,
+        )
+        self.results_view.executions.case_open_changed.connect(self.case_room.case_open)
         self.results_view.states_highlighted.connect(self.graph.mark_states)
         self.teach_view.state_changed.connect(self._teach_state)
         view.run_requested.connect(self.run_campaign)
@@ -452,6 +460,7 @@ class MainWindow(QMainWindow):
             self.model.open_spec(path)
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        self.case_room.unfold()  # the docks as the user keeps them, not folded for a case
         self.settings.save_window_state(self.saveGeometry(), self.saveState())
         self.settings.save_split_sizes("results", self.results_view.executions.split_sizes())
         self.settings.save_campaign_choices(self.campaign_view.choices())

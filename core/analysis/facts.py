@@ -13,14 +13,23 @@ from typing import Any
 
 import pandas as pd
 
+from explaincheck.core.campaign.plugin_record import plugins_in_words, recorded_plugins
 from explaincheck.core.plural import counted
 from explaincheck.core.store import VERSION_KEY, CampaignRow
 from explaincheck.core.taxonomy.registry import CATEGORIES
 
 
 def campaign_facts(campaigns: Sequence[CampaignRow]) -> pd.DataFrame:
-    """One column per campaign, one row per fact (index ``fact``)."""
-    columns = {f"campaign {c.id}": _facts(c) for c in campaigns}
+    """One column per campaign, one row per fact (index ``fact``); the plugin packages a
+    campaign used (distribution, version, what of theirs) when any did."""
+    plugins = [recorded_plugins(c.settings) for c in campaigns]
+    columns = {
+        f"campaign {c.id}": {
+            **_facts(c),
+            **({"plugins": plugins_in_words(used)} if any(plugins) else {}),
+        }
+        for c, used in zip(campaigns, plugins, strict=True)
+    }
     frame = pd.DataFrame(columns, dtype=object)
     frame.index.name = "fact"
     return frame

@@ -178,7 +178,7 @@ def score_matrix(
         both = both[both["selection"] == selection]
     values = both.groupby(["environment", "llm", "category"])["score"].mean()
     rows = _row_index(results)
-    columns = [*order_categories(results["category"]), AVERAGE]
+    columns = [*table_categories(results), AVERAGE]
     matrix = values.unstack("category") if len(values) else pd.DataFrame(index=rows)
     return matrix.reindex(index=rows, columns=columns).astype(float)
 
@@ -247,7 +247,7 @@ def harder_mask(results: pd.DataFrame, cells: pd.DataFrame | None = None) -> pd.
     prioritized = score_matrix(results, PRIORITIZED, cells).round(PRECISION)
     random = score_matrix(results, RANDOM, cells).round(PRECISION)
     mask = (prioritized < random).fillna(False).astype(bool)
-    mask.columns = _columns(results, order_categories(results["category"]))
+    mask.columns = _columns(results, table_categories(results))
     return mask
 
 
@@ -280,7 +280,7 @@ def _text_table(
     average_fmt = average_fmt or fmt
     selections = selections_present(results)
     applicable = applicability(results)
-    categories = order_categories(results["category"])
+    categories = table_categories(results)
     lookup = {
         tuple(row[:4]): (row[4], row[5])
         for row in cells[[*CELL_KEYS, value, "errors"]].itertuples(index=False)
@@ -324,6 +324,12 @@ def _side(found: tuple[float, int] | None, fmt: Callable[[float], str]) -> str:
 
 def _two_decimals(value: float) -> str:
     return f"{value:.2f}"
+
+
+def table_categories(results: pd.DataFrame) -> list[str]:
+    """The categories of ``results`` in Table 1 order, grouped by dimension (the store's for a
+    category not registered here)."""
+    return order_categories(results["category"], _store_dimensions(results))
 
 
 def _columns(results: pd.DataFrame, categories: list[str], last: str = AVERAGE) -> pd.MultiIndex:

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from explaincheck.core.backends.registry import normalize_spec
+from explaincheck.core.campaign.plugin_record import PLUGINS_KEY, plugin_record
 from explaincheck.core.campaign.shot_settings import ShotSettings
 from explaincheck.core.campaign.shots import ShotPlanner
 from explaincheck.core.environments.registry import resolve
@@ -43,7 +44,13 @@ from explaincheck.core.taxonomy.case_rules import (
     degenerate_reason,
 )
 from explaincheck.core.taxonomy.prompts import render_prompt
-from explaincheck.core.taxonomy.registry import CATEGORIES, applicability, category
+from explaincheck.core.taxonomy.registry import (
+    CATEGORIES,
+    applicability,
+    category,
+    registered_id,
+    unknown_category,
+)
 from explaincheck.core.taxonomy.selection import ruled_candidates, select_cases
 
 BOTH = "both"
@@ -283,6 +290,7 @@ class Plan:
             if found.caveat and cid in ran
         }
         settings = self.campaign.settings()
+        plugins = plugin_record([self.environment_name], sorted(ran), self.campaign.llms)
         return {
             **settings,
             "skipped": dict(self.skipped),
@@ -291,6 +299,7 @@ class Plan:
             # what was asked about, whatever ``property`` named (a file, a name): its text
             "checked_property": self.oracle.prop.to_json(),
             **self.notes,
+            **({PLUGINS_KEY: plugins} if plugins else {}),
         }
 
 
@@ -338,13 +347,13 @@ def resolve_categories(requested: Iterable[str] | str | None) -> tuple[str, ...]
         return ()
     if ids == ("all",):
         return tuple(CATEGORIES)
-    unknown = [c for c in ids if c not in CATEGORIES]
+    valid = f"valid: default, all or {', '.join(CATEGORIES)}"
+    unknown = [c for c in ids if registered_id(c) is None]
+    if len(unknown) == 1:
+        raise ExplaincheckError(unknown_category(unknown[0], valid))
     if unknown:
-        raise ExplaincheckError(
-            f"unknown categor{'y' if len(unknown) == 1 else 'ies'} {', '.join(unknown)}"
-            f" (valid: default, all or {', '.join(CATEGORIES)})"
-        )
-    return tuple(dict.fromkeys(ids))
+        raise ExplaincheckError(f"unknown categories {', '.join(unknown)} ({valid})")
+    return tuple(dict.fromkeys(str(registered_id(c)) for c in ids))
 
 
 def resolve_wordings(requested: str | int | Iterable[int] | None) -> tuple[int, ...]:

@@ -92,18 +92,16 @@ def run(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     from explaincheck.core.bench.questions import build_set, default_recipe, write_set
-    from explaincheck.core.environments.registry import BUILTIN_IDS
+    from explaincheck.core.environments.registry import builtin_folder, registered_id
 
     if args.budget < 1:
         raise ExplaincheckError(f"--budget must be at least 1 (got {args.budget})")
     recipe = default_recipe(args.budget, args.seed)
     if args.env:
-        unknown = [e for e in args.env if e not in BUILTIN_IDS]
-        if unknown:
-            raise ExplaincheckError(
-                f"unknown environment {unknown[0]!r}; built-in ones are: {', '.join(BUILTIN_IDS)}"
-            )
-        recipe = type(recipe)(tuple(dict.fromkeys(args.env)), *_rest(recipe))
+        for env_id in args.env:
+            builtin_folder(env_id)  # an unknown id is one line (a plugin's: what to install)
+        chosen = tuple(dict.fromkeys(str(registered_id(e)) for e in args.env))
+        recipe = type(recipe)(chosen, *_rest(recipe))
     if args.property:
         recipe = _with_property(recipe, args.property, explicit=bool(args.env))
     bench = build_set(recipe, args.version)

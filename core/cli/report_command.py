@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -111,6 +112,7 @@ def base_comparison(base: str, results: pd.DataFrame) -> list[Section]:
 def run(args: argparse.Namespace) -> int:
     from explaincheck.core import api
     from explaincheck.core.analysis.report import HTML, build_report, render_text, write_report
+    from explaincheck.core.campaign.plugin_record import missing_plugins
     from explaincheck.core.store import Store
 
     db = Path(args.db)
@@ -118,6 +120,8 @@ def run(args: argparse.Namespace) -> int:
         raise ExplaincheckError(f"no results database at {db}")
     with Store.open(db, readonly=True) as store:
         campaigns = store.campaigns()
+    for line in missing_plugins(campaigns):  # the report reads ids; the rest needs the plugin
+        print(f"explaincheck report: note: {line} (its ids are shown as stored)", file=sys.stderr)
     # what the report reads, held once: lean rows (memory: store.iter_executions(lean=True))
     results = api.results(db, prices=args.price, prices_file=args.prices, lean=True)
     if results.empty:

@@ -24,6 +24,7 @@ from matplotlib.figure import Figure
 from explaincheck.core.atomic_files import write_text_atomically
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.plural import counted
 from explaincheck.core.workbench.bellman import DANGER, VALUE, BellmanView, bellman_view
 from explaincheck.core.workbench.bellman import number_text as number_text
 from explaincheck.core.workbench.handout import (
@@ -411,7 +412,7 @@ class WorkbenchWorkspace:
         if lesson is None:
             return "The Teach tab shows no case yet."
         self.lessons.append(lesson)
-        return f"{len(self.lessons)} Teach cases in the handout"
+        return f"{counted(len(self.lessons), 'Teach case')} in the handout"
 
     def handout_sections(self) -> list[HandoutSection]:
         sections = [lesson_section(lesson) for lesson in self.lessons]

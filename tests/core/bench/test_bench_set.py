@@ -10,7 +10,7 @@ import pytest
 from explaincheck.core.bench.grading import Oracles, bench_table, random_reply
 from explaincheck.core.bench.questions import cached_default_set, read_set
 from explaincheck.core.cli.main import main
-from explaincheck.core.environments.registry import BUILTIN_IDS
+from explaincheck.core.environments.registry import OWN_IDS
 from explaincheck.core.taxonomy.registry import PAPER_CATEGORIES
 
 
@@ -41,7 +41,7 @@ def test_two_exports_give_one_sha256_and_the_set_covers_everything(default_set, 
     assert default_set.manifest["sha256"] in capsys.readouterr().out
     questions = default_set.questions
     assert len(questions) >= 1000 and default_set.manifest["questions"] == len(questions)
-    assert {q.environment for q in questions} == set(BUILTIN_IDS)
+    assert {q.environment for q in questions} == set(OWN_IDS)
     assert {q.category for q in questions} == set(PAPER_CATEGORIES)
     assert {q.selection for q in questions} == {"prioritized", "random"}
     assert len({q.id for q in questions}) == len(questions)
