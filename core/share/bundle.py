@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from explaincheck.core.campaign.plugin_record import plugins_in_words, recorded_plugins
 from explaincheck.core.campaign.regrade import _oracle_from
 from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.store import CampaignRow, Store, result_dict, rows_frame
@@ -84,6 +86,8 @@ def build_bundle(db_path: str | Path) -> dict[str, Any]:
         verdicts.setdefault((run[0], run[1]), []).append(run[3])
     stabilities = {f"{c}|{llm}": stability(v) for (c, llm), v in verdicts.items()}
     return {
+        # the plugin packages the campaigns used: "explaincheck-mylab 0.1 (environment ...)"
+        "plugins": clean(plugin_lines(settings.values())),
         "title": clean(Path(db_path).name),
         "llms": sorted({r[1] for r in runs}),
         "categories": list(dict.fromkeys(c["category"] for c in cases.values())),
@@ -132,6 +136,12 @@ def table1(rows: list[dict[str, Any]], campaigns: list[CampaignRow]) -> dict[str
             ),
         }
     )
+
+
+def plugin_lines(settings: Iterable[dict[str, Any]]) -> list[str]:
+    """Each plugin package the campaigns recorded, in words, once."""
+    found = [plugins_in_words([entry]) for s in settings for entry in recorded_plugins(s)]
+    return list(dict.fromkeys(found))
 
 
 def _oracle(

@@ -227,6 +227,8 @@ SCRIPT = r"""
     document.getElementById("summary").textContent = data.runs.length + " executions, " +
       Object.keys(data.cases).length + " cases, " + data.llms.length + " LLMs; " +
       Object.keys(counts).sort().map(function (k) { return k + " " + counts[k]; }).join(", ");
+    if (data.plugins && data.plugins.length)  // the plugin packages the campaigns used
+      document.getElementById("summary").textContent += "; plugins: " + data.plugins.join("; ");
     options(document.getElementById("f-llm"), data.llms);
     options(document.getElementById("f-category"), data.categories);
     options(document.getElementById("f-verdict"),

@@ -12,7 +12,11 @@ from pathlib import Path
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from explaincheck.core.workspace.presentation.report import file_campaigns
-from explaincheck.core.workspace.presentation.results.opening import campaign_model, file_model
+from explaincheck.core.workspace.presentation.results.opening import (
+    campaign_model,
+    file_model,
+    missing_plugin_line,
+)
 from explaincheck.core.workspace.presentation.results.rows import Row, field, same_model
 from explaincheck.gui.adapters.model_controller import ModelController
 from explaincheck.gui.adapters.results_data import ResultsData
@@ -67,6 +71,10 @@ class ResultsPresenter:
             return
         self.notices.say(f"{len(results.executions)} executions from {path}", 8000)
         self.loaded()
+        campaigns = await in_thread(file_campaigns, path)
+        missing = missing_plugin_line(campaigns)
+        if missing:  # made with a plugin that is not installed here: say which, and its version
+            self.notices.fail(missing, f"{path}: {missing}", 30000)
         environment = self.model.environment
         opening = file_model(
             results.executions,
@@ -77,7 +85,6 @@ class ResultsPresenter:
         )
         if opening.open is not None:
             # as it was tested: the campaign's constants and goal/unsafe labels
-            campaigns = await in_thread(file_campaigns, path)
             self.model.open_spec(opening.open, **campaign_model(campaigns, opening.open))
         if opening.said:
             self.notices.say(opening.said, 15000)

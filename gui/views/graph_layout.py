@@ -195,8 +195,8 @@ def layout(
             return grid_layout(oracle, index.grid, shown)
         mode = "force"
     if mode == "layers":
-        return layered_layout(index, shown), NODE_RADIUS
-    return force_layout(index, shown), NODE_RADIUS
+        return layered_layout(index, shown), disc_radius(len(shown))
+    return force_layout(index, shown), disc_radius(len(shown))
 
 
 # Where the states of a cell's other layers sit around its centre (fractions of CELL): a
@@ -327,3 +327,11 @@ def _scaled(raw: dict, n: int) -> dict[int, tuple[float, float]]:
     target = CELL * max(2.0, math.sqrt(n) * 1.15)
     factor = target / span
     return {int(k): (float(p[0]) * factor, float(p[1]) * factor) for k, p in raw.items()}
+
+
+def disc_radius(shown: int) -> float:
+    """The disc radius of a force or layered layout of ``shown`` states: a few states spread
+    over a span of several cells, so their discs grow (up to 1.7 times) to keep their ids
+    readable in a narrow pane (issue 50, point 10: a 9-state model's ids were not drawn in the
+    Workbench's graph); from about 40 states on, the normal radius."""
+    return min(NODE_RADIUS * 1.7, max(NODE_RADIUS, NODE_RADIUS * 48 / (shown + 12)))

@@ -142,5 +142,7 @@ def test_table_1_in_chromium_is_the_reports_over_every_execution(shared, tmp_pat
     assert head[:4] == ["environment", "LLM", "Sat.", "Bttl."] and head[-1] == "Avg."
     assert rows == expected and len(rows) == 2  # random and oracle on frozen_lake
     oracle = next(row for row in rows if row[1] == "oracle")
-    assert all(cell == "1.00†/1.00†" for cell in oracle[2:-1]) and oracle[-1] == "1.00/1.00"
+    # ‡ marks a cell whose category cannot tell explainers apart here (issue 51: degenerate)
+    scores = [cell.replace("‡", "") for cell in oracle[2:-1]]
+    assert all(cell == "1.00†/1.00†" for cell in scores) and oracle[-1] == "1.00/1.00"
     assert "Table 1 — score per category (prioritised/random)" in run.stdout

@@ -1,7 +1,8 @@
 """Opening a results file: the model its rows were tested on opens as it was tested (the
 constants and goal/unsafe labels of the file's last campaign on it), unless the open model is
 the one its rows were graded on; a model that cannot be opened here is named instead, so the
-graph and the inspector never pass for the file's model (issue 50)."""
+graph and the inspector never pass for the file's model (issue 50); what it cannot open for want
+of a plugin is said: the plugin package, and version, a campaign was made with."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from explaincheck.core.environments.registry import BUILTIN_IDS
+from explaincheck.core.campaign.plugin_record import missing_plugins
+from explaincheck.core.environments.registry import registered_id
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.store.records import StoredExecution
 from explaincheck.core.workspace.presentation.results.rows import environment_name
@@ -22,9 +24,19 @@ def model_to_open(executions: Sequence[StoredExecution]) -> str | None:
     if not executions:
         return None
     first = executions[0].environment
-    if first in BUILTIN_IDS or (first and Path(first).is_file()):
+    if registered_id(first) is not None or (first and Path(first).is_file()):
         return first
     return None
+
+
+def missing_plugin_line(campaigns: Sequence[Any]) -> str | None:
+    """What the file's campaigns need that is not installed here, in one line: the plugin
+    package and version to install (the rows show as stored; their model cannot open)."""
+    missing = missing_plugins(campaigns)
+    if not missing:
+        return None
+    more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+    return f"{missing[0]}{more}"
 
 
 def campaign_model(campaigns: Sequence[Any], environment: str) -> dict[str, str]:
