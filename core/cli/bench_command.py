@@ -39,6 +39,7 @@ HELP = """The frozen benchmark: a versioned question set others can answer and g
 
 examples:
   explaincheck bench export --out bench-v1
+  explaincheck bench export --lm-eval lm-eval-task
   explaincheck bench grade bench-v1 answers.jsonl
   explaincheck bench grade bench-v1 answers.jsonl --json
   explaincheck bench run bench-v1 --llm ollama:gemma3:1b --db bench.sqlite
@@ -53,7 +54,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     export = actions.add_parser("export", help="write the frozen question set")
-    export.add_argument("--out", required=True, metavar="DIR", help="folder to write into")
+    export.add_argument("--out", default=None, metavar="DIR", help="folder to write into")
+    export.add_argument(
+        "--lm-eval",
+        default=None,
+        metavar="DIR",
+        help="also (or only) write the set as an lm-evaluation-harness task into DIR: the set,"
+        " explaincheck_bench.yaml and a utils.py that grades with explaincheck's grader",
+    )
     export.add_argument("--version", default=VERSION, help=f"the set's version ({VERSION})")
     export.add_argument(
         "--budget",
@@ -126,6 +134,8 @@ def _export(args: argparse.Namespace) -> int:
     from explaincheck.core.bench.questions import build_set, default_recipe, write_set
     from explaincheck.core.environments.registry import BUILTIN_IDS
 
+    if not args.out and not args.lm_eval:
+        raise ExplaincheckError("bench export needs --out DIR or --lm-eval DIR (or both)")
     if args.budget < 1:
         raise ExplaincheckError(f"--budget must be at least 1 (got {args.budget})")
     recipe = default_recipe(args.budget, args.seed)
@@ -139,11 +149,18 @@ def _export(args: argparse.Namespace) -> int:
     if args.property:
         recipe = _with_property(recipe, args.property, explicit=bool(args.env))
     bench = build_set(recipe, args.version)
-    out = write_set(bench, args.out)
     manifest = bench.manifest
+    where = []
+    if args.out:
+        where.append(str(write_set(bench, args.out)))
+    if args.lm_eval:
+        from explaincheck.core.bench.lm_eval_task import TASK, write_task
+
+        where.append(f"{write_task(bench, args.lm_eval)} (lm-eval task {TASK})")
     print(
         f"{manifest['questions']} questions ({len(manifest['environments'])} environments,"
-        f" {len(manifest['categories'])} categories) in {out}; sha256 {manifest['sha256']}"
+        f" {len(manifest['categories'])} categories) in {' and '.join(where)};"
+        f" sha256 {manifest['sha256']}"
     )
     return 0
 
