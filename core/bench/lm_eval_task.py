@@ -15,6 +15,7 @@ the dataset, from lm-eval's own environment (where explaincheck must be installe
 
 from __future__ import annotations
 
+import importlib
 import json
 from functools import cache
 from pathlib import Path
@@ -123,7 +124,7 @@ def rows(folder: str | Path) -> list[dict[str, str]]:
 def dataset(folder: str | Path) -> Any:
     """The questions as lm-eval's ``custom_dataset`` (a ``datasets.DatasetDict`` with the
     ``test`` split); ``datasets`` comes with lm-eval."""
-    import datasets
+    datasets = importlib.import_module("datasets")  # lm-eval's, not ours: no stubs here
 
     return datasets.DatasetDict({SPLIT: datasets.Dataset.from_list(rows(folder))})
 
