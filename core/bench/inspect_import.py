@@ -38,6 +38,8 @@ from explaincheck.core.taxonomy.base import Prompt, TestCase
 
 TASK = "explaincheck/bench"
 PREFIX = "inspect:"
+GENERATE_SETTINGS = ("temperature", "seed", "max_tokens")  # kept in the campaign's notes
+INFINITY = float("inf")
 
 
 @dataclass
@@ -51,6 +53,7 @@ class LoggedRun:
     replies: dict[str, Reply] = field(default_factory=dict)  # question id -> its reply
     verdicts: dict[str, str] = field(default_factory=dict)  # question id -> Inspect's verdict
     started: str | None = None  # when the log's run started (ISO UTC), None if it does not say
+    generate: dict[str, float] = field(default_factory=dict)  # temperature, seed, max_tokens
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,7 @@ def _run_of(path: str, log: Any) -> LoggedRun:
     run = LoggedRun(path, str(log.eval.model), bench_dir or None, sha256 or None)
     stats = getattr(log, "stats", None)
     run.started = _stamp(getattr(stats, "started_at", None)) or _stamp(log.eval.created)
+    run.generate = generate_settings(log)
     for sample in log.samples or []:
         if sample.output is None or sample.error is not None:
             continue
@@ -130,6 +134,23 @@ def _run_of(path: str, log: Any) -> LoggedRun:
     return run
 
 
+def generate_settings(log: Any) -> dict[str, float]:
+    """The temperature, seed and output cap the log's run asked with (the task's config, then
+    the run's own options over it), the finite numbers among them."""
+    found: dict[str, float] = {}
+    task_config = getattr(getattr(log, "plan", None), "config", None)
+    for config in (task_config, getattr(log.eval, "model_generate_config", None)):
+        for name in GENERATE_SETTINGS:
+            value = getattr(config, name, None)
+            if _finite(value):
+                found[name] = value
+    return found
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < INFINITY
+
+
 def logged_reply(sample: Any) -> Reply:
     """A sample's reply with the log's token counts, seconds and times (what it lacks: None)."""
     output = sample.output
@@ -138,7 +159,7 @@ def logged_reply(sample: Any) -> Reply:
         (
             float(t)
             for t in (getattr(output, "time", None), getattr(sample, "working_time", None))
-            if isinstance(t, int | float) and not isinstance(t, bool) and 0 <= t < float("inf")
+            if _finite(t)
         ),
         0.0,
     )
@@ -202,7 +223,7 @@ async def _import(run: LoggedRun, db_path: str | Path, bench_dir: str | Path | N
             asked = tuple(e for e in plan.executions if f"{env_id}/{e.case.key}" in run.replies)
             if not asked:
                 continue
-            plan = replace(plan, executions=asked, notes={**plan.notes, "inspect_log": run.path})
+            plan = replace(plan, executions=asked, notes={**plan.notes, **_log_notes(run)})
             backend = Replay(llm, env_id, run.replies)
             runner = CampaignRunner(plan, store, {llm: backend}, ran_at=run.started)
             await runner.run()
@@ -211,3 +232,8 @@ async def _import(run: LoggedRun, db_path: str | Path, bench_dir: str | Path | N
             verdicts[f"{row.environment}/{row.case_key}"] = row.verdict
     differ = tuple(q for q, v in run.verdicts.items() if verdicts.get(q, v) != v)
     return Imported(llm, run.path, executions, differ)
+
+
+def _log_notes(run: LoggedRun) -> dict[str, Any]:
+    """What the campaign keeps of the log: its path and the settings it generated with."""
+    return {"inspect_log": run.path, **({"inspect_generate": run.generate} if run.generate else {})}

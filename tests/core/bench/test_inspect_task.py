@@ -217,6 +217,9 @@ def test_import_inspect_keeps_the_logs_tokens_and_times(small_set, tmp_path):
         assert same_moment(row.started_at, sample.started_at)
         assert same_moment(row.finished_at, sample.completed_at)
     assert same_moment(campaign.created_at, log.stats.started_at)
+    # the task's generate config (bench run's) is kept with the campaign
+    generate = {"temperature": 0.0, "seed": 0, "max_tokens": 256}
+    assert campaign.settings["inspect_generate"] == generate
     out = tmp_path / "report"
     assert main(["report", "--db", str(db), "--out", str(out)]) == 0
     section = (out / "report.md").read_text().split("## Cost per execution")[1].split("\n## ")[0]
