@@ -190,7 +190,10 @@ def _stamp(value: Any) -> str | None:
         return None
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
-    return value.astimezone(UTC).isoformat(timespec="milliseconds")
+    try:
+        return value.astimezone(UTC).isoformat(timespec="milliseconds")
+    except (OverflowError, ValueError):  # a date at the calendar's edge in another zone
+        return None
 
 
 def import_logs(
