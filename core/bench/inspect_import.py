@@ -53,7 +53,7 @@ class LoggedRun:
     replies: dict[str, Reply] = field(default_factory=dict)  # question id -> its reply
     verdicts: dict[str, str] = field(default_factory=dict)  # question id -> Inspect's verdict
     started: str | None = None  # when the log's run started (ISO UTC), None if it does not say
-    generate: dict[str, float] = field(default_factory=dict)  # temperature, seed, max_tokens
+    generate: dict[str, Any] = field(default_factory=dict)  # temperature, seed, max_tokens
 
 
 @dataclass(frozen=True)
@@ -134,10 +134,10 @@ def _run_of(path: str, log: Any) -> LoggedRun:
     return run
 
 
-def generate_settings(log: Any) -> dict[str, float]:
+def generate_settings(log: Any) -> dict[str, Any]:
     """The temperature, seed and output cap the log's run asked with (the task's config, then
     the run's own options over it), the finite numbers among them."""
-    found: dict[str, float] = {}
+    found: dict[str, Any] = {}
     task_config = getattr(getattr(log, "plan", None), "config", None)
     for config in (task_config, getattr(log.eval, "model_generate_config", None)):
         for name in GENERATE_SETTINGS:
@@ -155,14 +155,8 @@ def logged_reply(sample: Any) -> Reply:
     """A sample's reply with the log's token counts, seconds and times (what it lacks: None)."""
     output = sample.output
     usage = getattr(output, "usage", None)
-    seconds = next(
-        (
-            float(t)
-            for t in (getattr(output, "time", None), getattr(sample, "working_time", None))
-            if _finite(t)
-        ),
-        0.0,
-    )
+    timed: list[Any] = [getattr(output, "time", None), getattr(sample, "working_time", None)]
+    seconds = next((float(t) for t in timed if _finite(t)), 0.0)
     times = {
         key: stamp
         for key, value in ((ASKED_AT, "started_at"), (ANSWERED_AT, "completed_at"))
