@@ -7,8 +7,8 @@ schema): a later explaincheck whose wording changed refuses the set instead of a
 questions under its name; a question the plan asks that the set lacks (a trimmed set) is
 refused as not in the set. ``limit`` asks the set's first N questions, as Inspect's ``--limit N``
 asks the task's first N samples. ``seed`` is the answers' decoding seed (default: the set's
-seed, as a campaign of the recipe would use); the cases stay the set's. ``generate_options``
-are the decoding settings both this and the Inspect task send (temperature, seed, output cap).
+seed, as a campaign of the recipe would use); the cases stay the set's (``case_seed``).
+``generate_options`` are the decoding settings both this and the Inspect task send.
 The plans run through the one run sequence (``workspace.campaign.run_plans``), which the
 command line calls: the bench only plans.
 """
@@ -20,7 +20,7 @@ from typing import Any
 
 from explaincheck.core.backends.llm import Decoding
 from explaincheck.core.bench.questions import BenchSet
-from explaincheck.core.campaign.plan import Plan, PlannedExecution, execution_key, plan_campaign
+from explaincheck.core.campaign.plan import Plan, plan_campaign
 from explaincheck.core.campaign.session import BackendSettings
 from explaincheck.core.errors import ExplaincheckError
 
@@ -51,6 +51,8 @@ def bench_plans(
     plans = []
     for env in bench.manifest["environments"]:
         campaign = replace(bench.recipe.campaign(env["id"], llms), repeat=repeat)
+        if seed is not None and seed != campaign.seed:  # the set's cases, the answers' own seed
+            campaign = replace(campaign, seed=seed, case_seed=campaign.cases_seed)
         plan = plan_campaign(campaign)
         if plan.model_hash != env["model_hash"]:
             raise ExplaincheckError(
@@ -82,29 +84,11 @@ def bench_plans(
         if not kept:
             continue  # --limit: none of this environment's questions is among the first N
         notes = {**plan.notes, "bench": _bench_note(bench)}
-        plan = replace(plan, executions=tuple(kept), notes=notes)
-        plans.append(plan if seed in (None, campaign.seed) else decoded_with(plan, seed))
+        plans.append(replace(plan, executions=tuple(kept), notes=notes))
     missing = sorted(set(questions) - asked)
     if missing:
         raise ExplaincheckError(f"question {missing[0]}: this explaincheck no longer plans it")
     return plans
-
-
-def decoded_with(plan: Plan, seed: int) -> Plan:
-    """``plan`` with its answers decoded with ``seed``: the same cases (the set's), under a
-    campaign whose identity, and so whose execution keys, differ from the set seed's (a run
-    with another seed asks again rather than resuming the first run's rows)."""
-    campaign = replace(plan.campaign, seed=seed)
-    identity = campaign.identity(plan.model_hash)
-    executions = tuple(_rekeyed(e, plan.model_hash, identity) for e in plan.executions)
-    return replace(plan, campaign=campaign, executions=executions)
-
-
-def _rekeyed(execution: PlannedExecution, model_hash: str, identity: str) -> PlannedExecution:
-    key = execution_key(
-        model_hash, execution.llm, execution.case, execution.repeat, execution.prompt, identity
-    )
-    return replace(execution, key=key)
 
 
 def _bench_note(bench: BenchSet) -> dict[str, str]:
