@@ -52,6 +52,7 @@ def invocations(files) -> dict[str, list[list[str]]]:
     db, folder = str(files["db"]), files["folder"]
     return {
         "envs": [["envs", "--json"]],
+        "plugins": [["plugins", "--json"]],  # (plugins check DIST --json: test_plugins_command)
         "oracle": [
             ["oracle", "frozen_lake", "--json"],
             ["oracle", "frozen_lake", "--policy", str(files["policy"]), "--policy-default",
