@@ -22,6 +22,7 @@ from PySide6.QtCore import QObject, Signal
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.program import ProgramDescription
+from explaincheck.core.oracle.property import Property
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.workspace.model import AskConstants, ModelChoices, ModelWorkspace
 from explaincheck.gui.support.settings import Settings
@@ -71,6 +72,7 @@ class ModelController(QObject):
     cancelled = Signal()
     progress = Signal(str)  # the running oracle's phase, counts, time and memory, in words
     sizes_changed = Signal()  # a built-in's number of states was learnt (``probe_sizes``)
+    property_refused = Signal(str)  # a chosen property, refused: one line (the old one stays)
 
     def __init__(
         self, tasks: Tasks, settings: Settings, ask_constants: AskConstants | None = None
@@ -89,6 +91,7 @@ class ModelController(QObject):
         events.failed.connect(self.failed.emit)
         events.cancelled.connect(self.cancelled.emit)
         events.progress.connect(self._report)
+        events.property_refused.connect(self.property_refused.emit)
 
     # -- the workspace's state -------------------------------------------------------------
     @property
@@ -122,6 +125,16 @@ class ModelController(QObject):
     @property
     def unsafe_label(self) -> str:
         return self.workspace.unsafe_label
+
+    @property
+    def chosen_property(self) -> Property | None:
+        """The property V is computed for (None: Pmax=? [F goal] of the Goal box)."""
+        return self.workspace.property
+
+    @property
+    def property_spec(self) -> str:
+        """The ``--property`` text the property in use was chosen by ("": none)."""
+        return self.workspace.property_spec
 
     @property
     def last_path(self) -> str | None:
@@ -167,6 +180,11 @@ class ModelController(QObject):
             return None
         build = self.workspace.rebuild(constants, goal_label, unsafe_label)
         return self.tasks.start(build, "build oracle")
+
+    def choose_property(self, spec: str) -> asyncio.Task:
+        """Compute the oracle under the property ``spec`` (``--property`` text; "": the Goal
+        box's Pmax=? [F goal]); a refused one is ``property_refused``, the old one stays."""
+        return self.tasks.start(self.workspace.choose_property(spec), "build oracle")
 
     def deliver(self, oracle: OracleResult) -> None:
         """Make ``oracle`` the current one and tell the views."""

@@ -36,6 +36,7 @@ from explaincheck.core.plural import counted
 from explaincheck.core.workspace.presentation.model_errors import error_text
 from explaincheck.gui.adapters.model_controller import ModelController, size_key
 from explaincheck.gui.support.safe_text import plain_label
+from explaincheck.gui.views.property_box import PropertyBox
 
 PRISM_FILTER = "PRISM models (*.prism *.nm *.pm);;All files (*)"
 
@@ -58,6 +59,8 @@ class ModelView(QWidget):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self._build_builtin_box())
         layout.addWidget(self._build_model_box())
+        self.property_box = PropertyBox(controller, self)  # the property V is computed for
+        layout.addWidget(self.property_box)
         layout.insertWidget(1, self._build_error_frame())  # under the list, above the model
         layout.addStretch(1)
         self._set_busy(False)
@@ -278,6 +281,7 @@ class ModelView(QWidget):
         editor = self.goal.lineEdit()
         if editor is not None:
             editor.setPlaceholderText("choose the goal" if labels else "")
+        self._goal_follows_property()
         if not self.controller.busy:
             self.status.setText("")
 
@@ -317,6 +321,19 @@ class ModelView(QWidget):
             box.setCurrentText(current)
             box.blockSignals(False)
         self.set_environments(self.environments)  # sizes are known now
+        self._goal_follows_property()
+
+    def _goal_follows_property(self) -> None:
+        """A chosen property names its own target: the Goal box shows it and is not edited
+        (the property list's first entry gives the Goal box back)."""
+        chosen = self.controller.chosen_property is not None
+        self.goal.setEnabled(not chosen)
+        self.goal.setToolTip(
+            "The property in use names the target; choose the Goal box's property (Pmax=? [F"
+            " goal]) in the Property list to set the goal here"
+            if chosen
+            else TARGET_TIP.format(role="goal", example="s1=12 & s2=12")
+        )
 
     def show_error(self, error: BaseException) -> None:
         message, excerpt = error_text(error, self.controller.last_path)

@@ -209,7 +209,7 @@ def sum_rows(view: BellmanView) -> list[tuple[list[str], bool]]:
     """Each action's row (action, Σ written out then with the numbers, its sum) and whether
     it optimises."""
     q = view.quantity
-    how = "max" if q == VALUE else "min"
+    how = view.how
     rows = []
     for line in view.sums:
         symbolic = " + ".join(
@@ -218,6 +218,9 @@ def sum_rows(view: BellmanView) -> list[tuple[list[str], bool]]:
         plugged = " + ".join(
             f"{number_text(t.probability)}·{number_text(t.value)}" for t in line.terms
         )
+        if line.reward is not None:  # V = r + Σ p·V′: the reward collected first
+            symbolic = f"r + {symbolic}"
+            plugged = f"{number_text(line.reward)} + {plugged}"
         total = number_text(line.total) + (f"  ◀ {how}" if line.optimal else "")
         rows.append(([line.action, f"{symbolic}\n= {plugged}", total], line.optimal))
     return rows
@@ -279,8 +282,12 @@ class BellmanWorkspace:
 
     @property
     def lesson_allowed(self) -> bool:
-        """Policy iteration is a lesson for small models only."""
-        return self.oracle is not None and len(self.oracle.states) <= LESSON_STATES
+        """Policy iteration is a lesson for small models only, and of Pmax=? [F goal] (the
+        lesson's rounds solve that property)."""
+        oracle = self.oracle
+        return (
+            oracle is not None and len(oracle.states) <= LESSON_STATES and oracle.prop.reaches_goal
+        )
 
     def set_transitions(self, transitions: Transitions) -> None:
         self.transitions = transitions
