@@ -158,12 +158,18 @@ class ModelController(QObject):
 
     # -- opening and building (tasks on the window's loop) ---------------------------------
     def open_spec(
-        self, spec: str, *, constants: str = "", goal_label: str = "", unsafe_label: str = ""
+        self,
+        spec: str,
+        *,
+        constants: str = "",
+        goal_label: str = "",
+        unsafe_label: str = "",
+        property: str = "",
     ) -> asyncio.Task:
         """Open a built-in id or a file path (the command line's --env), with constants added
-        to the model's own and other goal/unsafe labels (--const, --goal, --unsafe; a results
-        file's campaign) where given."""
-        choices = ModelChoices(constants, goal_label, unsafe_label)
+        to the model's own and other goal/unsafe labels or a property (--const, --goal,
+        --unsafe, --property; a results file's campaign) where given."""
+        choices = ModelChoices(constants, goal_label, unsafe_label, property=property)
         return self.tasks.start(self.workspace.open_spec(spec, choices), "open model")
 
     def open_environment(self, environment: Environment) -> asyncio.Task:

@@ -136,6 +136,7 @@ class GraphView(QWidget):
         self.status.setText(f"Laying out {len(oracle.states)} states…")
         colours = self.toolbar.colour_box
         colours.model().item(1).setEnabled(oracle.has_danger)  # type: ignore[attr-defined]
+        colours.setItemText(0, "V (goal)" if self.style_.units.legacy else "V (property)")
         self.overlays.flaw_colouring.set_oracle(oracle)
         if not oracle.has_danger and self.style_.colour_by == "danger":
             colours.setCurrentIndex(0)

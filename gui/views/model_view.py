@@ -59,8 +59,6 @@ class ModelView(QWidget):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self._build_builtin_box())
         layout.addWidget(self._build_model_box())
-        self.property_box = PropertyBox(controller, self)  # the property V is computed for
-        layout.addWidget(self.property_box)
         layout.insertWidget(1, self._build_error_frame())  # under the list, above the model
         layout.addStretch(1)
         self._set_busy(False)
@@ -129,6 +127,8 @@ class ModelView(QWidget):
         self.unsafe.setEditable(True)
         self.unsafe.setToolTip(TARGET_TIP.format(role="unsafe set", example='"crash" | x=0'))
         form.addRow("Unsafe:", self.unsafe)
+        self.property_box = PropertyBox(self.controller, self)  # the property V is computed for
+        form.addRow("Property:", self.property_box)
         for box in (self.goal, self.unsafe):  # Enter builds again, as in the Constants box
             line = box.lineEdit()
             assert line is not None  # the boxes are editable
@@ -182,6 +182,7 @@ class ModelView(QWidget):
         self.controller.failed.connect(self.show_error)
         self.controller.cancelled.connect(lambda: self.status.setText("Cancelled."))
         self.controller.sizes_changed.connect(self._show_sizes)
+        self.controller.property_refused.connect(self._show_kept_oracle)
 
     # -- built-in list ---------------------------------------------------------------------
     def show_environments_error(self, message: str) -> None:
@@ -322,6 +323,15 @@ class ModelView(QWidget):
             box.blockSignals(False)
         self.set_environments(self.environments)  # sizes are known now
         self._goal_follows_property()
+
+    def _show_kept_oracle(self, _line: str) -> None:
+        """A refused property leaves the oracle in use: the status says it again (the
+        property box says why the property was refused)."""
+        oracle, environment = self.controller.oracle, self.controller.environment
+        if oracle is not None and environment is not None:
+            self._show_oracle(oracle, environment)
+        else:
+            self.status.setText("")
 
     def _goal_follows_property(self) -> None:
         """A chosen property names its own target: the Goal box shows it and is not edited

@@ -12,7 +12,6 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
-    QGroupBox,
     QHBoxLayout,
     QPushButton,
     QSizePolicy,
@@ -35,13 +34,15 @@ PROPERTY_TIP = (
 )
 
 
-class PropertyBox(QGroupBox):
-    """The property list, Use, the property in use in words, and a refused property's line."""
+class PropertyBox(QWidget):
+    """The property list, Use, the property in use in words, and a refused property's line
+    (the Model form's "Property:" row)."""
 
     def __init__(self, controller: ModelController, parent: QWidget | None = None) -> None:
-        super().__init__("Property", parent)
+        super().__init__(parent)
         self.controller = controller
         layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
         row = QHBoxLayout()
         self.choice = QComboBox(self)
         self.choice.setEditable(True)
@@ -93,7 +94,7 @@ class PropertyBox(QGroupBox):
     def show_oracle(self, oracle: OracleResult, _environment: Environment) -> None:
         """The property the new oracle is computed for, in PRISM text and in words."""
         units = units_of(oracle)
-        self.in_use.setText(f"In use: {oracle.prop.text}\n{units.sentence}")
+        self.in_use.setText(f"In use: {oracle.prop.text}")
         self.in_use.setToolTip(units.sentence)
         self._select(self.controller.property_spec)
 
@@ -124,3 +125,6 @@ class PropertyBox(QGroupBox):
             self.choice.setCurrentIndex(found)
         else:
             self.choice.setEditText(spec)
+        line = self.choice.lineEdit()
+        if line is not None:  # a long entry reads from its start
+            line.setCursorPosition(0)

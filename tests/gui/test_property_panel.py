@@ -86,7 +86,8 @@ def test_the_property_list_is_read_from_the_props_file_beside_the_model(qtbot, w
     ]
     assert box.choice.currentIndex() == 0  # the Goal box's property until one is chosen
     assert box.in_use.text().startswith('In use: Pmax=? [F "goal"]')
-    assert "The probability of eventually reaching the goal" in box.in_use.text()
+    assert box.in_use.text() == 'In use: Pmax=? [F "goal"]'
+    assert box.in_use.toolTip().startswith("The probability of eventually reaching the goal")
 
 
 def test_a_chosen_property_is_computed_and_used_by_the_campaign(qtbot, window, walk):
@@ -137,6 +138,7 @@ def test_a_refused_property_is_one_line_and_the_old_one_stays(qtbot, window, wal
     assert window.model.chosen_property is None and window.model.property_spec == ""
     assert window.model.goal_label == "goal"
     assert not window.canvas_error.isVisible()  # the model is fine: nothing covers the graph
+    assert window.model_view.status.text().startswith("4 states")  # the oracle kept, said so
     assert box.in_use.text().startswith('In use: Pmax=? [F "goal"]')
     # the model still builds with the old property
     window.model_view.rebuild()
@@ -240,6 +242,7 @@ def _check_reward_views(qtbot, window, oracle) -> None:
     assert inspector.fields["V"].text() == "∞ (never reaches the goal for sure)"
     assert "dead end (V = ∞)" in inspector.fields["flags"].text()
     assert inspector.bars.number(math.inf) == "∞" and inspector.bars.tick(1.0) == "3.5"
+    assert window.graph.toolbar.colour_box.itemText(0) == "V (property)"
     page = window.workbench.bellman
     assert page.value_button.text() == "V (expected time, min)"
     page.show_state(start)
@@ -261,9 +264,11 @@ def test_the_views_speak_expected_time_under_a_reward_property(qtbot, window, wa
     oracle = reward_stand_in(first)
     window.model.deliver(oracle)
     _check_reward_views(qtbot, window, oracle)
-    assert window.model_view.property_box.in_use.text() == (
-        'In use: R{"time"}min=? [F "goal"]\nThe expected time until reaching the goal, when the'
-        " agent acts to make it as small as possible"
+    box = window.model_view.property_box
+    assert box.in_use.text() == 'In use: R{"time"}min=? [F "goal"]'
+    assert box.in_use.toolTip() == (
+        "The expected time until reaching the goal, when the agent acts to make it as small as"
+        " possible"
     )
 
 
