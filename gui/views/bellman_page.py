@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from explaincheck.core.oracle.types import OracleResult
-from explaincheck.core.workspace.presentation.property_units import units_of
+from explaincheck.core.taxonomy.property_units import units_of
 from explaincheck.core.workspace.presentation.workbench import (
     DANGER,
     LESSON_STATES,

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from explaincheck.core.oracle.types import StateFacts
-from explaincheck.core.workspace.presentation.property_units import PropertyUnits
+from explaincheck.core.taxonomy.property_units import PropertyUnits
 from explaincheck.core.workspace.presentation.valuation import ordered_items, valuation_text
 from explaincheck.gui.support.safe_text import tooltip
 from explaincheck.gui.views import colours

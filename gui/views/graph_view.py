@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.oracle.valuation_search import ValuationQueryError
 from explaincheck.core.policy.types import policy_chain
-from explaincheck.core.workspace.presentation.property_units import units_of
+from explaincheck.core.taxonomy.property_units import units_of
 from explaincheck.core.workspace.presentation.state_query import find_state
 from explaincheck.core.workspace.presentation.valuation import valuation_text
 from explaincheck.gui.support.tasks import Tasks, in_thread

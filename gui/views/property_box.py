@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
-from explaincheck.core.workspace.presentation.property_units import units_of
+from explaincheck.core.taxonomy.property_units import units_of
 from explaincheck.core.workspace.property_choices import property_choices
 from explaincheck.gui.adapters.model_controller import ModelController
 from explaincheck.gui.support.safe_text import plain_label

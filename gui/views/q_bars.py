@@ -14,7 +14,7 @@ from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from explaincheck.core.oracle.types import StateFacts
-from explaincheck.core.workspace.presentation.property_units import PropertyUnits
+from explaincheck.core.taxonomy.property_units import PropertyUnits
 from explaincheck.gui.views import colours
 
 ROW = 24

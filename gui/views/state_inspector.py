@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from explaincheck.core.oracle.types import OracleResult, StateFacts
-from explaincheck.core.workspace.presentation.property_units import PropertyUnits, units_of
+from explaincheck.core.taxonomy.property_units import PropertyUnits, units_of
 from explaincheck.core.workspace.presentation.valuation import valuation_text
 from explaincheck.gui.support.safe_text import plain_label
 from explaincheck.gui.views.policy_box import PolicyBox

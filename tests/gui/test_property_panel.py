@@ -163,7 +163,7 @@ def test_the_legend_names_a_minimised_probability_and_its_direction(qtbot, windo
     from dataclasses import replace
 
     from explaincheck.core.oracle.property import parse_property
-    from explaincheck.core.workspace.presentation.property_units import units_of
+    from explaincheck.core.taxonomy.property_units import units_of
 
     first = open_walk(qtbot, window, walk)
     prop = parse_property('Pmin=? [F "unsafe"]')
@@ -288,3 +288,30 @@ def test_the_views_speak_expected_time_under_the_oracles_reward_property(qtbot, 
     oracle = _reward_oracle(qtbot, window, walk)
     assert oracle.prop.is_reward and oracle.initial.value_exact == "7/2"
     _check_reward_views(qtbot, window, oracle)
+
+
+def test_teach_and_the_sweep_speak_the_reward_property(qtbot, window, walk):
+    """Teach's reasons and the sweep's table and plot under the walk's Rmin (stand-in values)."""
+    from decimal import Decimal
+
+    from explaincheck.core.taxonomy.teaching import explain
+    from explaincheck.core.workbench.sweep import Sweep, SweepPoint
+    from explaincheck.core.workspace.presentation.workbench import sweep_shown
+
+    oracle = reward_stand_in(open_walk(qtbot, window, walk))
+    lines, _path = explain(oracle, "best_action", oracle.initial)
+    assert lines[0] == 'V(s) = R{"time"}min[F "goal"] = 3.5 (exactly 7/2)'
+    assert lines[1] == "Q(s, a): safe 3.5, fast 4.25"  # the lowest expected time first
+    junction = next(s for s in oracle.states if s.valuation["s"] == 1)
+    lines, _path = explain(oracle, "best_action", junction)
+    assert lines[1] == "Q(s, a): slow 2.5, risky ∞ (never reaches the goal for sure)"
+    points = (
+        SweepPoint(Decimal("1"), 3.5, "7/2", {}, {}, oracle=oracle),
+        SweepPoint(Decimal("2"), math.inf, None, {}, {}, oracle=oracle),
+    )
+    shown = sweep_shown(Sweep("p", points, (), (oracle.model.initial,)))
+    assert shown.headers[:2] == ["p", "V(initial), expected time"]
+    assert [row[1] for row in shown.rows] == ["7/2", "∞ (never reaches the goal for sure)"]
+    axes = shown.figure.axes[0]
+    assert axes.get_ylabel() == 'V = R{"time"}min[F "goal"]\nexpected time'
+    assert axes.get_ylim()[1] > 3.5  # not the probability's 0..1

@@ -42,7 +42,7 @@ from explaincheck.core.workbench.simulator import (
     policy_chooser,
 )
 from explaincheck.core.workbench.sweep import Sweep
-from explaincheck.core.workbench.sweep_output import render_table, sweep_figure
+from explaincheck.core.workbench.sweep_output import render_table, sweep_figure, sweep_units
 from explaincheck.core.workbench.transitions import Transitions
 from explaincheck.core.workspace.events import Event
 
@@ -347,14 +347,20 @@ def sweep_shown(sweep: Sweep) -> SweepShown:
         f"{len(sweep.points)} points, {failed} failed, {len(sweep.tipping_points)} tipping points"
     )
     shown = followed[:1]
-    headers = [sweep.constant, "V(initial)", *(f"A*({s})" for s in shown)]
+    units = sweep_units(sweep)
+    column = "V(initial)" if units is None or units.legacy else f"V(initial), {units.unit}"
+    headers = [sweep.constant, column, *(f"A*({s})" for s in shown)]
     rows = []
     for point in sweep.points:
         if point.failed:
             rows.append([str(point.value), f"failed: {point.error}"])
             continue
         value = (
-            point.v_exact if point.v_exact and "/" in point.v_exact else f"{point.v_initial:.6g}"
+            point.v_exact
+            if point.v_exact and "/" in point.v_exact
+            else units.value_text(point.v_initial)
+            if units is not None and point.v_initial is not None
+            else f"{point.v_initial:.6g}"
         )
         rows.append([str(point.value), value, *(",".join(point.best.get(s, ())) for s in shown)])
     parts = render_table(sweep, followed).split("\n\n", 1)
