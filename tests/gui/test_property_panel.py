@@ -315,3 +315,31 @@ def test_teach_and_the_sweep_speak_the_reward_property(qtbot, window, walk):
     axes = shown.figure.axes[0]
     assert axes.get_ylabel() == 'V = R{"time"}min[F "goal"]\nexpected time'
     assert axes.get_ylim()[1] > 3.5  # not the probability's 0..1
+
+
+def test_a_campaign_run_from_the_window_is_asked_about_the_chosen_property(qtbot, window, tmp_path):
+    """Run (oracle answerer, budget 1) after choosing a property: the results file records
+    the property as run --property would (its text and what was checked)."""
+    from PySide6.QtCore import Qt
+
+    from explaincheck.core.store import Store
+
+    first = open_env(qtbot, window, "frozen_lake")
+    choose(qtbot, window, 'Pmax=? [F "goal"]')  # typed: today's computable form
+    wait_for(qtbot, lambda: window.model.oracle is not first and not window.model.busy, 60)
+    assert window.model.property_spec == 'Pmax=? [F "goal"]'
+    view = window.campaign_view
+    for i in range(view.llms.count()):
+        item = view.llms.item(i)
+        wanted = item.data(Qt.ItemDataRole.UserRole) == "oracle"
+        item.setCheckState(Qt.CheckState.Checked if wanted else Qt.CheckState.Unchecked)
+    view.budget.setValue(1)
+    db = tmp_path / "results.sqlite"
+    view.set_database(str(db))
+    window.run_campaign()
+    wait_for(qtbot, lambda: db.exists() and not window.campaigns.running, 180)
+    with Store.open(db, readonly=True) as store:
+        (campaign,) = store.campaigns()
+        assert len(store.executions()) > 0
+    assert campaign.settings["property_text"] == 'Pmax=? [F "goal"]'
+    assert campaign.settings["goal_label"] is None  # the property names its own target
