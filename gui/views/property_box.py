@@ -46,6 +46,9 @@ class PropertyBox(QWidget):
         row = QHBoxLayout()
         self.choice = QComboBox(self)
         self.choice.setEditable(True)
+        # typed text is used as typed, never added to the list (an added entry would carry no
+        # --property text, and Enter would choose the Goal box's property instead)
+        self.choice.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         self.choice.setToolTip(PROPERTY_TIP)
         self.choice.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon

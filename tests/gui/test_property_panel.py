@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from gui_helpers import open_env, wait_for
+from PySide6.QtCore import Qt
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 NEEDS_WIRING = pytest.mark.xfail(
@@ -317,11 +318,20 @@ def test_teach_and_the_sweep_speak_the_reward_property(qtbot, window, walk):
     assert axes.get_ylim()[1] > 3.5  # not the probability's 0..1
 
 
+def test_typed_text_and_enter_choose_the_text_typed(qtbot, window, walk):
+    first = open_walk(qtbot, window, walk)
+    box = window.model_view.property_box
+    count = box.choice.count()
+    box.choice.setEditText('Pmax=? [F "goal"]')
+    qtbot.keyClick(box.choice.lineEdit(), Qt.Key.Key_Return)
+    wait_for(qtbot, lambda: window.model.oracle is not first and not window.model.busy, 60)
+    assert window.model.property_spec == 'Pmax=? [F "goal"]'
+    assert box.choice.count() == count  # the text is not added to the list
+
+
 def test_a_campaign_run_from_the_window_is_asked_about_the_chosen_property(qtbot, window, tmp_path):
     """Run (oracle answerer, budget 1) after choosing a property: the results file records
     the property as run --property would (its text and what was checked)."""
-    from PySide6.QtCore import Qt
-
     from explaincheck.core.store import Store
 
     first = open_env(qtbot, window, "frozen_lake")
