@@ -97,3 +97,15 @@ def test_a_refused_property_leaves_the_one_in_use(tmp_path):
     assert "no property of this model" in refused[2]
     assert failed == []  # the model is fine: no failure event
     assert first is not kept
+
+
+def test_a_results_file_opens_its_model_under_the_campaigns_property():
+    from explaincheck.core.store.records import CampaignRow
+    from explaincheck.core.workspace.presentation.results.opening import campaign_model
+
+    settings = {"property_text": "walk.props:time_min", "goal_label": None, "constants": None}
+    row = CampaignRow(1, "id", settings, "walk.prism", "hash", 4, "done", "t0")
+    opened = campaign_model([row], "walk.prism")
+    assert opened["property"] == "walk.props:time_min" and opened["goal_label"] == ""
+    older = CampaignRow(1, "id", {"goal_label": "goal"}, "walk.prism", "hash", 4, "done", "t0")
+    assert campaign_model([older], "walk.prism")["property"] == ""
