@@ -90,8 +90,9 @@ class PropertyUnits:
 
     @property
     def infinite_text(self) -> str:
-        """The legend row of infinite values ("" for a probability, which is never infinite)."""
-        if not self.is_reward:
+        """The legend row of infinite values ("" for a probability, which is never infinite, and
+        where no state's value is)."""
+        if not self.is_reward or not self.scale.infinite:
             return ""
         return f"V = ∞: never reaches {self.words.target} for sure"
 

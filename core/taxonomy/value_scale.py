@@ -36,6 +36,7 @@ class Scale:
     high: float
     mean: float  # mean of the finite values of the non-target states
     reward: bool  # an expected reward (a probability has the fixed scale [0, 1])
+    infinite: bool = False  # some state's value is infinite (never reaches the target for sure)
 
     @property
     def width(self) -> float:
@@ -74,10 +75,11 @@ def _measure(states: Sequence[StateFacts]) -> Scale:
         outside = np.array([s.value for s in states if not s.is_goal], dtype=float)
     finite = values[np.isfinite(values)]
     if not len(finite):
-        return Scale(0.0, 0.0, 0.0, True)
+        return Scale(0.0, 0.0, 0.0, True, bool(len(values)))
     inner = outside[np.isfinite(outside)]
     mean = float(inner.mean()) if len(inner) else float(finite.mean())
-    return Scale(float(finite.min()), float(finite.max()), mean, True)
+    infinite = len(finite) < len(values)
+    return Scale(float(finite.min()), float(finite.max()), mean, True, infinite)
 
 
 def normalised_gap(gap: float, oracle: OracleResult) -> float:
