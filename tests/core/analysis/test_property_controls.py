@@ -2,14 +2,13 @@
 (issue 49's "Must show"): the RQ1 controls test as for reachability (test_rq1_corrected.py) on
 job_shop's expected hours, water_jug's expected moves and the deadlines of frozen_lake and
 wolf_goat_cabbage. Each case of every applicable category, both selections, budget 6, answered
-directly (``fault_runs.selected_rows``) against the property's exact oracle
-(``tests/support/property_oracle.py``, as the one pipeline will give it)."""
+directly (``fault_runs.selected_rows``) against the oracle the campaign's own pipeline computes
+for the property (``plan_campaign``: what ``run --property`` asks against)."""
 
 from __future__ import annotations
 
 import pandas as pd
 import pytest
-from support.property_oracle import property_oracle
 
 from explaincheck.core.analysis.controls import CONTROLS, HEDGE, hedge_satisfy_rates
 from explaincheck.core.analysis.prioritization import wilcoxon_test
@@ -19,6 +18,7 @@ from explaincheck.core.backends.noisy_backend import NoisyBackend
 from explaincheck.core.backends.oracle_backend import OracleBackend
 from explaincheck.core.backends.random_backend import RandomBackend
 from explaincheck.core.campaign.fault_runs import selected_rows
+from explaincheck.core.campaign.plan import Campaign, plan_campaign
 from explaincheck.core.environments.registry import load_builtin
 from explaincheck.core.oracle.flawed import parse_flaw
 
@@ -36,9 +36,9 @@ def results() -> pd.DataFrame:
     rows: list[dict] = []
     for env_id, name in PROPERTIES:
         env = load_builtin(env_id)
-        truth = property_oracle(
-            env.model_path, env.worded(env.properties[name]), constants=env.constants
-        )
+        campaign = Campaign(env_id, ("oracle",), budget=6, property_text=name)
+        truth = plan_campaign(campaign).oracle
+        assert truth.prop == env.properties[name]  # the property, not the goal
         answerers = {
             "oracle": OracleBackend(truth),
             "random": RandomBackend(truth, env, 0),
