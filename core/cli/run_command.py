@@ -53,6 +53,8 @@ NAME = "run"
 HELP = f"""Run a test campaign: select test cases per category, ask every LLM, grade each reply
 against the oracle and store it at once in a SQLite database. Running the same command again on
 the same database continues where it stopped (errors are retried, nothing is duplicated).
+Several --env (or --env all) run a whole study: one campaign per environment into the one
+database, one progress bar over all of them, continued as a whole.
 
 LLM specs: random, oracle, ollama:MODEL (host from --ollama-host or OLLAMA_HOST),
 ollama:MODEL@URL, openai:MODEL[@BASE_URL] (any OpenAI-compatible server: vLLM, SGLang,
@@ -69,6 +71,7 @@ Category ids for --categories (by dimension; the method is described in docs/met
 
 examples:
   explaincheck run --env frozen_lake --llm oracle --llm random --budget 20 --selection both
+  explaincheck run --env all --llm oracle --llm random --budget 5 --db study.sqlite
   explaincheck run --env frozen_lake --llm ollama:gemma3:1b --db gemma.sqlite
   explaincheck run --env model.prism --const N=4 --llm ollama:qwen3:8b \\
       --ollama-host http://gpu1:11434 --ollama-host http://gpu2:11434 --concurrency 2
