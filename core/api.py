@@ -278,9 +278,13 @@ def results(
     return frame
 
 
-def merge(inputs: Iterable[str | Path], out: str | Path) -> MergeReport:
-    """Merge databases of one campaign (shards, copies) into a new ``out``."""
-    return merge_databases(inputs, out)
+def merge(
+    inputs: Iterable[str | Path], out: str | Path, on_conflict: str = "newest"
+) -> MergeReport:
+    """Merge databases of one campaign (shards, copies) into a new ``out``; executions the
+    inputs disagree on are settled by ``on_conflict``: ``newest``, ``fail`` or
+    ``keep-both-as-repeats`` (docs/scale-out.md)."""
+    return merge_databases(inputs, out, on_conflict)
 
 
 def export(

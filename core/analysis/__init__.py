@@ -28,11 +28,12 @@ code, so the CLI report and the GUI's report view share them. By job:
 - RQ1's cells: ``rq1_cells`` (the cell table with ``same_cases``, the same-case cells left out)
   and ``rq1_power`` (the headline's power and size by simulation).
 - Two campaigns and repeats: ``compare`` (the paired regression gate), ``compare_files`` (the
-  two results files read for it), ``compare_report`` (``report --base``), ``stability``
+  two results files read for it), ``completeness`` (planned against graded executions: the
+  gate refuses an unfinished side), ``compare_report`` (``report --base``), ``stability``
   (stable-pass, stable-fail, flaky; pass@k and pass^k) and ``stability_report``.
 - Self-explanation: ``selfcheck`` (say–do agreement, accuracy on the three policies) and
   ``selfcheck_report`` (its report section).
-- Repair (docs/method.md §14): ``splitting`` (a results file split into train and held-out),
+- Repair (docs/method.md §15): ``splitting`` (a results file split into train and held-out),
   ``train_set`` and ``dataset_card`` (training records checked by the grader, and their card),
   ``split_cases`` (executions of one part of a split) and ``repair_report`` (better, worse or
   no change per category, the base's flaky share).

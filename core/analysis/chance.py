@@ -9,6 +9,8 @@ expected answer only (no oracle, no LLM), assuming a uniform choice over the sch
 - a ranking (array of the enum, groups of tied actions in any inner order): ∏|g|! / n!;
 - a probability in [0, 1] under the absolute rule: |[V − t, V + t] ∩ [0, 1]|; under the half
   rule: the length of V's side of ½;
+- an expected reward (satisfy under a reward property: ``{"value": V, "range": [lo, hi]}``,
+  the random answerer drawing uniformly from the range) the same on the range mapped to [0, 1];
 - a category that knows its own chance says it (``Category.chance``: ``factors`` counts the
   passing ordered 3-subsets of its factors exactly).
 """
@@ -21,7 +23,7 @@ from typing import Any
 import pandas as pd
 
 from explaincheck.core.analysis.layout import BASELINE_LLM, order_categories
-from explaincheck.core.analysis.satisfy import DEFAULT_TOLERANCE, as_probability
+from explaincheck.core.analysis.satisfy import DEFAULT_TOLERANCE, as_probability, on_scale
 from explaincheck.core.analysis.scores import CELL_KEYS, cells_for, check_columns
 from explaincheck.core.taxonomy.base import UNSCORED
 from explaincheck.core.taxonomy.registry import CATEGORIES
@@ -38,6 +40,9 @@ def case_chance(
     own = _own_chance(schema, expected, category)
     if own is not None:
         return own
+    if set(expected) == {"value", "range"}:
+        place = on_scale(as_probability(expected["value"]), expected)
+        return _probability_chance(None if place is None else min(max(place, 0.0), 1.0), grading)
     if len(expected) != 1:
         return math.nan
     key, accepted = next(iter(expected.items()))

@@ -11,7 +11,6 @@ as JSON values.
 from __future__ import annotations
 
 import io
-import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
@@ -19,8 +18,10 @@ from typing import IO, TYPE_CHECKING, Any
 
 import pandas as pd
 
+from explaincheck.core import json_output
 from explaincheck.core.atomic_files import write_atomically
 from explaincheck.core.csv_text import defused_frame, undefused
+from explaincheck.core.json_input import parse, read_json_lines
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -34,14 +35,14 @@ _JSON_UNSAFE = re.compile("[\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066
 
 
 def json_line(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
+    text = json_output.dumps(value, ensure_ascii=False)  # strict: a NaN is null
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def flat_row(row: Mapping[str, Any]) -> dict[str, Any]:
     """The row with its nested fields as JSON text (null stays null)."""
     return {
-        k: (None if v is None else json.dumps(v, ensure_ascii=False)) if k in NESTED else v
+        k: (None if v is None else json_output.dumps(v, ensure_ascii=False)) if k in NESTED else v
         for k, v in row.items()
     }
 
@@ -122,8 +123,9 @@ def read_export(path: str | Path) -> pd.DataFrame:
     """An export read back as a DataFrame, nested fields decoded (the ``--json`` values)."""
     path = Path(path)
     if path.suffix == SUFFIX[JSONL]:
-        lines = path.read_text(encoding="utf-8").splitlines()
-        records = [json.loads(line) for line in lines if line.strip()]
+        # written by this project, read back from wherever the user kept it: the one reader
+        # (older exports may hold NaN, hence ``constants``)
+        records = [value for _, value in read_json_lines(path, what="export", constants=True)]
         return pd.DataFrame(records, columns=list(records[0]) if records else None)
     if path.suffix == SUFFIX[PARQUET]:
         frame = pd.read_parquet(path)
@@ -131,5 +133,9 @@ def read_export(path: str | Path) -> pd.DataFrame:
         frame = pd.read_csv(path).map(undefused)
     for column in NESTED:
         if column in frame.columns:
-            frame[column] = [json.loads(v) if isinstance(v, str) else None for v in frame[column]]
+            where = f"{path}: column {column}"
+            frame[column] = [
+                parse(v, where, constants=True) if isinstance(v, str) else None
+                for v in frame[column]
+            ]
     return frame

@@ -49,6 +49,21 @@ def as_probability(value: Any) -> float | None:
     return None
 
 
+def on_scale(value: float | None, expected: Any) -> float | None:
+    """``value`` as a probability, or placed on an expected reward's range (``expected`` holds
+    ``range``: satisfy under a reward property)."""
+    if value is None or not (isinstance(expected, dict) and "range" in expected):
+        return value
+    bounds = expected.get("range")
+    if not isinstance(bounds, list) or len(bounds) != 2:
+        return value
+    low, high = (as_probability(b) for b in bounds)
+    if low is None or high is None:
+        return value
+    width = high - low if high > low else 1.0
+    return (value - low) / width
+
+
 def satisfy_executions(results: pd.DataFrame, tolerance: float = DEFAULT_TOLERANCE) -> pd.DataFrame:
     """Satisfy executions (errors dropped) with p, V, abs_error and a pass flag per rule."""
     check_columns(results, ("answer", "expected"))
@@ -57,9 +72,15 @@ def satisfy_executions(results: pd.DataFrame, tolerance: float = DEFAULT_TOLERAN
         None if verdict == INVALID else as_probability(answer)
         for verdict, answer in zip(rows["verdict"], rows["answer"], strict=True)
     ]
+    # an expected reward's answer and truth are placed on its range, [lo, hi] -> [0, 1]
+    # (method.md §14), so both rules and the mean error read as for a probability
+    answered = [
+        on_scale(a, e) if a is not None else None
+        for a, e in zip(answered, rows["expected"], strict=True)
+    ]
     rows["p"] = pd.Series(answered, index=rows.index, dtype=float)
     rows["v"] = pd.Series(
-        [as_probability(e) for e in rows["expected"]], index=rows.index, dtype=float
+        [on_scale(as_probability(e), e) for e in rows["expected"]], index=rows.index, dtype=float
     )
     stored = (
         pd.to_numeric(rows["abs_error"], errors="coerce")

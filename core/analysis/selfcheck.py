@@ -41,6 +41,7 @@ from explaincheck.core.campaign.selfcheck import (
     SAY_SELECTION,
 )
 from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.policy.contract import infinite_flags, json_number
 from explaincheck.core.policy.loading import complete
 from explaincheck.core.policy.stored import POLICY_SELECTION, stored_policies
 from explaincheck.core.policy.types import OPTIMAL, UNIFORM, Policy, PolicyChain, policy_hash
@@ -97,12 +98,14 @@ class SelfCheckFigures:
             "self_accuracy": self.policies[OWN].accuracy,
             "optimal_accuracy": self.policies[OPTIMAL].accuracy,
             "random_accuracy": self.policies[UNIFORM].accuracy,
-            "value_loss": self.value_loss,
+            "value_loss": json_number(self.value_loss),
+            **infinite_flags(value_loss=self.value_loss),
             "states": self.states,
             "questions": self.questions,
         }
         rest = asdict(self)
         rest.pop("say_do_ci")
+        rest.pop("value_loss")
         rest["policies"] = {role: asdict(found) for role, found in self.policies.items()}
         return {**data, **{k: v for k, v in rest.items() if k not in data}}
 

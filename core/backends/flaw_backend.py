@@ -70,7 +70,7 @@ class FlawedBackend(Backend):
 
     def reply_text(self, case: TestCase) -> str:
         """The reply for ``case`` (synchronous, for tests, scripts and the analysis)."""
-        return picture_reply(case, self.picture, self.flaw.belief)
+        return picture_reply(case, self.picture, self.flaw.belief, self.truth)
 
 
 def picture_answer(case: TestCase, picture: OracleResult) -> Any:
@@ -96,9 +96,13 @@ def picture_reason(case: TestCase, picture: OracleResult) -> str:
     return "Q: " + ", ".join(f"{a} = {number(v)}" for a, v in state.q.items())
 
 
-def picture_reply(case: TestCase, picture: OracleResult, belief: str) -> str:
-    """JSON reply: the picture's answer under the answer key plus a ``reason``."""
-    form = category_by_id(case.category).answer_form(case, picture)
+def picture_reply(
+    case: TestCase, picture: OracleResult, belief: str, truth: OracleResult | None = None
+) -> str:
+    """JSON reply: the picture's answer under the answer key plus a ``reason``. The key is the
+    one the question asks for (``truth``'s form: a picture of probabilities answers an expected
+    time with its probability, as the flaw believes it)."""
+    form = category_by_id(case.category).answer_form(case, truth or picture)
     reason = f"{belief}: {picture_reason(case, picture)}"
     answer = picture_answer(case, picture)
     body = dict(answer) if isinstance(answer, dict) else {form.key: answer}  # several keys

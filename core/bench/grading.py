@@ -23,6 +23,7 @@ from explaincheck.core.backends.random_backend import RandomBackend
 from explaincheck.core.bench.questions import BenchSet, Question
 from explaincheck.core.campaign.plan import load_environment, oracle_for
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.json_input import Fields, read_json_lines
 from explaincheck.core.taxonomy.base import FAIL, INVALID, PASS, Grade, GradingSettings
 from explaincheck.core.taxonomy.grading import grade_reply
 
@@ -71,29 +72,23 @@ def oracle_reply(question: Question, oracles: Oracles) -> str:
 
 
 def read_answers(path: str | Path, bench: BenchSet) -> dict[str, str]:
-    """``{"id", "reply"}`` per line; refused in one line on a bad line, an unknown id or an id
-    answered twice."""
+    """``{"id", "reply"}`` per line (``json_input``); refused in one line on a bad line or
+    field, an unknown id, an id answered twice, or a file without any answer."""
     known = bench.by_id()
     answers: dict[str, str] = {}
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ExplaincheckError(f"{path}: cannot read it ({error})") from None
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-            qid, reply = row["id"], row["reply"]
-        except (ValueError, TypeError, KeyError):
-            raise ExplaincheckError(
-                f'{path}:{number}: not an answer (want {{"id": ..., "reply": ...}})'
-            ) from None
+    for number, value in read_json_lines(path, what="answers file"):
+        where = f"{path}:{number}"
+        fields = Fields(value, where, 'an answer {"id": ..., "reply": ...}')
+        qid, reply = fields.text("id"), fields.value("reply")
         if qid not in known:
-            raise ExplaincheckError(f"{path}:{number}: unknown question id {str(qid)[:80]!r}")
+            raise ExplaincheckError(f"{where}: unknown question id {qid[:80]!r}")
         if qid in answers:
-            raise ExplaincheckError(f"{path}:{number}: question {qid!r} answered twice")
+            raise ExplaincheckError(f"{where}: question {qid[:80]!r} answered twice")
         answers[qid] = reply if isinstance(reply, str) else json.dumps(reply)
+    if not answers:
+        raise ExplaincheckError(
+            f'{path}: no answer in it (want one {{"id": ..., "reply": ...}} per line)'
+        )
     return answers
 
 

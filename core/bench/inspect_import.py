@@ -18,9 +18,11 @@ from typing import Any
 
 from explaincheck.core.backends.base import Backend, BackendError, Reply
 from explaincheck.core.bench.asking import bench_plans
+from explaincheck.core.bench.inspect_log_size import check_log_size
 from explaincheck.core.bench.questions import BenchSet, cached_default_set, read_set
 from explaincheck.core.campaign.runner import CampaignRunner
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.json_input import Fields
 from explaincheck.core.store import Store
 from explaincheck.core.taxonomy.base import Prompt, TestCase
 
@@ -79,6 +81,7 @@ def logged_runs(log_dir: str | Path) -> Iterator[LoggedRun]:
     paths = [root] if root.is_file() else [info.name for info in list_eval_logs(str(root))]
     found = 0
     for path in reversed(paths):
+        check_log_size(str(path))
         try:
             log = read_eval_log(str(path))
         except Exception as error:  # a log Inspect cannot read: one line, never a traceback
@@ -94,9 +97,14 @@ def logged_runs(log_dir: str | Path) -> Iterator[LoggedRun]:
 
 
 def _run_of(path: str, log: Any) -> LoggedRun:
-    metadata = log.eval.metadata or {}
-    note = metadata.get("bench") or {}
-    run = LoggedRun(path, str(log.eval.model), metadata.get("bench_dir"), note.get("sha256"))
+    """The run a log holds; its metadata (written by the task, editable by anyone) is checked
+    field by field, so a tampered log is one line naming the field."""
+    where = f"{path}: log metadata"
+    metadata = Fields(log.eval.metadata or {}, where)
+    bench_dir = metadata.text("bench_dir", optional=True)
+    note = Fields(metadata.mapping("bench", optional=True) or {}, f"{where}: field 'bench'")
+    sha256 = note.text("sha256", optional=True)
+    run = LoggedRun(path, str(log.eval.model), bench_dir or None, sha256 or None)
     for sample in log.samples or []:
         if sample.output is None or sample.error is not None:
             continue

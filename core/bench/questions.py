@@ -20,19 +20,22 @@ from pathlib import Path
 from typing import IO, Any
 
 from explaincheck.core.cache_files import write_atomic
-from explaincheck.core.campaign.plan import Campaign, plan_campaign
+from explaincheck.core.campaign.plan import SATISFY_RULES, Campaign, plan_campaign
 from explaincheck.core.environments.registry import BUILTIN_IDS
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.json_input import Fields, lines_of, read_json, read_limited
 from explaincheck.core.paths import cache_dir
 from explaincheck.core.store import software_version
 from explaincheck.core.taxonomy.base import GradingSettings, TestCase
-from explaincheck.core.taxonomy.registry import PAPER_CATEGORIES, category
+from explaincheck.core.taxonomy.registry import CATEGORIES, PAPER_CATEGORIES, category
 
 NAME = "explaincheck-bench"
 VERSION = "1"
 QUESTIONS_FILE, MANIFEST_FILE = "questions.jsonl", "manifest.json"
 DEFAULT_BUDGET = 10  # per category and selection: 1,000+ questions over the seven environments
 DEFAULT_SEED = 0
+MAX_MANIFEST_BYTES = 16 << 20  # a manifest names environments and counts: a few KB
+GRADING_FIELDS = frozenset({"satisfy_rule", "satisfy_tolerance"})
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,8 @@ class Recipe:
     selection: str = "both"
     seed: int = DEFAULT_SEED
     grading: GradingSettings = field(default_factory=GradingSettings)
+    # the name of the environments' own property the questions are about ("": Pmax [F goal])
+    property: str = ""
 
     def campaign(self, environment: str, llms: tuple[str, ...] = ("oracle",)) -> Campaign:
         """The campaign of one environment that plans this set's questions."""
@@ -56,23 +61,32 @@ class Recipe:
             selection=self.selection,
             seed=self.seed,
             grading=self.grading,
+            property_text=self.property or None,
         )
 
     def as_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["environments"] = list(self.environments)
         data["categories"] = list(self.categories)
+        if not self.property:  # the sets of Pmax [F goal] keep their manifests byte for byte
+            del data["property"]
         return data
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Recipe:
+    def from_json(cls, data: Any, where: str = "made_with") -> Recipe:
+        """The recipe of a manifest's ``made_with``, every field checked."""
+        fields = Fields(data, where)
+        grading = Fields(fields.mapping("grading"), f"{where}: field 'grading'")
         return cls(
-            environments=tuple(data["environments"]),
-            categories=tuple(data["categories"]),
-            budget=int(data["budget"]),
-            selection=str(data["selection"]),
-            seed=int(data["seed"]),
-            grading=GradingSettings(**data["grading"]),
+            environments=tuple(fields.items("environments", str)),
+            categories=tuple(fields.items("categories", str)),
+            budget=fields.integer("budget"),
+            selection=fields.text("selection"),
+            seed=fields.integer("seed"),
+            grading=GradingSettings(
+                grading.text("satisfy_rule"), grading.number("satisfy_tolerance")
+            ),
+            property=fields.text("property", optional=True) or "",
         )
 
 
@@ -119,14 +133,39 @@ class Question:
         return canonical(data)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Question:
-        names = cls.__dataclass_fields__
-        missing = [name for name in names if name not in data]
-        if missing:
-            raise ValueError(f"missing {', '.join(missing)}")
-        values = {name: data[name] for name in names}
-        values["states"] = tuple(int(s) for s in data["states"])
-        return cls(**values)
+    def from_json(cls, data: Any, where: str = "question") -> Question:
+        """A question read from a user's ``questions.jsonl`` line, every field checked (the
+        text, numbers, lists and objects it must be; a known category and grading rule)."""
+        fields = Fields(data, where, "a question (a JSON object)")
+        category_id = fields.text("category")
+        if category_id not in CATEGORIES:
+            fields.refuse("category", f"unknown category {category_id[:80]!r}")
+        grading = Fields(fields.mapping("grading"), f"{where}: field 'grading'")
+        rule, tolerance = grading.text("satisfy_rule"), grading.number("satisfy_tolerance")
+        if rule not in SATISFY_RULES or set(grading.data) - GRADING_FIELDS:
+            fields.refuse(
+                "grading",
+                f"want satisfy_rule ({', '.join(SATISFY_RULES)}) and satisfy_tolerance only",
+            )
+        return cls(
+            id=fields.text("id"),
+            environment=fields.text("environment"),
+            model_hash=fields.text("model_hash"),
+            category=category_id,
+            selection=fields.text("selection"),
+            index=fields.integer("index"),
+            states=tuple(fields.items("states", int)),
+            wording=fields.integer("wording"),
+            prompt=fields.text("prompt"),
+            schema=fields.mapping("schema"),
+            expected=fields.mapping("expected"),
+            delta=fields.number("delta"),
+            chance=fields.number("chance", optional=True),
+            reading=fields.boolean("reading"),
+            positive=fields.boolean("positive", optional=True),
+            gap=fields.number("gap", optional=True),
+            grading={"satisfy_rule": rule, "satisfy_tolerance": tolerance},
+        )
 
 
 @dataclass(frozen=True)
@@ -254,39 +293,50 @@ def _writer(data: bytes) -> Callable[[IO[bytes]], object]:
 
 
 def read_set(folder: str | Path) -> BenchSet:
-    """The set in ``folder``; refused in one line when a file is missing, unreadable, or the
-    questions do not match the manifest's hash or count."""
+    """The set in ``folder``; refused in one line (``json_input``: the file, the line and the
+    field) when a file is missing, unreadable or malformed, when the questions do not match the
+    manifest's hash or count, or when a question id appears twice."""
     root = Path(folder)
     manifest_path, questions_path = root / MANIFEST_FILE, root / QUESTIONS_FILE
-    try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        data = questions_path.read_bytes()
-    except FileNotFoundError as error:
-        raise ExplaincheckError(f"{error.filename}: no such file (not a bench folder)") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ExplaincheckError(f"{manifest_path}: cannot read it ({error})") from None
-    if not isinstance(manifest, dict) or manifest.get("name") != NAME:
+    for path in (manifest_path, questions_path):
+        if not path.is_file():
+            raise ExplaincheckError(f"{path}: no such file (not a bench folder)")
+    manifest = read_json(manifest_path, limit=MAX_MANIFEST_BYTES, what="manifest")
+    fields = Fields(manifest, str(manifest_path), f"an {NAME} manifest")
+    if manifest.get("name") != NAME:
         raise ExplaincheckError(f"{manifest_path}: not an {NAME} manifest")
-    if manifest.get("sha256") != _sha256(data):
+    Recipe.from_json(fields.mapping("made_with"), f"{manifest_path}: field 'made_with'")
+    environments = {
+        Fields(e, f"{manifest_path}: field 'environments'").text("id")
+        for e in fields.items("environments", dict)
+    }
+    data = read_limited(questions_path, what="question set")
+    if fields.text("sha256") != _sha256(data):
         raise ExplaincheckError(
             f"{questions_path}: its sha256 does not match the manifest's (the file was changed)"
         )
-    questions = []
-    for number, line in enumerate(data.decode("utf-8").splitlines(), 1):
-        try:
-            questions.append(Question.from_json(json.loads(line)))
-        except (ValueError, TypeError, KeyError) as error:
+    questions: list[Question] = []
+    seen: dict[str, int] = {}
+    for number, value in lines_of(data, questions_path):
+        where = f"{questions_path}:{number}"
+        question = Question.from_json(value, where)
+        if question.id in seen:
             raise ExplaincheckError(
-                f"{questions_path}:{number}: not a question ({error})"
-            ) from None
-    if len(questions) != manifest.get("questions"):
+                f"{where}: question id {question.id[:80]!r} appears twice (first on line"
+                f" {seen[question.id]}); each question is asked and counted once"
+            )
+        if question.environment not in environments:
+            raise ExplaincheckError(
+                f"{where}: field 'environment': {question.environment[:80]!r} is not among the"
+                " manifest's environments"
+            )
+        seen[question.id] = number
+        questions.append(question)
+    if len(questions) != fields.integer("questions"):
         raise ExplaincheckError(
-            f"{questions_path}: the manifest counts another number of questions"
+            f"{questions_path}: the manifest counts {manifest['questions']} questions, the file"
+            f" holds {len(questions)}"
         )
-    try:
-        Recipe.from_json(manifest["made_with"])
-    except (KeyError, TypeError, ValueError) as error:
-        raise ExplaincheckError(f"{manifest_path}: no readable 'made_with' ({error})") from None
     return BenchSet(manifest, tuple(questions))
 
 

@@ -4,19 +4,28 @@ campaign resumed on several machines, into one database with one row per executi
 Why refuse differing campaigns: a merged table must mean one campaign, so every campaign in the
 inputs must have one identity (environment, model hash and every option that decides the plan)
 and one grading; the first difference found is named. Why one row per execution: shards never
-overlap, but copies do; a graded row wins over an ``error`` one, then the one that finished
-last. Replies of every reply cache are joined too, so a resumed merged campaign asks nothing
-again.
+overlap, but copies do; which version is kept is settled by a rule independent of the order of
+the inputs (``merge_conflicts``: a graded row wins over an ``error`` one; versions that disagree
+are counted and settled by ``--on-conflict``), and the campaign row written is chosen the same
+way, so ``merge A B`` and ``merge B A`` write the same rows. Replies of every reply cache are
+joined too, so a resumed merged campaign asks nothing again.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from explaincheck.core.atomic_files import temporary_beside
+from explaincheck.core.campaign.merge_conflicts import (
+    DEFAULT_RULE,
+    Settled,
+    chosen_replies,
+    settle,
+)
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.store import CachedReply, CampaignRow, Store, StoredExecution
 from explaincheck.core.taxonomy.base import ERROR
@@ -39,14 +48,23 @@ class MergeReport:
 
     inputs: list[tuple[str, int, int]] = field(default_factory=list)  # (path, rows, kept)
     rows: int = 0  # rows written
-    duplicates: int = 0  # rows seen again (a copy's)
+    duplicates: int = 0  # rows read and not written (a copy's, a version that lost)
     replaced_errors: int = 0  # an error row replaced by a graded one from another input
     replies: int = 0
     shards: list[str] = field(default_factory=list)
     planned: int = 0
+    settled: Settled = field(default_factory=Settled)  # conflicts and the rule applied
+
+    @property
+    def conflicts(self) -> int:
+        """Executions whose graded versions disagree (verdict or reply) between the inputs."""
+        return self.settled.conflicts
 
     def lines(self, out: str) -> list[str]:
-        text = [f"{path}: {rows} executions, {kept} kept" for path, rows, kept in self.inputs]
+        """What the merge did, the same for any order of the inputs (inputs by name)."""
+        text = [
+            f"{path}: {rows} executions, {kept} kept" for path, rows, kept in sorted(self.inputs)
+        ]
         shards = f" (shards {', '.join(self.shards)})" if self.shards else ""
         text.append(
             f"merged {len(self.inputs)} databases{shards} into {out}: {self.rows} executions"
@@ -54,6 +72,8 @@ class MergeReport:
             f" ({self.replaced_errors} error rows replaced by a graded one), {self.replies}"
             " cached replies"
         )
+        conflicts = self.settled.line()
+        text.append(conflicts or "no execution disagrees between the inputs")
         return text
 
 
@@ -74,10 +94,20 @@ def _difference(first: dict[str, Any], other: dict[str, Any]) -> str:
     return "their identities"
 
 
-def _better(new: StoredExecution, old: StoredExecution) -> bool:
-    if (new.verdict == ERROR) != (old.verdict == ERROR):
-        return old.verdict == ERROR
-    return str(new.finished_at) > str(old.finished_at)
+def _shard_order(shard: str) -> tuple[int, str]:
+    index = shard.partition("/")[0].strip()
+    return (int(index) if index.isdigit() else 0, shard)
+
+
+def _written_campaign(campaigns: list[CampaignRow]) -> CampaignRow:
+    """The campaign row the merged file takes its settings from: the one updated last, equal
+    times broken by its settings' text (never by the order of the inputs)."""
+
+    def order(campaign: CampaignRow) -> tuple[str, str, str]:
+        text = json.dumps(campaign.settings, sort_keys=True, default=str)
+        return (str(campaign.updated_at), text, json.dumps(campaign.extra, sort_keys=True))
+
+    return max(campaigns, key=order)
 
 
 def _merged_settings(settings: dict[str, Any], out: Path) -> dict[str, Any]:
@@ -112,8 +142,11 @@ def _check_shard_counts(found: dict[str, list[str]]) -> None:
         )
 
 
-def merge_databases(inputs: Iterable[str | Path], out: str | Path) -> MergeReport:
-    """Merge the results databases ``inputs`` into a new database ``out``."""
+def merge_databases(
+    inputs: Iterable[str | Path], out: str | Path, on_conflict: str = DEFAULT_RULE
+) -> MergeReport:
+    """Merge the results databases ``inputs`` into a new database ``out``; executions the
+    inputs disagree on are settled by ``on_conflict`` (``merge_conflicts.RULES``)."""
     paths = [Path(p) for p in inputs]
     out = Path(out)
     if len(paths) < 1:
@@ -126,7 +159,8 @@ def merge_databases(inputs: Iterable[str | Path], out: str | Path) -> MergeRepor
         raise MergeError(f"{out} is one of the inputs")
     report = MergeReport()
     reference: tuple[Path, CampaignRow] | None = None
-    chosen: dict[str, StoredExecution] = {}
+    every_campaign: list[CampaignRow] = []
+    versions: dict[str, list[tuple[str, StoredExecution]]] = {}
     replies: list[CachedReply] = []
     planned: dict[str, int] = {}
     shard_paths: dict[str, list[str]] = {}
@@ -145,6 +179,7 @@ def merge_databases(inputs: Iterable[str | Path], out: str | Path) -> MergeRepor
                         f"{path} holds another campaign than {reference[0]}: they differ in"
                         f" {_difference(_compared(reference[1]), _compared(campaign))}"
                     )
+                every_campaign.append(campaign)
                 shard = str(campaign.settings.get("shard") or "")
                 planned[shard] = max(planned.get(shard, 0), campaign.planned)
                 shard_paths.setdefault(shard, []).append(str(path))
@@ -152,22 +187,17 @@ def merge_databases(inputs: Iterable[str | Path], out: str | Path) -> MergeRepor
                     report.shards.append(shard)
             rows = store.stored_executions()
             replies.extend(store.iter_replies())
-        kept = 0
         for row in rows:
-            old = chosen.get(row.exec_key)
-            if old is None:
-                chosen[row.exec_key] = row
-                kept += 1
-                continue
-            report.duplicates += 1
-            if _better(row, old):
-                if old.verdict == ERROR and row.verdict != ERROR:
-                    report.replaced_errors += 1
-                chosen[row.exec_key] = row
-        report.inputs.append((str(path), len(rows), kept))
+            versions.setdefault(row.exec_key, []).append((str(path), row))
+        report.inputs.append((str(path), len(rows), 0))
     assert reference is not None
     _check_shard_counts(shard_paths)
-    first = reference[1]
+    report.shards.sort(key=_shard_order)
+    settled = settle(versions, on_conflict)
+    report.settled, report.replaced_errors = settled, settled.replaced_errors
+    report.inputs = [(p, n, settled.kept.get(p, 0)) for p, n, _ in report.inputs]
+    report.duplicates = sum(n for _, n, _ in report.inputs) - len(settled.rows)
+    first = _written_campaign(every_campaign)
     # a whole campaign's count if an input holds one, else the sum over the distinct shards
     report.planned = planned[""] if "" in planned else sum(planned.values())
     # Written under a temporary name and renamed at the end: a killed merge leaves nothing
@@ -175,7 +205,7 @@ def merge_databases(inputs: Iterable[str | Path], out: str | Path) -> MergeRepor
     with temporary_beside(out, suffix=MERGING) as temporary:
         temporary.unlink()  # the store makes its own file
         try:
-            _write_merged(temporary, out, first, chosen, replies, report)
+            _write_merged(temporary, out, first, settled.rows, chosen_replies(replies), report)
         finally:
             for leftover in ("-wal", "-shm"):
                 Path(f"{temporary}{leftover}").unlink(missing_ok=True)
@@ -188,7 +218,7 @@ def _write_merged(
     path: Path,
     out: Path,
     first: CampaignRow,
-    chosen: dict[str, StoredExecution],
+    chosen: list[StoredExecution],
     replies: list[CachedReply],
     report: MergeReport,
 ) -> None:
@@ -202,12 +232,13 @@ def _write_merged(
             constants=str(first.extra.get("constants", "")),
             planned=report.planned,
         )
-        ordered = sorted(chosen.values(), key=lambda r: (str(r.started_at), r.exec_key))
+        ordered = sorted(chosen, key=lambda r: (str(r.started_at), r.exec_key))
         with store.transaction():
             for row in ordered:
                 store.record(replace(row.record, campaign_id=campaign_id))
             store.put_replies(replies)
-        done = sum(r.verdict != ERROR for r in ordered)
+        # added repeats are extras beside the plan: they finish nothing planned
+        done = sum(r.verdict != ERROR for r in ordered) - report.settled.added_repeats
         store.end_campaign(campaign_id, "finished" if done >= report.planned else "incomplete")
         report.rows = len(ordered)
         report.replies = len({(r.backend, r.host, r.model, r.request_hash) for r in replies})

@@ -89,6 +89,9 @@ class Campaign:
     min_gap: float = 0.0  # leave out cases whose deciding difference is below this
     balance: bool = True  # yes/no categories: as many yes- as no-cases
     delta: str = BAND  # satisfy's δ: from the tolerance band around ½, or "paper" (``--delta``)
+    # ``--property``: PRISM text, FILE.props[:NAME] or the name of one of the environment's own
+    # properties (None: Pmax=? [F goal]); resolved against the environment when the plan is made
+    property_text: str | None = None
     # Refuse models with more states (``--state-limit``; None: the oracle's default). Not a
     # setting of the results: left out of the stored settings and the identity.
     state_limit: int | None = None
@@ -183,6 +186,7 @@ class Campaign:
             "satisfy-tolerance": self.grading.satisfy_tolerance,
             "delta": None if self.delta == BAND else self.delta,
             **(shot_options(self.shots) if self.shots else {}),
+            "property": self.property_text,
         }
         return {key: value for key, value in options.items() if value is not None}
 
@@ -192,6 +196,8 @@ class Campaign:
 
         data = {k: v for k, v in self.settings().items() if k != "grading"}
         # Left out at their defaults, so campaigns stored before these settings existed resume.
+        if data["property_text"] is None:
+            del data["property_text"]
         if data["wordings"] == [0]:
             del data["wordings"]
         if not data["metamorphic"]:
@@ -269,6 +275,8 @@ class Plan:
             "skipped": dict(self.skipped),
             "caveats": caveats,
             "degenerate": dict(self.degenerate),
+            # what was asked about, whatever ``property`` named (a file, a name): its text
+            "checked_property": self.oracle.prop.to_json(),
             **self.notes,
         }
 
@@ -373,15 +381,27 @@ def load_environment(campaign: Campaign) -> Environment:
 
 
 def oracle_request(campaign: Campaign, environment: Environment) -> OracleRequest:
-    """The oracle request with the campaign's constants and labels (the environment's by
-    default)."""
+    """The oracle request with the campaign's constants, labels and property (the
+    environment's by default; a property's target is the goal)."""
+    constants = campaign.constants
+    prop = None
+    if campaign.property_text:
+        if campaign.goal_label:
+            raise ExplaincheckError(
+                "give --goal or --property, not both: the property names its own target"
+            )
+        prop, kept = environment.resolve_property(
+            campaign.property_text, constants if constants is not None else environment.constants
+        )
+        constants = kept if constants is not None else None
     overrides = {
         name: value
         for name, value in (
-            ("constants", campaign.constants),
+            ("constants", constants),
             ("goal_label", campaign.goal_label),
             ("unsafe_label", campaign.unsafe_label),
             ("state_limit", campaign.state_limit),
+            ("property", prop),
         )
         if value is not None
     }
@@ -416,6 +436,7 @@ def _with_facts(
             constants=oracle.model.constants,
             goal_label=oracle.model.goal_label,
             unsafe_label=oracle.model.unsafe_label,
+            property=oracle.model.property,
         )
     for found in adding:
         assert request is not None

@@ -9,12 +9,13 @@ rows have no reply and stay as they are.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
 from explaincheck.core.campaign.plan import Campaign, load_environment, oracle_for
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.json_input import Fields
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.store import ExecutionRecord, Store
 from explaincheck.core.taxonomy.base import ERROR, Grade, GradingSettings, TestCase
@@ -103,15 +104,54 @@ def regrade(
     return RegradeSummary(graded, len(changes), tuple(changes))
 
 
+# How a stored setting is read back, by the annotation of its ``Campaign`` field (a field of
+# another annotation is passed as stored and left to ``Campaign`` to check).
+_TAKE: dict[str, Callable[[Fields, str], Any]] = {
+    "str": lambda r, n: r.text(n),
+    "str | None": lambda r, n: r.text(n, optional=True),
+    "int": lambda r, n: r.integer(n),
+    "int | None": lambda r, n: r.integer(n, optional=True),
+    "float": lambda r, n: r.number(n),
+    "bool": lambda r, n: r.boolean(n),
+    "tuple[str, ...]": lambda r, n: tuple(r.items(n, str)),
+    "tuple[int, ...]": lambda r, n: tuple(r.items(n, int)),
+}
+
+
+def campaign_of_record(settings: Any, where: str) -> Campaign:
+    """The ``Campaign`` a stored campaign record describes, every field checked for its type: a
+    hand-edited or damaged record is one line naming the field, never Python's own message."""
+    record = Fields(settings, where, "a campaign's settings (a JSON object)")
+    values: dict[str, Any] = {"llms": ("?",)}  # the LLMs do not decide the oracle
+    for item in fields(Campaign):
+        if item.name not in record.data:
+            continue
+        take = _TAKE.get(str(item.type))
+        values[item.name] = take(record, item.name) if take else record.value(item.name)
+    if "environment" not in values:
+        record.text("environment")  # missing: said by name
+    grading = record.mapping("grading", optional=True) or {}
+    rule = Fields(grading, f"{where}: field 'grading'")
+    values["grading"] = GradingSettings(
+        **{
+            name: rule.text(name) if name == "satisfy_rule" else rule.number(name)
+            for name in ("satisfy_rule", "satisfy_tolerance")
+            if name in grading
+        }
+    )
+    try:
+        return Campaign(**values)
+    except ExplaincheckError as error:  # a value Campaign refuses (a budget below 1, ...)
+        raise ExplaincheckError(f"{where}: {error}") from None
+    except (TypeError, ValueError, AttributeError) as error:  # a field Campaign checks itself
+        raise ExplaincheckError(f"{where}: not a campaign ({error})") from None
+
+
 def _oracle_from(settings: dict[str, Any] | None, model_hash: str) -> OracleResult:
     """Recompute (usually: load from the oracle cache) the oracle a campaign ran against."""
     if settings is None:
         raise ExplaincheckError(f"no campaign in this database ran on model {model_hash[:12]}")
-    fields = {k: v for k, v in settings.items() if k in Campaign.__dataclass_fields__}
-    fields["llms"] = tuple(fields.get("llms") or ("?",))
-    fields["categories"] = tuple(fields.get("categories") or ())
-    fields["grading"] = GradingSettings(**fields.get("grading", {}))
-    campaign = Campaign(**fields)
+    campaign = campaign_of_record(settings, f"the campaign record of model {model_hash[:12]}")
     oracle = oracle_for(campaign, load_environment(campaign))
     if oracle.model.content_hash != model_hash:
         raise ExplaincheckError(

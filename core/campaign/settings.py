@@ -40,6 +40,7 @@ def campaign_from_settings(
     unsafe_label: str | None = None,
     state_limit: int | None = None,
     shots: ShotSettings | None = None,
+    property: str | None = None,
 ) -> Campaign:
     """The campaign these settings describe; an ``ExplaincheckError`` (one line) names the
     first setting that is wrong (``resolve_categories``, ``resolve_wordings``, ``Campaign``)."""
@@ -63,4 +64,5 @@ def campaign_from_settings(
         delta=delta,
         state_limit=state_limit,
         shots=shots,
+        property_text=property or None,
     )

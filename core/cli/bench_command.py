@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from typing import Any
 
+from explaincheck.core import json_output
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.terminal_text import safe_terminal
 
@@ -56,6 +56,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     export.add_argument(
         "--env", action="append", default=[], metavar="ENV", help="only these environments"
     )
+    export.add_argument(
+        "--property",
+        default=None,
+        metavar="NAME",
+        help="ask about each environment's own property of this name (explaincheck envs lists"
+        " them) instead of Pmax=? [F goal]; the environments without one are left out",
+    )
     grade = actions.add_parser("grade", help="grade answers to the set")
     grade.add_argument("dir", metavar="DIR", help="the set's folder")
     grade.add_argument("answers", metavar="ANSWERS.jsonl", help='{"id", "reply"} per line')
@@ -91,6 +98,8 @@ def _export(args: argparse.Namespace) -> int:
                 f"unknown environment {unknown[0]!r}; built-in ones are: {', '.join(BUILTIN_IDS)}"
             )
         recipe = type(recipe)(tuple(dict.fromkeys(args.env)), *_rest(recipe))
+    if args.property:
+        recipe = _with_property(recipe, args.property, explicit=bool(args.env))
     bench = build_set(recipe, args.version)
     out = write_set(bench, args.out)
     manifest = bench.manifest
@@ -99,6 +108,28 @@ def _export(args: argparse.Namespace) -> int:
         f" {len(manifest['categories'])} categories) in {out}; sha256 {manifest['sha256']}"
     )
     return 0
+
+
+def _with_property(recipe: Any, name: str, *, explicit: bool) -> Any:
+    """``recipe`` about each environment's property ``name``: the environments without one are
+    left out, or (named with --env) refused in one line."""
+    from dataclasses import replace
+
+    from explaincheck.core.environments.registry import load_builtin
+
+    having = [e for e in recipe.environments if name in load_builtin(e).properties]
+    lacking = [e for e in recipe.environments if e not in having]
+    if explicit and lacking:
+        raise ExplaincheckError(
+            f"--property {name}: {', '.join(lacking)} has no property of that name"
+            " (explaincheck envs lists each environment's properties)"
+        )
+    if not having:
+        raise ExplaincheckError(
+            f"--property {name}: no environment has a property of that name"
+            " (explaincheck envs lists each environment's properties)"
+        )
+    return replace(recipe, environments=tuple(having), property=name)
 
 
 def _rest(recipe: Any) -> tuple[Any, ...]:
@@ -113,7 +144,7 @@ def _grade(args: argparse.Namespace) -> int:
     answers = read_answers(args.answers, bench)
     table = bench_table(bench, answers)
     if args.json:
-        print(json.dumps(table, indent=2))
+        print(json_output.dumps(table, indent=2))
     else:
         print(safe_terminal("\n".join(table_lines(table))))
     return 0

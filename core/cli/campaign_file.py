@@ -100,7 +100,8 @@ def _convert(action: argparse.Action, value: Any, where: str, key: str) -> Any:
         try:
             result = kind(text) if callable(kind) else text
         except (TypeError, ValueError, argparse.ArgumentTypeError) as error:
-            raise ConfigError(f"{where}: {key} = {item!r} is not valid ({error})") from None
+            shown = repr(item) if len(repr(item)) <= 80 else f"{repr(item)[:77]}..."
+            raise ConfigError(f"{where}: {key} = {shown} is not valid ({error})") from None
         if action.choices is not None and result not in action.choices:
             choices = ", ".join(map(str, action.choices))
             raise ConfigError(f"{where}: {key} must be one of {choices} (got {item!r})")

@@ -8,12 +8,12 @@ corrected for the number of categories (core/analysis/compare.py, docs/method.md
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from explaincheck.core import json_output
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.terminal_text import safe_terminal
 
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from explaincheck.core.analysis.compare import Comparison
+    from explaincheck.core.analysis.completeness import Completeness
 
 NAME = "compare"
 HELP = """Compare two campaigns case by case and gate on a regression.
@@ -35,7 +36,10 @@ a drop is not evidence of no regression).
 
 Exit status: 1 when the new side is worse than the base by more than --max-drop at --alpha
 (after Holm) in any category or overall; 0 otherwise; 2 on an error. Campaigns on different
-models (model hash) are refused.
+models (model hash) are refused. Each side's planned executions are set against those graded;
+a side whose campaign is unfinished (still running, stopped, or with error rows) is refused,
+since a gate on part of a campaign passes or fails on what happens to be stored: give
+--partial to compare what is stored anyway.
 
 examples:
   explaincheck compare base.sqlite new.sqlite
@@ -71,6 +75,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--exclude-flaky",
         action="store_true",
         help="leave out the cases whose repeats disagree on either side (docs/method.md)",
+    )
+    parser.add_argument(
+        "--partial",
+        action="store_true",
+        help="compare even when a side's campaign is unfinished (planned > graded)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
@@ -119,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
     if args.llm and (args.base_llm or args.new_llm):
         raise ExplaincheckError("--llm names both sides: give it or --base-llm/--new-llm")
     base, new = load(args.base, "BASE"), load(args.new, "NEW")
+    sides = finished_sides(args.base, args.new, partial=args.partial)
     base_llm = pick_llm(base, args.base_llm or args.llm, f"BASE {args.base}")
     new_llm = pick_llm(new, args.new_llm or args.llm, f"NEW {args.new}")
     comparison = compare_campaigns(
@@ -131,13 +141,42 @@ def run(args: argparse.Namespace) -> int:
         exclude_flaky=args.exclude_flaky,
         names=(args.base, args.new),
     )
+    extra = {"sides": {role: side.as_dict() for role, side in sides.items()}}
     if args.out:
-        write_comparison(comparison, Path(args.out))
+        write_comparison(comparison, Path(args.out), extra)
     if args.json:
-        print(json.dumps(comparison.as_dict(), indent=2, ensure_ascii=True))
+        print(json_output.dumps({**comparison.as_dict(), **extra}, indent=2, ensure_ascii=True))
     else:
         print(safe_terminal(comparison_text(comparison, args.base, args.new)))
+        partial = any(not side.finished for side in sides.values())
+        note = " (unfinished: compared with --partial)" if partial else ""
+        print(safe_terminal(sides_line(sides, args.base, args.new) + note))
     return 1 if comparison.regression else 0
+
+
+def finished_sides(base: str, new: str, *, partial: bool) -> dict[str, Completeness]:
+    """Each side's planned against graded executions; an unfinished side refused unless
+    ``partial`` (a gate run before a campaign ends must not pass on what is stored so far)."""
+    from explaincheck.core.analysis.completeness import completeness
+
+    sides = {"base": completeness(base), "new": completeness(new)}
+    unfinished = [(role, side) for role, side in sides.items() if not side.finished]
+    if unfinished and not partial:
+        role, side = unfinished[0]
+        path, other = (base, sides["new"]) if role == "base" else (new, sides["base"])
+        raise ExplaincheckError(
+            f"{role.upper()} {path} is unfinished: {side.words()} (the other side:"
+            f" {other.words()}); a gate on part of a campaign passes or fails on what is stored"
+            " so far: compare it when its campaign is done, or give --partial"
+        )
+    return sides
+
+
+def sides_line(sides: dict[str, Completeness], base: str, new: str) -> str:
+    """``base B: 38 of 38 planned executions graded; new N: 4 of 38 planned ...``."""
+    return "; ".join(
+        f"{role} {path}: {sides[role].words()}" for role, path in (("base", base), ("new", new))
+    )
 
 
 def comparison_text(comparison: Comparison, base: str, new: str) -> str:
@@ -194,15 +233,19 @@ def _printable(table: pd.DataFrame) -> pd.DataFrame:
     return shown
 
 
-def write_comparison(comparison: Comparison, out: Path) -> list[Path]:
-    """comparison.json, .csv and .md in ``out``, each written whole under a temporary name."""
+def write_comparison(
+    comparison: Comparison, out: Path, extra: dict[str, Any] | None = None
+) -> list[Path]:
+    """comparison.json (with ``extra``'s keys), .csv and .md in ``out``, each written whole
+    under a temporary name."""
     from explaincheck.core.analysis.compare_files import write_text_atomic
 
     if out.exists() and not out.is_dir():
         raise ExplaincheckError(f"--out {out} is a file, not a folder")
     table = comparison.table()
+    data = {**comparison.as_dict(), **(extra or {})}
     texts = {
-        "comparison.json": json.dumps(comparison.as_dict(), indent=2, ensure_ascii=True) + "\n",
+        "comparison.json": json_output.dumps(data, indent=2, ensure_ascii=True) + "\n",
         "comparison.csv": table.to_csv(),
         "comparison.md": table.to_markdown() + "\n",
     }

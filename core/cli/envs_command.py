@@ -7,16 +7,17 @@ the listing doubles as a check that every environment still has the structure it
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
+from explaincheck.core import json_output
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult
 
 NAME = "envs"
 HELP = """List the built-in environments: id, title, size, bottlenecks, dead ends, V(s0) and the
-query categories each can serve, all computed by the oracle (cached after the first run).
+query categories each can serve, all computed by the oracle (cached after the first run), and
+the properties of their own beside Pmax=? [F goal] (run --property NAME).
 
 examples:
   explaincheck envs
@@ -73,6 +74,8 @@ def row(env: Environment, result: OracleResult) -> dict[str, Any]:
         "caveats": {cid: f.caveat for cid, f in found.items() if f.caveat},
         "method": result.method,
         "do_nothing": {"states": do_nothing.states, "actions": list(do_nothing.actions)},
+        # the environment's own properties beside Pmax [F goal] (run --property NAME)
+        "properties": {name: prop.text for name, prop in env.properties.items()},
     }
 
 
@@ -89,8 +92,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     rows = [row(env, compute_oracle(env.request())) for env in list_builtin()]
     if args.json:
-        json.dump(rows, sys.stdout, indent=1)
-        sys.stdout.write("\n")
+        json_output.write(rows, sys.stdout, indent=1)
     else:
         print(table_text(rows))
     return 0
@@ -131,12 +133,22 @@ def table_text(rows: list[dict[str, Any]], width: int | None = None) -> str:
     lines = terminal.table(
         header, body, width, drop=(1, 6)
     )  # the title goes first, then do-nothing (in the notes too)
-    notes = _grouped_notes(rows)
+    notes = _grouped_notes(rows) + _property_notes(rows)
     if notes:
         lines.append("")
         for note in notes:
             lines += terminal.wrapped(note, width, indent="  ", first="* ")
     return "\n".join(lines)
+
+
+def _property_notes(rows: list[dict[str, Any]]) -> list[str]:
+    """One note per environment with properties of its own: what ``--property NAME`` asks."""
+    return [
+        f"properties of {r['id']} (--property NAME): "
+        + "; ".join(f"{name} = {text}" for name, text in r["properties"].items())
+        for r in rows
+        if r.get("properties")
+    ]
 
 
 def _notes_of(r: dict[str, Any]) -> bool:

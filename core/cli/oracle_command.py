@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import json
+import math
 import re
 import sys
 from collections.abc import Sequence
@@ -11,6 +11,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, cast
 
+from explaincheck.core import json_output
+from explaincheck.core.cli.property_option import (
+    add_property_argument,
+    check_goal_and_property,
+    model_constants,
+)
+from explaincheck.core.cli.target_argument import add_target_arguments
 from explaincheck.core.oracle.storm.targets import formula_of
 from explaincheck.core.oracle.types import OracleRequest, OracleResult
 
@@ -33,12 +40,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "model", metavar="MODEL|ENV", help="a .prism file or a built-in environment id"
     )
     parser.add_argument("--const", default=None, help="constant values, e.g. N=3,p=0.5")
-    parser.add_argument(
-        "--goal",
-        default=None,
-        help="goal label or PRISM expression, e.g. 's1=12 & s2=12' (default: goal)",
-    )
-    parser.add_argument("--unsafe", default=None, help="unsafe label (default: unsafe)")
+    add_target_arguments(parser, "")
+    add_property_argument(parser)
     parser.add_argument(
         "--json",
         action="store_true",
@@ -102,20 +105,36 @@ def request_from(args: argparse.Namespace) -> OracleRequest:
     from explaincheck.core.environments.registry import is_bare_model, resolve
 
     method, limit, require_unsafe = args.method, args.state_limit, args.unsafe is not None
+    spec = getattr(args, "property", None)
+    check_goal_and_property(args.goal, spec)
     if is_bare_model(args.model):
+        path = Path(args.model).expanduser()
+        constants, prop = args.const or "", None
+        if spec:
+            from explaincheck.core.environments.generic import beside_properties
+            from explaincheck.core.oracle.property import resolve_property, without_constants
+
+            found = resolve_property(spec, constants=constants, named=beside_properties(path))
+            prop = found.property
+            constants = without_constants(constants, found.property_constants)
         return OracleRequest(
-            model_path=str(Path(args.model).expanduser()),
-            constants=args.const or "",
-            goal_label=args.goal or "goal",
+            model_path=str(path),
+            constants=constants,
+            goal_label=prop.goal_text if prop else args.goal or "goal",
             unsafe_label=args.unsafe or "unsafe",
             method=method,
             state_limit=limit,
             require_unsafe=require_unsafe,
+            property=prop,
         )
+    constants = model_constants(spec, args.const)
     environment = resolve(
-        args.model, constants=args.const, goal_label=args.goal, unsafe_label=args.unsafe
+        args.model, constants=constants, goal_label=args.goal, unsafe_label=args.unsafe
     )
-    return environment.request(method=method, state_limit=limit, require_unsafe=require_unsafe)
+    prop = environment.resolve_property(spec, args.const or "")[0] if spec else None
+    return environment.request(
+        method=method, state_limit=limit, require_unsafe=require_unsafe, property=prop
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -144,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.json and chain is not None:
         from explaincheck.core.policy.contract import add_policy
 
-        sys.stdout.write(json.dumps(add_policy(to_contract(result), chain)) + "\n")
+        json_output.write(add_policy(to_contract(result), chain), sys.stdout)
     else:
         from explaincheck.core.cli.width import columns
 
@@ -201,6 +220,13 @@ def _fmt(value: float | None) -> str:
     return "absent" if value is None else f"{value:.6g}"
 
 
+def _value(value: float) -> str:
+    """V for the summary: an infinite expected reward in words."""
+    if math.isinf(value):
+        return "∞ (the target is not reached for sure)"
+    return _fmt(value)
+
+
 def _exact_suffix(value: float, exact: str | None) -> str:
     """ " = 14/17" where the fraction says more than the decimal."""
     return f" = {exact}" if exact and exact != _fmt(value) else ""
@@ -228,16 +254,27 @@ def summary_text(result: OracleResult, order: Sequence[str] = (), width: int | N
             f"{counted(model.states, 'state')}, {counted(model.choices, 'choice')},"
             f" {counted(model.transitions, 'transition')}",
         ),
+        *(
+            [
+                (
+                    "decisions",
+                    "none: one choice per state, as in a DTMC (V = Pmax = Pmin; no"
+                    " question about actions has a case)",
+                )
+            ]
+            if model.choices <= model.states
+            else []
+        ),
         (
             "properties",
-            f"V = Pmax=? [F {formula_of(model.goal_label, model.labels)}]"
+            f"V = {result.prop.text}"
             + (
                 f", D = Pmin=? [F {formula_of(model.unsafe_label, model.labels)}]"
                 if result.has_danger
                 else ", D absent (no unsafe label)"
             ),
         ),
-        ("V(s0)", _fmt(initial.value) + _exact_suffix(initial.value, initial.value_exact)),
+        ("V(s0)", _value(initial.value) + _exact_suffix(initial.value, initial.value_exact)),
         ("D(s0)", danger),
         ("dead ends", f"{len(result.dead_ends):,}"),
         ("bottlenecks", f"{len(bottlenecks)}" + (f": {shown}{more}" if bottlenecks else "")),

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from typing import Any
 
+from explaincheck.core import json_output
+from explaincheck.core.cli.property_option import add_property_argument, check_goal_and_property
+from explaincheck.core.cli.target_argument import add_target_arguments
 from explaincheck.core.errors import ExplaincheckError
 
 NAME = "policy"
@@ -47,16 +49,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--write-policy",
         metavar="FILE",
         default=None,
-        help="also write the LLM's policy as a CSV table (for --policy or the window's Open"
-        " policy…)",
+        help="also write the LLM's policy as a table, CSV or JSON as FILE's name says (.csv,"
+        " .json), for --policy or the window's Open policy…",
     )
 
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     """The model and backend options ``policy`` and ``selfcheck`` share."""
     parser.add_argument("--const", default=None, help="constant values, e.g. N=3,p=0.5")
-    parser.add_argument("--goal", default=None, help="goal label (default: the environment's)")
-    parser.add_argument("--unsafe", default=None, help="unsafe label (default: the environment's)")
+    add_target_arguments(parser, "the environment's")
+    add_property_argument(parser)
     parser.add_argument("--seed", type=int, default=0, help="decoding seed (0)")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per reply (120)")
     parser.add_argument("--concurrency", type=int, default=4, help="requests in flight (4)")
@@ -70,6 +72,10 @@ def run(args: argparse.Namespace) -> int:
     from explaincheck.core.campaign.policy_questions import ask_policy
     from explaincheck.core.campaign.session import CampaignSession
 
+    if args.write_policy:  # a name that says no table format is refused before asking
+        from explaincheck.core.policy.loading import table_format
+
+        table_format(args.write_policy)
     campaign, environment, oracle, settings = open_for_policy(args)
 
     def on_round(asked: int, batch: int) -> None:
@@ -98,8 +104,7 @@ def run(args: argparse.Namespace) -> int:
                 f"cannot write the policy to {args.write_policy}: {error.strerror}"
             ) from None
     if args.json:
-        json.dump(data, sys.stdout)
-        sys.stdout.write("\n")
+        json_output.write(data, sys.stdout)
     else:
         print(summary_text(data, args.top))
     return 0
@@ -115,6 +120,7 @@ def open_for_policy(args: argparse.Namespace) -> tuple[Any, Any, Any, Any]:
     from explaincheck.core.workspace.model import ModelChoices, ModelWorkspace
 
     parse_spec(args.llm)
+    check_goal_and_property(args.goal, args.property)
     if args.budget < 1:
         raise ExplaincheckError(f"--budget must be at least 1 (got {args.budget})")
     campaign = Campaign(
@@ -126,9 +132,16 @@ def open_for_policy(args: argparse.Namespace) -> tuple[Any, Any, Any, Any]:
         constants=args.const,
         goal_label=args.goal,
         unsafe_label=args.unsafe,
+        property_text=args.property,
     )
     workspace = ModelWorkspace()  # as run opens it: --const replaces, --unsafe must exist
-    choices = ModelChoices(args.const or "", args.goal or "", args.unsafe or "", strict=True)
+    choices = ModelChoices(
+        args.const or "",
+        args.goal or "",
+        args.unsafe or "",
+        strict=True,
+        property=args.property or "",
+    )
     oracle = asyncio.run(workspace.open_checked(args.env, choices))
     environment = workspace.environment
     assert environment is not None
@@ -144,7 +157,7 @@ def open_for_policy(args: argparse.Namespace) -> tuple[Any, Any, Any, Any]:
 def result_json(found: Any, oracle: Any, environment: str) -> dict[str, Any]:
     """The ``policy --json`` object (DESIGN.md): value_loss, V_policy_initial, V_initial,
     states_asked and one row per state."""
-    from explaincheck.core.policy.contract import action_json
+    from explaincheck.core.policy.contract import action_json, infinite_flags, json_number
 
     chain = found.chain
     s0 = chain.state(chain.initial)
@@ -158,9 +171,10 @@ def result_json(found: Any, oracle: Any, environment: str) -> dict[str, Any]:
                 "asked": state.id in found.answers,
                 "reply_action": found.answers.get(state.id),
                 "action_policy": action_json(state),
-                "V_policy": state.value,
-                "V": state.optimal_value,
-                "regret": state.regret,
+                "V_policy": json_number(state.value),
+                "V": json_number(state.optimal_value),
+                "regret": json_number(state.regret),
+                **infinite_flags(V_policy=state.value, V=state.optimal_value, regret=state.regret),
                 "visits": state.visits,
                 "share": state.share,
                 "defaulted": state.defaulted,
@@ -169,10 +183,14 @@ def result_json(found: Any, oracle: Any, environment: str) -> dict[str, Any]:
     return {
         "environment": environment,
         "llm": found.llm,
-        "value_loss": chain.value_loss,
+        "value_loss": json_number(chain.value_loss),
         "value_loss_exact": str(exact) if exact is not None else None,
-        "V_policy_initial": s0.value,
-        "V_initial": s0.optimal_value,
+        "V_policy_initial": json_number(s0.value),
+        "V_initial": json_number(s0.optimal_value),
+        **infinite_flags(
+            value_loss=chain.value_loss, V_policy_initial=s0.value, V_initial=s0.optimal_value
+        ),
+        "property": oracle.prop.to_json(),
         "states_asked": len(found.asked),
         "budget": found.budget,
         "unreadable": found.unreadable,
@@ -187,8 +205,10 @@ def result_json(found: Any, oracle: Any, environment: str) -> dict[str, Any]:
 
 
 def summary_text(data: dict[str, Any], top: int = 5) -> str:
-    def fmt(value: float | None) -> str:
-        return "n/a" if value is None else f"{value:.4g}"
+    def fmt(value: float | None, name: str = "") -> str:
+        if value is None:
+            return "∞" if data.get(f"{name}_infinite") else "n/a"
+        return f"{value:.4g}"
 
     exact = f" = {data['value_loss_exact']}" if data["value_loss_exact"] else ""
     lines = [
@@ -197,9 +217,10 @@ def summary_text(data: dict[str, Any], top: int = 5) -> str:
         f"states asked    {data['states_asked']} (budget {data['budget']}; "
         f"{data['unreadable']} unreadable; {data['defaulted']} states by the default "
         f"{data['default']})",
-        f"V*(s0)          {fmt(data['V_initial'])}",
-        f"V^LLM(s0)       {fmt(data['V_policy_initial'])}",
-        f"value loss      {fmt(data['value_loss'])}{exact}",
+        f"property        {data['property']['text']}",
+        f"V*(s0)          {fmt(data['V_initial'], 'V_initial')}",
+        f"V^LLM(s0)       {fmt(data['V_policy_initial'], 'V_policy_initial')}",
+        f"value loss      {fmt(data['value_loss'], 'value_loss')}{exact}",
         f"best action     {fmt(data['best_action_score'])} on {data['best_action_cases']} cases"
         f" asked (reach-weighted {fmt(data['best_action_reach_weighted'])})",
         f"solved by       {data['method']}",
@@ -209,6 +230,7 @@ def summary_text(data: dict[str, Any], top: int = 5) -> str:
         where = ",".join(f"{k}={v}" for k, v in row["valuation"].items())
         lines.append(
             f"loses at        {row['id']} ({where}): share {fmt(row['share'])}, visits"
-            f" {fmt(row['visits'])}, regret {fmt(row['regret'])}, chose {row['action_policy']}"
+            f" {fmt(row['visits'])}, regret {fmt(row['regret'], 'regret')}, chose"
+            f" {row['action_policy']}"
         )
     return "\n".join(lines)

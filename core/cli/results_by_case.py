@@ -8,10 +8,10 @@ stability rule is core/analysis/stability.py (docs/method.md, "Stability over re
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
+from explaincheck.core import json_output
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.terminal_text import safe_terminal
 
@@ -42,7 +42,8 @@ def by_case_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "case_key": str(c["case_key"]),
             "runs": int(c["runs"]),
             "passes": int(c["passes"]),
-            "stability": c["stability"],
+            # None under two runs (pandas may hold it as NaN in a column of text)
+            "stability": c["stability"] if isinstance(c["stability"], str) else None,
         }
         for c in cases.to_dict("records")
     ]
@@ -53,7 +54,7 @@ def print_by_case(rows: list[dict[str, Any]], args: argparse.Namespace) -> int:
         raise ExplaincheckError("--by-case counts every verdict of a case: leave --verdict out")
     found = by_case_rows(rows)
     if args.json or getattr(args, "format", None) == "json":
-        sys.stdout.write(json.dumps(found, ensure_ascii=True) + "\n")
+        sys.stdout.write(json_output.dumps(found, ensure_ascii=True) + "\n")
         return 0
     if not found:
         print("no scored execution")

@@ -18,6 +18,7 @@ import sys
 import textwrap
 from typing import Any
 
+from explaincheck.core import json_output
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.terminal_text import safe_terminal
 
@@ -204,7 +205,7 @@ _JSON_UNSAFE = re.compile("[\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066
 def json_text(rows: list[dict[str, Any]]) -> str:
     """The rows as JSON, readable UTF-8 but with every control character escaped as \\uXXXX
     (they can only occur inside strings, where the escape means the same character)."""
-    text = json.dumps(rows, ensure_ascii=False)
+    text = json_output.dumps(rows, ensure_ascii=False)
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 

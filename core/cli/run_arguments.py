@@ -21,6 +21,8 @@ from explaincheck.core.campaign.settings import campaign_from_settings
 from explaincheck.core.campaign.shot_settings import ShotSettings
 from explaincheck.core.cli.campaign_file import track_given
 from explaincheck.core.cli.oracle_command import add_policy_arguments, positive_int
+from explaincheck.core.cli.property_option import add_property_argument, check_goal_and_property
+from explaincheck.core.cli.target_argument import add_target_arguments
 from explaincheck.core.environments.registry import BUILTIN_IDS
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.taxonomy.follow_ups import follow_up_help
@@ -126,8 +128,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="Ollama server (repeatable: requests spread over the hosts)",
     )
     parser.add_argument("--const", default=None, help="constant values, e.g. N=3,p=0.5")
-    parser.add_argument("--goal", default=None, help="goal label (default: the environment's)")
-    parser.add_argument("--unsafe", default=None, help="unsafe label (default: the environment's)")
+    add_target_arguments(parser, "the environment's")
+    add_property_argument(parser)
     add_satisfy_arguments(parser, "; stored replies can be re-graded later")
     parser.add_argument(
         "--retries",
@@ -334,6 +336,7 @@ def campaign_from(args: argparse.Namespace, env: str | None = None) -> Campaign:
         raise ExplaincheckError(
             f"--timeout must be a positive number of seconds (got {args.timeout:g})"
         )
+    check_goal_and_property(args.goal, getattr(args, "property", None))
     retries = getattr(args, "retries", 3)
     if retries < 0:
         raise ExplaincheckError(f"--retries must be 0 or more (got {retries})")
@@ -358,6 +361,7 @@ def campaign_from(args: argparse.Namespace, env: str | None = None) -> Campaign:
         unsafe_label=args.unsafe,
         state_limit=args.state_limit,
         shots=shots_from(args),
+        property=getattr(args, "property", None),
     )
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from typing import Any
 
+from explaincheck.core import json_output
 from explaincheck.core.errors import ExplaincheckError
 
 NAME = "selfcheck"
@@ -80,8 +80,7 @@ def run(args: argparse.Namespace) -> int:
         raise ExplaincheckError(f"{campaign.llms[0]} gave no readable reply to the act questions")
     data = figures.to_json()
     if args.json:
-        json.dump(data, sys.stdout, default=_plain)
-        sys.stdout.write("\n")
+        json_output.write(data, sys.stdout, default=_plain)
     else:
         from explaincheck.core.analysis.selfcheck import figures_table
 

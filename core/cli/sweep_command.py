@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import replace
 from pathlib import Path
 
+from explaincheck.core import json_output
+from explaincheck.core.cli.property_option import (
+    add_property_argument,
+    check_goal_and_property,
+    model_constants,
+)
+from explaincheck.core.cli.target_argument import add_target_arguments
 from explaincheck.core.errors import ExplaincheckError
 
 NAME = "sweep"
@@ -32,12 +38,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--state", action="append", type=int, default=None, help="state id(s) to follow"
     )
-    parser.add_argument(
-        "--goal",
-        default=None,
-        help="goal label or PRISM expression, e.g. 's1=12 & s2=12' (default: goal)",
-    )
-    parser.add_argument("--unsafe", default=None, help="unsafe label (default: unsafe)")
+    add_target_arguments(parser, "")
+    add_property_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the sweep as JSON")
     parser.add_argument(
         "--png", default=None, help="also write the plot to this PNG file (none unless asked)"
@@ -70,10 +72,15 @@ def run(args: argparse.Namespace) -> int:
 
     swept, fixed = _split(args.const)
     sweep_range = parse_range(swept)
+    check_goal_and_property(args.goal, args.property)
     environment = resolve(
-        args.model, constants=fixed or None, goal_label=args.goal, unsafe_label=args.unsafe
+        args.model,
+        constants=model_constants(args.property, fixed) or None,
+        goal_label=args.goal,
+        unsafe_label=args.unsafe,
     )
-    request = environment.request(require_unsafe=args.unsafe is not None)
+    prop = environment.resolve_property(args.property, fixed)[0] if args.property else None
+    request = environment.request(require_unsafe=args.unsafe is not None, property=prop)
     request = replace(request, constants=without_constant(request.constants, sweep_range.name))
     states = tuple(args.state) if args.state else None
 
@@ -94,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         kind = Path(png).suffix.lstrip(".").lower() or "png"
         write_atomically(png, lambda out: figure.savefig(out, format=kind, dpi=120), binary=True)
     if args.json:
-        print(json.dumps(to_json(result), indent=1))
+        print(json_output.dumps(to_json(result), indent=1))
     else:
         print(render_table(result, states or ()))
         if png:

@@ -35,6 +35,13 @@ from explaincheck.core.environments.prism_text import (
 )
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.program import ProgramDescription, describe_program
+from explaincheck.core.oracle.property import (
+    PROPS_SUFFIXES,
+    Property,
+    PropertyError,
+    parse_property,
+    read_props_file,
+)
 
 NEUTRAL_GOAL = "reach a state labelled {goal}"
 NEUTRAL_AVOID = ", and avoid states labelled {unsafe}"
@@ -208,7 +215,43 @@ def generic_environment(
         action_meanings={action: _meaning(texts, shared) for action, texts in commands.items()},
         describe=TemplateDescriber(template, values),
         folder=None,
+        rewards={name: reward_text(name, items) for name, items in source.rewards.items()},
+        properties=beside_properties(path),
     )
+
+
+def reward_text(name: str, items: str) -> str:
+    """How a rewards block adds up, in the file's words (the prompt of a reward property)."""
+    shown = f'"{name}"' if name else "(unnamed)"
+    return (
+        f"The model's rewards block {shown} is: {items} A state item 'guard : r' adds r at every"
+        " step taken from a state where the guard holds; an action item '[a] guard : r' adds r"
+        " whenever action a is taken where the guard holds."
+    )
+
+
+def beside_properties(model: Path) -> dict[str, Property]:
+    """The named properties of the property file beside a model (``model.props`` or
+    ``.pctl``) that are of a supported form; a file that cannot be read gives none (``--property
+    FILE`` names it, with its errors)."""
+    found: dict[str, Property] = {}
+    for suffix in PROPS_SUFFIXES:
+        beside = model.with_suffix(suffix)
+        if not beside.is_file():
+            continue
+        try:
+            props = read_props_file(beside)
+        except PropertyError:
+            continue
+        known = {k: v for k, v in props.constants.items() if v is not None}
+        for entry in props.entries:
+            if not entry.name or entry.name in found:
+                continue
+            try:
+                found[entry.name] = parse_property(entry.text, name=entry.name, constants=known)
+            except PropertyError:
+                continue
+    return found
 
 
 def _label_text(name: str, expression: str, source: SourceText) -> str:

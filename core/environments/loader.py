@@ -16,7 +16,7 @@ import string
 import tomllib
 import types
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from explaincheck.core.environments.types import Environment, StateDescriber
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.constants_text import constant_parts, literal
 from explaincheck.core.oracle.constants_text import literal_text as constant_text
+from explaincheck.core.oracle.property import Property, PropertyError, parse_property
 from explaincheck.core.oracle.types import StateFacts
 from explaincheck.core.paths import environments_dir
 
@@ -221,6 +222,13 @@ def load_environment(
 
     builtin = is_builtin_folder(folder)
     describe = _describer(folder, data, values, trusted=trusted or builtin, where=where)
+    rewards = data.get("rewards", {})
+    if not isinstance(rewards, dict) or not all(isinstance(v, str) for v in rewards.values()):
+        raise EnvironmentFolderError(f"{where}: [rewards] must map rewards block names to text")
+    rewards = {
+        name: fill(text, values, where=f"{where}: rewards {name}").strip()
+        for name, text in rewards.items()
+    }
     return Environment(
         id=str(data.get("id", folder.name)),
         title=_required_text(data, "title", where),
@@ -237,7 +245,43 @@ def load_environment(
         describe=describe,
         folder=str(folder),
         variables=dict(variables),
+        properties=_properties(data.get("properties", []), values, rewards, where),
+        rewards=rewards,
     )
+
+
+def _properties(
+    raw: Any, values: Mapping[str, Constant], rewards: Mapping[str, str], where: str
+) -> dict[str, Property]:
+    """``[[properties]]``: each a ``name``, its PRISM ``property`` and optional words
+    (``target``: the target as a noun, ``unit``: what the reward counts); a wrong one is one
+    line naming it."""
+    if not isinstance(raw, list) or not all(isinstance(entry, dict) for entry in raw):
+        raise EnvironmentFolderError(f"{where}: [[properties]] must be tables")
+    found: dict[str, Property] = {}
+    for index, entry in enumerate(raw, start=1):
+        name = entry.get("name")
+        text = entry.get("property")
+        place = f"{where}: property {name or index}"
+        if not isinstance(name, str) or not name.strip() or not isinstance(text, str):
+            raise EnvironmentFolderError(f"{place}: needs a name and a property (text)")
+        if name in found:
+            raise EnvironmentFolderError(f"{place}: the name is used twice")
+        words = {key: entry.get(key, "") for key in ("target", "unit")}
+        if not all(isinstance(w, str) for w in words.values()):
+            raise EnvironmentFolderError(f"{place}: target and unit are text")
+        try:
+            prop = parse_property(text, name=name, constants=values, where=place)
+        except PropertyError as error:
+            raise EnvironmentFolderError(str(error)) from None
+        reward = prop.reward if prop.reward is not None else next(iter(rewards), "")
+        found[name] = replace(
+            prop,
+            target_words=fill(words["target"], values, where=place).strip(),
+            unit_words=fill(words["unit"], values, where=place).strip(),
+            reward_words=rewards.get(reward, "") if prop.is_reward else "",
+        )
+    return found
 
 
 def _default_constants(raw: Any, where: str) -> dict[str, Constant]:

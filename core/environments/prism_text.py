@@ -21,6 +21,7 @@ _FORMULA = re.compile(r"\bformula\s+(\w+)\s*=\s*(.*?);", re.DOTALL)
 _LABEL = re.compile(r'\blabel\s+"(\w+)"\s*=\s*(.*?);', re.DOTALL)
 _MODULE = re.compile(r"\bmodule\s+\w+\s*(?!=)(.*?)\bendmodule\b", re.DOTALL)
 _COMMAND = re.compile(r"\[\s*(\w*)\s*\](.*?)->(.*?);", re.DOTALL)
+_REWARDS = re.compile(r'\brewards\s*(?:"([^"]*)")?(.*?)\bendrewards\b', re.DOTALL)
 _VARIABLE_COMMENT = re.compile(r"^\s*(\w+)\s*:\s*[^;]*;\s*//\s*(.+?)\s*$", re.MULTILINE)
 _IDENTIFIER = re.compile(r"\b[A-Za-z_]\w*\b")
 
@@ -40,6 +41,7 @@ class SourceText:
     commands: tuple[SourceCommand, ...] = ()
     comments: dict[str, str] = field(default_factory=dict)  # variable -> its comment
     labels: dict[str, str] = field(default_factory=dict)  # label -> its condition
+    rewards: dict[str, str] = field(default_factory=dict)  # rewards block -> its items
 
     def commands_of(self, action: str) -> tuple[SourceCommand, ...]:
         return tuple(c for c in self.commands if c.action == action)
@@ -59,11 +61,12 @@ def read_source(path: str | Path) -> SourceText:
     text = _COMMENT.sub("", raw)
     formulas = {name: _squeeze(body) for name, body in _FORMULA.findall(text)}
     labels = {name: _squeeze(body) for name, body in _LABEL.findall(text)}
+    rewards = {name: _squeeze(body) for name, body in _REWARDS.findall(text)}
     commands = []
     for body in _MODULE.findall(text):
         for action, guard, updates in _COMMAND.findall(body):
             commands.append(SourceCommand(action or None, _squeeze(guard), _squeeze(updates)))
-    return SourceText(formulas, tuple(commands), comments, labels)
+    return SourceText(formulas, tuple(commands), comments, labels, rewards)
 
 
 def identifiers(*texts: str) -> set[str]:

@@ -14,6 +14,7 @@ from explaincheck.core.errors import ModelError, ModelTooLargeError
 from explaincheck.core.notices import warn_once
 from explaincheck.core.oracle import cache
 from explaincheck.core.oracle.isolation import OracleJob, OracleProgress, ProgressCallback
+from explaincheck.core.oracle.property import check_computable
 from explaincheck.core.oracle.types import OracleRequest, OracleResult, Progress, StateFacts
 
 __all__ = [
@@ -44,8 +45,13 @@ LARGE_MODEL_BYTES = 1 << 20
 
 def _cached(request: OracleRequest, use_cache: bool) -> tuple[str | None, OracleResult | None]:
     from explaincheck.core.oracle.storm.building import _check_file
+    from explaincheck.core.oracle.storm.targets import check_target_text
 
     _check_file(Path(request.model_path))  # clear errors for missing/empty/binary files first
+    check_computable(request.property, request.model_path)
+    for text, role in ((request.goal_label, "goal"), (request.unsafe_label, "unsafe")):
+        if text.strip():  # an expression past the stated size never reaches Storm's parser
+            check_target_text(text, role)
     key = cache.request_hash(request) if use_cache else None
     hit = cache.load(key) if key is not None else None
     if hit is None:
@@ -78,7 +84,12 @@ def _as_requested(result: OracleResult, request: OracleRequest) -> OracleResult:
             f"{request.model_path}: the unsafe label {request.unsafe_label!r} is not defined; "
             f"labels are: {labels}"
         )
-    return replace(result, model=replace(result.model, path=str(request.model_path)))
+    # the request's property, worded: the pipeline's result states its form (a cache entry
+    # keyed by the same property may carry another environment's words)
+    model = replace(result.model, path=str(request.model_path))
+    if request.property is not None:
+        model = replace(model, property=request.property)
+    return replace(result, model=model)
 
 
 def compute_oracle(

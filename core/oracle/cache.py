@@ -38,9 +38,19 @@ def request_hash(request: OracleRequest) -> str:
         request.method,
         str(request.exact_state_limit),
         CHECKS,
+        *_property_part(request),
     ):
         digest.update(b"\0" + part.encode())
     return digest.hexdigest()
+
+
+def _property_part(request: OracleRequest) -> tuple[str, ...]:
+    """The property's part of the key: none for Pmax=? [F goal] (so ``--goal X`` and
+    ``--property 'Pmax=? [F X]'`` share an entry, and every older entry stays valid)."""
+    prop = request.property
+    if prop is None or prop.reaches_goal:
+        return ()
+    return ("property", prop.key())
 
 
 def _entry(key: str, suffix: str = ".json") -> Path:

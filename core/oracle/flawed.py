@@ -37,6 +37,7 @@ from explaincheck.core.errors import ExplaincheckError, ModelError
 from explaincheck.core.oracle import bottlenecks, cache
 from explaincheck.core.oracle.compute import derive_state_facts
 from explaincheck.core.oracle.graph_analysis import can_avoid_forever, predecessors
+from explaincheck.core.oracle.property import BOUNDED, MAX, REACH, Property
 from explaincheck.core.oracle.storm.structure import Choice, ModelStructure
 from explaincheck.core.oracle.types import EXACT, OracleRequest, OracleResult
 from explaincheck.core.oracle.values import Values
@@ -108,6 +109,12 @@ def flawed_oracle(
     key = (truth.model.content_hash, truth.method, flaw)
     if key in _MEMORY:
         return _MEMORY[key]
+    if flaw.kind == MYOPIC and truth.prop.kind == BOUNDED:
+        raise ExplaincheckError(
+            f"flaw:myopic sees the model, not the steps left of {truth.prop.text}: its picture"
+            " has other states than the deadline's oracle (use flaw:distance or"
+            " flaw:determinised)"
+        )
     if flaw.kind == MYOPIC:
         picture = _myopic_isolated(truth, flaw.steps, use_cache, timeout)
     elif flaw.kind == DETERMINISED:
@@ -164,17 +171,34 @@ def _first_best(row: list) -> int:
 
 
 def _picture(
-    truth: OracleResult, structure: ModelStructure, values: Values, *, exact: bool
+    truth: OracleResult,
+    structure: ModelStructure,
+    values: Values,
+    *,
+    exact: bool,
+    own_values: bool = True,
 ) -> OracleResult:
-    """A full OracleResult from a picture's values, derived like the true oracle's."""
+    """A full OracleResult from a picture's values, derived like the true oracle's.
+
+    A picture whose values it computes itself (``own_values``: myopic, determinised, distance)
+    sees the chance of reaching the truth's target, ``Pmax [F target]``, whatever the truth's
+    property (an expected time, a minimum): its model says so, so every category reads its
+    numbers in that direction (the flaw's belief); danger-blind keeps the truth's values and
+    property."""
     goal = [s.is_goal for s in truth.states]
     unsafe = [s.is_unsafe for s in truth.states] if truth.has_danger else None
     lost = [v == 0 for v in (values.value_exact if exact and values.value_exact else values.value)]
     found = bottlenecks.by_dominators(_cut(structure, lost), goal)
     scores = [s.centrality for s in truth.states]
     states = derive_state_facts(structure, values, goal, unsafe, found, scores, exact=exact)
+    model = truth.model
+    if own_values and not truth.prop.reaches_goal:
+        target = truth.prop.target
+        believed = Property(f"Pmax=? [F {target}]", REACH, MAX, target)
+        model = replace(model, property=believed)
     return replace(
         truth,
+        model=model,
         states=tuple(states),
         method=EXACT if exact else truth.method,
         tie_tolerance=0.0 if exact else truth.tie_tolerance,
@@ -303,7 +327,8 @@ def danger_blind_picture(truth: OracleResult) -> OracleResult:
             for s, cs in zip(truth.states, structure.choices, strict=True)
         ]
     danger = [1 - v for v in value] if truth.has_danger else None
-    return _picture(truth, structure, _values(value, danger, q, exact=exact), exact=exact)
+    values = _values(value, danger, q, exact=exact)
+    return _picture(truth, structure, values, exact=exact, own_values=False)
 
 
 # ---------------------------------------------------------------- myopic (Storm, isolated)

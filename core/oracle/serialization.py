@@ -7,12 +7,14 @@ JSON only (never pickle), so a shared cache or results file cannot run code when
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, fields, replace
 from typing import Any, TextIO, cast
 
 from explaincheck.core.oracle.columnar import ColumnarStates
 from explaincheck.core.oracle.do_nothing import do_nothing_summary
+from explaincheck.core.oracle.property import Property
 from explaincheck.core.oracle.types import Certificate, ModelSummary, OracleResult, StateFacts
 
 CACHE_FORMAT = 3  # 2: states carry successors_exact; 3: the certificate and intervals
@@ -73,6 +75,7 @@ def contract_model(result: OracleResult) -> dict[str, Any]:
         "centrality_method": result.centrality_described,
         "do_nothing_states": do_nothing_summary(result).states,
         "certificate": _certificate(result),
+        "property": result.prop.to_json(),
     }
 
 
@@ -86,13 +89,14 @@ def contract_states(result: OracleResult) -> Iterator[dict[str, Any]]:
 
 
 def _contract_state(s: StateFacts, pending: bool) -> dict[str, Any]:
+    infinite_q = [a for a, q in s.q.items() if math.isinf(q)]
     return {
         "id": s.id,
         "valuation": s.valuation,
         "labels": list(s.labels),
-        "V": s.value,
+        "V": None if s.infinite else s.value,
         "D": s.danger,
-        "Q": s.q,
+        "Q": {a: None if math.isinf(q) else q for a, q in s.q.items()} if infinite_q else s.q,
         "best": list(s.best),
         "worst": list(s.worst),
         "do_nothing": list(s.do_nothing),
@@ -103,6 +107,11 @@ def _contract_state(s: StateFacts, pending: bool) -> dict[str, Any]:
         **({"V_exact": s.value_exact} if s.value_exact is not None else {}),
         **({"V_interval": list(s.value_interval)} if s.value_interval else {}),
         **({"D_interval": list(s.danger_interval)} if s.danger_interval else {}),
+        # an infinite expected reward (the target is not reached for sure): V and Q are null,
+        # strict JSON has no infinity, and these say which nulls are infinite
+        **({"V_infinite": True} if s.infinite else {}),
+        **({"Q_infinite": infinite_q} if infinite_q else {}),
+        **({"R": s.rewards} if s.rewards else {}),
     }
 
 
@@ -133,7 +142,7 @@ def from_cache(data: dict[str, Any]) -> OracleResult:
     if data.get("format") != CACHE_FORMAT:
         raise ValueError("oracle cache entry has another format")
     model = ModelSummary(
-        **{f.name: _tuple_if_list(data["model"][f.name]) for f in fields(ModelSummary)}
+        **{f.name: _model_field(data["model"], f.name) for f in fields(ModelSummary)}
     )
     states: Sequence[StateFacts]
     if "columns" in data:
@@ -153,6 +162,13 @@ def from_cache(data: dict[str, Any]) -> OracleResult:
         centrality_method=data.get("centrality_method", "exact (Brandes)"),
         certificate=Certificate(**data["certificate"]) if data.get("certificate") else None,
     )
+
+
+def _model_field(data: dict[str, Any], name: str) -> Any:
+    if name == "property":  # absent from entries written before properties: Pmax [F goal]
+        found = data.get(name)
+        return Property.from_stored(found) if found else None
+    return _tuple_if_list(data[name])
 
 
 def _tuple_if_list(value: Any) -> Any:
@@ -187,6 +203,8 @@ def _state_from(data: dict[str, Any]) -> StateFacts:
         },
         value_interval=_pair(data.get("value_interval")),
         danger_interval=_pair(data.get("danger_interval")),
+        rewards=data.get("rewards") or {},
+        rewards_exact=data.get("rewards_exact") or {},
     )
 
 

@@ -7,10 +7,13 @@ process and be cached on disk as JSON.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, cast
+
+from explaincheck.core.oracle.property import Property, reach_goal
 
 # progress(phase, **counts), e.g. ("building", states=0): how the oracle reports its phases
 Progress = Callable[..., None]
@@ -41,6 +44,9 @@ class OracleRequest:
     # which ``oracle`` does unless asked (--centrality). Not part of the cache key: a result
     # without it computes it when first read.
     centrality: bool = True
+    # The property V is computed for (``property.py``); None: Pmax=? [F goal_label], the one
+    # property of every earlier round. A ``Pmax=? [F φ]`` property sets ``goal_label`` to φ.
+    property: Property | None = None
 
 
 @dataclass(frozen=True)
@@ -88,6 +94,12 @@ class StateFacts:
     # the "bounded" certificate: sound [lo, hi] holding V (and D); None under "exact"
     value_interval: tuple[float, float] | None = None
     danger_interval: tuple[float, float] | None = None
+    # a reward property: what taking each choice collects (state reward + action reward), keyed
+    # like ``successors``; "num/den" strings under the exact method. Empty: no rewards (V is a
+    # probability). V and Q are ``math.inf`` where the target is not reached almost surely;
+    # their exact strings are then absent (``value_exact`` None, the action not in ``q_exact``).
+    rewards: dict[str, float] = field(default_factory=dict)
+    rewards_exact: dict[str, str] = field(default_factory=dict)
 
     @property
     def roles(self) -> tuple[str, ...]:
@@ -121,6 +133,11 @@ class StateFacts:
     def exact_value(self) -> Fraction | None:
         return Fraction(self.value_exact) if self.value_exact is not None else None
 
+    @property
+    def infinite(self) -> bool:
+        """V(s) is infinite: an expected reward where the target is not reached for sure."""
+        return math.isinf(self.value)
+
 
 @dataclass(frozen=True)
 class ModelSummary:
@@ -138,6 +155,9 @@ class ModelSummary:
     labels: tuple[str, ...]  # all labels the model defines
     actions: tuple[str, ...]  # all action names used by labelled choices
     content_hash: str  # sha256 of the file content + constants + labels
+    # the property V is computed for (``oracle --json``'s ``model.property``); None: an older
+    # result, whose property is Pmax=? [F goal_label]
+    property: Property | None = None
 
 
 @dataclass(frozen=True)
@@ -186,6 +206,12 @@ class OracleResult:
         return self.states[self.model.initial]
 
     @property
+    def prop(self) -> Property:
+        """The property V is computed for: the model's, or Pmax=? [F goal] for a result that
+        names none (every result of the rounds before properties)."""
+        return self.model.property or reach_goal(self.model.goal_label, self.model.labels)
+
+    @property
     def columnar(self) -> bool:
         return hasattr(self.states, "bottleneck_ids")
 
@@ -212,6 +238,6 @@ class OracleResult:
         a, b = getattr(first, quantity), getattr(second, quantity)
         if a is None or b is None:
             raise ValueError(f"the oracle has no {quantity} for these states")
-        if abs(a - b) <= self.tie_tolerance:
+        if a == b or abs(a - b) <= self.tie_tolerance:  # a == b: two infinite expected rewards
             return 0
         return 1 if a > b else -1

@@ -10,10 +10,22 @@ reported.
 
 The goal is absorbing in the induced chain (the run ends there), so D^π counts unsafe states met
 before the goal. Value loss, regret and reach weights follow docs/method.md, "Policy".
+
+**Under a property** (``oracle.prop``): V^π is the property's value of π's chain. ``[F φ]``
+and ``[F<=k φ]`` (whose oracle's states already carry the steps left) are the probability of
+reaching the target; ``[φ U ψ]`` ends the run also where φ fails (the states the oracle labels
+outside ``Property.stay_label``); an expected reward is the expected total of the states'
+``rewards`` under π until the target, by the same linear system with the rewards as its right
+side, and infinite from every state from which π does not reach the target almost surely
+(decided on the chain's graph, exactly). Regret, value loss and the states' shares are in the
+property's direction (for a minimum: V^π − V*), so every number is in the property's units, and
+the shares still add up to the loss (the performance-difference identity holds for total
+rewards as for reachability, wherever V^π(s0) is finite; an infinite loss has no shares).
 """
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict, deque
 from collections.abc import Iterable
 from fractions import Fraction
@@ -21,6 +33,8 @@ from fractions import Fraction
 import numpy as np
 from scipy.sparse import csr_matrix, identity
 
+from explaincheck.core.oracle.columnar import NO_ACTION
+from explaincheck.core.oracle.property import MAX, UNTIL
 from explaincheck.core.oracle.types import EXACT, OracleResult, StateFacts
 from explaincheck.core.oracle.values import _refined_solve
 from explaincheck.core.policy.types import Policy, PolicyChain, PolicyState
@@ -34,8 +48,8 @@ def is_exact(oracle: OracleResult) -> bool:
     their exact successor probabilities, V and Q (a flawed picture may carry floats only)."""
     return oracle.method == EXACT and all(
         (s.successors_exact or not s.successors)
-        and s.value_exact is not None
-        and (s.q_exact or not s.q)
+        and (s.value_exact is not None or s.infinite)
+        and (s.q_exact or not s.q or all(math.isinf(q) for q in s.q.values()))
         for s in oracle.states
     )
 
@@ -48,12 +62,22 @@ def _successors(state: StateFacts, exact: bool) -> dict[str, dict[int, Number]]:
     return {a: dict(d) for a, d in state.successors.items()}
 
 
+def ended(oracle: OracleResult, state: StateFacts) -> bool:
+    """Whether the property's run ends at ``state``: the target, and under ``[φ U ψ]`` a state
+    outside φ (the oracle labels φ's states ``Property.stay_label``)."""
+    if state.is_goal:
+        return True
+    prop = oracle.prop
+    return prop.kind == UNTIL and prop.stay_label not in state.labels
+
+
 def induced_rows(oracle: OracleResult, policy: Policy, exact: bool) -> Rows:
-    """P^π as rows: goal states absorbing (no row), a decision state mixes its actions by π, a
-    state without labelled actions follows its one unlabelled choice."""
+    """P^π as rows: goal states (and where the run ends otherwise, ``ended``) absorbing (no
+    row), a decision state mixes its actions by π, a state without labelled actions follows its
+    one unlabelled choice."""
     rows: Rows = {}
     for state in oracle.states:
-        if state.is_goal:
+        if ended(oracle, state):
             continue
         successors = _successors(state, exact)
         row: dict[int, Number] = defaultdict(lambda: Fraction(0) if exact else 0.0)
@@ -160,6 +184,59 @@ def reach_probability(
     return values, residual
 
 
+def sure_to_reach(rows: Rows, size: int, targets: set[int]) -> set[int]:
+    """States from which the chain reaches ``targets`` with probability 1: those that cannot
+    reach a state from which no path leads to them (graph analysis, exact)."""
+    reach = reaching(rows, size, targets)
+    lost = set(range(size)) - reach
+    return set(range(size)) - reaching(rows, size, lost)
+
+
+def expected_reward(
+    rows: Rows, size: int, targets: set[int], rewards: dict[int, Number], exact: bool
+) -> tuple[dict[int, Number], float]:
+    """E^π[total reward until ``targets``] for every state: 0 on the targets, infinite where
+    the chain does not reach them almost surely, else x = r + P x over the rest."""
+    zero = Fraction(0) if exact else 0.0
+    sure = sure_to_reach(rows, size, targets) - targets
+    a = {s: {t: p for t, p in rows[s].items() if t in sure} for s in sure}
+    rhs = {s: rewards.get(s, zero) for s in sure}
+    if exact:
+        solved, residual = solve_exact(a, rhs), 0.0
+    else:
+        solved, residual = solve_float(a, rhs)
+    values: dict[int, Number] = {}
+    for s in range(size):
+        values[s] = zero if s in targets else solved.get(s, math.inf)
+    return values, residual
+
+
+def policy_rewards(oracle: OracleResult, policy: Policy, exact: bool) -> dict[int, Number]:
+    """r^π(s) = Σ_a π(a|s) · r(s, a): what one step from s collects under π (a state without
+    labelled actions: its one unlabelled choice's reward)."""
+    found: dict[int, Number] = {}
+    for state in oracle.states:
+        if ended(oracle, state):
+            continue
+        rewards = _rewards(state, exact)
+        distribution = policy.distribution(state.id)
+        if distribution:
+            total = sum(
+                ((w if exact else float(w)) * rewards.get(a, 0) for a, w in distribution.items()),
+                Fraction(0) if exact else 0.0,
+            )
+        else:
+            total = rewards.get(NO_ACTION, Fraction(0) if exact else 0.0)
+        found[state.id] = total
+    return found
+
+
+def _rewards(state: StateFacts, exact: bool) -> dict[str, Number]:
+    if exact and state.rewards_exact:
+        return {a: Fraction(r) for a, r in state.rewards_exact.items()}
+    return {a: float(r) for a, r in state.rewards.items()}
+
+
 def expected_visits(
     rows: Rows, transient: set[int], initial: int, exact: bool
 ) -> dict[int, Number]:
@@ -185,8 +262,10 @@ def expected_visits(
 
 
 def _q_star(state: StateFacts, exact: bool) -> dict[str, Number]:
-    if exact:
-        return {a: Fraction(q) for a, q in state.q_exact.items()}
+    if exact:  # an infinite Q has no exact text: it stays math.inf
+        return {
+            a: Fraction(state.q_exact[a]) if a in state.q_exact else q for a, q in state.q.items()
+        }
     return dict(state.q)
 
 
@@ -196,37 +275,58 @@ def _value_star(state: StateFacts, exact: bool) -> Number:
     return state.value
 
 
+def _apart(better: Number, worse: Number) -> Number:
+    """``better − worse`` where ∞ − ∞ (both infinite) is 0, not NaN."""
+    if better == worse:
+        return better - better if not math.isinf(better) else 0.0
+    return better - worse
+
+
 def solve_policy(oracle: OracleResult, policy: Policy) -> PolicyChain:
-    """V^π, D^π, Q^π, regret, expected visits and shares of the loss for every state."""
+    """V^π, D^π, Q^π, regret, expected visits and shares of the loss for every state, for the
+    oracle's property (module docstring)."""
+    prop = oracle.prop
     exact = is_exact(oracle)
     size = len(oracle.states)
     rows = induced_rows(oracle, policy, exact)
     goal = {s.id for s in oracle.states if s.is_goal}
-    value, residual = reach_probability(rows, size, goal, exact)
+    if prop.is_reward:
+        value, residual = expected_reward(
+            rows, size, goal, policy_rewards(oracle, policy, exact), exact
+        )
+        transient = {s for s in rows if not math.isinf(value[s])}
+    else:
+        value, residual = reach_probability(rows, size, goal, exact)
+        transient = {s for s in rows if value[s] > 0}
     danger: dict[int, Number] | None = None
     if oracle.has_danger:
         unsafe = {s.id for s in oracle.states if s.is_unsafe}
         danger, residual_d = reach_probability(rows, size, unsafe, exact)
         residual = max(residual, residual_d)
-    transient = {s for s in rows if value[s] > 0}
-    visits = expected_visits(rows, transient, oracle.model.initial, exact)
+    initial = oracle.model.initial
+    finite = not math.isinf(value[initial])
+    visits = expected_visits(rows, transient, initial, exact) if finite else {}
     zero = Fraction(0) if exact else 0.0
+    maximising = prop.direction == MAX
     defaulted = set(policy.defaulted)
     states = []
     for state in oracle.states:
         successors = _successors(state, exact)
         distribution = policy.distribution(state.id)
-        q = {a: float(sum((p * value[t] for t, p in successors[a].items()), zero)) for a in state.q}
+        step = _rewards(state, exact) if prop.is_reward else {}
+        q = {a: float(_q_of(successors[a], value, step.get(a, zero), zero)) for a in state.q}
         v_star = _value_star(state, exact)
         q_star = _q_star(state, exact)
+        chosen = sum((w * q_star[a] for a, w in distribution.items()), zero)
         regret = (
-            v_star - sum((w * q_star[a] for a, w in distribution.items()), zero)
-            if distribution and not state.is_goal
+            (_apart(v_star, chosen) if maximising else _apart(chosen, v_star))
+            if distribution and not ended(oracle, state)
             else zero
         )
+        # stranded: π never reaches the target from here, where acting better would
         stranded = state.id not in transient and not state.is_goal
         seen = visits.get(state.id, zero)
-        share = seen * (v_star if stranded else regret)
+        share = seen * (v_star if stranded and maximising and not prop.is_reward else regret)
         states.append(
             PolicyState(
                 id=state.id,
@@ -237,13 +337,13 @@ def solve_policy(oracle: OracleResult, policy: Policy) -> PolicyChain:
                 optimal_value=float(v_star),
                 regret=float(regret),
                 visits=float(seen),
-                share=float(share),
-                stranded=stranded and float(v_star) > 0,
+                share=float(share) if seen else 0.0,
+                stranded=stranded and _could_do_better(v_star, prop.is_reward, maximising),
                 defaulted=state.id in defaulted,
-                value_exact=value[state.id] if exact else None,  # type: ignore[arg-type]
+                value_exact=_exact_or_none(value[state.id], exact),
                 danger_exact=danger[state.id] if exact and danger is not None else None,  # type: ignore[arg-type]
-                regret_exact=regret if exact else None,  # type: ignore[arg-type]
-                share_exact=share if exact else None,  # type: ignore[arg-type]
+                regret_exact=_exact_or_none(regret, exact),
+                share_exact=_exact_or_none(share if seen else zero, exact),
             )
         )
     method = (
@@ -251,4 +351,30 @@ def solve_policy(oracle: OracleResult, policy: Policy) -> PolicyChain:
         if exact
         else f"sparse LU with refinement on the induced chain, residual {residual:.1e}"
     )
-    return PolicyChain(policy, tuple(states), exact, residual, oracle.model.initial, method)
+    return PolicyChain(
+        policy, tuple(states), exact, residual, oracle.model.initial, method, prop.direction
+    )
+
+
+def _q_of(
+    successors: dict[int, Number], value: dict[int, Number], reward: Number, zero: Number
+) -> Number:
+    """Q^π(s, a) = r(s, a) + Σ p · V^π(s′), infinite when a successor's V^π is."""
+    if any(p and math.isinf(value[t]) for t, p in successors.items()):
+        return math.inf
+    return reward + sum((p * value[t] for t, p in successors.items()), zero)
+
+
+def _could_do_better(v_star: Number, reward: bool, maximising: bool) -> bool:
+    """Whether a state π strands (never reaches the target) could be left better: V* > 0 for
+    a maximal probability, V* finite for a minimal expected reward."""
+    if reward:
+        return not math.isinf(v_star) if not maximising else False
+    return maximising and float(v_star) > 0
+
+
+def _exact_or_none(value: Number, exact: bool) -> Fraction | None:
+    """An exact number of the chain, None for a float chain or an infinite value."""
+    if not exact or (isinstance(value, float) and math.isinf(value)):
+        return None
+    return value  # type: ignore[return-value]

@@ -7,9 +7,25 @@ or a distribution as a JSON object) and ``regret``; the model gains ``value_loss
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from explaincheck.core.policy.types import PolicyChain, PolicyState
+
+
+def json_number(value: float | None) -> float | None:
+    """A number for strict JSON: an infinite one (an expected reward where the target is not
+    reached for sure) is null, and the object beside it says so (``*_infinite``)."""
+    if value is None or math.isinf(value) or math.isnan(value):
+        return None
+    return value
+
+
+def infinite_flags(**values: float | None) -> dict[str, bool]:
+    """``{"NAME_infinite": true}`` for each infinite value (``json_number`` wrote it null)."""
+    return {
+        f"{name}_infinite": True for name, v in values.items() if v is not None and math.isinf(v)
+    }
 
 
 def action_json(state: PolicyState) -> Any:
@@ -23,25 +39,29 @@ def action_json(state: PolicyState) -> Any:
 
 def state_fields(state: PolicyState) -> dict[str, Any]:
     fields: dict[str, Any] = {
-        "V_policy": state.value,
+        "V_policy": json_number(state.value),
         "D_policy": state.danger,
         "action_policy": action_json(state),
-        "regret": state.regret,
-        "Q_policy": state.q,
+        "regret": json_number(state.regret),
+        "Q_policy": {a: json_number(q) for a, q in state.q.items()},
         "visits": state.visits,
         "share": state.share,
         "defaulted": state.defaulted,
+        **infinite_flags(V_policy=state.value, regret=state.regret),
     }
     if state.value_exact is not None:
         fields["V_policy_exact"] = str(state.value_exact)
-        fields["regret_exact"] = str(state.regret_exact)
+        if state.regret_exact is not None:
+            fields["regret_exact"] = str(state.regret_exact)
     return fields
 
 
 def model_fields(chain: PolicyChain) -> dict[str, Any]:
+    s0 = chain.state(chain.initial)
     fields: dict[str, Any] = {
-        "value_loss": chain.value_loss,
-        "V_policy_initial": chain.state(chain.initial).value,
+        "value_loss": json_number(chain.value_loss),
+        "V_policy_initial": json_number(s0.value),
+        **infinite_flags(value_loss=chain.value_loss, V_policy_initial=s0.value),
         "policy_source": chain.policy.source,
         "policy_default": chain.policy.default or None,
         "policy_defaulted": len(chain.policy.defaulted),

@@ -30,12 +30,14 @@ from typing import IO, Any
 from explaincheck.core.atomic_files import write_atomically
 from explaincheck.core.csv_text import defused
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.json_input import parse, read_limited, text_of
 from explaincheck.core.notices import warn_once
 from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.policy.types import DEFAULTS, OPTIMAL, Policy, choice_text
 
 ACTION = "action"  # the column (CSV) or key (JSON) holding the action or distribution
 SUM_TOLERANCE = Fraction(1, 10**9)  # decimals that sum to 1 up to this are normalised
+MAX_POLICY_BYTES = 1 << 30  # a table of ten million states is ~300 MB
 
 
 class PolicyError(ExplaincheckError):
@@ -268,27 +270,21 @@ def _number(text: str) -> float:
 
 
 def read_rows(path: Path) -> list[tuple[str, dict[str, Any]]]:
-    """(where, row) pairs of a CSV or JSON policy table."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except OSError as error:
-        raise PolicyError(f"cannot read policy {path}: {error.strerror or error}") from None
-    except UnicodeDecodeError:
-        raise PolicyError(f"{path}: not a text file (expected CSV or JSON)") from None
+    """(where, row) pairs of a CSV or JSON policy table, read by the project's one reader of a
+    user's files (``json_input``: size limit, UTF-8 checked, JSON depth bounded)."""
+    if not path.exists():
+        raise PolicyError(f"cannot read policy {path}: no such file")
+    data = read_limited(path, limit=MAX_POLICY_BYTES, what="policy table")
+    if b"\0" in data[:8192]:
+        raise PolicyError(f"{path}: not a text file (expected CSV or JSON)")
+    text = text_of(data, str(path))
     if path.suffix.lower() == ".json" or text.lstrip().startswith(("[", "{")):
         return _json_rows(path, text)
     return _csv_rows(path, text)
 
 
 def _json_rows(path: Path, text: str) -> list[tuple[str, dict[str, Any]]]:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise PolicyError(
-            f"{path}:{error.lineno}:{error.colno}: not valid JSON ({error.msg})"
-        ) from None
-    except RecursionError:
-        raise PolicyError(f"{path}: JSON nested too deeply to be a policy table") from None
+    data = parse(text, str(path), document=True)
     if isinstance(data, dict):
         data = data.get("policy", data.get("states"))
     if not isinstance(data, list):
@@ -385,16 +381,42 @@ def policy_from_callable(
     return complete(oracle, given, name, default)
 
 
-def write_policy(policy: Policy, oracle: OracleResult, path: str | Path) -> None:
-    """The policy as a CSV table that ``load_policy`` reads back (one row per decision state)."""
-    variables = oracle.model.variables
+TABLE_FORMATS = {".csv": "csv", ".json": "json"}
 
-    def write(handle: IO) -> None:
+
+def table_format(path: str | Path) -> str:
+    """The format a policy table's name says (``.csv`` or ``.json``); any other name is
+    refused, since a file named ``P.json`` holding CSV is read back by nobody."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in TABLE_FORMATS:
+        raise PolicyError(
+            f"{path}: name a policy table .csv or .json (the format is read from the name)"
+        )
+    return TABLE_FORMATS[suffix]
+
+
+def write_policy(policy: Policy, oracle: OracleResult, path: str | Path) -> None:
+    """The policy as a table that ``load_policy`` reads back (one row per decision state), in
+    the format its name says: CSV for ``.csv``, a JSON ``{"policy": [rows]}`` for ``.json``."""
+    variables = oracle.model.variables
+    rows = [
+        (oracle.state(state_id).valuation, choice_text(distribution))
+        for state_id, distribution in sorted(policy.choices.items())
+    ]
+
+    def write_csv(handle: IO) -> None:
         writer = csv.writer(handle)
         writer.writerow([defused(v) for v in (*variables, ACTION)])
-        for state_id, distribution in sorted(policy.choices.items()):
-            state = oracle.state(state_id)
-            cells = [_key(state.valuation[v]) for v in variables] + [choice_text(distribution)]
+        for valuation, action in rows:
+            cells = [_key(valuation[v]) for v in variables] + [action]
             writer.writerow([defused(cell) for cell in cells])
 
-    write_atomically(path, write, binary=False, newline="")
+    def write_json(handle: IO) -> None:  # one row per line, as the CSV has
+        table = [
+            json.dumps({**{v: valuation[v] for v in variables}, ACTION: action}, allow_nan=False)
+            for valuation, action in rows
+        ]
+        handle.write('{"policy": [\n' + ",\n".join(table) + "\n]}\n")
+
+    writer = write_json if table_format(path) == "json" else write_csv
+    write_atomically(path, writer, binary=False, newline="")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
@@ -104,18 +105,28 @@ class PolicyChain:
     residual: float  # largest |x − P^π x − b| of the solved equations (0 when exact)
     initial: int
     method: str  # in words, e.g. "exact rationals (Gaussian elimination on the induced chain)"
+    direction: str = "max"  # the property's: a minimum's loss is V^π − V* (more time spent)
 
     def state(self, state_id: int) -> PolicyState:
         return self.states[state_id]
 
     @property
     def value_loss(self) -> float:
-        return self.states[self.initial].optimal_value - self.states[self.initial].value
+        """How much worse π does than the optimum from s0, in the property's units (≥ 0; ∞
+        where π never surely reaches the target of an expected reward the optimum reaches)."""
+        s0 = self.states[self.initial]
+        if s0.value == s0.optimal_value:
+            return 0.0
+        if self.direction == "max":
+            return s0.optimal_value - s0.value
+        return s0.value - s0.optimal_value
 
     @property
     def value_loss_exact(self) -> Fraction | None:
         s0 = self.states[self.initial]
         if s0.value_exact is None or not self.exact:
+            return None
+        if s0.optimal_value == math.inf:
             return None
         return sum((s.share_exact or Fraction(0) for s in self.states), Fraction(0))
 

@@ -99,7 +99,10 @@ def _oracle(
         try:
             found[model_hash] = _oracle_from(settings, model_hash)
         except Exception as error:  # the share file is still written, without the oracle's values
-            log.warning("no oracle for model %s: %s", model_hash[:12], error)
+            said = (
+                str(error) if model_hash[:12] in str(error) else f"model {model_hash[:12]}: {error}"
+            )
+            log.warning("the share file shows no oracle values: %s", said)
             found[model_hash] = None
     return found[model_hash]
 

@@ -8,7 +8,6 @@ damaged or not writable; SQLite's own errors never reach the user as a traceback
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sqlite3
 import time
@@ -18,6 +17,7 @@ from typing import Any
 from urllib.parse import quote
 
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.json_input import JsonInputError, parse
 from explaincheck.core.store import schema
 from explaincheck.core.store.objects import refuse_foreign
 
@@ -94,9 +94,9 @@ class Connection:
         """A stored JSON text decoded; anything else is damage, named by row and column."""
         if not isinstance(text, str):
             raise StoreError(f"{self.path} is damaged: {where} has no JSON text in {name!r}")
-        try:
-            return json.loads(text)
-        except (ValueError, RecursionError):
+        try:  # the one reader's bounds (depth); NaN kept: files of earlier versions hold it
+            return parse(text, where, constants=True)
+        except JsonInputError:
             raise StoreError(
                 f"{self.path} is damaged: {where} has malformed JSON in {name!r}"
             ) from None
@@ -330,8 +330,16 @@ def _migrate(db: sqlite3.Connection, path: Path, version: int) -> None:
                     db.execute(statement)
         db.execute(f"PRAGMA user_version = {schema.SCHEMA_VERSION}")
         db.execute("COMMIT")
-    except sqlite3.DatabaseError:
+    except sqlite3.DatabaseError as error:
         db.execute("ROLLBACK")
+        if "duplicate column" in str(error) or "already exists" in str(error):
+            # a later schema's tables under an older version number: said as what it is, not
+            # as SQLite's "duplicate column name: wording"
+            raise StoreError(
+                f"{path} is marked as results schema v{version}, but its tables are of a later"
+                f" version (this explaincheck reads v{schema.SCHEMA_VERSION}): its schema"
+                " version was changed; restore a copy or run the campaign into a new --db"
+            ) from None
         raise
 
 

@@ -243,6 +243,21 @@ class ExecutionTable:
                 "SELECT COUNT(*) FROM executions WHERE verdict = ?", (verdict,)
             ).fetchone()[0]
 
+    def counts_by_campaign(self) -> dict[int, tuple[int, int]]:
+        """campaign id -> (rows stored, rows graded: not ``error``), counted in SQL."""
+        db = self._connection.db
+        with self._connection.reading():
+            rows = db.execute(
+                "SELECT campaign_id, COUNT(*), SUM(verdict != ?) FROM executions"
+                " GROUP BY campaign_id",
+                (ERROR,),
+            ).fetchall()
+        return {
+            campaign: (int(stored), int(graded or 0))
+            for campaign, stored, graded in rows
+            if isinstance(campaign, int)
+        }
+
     def _decode(self, row: dict[str, Any], memo: dict[str, Any] | None = None) -> dict[str, Any]:
         """JSON columns decoded (through ``memo``, text -> value, when given) and every value
         checked against its column's type."""

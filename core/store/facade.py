@@ -93,6 +93,7 @@ class Store:
     iter_stored = _forward(lambda s: s.execution_table, ExecutionTable.iter_stored)
     iter_executions = _forward(lambda s: s.execution_table, ExecutionTable.iter_executions)
     count = _forward(lambda s: s.execution_table, ExecutionTable.count)
+    counts_by_campaign = _forward(lambda s: s.execution_table, ExecutionTable.counts_by_campaign)
 
     # -- reply cache (core/store/reply_cache.py) ------------------------------------------------
     cached_reply = _forward(lambda s: s.reply_cache, ReplyCache.cached_reply)

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 PROBABILITY = "probability"  # a number in [0, 1]
+NUMBER = "number"  # a number of 0 or more: an expected reward (satisfy under a reward property)
 CHOICE = "choice"  # one of ``options``
 RANKING = "ranking"  # a permutation of ``options``
 
@@ -27,12 +28,18 @@ class AnswerForm:
     key: str
     kind: str
     options: tuple[str, ...] = ()
+    # NUMBER: the range the random answerer draws from (the model's finite values; not in the
+    # schema, which tells the LLM nothing about the scale)
+    low: float = field(default=0.0, kw_only=True)
+    high: float = field(default=1.0, kw_only=True)
 
     def schema(self) -> dict[str, Any]:
         """JSON schema of the whole reply. Ranking arrays pin minItems/maxItems/uniqueItems:
         without them a small constrained-decoding model loops or repeats actions."""
         if self.kind == PROBABILITY:
             value: dict[str, Any] = {"type": "number", "minimum": 0, "maximum": 1}
+        elif self.kind == NUMBER:
+            value = {"type": "number", "minimum": 0}
         elif self.kind == CHOICE:
             value = {"type": "string", "enum": list(self.options)}
         elif self.kind == RANKING:
@@ -57,6 +64,8 @@ class AnswerForm:
         key = json.dumps(self.key)
         if self.kind == PROBABILITY:
             return "{" + key + ": <a number between 0 and 1>}"
+        if self.kind == NUMBER:
+            return "{" + key + ": <a number of 0 or more>}"
         if self.kind == CHOICE:
             if len(self.options) == 2:
                 choices = " or ".join(self.options)
@@ -69,6 +78,8 @@ class AnswerForm:
         """A uniform draw from the answer space (the random baseline answerer)."""
         if self.kind == PROBABILITY:
             return rng.random()
+        if self.kind == NUMBER:
+            return self.low + (self.high - self.low) * rng.random()
         if self.kind == CHOICE:
             return rng.choice(self.options)
         return rng.sample(self.options, len(self.options))
@@ -80,6 +91,11 @@ class AnswerForm:
 
 def probability_form() -> AnswerForm:
     return AnswerForm(PROBABILITY, PROBABILITY)
+
+
+def number_form(low: float, high: float) -> AnswerForm:
+    """An expected reward ``{"value": x}``; the random answerer draws from [low, high]."""
+    return AnswerForm("value", NUMBER, low=low, high=high)
 
 
 def yes_no_form() -> AnswerForm:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.taxonomy.property_words import dead_end_words, words_of
 from explaincheck.core.taxonomy.runs import OPTIMAL_RUN_NOTE, optimal_run
 
 if TYPE_CHECKING:
@@ -313,13 +314,19 @@ class Category(ABC):
 
     def state_fact(self, oracle: OracleResult, state: StateFacts) -> str:
         """The oracle's value that decides the answer, for one state of a pair or subset."""
-        return f"V = Pmax[F goal] = {state.value:.4g}"
+        words = words_of(oracle)
+        if words.reaches_goal:
+            return f"V = Pmax[F goal] = {state.value:.4g}"
+        return f"V = {words.value_text(state.value)}"
 
     def state_reasons(self, oracle: OracleResult, state: StateFacts) -> tuple[list[str], list[int]]:
         """For a one-state case: why the answer holds, beyond V and Q (lines), and a run to
         highlight on the graph (may be empty)."""
         if state.dead_end:
-            return ["Dead end: V(s) = 0, no policy can reach the goal from here."], []
+            words = words_of(oracle)
+            if words.reaches_goal:
+                return ["Dead end: V(s) = 0, no policy can reach the goal from here."], []
+            return [f"Dead end: {dead_end_words(words)}."], []
         run = optimal_run(oracle, state.id)
         return ([OPTIMAL_RUN_NOTE] if run else []), run
 

@@ -14,6 +14,7 @@ from typing import Any
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.taxonomy.base import TestCase
 from explaincheck.core.taxonomy.kinds import ActionChoiceCategory
+from explaincheck.core.taxonomy.property_words import words_of
 
 
 class BestAction(ActionChoiceCategory):
@@ -37,15 +38,29 @@ class BestAction(ActionChoiceCategory):
         return state.best[0]
 
     def question(self, case: TestCase, oracle: OracleResult) -> str:
+        words = words_of(oracle)
+        if words.reaches_goal:
+            return (
+                "Which available action is the best one here, i.e. gives the highest probability "
+                "of eventually reaching the goal if the agent acts as well as possible afterwards?"
+            )
         return (
-            "Which available action is the best one here, i.e. gives the highest probability "
-            "of eventually reaching the goal if the agent acts as well as possible afterwards?"
+            f"Which available action is the best one here, i.e. gives the {words.best} value of"
+            f" {words.quantity}, if the agent acts afterwards to make it {words.aim}?"
         )
 
     def rephrasings(self, case: TestCase, oracle: OracleResult) -> tuple[str, str]:
+        words = words_of(oracle)
+        if words.reaches_goal:
+            return (
+                "If the agent takes one of the available actions now and then plays optimally, "
+                "which action makes eventually reaching the goal most likely?",
+                "Name an optimal action for this state: one that maximises the probability of "
+                "eventually reaching the goal, assuming optimal play after it.",
+            )
         return (
-            "If the agent takes one of the available actions now and then plays optimally, "
-            "which action makes eventually reaching the goal most likely?",
-            "Name an optimal action for this state: one that maximises the probability of "
-            "eventually reaching the goal, assuming optimal play after it.",
+            f"If the agent takes one of the available actions now and afterwards acts to make"
+            f" {words.quantity} {words.aim}, which action gives it the {words.best} value?",
+            f"Name an optimal action for this state: one that makes {words.quantity} {words.aim},"
+            " assuming optimal play after it.",
         )

@@ -14,6 +14,7 @@ from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.taxonomy.base import STATE, TestCase
 from explaincheck.core.taxonomy.kinds import SingleStateCategory, YesNoCategory, number
 from explaincheck.core.taxonomy.pool_counts import bottleneck_counts
+from explaincheck.core.taxonomy.property_words import words_of
 from explaincheck.core.taxonomy.runs import run_avoiding, run_through
 from explaincheck.core.taxonomy.sampling import bottleneck_pool
 
@@ -24,8 +25,29 @@ BOTTLENECK_DEFINITION = (
 )
 
 
+def bottleneck_definition(oracle: OracleResult) -> str:
+    """The definition the bottleneck questions start with: the paper's words under Pmax [F goal],
+    else success in the property's words (a run that reaches its target, within the steps left,
+    without entering the avoided states)."""
+    words = words_of(oracle)
+    if words.reaches_goal:
+        return BOTTLENECK_DEFINITION
+    return (
+        f"A run is successful when it {words.success}. A bottleneck is a state that every"
+        " successful run from the start must pass through: if the agent could never leave that"
+        " state, no run from the start could be successful any more. The start state itself is"
+        " not counted as a bottleneck."
+    )
+
+
 def bottleneck_reason(oracle: OracleResult) -> str | None:
     """Why the bottleneck family has no balanced cases here, or None."""
+    prop = oracle.prop
+    if not prop.is_reward and not prop.maximising:
+        return (
+            "under a minimal probability the target is what the agent avoids: a state every run"
+            " to it passes is no bottleneck of success"
+        )
     marked, unmarked = bottleneck_counts(oracle)
     if not marked:
         return "the model has no bottleneck state"
@@ -68,14 +90,20 @@ class Bottleneck(SingleStateCategory, YesNoCategory):
         return f"the state is {kind} (C_B = {number(state.centrality)})"
 
     def question(self, case: TestCase, oracle: OracleResult) -> str:
-        return f"{BOTTLENECK_DEFINITION} Is this state a bottleneck?"
+        return f"{bottleneck_definition(oracle)} Is this state a bottleneck?"
 
     def rephrasings(self, case: TestCase, oracle: OracleResult) -> tuple[str, str]:
+        definition = bottleneck_definition(oracle)
+        blocked = (
+            "make the goal unreachable from the start?"
+            if words_of(oracle).reaches_goal
+            else "leave no successful run from the start?"
+        )
         return (
-            f"{BOTTLENECK_DEFINITION} Does every successful run from the start have to pass "
+            f"{definition} Does every successful run from the start have to pass "
             "through the current state?",
-            f"{BOTTLENECK_DEFINITION} Would blocking the current state (the agent could never "
-            "leave it) make the goal unreachable from the start?",
+            f"{definition} Would blocking the current state (the agent could never "
+            f"leave it) {blocked}",
         )
 
     def answer_words(self, right: Any, expected: dict[str, Any]) -> str:

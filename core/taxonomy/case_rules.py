@@ -71,9 +71,21 @@ def offered_order(state: StateFacts, keep_do_nothing: bool = False) -> tuple[tup
 
 
 def order_gaps(state: StateFacts, order: Sequence[Sequence[str]]) -> list[float]:
-    """Differences of Q between adjacent tie groups of ``order`` (best first)."""
+    """Differences of Q between adjacent tie groups of ``order`` (best first), as magnitudes:
+    a minimising property orders its Q upwards; a gap to an infinite Q is infinite."""
     values = [state.q[group[0]] for group in order]
-    return [values[i] - values[i + 1] for i in range(len(values) - 1)]
+    return [_distance(values[i], values[i + 1]) for i in range(len(values) - 1)]
+
+
+def _distance(a: float, b: float) -> float:
+    if a == b:
+        return 0.0  # two infinite values tie
+    return abs(a - b)
+
+
+def scaled(gap: float, width: float) -> float:
+    """A difference as a share of the value range ``width`` (1 for a probability), at most 1."""
+    return min(gap / width, 1.0) if width > 0 else 0.0
 
 
 def is_absorbing(state: StateFacts) -> bool:

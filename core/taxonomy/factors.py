@@ -263,14 +263,13 @@ class Factors(Category):
     extra_facts = "the factor interventions"  # model checked in the isolated child, cached
     panel = "factors"  # the GUI's factor panel
 
-    def offer(self, environment: Environment, oracle: OracleResult) -> RequestOffer | None:
-        """Its cost in extra model checks (``factor_offer``), when the model has enough factors."""
-        return factors_offer(environment, oracle)
-
     def with_facts(
         self, oracle: OracleResult, environment: Environment, request: OracleRequest
     ) -> OracleResult:
-        """The exact interventions of the environment's factors (or the cached ones), once."""
+        """The exact interventions of the environment's factors (or the cached ones), once;
+        none under a property other than Pmax [F goal] (``not_applicable`` says why)."""
+        if not oracle.prop.reaches_goal:
+            return oracle
         return attach_factors(oracle, environment, request)
 
     def seen_through(self, picture: OracleResult, truth: OracleResult, flaw: Flaw) -> OracleResult:
@@ -319,9 +318,20 @@ class Factors(Category):
         return found
 
     def on_request(self, oracle: OracleResult) -> bool:
-        return factor_truth(oracle) is None
+        return oracle.prop.reaches_goal and factor_truth(oracle) is None
+
+    def offer(self, environment: Environment, oracle: OracleResult) -> RequestOffer | None:
+        """Its cost in extra model checks (``factor_offer``), when the model has enough factors."""
+        if not oracle.prop.reaches_goal:
+            return None
+        return factors_offer(environment, oracle)
 
     def not_applicable(self, oracle: OracleResult) -> str | None:
+        if not oracle.prop.reaches_goal:
+            return (
+                "why-questions are graded by the interventions' effect on Pmax [F goal]; the"
+                f" factor truth of {oracle.prop.text} is not computed"
+            )
         found = factor_truth(oracle)
         if found is None:
             return "the factor interventions are computed only when factors is asked for by id"

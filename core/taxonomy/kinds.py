@@ -5,6 +5,7 @@ The ten category modules subclass these and add only what is theirs (pool, δ, q
 
 from __future__ import annotations
 
+import math
 from abc import abstractmethod
 from collections.abc import Sequence
 from typing import Any
@@ -36,9 +37,11 @@ from explaincheck.core.taxonomy.case_rules import (
     offered_order,
     order_gaps,
     reads_as_failure,
+    scaled,
 )
 from explaincheck.core.taxonomy.metamorphic import shown_actions, state_names
 from explaincheck.core.taxonomy.pool_counts import decided_count, non_goal_count, spread_is_tied
+from explaincheck.core.taxonomy.property_words import words_of
 from explaincheck.core.taxonomy.sampling import (
     DEFAULT_SUBSET_SIZE,
     delta,
@@ -50,6 +53,7 @@ from explaincheck.core.taxonomy.sampling import (
     untied_pairs,
 )
 from explaincheck.core.taxonomy.sampling import subsets as sample_subsets
+from explaincheck.core.taxonomy.value_scale import normalised_gap, scale_of
 
 # Names of the states of a pair or subset as shown to the LLM. Letters the built-in wordings
 # already use (A, B, C for jobs; S, F, H, G, R, D, X on maps) are left out so that "state A"
@@ -65,8 +69,11 @@ def letters(count: int) -> tuple[str, ...]:
 
 
 def number(value: float | None) -> str:
-    """A value for a human-readable reason (4 significant digits)."""
-    return "n/a" if value is None else f"{value:.4g}"
+    """A value for a human-readable reason (4 significant digits; an infinite expected reward
+    is ∞, ``PropertyWords.value_text`` says it in words)."""
+    if value is None:
+        return "n/a"
+    return "∞" if math.isinf(value) else f"{value:.4g}"
 
 
 class SingleStateCategory(Category):
@@ -96,6 +103,11 @@ class SingleStateCategory(Category):
         return found
 
 
+# Why a model with one choice per state (a DTMC, or an MDP without decisions) has no question
+# about actions, in the words every front end shows.
+NO_CHOICES = "the model has no decisions (one choice per state, as in a DTMC): no action to prefer"
+
+
 class PreferenceCategory(SingleStateCategory):
     """Preference queries: one non-goal state whose offered actions (``case_rules``: do-nothing
     actions left out unless kept) have at least two different values; where every action ties,
@@ -109,31 +121,36 @@ class PreferenceCategory(SingleStateCategory):
     def not_applicable(self, oracle: OracleResult) -> str | None:
         if decided_count(oracle):
             return None
+        if oracle.model.choices <= oracle.model.states:  # a DTMC: one behaviour per state
+            return NO_CHOICES
         return (
             "no state outside the goal has two actions of different value"
             " (do-nothing actions left out)"
         )
 
     @abstractmethod
-    def offered_delta(self, state: StateFacts, keep_do_nothing: bool) -> float:
-        """δ of the case about ``state`` over its offered actions."""
+    def offered_delta(self, state: StateFacts, keep_do_nothing: bool, width: float = 1.0) -> float:
+        """δ of the case about ``state`` over its offered actions (``width``: the value range
+        that normalises a gap, ``value_scale``; 1 for a probability)."""
 
     @abstractmethod
-    def offered_gap(self, state: StateFacts, keep_do_nothing: bool) -> float:
-        """The Q difference that decides the case (``case_rules``: the deciding difference)."""
+    def offered_gap(self, state: StateFacts, keep_do_nothing: bool, width: float = 1.0) -> float:
+        """The Q difference that decides the case (``case_rules``: the deciding difference), as
+        a share of ``width``."""
 
     def state_delta(self, state: StateFacts, oracle: OracleResult) -> float:
-        return self.offered_delta(state, False)
+        return self.offered_delta(state, False, scale_of(oracle).width)
 
     def candidates(
         self, oracle: OracleResult, seed: int = 0, keep_do_nothing: bool = False
     ) -> list[Candidate]:
+        width = scale_of(oracle).width
         return [
             Candidate(
                 self.id,
                 (s.id,),
-                delta(self.offered_delta(s, keep_do_nothing)),
-                gap=self.offered_gap(s, keep_do_nothing),
+                delta(self.offered_delta(s, keep_do_nothing, width)),
+                gap=self.offered_gap(s, keep_do_nothing, width),
             )
             for s in self.pool(oracle, keep_do_nothing)
         ]
@@ -157,12 +174,12 @@ class ActionChoiceCategory(PreferenceCategory):
         """The accepted actions (A*(s) or A°(s) among the offered actions)."""
         return self.pick(offered_order(state, keep_do_nothing))
 
-    def offered_delta(self, state: StateFacts, keep_do_nothing: bool) -> float:
+    def offered_delta(self, state: StateFacts, keep_do_nothing: bool, width: float = 1.0) -> float:
         right = self.right_actions(state, keep_do_nothing)
         return 1.0 - len(right) / len(offered_actions(state, keep_do_nothing))
 
-    def offered_gap(self, state: StateFacts, keep_do_nothing: bool) -> float:
-        return self.pick(order_gaps(state, offered_order(state, keep_do_nothing)))
+    def offered_gap(self, state: StateFacts, keep_do_nothing: bool, width: float = 1.0) -> float:
+        return scaled(self.pick(order_gaps(state, offered_order(state, keep_do_nothing))), width)
 
     def _right(self, case: TestCase, oracle: OracleResult) -> tuple[str, ...]:
         return self.right_actions(oracle.state(case.states[0]), case.keep_do_nothing)
@@ -287,7 +304,7 @@ class QuantityPairCategory(PairCategory):
         shows = {s.id for s in pool if reads_as_failure(s)}
         found = []
         for first, second in pairs:
-            gap = abs(amount[first] - amount[second])
+            gap = self.gap(amount[first], amount[second], oracle)
             reading = first in shows or second in shows
             amount_delta = delta(capped(1.0 - gap, reading))
             found.append(Candidate(self.id, (first, second), amount_delta, None, reading, gap))
@@ -300,20 +317,34 @@ class QuantityPairCategory(PairCategory):
             return f"all states outside the goal have the same {self.symbol}"
         return None
 
+    def gap(self, first: float, second: float, oracle: OracleResult) -> float:
+        """The pair's deciding difference as a share of the value range (``value_scale``:
+        D is a probability; V of an expected reward is normalised by its range)."""
+        if self.quantity == "danger":
+            return abs(first - second)
+        return normalised_gap(abs(first - second) if first != second else 0.0, oracle)
+
+    def higher_wins(self, oracle: OracleResult) -> bool:
+        """Whether the higher value is the right answer: D's lower always; V's higher under a
+        maximising property, its lower under a minimising one (less expected time)."""
+        if self.quantity == "value":
+            return self.higher_is_right == oracle.prop.maximising
+        return self.higher_is_right
+
     def right_index(self, case: TestCase, oracle: OracleResult) -> int:
         first, second = (oracle.state(i) for i in case.states)
         order = oracle.compare(first, second, self.quantity)
         if order == 0:
             raise ValueError(f"tied pair {case.states} is no {self.id} case")
-        return 0 if (order > 0) == self.higher_is_right else 1
+        return 0 if (order > 0) == self.higher_wins(oracle) else 1
 
     def facts(self, case: TestCase, oracle: OracleResult) -> str:
         first, second = state_names(case, 2)
         a, b = (oracle.state(i) for i in case.states)
         value_a, value_b = getattr(a, self.quantity), getattr(b, self.quantity)
+        shown = words_of(oracle).value_text if self.quantity == "value" else number
         return (
-            f"{self.symbol}({first}) = {number(value_a)}, "
-            f"{self.symbol}({second}) = {number(value_b)}"
+            f"{self.symbol}({first}) = {shown(value_a)}, {self.symbol}({second}) = {shown(value_b)}"
         )
 
 
@@ -339,11 +370,11 @@ class SubsetCategory(YesNoCategory):
         """Whether the state makes a subset positive."""
 
     @abstractmethod
-    def score(self, state: StateFacts) -> float:
+    def score(self, state: StateFacts, oracle: OracleResult) -> float:
         """The state's contribution to δ (used to seed samples around high-δ states)."""
 
     @abstractmethod
-    def subset_delta(self, members: list[StateFacts]) -> float:
+    def subset_delta(self, members: list[StateFacts], oracle: OracleResult) -> float:
         """δ of the subset (paper section 5)."""
 
     def subset_reading(self, members: list[StateFacts]) -> bool:
@@ -358,7 +389,7 @@ class SubsetCategory(YesNoCategory):
     def candidates(self, oracle: OracleResult, seed: int = 0) -> list[Candidate]:
         pool = self.pool(oracle)
         marked = {s.id for s in pool if self.marked(s)}
-        score = {s.id: self.score(s) for s in pool}
+        score = {s.id: self.score(s, oracle) for s in pool}
         rng = rng_for(self.id, "candidates", seed)
         found = sample_subsets([s.id for s in pool], marked, score, self.subset_size, rng)
         result = []
@@ -366,7 +397,7 @@ class SubsetCategory(YesNoCategory):
             members = [oracle.state(i) for i in ids]
             positive = any(i in marked for i in ids)
             reading = self.subset_reading(members)
-            amount = delta(capped(self.subset_delta(members), reading))
+            amount = delta(capped(self.subset_delta(members, oracle), reading))
             result.append(Candidate(self.id, ids, amount, positive, reading))
         return result
 

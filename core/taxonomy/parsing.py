@@ -20,7 +20,14 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from explaincheck.core.taxonomy.answers import CHOICE, PROBABILITY, RANKING, YES, AnswerForm
+from explaincheck.core.taxonomy.answers import (
+    CHOICE,
+    NUMBER,
+    PROBABILITY,
+    RANKING,
+    YES,
+    AnswerForm,
+)
 
 MAX_REPLY_CHARS = 100_000  # longer replies are cut before searching (bounded work per reply)
 MAX_JSON_STARTS = 2_000  # at most this many '{' / '[' positions are tried as JSON starts
@@ -204,6 +211,8 @@ def read_value(form: AnswerForm, raw: Any) -> Parsed:
     """Turn a raw value into the canonical answer of ``form``."""
     if form.kind == PROBABILITY:
         return read_probability(raw)
+    if form.kind == NUMBER:
+        return read_number(raw)
     if form.kind == CHOICE:
         return read_choice(raw, form.options)
     if form.kind == RANKING:
@@ -225,6 +234,25 @@ def read_probability(raw: Any) -> Parsed:
         return Parsed(reason=f"{_show(raw)} is not a probability")
     if not math.isfinite(number) or not 0.0 <= number <= 1.0:
         return Parsed(reason=f"probability {_show(raw)} is outside [0, 1]")
+    return Parsed(value=number)
+
+
+def read_number(raw: Any) -> Parsed:
+    """A number of 0 or more (an expected reward): ``12.5``, ``"12.5"``, ``"25/2"``,
+    ``"about 12"``; no percentages (a reward is not a share)."""
+    if isinstance(raw, bool) or raw is None:
+        return Parsed(reason=f"{_show(raw)} is not a number")
+    number: float | None
+    if isinstance(raw, int | float):
+        number = float(raw)
+    elif isinstance(raw, str) and not raw.strip().endswith("%"):
+        number = _number_from_text(raw)
+    else:
+        number = None
+    if number is None:
+        return Parsed(reason=f"{_show(raw)} is not a number")
+    if not math.isfinite(number) or number < 0:
+        return Parsed(reason=f"{_show(raw)} is not a number of 0 or more")
     return Parsed(value=number)
 
 

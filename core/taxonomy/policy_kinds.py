@@ -28,6 +28,24 @@ TIE = 1e-9  # float chains: quantities closer than this count as tied
 PolicyKey = Fraction | float
 
 
+def asked_chain(oracle: OracleResult) -> PolicyChain | None:
+    """The chain the policy questions ask about: the attached one, while the property is
+    Pmax [F goal] (the questions say "the probability of reaching the goal"; under another
+    property the chain still gives V^π and the value loss, ``core/policy/chain.py``)."""
+    chain = policy_chain(oracle)
+    return chain if chain is not None and oracle.prop.reaches_goal else None
+
+
+def policy_reason(oracle: OracleResult) -> str:
+    """Why the policy questions have no chain to ask about (``asked_chain`` is None)."""
+    if policy_chain(oracle) is None:
+        return NO_POLICY
+    return (
+        "the policy questions ask about the probability of reaching the goal; under"
+        f" {oracle.prop.text} the policy's value and loss are computed, not asked about"
+    )
+
+
 def chain_of(oracle: OracleResult) -> PolicyChain:
     found = policy_chain(oracle)
     if found is None:
@@ -82,9 +100,9 @@ class PolicyPairCategory(PairCategory):
         """The compared quantity (exact when the chain is exact)."""
 
     def not_applicable(self, oracle: OracleResult) -> str | None:
-        chain = policy_chain(oracle)
+        chain = asked_chain(oracle)
         if chain is None:
-            return NO_POLICY
+            return policy_reason(oracle)
         pool = [s for s in chain.states if self.pool_state(s, oracle)]
         if len(pool) < 2:
             return "fewer than two states to compare"
@@ -94,7 +112,7 @@ class PolicyPairCategory(PairCategory):
         return None
 
     def candidates(self, oracle: OracleResult, seed: int = 0) -> list[Candidate]:
-        chain = policy_chain(oracle)
+        chain = asked_chain(oracle)
         if chain is None:
             return []
         pool = [s for s in chain.states if self.pool_state(s, oracle)]

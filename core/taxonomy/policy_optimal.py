@@ -14,10 +14,11 @@ from explaincheck.core.policy.types import policy_chain
 from explaincheck.core.taxonomy.base import PREFERENCE, Candidate, TestCase
 from explaincheck.core.taxonomy.kinds import SingleStateCategory, YesNoCategory, number
 from explaincheck.core.taxonomy.policy_kinds import (
-    NO_POLICY,
+    asked_chain,
     chain_of,
     choice_sentence,
     policy_preamble,
+    policy_reason,
 )
 from explaincheck.core.taxonomy.sampling import delta, preference_pool
 
@@ -42,9 +43,9 @@ class PolicyOptimal(SingleStateCategory, YesNoCategory):
         ]
 
     def not_applicable(self, oracle: OracleResult) -> str | None:
-        chain = policy_chain(oracle)
+        chain = asked_chain(oracle)
         if chain is None:
-            return NO_POLICY
+            return policy_reason(oracle)
         pool = self.pool(oracle)
         if not pool:
             return "no decision state whose actions differ in value"
@@ -55,7 +56,7 @@ class PolicyOptimal(SingleStateCategory, YesNoCategory):
         return None
 
     def candidates(self, oracle: OracleResult, seed: int = 0) -> list[Candidate]:
-        chain = policy_chain(oracle)
+        chain = asked_chain(oracle)
         if chain is None:
             return []
         return [

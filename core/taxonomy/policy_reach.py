@@ -10,7 +10,6 @@ from fractions import Fraction
 from typing import Any
 
 from explaincheck.core.oracle.types import OracleResult, StateFacts
-from explaincheck.core.policy.types import policy_chain
 from explaincheck.core.taxonomy.answers import AnswerForm, probability_form
 from explaincheck.core.taxonomy.base import (
     FAIL,
@@ -23,10 +22,11 @@ from explaincheck.core.taxonomy.base import (
 )
 from explaincheck.core.taxonomy.kinds import SingleStateCategory, number
 from explaincheck.core.taxonomy.policy_kinds import (
-    NO_POLICY,
+    asked_chain,
     chain_of,
     choice_sentence,
     policy_preamble,
+    policy_reason,
 )
 from explaincheck.core.taxonomy.satisfy import HALF
 
@@ -41,12 +41,12 @@ class PolicyReach(SingleStateCategory):
     teachable = False
 
     def not_applicable(self, oracle: OracleResult) -> str | None:
-        if policy_chain(oracle) is None:
-            return NO_POLICY
+        if asked_chain(oracle) is None:
+            return policy_reason(oracle)
         return None if self.pool(oracle) else "every reachable state is a goal state"
 
     def candidates(self, oracle: OracleResult, seed: int = 0) -> list[Candidate]:
-        return [] if policy_chain(oracle) is None else super().candidates(oracle, seed)
+        return [] if asked_chain(oracle) is None else super().candidates(oracle, seed)
 
     def state_delta(self, state: StateFacts, oracle: OracleResult) -> float:
         return 1.0 - 2.0 * abs(chain_of(oracle).state(state.id).value - 0.5)

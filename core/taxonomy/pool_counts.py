@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from explaincheck.core.oracle.columnar import ColumnarStates
+from explaincheck.core.oracle.property_values import failing_value
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.taxonomy.case_rules import offered_order
 from explaincheck.core.taxonomy.sampling import (
@@ -86,11 +87,15 @@ def bottleneck_counts(oracle: OracleResult) -> tuple[int, int]:
 
 
 def dead_end_counts(oracle: OracleResult) -> tuple[int, int]:
-    """(dead ends, other states) outside the goal."""
+    """(dead ends, other states) outside the goal: V at the property's failing value
+    (``property_values.failing_value``: 0 for Pmax, 1 for Pmin, ∞ for Rmin)."""
     table = _columns(oracle)
     if table is None:
         return _split([s.dead_end for s in non_goal(oracle)])
-    return _split(table.value[~table.goal] == 0.0)
+    failing = failing_value(oracle.prop)
+    if failing is None:
+        return 0, int(np.count_nonzero(~table.goal))
+    return _split(table.value[~table.goal] == failing)
 
 
 def _split(marked: Sequence[bool] | np.ndarray) -> tuple[int, int]:

@@ -24,9 +24,10 @@ from typing import Any
 from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.taxonomy.answers import AnswerForm, ranking_form
 from explaincheck.core.taxonomy.base import FAIL, INVALID, PASS, Grade, GradingSettings, TestCase
-from explaincheck.core.taxonomy.case_rules import offered_order, order_gaps
+from explaincheck.core.taxonomy.case_rules import offered_order, order_gaps, scaled
 from explaincheck.core.taxonomy.kinds import PreferenceCategory, number
 from explaincheck.core.taxonomy.metamorphic import shown_actions
+from explaincheck.core.taxonomy.property_words import words_of
 
 MAX_LISTED = 3  # order violations spelled out in a reason
 
@@ -51,29 +52,46 @@ class Ranking(PreferenceCategory):
             return " > ".join(" = ".join(g) if len(g) > 1 else g[0] for g in groups)
         return " > ".join(map(str, right)) if isinstance(right, list) else str(right)
 
-    def offered_delta(self, state: StateFacts, keep_do_nothing: bool) -> float:
+    def offered_delta(self, state: StateFacts, keep_do_nothing: bool, width: float = 1.0) -> float:
         gap = smallest_gap(state, keep_do_nothing)
-        return 0.0 if gap is None else 1.0 - gap
+        return 0.0 if gap is None else 1.0 - scaled(gap, width)
 
-    def offered_gap(self, state: StateFacts, keep_do_nothing: bool) -> float:
+    def offered_gap(self, state: StateFacts, keep_do_nothing: bool, width: float = 1.0) -> float:
         gap = smallest_gap(state, keep_do_nothing)
-        return 0.0 if gap is None else gap
+        return 0.0 if gap is None else scaled(gap, width)
 
     def question(self, case: TestCase, oracle: OracleResult) -> str:
+        words = words_of(oracle)
+        if words.reaches_goal:
+            return (
+                "Order all available actions from best to worst by the probability of eventually "
+                "reaching the goal when the agent takes the action now and acts as well as "
+                "possible afterwards. List every available action exactly once."
+            )
         return (
-            "Order all available actions from best to worst by the probability of eventually "
-            "reaching the goal when the agent takes the action now and acts as well as possible "
-            "afterwards. List every available action exactly once."
+            f"Order all available actions from best to worst by {words.quantity} when the agent"
+            f" takes the action now and afterwards acts to make it {words.aim} (best: the"
+            f" {words.best} value). List every available action exactly once."
         )
 
     def rephrasings(self, case: TestCase, oracle: OracleResult) -> tuple[str, str]:
+        words = words_of(oracle)
+        if words.reaches_goal:
+            return (
+                "Rank the available actions: first the one that makes eventually reaching the "
+                "goal most likely if the agent plays optimally after it, last the one that makes "
+                "it least likely. Include each available action once.",
+                "Sort every available action by how likely the goal is eventually reached when "
+                "the agent takes it now and then acts optimally, from highest to lowest. Use "
+                "each action exactly once.",
+            )
         return (
-            "Rank the available actions: first the one that makes eventually reaching the goal "
-            "most likely if the agent plays optimally after it, last the one that makes it least "
-            "likely. Include each available action once.",
-            "Sort every available action by how likely the goal is eventually reached when the "
-            "agent takes it now and then acts optimally, from highest to lowest. Use each action "
-            "exactly once.",
+            f"Rank the available actions: first the one that gives the {words.best} value of"
+            f" {words.quantity} if the agent plays optimally after it, last the one that gives"
+            f" the {words.worst}. Include each available action once.",
+            f"Sort every available action by {words.quantity} when the agent takes it now and"
+            f" then acts optimally, from the {words.best} value to the {words.worst}. Use each"
+            " action exactly once.",
         )
 
     def answer_form(self, case: TestCase, oracle: OracleResult) -> AnswerForm:

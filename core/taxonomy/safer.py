@@ -76,8 +76,13 @@ class Safer(QuantityPairCategory):
 
 def danger_is_complement(oracle: OracleResult) -> bool:
     """Whether D(s) = 1 − V(s) on every state outside the goal (exactly under the exact method,
-    else within the tie tolerance): then safer and more_promising order every pair alike."""
+    else within the tie tolerance): then safer and more_promising order every pair alike. Only
+    a maximised probability can repeat D so: under a minimising property more_promising prefers
+    the lower V, and an expected reward is no probability."""
     if not oracle.has_danger:
+        return False
+    prop = oracle.prop
+    if prop.is_reward or not prop.maximising:
         return False
     from_columns = danger_is_one_minus_value(oracle)
     if from_columns is not None:

@@ -9,7 +9,11 @@ from __future__ import annotations
 
 from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.taxonomy.base import TestCase
-from explaincheck.core.taxonomy.bottleneck import BOTTLENECK_DEFINITION, bottleneck_fact
+from explaincheck.core.taxonomy.bottleneck import (
+    bottleneck_definition,
+    bottleneck_fact,
+    bottleneck_reason,
+)
 from explaincheck.core.taxonomy.kinds import SubsetCategory
 from explaincheck.core.taxonomy.pool_counts import bottleneck_counts
 from explaincheck.core.taxonomy.runs import run_through
@@ -27,6 +31,9 @@ class SubsetBottleneck(SubsetCategory):
         return bottleneck_pool(oracle)
 
     def not_applicable(self, oracle: OracleResult) -> str | None:
+        reason = bottleneck_reason(oracle)
+        if reason is not None and "minimal probability" in reason:
+            return reason
         marked, unmarked = self.class_sizes(oracle)
         if not marked:
             return "the model has no bottleneck state"
@@ -42,19 +49,21 @@ class SubsetBottleneck(SubsetCategory):
     def marked(self, state: StateFacts) -> bool:
         return state.bottleneck
 
-    def score(self, state: StateFacts) -> float:
+    def score(self, state: StateFacts, oracle: OracleResult) -> float:
         return state.centrality
 
-    def subset_delta(self, members: list[StateFacts]) -> float:
+    def subset_delta(self, members: list[StateFacts], oracle: OracleResult) -> float:
         return max(s.centrality for s in members)
 
     def question(self, case: TestCase, oracle: OracleResult) -> str:
-        return f"{BOTTLENECK_DEFINITION} Is at least one of the states listed above a bottleneck?"
+        definition = bottleneck_definition(oracle)
+        return f"{definition} Is at least one of the states listed above a bottleneck?"
 
     def rephrasings(self, case: TestCase, oracle: OracleResult) -> tuple[str, str]:
+        definition = bottleneck_definition(oracle)
         return (
-            f"{BOTTLENECK_DEFINITION} Does the list of states above contain any bottleneck?",
-            f"{BOTTLENECK_DEFINITION} Among the states listed above, is there one or more that "
+            f"{definition} Does the list of states above contain any bottleneck?",
+            f"{definition} Among the states listed above, is there one or more that "
             "every successful run from the start must pass through?",
         )
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from explaincheck.core.oracle.property_values import failing_value
 from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.taxonomy.base import Candidate, TestCase
 from explaincheck.core.taxonomy.case_rules import (
@@ -31,6 +32,8 @@ from explaincheck.core.taxonomy.case_rules import (
 )
 from explaincheck.core.taxonomy.kinds import SubsetCategory
 from explaincheck.core.taxonomy.pool_counts import dead_end_counts
+from explaincheck.core.taxonomy.property_words import dead_end_words, words_of
+from explaincheck.core.taxonomy.value_scale import failure_closeness
 
 # δ of a positive subset that holds an absorbing failure state (the reading cap of case_rules)
 VISIBLE_DEAD_END_DELTA = READING_DELTA
@@ -42,6 +45,15 @@ DEAD_END_DEFINITION = (
 )
 
 
+def dead_end_definition(oracle: OracleResult) -> str:
+    """What a dead end is, for the question: the paper's words under Pmax [F goal], else the
+    property's (``property_words.dead_end_words``)."""
+    words = words_of(oracle)
+    if words.reaches_goal:
+        return DEAD_END_DEFINITION
+    return f"A dead end is a state from which {dead_end_words(words)}."
+
+
 class SubsetDeadEnd(SubsetCategory):
     id = "subset_dead_end"
     title = "Dead ends in the subset?"
@@ -50,6 +62,11 @@ class SubsetDeadEnd(SubsetCategory):
     member_word = "dead end"
 
     def not_applicable(self, oracle: OracleResult) -> str | None:
+        if failing_value(oracle.prop) is None:
+            return (
+                "under a maximal expected reward no value is a failure (an infinite one is the"
+                " most the agent can collect), so there is no dead end to ask about"
+            )
         marked, unmarked = self.class_sizes(oracle)
         if not marked:
             return "the model has no dead end outside the goal"
@@ -65,13 +82,14 @@ class SubsetDeadEnd(SubsetCategory):
     def marked(self, state: StateFacts) -> bool:
         return state.dead_end
 
-    def score(self, state: StateFacts) -> float:
-        return capped(1.0 - state.value, reads_as_failure(state))
+    def score(self, state: StateFacts, oracle: OracleResult) -> float:
+        return capped(failure_closeness(state, oracle), reads_as_failure(state))
 
-    def subset_delta(self, members: list[StateFacts]) -> float:
-        """The paper's 1 − min V (1 for every positive subset); the category's ``candidates``
-        caps it at ½ for a reading subset (``subset_reading``)."""
-        return 1.0 - min(s.value for s in members)
+    def subset_delta(self, members: list[StateFacts], oracle: OracleResult) -> float:
+        """The paper's 1 − min V (1 for every positive subset), in general how close the
+        member nearest to a dead end is to one (``value_scale.failure_closeness``); the
+        category's ``candidates`` caps it at ½ for a reading subset (``subset_reading``)."""
+        return max(failure_closeness(s, oracle) for s in members)
 
     def subset_reading(self, members: list[StateFacts]) -> bool:
         """Whether the label rule answers the subset rightly (yes iff a member reads as a
@@ -88,13 +106,19 @@ class SubsetDeadEnd(SubsetCategory):
         return [replace(c, delta=min(c.delta, READING_DELTA), reading=True) for c in found]
 
     def question(self, case: TestCase, oracle: OracleResult) -> str:
-        return f"{DEAD_END_DEFINITION} Is at least one of the states listed above a dead end?"
+        definition = dead_end_definition(oracle)
+        return f"{definition} Is at least one of the states listed above a dead end?"
 
     def rephrasings(self, case: TestCase, oracle: OracleResult) -> tuple[str, str]:
+        definition = dead_end_definition(oracle)
+        words = words_of(oracle)
+        if words.reaches_goal:
+            last = "which the goal can no longer be reached?"
+        else:
+            last = f"which {dead_end_words(words)}?"
         return (
-            f"{DEAD_END_DEFINITION} Does the list of states above contain any dead end?",
-            f"{DEAD_END_DEFINITION} Among the states listed above, is there one or more from "
-            "which the goal can no longer be reached?",
+            f"{definition} Does the list of states above contain any dead end?",
+            f"{definition} Among the states listed above, is there one or more from {last}",
         )
 
     def state_fact(self, oracle: OracleResult, state: StateFacts) -> str:
@@ -104,6 +128,11 @@ class SubsetDeadEnd(SubsetCategory):
     def group_reasons(
         self, oracle: OracleResult, states: list[StateFacts], names: tuple[str, ...]
     ) -> tuple[list[str], list[int]]:
+        words = words_of(oracle)
+        if words.reaches_goal:
+            if any(f.dead_end for f in states):
+                return ["Yes: at least one of them is a dead end (V = 0)."], []
+            return ["No: from each of them some policy still reaches the goal (V > 0)."], []
         if any(f.dead_end for f in states):
-            return ["Yes: at least one of them is a dead end (V = 0)."], []
-        return ["No: from each of them some policy still reaches the goal (V > 0)."], []
+            return [f"Yes: from at least one of them {dead_end_words(words)}."], []
+        return ["No: from each of them some policy still does better than a dead end."], []

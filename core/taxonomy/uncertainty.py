@@ -26,6 +26,7 @@ and under the exact method (no intervals) for every category.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -49,6 +50,7 @@ from explaincheck.core.taxonomy.metamorphic import state_names
 from explaincheck.core.taxonomy.policy_optimal import PolicyOptimal
 from explaincheck.core.taxonomy.ranking import Ranking
 from explaincheck.core.taxonomy.satisfy import _EPSILON, HALF, Satisfy
+from explaincheck.core.taxonomy.value_scale import scale_of
 
 Interval = tuple[Fraction, Fraction]
 
@@ -104,8 +106,10 @@ def decide(
     if not bounded(oracle):
         return None
 
+    # "better" is the higher Q under a maximising property, the lower under a minimising one
+    upwards = oracle.prop.maximising
     if isinstance(category, ActionChoiceCategory):
-        best = category.pick((True, False))
+        best = category.pick((True, False)) == upwards
         state = oracle.state(case.states[0])
         others = [b for b in category.listed_actions(case, oracle) if b != answer]
         pairs = [(answer, b) if best else (b, answer) for b in others]
@@ -113,10 +117,10 @@ def decide(
     if isinstance(category, Ranking):
         state = oracle.state(case.states[0])
         order = list(answer)
-        pairs = [(a, b) for i, a in enumerate(order) for b in order[i + 1 :]]
+        pairs = [(a, b) if upwards else (b, a) for i, a in enumerate(order) for b in order[i + 1 :]]
         return _ordered(oracle, state, pairs)
     if isinstance(category, Satisfy):
-        return _satisfy(float(answer), oracle.state(case.states[0]), settings)
+        return _satisfy(float(answer), oracle.state(case.states[0]), settings, oracle)
     if isinstance(category, QuantityPairCategory):
         return _pair(category, answer, case, oracle)
     if isinstance(category, PolicyOptimal):
@@ -133,14 +137,17 @@ def interval(state: StateFacts, quantity: str = "value") -> Interval | None:
 
 
 def q_difference(oracle: OracleResult, state: StateFacts, a: str, b: str) -> Interval | None:
-    """Bounds on Q(s, a) − Q(s, b) = Σ_s' (p_a(s') − p_b(s')) · V(s') over the successors'
-    V intervals (None: a successor without one)."""
+    """Bounds on Q(s, a) − Q(s, b) = r(s, a) − r(s, b) + Σ_s' (p_a(s') − p_b(s')) · V(s') over
+    the successors' V intervals (None: a successor without one, or an infinite value: its
+    difference is no interval). The rewards are 0 under a probability property."""
+    if any(math.isinf(q) for q in (state.q.get(a, 0.0), state.q.get(b, 0.0))):
+        return None
     weight: defaultdict[int, Fraction] = defaultdict(Fraction)
     for target, p in state.successors.get(a, {}).items():
         weight[target] += Fraction(p)
     for target, p in state.successors.get(b, {}).items():
         weight[target] -= Fraction(p)
-    low = high = Fraction(0)
+    low = high = Fraction(state.rewards.get(a, 0.0)) - Fraction(state.rewards.get(b, 0.0))
     for target, c in weight.items():
         if c == 0:
             continue
@@ -171,12 +178,17 @@ def _ordered(
     return Decision(PASS, "the order holds for every V in the intervals")
 
 
-def _satisfy(p: float, state: StateFacts, settings: GradingSettings) -> Decision | None:
+def _satisfy(
+    p: float, state: StateFacts, settings: GradingSettings, oracle: OracleResult
+) -> Decision | None:
     bounds = interval(state)
     if bounds is None:
         return None
     low, high = (float(x) for x in bounds)
     shown = f"V in [{low:.6g}, {high:.6g}]"
+    if oracle.prop.is_reward:  # an expected reward is graded on its range (value_scale)
+        scale = scale_of(oracle)
+        p, low, high = ((x - scale.low) / scale.width for x in (p, low, high))
     if settings.satisfy_rule == HALF:
         if low >= 0.5 or high < 0.5:
             return Decision(PASS if (p >= 0.5) == (low >= 0.5) else FAIL, shown)
@@ -211,7 +223,7 @@ def _pair(
     above, below = mine[0] > other[1], mine[1] < other[0]
     if not (above or below):
         return Decision(UNCERTAIN, f"the intervals overlap: {shown}")
-    return Decision(PASS if above == category.higher_is_right else FAIL, shown)
+    return Decision(PASS if above == category.higher_wins(oracle) else FAIL, shown)
 
 
 def _policy_optimal(answer: Any, case: TestCase, oracle: OracleResult) -> Decision | None:

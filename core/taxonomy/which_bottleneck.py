@@ -12,7 +12,7 @@ from __future__ import annotations
 from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.taxonomy.base import Candidate, TestCase
 from explaincheck.core.taxonomy.bottleneck import (
-    BOTTLENECK_DEFINITION,
+    bottleneck_definition,
     bottleneck_fact,
     bottleneck_reason,
 )
@@ -59,17 +59,18 @@ class WhichBottleneck(PairCategory):
         )
 
     def question(self, case: TestCase, oracle: OracleResult) -> str:
+        definition = bottleneck_definition(oracle)
         return (
-            f"{BOTTLENECK_DEFINITION} Exactly one of the two states, {pair_names(case)}, is a "
-            "bottleneck. "
+            f"{definition} Exactly one of the two states, {pair_names(case)}, is a bottleneck. "
             "Which one?"
         )
 
     def rephrasings(self, case: TestCase, oracle: OracleResult) -> tuple[str, str]:
+        definition = bottleneck_definition(oracle)
         return (
-            f"{BOTTLENECK_DEFINITION} One of the states {pair_names(case)} is a bottleneck and "
+            f"{definition} One of the states {pair_names(case)} is a bottleneck and "
             "the other is not. Name the bottleneck.",
-            f"{BOTTLENECK_DEFINITION} Of the two states {pair_names(case)}, exactly one must be "
+            f"{definition} Of the two states {pair_names(case)}, exactly one must be "
             "passed by every successful run from the start. Which?",
         )
 

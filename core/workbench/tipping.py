@@ -139,7 +139,12 @@ def locate(
     if change.method is not None:
         return change
     left = run_point(request, sweep.name, change.between[0], [], reference)
-    if sweep.integer:
+    if request.property is not None and not request.property.reaches_goal:
+        notes.append(
+            f"the parametric engine here solves Pmax [F goal], not {request.property.text}:"
+            " tipping points bisected"
+        )
+    elif sweep.integer:
         notes.append("an integer constant has no parametric form: tipping points bisected")
     elif left.oracle is not None and len(left.oracle.states) > PARAMETRIC_STATES:
         notes.append(f"over {PARAMETRIC_STATES} states: tipping points bisected, not parametric")

@@ -24,6 +24,7 @@ from explaincheck.core.environments.loader import constant_text, format_constant
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.errors import ExplaincheckError, ModelError
 from explaincheck.core.oracle.program import ProgramConstant, ProgramDescription, describe_program
+from explaincheck.core.oracle.property import Property
 from explaincheck.core.oracle.types import OracleRequest, OracleResult
 from explaincheck.core.workspace.events import Event
 
@@ -44,6 +45,9 @@ class ModelChoices:
     goal_label: str = ""
     unsafe_label: str = ""
     strict: bool = False
+    # ``--property``: PRISM text, FILE.props[:NAME] or the name of one of the model's own ("":
+    # Pmax=? [F goal]); its target is the goal
+    property: str = ""
 
 
 class GoalToChoose(ModelError):
@@ -92,6 +96,7 @@ class ModelWorkspace:
         self.goal_label = "goal"
         self.unsafe_label = "unsafe"
         self.require_unsafe = False
+        self.property: Property | None = None  # the property V is computed for (None: Pmax F goal)
         self.oracle: OracleResult | None = None
         self.last_path: str | None = None  # the file last asked for (error excerpts point there)
         self.error: BaseException | None = None  # why the last open or build failed
@@ -138,7 +143,11 @@ class ModelWorkspace:
         self.cancel()
         self.last_path = environment.model_path
         constants, goal, unsafe = _chosen(environment, choices or ModelChoices())
+        prop = None
         try:  # Storm's parser, in the oracle's isolated child (cached by file content)
+            if choices is not None and choices.property:
+                prop, constants = environment.resolve_property(choices.property, constants)
+                goal = prop.goal_text
             program = await self._offload(describe_program, environment.model_path)
             given = parse_constants(constants)
         except ExplaincheckError as error:
@@ -146,11 +155,13 @@ class ModelWorkspace:
             return None
         self.environment, self.program, self.oracle = environment, program, None
         self.constants, self.goal_label, self.unsafe_label = constants, goal, unsafe
+        self.property = prop
         self.require_unsafe = bool(choices and choices.strict and choices.unsafe_label)
         self.error = None
         labels = tuple(program.label_names)
         # a file without a label of the default goal name, opened with no goal named: ask
-        unnamed = not (choices and (choices.goal_label or choices.strict)) and goal not in labels
+        named = choices and (choices.goal_label or choices.strict or prop)
+        unnamed = not named and goal not in labels
         if unnamed:
             self.goal_label = ""
         self.events.environment.emit(environment)
@@ -209,6 +220,7 @@ class ModelWorkspace:
             goal_label=self.goal_label,
             unsafe_label=self.unsafe_label,
             require_unsafe=self.require_unsafe,
+            property=self.property,
             **limit,
         )
 

@@ -5,6 +5,13 @@ A text that is one of the model's labels stays that label. Anything else is read
 state formula over the model's variables, formulas and labels; after the build its states are
 added to the model's labelling under the text itself, so everything downstream (values, the goal
 set, bottlenecks, the JSON's labels) treats an expression exactly like a label.
+
+Why a size limit before Storm sees a text (``check_target_text``, called where a goal is read:
+the command line's ``--goal``/``--unsafe`` and before the oracle's child starts): Storm's
+expression parsers recurse per nesting level and echo what they could not read, so 30,000
+nested parentheses crashed the model checker (exit status -11) and 15,000 terms printed a
+180 KB error line. An empty text is refused too (``--goal ''`` once meant the label "goal").
+Errors quote at most ``SHOWN_CHARACTERS`` of a text.
 """
 
 from __future__ import annotations
@@ -20,6 +27,13 @@ _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _QUOTED = re.compile(r'"([^"]*)"')
 _POSITION = re.compile(r"[Pp]arsing error at (\d+):(\d+):\s*(.*)")
 BUILT_IN_LABELS = ("init", "deadlock")
+# Storm read 8,000 terms (28,000 characters) and 1,000 nested parentheses, and crashed at 2,000:
+# the limits stay well inside what was seen to work.
+MAX_CHARACTERS = 10_000  # a goal over a hundred variables is ~1,500 characters
+MAX_TERMS = 2_000  # variables, labels and numbers
+MAX_DEPTH = 100  # nested parentheses
+SHOWN_CHARACTERS = 60  # of a text quoted in an error
+_TERM = re.compile(r'"[^"]*"|[A-Za-z_]\w*|\d+(?:\.\d+)?')
 
 
 @dataclass(frozen=True)
@@ -35,6 +49,46 @@ class Target:
     keep: Property | None = None
 
 
+def shown_target(text: str) -> str:
+    """``text`` quoted for an error, cut after ``SHOWN_CHARACTERS`` with its length said."""
+    if len(text) <= SHOWN_CHARACTERS:
+        return repr(text)
+    return f"{text[:SHOWN_CHARACTERS]!r}... ({len(text):,} characters)"
+
+
+def _depth(text: str) -> int:
+    depth = deepest = 0
+    for character in text:
+        if character == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif character == ")":
+            depth -= 1
+    return deepest
+
+
+def check_target_text(text: str, role: str) -> None:
+    """Refuse an empty ``role`` (goal, unsafe) or one past the stated size (characters, terms,
+    nesting) before Storm reads it; one ``ModelError`` line naming the limit."""
+    if not text.strip():
+        raise ModelError(f"the {role} is empty: give a label or a PRISM expression")
+    terms, depth = len(_TERM.findall(text)), _depth(text)
+    over = (
+        f"is longer than the {MAX_CHARACTERS:,} characters read"
+        if len(text) > MAX_CHARACTERS
+        else f"has {terms:,} terms (variables, labels, numbers), over the {MAX_TERMS:,} read"
+        if terms > MAX_TERMS
+        else f"nests parentheses {depth:,} deep, over the {MAX_DEPTH} levels read"
+        if depth > MAX_DEPTH
+        else ""
+    )
+    if over:
+        raise ModelError(
+            f"the {role} expression {shown_target(text)} {over}; write a larger one as a label"
+            " in the model"
+        )
+
+
 def formula_of(text: str, labels: tuple[str, ...]) -> str:
     """How a goal or unsafe set given as ``text`` is written inside a property."""
     return f'"{text}"' if text in labels else f"({text})"
@@ -47,13 +101,16 @@ def target(
     nor a boolean expression (the caller says what a missing label means for ``role``)."""
     if text in labels:
         return Target(text, f'"{text}"', None)
-    if not text.strip():
-        raise ModelError(f"{path}: the {role} is empty: give a label or a PRISM expression")
+    try:
+        check_target_text(text, role)
+    except ModelError as error:
+        raise ModelError(f"{path}: {error}") from None
     for name in _QUOTED.findall(text):
         if name not in labels and name not in BUILT_IN_LABELS:
             raise ModelError(
-                f'{path}: the {role} expression {text!r} names the label "{name}", which is not'
-                f" defined; labels are: {', '.join(labels) or 'none'}"
+                f"{path}: the {role} expression {shown_target(text)} names the label"
+                f' "{name[:SHOWN_CHARACTERS]}", which is not defined; labels are:'
+                f" {', '.join(labels) or 'none'}"
             )
     try:
         parsed = _parse(text, program)
@@ -64,7 +121,7 @@ def target(
     except _Unparsed as error:
         if _IDENTIFIER.fullmatch(text.strip()):
             return None
-        raise ModelError(f"{path}: the {role} expression {text!r}: {error}") from None
+        raise ModelError(f"{path}: the {role} expression {shown_target(text)}: {error}") from None
     import stormpy
 
     keep = stormpy.parse_properties(f"Pmax=? [X ({text})]", program)[0]
@@ -87,7 +144,7 @@ def _parse(text: str, program: PrismProgram) -> Property:
         match = _POSITION.search(message)
         if match:
             detail = match.group(3).split("\n")[0].strip()
-            detail = re.sub(r",?\s*here:?$", "", detail) or "syntax error"
+            detail = re.sub(r",?\s*here:?$", "", detail)[:SHOWN_CHARACTERS] or "syntax error"
             raise _Unparsed(f"{match.group(1)}:{match.group(2)}: syntax error: {detail}") from None
         raise _Unparsed(
             "1:1: not a boolean expression over the model's variables, formulas and labels"

@@ -82,7 +82,7 @@ def flawed_answer(truth: OracleResult, spec: str, case: TestCase) -> FlawedAnswe
     flaw = parse_flaw(spec.removeprefix("flaw:"))
     picture = FlawedBackend(truth, flaw).picture  # with its categories' facts seen through it
     answer = picture_answer(case, picture)
-    grade = grade_reply(case, picture_reply(case, picture, flaw.belief), truth)
+    grade = grade_reply(case, picture_reply(case, picture, flaw.belief, truth), truth)
     return FlawedAnswer(
         spec=spec,
         explanation=explanation(spec),

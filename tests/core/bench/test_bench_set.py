@@ -130,4 +130,4 @@ def test_unknown_ids_and_a_changed_file_are_refused_in_one_line(default_set, tmp
     assert "sha256 does not match the manifest" in err and len(err.splitlines()) == 1
     (tmp_path / "bad.jsonl").write_text("not json\n")
     assert main(["bench", "grade", str(folder), str(tmp_path / "bad.jsonl")]) == 2
-    assert "bad.jsonl:1: not an answer" in capsys.readouterr().err
+    assert "bad.jsonl:1:1: not valid JSON (expecting value)" in capsys.readouterr().err

@@ -130,8 +130,8 @@ def test_subsets_are_sampled_and_reach_the_top_delta_per_class(category_id):
     assert len(candidates) < 20_000
     assert all(len(set(c.states)) == 4 for c in candidates)
     pool = category.pool(oracle)
-    best_negative = max(category.score(s) for s in pool if not category.marked(s))
-    best_positive = max(category.score(s) for s in pool)
+    best_negative = max(category.score(s, oracle) for s in pool if not category.marked(s))
+    best_positive = max(category.score(s, oracle) for s in pool)
     if category_id == "subset_dead_end":  # a subset of live dead ends only: δ 1 (method.md §4)
         assert any(category.marked(s) and not is_visible_dead_end(s) for s in pool)
         best_positive = 1.0
