@@ -184,9 +184,10 @@ class TerminalHooks(MatrixHooks):
         self.bar = TerminalProgress()
         self.interrupts = _Interrupts()
         self._remove: Callable[[], None] = lambda: None
+        self._skips_said: set[str] = set()  # a matrix says a left-out category's line once
 
     def planned(self, plan: Plan) -> None:
-        _describe(plan, self.db)
+        _describe(plan, self.db, self._skips_said)
 
     def matrix_planned(self, plans: Sequence[Plan]) -> None:
         if len(plans) > 1:
@@ -317,10 +318,20 @@ def _say_regraded(summary: RegradeSummary) -> None:
         )
 
 
-def _describe(plan: Plan, db: str) -> None:
+def _describe(plan: Plan, db: str, said: set[str] | None = None) -> None:
+    """The plan in words; ``said``: the left-out lines an earlier environment of the matrix
+    printed (the same words in every environment, such as the policy categories without a
+    policy, are said once, then counted)."""
     campaign = plan.campaign
     count = sum(plan.cases.values())
-    skipped = "".join(f"\n  {skip_line(plan, c, why)}" for c, why in plan.skipped.items())
+    lines = {c: skip_line(plan, c, why) for c, why in plan.skipped.items()}
+    said = set() if said is None else said
+    again = [c for c, line in lines.items() if line in said]
+    shown = [line for line in lines.values() if line not in said]
+    if again:
+        shown.append(f"{', '.join(again)}: left out as above")
+    said.update(lines.values())
+    skipped = "".join(f"\n  {line}" for line in shown)
     asked = len({e.case.key for e in plan.executions})
     cases = counted(count, "test case")
     if asked != count:  # wordings and metamorphic variants multiply the prompts of a case

@@ -128,6 +128,10 @@ def test_a_campaign_file_runs_a_list_and_results_config_writes_it_back(tmp_path,
             ["--env", "frozen_lake", "--env", "dam", "--policy", "p.json"],
             "--policy belongs to one model, but --env names 2 environments",
         ),
+        (
+            ["--env", "frozen_lake", "--env", "dam", "--property", 'Pmax=? [F "goal"]'],
+            "--property belongs to one model, but --env names 2 environments",
+        ),
         (["--env", "frozen_lake", "--env", "nowhere"], "'nowhere' is neither a built-in"),
     ],
 )
@@ -163,3 +167,51 @@ def test_the_cost_limit_holds_over_the_whole_matrix(tmp_path, capsys):
     assert "stopped at --max-cost 5.5000" in capsys.readouterr().err
     assert main(["results", "--db", str(db), "--json"]) == 0
     assert len(json.loads(capsys.readouterr().out)) == len(stored)
+
+
+def test_shards_of_a_study_merged_equal_the_whole_study(tmp_path, capsys):
+    study = ["run", "--env", "frozen_lake", "--env", "dam", "--llm", "random", "--llm", "oracle"]
+    study += ["--categories", "satisfy,best_action", "--budget", "3"]
+    assert main([*study, "--db", str(tmp_path / "whole.sqlite")]) == 0
+    for i in (1, 2):
+        assert main([*study, "--shard", f"{i}/2", "--db", str(tmp_path / f"s{i}.sqlite")]) == 0
+    shards = [executions(tmp_path / f"s{i}.sqlite") for i in (1, 2)]
+    # each shard holds part of every environment's campaign, none holds a key twice
+    for rows in shards:
+        assert {env for _, env, _ in rows} == {"frozen_lake", "dam"}
+        assert 0 < len(rows) < len(executions(tmp_path / "whole.sqlite"))
+    merged = tmp_path / "merged.sqlite"
+    inputs = [str(tmp_path / f"s{i}.sqlite") for i in (1, 2)]
+    assert main(["merge", *inputs, "--out", str(merged)]) == 0
+    whole = sorted(key for key, _, _ in executions(tmp_path / "whole.sqlite"))
+    assert sorted(key for key, _, _ in executions(merged)) == whole
+    assert len(whole) == len(set(whole))
+    with sqlite3.connect(merged) as connection:
+        campaigns = connection.execute("SELECT environment FROM campaigns").fetchall()
+    assert sorted(env for (env,) in campaigns) == ["dam", "frozen_lake"]
+    assert main([*study, "--db", str(merged)]) == 0  # the study resumed there: nothing missing
+    assert sorted(key for key, _, _ in executions(merged)) == whole
+    # a campaign of another environment that is not of this study is refused in one line
+    other = tmp_path / "other.sqlite"
+    one = ["run", "--env", "water_jug", "--llm", "random", "--llm", "oracle"]
+    one += ["--categories", "satisfy,best_action", "--budget", "2"]
+    assert main([*one, "--db", str(other)]) == 0
+    capsys.readouterr()
+    refused = tmp_path / "refused.sqlite"
+    assert main(["merge", inputs[0], str(other), "--out", str(refused)]) == 2
+    err = capsys.readouterr().err
+    assert "holds another campaign than" in err and "differ in budget: 3 vs 2" in err
+    assert err.count("\n") == 1 and not refused.exists()
+
+
+def test_a_left_out_category_is_said_once_over_the_matrix(tmp_path, capsys):
+    db = tmp_path / "r.sqlite"
+    argv = ["run", "--env", "frozen_lake", "--env", "water_jug", "--llm", "random"]
+    assert main([*argv, "--budget", "2", "--db", str(db)]) == 0
+    err = capsys.readouterr().err
+    assert err.count("policy_reach: not applicable (no policy is loaded") == 1
+    assert err.count("  bottleneck: not applicable (the model has no bottleneck state)") == 1
+    water_jug = err.split("explaincheck run: water_jug:")[1].split("explaincheck run:")[0]
+    assert "policy_reach, policy_optimal, policy_better, policy_regret: left out as above" in (
+        water_jug
+    )
