@@ -236,16 +236,7 @@ class CampaignRunner:
         """The campaign record (once): before the first execution is stored."""
         if self._campaign_id:
             return
-        plan = self.plan
-        self._campaign_id = self.store.begin_campaign(
-            identity=plan.identity,
-            settings=plan.stored_settings(),
-            environment=plan.environment_name,
-            model_path=plan.oracle.model.path,
-            model_hash=plan.model_hash,
-            constants=plan.oracle.model.constants,
-            planned=plan.total,
-        )
+        self._campaign_id = begin_plan(self.store, self.plan)
 
     def _finish(self) -> RunOutcome:
         self._begin_campaign()  # a run cancelled while its backends were preparing
@@ -487,3 +478,16 @@ def _with_cut(reason: str, reply: Reply | None) -> str:
         return reason
     total = reply.extra["cut"]
     return f"{reason} (reply cut: {total} characters, the first {MAX_REPLY_CHARS} kept)"
+
+
+def begin_plan(store: Store, plan: Plan) -> int:
+    """The campaign record of ``plan`` in ``store`` (the same id when it is resumed)."""
+    return store.begin_campaign(
+        identity=plan.identity,
+        settings=plan.stored_settings(),
+        environment=plan.environment_name,
+        model_path=plan.oracle.model.path,
+        model_hash=plan.model_hash,
+        constants=plan.oracle.model.constants,
+        planned=plan.total,
+    )

@@ -25,10 +25,10 @@ from explaincheck.core.campaign.plan_size import plans_size_warning
 from explaincheck.core.campaign.prices import CostTally, Price
 from explaincheck.core.campaign.progress import Progress
 from explaincheck.core.campaign.regrade import RegradeSummary
-from explaincheck.core.campaign.runner import RunOutcome
+from explaincheck.core.campaign.runner import RunOutcome, begin_plan
 from explaincheck.core.campaign.session import CampaignSession
 from explaincheck.core.errors import ExplaincheckError
-from explaincheck.core.store import check_writable
+from explaincheck.core.store import Store, check_writable
 from explaincheck.core.workspace.campaign import (
     CampaignRequest,
     CampaignRun,
@@ -136,6 +136,7 @@ async def _run_all(
         runs.append(run)
         if session.cancelled or run.cost_stopped or run.outcome.stopped:
             break
+    _record_not_begun(plans[len(runs) :], session.store)
     stopped = {
         (f"{matrix.name(i)}: {llm}" if matrix.several else llm): (
             f"{run.plan.environment_name}: {why}" if matrix.several else why
@@ -148,6 +149,16 @@ async def _run_all(
     ran = MatrixRun(tuple(plans), tuple(runs), RunOutcome(final, stopped))
     hooks.matrix_ended(ran, session)
     return ran
+
+
+def _record_not_begun(plans: Sequence[Plan], store: Store) -> None:
+    """The campaigns a stop left unbegun, recorded as ``incomplete`` with nothing stored: the
+    file says what the whole study planned (``report``'s facts, ``compare``'s check of an
+    unfinished side), not only what ran; a campaign the file already holds is left as it is."""
+    known = {campaign.identity for campaign in store.campaigns()}
+    for plan in plans:
+        if plan.identity not in known:
+            store.end_campaign(begin_plan(store, plan), "incomplete")
 
 
 def _state(session: CampaignSession, stopped: dict[str, str]) -> str:

@@ -65,6 +65,9 @@ def test_run_env_all_interrupted_and_resumed_stores_every_case_once(tmp_path, ca
     )
     before = {key: finished for key, _, finished in executions(db)}
     assert stored == len(before) < planned  # one total over the matrix, not one environment's
+    with sqlite3.connect(db) as connection:  # every environment's campaign, begun or not
+        statuses = dict(connection.execute("SELECT environment, status FROM campaigns"))
+    assert set(statuses) == set(BUILTIN_IDS) and statuses[BUILTIN_IDS[-1]] != "finished"
 
     resumed = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert resumed.returncode == 0, resumed.stderr

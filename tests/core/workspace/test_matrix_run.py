@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 
+from explaincheck.core.analysis.completeness import completeness
 from explaincheck.core.campaign.plan import Campaign
 from explaincheck.core.campaign.session import BackendSettings, CampaignSession
 from explaincheck.core.workspace.campaign import CampaignRequest
@@ -103,7 +104,17 @@ def test_a_stopped_matrix_resumes_asking_only_what_is_missing(tmp_path):
     before = {key: finished for key, _, finished in stored(db)}
     assert 3 <= len(before) < total
     with sqlite3.connect(db) as connection:
-        assert connection.execute("SELECT COUNT(*) FROM campaigns").fetchone() == (1,)
+        campaigns = connection.execute("SELECT environment, planned, status FROM campaigns")
+        campaigns = campaigns.fetchall()
+    # the environments not begun are in the file too, planned and incomplete: the file says
+    # what the whole study planned, so a report or a gate sees it unfinished
+    assert [(env, status) for env, _, status in campaigns] == [
+        ("frozen_lake", "cancelled"),
+        ("water_jug", "incomplete"),
+        ("dam", "incomplete"),
+    ]
+    assert sum(planned for _, planned, _ in campaigns) == total
+    assert completeness(db).words() == f"{len(before)} of {total} planned executions graded"
 
     watch = Watch()
     again = asyncio.run(run_matrix(requests(db), watch))
@@ -116,3 +127,6 @@ def test_a_stopped_matrix_resumes_asking_only_what_is_missing(tmp_path):
     assert all(before[key] == finished for key, _, finished in rows if key in before)
     new = [s for s in watch.snapshots if s.last is not None]
     assert len(new) == total - len(before)
+    with sqlite3.connect(db) as connection:
+        statuses = connection.execute("SELECT environment, status FROM campaigns").fetchall()
+    assert statuses == [(env, "finished") for env in ENVIRONMENTS]  # the same rows, finished
