@@ -99,13 +99,15 @@ def plan(
     seed: int = 0,
     repeat: int = 1,
     wording: str | int = 0,
+    case_seed: int | None = None,
     metamorphic: bool = False,
     shard: str | None = None,
     satisfy_rule: str = "absolute",
     satisfy_tolerance: float = 0.05,
 ) -> Plan:
     """Every execution of a campaign (``shard="I/N"``: the I-th of N parts), as ``run`` plans;
-    ``satisfy_rule`` and ``satisfy_tolerance`` as ``run --satisfy-rule --satisfy-tolerance``."""
+    ``satisfy_rule`` and ``satisfy_tolerance`` as ``run --satisfy-rule --satisfy-tolerance``,
+    ``case_seed`` as ``run --case-seed`` (None: ``seed`` picks the cases)."""
     llms = (llms,) if isinstance(llms, str) else tuple(llms)
     for spec in llms:
         parse_spec(spec)  # a bad spec is one clear error before the oracle is computed
@@ -119,6 +121,7 @@ def plan(
         selection=selection,
         repeat=repeat,
         seed=seed,
+        case_seed=case_seed,
         wording=wording,
         metamorphic=metamorphic,
         satisfy_rule=satisfy_rule,

@@ -36,13 +36,16 @@ from explaincheck.gui.adapters.live_question_controller import LiveQuestionContr
 from explaincheck.gui.adapters.model_controller import ModelController
 from explaincheck.gui.adapters.results_data import ResultsData
 from explaincheck.gui.presenters.campaign_run import CampaignRun, RunParts
+from explaincheck.gui.presenters.case_room import CaseRoom
 from explaincheck.gui.presenters.llm_policy_wiring import LlmPolicyParts, LlmPolicyWiring
 from explaincheck.gui.presenters.model_presenter import ModelActions, ModelPresenter, OracleViews
 from explaincheck.gui.presenters.notices import Notices
 from explaincheck.gui.presenters.policy_presenter import PolicyPresenter
+from explaincheck.gui.presenters.presentation_size import PresentationSize, view_menu
 from explaincheck.gui.presenters.regrade_presenter import RegradePresenter
 from explaincheck.gui.presenters.results_presenter import ResultsPresenter
 from explaincheck.gui.presenters.share_file import ShareFile, attach_share
+from explaincheck.gui.presenters.state_selection import SelectionViews, follow_selection
 from explaincheck.gui.presenters.window_actions import TABS, ActionHandlers, build_actions
 from explaincheck.gui.presenters.wording_presenter import WordingPresenter
 from explaincheck.gui.presenters.workbench_wiring import (
@@ -54,6 +57,7 @@ from explaincheck.gui.support.settings import Settings
 from explaincheck.gui.support.tasks import Tasks, in_thread
 from explaincheck.gui.views.campaign_view import CampaignView
 from explaincheck.gui.views.compare_campaigns_dialog import add_results_menu
+from explaincheck.gui.views.current_tab_size import size_by_current_tab
 from explaincheck.gui.views.error_overlay import ErrorOverlay
 from explaincheck.gui.views.graph_view import GraphView
 from explaincheck.gui.views.model_view import ModelView
@@ -161,6 +165,8 @@ class MainWindow(QMainWindow):
         )
         add_training_set_action(self, add_results_menu(self))
         self.status_line = StatusLine(self)
+        # Ctrl+plus / Ctrl+minus: the text of every view, for a projector
+        self.presentation = PresentationSize(self, view_menu(self), self.settings)
 
         # presenters: each is given what it shows and where it speaks, never the window
         self._build_presenters()
@@ -170,8 +176,13 @@ class MainWindow(QMainWindow):
             self.model,
             self.backend_settings,
             self.tabs,
-            WorkbenchNeighbours(self.graph, self.inspector, lambda: self.teach_view.lesson),
+            WorkbenchNeighbours(self.graph, lambda: self.teach_view.lesson),
             self,
+        )
+        size_by_current_tab(self.tabs)  # the window needs the room of the tab in front only
+        follow_selection(  # one selected state: every view follows it, and can move it
+            self.model.selection,
+            SelectionViews(self.graph, self.inspector, self.workbench, self.teach_view, self.tabs),
         )
         self.policy.attached.connect(
             lambda oracle, _env: self.workbench.simulator.set_loaded_policy(
@@ -196,6 +207,7 @@ class MainWindow(QMainWindow):
         )
         self._restore()
         guard_wheel(self)  # spin and combo boxes take the wheel only once focused
+        self.presentation.apply(prefs.text_size, remember=False)  # as the last run left it
 
     @property
     def pending_policy(self) -> str | None:
@@ -294,11 +306,15 @@ class MainWindow(QMainWindow):
         model.environment_changed.connect(presenter.environment_changed)
         model.cancelled.connect(lambda: self.status_line.oracle.setText("Oracle: cancelled"))
         model.progress.connect(self.status_line.oracle.setText)
-        self.graph.state_selected.connect(self.inspector.show_state)
-        self.inspector.state_requested.connect(self.graph.select_state)
         self.results_view.case_selected.connect(self.results_presenter.case_selected)
+        self.case_room = CaseRoom(  # the docks fold while a case is open on Results
+            (self.model_dock, self.inspector_dock),
+            self.tabs,
+            self.results_view,
+            self.results_view.executions,
+        )
+        self.results_view.executions.case_open_changed.connect(self.case_room.case_open)
         self.results_view.states_highlighted.connect(self.graph.mark_states)
-        self.teach_view.state_changed.connect(self._teach_state)
         view.run_requested.connect(self.run_campaign)
         view.stop_requested.connect(self.stop)
         view.llm_box.check_requested.connect(campaigns.check_host)
@@ -384,10 +400,6 @@ class MainWindow(QMainWindow):
     def show_tab(self, name: str) -> None:
         self.tabs.setCurrentIndex(TABS.index(name))
 
-    def _teach_state(self, state_id: int) -> None:
-        if self.tabs.currentWidget() is self.teach_view:
-            self.inspector.show_state(state_id)
-
     def edit_settings(self) -> None:
         from explaincheck.gui.support.theme import apply_theme
         from explaincheck.gui.views.settings_dialog import SettingsDialog
@@ -397,6 +409,7 @@ class MainWindow(QMainWindow):
             prefs = dialog.preferences()
             self.settings.save_preferences(prefs)
             self.campaign_view.apply_preferences(prefs.ollama_host, prefs.concurrency)
+            self.presentation.apply(prefs.text_size)
             app = QApplication.instance()
             if isinstance(app, QApplication):
                 apply_theme(app, prefs.theme)
@@ -452,6 +465,7 @@ class MainWindow(QMainWindow):
             self.model.open_spec(path)
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        self.case_room.unfold()  # the docks as the user keeps them, not folded for a case
         self.settings.save_window_state(self.saveGeometry(), self.saveState())
         self.settings.save_split_sizes("results", self.results_view.executions.split_sizes())
         self.settings.save_campaign_choices(self.campaign_view.choices())

@@ -9,8 +9,8 @@ code, so the CLI report and the GUI's report view share them. By job:
   table is made from), ``prioritization`` (RQ1), ``models`` (RQ2), ``difficulty`` (RQ3 and
   Figure 3), ``satisfy`` (errors under both grading rules), ``chance`` (the score of a uniform
   guess per case), ``paired`` (two LLMs compared case by case, Holm-corrected), ``robustness``
-  (wording, metamorphic variants, repeats), ``case_quality`` (reading cases and differences
-  too small to resolve).
+  (wording, metamorphic variants, repeats), ``case_quality`` (reading cases, differences too
+  small to resolve, and degenerate cells: a category that measures nothing on its model).
 - Reference explainers: ``fault_detection`` (which categories catch which known flaw, APFD,
   the noisy:Q calibration) and ``controls`` (RQ1's negative controls, answered directly).
 - Cost: ``cost`` (tokens and time per reply); the price table (``campaign.prices``) and the
@@ -27,7 +27,8 @@ code, so the CLI report and the GUI's report view share them. By job:
   the behavioural probes) and ``factor_picture`` (what the GUI's factor panel shows).
 - RQ1's cells: ``rq1_cells`` (the cell table with ``same_cases``, the same-case cells left out)
   and ``rq1_power`` (the headline's power and size by simulation).
-- Two campaigns and repeats: ``compare`` (the paired regression gate), ``compare_files`` (the
+- Two campaigns and repeats: ``compare`` (the paired regression gate), ``sign_flip`` (its exact
+  test and the interval that inverts it at each line's Holm level), ``compare_files`` (the
   two results files read for it), ``completeness`` (planned against graded executions: the
   gate refuses an unfinished side), ``compare_report`` (``report --base``), ``stability``
   (stable-pass, stable-fail, flaky; pass@k and pass^k) and ``stability_report``.

@@ -1,10 +1,14 @@
-"""How much of each Table 1 cell measures reasoning: reading cases and unresolvable differences.
+"""How much of each Table 1 cell measures reasoning: reading cases, unresolvable differences and
+categories that measure nothing on a model.
 
 Why: a pair that holds a hole, or a ranking decided by a difference of 4.5e-5, is a case an
 explainer passes by reading or fails by a coin flip (docs/method.md §4). The report shows, per
 cell, the share of reading cases and the number of cases whose deciding difference is below
-``SMALL_GAP``, names the categories that measure nothing on a model (every candidate δ = 0 or a
-reading case, as ``run`` warned), and can leave reading cases out of every score.
+``SMALL_GAP``, and can leave reading cases out of every score. A category that measures nothing
+on a model (every candidate δ = 0 or a reading case: the campaign stored it as ``degenerate``,
+and ``run`` warned) makes **degenerate cells**: there "always answer 1" passed 40 of 40 satisfy
+cases. They are shown and marked (``DEGENERATE_MARK``) but left out of Table 1's averages, RQ1's
+headline and the other means unless a report asks for them (``--include-degenerate``).
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from explaincheck.core.analysis.facts import stored_notes
-from explaincheck.core.analysis.scores import CELL_KEYS, _text_table
+from explaincheck.core.analysis.scores import CELL_KEYS, DEGENERATE_MARK, _text_table
 from explaincheck.core.store import CampaignRow
 from explaincheck.core.taxonomy.case_rules import SMALL_GAP
 
@@ -93,9 +97,51 @@ def without_reading(results: pd.DataFrame) -> pd.DataFrame:
     return results[[not _flag(v) for v in results["reading"]]]
 
 
-def degenerate_notes(campaigns: Sequence[CampaignRow]) -> list[str]:
-    """Footnotes for categories that ran although they measure nothing on that model."""
+def degenerate_notes(campaigns: Sequence[CampaignRow], included: bool = False) -> list[str]:
+    """Footnotes for categories that ran although they measure nothing on that model: their
+    cells are marked, and left out of the means unless ``included``."""
+    where = (
+        "counted in Avg. and the means (--include-degenerate)"
+        if included
+        else "left out of Avg., RQ1's headline and the means"
+    )
     return [
-        f"{cid} measures nothing in {', '.join(envs)}: {why}."
+        f"{DEGENERATE_MARK} {cid} measures nothing in {', '.join(envs)}: {why}; its cells are"
+        f" {where}."
         for cid, why, envs in stored_notes(campaigns, "degenerate")
     ]
+
+
+def degenerate_reasons(results: pd.DataFrame, campaigns: Sequence[CampaignRow]) -> list[str]:
+    """Per row: why its (environment, category) cell measures nothing, as the campaign that
+    asked it stored (its ``degenerate`` setting), or "" where it measures. Rows are matched to
+    their campaign by ``campaign_id``; without one, by environment."""
+    by_campaign = {c.id: dict(c.settings.get("degenerate") or {}) for c in campaigns}
+    by_environment: dict[str, dict[str, str]] = {}
+    for campaign in campaigns:
+        by_environment.setdefault(campaign.environment, {}).update(by_campaign[campaign.id])
+    ids = results["campaign_id"] if "campaign_id" in results.columns else [None] * len(results)
+    found = []
+    for campaign_id, environment, category in zip(
+        ids, results["environment"], results["category"], strict=True
+    ):
+        known = campaign_id is not None and campaign_id == campaign_id  # not NaN
+        notes = (
+            by_campaign.get(int(campaign_id), {}) if known else by_environment.get(environment, {})
+        )
+        found.append(str(notes.get(category, "")))
+    return found
+
+
+def with_degenerate(results: pd.DataFrame, campaigns: Sequence[CampaignRow]) -> pd.DataFrame:
+    """``results`` with the column ``degenerate`` (``degenerate_reasons``)."""
+    if not campaigns or results.empty:
+        return results.assign(degenerate="")
+    return results.assign(degenerate=degenerate_reasons(results, campaigns))
+
+
+def measured(results: pd.DataFrame) -> pd.DataFrame:
+    """The rows of cells that measure something (the ``degenerate`` ones left out)."""
+    if "degenerate" not in results.columns:
+        return results
+    return results[results["degenerate"].astype(str) == ""]

@@ -6,16 +6,20 @@ a regression, a case both pass or both fail says nothing. The pairing is the pai
 (``paired.paired_outcomes``: one pair per distinct case, repeats and both selections aggregated
 into a score first); cases present on one side only are counted and left out.
 
-Per category and over all pairs: the paired counts, both pass rates, the difference new − base
-with its paired bootstrap interval (``paired.bootstrap_difference``), and the one-sided exact
-McNemar test of "new is worse" (the binomial test of the cases the base scored higher among the
-discordant ones). Holm's correction runs over the categories and the overall line together
-(one family, so the gate's chance of a false alarm is at most α). The gate (docs/method.md,
-"Comparing two campaigns"): a category — or the overall line — is a **regression** when its
-Holm p is below α and, with ``max_drop`` > 0, the whole interval of the drop lies beyond
-``max_drop``. Each line carries the smallest drop the test detects with power
-0.8 at its pair count (``mde``), so a suite too small to see a drop is never read as "no
-regression".
+Per category and over all pairs: the paired 2×2 (both pass, base only, new only, both fail:
+counts of cases with pass/fail scores, summed shares with scores of several executions, so that
+each pass rate is its side's "both" plus its "only" over the pairs), both pass rates, the
+difference new − base, the one-sided exact test of "new is worse" (``sign_flip``: McNemar's
+exact test on pass/fail scores) and the interval that inverts that test. Holm's correction runs
+over the categories and the overall line together (one family, so the gate's chance of a false
+alarm is at most α), and each line's interval is taken at its level in Holm's procedure
+(``sign_flip.holm_levels``), so its upper end lies below 0 exactly when its Holm p is below α:
+the interval never contradicts the verdict. Below the pair count at which the test can reach
+that level the interval is none ("–"), as the mde is. The gate (docs/method.md, "Comparing two
+campaigns"): a category — or the overall line — is a **regression** when its Holm p is below α
+and, with ``max_drop`` > 0, the whole interval of the drop lies beyond ``max_drop``. Each line
+carries the smallest drop the test detects with power 0.8 at its pair count (``mde``), so a
+suite too small to see a drop is never read as "no regression".
 """
 
 from __future__ import annotations
@@ -32,16 +36,22 @@ from explaincheck.core.analysis.layout import order_categories
 from explaincheck.core.analysis.paired import (
     OVERALL,
     PAIR_KEYS,
-    bootstrap_difference,
     paired_outcomes,
     question_identity,
 )
+from explaincheck.core.analysis.sign_flip import PairedDifferences, holm_levels, smallest_p
 from explaincheck.core.analysis.stability import UNSCORED, flaky_keys
 from explaincheck.core.errors import ExplaincheckError
 
 ALPHA = 0.05
 POWER = 0.8
 BASE, NEW = "base", "new"
+INTERVAL = (
+    "new − base, exact: the inversion of the one-sided test (Clopper–Pearson on the cases whose"
+    " scores differ, conditional on them), each end a one-sided bound at the line's level in"
+    " Holm's procedure (95% before the correction), so its upper end is below 0 exactly when"
+    " p_holm < alpha; – = too few pairs for the test to reach that level"
+)
 
 
 @dataclass
@@ -50,24 +60,30 @@ class CategoryComparison:
 
     category: str
     pairs: int
-    both_pass: int
-    base_only: int  # the base scored higher (the cases that make a regression)
-    new_only: int
-    both_fail: int
+    # the paired 2×2: cases (summed shares where a case's score is a share of executions)
+    both_pass: float
+    base_only: float  # the base scored higher (the cases that make a regression)
+    new_only: float
+    both_fail: float
     base_pass: float
     new_pass: float
     difference: float  # new − base: negative is worse
-    ci: tuple[float, float]
-    p: float  # one-sided exact McNemar: new worse than base
+    ci: tuple[float, float]  # the test's interval at ``ci_level`` (NaN, NaN: none, "–")
+    p: float  # one-sided exact test (McNemar on pass/fail): new worse than base
     p_holm: float
     mde: float | None  # smallest drop detected with power 0.8 here; None: none can be
     regression: bool = False
+    ci_level: float = ALPHA  # each end of ``ci`` is a one-sided bound at this level
+    discordant: int = 0  # cases whose two scores differ
+    p_better: float = 1.0  # the same exact test the other way: new better than base
 
     def as_dict(self) -> dict[str, Any]:
         found = {name: getattr(self, name) for name in self.__dataclass_fields__}
         found["ci"] = [_finite(v) for v in self.ci]
-        for name in ("base_pass", "new_pass", "difference", "p", "p_holm", "mde"):
+        for name in ("base_pass", "new_pass", "difference", "p", "p_holm", "mde", "ci_level"):
             found[name] = _finite(found[name])
+        for name in ("both_pass", "base_only", "new_only", "both_fail"):
+            found[name] = _count(found[name])
         return found
 
 
@@ -113,6 +129,7 @@ class Comparison:
             "alpha": self.alpha,
             "max_drop": self.max_drop,
             "failed": [line.category for line in self.failed],
+            "interval": INTERVAL,
         }
 
     def table(self) -> pd.DataFrame:
@@ -166,16 +183,13 @@ def compare_campaigns(
     alpha: float = ALPHA,
     max_drop: float = 0.0,
     exclude_flaky: bool = False,
-    seed: int = 0,
     names: tuple[str, str] = (BASE, NEW),
     detail: bool = True,
 ) -> Comparison:
     """Pair ``base_llm``'s executions in ``base`` with ``new_llm``'s in ``new`` and test every
     category and the whole; ``names`` name the two sides in messages (file names).
-    ``detail=False`` skips the bootstrap intervals (NaN) and the mde (None): the gate at
-    ``max_drop`` 0 reads neither, and a simulation of thousands of campaigns cannot wait."""
-    if not detail and max_drop > 0:
-        raise ValueError("the gate with max_drop > 0 reads the interval")
+    ``detail=False`` skips the mde (None): the gate does not read it, and a simulation of
+    thousands of campaigns cannot wait for its power search."""
     base = base[base["llm"] == base_llm]
     new = new[new["llm"] == new_llm]
     _check_models(base, new, names)
@@ -199,7 +213,7 @@ def compare_campaigns(
             " wording): nothing to compare"
         )
     paired_ids = set(map(tuple, pairs[PAIR_KEYS].to_numpy()))
-    lines = gate_lines(pairs, alpha=alpha, max_drop=max_drop, seed=seed, detail=detail)
+    lines = gate_lines(pairs, alpha=alpha, max_drop=max_drop, detail=detail)
     return Comparison(
         base_llm=base_llm,
         new_llm=new_llm,
@@ -218,23 +232,35 @@ def gate_lines(
     *,
     alpha: float = ALPHA,
     max_drop: float = 0.0,
-    seed: int = 0,
     detail: bool = True,
 ) -> list[CategoryComparison]:
     """The gate over paired scores (``category``, ``base``, ``new`` per pair): one line per
-    category and ``all``, Holm-adjusted as one family, each marked a regression or not."""
+    category and ``all``, Holm-adjusted as one family, each with the interval at its Holm level
+    and marked a regression or not."""
     groups = [(c, pairs[pairs["category"] == c]) for c in order_categories(pairs["category"])]
     family = len(groups) + 1 if len(groups) > 1 else 1  # one category: ``all`` is the same test
-    lines = [_line(c, g, alpha, seed, family, detail) for c, g in groups]
-    lines.append(_line(OVERALL, pairs, alpha, seed, family, detail))
+    found = [(c, PairedDifferences.of(g[BASE], g[NEW]), g) for c, g in groups]
+    found.append((OVERALL, PairedDifferences.of(pairs[BASE], pairs[NEW]), pairs))
+    lines = [_line(c, d, g, alpha, family, detail) for c, d, g in found]
     tested = lines if family > 1 else lines[:1]
-    for line, p_holm in zip(tested, holm([line.p for line in tested]), strict=True):
-        line.p_holm = float(p_holm)
+    p_values = [line.p for line in tested]
+    levels = holm_levels(p_values, alpha)
+    for line, p_holm, level in zip(tested, holm(p_values), levels, strict=True):
+        line.p_holm, line.ci_level = float(p_holm), level
     if family == 1:
-        lines[-1].p_holm = lines[0].p_holm
-    for line in lines:
+        lines[-1].p_holm, lines[-1].ci_level = lines[0].p_holm, lines[0].ci_level
+    for line, (_, differences, _) in zip(lines, found, strict=True):
+        line.ci = _interval(differences, line.ci_level)
         line.regression = _fails(line, alpha, max_drop)
     return lines
+
+
+def _interval(differences: PairedDifferences, level: float) -> tuple[float, float]:
+    """The test's interval at ``level``; none (NaN) when no outcome of these pairs could reach
+    it (the test means nothing here)."""
+    if smallest_p(differences.pairs) >= level:
+        return (math.nan, math.nan)
+    return differences.interval(level)
 
 
 def _fails(line: CategoryComparison, alpha: float, max_drop: float) -> bool:
@@ -284,34 +310,36 @@ def _without(results: pd.DataFrame, keys: set[tuple[str, str, str]]) -> pd.DataF
 
 
 def _line(
-    category: str, group: pd.DataFrame, alpha: float, seed: int, family: int, detail: bool
+    category: str,
+    differences: PairedDifferences,
+    group: pd.DataFrame,
+    alpha: float,
+    family: int,
+    detail: bool,
 ) -> CategoryComparison:
     base, new = group[BASE].to_numpy(float), group[NEW].to_numpy(float)
     n = len(group)
-    base_only, new_only = int(np.sum(base > new)), int(np.sum(base < new))
-    tied = base == new
-    difference = float(new.mean() - base.mean())
-    low, high = bootstrap_difference(new, base, alpha, seed) if detail else (math.nan,) * 2
-    if detail and math.isnan(
-        low
-    ):  # every pair differs by the same amount: the interval is that amount
-        low = high = difference
-    p = one_sided_mcnemar(base_only, new_only)
+    # the 2×2 as summed shares: each pass rate is its "both" plus its "only", over the pairs
+    base_only = float(np.sum(np.maximum(base - new, 0.0)))
+    new_only = float(np.sum(np.maximum(new - base, 0.0)))
+    p = differences.p_worse()
     background = 2 * min(base_only, new_only) / n
     return CategoryComparison(
         category=category,
         pairs=n,
-        both_pass=int(np.sum(tied & (base >= 0.5))),
+        both_pass=float(np.sum(np.minimum(base, new))),
         base_only=base_only,
         new_only=new_only,
-        both_fail=int(np.sum(tied & (base < 0.5))),
+        both_fail=float(np.sum(1.0 - np.maximum(base, new))),
         base_pass=float(base.mean()),
         new_pass=float(new.mean()),
-        difference=difference,
-        ci=(low, high),
+        difference=float(new.mean() - base.mean()),
+        ci=(math.nan, math.nan),
         p=p,
         p_holm=p,
         mde=minimum_detectable_drop(n, background, alpha / family) if detail else None,
+        discordant=len(differences.sizes),
+        p_better=PairedDifferences.of(new, base).p_worse(),
     )
 
 
@@ -324,15 +352,6 @@ def holm(p_values: list[float]) -> np.ndarray:
     adjusted = np.empty(len(p))
     adjusted[order] = np.minimum(1.0, np.maximum.accumulate(steps))
     return adjusted
-
-
-def one_sided_mcnemar(base_only: int, new_only: int) -> float:
-    """Exact one-sided McNemar p of "the new side is worse": the binomial test of the base-only
-    cases among the discordant ones against ½ (1 without a discordant case)."""
-    discordant = base_only + new_only
-    if discordant == 0:
-        return 1.0
-    return float(stats.binomtest(base_only, discordant, 0.5, alternative="greater").pvalue)
 
 
 def gate_power(pairs: int, drop: float, background: float = 0.0, alpha: float = ALPHA) -> float:
@@ -377,6 +396,11 @@ def minimum_detectable_drop(
         else:
             low = middle
     return math.ceil(high * 1000) / 1000  # rounded up: the power holds at the value shown
+
+
+def _count(value: float) -> int | float:
+    """A 2×2 entry: a whole count as an int, a summed share to 6 decimals."""
+    return round(value) if abs(value - round(value)) < 1e-9 else round(float(value), 6)
 
 
 def _finite(value: Any) -> Any:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from explaincheck.core.analysis.compare import compare_campaigns, llms_of
+from explaincheck.core.analysis.compare import INTERVAL, compare_campaigns, llms_of
 from explaincheck.core.analysis.report_parts import Section
 from explaincheck.core.errors import ExplaincheckError
 
@@ -48,11 +48,11 @@ def base_sections(base: pd.DataFrame, results: pd.DataFrame, base_name: str) -> 
                 note=(
                     f"{comparison.pairs} cases paired; left out: {comparison.only_base} only in "
                     f"the base, {comparison.only_new} only here. difference = this campaign − "
-                    "base with its 95% paired bootstrap interval; p = one-sided exact McNemar "
-                    "(worse than the base), Holm over the categories and the overall line; "
-                    "regression = p_holm < "
-                    "0.05; mde = the smallest drop detected with power 0.8 at these pairs. "
-                    "The same gate as `explaincheck compare`."
+                    "base; p = one-sided exact McNemar (worse than the base), Holm over the "
+                    "categories and the overall line; regression = p_holm < 0.05; ci = "
+                    f"{INTERVAL.replace('new − base', 'this campaign − base')}; mde = the "
+                    "smallest drop detected with power 0.8 at these pairs. The same gate as "
+                    "`explaincheck compare`."
                 ),
             )
         )

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 
 import pandas as pd
 
+from explaincheck.core.analysis.case_quality import measured
 from explaincheck.core.analysis.layout import BASELINE_LLM
 from explaincheck.core.analysis.prioritization import wilcoxon_test
 from explaincheck.core.backends.hedge_backend import HedgeBackend
@@ -24,6 +25,7 @@ from explaincheck.core.campaign.plan import Campaign, load_environment, oracle_f
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.taxonomy.base import PASS, PRIORITIZED, RANDOM
 from explaincheck.core.taxonomy.case_rules import DEFAULT_RULES, SelectionRules
+from explaincheck.core.taxonomy.degeneracy import degenerate_categories
 
 HEDGE = "hedge"
 CONTROLS: tuple[str, ...] = (BASELINE_LLM, "noisy:0.5", HEDGE)
@@ -40,7 +42,9 @@ def control_results(
 ) -> pd.DataFrame:
     """A results frame (the columns the analysis reads) of ``llms`` (``random``, ``noisy:Q``,
     ``hedge``) on both selections (under ``rules``) of every applicable category of each
-    environment (of ``categories`` only, when given), seeded by ``seed``."""
+    environment (of ``categories`` only, when given), seeded by ``seed``; ``degenerate`` says
+    why a row's category measures nothing on that model ("" where it measures), as a
+    campaign's plan stores it."""
     rows: list[dict] = []
     for env_id in environments:
         campaign = Campaign(environment=env_id, llms=("oracle",), budget=budget, seed=seed)
@@ -58,7 +62,9 @@ def control_results(
             else:
                 raise ExplaincheckError(f"{spec}: a negative control is random, noisy:Q or hedge")
         name = environment.id or env_id
-        rows += selected_rows(name, truth, environment, answerers, budget, seed, rules)
+        found = selected_rows(name, truth, environment, answerers, budget, seed, rules)
+        nothing = degenerate_categories(truth, rules=rules, seed=seed)
+        rows += [{**row, "degenerate": nothing.get(row["category"], "")} for row in found]
     if categories is not None:
         kept = set(categories)
         rows = [r for r in rows if r["category"] in kept]
@@ -90,12 +96,14 @@ def control_table(
 ) -> pd.DataFrame:
     """Per seed and control: cells, the corrected test's p and mean difference, and the paper's
     uncorrected p and mean difference (``prioritization.wilcoxon_test`` on that answerer), over
-    ``categories`` (default: every applicable one)."""
+    ``categories`` (default: every applicable one), the cells that measure nothing left out as
+    the report's headline leaves them out."""
     rows = []
     for seed in seeds:
         results = control_results(
             environments, llms, budget=budget, seed=seed, categories=categories, rules=rules
         )
+        results = measured(results)  # the report's headline leaves degenerate cells out
         for llm in llms:
             others = [m for m in llms if m != llm]
             corrected = wilcoxon_test(results, exclude=others, corrected=True).iloc[0]

@@ -116,8 +116,8 @@ def summary(db: str) -> dict[str, dict[str, Any]]:
             (int(r["expected"].get("unreachable", 0)) for r in mine), default=0
         )
         for suffix in ("", "_sufficiency"):  # necessity (the verdict's criterion), sufficiency
-            for kind in KINDS:  # ρ per kind: the verdict compares scores within a kind only
-                key = f"spearman_{kind}{suffix}"
+            for kind in ("", *(f"_{k}" for k in KINDS)):  # one scale (graded), then per kind
+                key = f"spearman{kind}{suffix}"
                 rhos = [m[key] for m in metrics if m[key] is not None]
                 entry[key], entry[f"{key}_n"] = _mean(rhos), len(rhos)
             entry.update(
@@ -163,17 +163,17 @@ def markdown(found: dict[str, dict[str, Any]]) -> str:
         "necessity (the verdict's criterion, the prompt's meaning of influence) and under "
         "sufficiency apart: precision of the cited set against the necessary (sufficient) set "
         "(best achievable in brackets), mean Spearman ρ between the cited order and the graded "
-        "score per kind of factor (model, state: their scales are not comparable; n = answers "
-        "where ρ is defined), share of answers where an uncited factor outranks a cited one "
-        "(by score within a kind; a necessary (sufficient) one outranks one that is not, "
-        "across kinds), share whose cited order passes under that criterion. Sufficiency is "
+        "score over the cited factors (the one scale the verdict grades, model and state "
+        "factors alike) and within each kind (n = answers where ρ is defined), share of answers "
+        "where an uncited factor outranks a cited one (a higher score on that scale), share "
+        "whose cited order passes under that criterion. Sufficiency is "
         "seed 002's PS: a tie of k optimal actions keeps the decision with 1/k per factual "
         "best action among them. unreachable = decided states left out because an "
         "intervention makes them unreachable.",
         "",
         "| environment / LLM | cases | unreachable | pass | invalid | criterion | precision (best)"
-        " | ρ model (n) | ρ state (n) | uncited outranks | order passes |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        " | ρ (n) | ρ model (n) | ρ state (n) | uncited outranks | order passes |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for llm, e in found.items():
         for suffix, criterion in (("", "necessity"), ("_sufficiency", "sufficiency")):
@@ -184,8 +184,8 @@ def markdown(found: dict[str, dict[str, Any]]) -> str:
                 else "| | | | | |"
             )
             rhos = " | ".join(
-                f"{cell(e[f'spearman_{kind}{suffix}'])} ({e[f'spearman_{kind}{suffix}_n']})"
-                for kind in KINDS
+                f"{cell(e[f'spearman{kind}{suffix}'])} ({e[f'spearman{kind}{suffix}_n']})"
+                for kind in ("", *(f"_{k}" for k in KINDS))
             )
             lines.append(
                 f"{lead} {criterion} | {cell(e[f'precision{suffix}'])} "

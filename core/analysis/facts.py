@@ -13,14 +13,23 @@ from typing import Any
 
 import pandas as pd
 
+from explaincheck.core.campaign.plugin_record import plugins_in_words, recorded_plugins
 from explaincheck.core.plural import counted
 from explaincheck.core.store import VERSION_KEY, CampaignRow
 from explaincheck.core.taxonomy.registry import CATEGORIES
 
 
 def campaign_facts(campaigns: Sequence[CampaignRow]) -> pd.DataFrame:
-    """One column per campaign, one row per fact (index ``fact``)."""
-    columns = {f"campaign {c.id}": _facts(c) for c in campaigns}
+    """One column per campaign, one row per fact (index ``fact``); the plugin packages a
+    campaign used (distribution, version, what of theirs) when any did."""
+    plugins = [recorded_plugins(c.settings) for c in campaigns]
+    columns = {
+        f"campaign {c.id}": {
+            **_facts(c),
+            **({"plugins": plugins_in_words(used)} if any(plugins) else {}),
+        }
+        for c, used in zip(campaigns, plugins, strict=True)
+    }
     frame = pd.DataFrame(columns, dtype=object)
     frame.index.name = "fact"
     return frame
@@ -67,7 +76,7 @@ def _facts(campaign: CampaignRow) -> dict[str, str]:
         "selection": _selection(settings.get("selection")),
         "repeats": str(repeat)
         + (f" (temperature {settings.get('repeat_temperature')})" if repeat != 1 else ""),
-        "seed": str(settings.get("seed", "?")),
+        "seed": _seeds(settings),
         "satisfy rule": _satisfy_rule(grading),
         "executions planned": str(campaign.planned),
     }
@@ -125,6 +134,15 @@ def _minute(stamp: str) -> str:
     if len(stamp) >= 16 and stamp[10] == "T":
         return f"{stamp[:10]} {stamp[11:16]} UTC"
     return stamp
+
+
+def _seeds(settings: dict[str, Any]) -> str:
+    """ "0" when one seed picked the cases and drew the answers, else "answers 1, cases 0"."""
+    seed = str(settings.get("seed", "?"))
+    case_seed = settings.get("case_seed")
+    if case_seed is None or str(case_seed) == seed:
+        return seed
+    return f"answers {seed}, cases {case_seed}"
 
 
 def _json(value: Any) -> str:

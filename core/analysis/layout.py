@@ -8,7 +8,7 @@ categories.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from explaincheck.core.backends.registry import (
     BASELINE,
@@ -69,8 +69,15 @@ def is_negative_control(llm: object) -> bool:
 
 def category_ids() -> tuple[str, ...]:
     """The registered categories in Table 1 order (read when asked: the registry is the one
-    place they are listed, so a new category shows up here by itself)."""
-    return tuple(REGISTERED)
+    place they are listed, so a new category shows up here by itself): grouped by dimension,
+    the dimensions in the order they first appear, each in registry order, so a category
+    registered later (a plugin's state question) joins its dimension's columns under one
+    header instead of opening a second one after the others."""
+    first: dict[str, int] = {}
+    for position, found in enumerate(REGISTERED.values()):
+        first.setdefault(found.dimension, position)
+    ranked = sorted(enumerate(REGISTERED.values()), key=lambda p: (first[p[1].dimension], p[0]))
+    return tuple(found.id for _, found in ranked)
 
 
 def dimension_of(category: str, fallback: str | None = None) -> str:
@@ -95,11 +102,24 @@ def category_name(category: str) -> str:
     return found.name if found else category.replace("_", " ")
 
 
-def order_categories(present: Iterable[str]) -> list[str]:
-    """Known categories in Table 1 order, then unknown ones alphabetically."""
+def order_categories(
+    present: Iterable[str], dimensions: Mapping[str, str] | None = None
+) -> list[str]:
+    """Known categories in Table 1 order, then unknown ones (an old file's, a plugin's that is
+    not installed here) alphabetically: each after the last category of its dimension when
+    ``dimensions`` (the store's) names it, so a table's dimension headers stay one each."""
     present = _distinct(present)
-    known = [c for c in REGISTERED if c in present]
-    return known + sorted(present - set(REGISTERED))
+    ordered = [c for c in category_ids() if c in present]
+    stored = dimensions or {}
+
+    def dimension(category: str) -> str | None:
+        found = REGISTERED.get(category)
+        return found.dimension if found else stored.get(category)
+
+    for category in sorted(present - set(REGISTERED)):
+        same = [i for i, c in enumerate(ordered) if dimension(category) == dimension(c)]
+        ordered.insert(same[-1] + 1 if same and dimension(category) else len(ordered), category)
+    return ordered
 
 
 def _distinct(values: Iterable[str]) -> set[str]:
@@ -121,8 +141,11 @@ def environment_label(environment: str, width: int = 32) -> str:
     the middle, so that a deep folder cannot squeeze a heatmap's cells to nothing (the tables
     keep the whole path)."""
     parts = environment.replace("\\", "/").rstrip("/").split("/")
-    # an environment folder's file is always model.prism: its folder names it
+    # an environment folder's file is always model.prism: its folder names it; a plugin's id
+    # (``DISTRIBUTION/NAME``) is a name, not a path
     name = "/".join(parts[-2:]) if parts[-1] == "model.prism" else parts[-1]
+    if environment in ENVIRONMENTS:
+        name = environment
     if len(name) <= width:
         return name
     half = (width - 1) // 2

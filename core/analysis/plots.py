@@ -78,6 +78,11 @@ def table1_heatmap(results: pd.DataFrame, cells: pd.DataFrame | None = None) -> 
         f"Scores per category ({selections}); colour: mean over selections; "
         f"{scores.SMALL_MARK} fewer than {scores.SMALL_CELL} cases"
     )
+    marked = cells["degenerate"].astype(str) != "" if "degenerate" in cells.columns else None
+    if marked is not None and marked.any():
+        counted = "counted" in cells.columns and cells.loc[marked, "counted"].astype(bool).all()
+        where = "counted in Avg." if counted else "out of Avg."
+        title += f"; {scores.DEGENERATE_MARK} measures nothing on that model ({where})"
     # wrapped to the figure: a table of few columns is narrower than the title in one line
     ax.set_title(textwrap.fill(title, width=_title_chars(fig, 10)), fontsize=10)
     fig.colorbar(image, ax=ax, shrink=0.8, label="score")

@@ -237,7 +237,12 @@ def _test_row(
     found = wilcoxon_test(results, exclude, corrected=corrected, cells=cells, corrected_cases=cases)
     found = found.iloc[0].to_dict()
     if not llms:
-        found["conclusion"] = "no answerer in this group ran"
+        found["conclusion"] = (
+            "no answerer under test ran (random, oracle, noisy:Q, hedge and flaw:… are"
+            " baseline and reference answerers)"
+            if name == HEADLINE
+            else "no answerer in this group ran"
+        )
     return {"test": name, "answerers": ", ".join(llms) or "–", **found}
 
 

@@ -7,8 +7,8 @@ did it get worse anywhere. Both are the same paired test on the same pairs
 way, with Holm's correction over the categories and the overall line as one family per
 direction (as the gate's). A line is
 
-- **better** when the one-sided exact McNemar test of "the new side passes more" is significant
-  after Holm (p_better_holm < α),
+- **better** when the one-sided exact test of "the new side passes more" (the gate's test the
+  other way: McNemar on pass/fail scores) is significant after Holm (p_better_holm < α),
 - **worse** when the gate's test is (the gate's own regression),
 - **no change** otherwise: no difference these pairs can show, which is not proof of none.
 
@@ -32,7 +32,6 @@ from explaincheck.core.analysis.compare import (
     CategoryComparison,
     Comparison,
     holm,
-    one_sided_mcnemar,
 )
 from explaincheck.core.analysis.paired import OVERALL
 from explaincheck.core.analysis.stability import flaky_keys
@@ -91,7 +90,7 @@ def judge(part: str, comparison: Comparison, base: pd.DataFrame) -> PartJudgemen
     side's executions of this part (its flaky share)."""
     lines = comparison.lines
     family = len(lines) if len(lines) > 2 else 1  # one category: ``all`` is the same test
-    better = [one_sided_mcnemar(line.new_only, line.base_only) for line in lines]
+    better = [line.p_better for line in lines]  # the gate's exact test, the other way
     tested = better if family > 1 else better[:1]
     adjusted = list(holm(tested)) if tested else []
     if family == 1:
@@ -166,7 +165,8 @@ def judgement_text(judged: PartJudgement, alpha: float = ALPHA) -> list[str]:
             f"  {flaky:>5}{beyond:<3}  {line.verdict}"
         )
     note = (
-        f"better/worse: one-sided exact McNemar each way, Holm over the categories and the"
+        f"better/worse: one-sided exact McNemar each way (the sign-flip test with shares of"
+        " repeats), Holm over the categories and the"
         f" overall line, alpha {alpha:g}; flaky: the base's share of cases whose repeats"
         " disagree (- : asked once), '>' when the gain is larger"
     )

@@ -61,11 +61,15 @@ def build_report(
     campaigns: Sequence[CampaignRow] = (),
     exclude_reading: bool = False,
     only: Collection[str] | None = None,
+    include_degenerate: bool = False,
 ) -> Report:
     """Compute all tables and figures of the evaluation (section 6.2 of "Automated Testing of
     LLM-Based Post Hoc Explainers Using Model Checking as an Oracle"; see docs/method.md) from
     a results frame; ``campaigns`` (the file's campaign rows) add the campaign facts;
-    ``exclude_reading`` leaves the reading cases (docs/method.md §4) out of every score.
+    ``exclude_reading`` leaves the reading cases (docs/method.md §4) out of every score; the
+    cells of a category that measures nothing on its model (``case_quality``: degenerate) are
+    marked in Table 1 and left out of its averages, RQ1's headline and the other means unless
+    ``include_degenerate``.
 
     ``only`` names the sections and figures to compute (their keys, or a group of ``GROUPS``,
     whose sections' keys depend on the data); None computes every one. A part asked for is the
@@ -75,10 +79,19 @@ def build_report(
     scored = case_quality.without_reading(results) if exclude_reading else results
     if scored.empty and exclude_reading:
         raise ExplaincheckError("every stored case is a reading case: no score is left")
+    scored = case_quality.with_degenerate(scored, campaigns)
     counts = scores.execution_counts(scored)
     cells = scores.cell_scores(scored)  # once per build: every score below is made from it
+    cells = cells.assign(counted=include_degenerate | (cells["degenerate"] == ""))
     inputs = sections.ReportInputs(
-        scored, results, cells, counts, campaigns, tolerance, exclude_reading
+        scored,
+        results,
+        cells,
+        counts,
+        campaigns,
+        tolerance,
+        exclude_reading,
+        include_degenerate=include_degenerate,
     )
     report = Report(summary=sections.summary(scored, counts), figures=inputs.figures)
     figures = {

@@ -55,6 +55,20 @@ class ReportInputs:
     tolerance: float = satisfy.DEFAULT_TOLERANCE
     exclude_reading: bool = False
     figures: dict[str, Figure] = field(default_factory=dict)
+    include_degenerate: bool = False  # count the cells that measure nothing in the means
+
+    @property
+    def measured(self) -> pd.DataFrame:
+        """The scored rows the means and RQ1 read: those of degenerate cells left out (unless
+        they are included)."""
+        return self.results if self.include_degenerate else case_quality.measured(self.results)
+
+    @property
+    def measured_cells(self) -> pd.DataFrame:
+        """The cells the means and RQ1 read (``counted``)."""
+        if "counted" not in self.cells.columns:
+            return self.cells
+        return self.cells[self.cells["counted"].astype(bool)].reset_index(drop=True)
 
     @property
     def selections(self) -> str:
@@ -72,7 +86,8 @@ def table1(i: ReportInputs) -> list[Section]:
             "table1",
             f"Table 1 — score per category ({i.selections})",
             scores.table1(i.results, i.cells),
-            note=_table1_note(i.campaigns, i.exclude_reading) + uncertain_note(i.counts),
+            note=_table1_note(i.campaigns, i.exclude_reading, i.include_degenerate)
+            + uncertain_note(i.counts),
             bold=scores.harder_mask(i.results, i.cells),
             figure="table1_heatmap",
         )
@@ -136,7 +151,7 @@ def rq1_counts(i: ReportInputs) -> list[Section]:
         Section(
             "rq1_counts",
             "RQ1 — prioritisation effect over comparable cells (the paper's count)",
-            prioritization.effect_counts(i.results, cells=i.cells),
+            prioritization.effect_counts(i.measured, cells=i.measured_cells),
             note=(
                 "harder = prioritised score below random (uncorrected for chance, as "
                 f"in the paper: see the tests below); {LEFT_OUT}."
@@ -146,15 +161,32 @@ def rq1_counts(i: ReportInputs) -> list[Section]:
 
 
 def rq1_wilcoxon(i: ReportInputs) -> list[Section]:
-    tests = prioritization.rq1_tests(i.results, cells=i.cells)
+    tests = prioritization.rq1_tests(i.measured, cells=i.measured_cells)
     return [
         Section(
             "rq1_wilcoxon",
             "RQ1 — one-sided Wilcoxon signed-rank tests (headline: chance-corrected)",
             tests.drop(columns="conclusion"),
-            note=f"{_rq1_note(tests)} {rq1_power.power_sentence(i.results)}",
+            note=f"{_rq1_note(tests)} {rq1_power.power_sentence(i.measured)}"
+            + _degenerate_left_out(i),
         )
     ]
+
+
+def _degenerate_left_out(i: ReportInputs) -> str:
+    """The sentence saying how many cells measure nothing and whether they count."""
+    if "degenerate" not in i.cells.columns:
+        return ""
+    found = int((i.cells["degenerate"] != "").sum())
+    if not found:
+        return ""
+    if i.include_degenerate:
+        return f" {counted(found, 'cell')} that measure nothing on their model are counted here."
+    return (
+        f" {counted(found, 'cell')} that measure nothing on their model ("
+        f"{scores.DEGENERATE_MARK} in Table 1) are left out; `report --include-degenerate`"
+        " counts them."
+    )
 
 
 def rq1_cell_table(i: ReportInputs) -> list[Section]:
@@ -162,7 +194,7 @@ def rq1_cell_table(i: ReportInputs) -> list[Section]:
         Section(
             "rq1_cells",
             "RQ1 — cells under both selections (same_cases: no contrast, left out)",
-            rq1_cells.rq1_cells(i.results),
+            rq1_cells.rq1_cells(i.measured),
             formats=frozenset({CSV}),
         )
     ]
@@ -173,7 +205,7 @@ def rq2_models(i: ReportInputs) -> list[Section]:
         Section(
             "rq2_models",
             "RQ2 — mean score per LLM over environments",
-            models.model_comparison(i.results, cells=i.cells),
+            models.model_comparison(i.measured, cells=i.measured_cells),
             note=(
                 "mean = over environments of the Table 1 average; baseline = the "
                 "random answerer on the same environments; vs_baseline = mean − "
@@ -188,7 +220,7 @@ def rq3_difficulty(i: ReportInputs) -> list[Section]:
         Section(
             "rq3_difficulty",
             "RQ3 — category difficulty (hardest first)",
-            difficulty.category_difficulty(i.results, cells=i.cells)
+            difficulty.category_difficulty(i.measured, cells=i.measured_cells)
             .drop(columns=["dimension", "label"])
             .rename(columns={"dimension_label": "dimension"}),
             note=f"Mean cell score pooled over LLMs and both selections; {LEFT_OUT}.",
@@ -227,7 +259,9 @@ def all_cells(i: ReportInputs) -> list[Section]:
     return [Section("cells", "All cells (numeric)", i.cells, formats=frozenset({CSV}))]
 
 
-def _table1_note(campaigns: Sequence[CampaignRow], exclude_reading: bool) -> str:
+def _table1_note(
+    campaigns: Sequence[CampaignRow], exclude_reading: bool, include_degenerate: bool = False
+) -> str:
     """How to read Table 1, with the categories' caveats and the degenerate campaigns."""
     return (
         "Score = share of passing cases (a case's score is the share of its passing "
@@ -237,7 +271,10 @@ def _table1_note(campaigns: Sequence[CampaignRow], exclude_reading: bool) -> str
         f"{scores.SMALL_MARK} = fewer than {scores.SMALL_CELL} cases: a rough "
         "estimate (see the intervals below)."
         + "".join(f" Note — {line}" for line in facts.category_caveats(campaigns))
-        + "".join(f" Caveat — {line}" for line in case_quality.degenerate_notes(campaigns))
+        + "".join(
+            f" Caveat — {line}"
+            for line in case_quality.degenerate_notes(campaigns, include_degenerate)
+        )
         + (" Reading cases are left out of every score." if exclude_reading else "")
         + satisfy.delta_note(campaigns)
     )

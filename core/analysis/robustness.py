@@ -7,7 +7,9 @@ to sampling (repeats).
   repeat) whose answers all agree once the transformation is undone. It ignores correctness:
   a model can be consistently wrong.
 - Repeats: agreement between the k repeats of a case, the majority-vote score (a case passes
-  when more than half of its repeats pass), pass^k (all pass) and pass@k (at least one passes).
+  when more than half of its executions pass), pass^k (all k pass) and pass@k (at least one
+  of k passes), the same cases and estimators as the stability table (``stability``: k the
+  repeat count, a question both selections drew one case).
 
 Answers are compared through ``metamorphic.canonical_answer`` (a state letter becomes the state
 it names); two probabilities agree when they differ by at most the grading tolerance.
@@ -22,9 +24,16 @@ import numpy as np
 import pandas as pd
 
 from explaincheck.core.analysis.layout import order_categories, order_llms
+from explaincheck.core.analysis.paired import question_identity
 from explaincheck.core.analysis.scores import case_scores
+from explaincheck.core.analysis.stability import (
+    CASE_KEYS,
+    UNSCORED,
+    pass_k_estimates,
+    repeated_cases,
+)
 from explaincheck.core.backends.llama_binding import DETERMINISM
-from explaincheck.core.taxonomy.base import ERROR, PASS
+from explaincheck.core.taxonomy.base import ERROR
 from explaincheck.core.taxonomy.metamorphic import canonical_answer, key_parts
 
 PROBABILITY_TOLERANCE = 0.05  # two probability answers agree within this (the grading default)
@@ -126,51 +135,45 @@ _FAMILY_COLUMNS = {"environment", "llm", "category", "family", "repeat", "member
 
 
 def repeat_cases(results: pd.DataFrame) -> pd.DataFrame:
-    """One row per (environment, LLM, case) asked more than once, with every repeat replied:
-    the repeats, whether their answers agree, and how many passed."""
-    frame = results[results["verdict"] != ERROR]
-    frame = frame.assign(answer_=[canonical(r) for _, r in frame.iterrows()])
-    keys = ["environment", "llm", "category", "case_key"]
-    rows = []
-    asked = results.groupby(keys)["repeat"].nunique()
-    for key, group in frame.groupby(keys, sort=False):
-        k = len(group)
-        if k < 2 or k < asked.get(key, k):
-            continue
-        passed = int((group["verdict"] == PASS).sum())
-        rows.append(
-            dict(
-                zip(keys, key, strict=True),
-                repeats=k,
-                passed=passed,
-                agreement=agree(list(group["answer_"])),
-            )
-        )
-    return pd.DataFrame(rows)
+    """One row per distinct case asked k ≥ 2 times (``stability.repeated_cases``: the same
+    case, the same k as the stability table; a question both selections drew is one case):
+    its runs, passes, k, and whether all its answers agree."""
+    cases = repeated_cases(results)
+    if cases.empty:
+        return cases.assign(agreement=pd.Series(dtype=bool))
+    scored = results[~results["verdict"].isin(UNSCORED)]
+    scored = scored.assign(
+        case=[question_identity(k) for k in scored["case_key"]],
+        answer_=[canonical(r) for _, r in scored.iterrows()],
+    )
+    answers = scored.groupby(CASE_KEYS, sort=False)["answer_"].agg(list)
+    agreement = [agree(answers.loc[key]) for key in cases[CASE_KEYS].itertuples(index=False)]
+    return cases.assign(agreement=agreement)
 
 
 def repeat_table(results: pd.DataFrame) -> pd.DataFrame:
-    """Per LLM and category over cases with k ≥ 2 repeats: agreement, majority-vote score,
-    pass^k and pass@k (with the single-execution score beside them for reference)."""
+    """Per LLM and category over the cases asked k ≥ 2 times: agreement, the mean score, the
+    majority-vote score, pass^k and pass@k (the stability table's estimators, at the same k)."""
     cases = repeat_cases(results)
     if cases.empty:
         return pd.DataFrame()
-    cases = cases.assign(
-        majority=cases["passed"] > cases["repeats"] / 2,
-        pass_all=cases["passed"] == cases["repeats"],
-        pass_any=cases["passed"] > 0,
-        mean=cases["passed"] / cases["repeats"],
-    )
-    table = cases.groupby(["llm", "category"]).agg(
-        cases=("passed", "size"),
-        k=("repeats", "max"),
-        agreement=("agreement", "mean"),
-        score=("mean", "mean"),
-        majority_vote=("majority", "mean"),
-        pass_hat_k=("pass_all", "mean"),
-        pass_at_k=("pass_any", "mean"),
-    )
-    return _ordered(table.rename(columns={"pass_hat_k": "pass^k", "pass_at_k": "pass@k"}))
+    rows = []
+    for (llm, category), group in cases.groupby(["llm", "category"], sort=False):
+        estimates = pass_k_estimates(group)
+        rows.append(
+            {
+                "llm": llm,
+                "category": category,
+                "cases": len(group),
+                "k": int(group["k"].iat[0]),
+                "agreement": float(group["agreement"].mean()),
+                "score": float((group["passes"] / group["runs"]).mean()),
+                "majority_vote": float((group["passes"] > group["runs"] / 2).mean()),
+                "pass^k": estimates["pass^k"],
+                "pass@k": estimates["pass@k"],
+            }
+        )
+    return _ordered(pd.DataFrame(rows).set_index(["llm", "category"]))
 
 
 def _ordered(table: pd.DataFrame) -> pd.DataFrame:

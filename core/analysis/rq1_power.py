@@ -133,8 +133,14 @@ def power_sentence(results: pd.DataFrame) -> str:
     """The headline's power for β = ``REPORT_BETA`` on the cells of the answerers under test
     (as many simulated LLMs as there are), in one sentence."""
     under_test = sorted({str(m) for m in results["llm"].unique() if not is_reference(m)})
-    pool = case_pool(results, under_test[0] if under_test else None)
-    if pool.empty or not under_test:
+    if not under_test:
+        ran = ", ".join(sorted(map(str, results["llm"].unique()))) or "none"
+        return (
+            "Power: not simulated, because no answerer under test ran (only reference and"
+            f" baseline answerers: {ran})."
+        )
+    pool = case_pool(results, under_test[0])
+    if pool.empty:
         return "Power: no cell with contrast to simulate on."
     power = simulate(pool, llms=len(under_test), beta=REPORT_BETA, simulations=REPORT_SIMULATIONS)[
         "clustered"

@@ -42,6 +42,7 @@ ALL_ERRORS = "err"  # a side that ran but got no reply at all
 PRECISION = 12  # scores are rounded to this many decimals before comparing them
 SMALL_CELL = 6  # cells with fewer scored cases are marked (†): their score is a rough estimate
 SMALL_MARK = "†"
+DEGENERATE_MARK = "‡"  # the category measures nothing on that model (case_quality)
 CONFIDENCE = 0.95
 
 
@@ -99,6 +100,9 @@ def cell_scores(results: pd.DataFrame) -> pd.DataFrame:
     )
     cells = counts.join(per_cell, how="left").reset_index()
     cells["cases"] = cells["cases"].fillna(0).astype(int)
+    if "degenerate" in results.columns:  # why the cell measures nothing ("": it measures)
+        why = results.groupby(CELL_KEYS, sort=False)["degenerate"].agg(lambda v: max(map(str, v)))
+        cells["degenerate"] = why.reindex(pd.MultiIndex.from_frame(cells[CELL_KEYS])).to_numpy()
     fallback = _store_dimensions(results)
     cells.insert(3, "dimension", [dimension_of(c, fallback.get(c)) for c in cells["category"]])
     return cells[
@@ -114,6 +118,7 @@ def cell_scores(results: pd.DataFrame) -> pd.DataFrame:
             "executions",
             "errors",
             "uncertain",
+            *(["degenerate"] if "degenerate" in cells.columns else []),
         ]
     ]
 
@@ -140,8 +145,12 @@ def wilson_interval(passed: pd.Series, cases: pd.Series) -> tuple[pd.Series, pd.
 
 
 def average_scores(cells: pd.DataFrame) -> pd.DataFrame:
-    """Per environment × LLM × selection: unweighted mean over the scored categories (Avg.)."""
+    """Per environment × LLM × selection: unweighted mean over the scored categories (Avg.),
+    the cells that measure nothing (``counted`` false: degenerate, docs/method.md §4) left
+    out."""
     scored = cells.dropna(subset=["score"])
+    if "counted" in scored.columns:
+        scored = scored[scored["counted"].astype(bool)]
     return scored.groupby(["environment", "llm", "selection"], sort=False, as_index=False).agg(
         score=("score", "mean"),
         invalid_share=("invalid_share", "mean"),
@@ -169,7 +178,7 @@ def score_matrix(
         both = both[both["selection"] == selection]
     values = both.groupby(["environment", "llm", "category"])["score"].mean()
     rows = _row_index(results)
-    columns = [*order_categories(results["category"]), AVERAGE]
+    columns = [*table_categories(results), AVERAGE]
     matrix = values.unstack("category") if len(values) else pd.DataFrame(index=rows)
     return matrix.reindex(index=rows, columns=columns).astype(float)
 
@@ -179,7 +188,10 @@ def table1(results: pd.DataFrame, cells: pd.DataFrame | None = None) -> pd.DataF
     scored on fewer than ``SMALL_CELL`` cases carries ``SMALL_MARK``."""
     cells = cells_for(results, cells)
     averages = average_scores(cells)
-    shown = [_marked(s, n) for s, n in zip(cells["score"], cells["cases"], strict=True)]
+    why = cells["degenerate"] if "degenerate" in cells.columns else [""] * len(cells)
+    shown = [
+        _marked(s, n, str(w)) for s, n, w in zip(cells["score"], cells["cases"], why, strict=True)
+    ]
     marked = cells.assign(shown=shown)
     return _text_table(results, marked, averages, "shown", str, average_fmt=_two_decimals)
 
@@ -187,10 +199,11 @@ def table1(results: pd.DataFrame, cells: pd.DataFrame | None = None) -> pd.DataF
 def interval_table(results: pd.DataFrame, cells: pd.DataFrame | None = None) -> pd.DataFrame:
     """Table 1 with the evidence behind each side: "score [low, high] n=cases" (95% Wilson)."""
     cells = cells_for(results, cells)
+    why = cells["degenerate"] if "degenerate" in cells.columns else [""] * len(cells)
     shown = [
-        _with_interval(s, lo, hi, n)
-        for s, lo, hi, n in zip(
-            cells["score"], cells["ci_low"], cells["ci_high"], cells["cases"], strict=True
+        _with_interval(s, lo, hi, n, str(w))
+        for s, lo, hi, n, w in zip(
+            cells["score"], cells["ci_low"], cells["ci_high"], cells["cases"], why, strict=True
         )
     ]
     totals = cells.groupby(["environment", "llm", "selection"], as_index=False)["cases"].sum()
@@ -198,16 +211,19 @@ def interval_table(results: pd.DataFrame, cells: pd.DataFrame | None = None) -> 
     return _text_table(results, cells.assign(shown=shown), totals, "shown", str, last="total")
 
 
-def _marked(score: float, cases: int) -> float | str:
+def _marked(score: float, cases: int, degenerate: str = "") -> float | str:
     if score is None or (isinstance(score, float) and math.isnan(score)):
         return score
-    return f"{score:.2f}{SMALL_MARK if cases < SMALL_CELL else ''}"
+    small = SMALL_MARK if cases < SMALL_CELL else ""
+    return f"{score:.2f}{small}{DEGENERATE_MARK if degenerate else ''}"
 
 
-def _with_interval(score: float, low: float, high: float, cases: int) -> float | str:
+def _with_interval(
+    score: float, low: float, high: float, cases: int, degenerate: str = ""
+) -> float | str:
     if score is None or (isinstance(score, float) and math.isnan(score)):
         return score
-    mark = SMALL_MARK if cases < SMALL_CELL else ""
+    mark = (SMALL_MARK if cases < SMALL_CELL else "") + (DEGENERATE_MARK if degenerate else "")
     return f"{score:.2f} [{low:.2f}, {high:.2f}] n={cases}{mark}"
 
 
@@ -231,7 +247,7 @@ def harder_mask(results: pd.DataFrame, cells: pd.DataFrame | None = None) -> pd.
     prioritized = score_matrix(results, PRIORITIZED, cells).round(PRECISION)
     random = score_matrix(results, RANDOM, cells).round(PRECISION)
     mask = (prioritized < random).fillna(False).astype(bool)
-    mask.columns = _columns(results, order_categories(results["category"]))
+    mask.columns = _columns(results, table_categories(results))
     return mask
 
 
@@ -264,7 +280,7 @@ def _text_table(
     average_fmt = average_fmt or fmt
     selections = selections_present(results)
     applicable = applicability(results)
-    categories = order_categories(results["category"])
+    categories = table_categories(results)
     lookup = {
         tuple(row[:4]): (row[4], row[5])
         for row in cells[[*CELL_KEYS, value, "errors"]].itertuples(index=False)
@@ -308,6 +324,12 @@ def _side(found: tuple[float, int] | None, fmt: Callable[[float], str]) -> str:
 
 def _two_decimals(value: float) -> str:
     return f"{value:.2f}"
+
+
+def table_categories(results: pd.DataFrame) -> list[str]:
+    """The categories of ``results`` in Table 1 order, grouped by dimension (the store's for a
+    category not registered here)."""
+    return order_categories(results["category"], _store_dimensions(results))
 
 
 def _columns(results: pd.DataFrame, categories: list[str], last: str = AVERAGE) -> pd.MultiIndex:

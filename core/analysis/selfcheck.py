@@ -20,6 +20,13 @@ window compute the same numbers, and none asks the LLM again.
   pass/fail. Not a rank test on the corrected scores: a miss scores −chance/(1 − chance), so
   ranks would compare the questions' chance levels rather than skill (a guesser came out
   "significant" that way); the mean corrected score is 0 for a guesser on every question.
+- **Value loss, its own**: the states it gave no choice at (not asked within the budget, or a
+  reply that named no action) are filled by the default, a uniform random choice, and the
+  loss of that completed policy is partly the default's (the oracle "lost" 42/629 on Frozen
+  Lake at budget 10). The figure is the interval of the loss over every choice at those states
+  (``policy.unchosen``): ``value_loss`` its low end, the least loss its own choices impose,
+  ``value_loss_high`` the greatest; one number when those states cannot matter. The default's
+  loss is kept beside it (``value_loss_default``).
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -41,14 +49,17 @@ from explaincheck.core.campaign.selfcheck import (
     SAY_SELECTION,
 )
 from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.plural import counted
 from explaincheck.core.policy.contract import infinite_flags, json_number
 from explaincheck.core.policy.loading import complete
 from explaincheck.core.policy.stored import POLICY_SELECTION, stored_policies
 from explaincheck.core.policy.types import OPTIMAL, UNIFORM, Policy, PolicyChain, policy_hash
+from explaincheck.core.policy.unchosen import loss_interval
 from explaincheck.core.taxonomy.base import FAIL, INVALID, PASS
 from explaincheck.core.taxonomy.registry import CATEGORIES
 
 SCORED = (PASS, FAIL, INVALID)  # an invalid reply counts as not passed; error/uncertain: out
+DEFAULT_WORDS = "a uniform random choice among the state's actions"  # the act step's default
 
 
 @dataclass(frozen=True)
@@ -59,6 +70,7 @@ class PolicyQuestions:
     accuracy: float | None
     corrected: float | None
     corrected_questions: int  # questions whose chance is known and below 1
+    accuracy_ci: tuple[float, float] | None = None  # Wilson 95% over the questions
 
 
 @dataclass(frozen=True)
@@ -75,7 +87,7 @@ class SelfCheckFigures:
     doing_right: float | None
     say_unread: int  # acted states whose say reply named no action
     acted: int
-    value_loss: float
+    value_loss: float  # the least loss over every choice at the states it gave no choice at
     value_loss_exact: str | None
     best_action_score: float | None
     best_action_cases: int
@@ -84,7 +96,17 @@ class SelfCheckFigures:
     paired_questions: int
     paired_p: dict[str, float | None] = field(default_factory=dict)  # own vs role, Holm
     cochran_p: float | None = None
-    defaulted: int = 0
+    defaulted: int = 0  # decision states it gave no choice at (filled by the default)
+    value_loss_high: float = 0.0  # the greatest loss over every choice there
+    value_loss_high_exact: str | None = None
+    value_loss_default: float = 0.0  # the loss with the default's choice there
+    value_loss_default_exact: str | None = None
+    default: str = DEFAULT_WORDS
+    value_loss_bounded: bool = True  # False: an expected reward, the loss with the default
+
+    @property
+    def value_loss_interval(self) -> tuple[float, float]:
+        return (self.value_loss, self.value_loss_high)
 
     @property
     def questions(self) -> int:
@@ -102,11 +124,29 @@ class SelfCheckFigures:
             **infinite_flags(value_loss=self.value_loss),
             "states": self.states,
             "questions": self.questions,
+            "self_accuracy_ci": _listed(self.policies[OWN].accuracy_ci),
         }
         rest = asdict(self)
         rest.pop("say_do_ci")
         rest.pop("value_loss")
-        rest["policies"] = {role: asdict(found) for role, found in self.policies.items()}
+        for name in ("value_loss_high", "value_loss_default"):
+            rest[name] = json_number(rest[name])
+            rest.update(infinite_flags(**{name: getattr(self, name)}))
+        rest["value_loss_interval"] = [json_number(end) for end in self.value_loss_interval]
+        rest["value_loss_rule"] = (
+            "value_loss, value_loss_high: the least and the greatest loss over every choice at"
+            f" the {counted(self.defaulted, 'decision state')} it gave no choice at (not asked"
+            " within the budget, or a reply that named no action); value_loss_default: the loss"
+            f" with the default there, {self.default}"
+            if self.value_loss_bounded
+            else "value_loss = value_loss_high = value_loss_default: the loss with the default,"
+            f" {self.default}, at the {counted(self.defaulted, 'decision state')} it gave no"
+            " choice at (an expected reward: not bounded over every choice there)"
+        )
+        rest["policies"] = {
+            role: {**asdict(found), "accuracy_ci": _listed(found.accuracy_ci)}
+            for role, found in self.policies.items()
+        }
         return {**data, **{k: v for k, v in rest.items() if k not in data}}
 
 
@@ -152,20 +192,31 @@ def selfcheck_figures(
         sum(v == PASS for v in act_by_state.values()) / len(act_by_state) if act_by_state else None
     )
     exact = chain.value_loss_exact
+    bounds = loss_interval(oracle, chain.policy, chain.policy.defaulted)
     return SelfCheckFigures(
         llm=llm,
         environment=environment,
         acted=len(acted),
-        value_loss=chain.value_loss,
-        value_loss_exact=str(exact) if exact is not None else None,
+        value_loss=float(bounds.low),
+        value_loss_exact=_exact_text(bounds.low),
         best_action_score=best,
         best_action_cases=len(act_by_state),
         say_scores=_say_scores(mine, base),
         policies=policies,
         defaulted=len(chain.policy.defaulted),
+        value_loss_high=float(bounds.high),
+        value_loss_high_exact=_exact_text(bounds.high),
+        value_loss_bounded=bounds.bounded,
+        value_loss_default=chain.value_loss,
+        value_loss_default_exact=str(exact) if exact is not None else None,
         **agreement,
         **paired,
     )
+
+
+def _exact_text(value: object) -> str | None:
+    """An exact loss as text (a fraction), None for a float or an infinite one."""
+    return str(value) if isinstance(value, Fraction) else None
 
 
 def _policies(oracle: OracleResult, own: Policy) -> dict[str, Policy]:
@@ -287,7 +338,12 @@ def _summary(frame: pd.DataFrame) -> PolicyQuestions:
         accuracy=float(frame["score"].mean()) if len(frame) else None,
         corrected=float(corrected.mean()) if len(corrected) else None,
         corrected_questions=len(corrected),
+        accuracy_ci=wilson(float(frame["score"].sum()), len(frame)) if len(frame) else None,
     )
+
+
+def _listed(interval: tuple[float, float] | None) -> list[float] | None:
+    return list(interval) if interval else None
 
 
 def _paired(scored: dict[str, pd.DataFrame]) -> dict[str, Any]:
@@ -324,6 +380,41 @@ def _paired(scored: dict[str, pd.DataFrame]) -> dict[str, Any]:
     return result
 
 
+def _interval_text(interval: tuple[float, float] | None) -> str:
+    return f" [{interval[0]:.3g}, {interval[1]:.3g}]" if interval else ""
+
+
+def _loss_text(figures: SelfCheckFigures) -> str:
+    """ "0 = 0", or the interval over every choice at the states it gave no choice at, with the
+    default's loss beside it."""
+    low, high = figures.value_loss_interval
+    states = counted(figures.defaulted, "state")
+    if not figures.value_loss_bounded and figures.defaulted:
+        exact = f" = {figures.value_loss_exact}" if figures.value_loss_exact else ""
+        return (
+            f"{low:.4g}{exact} with {figures.default} at the {states} it gave no choice at (not"
+            " bounded over every choice there under an expected reward)"
+        )
+    if figures.value_loss_exact == figures.value_loss_high_exact and low == high:
+        found = f"{low:.4g}" + (
+            f" = {figures.value_loss_exact}" if figures.value_loss_exact else ""
+        )
+        if figures.defaulted:
+            found += (
+                f" (whatever it would do at the {figures.defaulted} {states} it gave no choice at)"
+            )
+        return found
+    exact = (
+        f" = [{figures.value_loss_exact}, {figures.value_loss_high_exact}]"
+        if figures.value_loss_exact
+        else ""
+    )
+    return (
+        f"[{low:.4g}, {high:.4g}]{exact} over every choice at the {states}"
+        f" it gave no choice at ({figures.default} there: {figures.value_loss_default:.4g})"
+    )
+
+
 def figures_table(figures: SelfCheckFigures) -> pd.DataFrame:
     """The figures as a two-column table, short rows (report section, window, terminal)."""
 
@@ -332,17 +423,17 @@ def figures_table(figures: SelfCheckFigures) -> pd.DataFrame:
             return "n/a"
         return f"{value:.3g}"
 
-    lo_hi = figures.say_do_ci
-    ci = f" [{lo_hi[0]:.3g}, {lo_hi[1]:.3g}]" if lo_hi else ""
+    ci = _interval_text(figures.say_do_ci)
     own, best, uniform = (figures.policies[r] for r in ROLES)
-    loss = f"{figures.value_loss:.4g}" + (
-        f" = {figures.value_loss_exact}" if figures.value_loss_exact else ""
-    )
+    loss = _loss_text(figures)
     rows = [
         ("say–do agreement", f"{share(figures.say_do_agreement)}{ci}, {figures.states} states"),
         ("disagreements: saying right", share(figures.saying_right)),
         ("disagreements: doing right", share(figures.doing_right)),
-        ("accuracy: own policy", f"{share(own.accuracy)} ({own.questions} questions)"),
+        (
+            "accuracy: own policy",
+            f"{share(own.accuracy)}{_interval_text(own.accuracy_ci)} ({own.questions} questions)",
+        ),
         ("accuracy: optimal policy", f"{share(best.accuracy)} ({best.questions})"),
         ("accuracy: uniform policy", f"{share(uniform.accuracy)} ({uniform.questions})"),
         (

@@ -15,7 +15,11 @@ without a reply (``error``) or with an oracle that cannot decide (``uncertain``)
 
 pass@k and pass^k are the unbiased estimators Inspect AI's ``pass_at`` and ``pass_k`` reducers
 compute from n runs with c passes: pass@k = 1 − C(n−c, k)/C(n, k), pass^k = C(c, k)/C(n, k);
-undefined (NaN) when n < k. Per LLM and category they are means over cases.
+undefined (NaN) when n < k. k is the repeat count the cases were asked (``--repeat``: the
+distinct repeat numbers of a case's executions), never its run count: a question both
+selections drew has 2k runs, and the estimators hold for any n ≥ k. Per LLM and category they
+are means over the cases asked k ≥ 2 times; the report's repeats table
+(``robustness.repeat_table``) reads the same cases and the same k (``repeated_cases``).
 """
 
 from __future__ import annotations
@@ -68,28 +72,36 @@ def pass_hat_k(runs: int, passes: int, k: int) -> float:
 
 
 def case_runs(results: pd.DataFrame) -> pd.DataFrame:
-    """One row per (environment, LLM, category, distinct case): ``runs``, ``passes``,
-    ``stability``, and the first ``case_key`` and ``states`` (to find the case again)."""
-    scored = results[~results["verdict"].isin(UNSCORED)]
-    if scored.empty:
-        return pd.DataFrame(columns=[*CASE_KEYS, "runs", "passes", "stability"])
+    """One row per (environment, LLM, category, distinct case) with a run: ``runs``,
+    ``passes``, ``repeats`` (the repeat count it was asked: the distinct repeat numbers of its
+    executions, those without a reply included), ``stability``, and the first ``case_key`` and
+    ``states`` (to find the case again)."""
+    if results.empty:
+        return pd.DataFrame(columns=[*CASE_KEYS, "runs", "passes", "repeats", "stability"])
+    repeat = results["repeat"] if "repeat" in results.columns else pd.Series(0, index=results.index)
+    scored = ~results["verdict"].isin(UNSCORED).to_numpy()
     frame = pd.DataFrame(
         {
-            "environment": scored["environment"].to_numpy(),
-            "llm": scored["llm"].to_numpy(),
-            "category": scored["category"].to_numpy(),
-            "case": [question_identity(k) for k in scored["case_key"]],
-            "case_key": scored["case_key"].to_numpy(),
-            "states": scored["states"].to_numpy(),
-            "passed": (scored["verdict"] == PASS).to_numpy(int),
+            "environment": results["environment"].to_numpy(),
+            "llm": results["llm"].to_numpy(),
+            "category": results["category"].to_numpy(),
+            "case": [question_identity(k) for k in results["case_key"]],
+            "case_key": results["case_key"].to_numpy(),
+            "states": results["states"].to_numpy(),
+            "run": scored.astype(int),
+            "passed": ((results["verdict"] == PASS).to_numpy() & scored).astype(int),
+            "repeat": repeat.fillna(0).to_numpy(int),
         }
     )
     cases = frame.groupby(CASE_KEYS, sort=False, as_index=False).agg(
-        runs=("passed", "size"),
+        runs=("run", "sum"),
         passes=("passed", "sum"),
+        repeats=("repeat", "nunique"),
         case_key=("case_key", "first"),
         states=("states", "first"),
     )
+    cases = cases[cases["runs"] > 0].reset_index(drop=True)
+    cases["runs"] = cases["runs"].astype(int)
     cases["passes"] = cases["passes"].astype(int)
     cases["stability"] = [
         stability(int(p), int(n)) for p, n in zip(cases["passes"], cases["runs"], strict=True)
@@ -104,27 +116,47 @@ def flaky_keys(results: pd.DataFrame) -> set[tuple[str, str, str]]:
     return set(zip(flaky["environment"], flaky["category"], flaky["case"], strict=True))
 
 
-def pass_k_table(results: pd.DataFrame) -> pd.DataFrame:
-    """Per LLM and category over cases asked k ≥ 2 times (k the most common run count): cases,
-    the flaky share, and pass@1, pass@k and pass^k (means over cases with at least k runs)."""
+def repeated_cases(results: pd.DataFrame) -> pd.DataFrame:
+    """``case_runs`` of the cases asked k ≥ 2 times (``--repeat k``), with ``k``: the repeat
+    count of their cell (LLM and category; the most common one where campaigns differ)."""
     cases = case_runs(results)
-    cases = cases[cases["runs"] >= 2]
+    cases = cases[cases["repeats"] >= 2]
+    if cases.empty:
+        return cases.assign(k=pd.Series(dtype=int))
+    k = cases.groupby(["llm", "category"], sort=False)["repeats"].transform(
+        lambda r: int(r.mode().max())
+    )
+    return cases.assign(k=k.astype(int))
+
+
+def pass_k_estimates(cases: pd.DataFrame) -> dict[str, float]:
+    """pass@1, pass@k and pass^k of one cell's ``repeated_cases`` (means over its cases of the
+    unbiased estimators at the cell's k; a case with fewer than k runs is left out)."""
+    n, c = cases["runs"].to_numpy(int), cases["passes"].to_numpy(int)
+    k = int(cases["k"].iat[0])
+    return {
+        "pass@1": _mean(pass_at_k(a, b, 1) for a, b in zip(n, c, strict=True)),
+        "pass@k": _mean(pass_at_k(a, b, k) for a, b in zip(n, c, strict=True)),
+        "pass^k": _mean(pass_hat_k(a, b, k) for a, b in zip(n, c, strict=True)),
+    }
+
+
+def pass_k_table(results: pd.DataFrame) -> pd.DataFrame:
+    """Per LLM and category over the cases asked k ≥ 2 times (k the repeat count): cases, the
+    flaky share, and pass@1, pass@k and pass^k (``pass_k_estimates``)."""
+    cases = repeated_cases(results)
     if cases.empty:
         return pd.DataFrame()
     rows = []
     for (llm, category), group in cases.groupby(["llm", "category"], sort=False):
-        k = int(group["runs"].mode().max())
-        n, c = group["runs"].to_numpy(int), group["passes"].to_numpy(int)
         rows.append(
             {
                 "llm": llm,
                 "category": category,
                 "cases": len(group),
-                "k": k,
+                "k": int(group["k"].iat[0]),
                 "flaky": float((group["stability"] == FLAKY).mean()),
-                "pass@1": _mean(pass_at_k(a, b, 1) for a, b in zip(n, c, strict=True)),
-                "pass@k": _mean(pass_at_k(a, b, k) for a, b in zip(n, c, strict=True)),
-                "pass^k": _mean(pass_hat_k(a, b, k) for a, b in zip(n, c, strict=True)),
+                **pass_k_estimates(group),
             }
         )
     table = pd.DataFrame(rows)

@@ -1,9 +1,10 @@
 """Contract of the LLM backends: one small async interface that every answerer implements.
 
-A backend turns a ``Prompt`` (text + JSON schema) into a ``Reply``. Backends: ``ollama`` (the
-official client over HTTP), ``local`` (bundled Gemma 3 270M through llama.cpp), ``random`` and
-``oracle`` (answerers that need no LLM). Each lives in its own module and is registered by the
-prefix of its command-line spec in ``registry.py``.
+A backend turns a ``Prompt`` (text + JSON schema) into a ``Reply``. Each lives in its own module
+and is registered by the prefix of its command-line spec in ``registry.py`` (``KINDS``, the one
+list: LLMs served over HTTP, bundled local models, answerers that need no LLM, reference
+explainers with known flaws); a plugin package's backends subclass ``Backend`` too and are
+registered by entry point (docs/plugins.md, "The backend interface").
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ that per-host concurrency caps hold across models.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from explaincheck.core.backends.base import Backend
@@ -27,7 +27,13 @@ from explaincheck.core.backends.ollama_hosts import (
 )
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.plugins import BACKENDS as BACKEND_PLUGINS
-from explaincheck.core.plugins import plugin_objects
+from explaincheck.core.plugins import (
+    ambiguous,
+    claim,
+    install_hint,
+    plugin_objects,
+    unique_by_name,
+)
 
 if TYPE_CHECKING:
     from explaincheck.core.environments.types import Environment
@@ -398,16 +404,41 @@ KINDS: dict[str, BackendKind] = {
         ),
     )
 }
+
+
+def namespaced(kind: BackendKind, prefix: str) -> BackendKind:
+    """``kind`` under the namespaced ``prefix`` (``DISTRIBUTION/NAME``), its example and presets
+    (written with the plugin's own prefix) with it."""
+
+    def spec(text: str) -> str:
+        head, colon, rest = text.partition(":")
+        return f"{prefix}{colon}{rest}" if head == kind.prefix else text
+
+    example = spec(kind.example) if kind.example else ""
+    return replace(kind, prefix=prefix, example=example, presets=tuple(map(spec, kind.presets)))
+
+
 # then the kinds of installed plugin packages (entry points ``explaincheck.backends``,
-# core/plugins.py); a plugin never replaces a built-in prefix
-for _plugin in plugin_objects(BACKEND_PLUGINS, BackendKind):
-    KINDS.setdefault(_plugin.prefix, _plugin)
+# core/plugins.py), each under its namespaced prefix ``DISTRIBUTION/NAME`` (the spec
+# ``DISTRIBUTION/NAME:ARGUMENT``); a prefix that cannot be registered is one line on stderr
+for _offer in plugin_objects(BACKEND_PLUGINS, BackendKind):
+    _prefix = claim(BACKEND_PLUGINS, _offer, _offer.value.prefix, KINDS)
+    if _prefix is not None:
+        KINDS[_prefix] = namespaced(_offer.value, _prefix)
+
+
+def prefix_of(spec: object) -> str:
+    """The registered prefix a spec starts with: its own, or the one plugin prefix whose own
+    name it is (``first`` for ``explaincheck-mylab/first``: typed short, or stored before plugin
+    prefixes were namespaced); the spec's prefix as written when it names none."""
+    prefix = str(spec).strip().partition(":")[0].strip()
+    return prefix if prefix in KINDS else unique_by_name(prefix, KINDS) or prefix
 
 
 def kind_of(spec: object) -> BackendKind | None:
     """The registered kind a spec names; None for an unknown one (say, from an old results
     file). Never raises, so analysis may ask it of any stored ``llm``."""
-    return KINDS.get(str(spec).strip().partition(":")[0].strip())
+    return KINDS.get(prefix_of(spec))
 
 
 def role_of(spec: object) -> str:
@@ -446,11 +477,12 @@ def split_model_host(rest: str) -> tuple[str, str | None]:
 
 def normalize_spec(spec: str) -> str:
     """The spec as stored with every result: no surrounding whitespace (``" random"`` is
-    ``random``) and what its kind strips (an Ollama URL's userinfo, query and fragment, where
-    tokens hide). Never raises, so it may name a spec in an error message."""
+    ``random``), a plugin's prefix namespaced (``prefix_of``) and what its kind strips (an
+    Ollama URL's userinfo, query and fragment, where tokens hide). Never raises, so it may name
+    a spec in an error message."""
     spec = str(spec).strip()
-    prefix, colon, rest = spec.partition(":")
-    prefix = prefix.strip()
+    _, colon, rest = spec.partition(":")
+    prefix = prefix_of(spec)
     if not colon:
         return prefix
     kind = KINDS.get(prefix)
@@ -466,7 +498,12 @@ def parse_spec(spec: str) -> tuple[str, str]:
     if kind is None:
         if "@" in shown or "?" in shown:
             shown = shown.split("@", 1)[0].split("?", 1)[0] + "@…"  # nothing after it is shown
-        raise ExplaincheckError(f"unknown LLM {shown!r}: use {spec_forms()}")
+        hint = install_hint(prefix, BACKEND_PLUGINS) or ambiguous(prefix, KINDS, BACKEND_PLUGINS)
+        raise ExplaincheckError(
+            f"unknown LLM {shown!r}: {hint}"
+            if hint
+            else f"unknown LLM {shown!r}: use {spec_forms()}"
+        )
     if not kind.argument and rest:
         raise ExplaincheckError(f"LLM {shown!r}: {prefix} takes no model name")
     if kind.argument and not kind.optional and not rest:

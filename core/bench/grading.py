@@ -8,6 +8,10 @@ summary per category is Table 1's row for the answers, beside the random baselin
 ``random`` answerer's replies to the same questions, graded the same way) and the oracle's
 ceiling; the chance-corrected score is (pass − chance) / (1 − chance) per question, averaged
 (``analysis.prioritization.corrected_case_scores`` applies the same formula to stored cases).
+Questions of a category that measures nothing on its environment's model (every candidate δ = 0
+or a reading case: ``taxonomy.degeneracy``, as a campaign's plan finds it) are graded and
+counted but left out of the rows and of "all" unless ``include_degenerate``: there a constant
+answer scores near perfect without any reasoning (docs/method.md §4, deviation 11).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from explaincheck.core.campaign.plan import load_environment, oracle_for
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.json_input import Fields, read_json_lines
 from explaincheck.core.taxonomy.base import FAIL, INVALID, PASS, Grade, GradingSettings
+from explaincheck.core.taxonomy.degeneracy import degenerate_categories
 from explaincheck.core.taxonomy.grading import grade_reply
 
 if TYPE_CHECKING:
@@ -40,6 +45,20 @@ class Oracles:
     def __init__(self, bench: BenchSet):
         self.bench = bench
         self._found: dict[str, OracleResult] = {}
+        self._degenerate: dict[str, dict[str, str]] = {}
+
+    def degenerate(self, env_id: str) -> dict[str, str]:
+        """Category -> why it measures nothing on this environment's model, as the plan that
+        made the set found it (recomputed for sets exported before the manifest said so)."""
+        if env_id not in self._degenerate:
+            stored = self.bench.environment(env_id).get("degenerate")
+            if stored is None:
+                campaign = self.bench.recipe.campaign(env_id)
+                stored = degenerate_categories(
+                    self(env_id), self.bench.recipe.categories, campaign.rules, campaign.seed
+                )
+            self._degenerate[env_id] = dict(stored)
+        return self._degenerate[env_id]
 
     def __call__(self, env_id: str) -> OracleResult:
         if env_id not in self._found:
@@ -99,6 +118,7 @@ class Verdict:
     verdict: str
     reason: str
     chance: float | None
+    degenerate: bool = False  # its category measures nothing on its environment's model
 
 
 def grade_answers(
@@ -110,23 +130,42 @@ def grade_answers(
     for question in bench.questions:
         if question.id in answers:
             grade = grade_question(question, answers[question.id], oracles)
+            degenerate = question.category in oracles.degenerate(question.environment)
             found.append(
                 Verdict(
-                    question.id, question.category, grade.verdict, grade.reason, question.chance
+                    question.id,
+                    question.category,
+                    grade.verdict,
+                    grade.reason,
+                    question.chance,
+                    degenerate,
                 )
             )
     return found
 
 
-def category_rows(verdicts: Iterable[Verdict], order: Iterable[str]) -> list[dict[str, Any]]:
+def category_rows(
+    verdicts: Iterable[Verdict], order: Iterable[str], include_degenerate: bool = False
+) -> list[dict[str, Any]]:
     """Per category (in ``order``, then "all"): counts, pass rate, mean chance and the mean
-    chance-corrected score."""
+    chance-corrected score, over the questions whose category measures something on their
+    model (all of them with ``include_degenerate``); ``degenerate`` counts those left out."""
     by_category: dict[str, list[Verdict]] = {}
+    left_out: dict[str, int] = {}
     for verdict in verdicts:
-        by_category.setdefault(verdict.category, []).append(verdict)
+        by_category.setdefault(verdict.category, [])
+        left_out.setdefault(verdict.category, 0)
+        if verdict.degenerate and not include_degenerate:
+            left_out[verdict.category] += 1
+        else:
+            by_category[verdict.category].append(verdict)
     every = [v for c in by_category.values() for v in c]
-    rows = [summary(c, by_category[c]) for c in order if c in by_category]
-    return [*rows, summary("all", every)] if every else rows
+    rows = [
+        {**summary(c, by_category[c]), "degenerate": left_out[c]} for c in order if c in by_category
+    ]
+    if by_category:
+        rows.append({**summary("all", every), "degenerate": sum(left_out.values())})
+    return rows
 
 
 def summary(name: str, verdicts: list[Verdict]) -> dict[str, Any]:
@@ -153,9 +192,12 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def bench_table(bench: BenchSet, answers: Mapping[str, str]) -> dict[str, Any]:
+def bench_table(
+    bench: BenchSet, answers: Mapping[str, str], include_degenerate: bool = False
+) -> dict[str, Any]:
     """What ``bench grade`` reports: the answers' rows per category beside the random
-    baseline's and the oracle's pass rates on the same questions, and every verdict."""
+    baseline's and the oracle's pass rates on the same questions (``category_rows``: the
+    questions of degenerate cells left out unless ``include_degenerate``), and every verdict."""
     oracles = Oracles(bench)
     verdicts = grade_answers(bench, answers, oracles)
     answered = {v.id for v in verdicts}
@@ -165,11 +207,10 @@ def bench_table(bench: BenchSet, answers: Mapping[str, str]) -> dict[str, Any]:
         ORACLE_ROW: {q.id: oracle_reply(q, oracles) for q in asked},
     }
     order = list(dict.fromkeys(q.category for q in bench.questions))
-    rows = category_rows(verdicts, order)
+    rows = category_rows(verdicts, order, include_degenerate)
     for name, replies in baselines.items():
-        theirs = {
-            r["category"]: r for r in category_rows(grade_answers(bench, replies, oracles), order)
-        }
+        graded = grade_answers(bench, replies, oracles)
+        theirs = {r["category"]: r for r in category_rows(graded, order, include_degenerate)}
         for row in rows:
             row[f"{name}_pass_rate"] = theirs[row["category"]]["pass_rate"]
     return {
@@ -180,4 +221,10 @@ def bench_table(bench: BenchSet, answers: Mapping[str, str]) -> dict[str, Any]:
         "answered": len(verdicts),
         "categories": rows,
         "verdicts": {v.id: v.verdict for v in verdicts},
+        "degenerate": {
+            env: sorted(oracles.degenerate(env))
+            for env in dict.fromkeys(q.environment for q in asked)
+            if oracles.degenerate(env)
+        },
+        "degenerate_included": include_degenerate,
     }

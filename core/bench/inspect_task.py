@@ -55,7 +55,10 @@ class KeptSchema(JSONSchema):
 KeptSchema.model_rebuild()
 
 
-def sample(question: Question) -> Sample:
+def sample(question: Question, degenerate: bool = False) -> Sample:
+    """The question as an Inspect sample; ``degenerate``: its category measures nothing on its
+    model (the manifest's ``degenerate``; ``bench grade`` leaves such questions out of its rows,
+    Inspect's metrics count every sample, so the mark travels in the metadata)."""
     return Sample(
         id=question.id,
         input=question.prompt,
@@ -67,6 +70,7 @@ def sample(question: Question) -> Sample:
             "delta": question.delta,
             "chance": question.chance,
             "schema": question.schema,
+            "degenerate": degenerate,
         },
     )
 
@@ -136,8 +140,10 @@ def bench(dir: str | None = None) -> Task:
     """The explaincheck benchmark: MDP-policy explanation questions graded by an exact oracle."""
     found = read_set(dir) if dir else cached_default_set()
     manifest = found.manifest
+    nothing = {e["id"]: set(e.get("degenerate") or ()) for e in manifest["environments"]}
+    samples = [sample(q, q.category in nothing.get(q.environment, ())) for q in found.questions]
     return Task(
-        dataset=MemoryDataset([sample(q) for q in found.questions], name=manifest["name"]),
+        dataset=MemoryDataset(samples, name=manifest["name"]),
         solver=ask_with_schema(),
         scorer=explaincheck_grader(found),
         metadata={"bench": _note(manifest), "bench_dir": dir},

@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
-from explaincheck.core.cache_files import write_atomic
+from explaincheck.core.atomic_files import write_bytes_atomically
 from explaincheck.core.campaign.plan import SATISFY_RULES, Campaign, plan_campaign
-from explaincheck.core.environments.registry import BUILTIN_IDS
+from explaincheck.core.campaign.plugin_record import PLUGINS_KEY, missing_plugin, plugin_record
+from explaincheck.core.environments.registry import OWN_IDS
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.json_input import Fields, lines_of, read_json, read_limited
 from explaincheck.core.paths import cache_dir
@@ -192,8 +193,9 @@ def canonical(value: Any) -> str:
 
 
 def default_recipe(budget: int = DEFAULT_BUDGET, seed: int = DEFAULT_SEED) -> Recipe:
-    """Every built-in environment, every paper category, both selections."""
-    return Recipe(tuple(BUILTIN_IDS), tuple(PAPER_CATEGORIES), budget, "both", seed)
+    """Every environment of this project's own (a plugin's only by ``--env``: the default set
+    is the same set wherever it is exported), every paper category, both selections."""
+    return Recipe(OWN_IDS, tuple(PAPER_CATEGORIES), budget, "both", seed)
 
 
 def build_set(recipe: Recipe, version: str = VERSION) -> BenchSet:
@@ -240,6 +242,9 @@ def build_set(recipe: Recipe, version: str = VERSION) -> BenchSet:
                 "constants": oracle.model.constants,
                 "states": oracle.model.states,
                 "skipped": dict(sorted(plan.skipped.items())),
+                # categories that measure nothing on this model (left out of the summary's
+                # rows by ``bench grade`` unless asked for: docs/method.md §4, deviation 11)
+                "degenerate": dict(sorted(plan.degenerate.items())),
             }
         )
     return BenchSet(_manifest(recipe, version, questions, environments), tuple(questions))
@@ -251,6 +256,7 @@ def _manifest(
     counts: dict[str, int] = {}
     for question in questions:
         counts[question.category] = counts.get(question.category, 0) + 1
+    plugins = plugin_record([e["id"] for e in environments], counts)
     return {
         "name": NAME,
         "version": version,
@@ -260,6 +266,7 @@ def _manifest(
         "environments": environments,
         "explaincheck": software_version(),
         "made_with": recipe.as_json(),
+        **({PLUGINS_KEY: plugins} if plugins else {}),  # the plugin packages its questions need
     }
 
 
@@ -283,13 +290,12 @@ def write_set(bench: BenchSet, folder: str | Path) -> Path:
         (QUESTIONS_FILE, questions_text(bench.questions)),
         (MANIFEST_FILE, (json.dumps(bench.manifest, indent=2, sort_keys=True) + "\n").encode()),
     ):
-        if not write_atomic(out / name, _writer(data), binary=True):
-            raise ExplaincheckError(f"cannot write {out / name}")
+        try:  # the umask's mode, as every file the user shares (not a cache's private 0600)
+            write_bytes_atomically(out / name, data)
+        except OSError as error:
+            reason = error.strerror or error
+            raise ExplaincheckError(f"cannot write {out / name}: {reason}") from None
     return out
-
-
-def _writer(data: bytes) -> Callable[[IO[bytes]], object]:
-    return lambda stream: stream.write(data)
 
 
 def read_set(folder: str | Path) -> BenchSet:
@@ -337,6 +343,9 @@ def read_set(folder: str | Path) -> BenchSet:
             f"{questions_path}: the manifest counts {manifest['questions']} questions, the file"
             f" holds {len(questions)}"
         )
+    missing = missing_plugin(manifest, "", {q.category for q in questions})
+    if missing:  # its questions are graded by categories of a plugin that is not installed
+        raise ExplaincheckError(f"{manifest_path}: {missing}")
     return BenchSet(manifest, tuple(questions))
 
 

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from explaincheck.core.backends.registry import normalize_spec
+from explaincheck.core.campaign.plugin_record import PLUGINS_KEY, plugin_record
 from explaincheck.core.campaign.shot_settings import ShotSettings
 from explaincheck.core.campaign.shots import ShotPlanner
 from explaincheck.core.environments.registry import resolve
@@ -43,13 +44,21 @@ from explaincheck.core.taxonomy.case_rules import (
     degenerate_reason,
 )
 from explaincheck.core.taxonomy.prompts import render_prompt
-from explaincheck.core.taxonomy.registry import CATEGORIES, applicability, category
+from explaincheck.core.taxonomy.registry import (
+    CATEGORIES,
+    applicability,
+    category,
+    registered_id,
+    unknown_category,
+)
 from explaincheck.core.taxonomy.selection import ruled_candidates, select_cases
 
 BOTH = "both"
 # Selection rules left out of a campaign's identity at these values, so campaigns stored before
 # the rules existed resume (``Campaign.identity``).
 _RULE_DEFAULTS = {"keep_do_nothing": False, "min_gap": 0.0, "balance": True, "delta": BAND}
+# Left out of the identity when None (the cases are picked by ``seed``, as before it existed).
+_CASE_SEED_DEFAULT = None
 SELECTION_CHOICES = (PRIORITIZED, RANDOM, BOTH)
 # The British spelling the README, the window and the reports' prose use; stored, in columns and
 # in settings it is always the contract's "prioritized".
@@ -68,8 +77,10 @@ SATISFY_RULES = ("absolute", "half")  # |p - V| <= tolerance, or the same side o
 @dataclass(frozen=True)
 class Campaign:
     """What to test: environment/model (+constants, labels), LLMs, categories, budget, selection,
-    repeats, seed and grading. ``categories`` empty means the default set: every category that
-    applies here, less those with a caveat (``registry.applicability``)."""
+    repeats, seeds and grading. ``categories`` empty means the default set: every category that
+    applies here, less those with a caveat (``registry.applicability``). ``case_seed`` picks the
+    cases (None: ``seed``), ``seed`` the answers' draws and decoding (DESIGN.md, round 5), so
+    two campaigns that differ only in ``seed`` ask the same questions."""
 
     environment: str  # a built-in environment id or a PRISM file path
     llms: tuple[str, ...]
@@ -89,6 +100,7 @@ class Campaign:
     min_gap: float = 0.0  # leave out cases whose deciding difference is below this
     balance: bool = True  # yes/no categories: as many yes- as no-cases
     delta: str = BAND  # satisfy's δ: from the tolerance band around ½, or "paper" (``--delta``)
+    case_seed: int | None = None  # picks the cases (``--case-seed``); None: ``seed`` does
     # ``--property``: PRISM text, FILE.props[:NAME] or the name of one of the environment's own
     # properties (None: Pmax=? [F goal]); resolved against the environment when the plan is made
     property_text: str | None = None
@@ -154,6 +166,11 @@ class Campaign:
         )
 
     @property
+    def cases_seed(self) -> int:
+        """The seed that picks the cases: ``case_seed``, else ``seed``."""
+        return self.seed if self.case_seed is None else self.case_seed
+
+    @property
     def selections(self) -> tuple[str, ...]:
         return (PRIORITIZED, RANDOM) if self.selection == BOTH else (self.selection,)
 
@@ -176,6 +193,7 @@ class Campaign:
             "budget": self.budget,
             "selection": self.selection,
             "seed": self.seed,
+            "case-seed": self.case_seed,
             "repeat": self.repeat,
             "wording": ",".join(map(str, self.wordings)),
             "metamorphic": self.metamorphic,
@@ -205,6 +223,8 @@ class Campaign:
         for name, default in _RULE_DEFAULTS.items():
             if data.get(name) == default:
                 del data[name]
+        if data.get("case_seed") in (_CASE_SEED_DEFAULT, self.seed):
+            data.pop("case_seed", None)  # the cases of --seed: the campaign as before
         band = self.rules.band  # the band chooses satisfy's cases, so it is part of the campaign
         if self.delta == BAND and band != DEFAULT_BAND:
             data["satisfy_band"] = band
@@ -270,6 +290,7 @@ class Plan:
             if found.caveat and cid in ran
         }
         settings = self.campaign.settings()
+        plugins = plugin_record([self.environment_name], sorted(ran), self.campaign.llms)
         return {
             **settings,
             "skipped": dict(self.skipped),
@@ -278,6 +299,7 @@ class Plan:
             # what was asked about, whatever ``property`` named (a file, a name): its text
             "checked_property": self.oracle.prop.to_json(),
             **self.notes,
+            **({PLUGINS_KEY: plugins} if plugins else {}),
         }
 
 
@@ -325,13 +347,13 @@ def resolve_categories(requested: Iterable[str] | str | None) -> tuple[str, ...]
         return ()
     if ids == ("all",):
         return tuple(CATEGORIES)
-    unknown = [c for c in ids if c not in CATEGORIES]
+    valid = f"valid: default, all or {', '.join(CATEGORIES)}"
+    unknown = [c for c in ids if registered_id(c) is None]
+    if len(unknown) == 1:
+        raise ExplaincheckError(unknown_category(unknown[0], valid))
     if unknown:
-        raise ExplaincheckError(
-            f"unknown categor{'y' if len(unknown) == 1 else 'ies'} {', '.join(unknown)}"
-            f" (valid: default, all or {', '.join(CATEGORIES)})"
-        )
-    return tuple(dict.fromkeys(ids))
+        raise ExplaincheckError(f"unknown categories {', '.join(unknown)} ({valid})")
+    return tuple(dict.fromkeys(str(registered_id(c)) for c in ids))
 
 
 def resolve_wordings(requested: str | int | Iterable[int] | None) -> tuple[int, ...]:
@@ -473,14 +495,14 @@ def plan_campaign(
         if reason:
             skipped[category_id] = reason
             continue
-        pool = ruled_candidates(oracle, category_id, campaign.seed, campaign.rules)
+        pool = ruled_candidates(oracle, category_id, campaign.cases_seed, campaign.rules)
         for selection in campaign.selections:
             chosen = select_cases(
                 oracle,
                 category_id,
                 campaign.budget,
                 selection,
-                campaign.seed,
+                campaign.cases_seed,
                 campaign.rules,
                 candidates=pool,
             )

@@ -12,9 +12,11 @@ run through the campaign runner into a results database, so replies are stored a
 cached (a prompt already asked in a campaign is not asked again) and a stopped run resumes.
 
 The random answerer draws one action per prompt; as a policy it stands for the distribution of
-that draw, uniform over the offered actions (the best-action prompt offers every labelled
-action), so its value loss is exactly that of the uniform policy. The oracle answerer picks an
-optimal action (the scheduler's choice when it is optimal), so its loss is 0.
+that draw, uniform over the actions the prompt offers (every labelled action but the do-nothing
+ones, which a best-action question leaves out), so its value loss is exactly that of the
+uniform policy over those actions (of every labelled action where a model has no do-nothing
+action). The oracle answerer picks an optimal action (the scheduler's choice when it is
+optimal), so its loss is 0.
 """
 
 from __future__ import annotations

@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from explaincheck.core.campaign.plan import Campaign, load_environment, oracle_for
+from explaincheck.core.campaign.plugin_record import missing_plugin
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.json_input import Fields
 from explaincheck.core.oracle.types import OracleResult
-from explaincheck.core.store import ExecutionRecord, Store
+from explaincheck.core.store import CampaignRow, ExecutionRecord, Store, StoredExecution
 from explaincheck.core.taxonomy.base import ERROR, Grade, GradingSettings, TestCase
 from explaincheck.core.taxonomy.grading import grade_reply
 from explaincheck.core.taxonomy.metamorphic import key_parts
@@ -86,6 +87,7 @@ def regrade(
         sources = {c.model_hash: c.settings for c in campaigns}
         kept = {c.id: kept_do_nothing(c.settings) for c in campaigns}
         rows = [r for r in store.iter_stored() if r.verdict != ERROR and r.reply is not None]
+        _require_plugins(campaigns, rows)
         with store.transaction():
             for row in rows:
                 model_hash = row.model_hash
@@ -102,6 +104,19 @@ def regrade(
                     )
         store.record_grading(asdict(settings))  # the campaigns' facts name the rule now applied
     return RegradeSummary(graded, len(changes), tuple(changes))
+
+
+def _require_plugins(campaigns: list[CampaignRow], rows: list[StoredExecution]) -> None:
+    """Stop with one line naming the plugin package (and version) a campaign was made with
+    when it is missing here: its replies cannot be graded without it."""
+    categories: dict[int, set[str]] = {}
+    for row in rows:
+        categories.setdefault(row.campaign_id, set()).add(row.category)
+    for campaign in campaigns:
+        used = sorted(categories.get(campaign.id, ()))
+        missing = missing_plugin(campaign.settings, campaign.environment, used)
+        if missing:
+            raise ExplaincheckError(missing)
 
 
 # How a stored setting is read back, by the annotation of its ``Campaign`` field (a field of
@@ -152,6 +167,9 @@ def _oracle_from(settings: dict[str, Any] | None, model_hash: str) -> OracleResu
     if settings is None:
         raise ExplaincheckError(f"no campaign in this database ran on model {model_hash[:12]}")
     campaign = campaign_of_record(settings, f"the campaign record of model {model_hash[:12]}")
+    missing = missing_plugin(settings, campaign.environment)
+    if missing:
+        raise ExplaincheckError(missing)
     oracle = oracle_for(campaign, load_environment(campaign))
     if oracle.model.content_hash != model_hash:
         raise ExplaincheckError(

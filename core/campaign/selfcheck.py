@@ -75,12 +75,12 @@ def say_cases(oracle: OracleResult, acted: tuple[int, ...], campaign: Campaign) 
     found: list[TestCase] = []
     where = set(acted)
     for category in SAY_CATEGORIES:
-        pool = ruled_candidates(oracle, category, campaign.seed, campaign.rules)
+        pool = ruled_candidates(oracle, category, campaign.cases_seed, campaign.rules)
         pool = [c for c in pool if c.states[0] in where]
         if not pool:
             continue
         chosen = select_cases(
-            oracle, category, len(pool), PRIORITIZED, campaign.seed, campaign.rules, pool
+            oracle, category, len(pool), PRIORITIZED, campaign.cases_seed, campaign.rules, pool
         )
         wording = SAY_WORDINGS.get(category, 0)
         found.extend(
@@ -99,12 +99,12 @@ def own_cases(
     for category in EXPLAIN_CATEGORIES:
         if CATEGORIES[category].not_applicable(own) is not None:
             continue
-        pool = ruled_candidates(own, category, campaign.seed, campaign.rules)
+        pool = ruled_candidates(own, category, campaign.cases_seed, campaign.rules)
         pool = [c for c in pool if where.issuperset(c.states)]
         if not pool:
             continue
         chosen = select_cases(
-            own, category, budget, PRIORITIZED, campaign.seed, campaign.rules, pool
+            own, category, budget, PRIORITIZED, campaign.cases_seed, campaign.rules, pool
         )
         found.extend(replace(c, selection=EXPLAIN_SELECTIONS[OWN]) for c in chosen)
     return found

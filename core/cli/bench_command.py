@@ -67,6 +67,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     grade.add_argument("dir", metavar="DIR", help="the set's folder")
     grade.add_argument("answers", metavar="ANSWERS.jsonl", help='{"id", "reply"} per line')
     grade.add_argument("--json", action="store_true", help="print one JSON object")
+    grade.add_argument(
+        "--include-degenerate",
+        action="store_true",
+        help="count the questions of a category that measures nothing on its model (every"
+        " case δ = 0 or answered by reading) in the rows and in all (default: left out)",
+    )
     ask = actions.add_parser("run", help="ask the set through explaincheck's backends")
     ask.add_argument("dir", metavar="DIR", help="the set's folder")
     ask.add_argument("--llm", action="append", required=True, metavar="SPEC", help="LLM spec")
@@ -86,18 +92,16 @@ def run(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     from explaincheck.core.bench.questions import build_set, default_recipe, write_set
-    from explaincheck.core.environments.registry import BUILTIN_IDS
+    from explaincheck.core.environments.registry import builtin_folder, registered_id
 
     if args.budget < 1:
         raise ExplaincheckError(f"--budget must be at least 1 (got {args.budget})")
     recipe = default_recipe(args.budget, args.seed)
     if args.env:
-        unknown = [e for e in args.env if e not in BUILTIN_IDS]
-        if unknown:
-            raise ExplaincheckError(
-                f"unknown environment {unknown[0]!r}; built-in ones are: {', '.join(BUILTIN_IDS)}"
-            )
-        recipe = type(recipe)(tuple(dict.fromkeys(args.env)), *_rest(recipe))
+        for env_id in args.env:
+            builtin_folder(env_id)  # an unknown id is one line (a plugin's: what to install)
+        chosen = tuple(dict.fromkeys(str(registered_id(e)) for e in args.env))
+        recipe = type(recipe)(chosen, *_rest(recipe))
     if args.property:
         recipe = _with_property(recipe, args.property, explicit=bool(args.env))
     bench = build_set(recipe, args.version)
@@ -142,7 +146,7 @@ def _grade(args: argparse.Namespace) -> int:
 
     bench = read_set(args.dir)
     answers = read_answers(args.answers, bench)
-    table = bench_table(bench, answers)
+    table = bench_table(bench, answers, getattr(args, "include_degenerate", False))
     if args.json:
         print(json_output.dumps(table, indent=2))
     else:
@@ -171,6 +175,15 @@ def table_lines(table: dict[str, Any]) -> list[str]:
     for row in rows:
         cells = ["–" if row.get(key) is None else form.format(row[key]) for _, key, form in columns]
         lines.append(row["category"].ljust(width) + "".join(f"{c:>11}" for c in cells))
+    left_out = rows[-1].get("degenerate", 0)
+    where = "; ".join(f"{env}: {', '.join(c)}" for env, c in table.get("degenerate", {}).items())
+    if left_out and not table.get("degenerate_included"):
+        lines.append(
+            f"{left_out} answered questions left out: their category measures nothing on that"
+            f" model ({where}); --include-degenerate counts them"
+        )
+    elif where:
+        lines.append(f"counted although their category measures nothing on that model: {where}")
     return lines
 
 

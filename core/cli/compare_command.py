@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,7 +21,7 @@ from explaincheck.core.terminal_text import safe_terminal
 if TYPE_CHECKING:
     import pandas as pd
 
-    from explaincheck.core.analysis.compare import Comparison
+    from explaincheck.core.analysis.compare import CategoryComparison, Comparison
     from explaincheck.core.analysis.completeness import Completeness
 
 NAME = "compare"
@@ -29,10 +30,15 @@ HELP = """Compare two campaigns case by case and gate on a regression.
 The two results files are paired by case (same environment, model, category, states and
 wording; repeats aggregated per case first); cases found on one side only are counted and left
 out. Per category and over all pairs: the paired counts, both pass rates, the difference
-new − base with its 95% interval, the one-sided exact McNemar p (new worse), Holm's correction
-over the categories and the overall line (one family: a false alarm at most alpha), and mde —
-the smallest drop the test detects with power 0.8 at that many pairs (a suite too small to see
-a drop is not evidence of no regression).
+new − base, the one-sided exact McNemar p (new worse), Holm's correction over the categories and
+the overall line (one family: a false alarm at most alpha), the interval of the difference that
+inverts that test at the line's Holm level (its upper end is below 0 exactly when the line is a
+regression; - where the pairs are too few for the test to reach that level), and mde — the
+smallest drop the test detects with power 0.8 at that many pairs (a suite too small to see a
+drop is not evidence of no regression).
+
+Pair on cases: run both campaigns with the same --case-seed (or the same --seed), budget,
+selection and categories; the answer seed (--seed) may differ.
 
 Exit status: 1 when the new side is worse than the base by more than --max-drop at --alpha
 (after Holm) in any category or overall; 0 otherwise; 2 on an error. Campaigns on different
@@ -179,6 +185,9 @@ def sides_line(sides: dict[str, Completeness], base: str, new: str) -> str:
     )
 
 
+WIDTH = 100  # the table fits this many columns; a longer category name gets a line of its own
+
+
 def comparison_text(comparison: Comparison, base: str, new: str) -> str:
     """The verdict first (the failing category named), then the table and what was left out."""
     from explaincheck.core.analysis.compare import OVERALL
@@ -189,7 +198,7 @@ def comparison_text(comparison: Comparison, base: str, new: str) -> str:
         lines.append(
             f"REGRESSION {where}: {comparison.new_llm} {line.new_pass:.2f} vs"
             f" {comparison.base_llm} {line.base_pass:.2f} (difference {line.difference:+.2f},"
-            f" 95% CI [{line.ci[0]:+.2f}, {line.ci[1]:+.2f}]), p_holm {line.p_holm:.3g}"
+            f" interval {_interval(line.ci)}), p_holm {line.p_holm:.3g}"
         )
     if not comparison.failed:
         overall = comparison.lines[-1]
@@ -211,26 +220,80 @@ def comparison_text(comparison: Comparison, base: str, new: str) -> str:
         )
     )
     lines.append("")
-    lines.append(_printable(comparison.table()).to_string())
-    lines.append(
-        "difference = new - base; base_only/new_only = cases that side scored higher; p ="
-        " one-sided exact McNemar (new worse); mde = smallest drop detected with power 0.8"
-        " (- = none: too few pairs)."
+    lines += table_lines(comparison)
+    lines.append("")
+    lines += _wrapped(
+        "both/b>n/n>b/none = the paired 2x2: cases both pass, the base or the new side scores"
+        " higher, neither passes (shares summed where a case's score is a share of"
+        " executions); base, new = pass rates; diff = new - base; p = one-sided exact McNemar"
+        " (new worse; with shares of repeats the sign-flip test of the differences); interval"
+        " = the difference's interval that inverts that test, each end a one-sided bound at"
+        " the line's level in Holm's procedure (95% before the correction), so it lies below 0"
+        f" exactly when p_holm < {comparison.alpha:g} (- = too few pairs to reach that level);"
+        " mde = smallest drop detected with power 0.8 (- = none: too few pairs)."
     )
     return "\n".join(lines)
 
 
-def _printable(table: pd.DataFrame) -> pd.DataFrame:
-    shown = table.copy()
-    for column in ("base_pass", "new_pass"):
-        shown[column] = shown[column].map(lambda v: f"{v:.2f}")
-    for column in ("difference", "ci_low", "ci_high"):
-        shown[column] = shown[column].map(lambda v: "-" if v is None else f"{v:+.2f}")
-    for column in ("p", "p_holm"):
-        shown[column] = shown[column].map(lambda v: f"{v:.3g}")
-    shown["mde"] = shown["mde"].map(lambda v: "-" if v is None or v != v else f"{v:.3f}")
-    shown["regression"] = shown["regression"].map(lambda v: "YES" if v else "")
-    return shown
+HEADERS: tuple[str, ...] = ("pairs", "both", "b>n", "n>b", "none", "base", "new", "diff")
+HEADERS += ("interval", "p", "p_holm", "mde", "gate")
+
+
+def table_lines(comparison: Comparison) -> list[str]:
+    """The lines as a table no wider than ``WIDTH``: columns as wide as their widest entry, one
+    space apart, one row per category and ``all``; where that is wider (long category names),
+    each category's name is printed on a line of its own above its numbers."""
+    rows = [_row_values(line) for line in comparison.lines]
+    columns = list(zip(HEADERS, *rows, strict=True))
+    widths = [max(map(len, column)) for column in columns]
+    names = [line.category for line in comparison.lines]
+    first = max(len("category"), *map(len, names))
+
+    def cells(values: tuple[str, ...]) -> str:
+        return " ".join(v.rjust(w) for v, w in zip(values, widths, strict=True))
+
+    if first + 1 + len(cells(HEADERS)) <= WIDTH:
+        found = ["category".ljust(first) + " " + cells(HEADERS)]
+        return found + [n.ljust(first) + " " + cells(v) for n, v in zip(names, rows, strict=True)]
+    found = ["category", cells(HEADERS)]
+    for name, values in zip(names, rows, strict=True):
+        found += [name, cells(values)]
+    return found
+
+
+def _row_values(line: CategoryComparison) -> tuple[str, ...]:
+    return (
+        str(line.pairs),
+        _count(line.both_pass),
+        _count(line.base_only),
+        _count(line.new_only),
+        _count(line.both_fail),
+        f"{line.base_pass:.2f}",
+        f"{line.new_pass:.2f}",
+        f"{line.difference:+.2f}",
+        _interval(line.ci),
+        f"{line.p:.2g}",
+        f"{line.p_holm:.2g}",
+        "-" if line.mde is None or line.mde != line.mde else f"{line.mde:.3f}",
+        "FAIL" if line.regression else "",
+    )
+
+
+def _wrapped(text: str) -> list[str]:
+    """Prose in lines of at most ``WIDTH`` columns (a word longer than that, a path, is kept)."""
+    return textwrap.wrap(text, WIDTH, break_on_hyphens=False, break_long_words=False) or [""]
+
+
+def _count(value: float) -> str:
+    """A 2x2 entry: a count, or a summed share to one decimal."""
+    return str(round(value)) if abs(value - round(value)) < 1e-9 else f"{value:.1f}"
+
+
+def _interval(ci: tuple[float, float]) -> str:
+    low, high = ci
+    if low != low or high != high:  # none: too few pairs for the test to reach its level
+        return "-"
+    return f"[{low:+.2f}, {high:+.2f}]"
 
 
 def write_comparison(

@@ -68,6 +68,10 @@ SUBCOMMANDS: Registry = {
         "bring Inspect AI logs of explaincheck/bench into a results file",
     ),
     "share": ("explaincheck.core.cli.share_command", "one self-contained HTML file of results"),
+    "plugins": (
+        "explaincheck.core.cli.plugins_command",
+        "the installed plugin packages; 'plugins check DIST' checks one",
+    ),
     "split": (
         "explaincheck.core.cli.split_command",
         "split a results file's cases into train and held-out (no shared neighbourhood)",

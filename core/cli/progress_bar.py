@@ -8,6 +8,7 @@ answers counts the instant baselines with the slow models ("ETA 00:21" for 273 s
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import time
 from typing import TextIO
@@ -45,6 +46,8 @@ class TerminalProgress:
         self._last = 0.0
         self._shown = False
         self._text = ""
+        self._held: Progress | None = None  # the newest snapshot not drawn yet
+        self._redraw: asyncio.TimerHandle | None = None
         self.estimator: EtaEstimator | None = None  # set once the backends are made
 
     def __call__(self, progress: Progress) -> None:
@@ -56,7 +59,34 @@ class TerminalProgress:
         now = time.monotonic()
         final = progress.state != "running"
         if not final and now - self._last < self.interval:
+            self._hold(progress, self.interval - (now - self._last))
             return
+        self._draw(progress, now, final)
+
+    def _hold(self, progress: Progress, wait: float) -> None:
+        """Draw ``progress`` once the interval is over, unless a newer snapshot is drawn first:
+        instant answers that arrive together while a local model loads would otherwise leave
+        the line at "0/48" until the model's first answer (issue 50)."""
+        self._held = progress
+        if self._redraw is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # called outside a loop (a test, a script): the next call draws
+            return
+        self._redraw = loop.call_later(max(wait, 0.0), self._draw_held)
+
+    def _draw_held(self) -> None:
+        self._redraw = None
+        held, self._held = self._held, None
+        if held is not None:
+            self._draw(held, time.monotonic(), False)
+
+    def _draw(self, progress: Progress, now: float, final: bool) -> None:
+        self._held = None
+        if self._redraw is not None:
+            self._redraw.cancel()
+            self._redraw = None
         self._last = now
         eta = progress.eta if self.estimator is None else self.estimator.eta()
         text = line(progress, eta)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -48,6 +49,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="leave the reading cases (a failure state the words give away, docs/method.md)"
         " out of every score",
+    )
+    parser.add_argument(
+        "--include-degenerate",
+        action="store_true",
+        help="count the cells of a category that measures nothing on its model (every case"
+        " δ = 0 or answered by reading; marked in Table 1) in Avg., RQ1's headline and the"
+        " means (default: shown, marked, left out)",
     )
     parser.add_argument(
         "--base",
@@ -104,6 +112,7 @@ def base_comparison(base: str, results: pd.DataFrame) -> list[Section]:
 def run(args: argparse.Namespace) -> int:
     from explaincheck.core import api
     from explaincheck.core.analysis.report import HTML, build_report, render_text, write_report
+    from explaincheck.core.campaign.plugin_record import missing_plugins
     from explaincheck.core.store import Store
 
     db = Path(args.db)
@@ -111,6 +120,8 @@ def run(args: argparse.Namespace) -> int:
         raise ExplaincheckError(f"no results database at {db}")
     with Store.open(db, readonly=True) as store:
         campaigns = store.campaigns()
+    for line in missing_plugins(campaigns):  # the report reads ids; the rest needs the plugin
+        print(f"explaincheck report: note: {line} (its ids are shown as stored)", file=sys.stderr)
     # what the report reads, held once: lean rows (memory: store.iter_executions(lean=True))
     results = api.results(db, prices=args.price, prices_file=args.prices, lean=True)
     if results.empty:
@@ -120,7 +131,12 @@ def run(args: argparse.Namespace) -> int:
         raise ExplaincheckError(f"--out {out} is a file, not a folder")
     table, notes = policy_table(db, args)
     exclude = getattr(args, "exclude_reading", False)
-    report = build_report(results, campaigns=campaigns, exclude_reading=exclude)
+    report = build_report(
+        results,
+        campaigns=campaigns,
+        exclude_reading=exclude,
+        include_degenerate=getattr(args, "include_degenerate", False),
+    )
     if args.base:
         report.sections += base_comparison(args.base, results)
     from explaincheck.core.cli.width import columns

@@ -238,6 +238,8 @@ def _wrap(text: str, width: int, lines: int) -> list[str]:
 
 # (key, header, right-aligned, widest) of the columns before the reason, in order; the ones in
 # _OPTIONAL are dropped, first to last, when the terminal is too narrow for a readable reason.
+# The states go last: a failing case is looked up by its state (issue 50: `results --verdict
+# fail` at 80 columns showed none), then the category; p/r goes before them.
 _COLUMNS = (
     ("id", "id", True, 8),
     ("llm", "llm", False, 24),
@@ -248,7 +250,7 @@ _COLUMNS = (
     ("verdict", "verdict", False, 7),
     ("answer", "answer", False, 20),
 )
-_OPTIONAL = ("answer", "repeat", "states", "category", "sel")  # sel last: p/r is the point
+_OPTIONAL = ("answer", "repeat", "sel", "category", "states")
 
 
 def _cells(row: dict[str, Any]) -> dict[str, str]:

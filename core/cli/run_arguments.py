@@ -87,7 +87,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="highest-δ cases, a seeded random draw, or both (prioritized; the spelling"
         " prioritised is accepted too and stored as prioritized)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of selection and decoding (0)")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the answers: decoding and the reference answerers' draws (0); it picks"
+        " the cases too unless --case-seed is given",
+    )
+    parser.add_argument(
+        "--case-seed",
+        type=int,
+        default=None,
+        metavar="S",
+        help="seed that picks the cases (default: --seed); keep it fixed and vary --seed to ask"
+        " the same questions again with other draws (an A/A check, a CI gate)",
+    )
     parser.add_argument(
         "--repeat",
         type=int,
@@ -348,6 +362,7 @@ def campaign_from(args: argparse.Namespace, env: str | None = None) -> Campaign:
         selection=args.selection,
         repeat=args.repeat,
         seed=args.seed,
+        case_seed=getattr(args, "case_seed", None),
         wording=args.wording,
         metamorphic=args.metamorphic,
         keep_do_nothing=args.keep_do_nothing,

@@ -27,7 +27,11 @@ It prints the say-do agreement (the share of states where the action it calls be
 takes) with a Wilson 95% interval and, of the disagreements, how often the saying and how often
 the doing was right; its accuracy on its own policy against the two controls (also
 chance-corrected, with paired tests over the same questions); its value loss beside its
-best-action score. docs/method.md ("Self-check") gives the rules.
+best-action score. The value loss is its own: where it gave no choice (a state not asked
+within --budget, or a reply that named no action) the loss is given as the interval over every
+choice there, one number when those states cannot change it; the default (a uniform random
+choice) fills them only for the loss printed beside it. docs/method.md ("Self-check") gives the
+rules.
 
 examples:
   explaincheck selfcheck --env frozen_lake --llm oracle --db self.sqlite
@@ -83,12 +87,14 @@ def run(args: argparse.Namespace) -> int:
         json_output.write(data, sys.stdout, default=_plain)
     else:
         from explaincheck.core.analysis.selfcheck import figures_table
+        from explaincheck.core.plural import counted
 
         table = figures_table(figures)
         print(f"environment     {figures.environment}")
         print(
-            f"llm             {figures.llm} ({figures.acted} states acted in,"
-            f" {figures.defaulted} by the default)"
+            f"llm             {figures.llm} ({counted(figures.acted, 'state')} acted in;"
+            f" {counted(figures.defaulted, 'decision state')} it gave no choice at, filled by"
+            f" the default: {figures.default})"
         )
         width = max(len(str(f)) for f in table["figure"])
         for name, value in zip(table["figure"], table[figures.llm], strict=True):

@@ -6,8 +6,9 @@ import argparse
 
 NAME = "share"
 HELP = """Write one self-contained HTML file of a results file: it opens from file:// with no
-server and makes no network request (its Content Security Policy forbids it). It shows Table 1,
-the failures, filters by LLM, category, verdict and stability, and for each case the prompt,
+server and makes no network request (its Content Security Policy forbids it). It shows
+explaincheck report's Table 1 of every execution, the failures, filters by LLM, category, verdict
+and stability (they choose the executions listed, not Table 1), and for each case the prompt,
 every reply, the parsed answer, the oracle's values and the states' neighbourhood in the MDP.
 campaign.html#case=<id> opens one case.
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from explaincheck.core.environments.generic import generic_environment
 from explaincheck.core.environments.loader import (
+    DESCRIBE_NAME,
     MODEL_NAME,
     TOML_NAME,
     EnvironmentFolderError,
@@ -20,8 +21,17 @@ from explaincheck.core.environments.loader import (
     read_toml,
 )
 from explaincheck.core.environments.types import Environment
+from explaincheck.core.notices import warn_once
 from explaincheck.core.paths import environments_dir
-from explaincheck.core.plugins import environment_folders
+from explaincheck.core.plugins import ENVIRONMENTS as PLUGIN_ENVIRONMENTS
+from explaincheck.core.plugins import (
+    ambiguous,
+    claim,
+    environment_offers,
+    install_hint,
+    left_out,
+    unique_by_name,
+)
 
 PAPER_ORDER: tuple[str, ...] = (  # the paper's order, which every table keeps
     "frozen_lake",
@@ -46,27 +56,66 @@ def discover(root: Path) -> tuple[str, ...]:
     )
 
 
-# The environments this installation has: the folders under ``environments/``, then those of
-# installed plugin packages (entry points ``explaincheck.environments``, core/plugins.py), which
-# never replace a folder of the same id.
-_OWN: tuple[str, ...] = discover(environments_dir())
-PLUGIN_FOLDERS: dict[str, Path] = {
-    i: folder for i, folder in environment_folders().items() if i not in _OWN
-}
-BUILTIN_IDS: tuple[str, ...] = _OWN + tuple(PLUGIN_FOLDERS)
+def _plugin_folders(own: tuple[str, ...]) -> dict[str, Path]:
+    """Namespaced id (``DISTRIBUTION/ID``, the ID its ``environment.toml`` declares or its
+    folder's name) -> folder, for the environment folders of installed plugin packages (entry
+    points ``explaincheck.environments``, core/plugins.py); one that cannot be registered is one
+    line on stderr."""
+    folders: dict[str, Path] = {}
+    for offer in environment_offers():
+        folder = Path(offer.value)
+        try:
+            declared = read_toml(folder).get("id", folder.name)
+        except EnvironmentFolderError as error:
+            left_out(PLUGIN_ENVIRONMENTS, offer.source, offer.entry, str(error), folder.name)
+            continue
+        env_id = claim(PLUGIN_ENVIRONMENTS, offer, declared, (*own, *folders))
+        if env_id is not None:
+            folders[env_id] = folder
+    return folders
+
+
+# The environments this installation has: the folders under ``environments/`` (this project's
+# own), then those of installed plugin packages under their namespaced ids.
+OWN_IDS: tuple[str, ...] = discover(environments_dir())
+PLUGIN_FOLDERS: dict[str, Path] = _plugin_folders(OWN_IDS)
+BUILTIN_IDS: tuple[str, ...] = OWN_IDS + tuple(PLUGIN_FOLDERS)
+
+
+def registered_id(env_id: str) -> str | None:
+    """The built-in id ``env_id`` names: itself, or the one plugin environment whose own name it
+    is (``ferry`` for ``explaincheck-mylab/ferry``: typed short, or stored before plugin ids
+    were namespaced); None when it names none."""
+    return env_id if env_id in BUILTIN_IDS else unique_by_name(env_id, PLUGIN_FOLDERS)
 
 
 def builtin_folder(env_id: str) -> Path:
-    if env_id not in BUILTIN_IDS:
+    found = registered_id(env_id)
+    if found is None:
         raise EnvironmentFolderError(
-            f"unknown environment {env_id!r}; built-in ones are: {', '.join(BUILTIN_IDS)}"
+            install_hint(env_id, PLUGIN_ENVIRONMENTS)
+            or ambiguous(env_id, PLUGIN_FOLDERS, PLUGIN_ENVIRONMENTS)
+            or f"unknown environment {env_id!r}; built-in ones are: {', '.join(BUILTIN_IDS)}"
         )
-    return PLUGIN_FOLDERS.get(env_id) or environments_dir() / env_id
+    return PLUGIN_FOLDERS.get(found) or environments_dir() / found
 
 
 def load_builtin(env_id: str, *, constants: str | None = None) -> Environment:
-    """A built-in environment; ``constants`` ("N=6") overrides its defaults by name."""
-    return load_environment(builtin_folder(env_id), constants=constants)
+    """A built-in environment; ``constants`` ("N=6") overrides its defaults by name. A plugin's
+    answers to its namespaced id, and its ``describe.py`` does not run (code in an environment
+    folder runs only for this project's own folders or one a program trusts): said once."""
+    folder = builtin_folder(env_id)
+    env = load_environment(folder, constants=constants)
+    found = registered_id(env_id)
+    if found not in PLUGIN_FOLDERS:
+        return env
+    if (folder / DESCRIBE_NAME).is_file():
+        warn_once(
+            f"environment {found}: its {DESCRIBE_NAME} does not run (code in an environment"
+            " folder runs only for explaincheck's own environments or a folder a program"
+            " trusts); its 'state' template words the states"
+        )
+    return replace(env, id=found)
 
 
 def list_builtin() -> list[Environment]:
@@ -86,7 +135,7 @@ def is_bare_model(env_or_path: str | Path) -> bool:
     """A PRISM file that is no built-in and belongs to no environment folder: ``resolve``
     would give it generic wording, which a caller needing only its oracle request can skip."""
     text = str(env_or_path)
-    if text in BUILTIN_IDS:
+    if registered_id(text) is not None:
         return False
     path = Path(text).expanduser()
     return path.is_file() and _folder_of(path) is None
@@ -107,7 +156,7 @@ def resolve(
     defaults to ``goal``/``unsafe``).
     """
     text = str(env_or_path)
-    if text in BUILTIN_IDS:
+    if registered_id(text) is not None:
         env = load_builtin(text, constants=constants)
         return _relabelled(env, goal_label, unsafe_label)
     path = Path(text).expanduser()
@@ -126,8 +175,10 @@ def resolve(
             unsafe_label=unsafe_label or "unsafe",
         )
     raise EnvironmentFolderError(
-        f"{text!r} is neither a built-in environment ({', '.join(BUILTIN_IDS)}) nor an existing "
-        "PRISM file or environment folder"
+        install_hint(text, PLUGIN_ENVIRONMENTS)
+        or ambiguous(text, PLUGIN_FOLDERS, PLUGIN_ENVIRONMENTS)
+        or f"{text!r} is neither a built-in environment ({', '.join(BUILTIN_IDS)}) nor an"
+        " existing PRISM file or environment folder"
     )
 
 

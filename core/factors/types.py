@@ -62,9 +62,9 @@ class StateFactors:
 
     def influence_order(self) -> tuple[str, ...]:
         """Factor ids, most influential first under necessity (the graded necessity, then
-        declaration order): the order the oracle answerer cites. Model and state factors are
-        not ranked against each other by the grading (``taxonomy.factors.order_faults``), so
-        this global order is one of the orders that pass."""
+        declaration order): the order the oracle answerer cites, and the order the grading
+        asks for (``taxonomy.factors.order_faults``: one scale, model and state factors
+        alike; factors that tie may come in either order)."""
         position = {e.factor: i for i, e in enumerate(self.effects)}
         ranked = sorted(self.effects, key=lambda e: (-e.necessity, position[e.factor]))
         return tuple(e.factor for e in ranked)

@@ -158,10 +158,7 @@ def compute_in_process(
         states = _with_intervals(states, certified)
     warnings = list(structure.warnings) + parsed.notes
     if not parsed.has_unsafe:
-        warnings.append(
-            f"the model has no {request.unsafe_label!r} label, so the danger D is absent and the "
-            "'safer' category does not apply"
-        )
+        warnings.append(no_unsafe_note(request.unsafe_label, parsed.labels))
     summary = ModelSummary(
         path=str(path),
         constants=request.constants,
@@ -188,6 +185,16 @@ def compute_in_process(
         centrality_method=scores.describe(),
         phases=_finished(phase),
         certificate=EXACT_CERTIFICATE if certified is None else certified.certificate,
+    )
+
+
+def no_unsafe_note(label: str, labels: tuple[str, ...]) -> str:
+    """The warning of a model without the unsafe label, naming the labels it has (a user who
+    called theirs "crash" sees at once what to pass to --unsafe)."""
+    named = ", ".join(repr(name) for name in labels) or "none"
+    return (
+        f"the model has no {label!r} label (its labels: {named}; --unsafe names another), so the"
+        " danger D is absent and the 'safer' category does not apply"
     )
 
 
@@ -347,10 +354,7 @@ def _compute_columnar(
     )
     warnings = list(bulk.warnings) + parsed.notes
     if not parsed.has_unsafe:
-        warnings.append(
-            f"the model has no {request.unsafe_label!r} label, so the danger D is absent and the "
-            "'safer' category does not apply"
-        )
+        warnings.append(no_unsafe_note(request.unsafe_label, parsed.labels))
     used = np.unique(bulk.action_code[bulk.action_code >= 0]).tolist()
     summary = ModelSummary(
         path=str(request.model_path),

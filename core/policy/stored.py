@@ -29,9 +29,13 @@ DRAWS = ("random",)  # answerers whose reply is one draw from a known distributi
 
 def choice_from_reply(llm: str, state: StateFacts, action: str | None) -> dict[str, Fraction]:
     """The LLM's choice in ``state``: the action its reply named, or for an answerer that draws
-    (random) the distribution of the draw, uniform over the offered actions; {} when unread."""
+    (random) the distribution of the draw, uniform over the actions the act question offered
+    (do-nothing actions left out, as the best-action question leaves them out: taxonomy's
+    ``case_rules.offered_actions``, a layer above this one); {} when unread."""
     if llm in DRAWS:
-        return {a: Fraction(1, len(state.actions)) for a in state.actions}
+        idle = set(state.do_nothing)
+        offered = tuple(a for a in state.actions if a not in idle) or state.actions
+        return {a: Fraction(1, len(offered)) for a in offered}
     if action is not None and action in state.q:
         return {action: Fraction(1)}
     return {}

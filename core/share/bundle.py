@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from explaincheck.core.campaign.plugin_record import plugins_in_words, recorded_plugins
 from explaincheck.core.campaign.regrade import _oracle_from
 from explaincheck.core.oracle.types import OracleResult, StateFacts
-from explaincheck.core.store import Store
+from explaincheck.core.store import CampaignRow, Store, result_dict, rows_frame
 from explaincheck.core.terminal_text import safe_terminal
 
 log = logging.getLogger(__name__)
@@ -58,9 +60,12 @@ def build_bundle(db_path: str | Path) -> dict[str, Any]:
     cases: dict[str, dict[str, Any]] = {}
     runs: list[list[Any]] = []
     oracles: dict[str, OracleResult | None] = {}
+    rows: list[dict[str, Any]] = []
     with Store.open(db_path, create=False, readonly=True) as store:
-        settings = {c.model_hash: c.settings for c in store.campaigns()}
+        campaigns = store.campaigns()
+        settings = {c.model_hash: c.settings for c in campaigns}
         for row in store.iter_executions():
+            rows.append(result_dict(row))
             cid = case_id(row["model_hash"], row["case_key"] or "")
             if cid not in cases:
                 oracle = _oracle(row["model_hash"], settings.get(row["model_hash"]), oracles)
@@ -81,13 +86,62 @@ def build_bundle(db_path: str | Path) -> dict[str, Any]:
         verdicts.setdefault((run[0], run[1]), []).append(run[3])
     stabilities = {f"{c}|{llm}": stability(v) for (c, llm), v in verdicts.items()}
     return {
+        # the plugin packages the campaigns used: "explaincheck-mylab 0.1 (environment ...)"
+        "plugins": clean(plugin_lines(settings.values())),
         "title": clean(Path(db_path).name),
         "llms": sorted({r[1] for r in runs}),
         "categories": list(dict.fromkeys(c["category"] for c in cases.values())),
         "cases": cases,
         "runs": runs,
         "stability": stabilities,
+        "table1": table1(rows, campaigns),
     }
+
+
+def table1(rows: list[dict[str, Any]], campaigns: list[CampaignRow]) -> dict[str, Any] | None:
+    """``explaincheck report``'s Table 1 of every execution, as the page draws it: its title,
+    the columns (dimension, category), one row per environment and LLM with its cells' texts
+    and which are bold (prioritised harder than random), and the note under it. Computed here
+    by the report's own functions, so the page shows the report's figures, whatever its
+    filters list (issue 50: the page scored only the listed failures, 0.0 % for every LLM)."""
+    if not rows:
+        return None
+    from explaincheck.core.analysis.layout import category_label
+    from explaincheck.core.analysis.report import build_report  # pandas: only when sharing
+
+    (section,) = build_report(rows_frame(rows), campaigns=campaigns, only={"table1"}).sections
+    table = section.table
+    bold = (
+        section.bold.reindex(index=table.index, columns=table.columns, fill_value=False)
+        if section.bold is not None
+        else table.map(lambda _: False)
+    )
+    return clean(
+        {
+            "title": section.title,
+            # dimension, category id, the short label the report's tables show (Sat., Bttl.)
+            "columns": [[str(d), str(c), category_label(str(c))] for d, c in table.columns],
+            "rows": [
+                {
+                    "environment": str(key[0]),
+                    "llm": str(key[1]),
+                    "cells": [str(v) for v in table.loc[key]],
+                    "bold": [bool(v) for v in bold.loc[key]],
+                }
+                for key in table.index
+            ],
+            # the page has Table 1 alone: no intervals below it, no terminal
+            "note": section.note.replace(" (see the intervals below)", "").replace(
+                " (* on the terminal)", ""
+            ),
+        }
+    )
+
+
+def plugin_lines(settings: Iterable[dict[str, Any]]) -> list[str]:
+    """Each plugin package the campaigns recorded, in words, once."""
+    found = [plugins_in_words([entry]) for s in settings for entry in recorded_plugins(s)]
+    return list(dict.fromkeys(found))
 
 
 def _oracle(

@@ -8,6 +8,9 @@ with the browser's ``DecompressionStream`` and builds every element with ``textC
 Security Policy allows only that script and that style sheet by their hashes and forbids every
 fetch, image, frame, form and base URL, so even a reply that were rendered as markup could not
 run or call home. ``#case=<id>`` opens a case.
+
+Table 1 is ``explaincheck report``'s, over every execution, computed when the file is written
+(``bundle.table1``); the filters choose the executions listed under it, never its figures.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from explaincheck.core.cache_files import write_atomic
+from explaincheck.core.atomic_files import write_bytes_atomically
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.share.bundle import build_bundle
 
@@ -42,6 +45,9 @@ a.c{cursor:pointer;color:#1f5fbf;text-decoration:underline}
 svg{background:#fbfcfd;border:1px solid #d5dae1}
 svg text{font-size:11px}
 .muted{color:#666}
+td.b{font-weight:bold}
+div.wide{overflow-x:auto;max-width:100%}
+p.note{max-width:70em}
 """
 
 SCRIPT = r"""
@@ -60,7 +66,6 @@ SCRIPT = r"""
     if (text !== undefined) e.textContent = String(text);
     return e;
   }
-  function pct(x) { return x === null ? "–" : (100 * x).toFixed(1) + "%"; }
   function show(v) { return typeof v === "string" ? v : JSON.stringify(v); }
   function num(x) { return typeof x === "number" ? String(+x.toPrecision(4)) : show(x); }
   function qs(q) {
@@ -72,31 +77,38 @@ SCRIPT = r"""
     var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
     return JSON.parse(await new Response(stream).text());
   }
-  function table1(data, runs) {
-    var box = document.getElementById("table1");
+  function table1(data) {
+    // explaincheck report's Table 1 over every execution (computed when the file was written):
+    // the filters choose the executions listed below, never the figures
+    var box = document.getElementById("table1"), t1 = data.table1;
     box.textContent = "";
-    var t = el("table"), head = el("tr");
+    if (!t1) { box.appendChild(el("p", "no executions", "muted")); return; }
+    document.getElementById("table1-title").textContent = t1.title;
+    var t = el("table"), groups = el("tr"), head = el("tr"), last = null, span = null;
+    groups.appendChild(el("th", "", "l"));
+    groups.appendChild(el("th", "", "l"));
+    t1.columns.forEach(function (c) {
+      if (span && c[0] === last) { span.colSpan += 1; return; }
+      span = el("th", c[0]); span.colSpan = 1; last = c[0]; groups.appendChild(span);
+    });
+    head.appendChild(el("th", "environment", "l"));
     head.appendChild(el("th", "LLM", "l"));
-    data.categories.forEach(function (c) { head.appendChild(el("th", c)); });
-    head.appendChild(el("th", "all"));
+    t1.columns.forEach(function (c) {
+      var th = el("th", c[2]); th.title = c[1]; head.appendChild(th);  // Sat. (satisfy)
+    });
+    t.appendChild(groups);
     t.appendChild(head);
-    data.llms.forEach(function (llm) {
-      var tr = el("tr"), all = [0, 0];
-      tr.appendChild(el("td", llm, "l"));
-      data.categories.forEach(function (c) {
-        var n = 0, p = 0;
-        runs.forEach(function (r) {
-          if (r[1] === llm && data.cases[r[0]].category === c && r[3] !== "error") {
-            n++; if (r[3] === "pass") p++;
-          }
-        });
-        all[0] += p; all[1] += n;
-        tr.appendChild(el("td", n ? pct(p / n) : "–"));
-      });
-      tr.appendChild(el("td", all[1] ? pct(all[0] / all[1]) : "–"));
+    t1.rows.forEach(function (r) {
+      var tr = el("tr");
+      tr.appendChild(el("td", r.environment, "l"));
+      tr.appendChild(el("td", r.llm, "l"));
+      r.cells.forEach(function (v, i) { tr.appendChild(el("td", v, r.bold[i] ? "b" : "")); });
       t.appendChild(tr);
     });
-    box.appendChild(t);
+    var wide = el("div", null, "wide");  // a wide table scrolls in its box, not the page
+    wide.appendChild(t);
+    box.appendChild(wide);
+    box.appendChild(el("p", t1.note, "muted note"));
   }
   function options(select, values) {
     values.forEach(function (v) { var o = el("option", v); o.value = v; select.appendChild(o); });
@@ -135,7 +147,6 @@ SCRIPT = r"""
     var more = runs.length > 500 ? " (first 500 listed)" : "";
     box.appendChild(el("p", runs.length + " executions" + more, "muted"));
     box.appendChild(t);
-    table1(data, runs);
   }
   function graph(c) {
     var g = c.graph, n = g.nodes.length, w = 520, h = 300, cx = w / 2, cy = h / 2;
@@ -216,6 +227,8 @@ SCRIPT = r"""
     document.getElementById("summary").textContent = data.runs.length + " executions, " +
       Object.keys(data.cases).length + " cases, " + data.llms.length + " LLMs; " +
       Object.keys(counts).sort().map(function (k) { return k + " " + counts[k]; }).join(", ");
+    if (data.plugins && data.plugins.length)  // the plugin packages the campaigns used
+      document.getElementById("summary").textContent += "; plugins: " + data.plugins.join("; ");
     options(document.getElementById("f-llm"), data.llms);
     options(document.getElementById("f-category"), data.categories);
     options(document.getElementById("f-verdict"),
@@ -226,6 +239,7 @@ SCRIPT = r"""
     ["llm", "category", "verdict", "stability"].forEach(function (k) {
       document.getElementById("f-" + k).addEventListener("change", function () { listing(data); });
     });
+    table1(data);
     listing(data);
     openCase(data);
     window.addEventListener("hashchange", function () { openCase(data); });
@@ -240,7 +254,7 @@ SCRIPT = r"""
 BODY = """<header><h1 id="title">explaincheck</h1><div id="summary">Loading…</div></header>
 <main>
 <div id="case" hidden></div>
-<h2>Table 1: pass rate per LLM and category (filtered)</h2>
+<h2 id="table1-title">Table 1</h2>
 <div id="table1"></div>
 <h2>Executions</h2>
 <div class="filters">
@@ -288,6 +302,8 @@ def write_share(db_path: str | Path, out: str | Path) -> tuple[Path, int]:
         raise ExplaincheckError(f"{db_path}: no such results file")
     text = render_page(build_bundle(db_path)).encode()
     target = Path(out)
-    if not write_atomic(target, lambda stream: stream.write(text), binary=True):
-        raise ExplaincheckError(f"cannot write {target}")
+    try:  # the umask's mode: a file meant for others (a cache's writer made it 0600)
+        write_bytes_atomically(target, text)
+    except OSError as error:
+        raise ExplaincheckError(f"cannot write {target}: {error.strerror or error}") from None
     return target, len(text)

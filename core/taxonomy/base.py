@@ -1,7 +1,8 @@
 """Contract of the query taxonomy: test cases, prompts, grades and the ``Category`` base class.
 
-Each of the ten categories (ids in docs/method.md §2) is one module here that subclasses
-``Category`` and is registered by id in ``registry.py``.
+Each category of this project (ids in docs/method.md §2; ``registry.census`` counts them) is one
+module here that subclasses ``Category`` and is registered by id in ``registry.py``; a plugin
+package's categories subclass it too and are registered by entry point (docs/plugins.md).
 """
 
 from __future__ import annotations

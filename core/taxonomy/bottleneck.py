@@ -78,7 +78,7 @@ class Bottleneck(SingleStateCategory, YesNoCategory):
     def state_delta(self, state: StateFacts, oracle: OracleResult) -> float:
         return state.centrality
 
-    def is_positive(self, state: StateFacts) -> bool | None:
+    def is_positive(self, state: StateFacts, oracle: OracleResult) -> bool | None:
         return state.bottleneck
 
     def truth(self, case: TestCase, oracle: OracleResult) -> bool:

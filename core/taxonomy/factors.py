@@ -7,16 +7,17 @@ iff it is no longer optimal; a new tie is not necessary). **Sufficiency**: the f
 action's lead when only the factor is kept (every other model factor neutral; sufficient iff still
 optimal), scored as seed 002's PS: 1 if only factual best actions stay optimal, j/k for a tie of k
 optimal actions of which j are factual (a tie is never simply "sufficient"). The prompt says that
-influence means the first. Grading (docs/method.md, "Why-questions (factors)"): the action part as
-best_action; the factor part passes iff no uncited factor outranks a cited one and the cited order
-is non-increasing, under necessity. Graded scores are compared only between factors of the same
-kind (a model factor's comes from one neutral model, a state factor's from its best alternative
-state); *whether* a factor is necessary is comparable across kinds, so an uncited necessary factor
-outranks a cited unnecessary one of either kind. The same checks under sufficiency (the
-sufficient set: PS = 1), precision against the necessary and the sufficient sets, and Spearman's ρ
-per kind against each score are reported beside it (``factor_metrics``). δ = 1 − the smallest
-non-zero gap of graded necessity between neighbours among the four most influential factors (a near
-tie across the cut is hard to get right).
+influence means the first, on one scale for every factor: how far the chosen action would fall
+behind if the factor were different (``INFLUENCE``). Grading (docs/method.md, "Why-questions
+(factors)"): the action part as best_action; the factor part passes iff no uncited factor
+outranks a cited one and the cited order is non-increasing, both on that scale, the graded
+necessity, across model and state factors alike (a state factor's number is the furthest its
+alternatives leave the action behind: the change that matters most). The order asked for is the
+order graded. The same checks under sufficiency (PS, on one scale too), precision against the
+necessary and the sufficient sets, and Spearman's ρ against each score (over the cited factors,
+and per kind) are reported beside it (``factor_metrics``). δ = 1 − the smallest non-zero gap of
+graded necessity between neighbours among the four most influential factors (a near tie across
+the cut is hard to get right).
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ import itertools
 import json
 import math
 import random
-from collections.abc import Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -156,26 +156,17 @@ def kinds_of(expected: dict[str, Any]) -> dict[str, str]:
     return dict(expected.get("kind") or {})
 
 
-def order_faults(
-    cited: list[str],
-    influence: dict[str, float],
-    kinds: dict[str, str] | None = None,
-    members: Collection[str] = (),
-) -> tuple[bool, bool]:
+def order_faults(cited: list[str], influence: dict[str, float]) -> tuple[bool, bool]:
     """(an uncited factor outranks a cited one, the cited order puts a strictly less
     influential factor before a more influential one): the factor part passes iff neither.
-    Factors of the same kind (``kinds``) are compared by score; a model factor's score comes
-    from one neutral model, a state factor's from the best of its alternative states, so across
-    kinds only membership of ``members`` (the necessary, or the sufficient, factors) is
-    compared: one in the set outranks one outside it, whatever their kinds."""
-    kinds = kinds or {}
-    inside = set(members)
+    Every factor is compared by its graded score, model and state factors alike: the prompt
+    defines influence on one scale (``INFLUENCE``: how far the chosen action would fall behind
+    if the factor were different), so the order graded is the order asked for. Scores within
+    ``TOLERANCE`` tie and may be cited either way."""
 
     def above(a: str, b: str) -> bool:
         """Whether ``a`` is strictly more influential than ``b``."""
-        if kinds.get(a) == kinds.get(b):
-            return influence[a] > influence[b] + TOLERANCE
-        return a in inside and b not in inside
+        return influence[a] > influence[b] + TOLERANCE
 
     known = [f for f in cited if f in influence]
     outranked = any(above(u, c) for u in influence if u not in cited for c in known)
@@ -189,15 +180,14 @@ def factor_part_chance(expected: dict[str, Any]) -> float:
     """Probability that a uniform ordered 3-subset of the factors (what the random answerer
     cites) passes the factor part (graded under necessity): the passing triples, counted by
     enumeration, over n(n−1)(n−2). Exact; n is the number of factors (a few to a few dozen)."""
-    influence, kinds = influence_of(expected), kinds_of(expected)
-    necessary = expected.get("necessary") or ()
+    influence = influence_of(expected)
     ids = list(influence)
     if len(ids) < CITED:
         return 0.0
     passing = sum(
         1
         for cited in itertools.permutations(ids, CITED)
-        if not any(order_faults(list(cited), influence, kinds, necessary))
+        if not any(order_faults(list(cited), influence))
     )
     return passing / math.perm(len(ids), CITED)
 
@@ -205,21 +195,22 @@ def factor_part_chance(expected: dict[str, Any]) -> float:
 def factor_metrics(cited: list[str], expected: dict[str, Any]) -> dict[str, Any]:
     """The seed study's metrics of one answer, under necessity and under sufficiency apart:
     precision of the cited set against the necessary (sufficient) set, Spearman's ρ between the
-    cited order and the graded scores per kind (``spearman_model``, ``spearman_state``: the
-    verdict keeps the kinds' scales apart, so ρ does too; None when undefined: fewer than two
-    cited factors of that kind, or they tie), whether an uncited factor outranks a cited one,
-    and whether the factor part passes under that criterion. The keys without a
-    ``_sufficiency`` suffix are necessity's (the verdict's criterion)."""
+    cited order and the graded scores (``spearman``: over every cited factor, the one scale the
+    verdict grades; ``spearman_model``, ``spearman_state``: within each kind; None when
+    undefined: fewer than two such cited factors, or they tie), whether an uncited factor
+    outranks a cited one, and whether the factor part passes under that criterion. The keys
+    without a ``_sufficiency`` suffix are necessity's (the verdict's criterion)."""
     kinds = kinds_of(expected)
     found: dict[str, Any] = {}
     for criterion, members in MEMBERS.items():
         chosen = set(expected.get(members) or [])
         influence = influence_of(expected, criterion)
         known = [f for f in cited if f in influence]
-        outranked, inverted = order_faults(known, influence, kinds, chosen)
+        outranked, inverted = order_faults(known, influence)
         suffix = "" if criterion == NECESSITY else "_sufficiency"
         found[f"precision{suffix}"] = len(chosen & set(known)) / CITED
         found[f"best_precision{suffix}"] = min(CITED, len(chosen)) / CITED
+        found[f"spearman{suffix}"] = _rho([influence[f] for f in known])
         for kind in KINDS:
             mine = [f for f in known if kinds.get(f, "model") == kind]
             found[f"spearman_{kind}{suffix}"] = _rho([influence[f] for f in mine])
@@ -230,11 +221,14 @@ def factor_metrics(cited: list[str], expected: dict[str, Any]) -> dict[str, Any]
 
 
 def _rhos(metrics: dict[str, Any], suffix: str) -> str:
-    """ρ per kind in words: "model 1.00, state n/a"."""
+    """ρ in words: over the cited factors, then per kind: "0.87 (model 1.00, state n/a)"."""
     shown = (metrics[f"spearman_{kind}{suffix}"] for kind in KINDS)
-    return ", ".join(
-        f"{kind} {'n/a' if r is None else f'{r:.2f}'}" for kind, r in zip(KINDS, shown, strict=True)
-    )
+    kinds = ", ".join(f"{kind} {_rho_text(r)}" for kind, r in zip(KINDS, shown, strict=True))
+    return f"{_rho_text(metrics[f'spearman{suffix}'])} ({kinds})"
+
+
+def _rho_text(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
 
 
 def _rho(values: list[float]) -> float | None:
@@ -424,6 +418,7 @@ class Factors(Category):
                 problems.append("an uncited factor outranks a cited one (under necessity)")
             if metrics["inverted"]:
                 problems.append("the cited order is not by influence (necessity)")
+        order = "graded by necessity on one scale, model and state factors alike"
         scores = ", ".join(
             f"{f}={number(s)}{'*' if f in expected['necessary'] else ''}"
             for f, s in influence_of(expected).items()
@@ -432,7 +427,7 @@ class Factors(Category):
         reason = (
             f"answered {action}, cited {', '.join(cited)}; "
             + ("; ".join(problems) if problems else "right action, a top-3 in order")
-            + f" (necessity, * = necessary: {scores}; precision {metrics['precision']:.2f}"
+            + f" ({order}; * = necessary: {scores}; precision {metrics['precision']:.2f}"
             + f", ρ {_rhos(metrics, '')}; under sufficiency the order {sufficiency}"
             + f", ρ {_rhos(metrics, '_sufficiency')})"
         )

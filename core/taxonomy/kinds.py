@@ -1,10 +1,12 @@
 """Shared shapes of categories: one state, yes/no answers, pairs of states, subsets of states.
 
-The ten category modules subclass these and add only what is theirs (pool, δ, question, truth).
+The category modules (the built-in ones and those of plugin packages) subclass these and add only
+what is theirs (pool, δ, question, truth).
 """
 
 from __future__ import annotations
 
+import inspect
 import math
 from abc import abstractmethod
 from collections.abc import Sequence
@@ -86,8 +88,22 @@ class SingleStateCategory(Category):
     def state_delta(self, state: StateFacts, oracle: OracleResult) -> float:
         """δ of the case about ``state`` (paper section 5)."""
 
-    def is_positive(self, state: StateFacts) -> bool | None:
-        """Class of the case in a binary category (None otherwise)."""
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A class written for the one-argument ``is_positive(state)`` of earlier versions (a
+        plugin's) keeps working: it is called without the oracle."""
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("is_positive")
+        if callable(own) and len(inspect.signature(own).parameters) == 2:  # (self, state)
+
+            def is_positive(self: Any, state: StateFacts, oracle: OracleResult) -> bool | None:
+                return own(self, state)
+
+            cls.is_positive = is_positive  # type: ignore[method-assign]
+
+    def is_positive(self, state: StateFacts, oracle: OracleResult) -> bool | None:
+        """Class of the case in a binary category (None otherwise). ``oracle`` is there for a
+        class that depends on more than the state's own facts: a distance in the graph
+        (``pool_counts.moves_to_goal``), another state's value."""
         return None
 
     def state_reading(self, state: StateFacts) -> bool:
@@ -99,7 +115,9 @@ class SingleStateCategory(Category):
         for s in self.pool(oracle):
             reading = self.state_reading(s)
             amount = capped(self.state_delta(s, oracle), reading)
-            found.append(Candidate(self.id, (s.id,), delta(amount), self.is_positive(s), reading))
+            found.append(
+                Candidate(self.id, (s.id,), delta(amount), self.is_positive(s, oracle), reading)
+            )
         return found
 
 

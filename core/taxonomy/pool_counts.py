@@ -5,6 +5,9 @@
 waits. A large (verified, columnar) oracle answers from its arrays instead; a small one counts
 the pools of ``sampling``, so both paths answer the same question, which the tests check on the
 built-in environments and on a columnar gridworld.
+
+The counts are public for categories of plugin packages too: ``moves_to_goal`` is the graph
+count (fewest moves to the goal) a category whose truth is a distance decides applicability by.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import dijkstra
 
 from explaincheck.core.oracle.columnar import ColumnarStates
 from explaincheck.core.oracle.property_values import failing_value
@@ -127,3 +132,58 @@ def danger_is_one_minus_value(oracle: OracleResult) -> bool | None:
     outside = ~table.goal
     gap = np.abs(table.danger[outside] - (1.0 - table.value[outside]))
     return bool(np.all(gap <= max(oracle.tie_tolerance, 1e-12)))
+
+
+def goal_flags(oracle: OracleResult) -> np.ndarray:
+    """Per state, whether it is a goal state (a boolean array), without making facts."""
+    table = _columns(oracle)
+    if table is None:
+        return np.array([s.is_goal for s in oracle.states], dtype=bool)
+    return np.asarray(table.goal, dtype=bool)
+
+
+# the last states sequence ``moves_to_goal`` was asked about, and its answer: a category asks it
+# once per state (``is_positive``) while building candidates; holding the sequence keeps its id
+_moves_asked: list[tuple[Sequence, np.ndarray]] = []
+
+
+def moves_to_goal(oracle: OracleResult) -> np.ndarray:
+    """Per state, the fewest moves to a goal state along transitions of positive probability,
+    whatever actions are taken: 0 on a goal state, -1 where no sequence of moves gets there.
+    Read from a large oracle's columns (no facts made) or from a small one's successors; one
+    breadth-first search in C (from a virtual node next to every goal state)."""
+    states = oracle.states
+    if _moves_asked and _moves_asked[0][0] is states:
+        return _moves_asked[0][1]
+    sources, targets = _edges(oracle)
+    goal = goal_flags(oracle)
+    size = len(goal)
+    # reversed edges (successor -> state) plus a node ``size`` with an edge to every goal state
+    rows = np.concatenate([targets, np.full(int(goal.sum()), size, dtype=np.int64)])
+    cols = np.concatenate([sources, np.flatnonzero(goal).astype(np.int64)])
+    graph = csr_matrix(
+        (np.ones(len(rows), dtype=np.int8), (rows, cols)), shape=(size + 1, size + 1)
+    )
+    found = dijkstra(graph, directed=True, indices=size, unweighted=True)[:size]
+    moves = np.where(np.isfinite(found), found - 1, -1).astype(np.int64)
+    _moves_asked[:] = [(states, moves)]
+    return moves
+
+
+def _edges(oracle: OracleResult) -> tuple[np.ndarray, np.ndarray]:
+    """(state, successor) of every transition of positive probability."""
+    table = _columns(oracle)
+    if table is None:
+        pairs = [
+            (s.id, t)
+            for s in oracle.states
+            for outcomes in s.successors.values()
+            for t, p in outcomes.items()
+            if p > 0
+        ]
+        array = np.array(pairs, dtype=np.int64).reshape(-1, 2)
+        return array[:, 0], array[:, 1]
+    row_of_entry = np.repeat(np.arange(len(table.row_offsets) - 1), np.diff(table.row_offsets))
+    state_of_entry = _state_of_row(table)[row_of_entry]
+    kept = table.probabilities > 0
+    return state_of_entry[kept].astype(np.int64), table.columns[kept].astype(np.int64)

@@ -12,7 +12,13 @@ from typing import TYPE_CHECKING
 
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.plugins import CATEGORIES as CATEGORY_PLUGINS
-from explaincheck.core.plugins import plugin_objects
+from explaincheck.core.plugins import (
+    ambiguous,
+    claim,
+    install_hint,
+    plugin_objects,
+    unique_by_name,
+)
 from explaincheck.core.taxonomy.base import EXPLANATION, Category
 from explaincheck.core.taxonomy.best_action import BestAction
 from explaincheck.core.taxonomy.bottleneck import Bottleneck
@@ -55,10 +61,15 @@ CATEGORIES: dict[str, Category] = {
     )
 }
 # this project's own categories (what its docs count); then the categories of installed plugin
-# packages (entry points ``explaincheck.categories``, core/plugins.py), which never replace an id
+# packages (entry points ``explaincheck.categories``, core/plugins.py), each under its namespaced
+# id ``DISTRIBUTION/ID`` (the instance answers to it: cases, prompts and the store carry it); an
+# id that cannot be registered is one line on stderr (``claim``)
 OWN_CATEGORIES: tuple[str, ...] = tuple(CATEGORIES)
-for _plugin in plugin_objects(CATEGORY_PLUGINS, Category, make=lambda cls: cls()):
-    CATEGORIES.setdefault(_plugin.id, _plugin)
+for _offer in plugin_objects(CATEGORY_PLUGINS, Category, make=lambda cls: cls()):
+    _id = claim(CATEGORY_PLUGINS, _offer, getattr(_offer.value, "id", ""), CATEGORIES)
+    if _id is not None:
+        _offer.value.id = _id
+        CATEGORIES[_id] = _offer.value
 
 
 # The paper's ten categories (its Table 1, section 4): fixed by the paper, for what reproduces
@@ -105,13 +116,32 @@ def census() -> Census:
     )
 
 
+def registered_id(category_id: str) -> str | None:
+    """The registered id ``category_id`` names: itself, or the one plugin category whose own
+    name it is (``within_k`` for ``explaincheck-mylab/within_k``: typed short, or stored
+    before plugin ids were namespaced); None when it names none."""
+    if category_id in CATEGORIES:
+        return category_id
+    return unique_by_name(category_id, CATEGORIES)
+
+
 def category(category_id: str) -> Category:
-    """The category with this id; an unknown id is a user error naming the valid ones."""
-    try:
-        return CATEGORIES[category_id]
-    except KeyError:
-        valid = ", ".join(CATEGORIES)
-        raise ExplaincheckError(f"unknown category {category_id!r} (valid: {valid})") from None
+    """The category with this id (``registered_id``); an unknown id is a user error naming the
+    valid ones, or the plugin package to install."""
+    found = registered_id(category_id)
+    if found is not None:
+        return CATEGORIES[found]
+    raise ExplaincheckError(unknown_category(category_id, f"valid: {', '.join(CATEGORIES)}"))
+
+
+def unknown_category(category_id: str, valid: str) -> str:
+    """The one line for an id no category has: the plugin package to install when it names
+    one (``DISTRIBUTION/NAME``), else the valid ids."""
+    return (
+        install_hint(category_id, CATEGORY_PLUGINS)
+        or ambiguous(category_id, CATEGORIES, CATEGORY_PLUGINS)
+        or f"unknown category {category_id!r} ({valid})"
+    )
 
 
 @dataclass(frozen=True)

@@ -116,6 +116,23 @@ class Sweep:
     tipping_points: tuple[TippingPoint, ...]
     states: tuple[int, ...] | None  # the states asked about (None: all)
     notes: tuple[str, ...] = ()  # e.g. why the parametric engine did not apply
+    initial: int | None = None  # the initial state's id, in the ids the sweep names states by
+    bounds: tuple[Decimal, Decimal] | None = None  # the swept range
+
+    def at_bound(self, tip: TippingPoint) -> bool:
+        """Whether ``tip`` lies at a bound of the swept range (often a tie the bound makes:
+        every move alike at slip = 0)."""
+        if self.bounds is None or tip.at is None:
+            return False
+        return Fraction(tip.at) in (Fraction(self.bounds[0]), Fraction(self.bounds[1]))
+
+    @property
+    def flipping(self) -> tuple[int, ...]:
+        """The states whose best action flips: those with a flip inside the range first, then
+        by state id; each once."""
+        states = {tip.state for tip in self.tipping_points}
+        interior = {tip.state for tip in self.tipping_points if not self.at_bound(tip)}
+        return tuple(sorted(states, key=lambda s: (s not in interior, s)))
 
 
 def constants_with(base: str, name: str, value: Decimal) -> str:
@@ -179,20 +196,25 @@ def run_sweep(
     *,
     exact_points: bool = True,
     on_point: Progress | None = None,
+    named_by: OracleResult | None = None,
 ) -> Sweep:
     """Every point of the sweep, then the tipping points of the chosen states (all states
-    when ``states`` is None), each located as exactly as the model allows."""
+    when ``states`` is None), each located as exactly as the model allows. States are named
+    by ``named_by``'s ids (the GUI's open model, so "state 10" is the state the user sees),
+    else by the first good point's; either way each point's own states are matched to them
+    by valuation."""
     # deferred: tipping imports this module's SweepRange and bracket width at its top (a cycle)
     from explaincheck.core.workbench.tipping import locate
 
     chosen = None if states is None else tuple(states)
     sweep = with_declared_type(request, sweep)
     points = []
-    reference: tuple[StateKey, ...] | None = None  # the first good point's states name them all
+    reference = state_keys(named_by) if named_by is not None else None
+    initial = named_by.model.initial if named_by is not None else None
     for i, value in enumerate(sweep.values):
         point = run_point(request, sweep.name, value, chosen, reference)
-        if reference is None and point.oracle is not None:
-            reference = state_keys(point.oracle)
+        if reference is None and point.oracle is not None:  # the first good point names them
+            reference, initial = state_keys(point.oracle), point.oracle.model.initial
         points.append(point)
         if on_point is not None:
             on_point(i + 1, len(sweep.values), point)
@@ -201,7 +223,16 @@ def run_sweep(
         locate(request, sweep, changes, notes, reference) if exact_points else changes
         for changes in find_changes(points)
     )
-    return Sweep(sweep.name, tuple(points), tipping, chosen, tuple(dict.fromkeys(notes)))
+    bounds = (sweep.values[0], sweep.values[-1]) if sweep.values else None
+    return Sweep(
+        sweep.name,
+        tuple(points),
+        tipping,
+        chosen,
+        tuple(dict.fromkeys(notes)),
+        initial,
+        bounds,
+    )
 
 
 def find_changes(points: list[SweepPoint]) -> list[TippingPoint]:

@@ -8,6 +8,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
+from explaincheck.core.plural import counted
 from explaincheck.core.workbench.sweep import Sweep, TippingPoint
 
 
@@ -83,7 +84,9 @@ def render_table(sweep: Sweep, states: tuple[int, ...] = ()) -> str:
     lines.append("")
     if not sweep.tipping_points:
         lines.append("no tipping points: A* is the same at every point")
-    for tip in sweep.tipping_points:
+    # the flips inside the range first: those at a bound are most often ties the bound makes
+    ordered = sorted(sweep.tipping_points, key=sweep.at_bound)
+    for tip in ordered:
         where = "not located" if tip.at is None else f"at {tip.at} ({tip.method})"
         if isinstance(tip.at, Fraction) and tip.at.denominator != 1:
             where = f"at {tip.at} = {float(tip.at):.6g} ({tip.method})"
@@ -101,15 +104,18 @@ def render_table(sweep: Sweep, states: tuple[int, ...] = ()) -> str:
     return "\n".join(lines)
 
 
-def sweep_figure(sweep: Sweep, states: tuple[int, ...] = ()) -> Figure:
-    """V(initial) (and V of the chosen states) against the constant; dashed lines where A*
-    changes, crosses on the axis for failed points."""
+def sweep_figure(sweep: Sweep, states: tuple[int, ...] = (), text_scale: float = 1.0) -> Figure:
+    """V(initial) (and V of the chosen states, the initial one drawn once) against the
+    constant; dashed lines where A* changes, crosses on the axis for failed points.
+    ``text_scale`` enlarges every text (the GUI's presentation size)."""
+    size = 10 * text_scale
     figure = Figure(figsize=(7.5, 4.2), layout="constrained")
     axes = figure.add_subplot()
     good = [p for p in sweep.points if not p.failed]
     xs = [float(p.value) for p in good]
-    axes.plot(xs, [float(p.v_initial or 0.0) for p in good], marker="o", label="V(initial)")
-    for state in states[:4]:
+    first = "V(initial)" if sweep.initial is None else f"V(initial) = V({sweep.initial})"
+    axes.plot(xs, [float(p.v_initial or 0.0) for p in good], marker="o", label=first)
+    for state in [s for s in states if s != sweep.initial][:4]:
         axes.plot(
             [float(p.value) for p in good if state in p.values],
             [p.values[state] for p in good if state in p.values],
@@ -119,21 +125,39 @@ def sweep_figure(sweep: Sweep, states: tuple[int, ...] = ()) -> Figure:
     failed = [float(p.value) for p in sweep.points if p.failed]
     if failed:
         axes.plot(failed, [0.0] * len(failed), "x", color="#c0392b", label="failed point")
-    for tip in sweep.tipping_points:
-        x = float(tip.at) if tip.at is not None else float(sum(tip.between) / 2)
+    for x, tips in _tips_by_place(sweep).items():
         axes.axvline(x, color="#888888", linestyle="--", linewidth=1)
-        axes.annotate(
-            f"A*({tip.state}): {','.join(tip.after)}",
+        axes.annotate(  # one label per line: nine flips at a bound were nine labels on top
+            _tip_label(tips),  # of one another
             (x, 1.0),
             xycoords=("data", "axes fraction"),
             rotation=90,
             va="top",
             ha="right",
-            fontsize=8,
+            fontsize=0.8 * size,
         )
-    axes.set_xlabel(sweep.constant)
-    axes.set_ylabel("V = Pmax[F goal]")
+    axes.set_xlabel(sweep.constant, fontsize=size)
+    axes.set_ylabel("V = Pmax[F goal]", fontsize=size)
+    axes.tick_params(labelsize=0.9 * size)
     axes.set_ylim(-0.05, 1.05)
     axes.grid(alpha=0.3)
-    axes.legend(loc="lower right", fontsize=8)
+    axes.legend(loc="lower right", fontsize=0.8 * size)
     return figure
+
+
+def _tips_by_place(sweep: Sweep) -> dict[float, list[TippingPoint]]:
+    """The tipping points grouped by where their dashed line is drawn."""
+    places: dict[float, list[TippingPoint]] = {}
+    for tip in sweep.tipping_points:
+        x = float(tip.at) if tip.at is not None else float(sum(tip.between) / 2)
+        places.setdefault(x, []).append(tip)
+    return places
+
+
+def _tip_label(tips: list[TippingPoint]) -> str:
+    """``A*(8): right`` for one flip at a place; ``A* of 4 states: 1, 2, 3, 5`` for more."""
+    if len(tips) == 1:
+        return f"A*({tips[0].state}): {','.join(tips[0].after)}"
+    states = sorted({tip.state for tip in tips})
+    shown = ", ".join(str(s) for s in states[:4]) + (", …" if len(states) > 4 else "")
+    return f"A* of {counted(len(states), 'state')}: {shown}"

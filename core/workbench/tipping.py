@@ -138,6 +138,9 @@ def locate(
     by ``reference`` (the sweep's first point; None: each point's own ids)."""
     if change.method is not None:
         return change
+    at_an_end = _tie_at_an_end(request, sweep, change, reference)
+    if at_an_end is not None:
+        return at_an_end
     left = run_point(request, sweep.name, change.between[0], [], reference)
     if request.property is not None and not request.property.reaches_goal:
         notes.append(
@@ -161,6 +164,34 @@ def locate(
                 "interval (the policy elsewhere changes too): bisected"
             )
     return _bisect(request, sweep, change, reference)
+
+
+def _tie_at_an_end(
+    request: OracleRequest,
+    sweep: SweepRange,
+    change: TippingPoint,
+    reference: tuple[StateKey, ...] | None,
+) -> TippingPoint | None:
+    """``change`` located at one of its own points, where that point's A* holds the other
+    side's actions as well (a tie there, decided exactly) and the tie is over at once: one more
+    point ``BRACKET_WIDTH`` inside the interval (a whole number for an integer) already has
+    the other side's A*. A flip at a bound of the range (every move alike at slip = 0, issue
+    50) is then that bound, once, rather than a bisection's 3.8e-7 beside it for some states
+    and the parametric engine's 0 for others. None: no tie at either end, or it lasts."""
+    before, after = set(change.before), set(change.after)
+    low, high = change.between
+    inward = Decimal(1) if sweep.integer else Decimal(str(BRACKET_WIDTH))
+    if before > after:
+        end, probe, expected = low, min(low + inward, high), change.after
+    elif after > before:
+        end, probe, expected = high, max(high - inward, low), change.before
+    else:
+        return None
+    if probe not in (low, high):
+        point = run_point(request, sweep.name, probe, [change.state], reference)
+        if point.failed or point.best.get(change.state) != expected:
+            return None
+    return replace(change, at=Fraction(end), method="tie")
 
 
 def _comparable(change: TippingPoint, left: SweepPoint) -> bool:

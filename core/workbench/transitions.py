@@ -2,7 +2,8 @@
 
 The oracle's ``StateFacts.successors`` hold floats (1/3 becomes 0.333…); the Bellman view and
 policy iteration want the fractions the Rational engine used, so they ask Storm for them in an
-isolated child (about 0.2 s for a small model) and keep the answer per request.
+isolated child (about 0.2 s for a small model) and keep the answer per request and file content
+(an edit rebuilt live writes the same file anew: its transitions are not the old ones).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from explaincheck.core.oracle.cache import request_hash
 from explaincheck.core.oracle.isolated_call import call_isolated
 from explaincheck.core.oracle.storm.teaching import exact_choices
 from explaincheck.core.oracle.types import OracleRequest
@@ -35,12 +37,17 @@ class Transitions:
         return 0
 
 
-_memory: dict[OracleRequest, Transitions] = {}
+_memory: dict[str, Transitions] = {}
 
 
 def load_transitions(request: OracleRequest) -> Transitions:
-    """The model's transitions (from Storm in a child, kept in memory per request)."""
-    if request not in _memory:
+    """The model's transitions (from Storm in a child, kept in memory per request and the
+    file's content, as the oracle's cache keys them)."""
+    try:
+        key = request_hash(request)
+    except OSError:  # no file to read: Storm's child says so in one line
+        key = ""
+    if not key or key not in _memory:
         data = call_isolated(exact_choices, request)
         exact = bool(data["exact"])
 
@@ -51,5 +58,8 @@ def load_transitions(request: OracleRequest) -> Transitions:
             [(action, {int(t): number(p) for t, p in pairs}) for action, pairs in state]
             for state in data["states"]
         ]
-        _memory[request] = Transitions(exact, choices)
-    return _memory[request]
+        found = Transitions(exact, choices)
+        if not key:
+            return found
+        _memory[key] = found
+    return _memory[key]

@@ -27,6 +27,7 @@ from explaincheck.core.oracle.program import ProgramConstant, ProgramDescription
 from explaincheck.core.oracle.property import Property
 from explaincheck.core.oracle.types import OracleRequest, OracleResult
 from explaincheck.core.workspace.events import Event
+from explaincheck.core.workspace.selection import StateSelection
 
 AskConstants = Callable[[list[ProgramConstant], dict[str, str]], Awaitable[dict[str, str] | None]]
 # Runs a blocking function off the event loop (the GUI passes its own bounded worker pool).
@@ -98,6 +99,7 @@ class ModelWorkspace:
         self.require_unsafe = False
         self.property: Property | None = None  # the property V is computed for (None: Pmax F goal)
         self.oracle: OracleResult | None = None
+        self.selection = StateSelection()  # the one selected state every view follows
         self.last_path: str | None = None  # the file last asked for (error excerpts point there)
         self.error: BaseException | None = None  # why the last open or build failed
         self._build_task: asyncio.Task | None = None
@@ -154,6 +156,7 @@ class ModelWorkspace:
             self._fail(error)  # the model open before stays as it was
             return None
         self.environment, self.program, self.oracle = environment, program, None
+        self.selection.forget()  # another model: its first oracle starts at the initial state
         self.constants, self.goal_label, self.unsafe_label = constants, goal, unsafe
         self.property = prop
         self.require_unsafe = bool(choices and choices.strict and choices.unsafe_label)
@@ -258,7 +261,9 @@ class ModelWorkspace:
             raise ExplaincheckError("open a model first")
         self.oracle = oracle
         self.error = None
+        self.selection.rebase(oracle)  # the same state where it still exists, else the initial
         self.events.oracle.emit(oracle, self.environment)
+        self.selection.announce()  # every view holds the new oracle now: go to the state
 
     def cancel(self) -> None:
         """Stop a running build (the oracle's child process is killed)."""

@@ -62,8 +62,9 @@ async def shoot(window, out: Path, db: Path) -> list[Path]:
     panel.select_factor(FACTOR)
     while panel.shown is None:
         await asyncio.sleep(0.1)
-    executions.detail.parentWidget().setSizes([170, 0, 800])  # room for the case detail
-    executions.detail.right.setSizes([60, 0, 60, 90, 520])  # most of it for the factors
+    executions.split.setSizes([120, 0, 850])  # room for the case view
+    await asyncio.sleep(0.2)  # the case view fits its columns first
+    executions.detail.right.setSizes([60, 0, 90, 560])  # reply, thinking, answers; factors
     await save("results")
 
     window.show_tab("graph")

@@ -4,8 +4,9 @@
 
 Opens Frozen Lake, asks SPEC through File › Ask an LLM for its policy… with "then ask it about
 its own policy" ticked, into the results file DB (a file where that self-check is stored already
-resumes without asking), and saves the Report tab scrolled to the value-loss table and its
-Self-check box as ``frozen_lake-selfcheck-report.png``. The same window code as
+resumes without asking), and saves the Report tab, which shows a file holding only a
+self-check as one (its value-loss table and Self-check box first), as
+``frozen_lake-selfcheck-report.png``. The same window code as
 ``explaincheck gui`` is used.
 """
 
@@ -22,7 +23,7 @@ SIZE = (1366, 768)
 
 
 async def shoot(window, db: str, spec: str, budget: int) -> Path:
-    from PySide6.QtWidgets import QApplication, QScrollArea
+    from PySide6.QtWidgets import QApplication
 
     from explaincheck.gui.adapters.llm_policy import PolicyAsk
 
@@ -36,11 +37,11 @@ async def shoot(window, db: str, spec: str, budget: int) -> Path:
         await asyncio.sleep(0.2)
     window.show_tab("report")
     await window.wait_rendered()
-    scroll = window.report_view.findChild(QScrollArea)
     await asyncio.sleep(0.4)
     QApplication.processEvents()
-    scroll.ensureWidgetVisible(window.report_view.policy_loss, 0, 0)
-    scroll.verticalScrollBar().setValue(scroll.verticalScrollBar().maximum())
+    # a file holding only the self-check: its boxes come first, the page unscrolled
+    scroll = window.report_view.scroll_area
+    scroll.verticalScrollBar().setValue(0)
     scroll.horizontalScrollBar().setValue(0)
     await asyncio.sleep(0.4)
     QApplication.processEvents()

@@ -3,9 +3,10 @@
     QT_QPA_PLATFORM=offscreen python docs/screenshots/make_workbench_screenshots.py
 
 Frozen Lake: the editor with a syntax error underlined, the simulator after a seeded walk by the
-optimal policy with the five most probable paths, the Bellman view of state 13 (V = 16/17) with
-policy iteration's last round; tests/models/flip.prism: the sweep of p with its tipping point at
-1/2. Saved as ``workbench-<page>.png``.
+optimal policy with the five most probable paths, the Bellman view of state 13 (V = 16/17) and
+policy iteration's last round; tests/models/slip.prism: the sweep of slip over the range the
+page offers (a probability: 0 to 1), its tipping point at 39/400 and the state that flips
+followed. Saved as ``workbench-<page>.png``.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-FLIP = HERE.parent.parent / "tests" / "models" / "flip.prism"
+SLIP = HERE.parent.parent / "tests" / "models" / "slip.prism"
 SIZE = (1366, 768)
 
 
@@ -77,23 +78,19 @@ async def shoot(window, out: Path) -> list[Path]:
 
     bellman = bench.bellman
     bench.pages.setCurrentWidget(bellman)
-    bellman.show_state(13)
-    bench.state_requested.emit(13)  # the inspector and both graphs follow
+    window.model.selection.select(13)  # as a click does: the inspector and both graphs follow
+    await save("bellman")
     bellman.start_policy_iteration()
     bellman.show_round(len(bellman.rounds) - 1)
-    await save("bellman")
+    await save("policy-iteration")
 
-    window.model.open_environment(resolve(str(FLIP), constants="p=0.3"))
+    window.model.open_environment(resolve(str(SLIP), constants="slip=0.3"))
     await until(lambda: window.model.oracle is not None and window.model.oracle.model.states == 3)
     await window.wait_rendered()
     sweeps = bench.sweeps
     bench.pages.setCurrentWidget(sweeps)
     await until(lambda: sweeps.constant.count() == 1)
-    sweeps.low.setText("0.05")
-    sweeps.high.setText("0.95")
-    sweeps.step.setText("0.05")
-    sweeps.states.setText("0")
-    sweeps.run_button.click()
+    sweeps.run_button.click()  # the range offered: 0 to 1, every state searched
     await until(lambda: sweeps.sweep is not None, 300)
     await save("sweep")
     return saved

@@ -24,6 +24,7 @@ from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.program import ProgramDescription
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.workspace.model import AskConstants, ModelChoices, ModelWorkspace
+from explaincheck.core.workspace.selection import StateSelection
 from explaincheck.gui.support.settings import Settings
 from explaincheck.gui.support.tasks import Tasks, in_thread
 
@@ -99,6 +100,12 @@ class ModelController(QObject):
     def environment(self, environment: Environment | None) -> None:  # the wording editor's
         self.workspace.environment = environment
 
+    def take_edit(self, environment: Environment, program: ProgramDescription) -> None:
+        """The Workbench editor's checked copy is the open model's file from now on, with its
+        own declarations (a constant typed there is one the Sweep page offers)."""
+        self.workspace.environment, self.workspace.program = environment, program
+        self.workspace.last_path = environment.model_path
+
     @property
     def oracle(self) -> OracleResult | None:
         return self.workspace.oracle
@@ -106,6 +113,11 @@ class ModelController(QObject):
     @oracle.setter
     def oracle(self, oracle: OracleResult | None) -> None:  # one with a policy attached
         self.workspace.oracle = oracle
+
+    @property
+    def selection(self) -> StateSelection:
+        """The one selected state every view follows (``gui/presenters/state_selection.py``)."""
+        return self.workspace.selection
 
     @property
     def program(self) -> ProgramDescription | None:

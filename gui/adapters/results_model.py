@@ -100,6 +100,8 @@ class ResultsTableModel(QAbstractTableModel):
             return sort_key(row, key)
         if role == Qt.ItemDataRole.ToolTipRole and key == "environment":
             return row.environment
+        if role == Qt.ItemDataRole.ToolTipRole:  # whole, however narrow its column
+            return cell_text(row, key)
         if role == Qt.ItemDataRole.BackgroundRole and key == "verdict":
             colour = VERDICT_COLOURS.get(row.verdict)
             return QBrush(colour) if colour else None

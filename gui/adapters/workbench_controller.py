@@ -21,14 +21,18 @@ from PySide6.QtCore import QObject, Signal
 
 from explaincheck.core.campaign.session import BackendSettings
 from explaincheck.core.errors import ExplaincheckError, ModelError
-from explaincheck.core.oracle.constants_text import without_constant
+from explaincheck.core.oracle.constants_text import constant_parts, without_constant
 from explaincheck.core.oracle.types import OracleRequest, OracleResult
 from explaincheck.core.paths import environments_dir
+from explaincheck.core.workspace.presentation.model_errors import unset_constants_text
 from explaincheck.gui.adapters.model_controller import ModelController
 from explaincheck.gui.support.tasks import Tasks, in_thread
 
 AUTO_ORACLE_SECONDS = 3.0  # re-check the oracle while typing only for models this quick
 AUTO_ORACLE_STATES = 20_000
+# a sweep with no state to follow looks for flips in every state of models up to this size (it
+# keeps every point's oracle and A* of each state); larger ones follow the initial state alone
+FOLLOW_ALL_STATES = 2_000
 # Calls that wait on a Storm child go to asyncio's default threads (``asyncio.to_thread``), not to
 # the two workers that graph layouts use: a sweep of a hundred points must not hold a layout up.
 
@@ -111,7 +115,7 @@ class WorkbenchController(QObject):
         await in_thread(path.write_text, text, "utf-8")
         self.check_started.emit("syntax")
         try:
-            await asyncio.to_thread(describe_program, str(path))
+            program = await asyncio.to_thread(describe_program, str(path))
         except ModelError as error:
             self.checked.emit(error)
             return
@@ -119,7 +123,17 @@ class WorkbenchController(QObject):
         if not with_oracle or environment is None:
             self.checked.emit(None)
             return
+        try:
+            given = [given_name for given_name, _ in constant_parts(self.model.constants)]
+        except ValueError:
+            given = []
+        missing = program.missing_constants(given)
         edited = replace(environment, model_path=str(path))
+        if missing:  # a teacher's new `const double slip;`: where to give it, in the window;
+            # Build oracle then builds this copy with the value given
+            self.model.take_edit(edited, program)
+            self.checked.emit(ModelError(unset_constants_text([c.name for c in missing])))
+            return
         request = edited.request(
             constants=self.model.constants,
             goal_label=self.model.goal_label,
@@ -132,8 +146,7 @@ class WorkbenchController(QObject):
             self.checked.emit(error if isinstance(error, ModelError) else ModelError(str(error)))
             return
         self.checked.emit(None)
-        self.model.environment = edited
-        self.model.last_path = str(path)
+        self.model.take_edit(edited, program)
         self.model.deliver(oracle)
 
     def save(self, text: str, path: str) -> None:
@@ -197,19 +210,26 @@ class WorkbenchController(QObject):
             return
         self.llm_chose.emit(action, state)
 
-    def sweep(self, text: str, states: tuple[int, ...], selected: int | None = None) -> None:
-        """Sweep ``text`` (NAME=LO:HI:STEP), following ``states`` (default: the initial state
-        and the selected one)."""
+    def sweep(self, text: str, states: tuple[int, ...]) -> None:
+        """Sweep ``text`` (NAME=LO:HI:STEP), following ``states`` of the open model (none
+        given: every state, and the page then follows those whose best action flips; over
+        ``FOLLOW_ALL_STATES`` states, the initial state alone)."""
         request = self.request()
-        if request is None:
+        oracle = self.model.oracle
+        if request is None or oracle is None:
             return
-        if not states and self.model.oracle is not None:
-            states = (self.model.oracle.model.initial,)
-            if selected is not None and selected != states[0]:
-                states += (selected,)
-        self.tasks.start(self._sweep(request, text, states), "sweep")
+        chosen: tuple[int, ...] | None = states or None
+        if chosen is None and oracle.model.states > FOLLOW_ALL_STATES:
+            chosen = (oracle.model.initial,)
+        self.tasks.start(self._sweep(request, text, chosen, oracle), "sweep")
 
-    async def _sweep(self, request: OracleRequest, text: str, states: tuple[int, ...]) -> None:
+    async def _sweep(
+        self,
+        request: OracleRequest,
+        text: str,
+        states: tuple[int, ...] | None,
+        named_by: OracleResult,
+    ) -> None:
         from explaincheck.core.workbench.sweep import parse_range, run_sweep
 
         loop = asyncio.get_running_loop()
@@ -221,7 +241,7 @@ class WorkbenchController(QObject):
             sweep_range = parse_range(text)
             base = replace(request, constants=without_constant(request.constants, sweep_range.name))
             result = await asyncio.to_thread(
-                run_sweep, base, sweep_range, states, on_point=progress
+                run_sweep, base, sweep_range, states, on_point=progress, named_by=named_by
             )
         except ExplaincheckError as error:
             self.failed.emit("sweep", str(error))

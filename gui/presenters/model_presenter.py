@@ -153,7 +153,10 @@ class ModelPresenter:
         self.title(f"explaincheck — {environment.title}")
         views.graph.set_oracle(oracle, environment.variables)
         views.inspector.set_oracle(oracle, environment.describe, environment.variables)
-        views.inspector.show_state(oracle.model.initial)
+        # the one selected state (kept by valuation across a rebuild, else the initial state)
+        selected = self.model.selection.state
+        views.inspector.show_state(oracle.model.initial if selected is None else selected)
+        views.graph.select_state(oracle.model.initial if selected is None else selected, False)
         views.results_view.set_oracle(oracle, environment)
         views.campaign_view.set_model(oracle, environment)
         views.teach_view.set_model(oracle, environment)

@@ -1,16 +1,22 @@
-"""Opening a results file: the Results and Report tabs fill from it, and when no model is open
-the model it was tested on opens as it was tested (its constants and labels). A case chosen
-on the Results tab is shown on the graph and in the inspector."""
+"""Opening a results file: the Results and Report tabs fill from it, and the model it was tested
+on opens as it was tested (its constants and labels) unless it is the open one; one that cannot
+be opened here is named in the status bar (``results.opening.file_model``). A case chosen on
+the Results tab is shown on the graph and in the inspector."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from explaincheck.core.workspace.presentation.report import file_campaigns
-from explaincheck.core.workspace.presentation.results.opening import campaign_model, model_to_open
+from explaincheck.core.workspace.presentation.results.opening import (
+    campaign_model,
+    file_model,
+    missing_plugin_line,
+)
 from explaincheck.core.workspace.presentation.results.rows import Row, field, same_model
 from explaincheck.gui.adapters.model_controller import ModelController
 from explaincheck.gui.adapters.results_data import ResultsData
@@ -65,11 +71,23 @@ class ResultsPresenter:
             return
         self.notices.say(f"{len(results.executions)} executions from {path}", 8000)
         self.loaded()
-        first = model_to_open(results.executions) if self.model.environment is None else None
-        if first is not None:
+        campaigns = await in_thread(file_campaigns, path)
+        missing = missing_plugin_line(campaigns)
+        if missing:  # made with a plugin that is not installed here: say which, and its version
+            self.notices.fail(missing, f"{path}: {missing}", 30000)
+        environment = self.model.environment
+        opening = file_model(
+            results.executions,
+            self.model.oracle,
+            None if environment is None else (environment.id or environment.model_path),
+            "" if environment is None else environment.title,
+            Path(path).name,
+        )
+        if opening.open is not None:
             # as it was tested: the campaign's constants and goal/unsafe labels
-            campaigns = await in_thread(file_campaigns, path)
-            self.model.open_spec(first, **campaign_model(campaigns, first))
+            self.model.open_spec(opening.open, **campaign_model(campaigns, opening.open))
+        if opening.said:
+            self.notices.say(opening.said, 15000)
 
     def case_selected(self, row: Row) -> None:
         """The selection ring moves with the inspector to the case's first state (``row``: the

@@ -7,6 +7,7 @@ worker thread; the window only asks where, says how big, and offers each case's 
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -17,7 +18,6 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMenu,
     QPushButton,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -51,7 +51,9 @@ def case_link(share_path: str, row: dict[str, Any]) -> str | None:
 
 
 class CaseLinkRow(QWidget):
-    """ "Case link: …#case=<id>" with a Copy button, under the case detail's header."""
+    """ "Case link: …#case=<id>" with a Copy button, under the case detail's header; while the
+    share file it names is not written yet, the row says so and offers to write it (issue 50:
+    the link named a ``.html`` that did not exist)."""
 
     def __init__(self, share: ShareFile, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -65,16 +67,42 @@ class CaseLinkRow(QWidget):
         self.copy = QPushButton("Copy case link")
         self.copy.setToolTip("Opens this case in the share file (File › Share as one file…)")
         self.copy.clicked.connect(self.copy_link)
+        self.write = QPushButton("Write the share file")
+        self.write.setToolTip(
+            "Write the open results as one HTML file (File › Share as one file…): the link"
+            " opens this case in it"
+        )
+        self.write.clicked.connect(self.write_file)
         layout.addWidget(self.label, 1)
+        layout.addWidget(self.write)
         layout.addWidget(self.copy)
         self.link: str | None = None
+        self.target: Path | None = None  # the share file the link names
         self.show_row(None)
 
     def show_row(self, row: dict[str, Any] | None) -> None:
         db = self.share.results.db_path
-        self.link = case_link(self.share.path_for(db), row) if row and db else None
-        self.label.setText(f"Case link: {self.link}" if self.link else "")
+        self.target = Path(self.share.path_for(db)) if db else None
+        self.link = case_link(str(self.target), row) if row and self.target else None
+        written = self.target is not None and self.target.is_file()
+        if self.link and not written and self.target is not None:
+            fragment = self.link.rsplit("#", 1)[1]
+            self.label.setText(f"Case link: {self.target.name}#{fragment} — not written yet")
+        else:
+            self.label.setText(f"Case link: {self.link}" if self.link else "")
+        self.write.setVisible(bool(self.link) and not written)
+        self.copy.setVisible(bool(self.link) and written)
         self.setVisible(self.link is not None)
+
+    def write_file(self) -> asyncio.Task | None:
+        """Write the share file the link names (then the row offers to copy the link)."""
+        db = self.share.results.db_path
+        if not db or self.target is None:
+            return None
+        self.write.setEnabled(False)
+        task = self.share.tasks.start(self.share.write(db, str(self.target)), "share")
+        task.add_done_callback(lambda _task: self.write.setEnabled(True))
+        return task
 
     def copy_link(self) -> None:
         if self.link:
@@ -143,6 +171,6 @@ def attach_share(window: QMainWindow, share: ShareFile, open_results: QAction) -
         file_menu.addAction(action)
     detail = share.detail
     detail.case_link = CaseLinkRow(share, detail)
-    cast(QVBoxLayout, detail.layout()).insertWidget(2, detail.case_link)
+    detail.add_link_row(detail.case_link)
     detail.row_shown.append(detail.case_link.show_row)
     return share

@@ -1,12 +1,12 @@
 """Wiring of the Workbench tab into the main window (kept here so the window grows by a call).
 
 ``attach_workbench(...)`` is given what it uses, never the window (issue 36): the tasks, the
-model controller, the backend settings, the tab widget, the graph and inspector it sends states
-to and the Teach tab's lesson. It makes the Qt-free ``WorkbenchWorkspace``, the controller and
-the view, adds the tab, and connects: the
-model's oracle to the pages (and the exact transitions fetched for them), the simulator's path
-to the graph's path overlay, state requests to the graph and the inspector, the graph's
-selection to the pages, the editor to its checks, and the Teach tab's lesson to the handout.
+model controller, the backend settings, the tab widget, the main graph it draws the simulator's
+path on and the Teach tab's lesson. It makes the Qt-free ``WorkbenchWorkspace``, the controller
+and the view, adds the tab, and connects: the model's oracle to the pages (and the exact
+transitions fetched for them), the simulator's path to the graph's path overlay, the editor to
+its checks, and the Teach tab's lesson to the handout. The selected state comes and goes through
+the window's one selection (``state_selection.py``).
 """
 
 from __future__ import annotations
@@ -24,12 +24,12 @@ from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.policy.types import policy_chain
 from explaincheck.core.workbench.simulator import Chooser, policy_chooser
+from explaincheck.core.workbench.sweep_range import offered_range
 from explaincheck.core.workspace.presentation.workbench import WorkbenchWorkspace
 from explaincheck.gui.adapters.model_controller import ModelController
 from explaincheck.gui.adapters.workbench_controller import WorkbenchController, is_builtin
 from explaincheck.gui.support.tasks import Tasks
 from explaincheck.gui.views.graph_view import GraphView
-from explaincheck.gui.views.state_inspector import StateInspector
 from explaincheck.gui.views.workbench_view import WorkbenchView
 
 AUTO_OPEN_BYTES = 1 << 20  # a generated model of megabytes opens in the editor only when asked
@@ -50,12 +50,10 @@ def loaded_policy_chooser(oracle: OracleResult) -> tuple[Chooser | None, str]:
 
 @dataclass(frozen=True)
 class WorkbenchNeighbours:
-    """What the Workbench talks to outside its tab: the main graph and the inspector (the
-    states its pages go to, the selection they follow) and the Teach tab's lesson (a handout
-    case)."""
+    """What the Workbench talks to outside its tab: the main graph (the simulator's path) and
+    the Teach tab's lesson (a handout case)."""
 
     graph: GraphView
-    inspector: StateInspector
     lesson: Callable[[], object | None]
 
 
@@ -72,17 +70,15 @@ def attach_workbench(
     controller = WorkbenchController(tasks, model, settings, parent)
     tabs.addTab(view, "Workbench")
     view.lesson_source = neighbours.lesson
-    graph, inspector = neighbours.graph, neighbours.inspector
+    graph = neighbours.graph
 
     def oracle_ready(oracle: OracleResult, environment: Environment) -> None:
         program = model.program
-        undefined = list(program.undefined) if program is not None else []
-        view.set_model(
-            oracle,
-            environment.title,
-            [c.name for c in undefined],
-            {c.name: c.type for c in undefined},
-        )
+        undefined = [c.name for c in program.undefined] if program is not None else []
+        offered = {name: offered_range(program, name) for name in undefined}
+        # a probability first (a teacher's new `const double slip;` beside the lake's N)
+        undefined.sort(key=lambda name: not offered[name].probability)
+        view.set_model(oracle, environment.title, undefined, offered)
         view.simulator.set_loaded_policy(*loaded_policy_chooser(oracle))
         view.editor.oracle_while_typing = controller.quick()
         controller.load_transitions()
@@ -91,6 +87,8 @@ def attach_workbench(
         small = Path(path).is_file() and Path(path).stat().st_size <= AUTO_OPEN_BYTES
         if untouched and small and not controller.is_scratch(path):
             view.editor.open_source(path, is_builtin(path))  # nothing typed yet: follow the model
+        elif controller.is_scratch(path):  # the editor's copy built (Build oracle, constants
+            view.editor.show_check(None)  # given): its last error is stale
 
     def open_source() -> None:
         environment = model.environment
@@ -118,10 +116,6 @@ def attach_workbench(
         target = {"sweep": view.sweeps.show_error, "llm": view.simulator.show_error}
         target.get(what, view.simulator.show_error)(why)
 
-    def state_requested(state: int) -> None:
-        inspector.show_state(state)
-        graph.select_state(state, centre=False)
-
     def paths_requested(start: int, k: int) -> None:
         if model.oracle is not None:
             controller.most_probable_paths(model.oracle, start, k, workspace.simulator.transitions)
@@ -129,8 +123,6 @@ def attach_workbench(
     model.oracle_ready.connect(oracle_ready)
     controller.transitions_ready.connect(view.set_transitions)
     view.path_changed.connect(graph.show_path)
-    view.state_requested.connect(state_requested)
-    graph.state_selected.connect(view.select_state)
     view.editor.load_button.clicked.connect(open_source)
     view.editor.check_requested.connect(controller.check)
     view.editor.save_requested.connect(save)
@@ -140,9 +132,7 @@ def attach_workbench(
     controller.llm_chose.connect(view.simulator.llm_chose)
     view.simulator.paths_requested.connect(paths_requested)
     controller.paths_ready.connect(view.simulator.show_paths)
-    view.sweeps.sweep_requested.connect(
-        lambda text, states: controller.sweep(text, states, workspace.sweeps.selected)
-    )
+    view.sweeps.sweep_requested.connect(controller.sweep)
     controller.sweep_progress.connect(view.sweeps.show_progress)
     controller.sweep_ready.connect(view.sweeps.show_sweep)
     controller.failed.connect(failed)

@@ -15,6 +15,7 @@ from PySide6.QtCore import QByteArray, QSettings
 
 from explaincheck.core.backends.ollama_hosts import redact_url
 from explaincheck.core.oracle.types import OracleRequest
+from explaincheck.core.workspace.presentation.text_size import NORMAL, clamped
 
 ORGANISATION = "explaincheck"
 APPLICATION = "explaincheck"
@@ -38,6 +39,8 @@ class Preferences:
     openai_base_url: str = ""  # an OpenAI-compatible server ("": OPENAI_BASE_URL or none)
     # models with more states are refused (the CLI's --state-limit of oracle and run)
     state_limit: int = OracleRequest.state_limit
+    # every view's text, graph labels and plots, in percent of normal (Ctrl+plus, Ctrl+minus)
+    text_size: int = NORMAL
 
 
 class Settings:
@@ -69,6 +72,7 @@ class Settings:
             state_limit=max(
                 1, _as_int(self._store.value("oracle/state_limit"), default.state_limit)
             ),
+            text_size=clamped(_as_int(self._store.value("view/text_size"), default.text_size)),
         )
 
     def save_preferences(self, prefs: Preferences) -> None:
@@ -81,6 +85,11 @@ class Settings:
         self._store.setValue("local/binding", prefs.llama_binding)
         self._store.setValue("openai/base_url", redact_url(prefs.openai_base_url))
         self._store.setValue("oracle/state_limit", int(prefs.state_limit))
+        self.save_text_size(prefs.text_size)
+
+    def save_text_size(self, percent: int) -> None:
+        """The presentation size, as Ctrl+plus/minus or Settings left it."""
+        self._store.setValue("view/text_size", clamped(percent))
         self._store.sync()
 
     # -- recent files ------------------------------------------------------------------------

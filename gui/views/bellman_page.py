@@ -9,16 +9,14 @@ policy iteration runs round by round as a lesson. The page computes none of it: 
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QButtonGroup,
-    QHBoxLayout,
-    QListWidget,
-    QListWidgetItem,
-    QPlainTextEdit,
     QPushButton,
     QRadioButton,
-    QSplitter,
+    QTableWidget,
+    QTabWidget,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -27,21 +25,42 @@ from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.workspace.presentation.workbench import (
     DANGER,
     LESSON_STATES,
+    ROUND_HEADERS,
     VALUE,
     BellmanView,
     BellmanWorkspace,
     Round,
     Transitions,
     result_text,
+    round_rows,
+    round_title,
     successor_entries,
     sum_rows,
 )
 from explaincheck.gui.support.safe_text import plain_label
-from explaincheck.gui.views.tables import fill_row, read_only_table
+from explaincheck.gui.support.text_size import relative_font
+from explaincheck.gui.views.flow_layout import FlowLayout
+from explaincheck.gui.views.tables import fill_row, read_only_table, wrap_last_column
+
+
+def _fill(table: QTableWidget, rows: list[tuple[list[str], bool]]) -> None:
+    """The rows as plain items, those marked (an optimal action, a switching state) bold."""
+    table.setRowCount(len(rows))
+    for row, (cells, marked) in enumerate(rows):
+        for item in fill_row(table, row, cells):
+            if marked:
+                font = item.font()
+                font.setBold(True)
+                item.setFont(font)
 
 
 class BellmanPage(QWidget):
-    """Shows ``BellmanWorkspace``'s equation and rounds; forwards the user's choices to it."""
+    """Shows ``BellmanWorkspace``'s equation and rounds; forwards the user's choices to it.
+
+    The equation and policy iteration are two tabs of the page, so each has the pane's whole
+    height; the equation's table puts each action's total (and the ◀ max mark) before the sum
+    written out, which wraps to the pane's width: nothing needs a sideways scroll at 1366 px or
+    at a presentation size of 150 % (issue 50, point 7)."""
 
     state_requested = Signal(int)
 
@@ -49,66 +68,69 @@ class BellmanPage(QWidget):
         super().__init__(parent)
         self.workspace = workspace
         self.title = plain_label("Select a state")
-        font = self.title.font()
-        font.setPointSizeF(font.pointSizeF() * 1.3)
-        font.setBold(True)
-        self.title.setFont(font)
-        self.value_button = QRadioButton("V (reach the goal, max)")
-        self.danger_button = QRadioButton("D (reach unsafe, min)")
+        self.title.setWordWrap(True)
+        relative_font(self.title, 1.15, bold=True)
+        self.value_button = QRadioButton("V (goal, max)")
+        self.value_button.setToolTip("V(s): the highest probability of reaching the goal")
+        self.danger_button = QRadioButton("D (unsafe, min)")
+        self.danger_button.setToolTip("D(s): the lowest probability of reaching an unsafe state")
         self.value_button.setChecked(True)
         group = QButtonGroup(self)
         group.addButton(self.value_button)
         group.addButton(self.danger_button)
         self.value_button.toggled.connect(lambda _: workspace.set_quantity(self.quantity))
-        self.table = read_only_table(["action", "Σ P(s'|s,a)·V(s')", "sum"], self)
-        self.table.setWordWrap(False)
+        self.table = read_only_table(["action", "Σ P(s'|s,a)·V(s')"], self)
+        wrap_last_column(self.table)
         self.result = plain_label("")
-        self.successors = QListWidget(self)
-        self.successors.itemActivated.connect(self._go)
-        self.successors.itemClicked.connect(self._go)
+        self.result.setWordWrap(True)
+        # one button per successor, wrapping: big enough to click on a projector, two rows
+        # where a list took five (the equation needs the height, issue 50)
+        self.successors = QWidget(self)
+        self.successor_row = FlowLayout(self.successors, spacing=4)
+        self.successor_row.setContentsMargins(0, 0, 0, 0)
+        self.successor_row.add(plain_label("Go to a successor:"))
+        self.successor_buttons: list[QToolButton] = []
         self.pi_button = QPushButton(f"Policy iteration (≤ {LESSON_STATES} states)")
         self.pi_back = QPushButton("◀ round")
         self.pi_next = QPushButton("round ▶")
-        self.pi_text = QPlainTextEdit(self)
-        self.pi_text.setReadOnly(True)
+        self.pi_title = plain_label("Press “Policy iteration” to run it round by round.")
+        self.pi_title.setWordWrap(True)
+        self.pi_table = read_only_table(ROUND_HEADERS, self)
         self.pi_button.clicked.connect(workspace.start_policy_iteration)
         self.pi_back.clicked.connect(lambda: workspace.show_round(workspace.round - 1))
         self.pi_next.clicked.connect(lambda: workspace.show_round(workspace.round + 1))
+        for button in (self.pi_back, self.pi_next):
+            button.setEnabled(False)
         workspace.changed.connect(self._show)
         workspace.rounds_changed.connect(self._show_round)
-        workspace.failed.connect(self.pi_text.setPlainText)
+        workspace.failed.connect(self.pi_title.setText)
         self._layout()
 
     def _layout(self) -> None:
-        top = QVBoxLayout()
-        top.addWidget(self.title)
-        choice = QHBoxLayout()
-        choice.addWidget(self.value_button)
-        choice.addWidget(self.danger_button)
-        choice.addStretch(1)
-        top.addLayout(choice)
-        left = QWidget(self)
-        column = QVBoxLayout(left)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(self.table, 3)
+        choice = FlowLayout(spacing=12)  # wraps at a large presentation size
+        choice.add(self.value_button)
+        choice.add(self.danger_button)
+        equation = QWidget(self)
+        column = QVBoxLayout(equation)
+        column.addWidget(self.table, 1)
         column.addWidget(self.result)
-        column.addWidget(plain_label("Successors (click to go there):"))
-        column.addWidget(self.successors, 1)
-        right = QWidget(self)
-        lesson = QVBoxLayout(right)
-        lesson.setContentsMargins(0, 0, 0, 0)
-        buttons = QHBoxLayout()
+        column.addWidget(self.successors)
+        column.setContentsMargins(4, 4, 4, 4)
+        lesson = QWidget(self)
+        rounds = QVBoxLayout(lesson)
+        buttons = FlowLayout(spacing=6)
         for button in (self.pi_button, self.pi_back, self.pi_next):
-            buttons.addWidget(button)
-        lesson.addLayout(buttons)
-        lesson.addWidget(self.pi_text, 1)
-        split = QSplitter(Qt.Orientation.Vertical, self)
-        split.addWidget(left)
-        split.addWidget(right)
-        split.setSizes([440, 180])
+            buttons.add(button)
+        rounds.addLayout(buttons)
+        rounds.addWidget(self.pi_title)
+        rounds.addWidget(self.pi_table, 1)
+        self.tabs = QTabWidget(self)
+        self.tabs.addTab(equation, "Equation")
+        self.tabs.addTab(lesson, "Policy iteration")
         layout = QVBoxLayout(self)
-        layout.addLayout(top)
-        layout.addWidget(split, 1)
+        layout.addWidget(self.title)
+        layout.addLayout(choice)
+        layout.addWidget(self.tabs, 1)
 
     # -- what the workspace holds, for the window and the tests ------------------------------
     @property
@@ -158,38 +180,46 @@ class BellmanPage(QWidget):
     # -- showing ---------------------------------------------------------------------------
     def _show(self, view: BellmanView | None) -> None:
         state, quantity = self.workspace.state, self.workspace.quantity
-        self.title.setText(f"State {state}: the Bellman equation of {quantity}")
+        self.title.setText(f"State {state} · the Bellman equation of {quantity}")
         if view is None:
             self.result.setText("Reading the exact transition probabilities from Storm…")
             return
         q = view.quantity
-        self.table.setHorizontalHeaderLabels(
-            ["action", f"Σ P(s'|s,a)·{q}(s'), then with the numbers plugged in", "sum"]
-        )
-        rows = sum_rows(view)
-        self.table.setRowCount(len(rows))
-        for row, (cells, optimal) in enumerate(rows):
-            for item in fill_row(self.table, row, cells):
-                if optimal:
-                    font = item.font()
-                    font.setBold(True)
-                    item.setFont(font)
+        self.table.setHorizontalHeaderLabels(["action", f"Σ P(s'|s,a)·{q}(s') = its total"])
+        _fill(self.table, sum_rows(view))
         self.table.resizeRowsToContents()
         self.result.setText(result_text(view))
-        self.successors.clear()
+        for button in self.successor_buttons:
+            self.successor_row.removeWidget(button)
+            button.deleteLater()
+        self.successor_buttons = []
         for successor, text in successor_entries(view):
-            entry = QListWidgetItem(text)
-            entry.setData(Qt.ItemDataRole.UserRole, successor)
-            self.successors.addItem(entry)
+            button = QToolButton(self.successors)  # a compact button: rows stay few
+            button.setText(text)
+            button.clicked.connect(lambda _=False, s=successor: self.go_to(s))
+            self.successor_row.add(button)
+            self.successor_buttons.append(button)
 
-    def _go(self, item: QListWidgetItem) -> None:
-        state = item.data(Qt.ItemDataRole.UserRole)
-        if state is not None:
-            self.show_state(int(state))
-            self.state_requested.emit(int(state))
+    def go_to(self, state: int) -> None:
+        """A successor clicked: its equation here, and the window's selection goes there."""
+        self.show_state(state)
+        self.state_requested.emit(state)
 
     def _show_round(self, text: str) -> None:
-        self.pi_text.setPlainText(text)
-        if text:
-            self.pi_back.setEnabled(self.workspace.round > 0)
-            self.pi_next.setEnabled(self.workspace.round < len(self.workspace.rounds) - 1)
+        rounds, index = self.workspace.rounds, self.workspace.round
+        if not text or not rounds:
+            self.pi_table.setRowCount(0)
+            self.pi_title.setText("Press “Policy iteration” to run it round by round.")
+            for button in (self.pi_back, self.pi_next):
+                button.setEnabled(False)
+            return
+        self.tabs.setTabText(1, f"Policy iteration ({len(rounds)} rounds)")
+        self.tabs.setCurrentIndex(1)
+        self.pi_title.setText(round_title(rounds, index))
+        _fill(self.pi_table, round_rows(rounds, index))
+        self.pi_back.setEnabled(index > 0)
+        self.pi_next.setEnabled(index < len(rounds) - 1)
+
+    def round_text(self) -> str:
+        """The round shown, as the workspace words it (tests, the handout)."""
+        return self.workspace.round_text()

@@ -10,8 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QGroupBox, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import (
+    QGroupBox,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.workspace.presentation.campaign_setup import category_entries
@@ -28,16 +38,67 @@ DIMENSION_TITLES = (
 CATEGORY = Qt.ItemDataRole.UserRole  # where each row keeps its category id
 
 
+class WrappingTree(QTreeWidget):
+    """A tree whose rows wrap their words to the width there is, never eliding: a category's
+    name is read whole at 1366 and 1280 px with both docks open (issue 50: "Best action...
+    est_action)", "Which state..._promising)"). Rows are laid out again when the width
+    changes, since a tree keeps the heights it measured."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWordWrap(True)
+        self.setUniformRowHeights(False)
+        self.setTextElideMode(Qt.TextElideMode.ElideNone)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setItemDelegate(_WrappingRows(self))
+        self._width = -1
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if self.viewport().width() != self._width:
+            self._width = self.viewport().width()
+            self.scheduleDelayedItemsLayout()
+
+
+class _WrappingRows(QStyledItemDelegate):
+    """Each row as tall as its text wrapped to the room its column leaves it (a tree asks a
+    delegate for a row's height without the column's width, so Qt's own wrapping never grows
+    a row and the text was elided instead)."""
+
+    def __init__(self, tree: QTreeWidget) -> None:
+        super().__init__(tree)
+        self.tree = tree
+
+    def sizeHint(
+        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> QSize:
+        hint = super().sizeHint(option, index)
+        shown = QStyleOptionViewItem(option)
+        self.initStyleOption(shown, index)
+        depth, parent = 1, index.parent()  # the root's branch marks take one indentation
+        while parent.isValid():
+            depth, parent = depth + 1, parent.parent()
+        room = self.tree.viewport().width() - depth * self.tree.indentation()
+        if room <= 0 or not shown.text:
+            return hint
+        shown.rect = QRect(0, 0, room, hint.height())
+        style = self.tree.style()
+        text_rect = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, shown, self.tree)
+        margin = style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, self.tree) + 1
+        width = max(text_rect.width() - 2 * margin, 1)
+        flags = Qt.TextFlag.TextWordWrap | Qt.AlignmentFlag.AlignLeft
+        text = shown.fontMetrics.boundingRect(QRect(0, 0, width, 100_000), flags, shown.text)
+        return QSize(min(hint.width(), room), max(hint.height(), text.height() + 4))
+
+
 class CategoryBox(QGroupBox):
     """ "Categories": ticked rows are asked; greyed-out rows do not apply to the open model."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Categories", parent)
         layout = QVBoxLayout(self)
-        self.categories = QTreeWidget(self)
+        self.categories = WrappingTree(self)
         self.categories.setHeaderHidden(True)
-        # cut in the middle: "Which state is…(safer)" keeps each category's own end in view
-        self.categories.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.categories.setIndentation(14)
         self.categories.setMinimumHeight(200)
         self.category_items: dict[str, QTreeWidgetItem] = {}
@@ -73,6 +134,19 @@ class CategoryBox(QGroupBox):
             self.category_items[category_id] = item
         self.groups = list(parents.values())
         self.categories.expandAll()
+        self._room_for_the_longest_word()
+
+    def _room_for_the_longest_word(self) -> None:
+        """Never narrower than its longest word ("(subset_bottleneck)"): wrapping breaks
+        between words, and a word wider than its row would be cut."""
+        tree = self.categories
+        words = (w for item in self.category_items.values() for w in item.text(0).split())
+        widest = max((tree.fontMetrics().horizontalAdvance(w) for w in words), default=0)
+        style = tree.style()
+        check = style.pixelMetric(QStyle.PixelMetric.PM_IndicatorWidth, None, tree)
+        bar = style.pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent, None, tree)
+        # two levels of indentation, the check box and its spacing, the text's margins
+        tree.setMinimumWidth(widest + 2 * tree.indentation() + check + bar + 24)
 
     def _refresh_groups(self) -> None:
         """Each group's tick from its categories that can be chosen: all, none or some."""

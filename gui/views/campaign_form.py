@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from explaincheck.core.workspace.presentation.category_offers import behavioural_tip
 from explaincheck.gui.support.safe_text import plain_label
 from explaincheck.gui.views.cost_fields import CostFields
+from explaincheck.gui.views.flow_layout import FlowLayout
 
 WORDING_CHOICES = (("0", "0 (the original question)"), ("1", "1"), ("2", "2"), ("all", "all three"))
 SELECTIONS = (("prioritized", "prioritised (by δ)"), ("random", "random"), ("both", "both"))
@@ -88,10 +89,11 @@ class SelectionForm(QGroupBox):
         wording_row.addWidget(self.wording, 1)
         self.behavioural = QCheckBox("Behavioural check", self)
         self.behavioural.setToolTip(behavioural_tip())
-        also_row = QHBoxLayout()  # a row of their own: the column stays narrow on a laptop
-        also_row.addWidget(self.metamorphic)
-        also_row.addWidget(self.behavioural)
-        also_row.addStretch(1)
+        # a row of their own, wrapping onto two lines when narrow: side by side, they made the
+        # column 414 px wide, too wide beside the category names at 1280 px (issue 50)
+        also_row = FlowLayout(spacing=8)
+        also_row.add(self.metamorphic)
+        also_row.add(self.behavioural)
         form.addRow("Wording:", wording_row)
         form.addRow("", also_row)
 

@@ -46,7 +46,7 @@ COLUMNS = (
     ("both_fail", "Both fail"),
     ("base_pass", "Base"),
     ("new_pass", "New"),
-    ("difference", "New − base [95% CI]"),
+    ("difference", "New − base [interval, Holm]"),
     ("p_holm", "Holm p"),
     ("mde", "Detectable drop"),
     ("regression", "Regression?"),
@@ -329,6 +329,8 @@ def _cell(line: Any, key: str) -> str:
         return f"{value:.0%}"
     if key == "difference":
         low, high = line.ci
+        if low != low:  # none: too few pairs for the test to reach the line's level
+            return f"{value:+.0%} [–]"
         return f"{value:+.0%} [{low:+.0%}, {high:+.0%}]"
     if key == "p_holm":
         return f"{value:.3g}"

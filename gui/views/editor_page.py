@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from explaincheck.gui.support.safe_text import plain_label
+from explaincheck.gui.support.text_size import notifier
 from explaincheck.gui.views.flow_layout import FlowLayout
 from explaincheck.gui.views.prism_editor import PrismEditor
 
@@ -57,6 +58,10 @@ class EditorPage(QWidget):
         self.auto.setChecked(True)
         self.status = plain_label("Open a model, then “Edit the open model”.")
         self.status.setWordWrap(True)
+        # room for an error of three lines from the start: a message that grew the line under
+        # the editor shrank the editor, which then scrolled under the typing (issue 50)
+        self._fit_status()
+        notifier().changed.connect(self._fit_status)
         bar = FlowLayout()  # wraps in the narrow page rather than squeezing the buttons
         for widget in (self.load_button, self.save_button, self.save_as_button, self.check_button):
             bar.add(widget)
@@ -70,6 +75,9 @@ class EditorPage(QWidget):
         self.save_as_button.clicked.connect(self.save_as)
         self.check_button.clicked.connect(lambda: self.check(with_oracle=True))
         self._loading = False
+
+    def _fit_status(self, _scale: float = 1.0) -> None:
+        self.status.setMinimumHeight(3 * self.status.fontMetrics().lineSpacing())
 
     def open_source(self, path: str, builtin: bool) -> None:
         """Show ``path``'s text; a built-in's is a copy (Save asks for a new place)."""

@@ -12,6 +12,7 @@ from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 from explaincheck.gui.support.safe_text import plain_label
+from explaincheck.gui.support.text_size import relative_font
 
 MARGIN = 16
 
@@ -35,10 +36,7 @@ class ErrorOverlay(QFrame):
         layout = QVBoxLayout(self)
         top = QHBoxLayout()
         self.title = plain_label("The model could not be built")
-        font = self.title.font()
-        font.setBold(True)
-        font.setPointSizeF(font.pointSizeF() * 1.2)
-        self.title.setFont(font)
+        relative_font(self.title, 1.2, bold=True)  # kept so at every presentation size
         top.addWidget(self.title, 1)
         self.close_button = QToolButton(self)
         self.close_button.setText("✕")

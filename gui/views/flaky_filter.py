@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtWidgets import QBoxLayout, QToolButton
+from PySide6.QtWidgets import QLayout, QToolButton
 
 
-def add_flaky_button(panel: Any, layout: QBoxLayout) -> QToolButton:
+def add_flaky_button(panel: Any, layout: QLayout) -> QToolButton:
     """A checkable "Flaky only" in ``layout``; ``panel`` is the executions panel (its
     ``workspace`` and ``group_button``)."""
     button = QToolButton(panel)

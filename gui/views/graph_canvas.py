@@ -74,6 +74,11 @@ class ZoomableView(QGraphicsView):
         rect = rect.adjusted(-30, -30, 30, 30)
         if self.legend is not None and self.legend.isVisible():
             rect = legend_free_rect(rect, self.viewport().size(), self.legend.size())
+            # the room left for the legend may reach past the scene's rect, where the view
+            # cannot scroll: it then slid the graph back under the legend (issue 50, point 10)
+            scene = self.scene()
+            if not scene.sceneRect().contains(rect):
+                scene.setSceneRect(scene.sceneRect().united(rect))
         self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
         if self.transform().m11() > 2.0:  # a tiny graph should not be blown up
             self.resetTransform()

@@ -35,7 +35,10 @@ from PySide6.QtWidgets import (
 from explaincheck.core.oracle.types import StateFacts
 from explaincheck.core.workspace.presentation.valuation import ordered_items, valuation_text
 from explaincheck.gui.support.safe_text import tooltip
+from explaincheck.gui.support.text_size import text_scale
 from explaincheck.gui.views import colours
+
+MIN_LABEL_POINTS = 4.5  # a state's id is drawn once its font is this large on the screen
 
 
 @dataclass
@@ -211,10 +214,13 @@ class NodeItem(QGraphicsRectItem):
             painter.setPen(QPen(colours.SELECTED, r * 0.16, Qt.PenStyle.DotLine))
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawEllipse(QPointF(0, 0), r * 1.55, r * 1.55)
-        if lod * r < 9:  # too small to read any text
+        # the presentation size enlarges the labels (the id as far as it fits in its disc)
+        scale = text_scale()
+        label = r * min(0.5 * scale, 0.72)
+        if lod * label < MIN_LABEL_POINTS:  # too small to read any text
             return
         font = QFont()
-        font.setPointSizeF(max(1.0, r * 0.5))
+        font.setPointSizeF(max(1.0, label))
         font.setBold(True)
         painter.setFont(font)
         painter.setPen(colours.text_on(fill))
@@ -226,9 +232,9 @@ class NodeItem(QGraphicsRectItem):
             painter.setFont(font)
             painter.drawText(QRectF(r * 0.55, -r * 1.35, r, r), Qt.AlignmentFlag.AlignCenter, "+")
         caption = self._caption()
-        if caption and lod * r >= 16:
+        if caption and lod * r * 0.36 * scale >= MIN_LABEL_POINTS * 1.28:
             small = QFont()
-            small.setPointSizeF(max(1.0, r * 0.36))
+            small.setPointSizeF(max(1.0, r * 0.36 * scale))
             painter.setFont(small)
             painter.setPen(QColor("#333333"))
             painter.drawText(

@@ -195,34 +195,70 @@ def layout(
             return grid_layout(oracle, index.grid, shown)
         mode = "force"
     if mode == "layers":
-        return layered_layout(index, shown), NODE_RADIUS
-    return force_layout(index, shown), NODE_RADIUS
+        return layered_layout(index, shown), disc_radius(len(shown))
+    return force_layout(index, shown), disc_radius(len(shown))
+
+
+# Where the states of a cell's other layers sit around its centre (fractions of CELL): a
+# state whose other variables (crashed, carrying, ...) differ from the initial state's is tucked
+# into a corner of its cell, so the initial state's layer keeps the plain grid's picture.
+CORNERS = ((0.4, 0.4), (-0.4, 0.4), (0.4, -0.4), (-0.4, -0.4))
 
 
 def grid_layout(
     oracle: OracleResult, axes: tuple[str, str], shown: list[int]
 ) -> tuple[dict[int, tuple[float, float]], float]:
-    """Cells from the grid variables; several states in one cell share it in a small sub-grid."""
+    """Cells from the grid variables. States that share a cell differ in the model's other
+    variables (a layer: crashed or not, what is carried): the initial state's layer sits at
+    the cells' centres as a plain grid and each other layer in the same corner of every cell
+    (issue 50: a 3x3 grid with crash states read as a 6x3 grid of alternating states); with
+    more layers than corners, a cell shares its room in a sub-grid, layer by layer."""
     horizontal, vertical = axes
     cells: dict[tuple[int, int], list[int]] = defaultdict(list)
     for state_id in shown:
         valuation = oracle.states[state_id].valuation
         cells[(int(valuation[horizontal]), int(valuation[vertical]))].append(state_id)
     crowd = max(len(ids) for ids in cells.values())
+    if crowd == 1:
+        positions = {ids[0]: (cx * CELL, cy * CELL) for (cx, cy), ids in cells.items()}
+        return positions, NODE_RADIUS * 1.3
+    rank = _layers(oracle, axes, shown)
+    if len(set(rank.values())) <= len(CORNERS) + 1:
+        positions = {}
+        for (cx, cy), ids in cells.items():
+            for state_id in ids:
+                layer = rank[state_id]
+                dx, dy = CORNERS[layer - 1] if layer else (0.0, 0.0)
+                positions[state_id] = ((cx + dx) * CELL, (cy + dy) * CELL)
+        return positions, NODE_RADIUS
     side = math.ceil(math.sqrt(crowd))
     sub = CELL / side
-    radius = min(NODE_RADIUS * 1.3, sub * 0.3) if side > 1 else NODE_RADIUS * 1.3
-    positions: dict[int, tuple[float, float]] = {}
+    positions = {}
     for (cx, cy), ids in cells.items():
-        for k, state_id in enumerate(sorted(ids)):
-            if side == 1:
-                positions[state_id] = (cx * CELL, cy * CELL)
-            else:
-                row, col = divmod(k, side)
-                dx = (col - (side - 1) / 2) * sub
-                dy = (row - (side - 1) / 2) * sub
-                positions[state_id] = (cx * CELL + dx, cy * CELL + dy)
-    return positions, radius
+        for k, state_id in enumerate(sorted(ids, key=lambda s: (rank[s], s))):
+            row, col = divmod(k, side)
+            dx = (col - (side - 1) / 2) * sub
+            dy = (row - (side - 1) / 2) * sub
+            positions[state_id] = (cx * CELL + dx, cy * CELL + dy)
+    return positions, min(NODE_RADIUS * 1.3, sub * 0.3)
+
+
+def _layers(oracle: OracleResult, axes: tuple[str, str], shown: list[int]) -> dict[int, int]:
+    """Each shown state's layer: 0 for the initial state's values of the other variables, then
+    the other value combinations, the most frequent first (ties in a fixed order)."""
+
+    def key(state_id: int) -> tuple[tuple[str, str], ...]:
+        valuation = oracle.states[state_id].valuation
+        return tuple((k, repr(v)) for k, v in sorted(valuation.items()) if k not in axes)
+
+    initial = oracle.model.initial
+    first = key(initial) if 0 <= initial < len(oracle.states) else None
+    counts: dict[tuple[tuple[str, str], ...], int] = defaultdict(int)
+    for state_id in shown:
+        counts[key(state_id)] += 1
+    order = sorted(counts, key=lambda k: (k != first, -counts[k], k))
+    rank = {layer: position for position, layer in enumerate(order)}
+    return {state_id: rank[key(state_id)] for state_id in shown}
 
 
 def force_layout(index: GraphIndex, shown: list[int]) -> dict[int, tuple[float, float]]:
@@ -291,3 +327,11 @@ def _scaled(raw: dict, n: int) -> dict[int, tuple[float, float]]:
     target = CELL * max(2.0, math.sqrt(n) * 1.15)
     factor = target / span
     return {int(k): (float(p[0]) * factor, float(p[1]) * factor) for k, p in raw.items()}
+
+
+def disc_radius(shown: int) -> float:
+    """The disc radius of a force or layered layout of ``shown`` states: a few states spread
+    over a span of several cells, so their discs grow (up to 1.7 times) to keep their ids
+    readable in a narrow pane (issue 50, point 10: a 9-state model's ids were not drawn in the
+    Workbench's graph); from about 40 states on, the normal radius."""
+    return min(NODE_RADIUS * 1.7, max(NODE_RADIUS, NODE_RADIUS * 48 / (shown + 12)))

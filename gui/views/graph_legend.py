@@ -5,9 +5,19 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QLinearGradient, QPainter, QPen, QPixmap, QPolygonF
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontMetrics,
+    QLinearGradient,
+    QPainter,
+    QPen,
+    QPixmap,
+    QPolygonF,
+)
 from PySide6.QtWidgets import QWidget
 
+from explaincheck.gui.support.text_size import normal_font, text_scale
 from explaincheck.gui.views import colours
 from explaincheck.gui.views.graph_items import GraphStyle, highlight_glow
 
@@ -34,6 +44,9 @@ class GraphLegend(QWidget):
         # "" while no state is highlighted, and then the legend has no such row
         self.highlight = ""
         self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        # False in the Teach and Workbench graphs: beside the cards and pages they are narrow,
+        # and a key grown to a projector's size left the graph a strip (issue 50, point 6)
+        self.follows_text_size = True
         self._cache: tuple[tuple, QPixmap] | None = None  # (what it shows, its picture)
 
     def _rows(self) -> list[str]:
@@ -47,18 +60,27 @@ class GraphLegend(QWidget):
     def _text(self, mark: str) -> str:
         return self.highlight if mark == HIGHLIGHT_MARK else _MARK_TEXT[mark]
 
+    def _unit(self) -> float:
+        """Its text follows the presentation size (and so do its rows), or stays normal."""
+        return text_scale() if self.follows_text_size else 1.0
+
+    def _font(self) -> QFont:
+        return QFont(self.font()) if self.follows_text_size else normal_font()
+
     def sizeHint(self) -> QSize:
-        height = 14 + 20 * len(self._rows()) + (46 if self.graph_style.colour_by != "none" else 0)
-        words = max(
-            (self.fontMetrics().horizontalAdvance(self._text(m)) for m in self._rows()), default=0
-        )
-        return QSize(max(190, 46 + words), height)
+        u = self._unit()
+        scale = 46 * u if self.graph_style.colour_by != "none" else 0
+        height = 14 * u + 20 * u * len(self._rows()) + scale
+        metrics = QFontMetrics(self._font())
+        words = max((metrics.horizontalAdvance(self._text(m)) for m in self._rows()), default=0)
+        return QSize(round(max(190 * u, 46 * u + words)), round(height))
 
     def paintEvent(self, event: Any) -> None:
         """Blit the legend's picture, drawn again only when what it shows changes: it lies over
         the graph, so every frame of a pan repaints it (drawing it cost ~10 ms per frame)."""
         key = (
             self.size().toTuple(),
+            self._unit(),
             self.devicePixelRatioF(),
             self.graph_style.colour_by,
             self.graph_style.scale_title,
@@ -79,41 +101,43 @@ class GraphLegend(QWidget):
         QPainter(self).drawPixmap(0, 0, self._cache[1])
 
     def _paint_content(self, painter: QPainter) -> None:
+        u = self._unit()
+        painter.setFont(self._font())
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setPen(QPen(QColor(0, 0, 0, 60)))
         painter.setBrush(QColor(255, 255, 255, 225))
         painter.drawRoundedRect(QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5), 6, 6)
         painter.setPen(QColor("#222222"))
-        y = 8.0
+        y = 8.0 * u
         if self.graph_style.colour_by != "none":
             title = self.graph_style.scale_title or (
                 "V(s): P(reach goal)"
                 if self.graph_style.colour_by == "value"
                 else "D(s): P(unsafe)"
             )
-            painter.drawText(QRectF(10, y, 170, 16), Qt.AlignmentFlag.AlignLeft, title)
-            y += 18
-            gradient = QLinearGradient(10, 0, 180, 0)
+            painter.drawText(QRectF(10 * u, y, 170 * u, 16 * u), Qt.AlignmentFlag.AlignLeft, title)
+            y += 18 * u
+            gradient = QLinearGradient(10 * u, 0, 180 * u, 0)
             stops = colours.scale_stops(self.graph_style.colour_by)
             for i, stop in enumerate(stops):
                 gradient.setColorAt(i / (len(stops) - 1), QColor(stop))
             painter.setBrush(gradient)
             painter.setPen(Qt.PenStyle.NoPen)
-            painter.drawRect(QRectF(10, y, 170, 10))
+            painter.drawRect(QRectF(10 * u, y, 170 * u, 10 * u))
             painter.setPen(QColor("#222222"))
-            painter.drawText(QRectF(10, y + 10, 40, 14), Qt.AlignmentFlag.AlignLeft, "0")
-            painter.drawText(QRectF(140, y + 10, 40, 14), Qt.AlignmentFlag.AlignRight, "1")
-            y += 28
+            below = QRectF(10 * u, y + 10 * u, 40 * u, 14 * u)
+            painter.drawText(below, Qt.AlignmentFlag.AlignLeft, "0")
+            painter.drawText(below.translated(130 * u, 0), Qt.AlignmentFlag.AlignRight, "1")
+            y += 28 * u
         for mark in self._rows():
-            self._draw_symbol(painter, mark, QPointF(20, y + 8))
+            self._draw_symbol(painter, mark, QPointF(20 * u, y + 8 * u), 6.0 * u)
             painter.setPen(QColor("#222222"))
-            text_box = QRectF(36, y, self.width() - 40, 16)
+            text_box = QRectF(36 * u, y, self.width() - 40 * u, 16 * u)
             painter.drawText(text_box, Qt.AlignmentFlag.AlignVCenter, self._text(mark))
-            y += 20
+            y += 20 * u
 
     @staticmethod
-    def _draw_symbol(painter: QPainter, mark: str, c: QPointF) -> None:
-        r = 6.0
+    def _draw_symbol(painter: QPainter, mark: str, c: QPointF, r: float = 6.0) -> None:
         painter.setBrush(QColor("#d9d9d9"))
         if mark == HIGHLIGHT_MARK:  # the glow NodeItem.paint draws around a highlighted state
             painter.setPen(Qt.PenStyle.NoPen)
@@ -125,7 +149,7 @@ class GraphLegend(QWidget):
             return
         if mark == "optimal":
             painter.setPen(QPen(colours.OPTIMAL, 3))
-            painter.drawLine(QPointF(c.x() - 9, c.y()), QPointF(c.x() + 7, c.y()))
+            painter.drawLine(QPointF(c.x() - 1.5 * r, c.y()), QPointF(c.x() + 1.2 * r, c.y()))
             return
         pen = {
             "initial": QPen(colours.INITIAL, 3),

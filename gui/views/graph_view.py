@@ -23,6 +23,7 @@ from explaincheck.core.policy.types import policy_chain
 from explaincheck.core.workspace.presentation.state_query import find_state
 from explaincheck.core.workspace.presentation.valuation import valuation_text
 from explaincheck.gui.support.tasks import Tasks, in_thread
+from explaincheck.gui.support.text_size import notifier
 from explaincheck.gui.views.graph_canvas import GraphScene, ZoomableView
 from explaincheck.gui.views.graph_controls import GraphRow, GraphToolbar
 from explaincheck.gui.views.graph_drawing import GraphDrawing, summary_text
@@ -48,6 +49,7 @@ class GraphView(QWidget):
         self.centres: list[int] = []
         self.hidden_count = 0
         self.ready = False
+        self._wanted: tuple[int, bool] | None = None  # a state to select once it is drawn
         self._generation = 0
         self._reverse: asyncio.Task | None = None  # indexing the predecessors of a big model
         self.scene = GraphScene(self)
@@ -86,8 +88,6 @@ class GraphView(QWidget):
         row.fit_button.clicked.connect(self.view.fit)
         row.show_neighbourhood_controls(False)
         for keys, handler in (
-            (QKeySequence.StandardKey.ZoomIn, lambda: self.view.zoom(1.25)),
-            (QKeySequence.StandardKey.ZoomOut, lambda: self.view.zoom(0.8)),
             (QKeySequence("Ctrl+0"), self.view.fit),
             (QKeySequence.StandardKey.Find, self.search.setFocus),
         ):
@@ -96,20 +96,38 @@ class GraphView(QWidget):
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             action.triggered.connect(handler)
             self.addAction(action)
+        # + and − zoom the graph once it has the focus (Ctrl+plus and Ctrl+minus are the
+        # window's presentation size: the same keys in two places would make Qt fire neither)
+        for key, factor in (("+", 1.25), ("=", 1.25), ("-", 0.8)):
+            action = QAction(self.view)
+            action.setShortcut(QKeySequence(key))
+            action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+            action.triggered.connect(lambda _=False, f=factor: self.view.zoom(f))
+            self.view.addAction(action)
         hint = self.scene.addText(
             "Open a built-in environment from the Model panel,\n"
             "open a PRISM file (Ctrl+O), or drop a .prism file here."
         )
         hint.setDefaultTextColor(self.palette().placeholderText().color())
+        notifier().changed.connect(self._text_size_changed)
         font = hint.font()
         font.setPointSizeF(font.pointSizeF() * 1.3)
         hint.setFont(font)
         self.legend.hide()
 
+    def _text_size_changed(self, _scale: float) -> None:
+        """Another presentation size: the labels, the legend and its corner, drawn again."""
+        self.drawing.repaint_nodes()
+        self.view.place_legend()
+        self.legend.update()
+        if self.view.auto_fit:
+            self.view.fit()
+
     def set_controls_visible(self, on: bool) -> None:
         """Hide the toolbar, the colour choice and the status line (the teaching view shows a
         bare graph)."""
         self.toolbar.setVisible(on)
+        self.legend.follows_text_size = on  # a bare graph beside cards or pages keeps its key small
         self.status.setVisible(on)
         self.row.colour_label.setVisible(on)
         self.toolbar.colour_box.setVisible(on)
@@ -121,6 +139,7 @@ class GraphView(QWidget):
         self.oracle = None
         self.index = None
         self.ready = False
+        self._wanted = None
         self.status.setText("")
 
     def set_oracle(self, oracle: OracleResult, variables: dict[str, str] | None = None) -> None:
@@ -244,6 +263,9 @@ class GraphView(QWidget):
         if fit:
             self.view.fit()
         self.ready = True
+        wanted, self._wanted = self._wanted, None
+        if wanted is not None:  # selected while the layout was being computed
+            self.select_state(*wanted)
         self.rendered.emit()
 
     # -- selection and highlights ----------------------------------------------------------
@@ -258,6 +280,9 @@ class GraphView(QWidget):
     def select_state(self, state_id: int, centre: bool = True) -> None:
         """Select a state (bringing it into the neighbourhood if hidden)."""
         if self.oracle is None or not 0 <= state_id < len(self.oracle.states):
+            return
+        if not self.ready and state_id not in self.node_items:  # drawn soon: select it then
+            self._wanted = (state_id, centre)
             return
         if state_id not in self.node_items:
             self.tasks.start(
@@ -276,6 +301,10 @@ class GraphView(QWidget):
         missing = [s for s in ids if s not in self.node_items]
         if select is not None and select in self.node_items and not missing:
             self.drawing.select(select, centre=False)
+        if missing and not self.ready:  # a layout is on its way: the lights wait for it
+            if select is not None:
+                self._wanted = (select, False)
+            return
         if missing:
             self.tasks.start(self._bring_into_view(ids, select=select), "graph layout")
         elif ids and centre:

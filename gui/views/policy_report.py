@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QGroupBox, QHeaderView, QTableView, QVBoxLayout, Q
 from explaincheck.gui.adapters.frame_model import FrameModel
 from explaincheck.gui.support.safe_text import plain_label
 from explaincheck.gui.views.selfcheck_box import SelfCheckBox
+from explaincheck.gui.views.table_height import fit_rows
 
 NOTE = (
     "value loss = V*(s0) − V^π(s0), exact where the oracle is; loses most at: the state with the "
@@ -44,5 +45,5 @@ class PolicyLossBox(QGroupBox):
             self.hide()
             return
         self.model.set_frame(frame)
-        self.view.setMinimumHeight(min(300, 30 + 24 * len(frame)))
+        fit_rows(self.view, 300)
         self.show()

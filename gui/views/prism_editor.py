@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import QRect, QRegularExpression, QSize, Qt
+from PySide6.QtCore import QEvent, QRect, QRegularExpression, QSize, Qt
 from PySide6.QtGui import (
     QColor,
     QFont,
-    QFontDatabase,
     QPainter,
     QPaintEvent,
     QResizeEvent,
@@ -22,8 +21,11 @@ from PySide6.QtGui import (
     QTextCursor,
     QTextDocument,
     QTextFormat,
+    QTextOption,
 )
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
+
+from explaincheck.gui.support.text_size import relative_font
 
 KEYWORDS = (
     "mdp",
@@ -104,10 +106,14 @@ class PrismEditor(QPlainTextEdit):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        # a command wraps at the editor's width (its line number on its first row): beside the
+        # graph and both docks the editor is ~400 px wide, and every command was cut, the view
+        # scrolling sideways while one typed (issue 50, point 10)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         self.highlighter = PrismHighlighter(self.document())
         self.gutter = _Gutter(self)
+        relative_font(self, fixed=True)  # the fixed-pitch font, at the presentation size
         self.error: tuple[int, int | None, str] | None = None
         self.blockCountChanged.connect(lambda _: self._update_margin())
         self.updateRequest.connect(self._scroll_gutter)
@@ -126,6 +132,12 @@ class PrismEditor(QPlainTextEdit):
             self.gutter.scroll(0, dy)
         else:
             self.gutter.update(0, rect.y(), self.gutter.width(), rect.height())
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:  # another presentation size: wider numbers
+            self._update_margin()
+            self.resizeEvent(QResizeEvent(self.size(), self.size()))
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtCore import QEvent, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
@@ -16,6 +16,7 @@ from explaincheck.core.oracle.types import StateFacts
 from explaincheck.gui.views import colours
 
 ROW = 24
+NORMAL_TEXT_HEIGHT = 15  # a line of the normal (9 pt) text, in pixels
 
 
 class QBars(QWidget):
@@ -32,9 +33,19 @@ class QBars(QWidget):
         self.setFixedHeight(self.sizeHint().height())
         self.update()
 
+    def _unit(self) -> float:
+        """How much larger than normal the text is (a presentation size): rows grow with it."""
+        return max(1.0, QFontMetrics(self.font()).height() / NORMAL_TEXT_HEIGHT)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:
+            self.setFixedHeight(self.sizeHint().height())
+
     def sizeHint(self) -> QSize:
         rows = len(self.facts.q) if self.facts and self.facts.q else 1
-        return QSize(260, 28 + rows * ROW + 22)
+        u = self._unit()
+        return QSize(round(260 * u), round((28 + rows * ROW + 22) * u))
 
     def rows(self) -> list[tuple[str, float, str]]:
         """(action, Q, mark): mark 'best', 'worst', 'both' (all actions tied) or ''."""
@@ -58,53 +69,60 @@ class QBars(QWidget):
             painter.setPen(palette_text)
             painter.drawText(
                 self.rect(),
-                Qt.AlignmentFlag.AlignCenter,
+                Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
                 "no labelled actions here (goal, trap or deadlock)" if self.facts else "",
             )
             return
-        name_width = min(150, max(metrics.horizontalAdvance(a + "  A*=A°") for a, _, _ in rows) + 8)
-        left, right = name_width + 6, self.width() - 56
+        u = self._unit()
+        row_height = ROW * u
+        widest = max(metrics.horizontalAdvance(a + "  A*=A°") for a, _, _ in rows) + 8
+        name_width = min(150 * u, widest)
+        left, right = name_width + 6, self.width() - 56 * u
         width = max(10, right - left)
-        top = 6
+        top = 6 * u
         painter.setPen(palette_text)
-        painter.drawText(QRectF(left, top, width, 16), Qt.AlignmentFlag.AlignLeft, "Q(s, a)")
-        top += 20
+        painter.drawText(QRectF(left, top, width, 16 * u), Qt.AlignmentFlag.AlignLeft, "Q(s, a)")
+        top += 20 * u
         optimal = self.facts.optimal_action if self.facts else None
         for i, (action, value, mark) in enumerate(rows):
-            y = top + i * ROW
+            y = top + i * row_height
             colour = {"best": colours.BEST, "both": colours.BEST, "worst": colours.WORST}.get(
                 mark, QColor("#8c8c8c")
             )
             painter.setPen(palette_text)
             tag = {"best": " A*", "worst": " A°", "both": " A*=A°"}.get(mark, "")
             room = name_width - metrics.horizontalAdvance(tag) - 4
-            label = metrics.elidedText(action, Qt.TextElideMode.ElideRight, max(10, room))
+            label = metrics.elidedText(action, Qt.TextElideMode.ElideRight, max(10, round(room)))
             painter.drawText(
-                QRectF(0, y, name_width, ROW - 4),
+                QRectF(0, y, name_width, row_height - 4),
                 Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
                 label + tag,
             )
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(QColor(colour.red(), colour.green(), colour.blue(), 60))
-            painter.drawRect(QRectF(left, y + 3, width, ROW - 10))
+            painter.drawRect(QRectF(left, y + 3, width, row_height - 10))
             painter.setBrush(colour)
-            painter.drawRect(QRectF(left, y + 3, width * max(0.0, min(1.0, value)), ROW - 10))
+            painter.drawRect(
+                QRectF(left, y + 3, width * max(0.0, min(1.0, value)), row_height - 10)
+            )
             if action == optimal:
                 painter.setPen(QPen(colours.OPTIMAL, 2))
                 painter.setBrush(Qt.BrushStyle.NoBrush)
-                painter.drawRect(QRectF(left - 2, y + 1, width + 4, ROW - 6))
+                painter.drawRect(QRectF(left - 2, y + 1, width + 4, row_height - 6))
             painter.setPen(palette_text)
             painter.drawText(
-                QRectF(right + 4, y, 52, ROW - 4),
+                QRectF(right + 4, y, 52 * u, row_height - 4),
                 Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
                 f"{value:.3f}",
             )
-        y = top + len(rows) * ROW
+        y = top + len(rows) * row_height
         painter.setPen(QPen(palette_text, 1))
         painter.drawLine(int(left), int(y), int(right), int(y))
         for tick in (0.0, 0.5, 1.0):
             x = left + width * tick
             painter.drawLine(int(x), int(y), int(x), int(y + 4))
             painter.drawText(
-                QRectF(x - 20, y + 4, 40, 14), Qt.AlignmentFlag.AlignHCenter, f"{tick:g}"
+                QRectF(x - 20 * u, y + 4, 40 * u, 14 * u),
+                Qt.AlignmentFlag.AlignHCenter,
+                f"{tick:g}",
             )

@@ -31,9 +31,12 @@ from PySide6.QtWidgets import (
 )
 
 from explaincheck.core.workspace.presentation.report import (
+    COMPUTING,
     FIGURES,
+    NO_RESULTS,
     TABLES,
     ReportWorkspace,
+    campaign_free_text,
     export_summary,
 )
 from explaincheck.gui.adapters.frame_model import FrameModel
@@ -82,7 +85,7 @@ class FigurePanel(QGroupBox):
         self.layout_ = QVBoxLayout(self)
         self.canvas: FigureCanvasQTAgg | None = None
         self.figure = None
-        self.placeholder = plain_label("No results yet: run a campaign or open a results file.")
+        self.placeholder = plain_label(NO_RESULTS)  # or "Computing…" while it is computed
         self.layout_.addWidget(self.placeholder)
         self.holder = QScrollArea(self)  # sideways only, and only for a figure that needs it
         self.holder.setFrameShape(QFrame.Shape.NoFrame)
@@ -90,6 +93,10 @@ class FigurePanel(QGroupBox):
         self.holder.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.holder.hide()
         self.layout_.addWidget(self.holder)
+
+    def set_placeholder(self, text: str) -> None:
+        """What the panel says while it shows no figure."""
+        self.placeholder.setText(text)
 
     def _room(self) -> int:
         """The width a figure may take: the scrolled report's viewport less the panel's frame
@@ -145,7 +152,7 @@ class ReportView(QWidget):
         self.results = results
         self.tasks = tasks
         self.workspace = ReportWorkspace(offload=in_thread)
-        self.workspace.computing.connect(lambda: self.summary.setText("Computing the report…"))
+        self.workspace.computing.connect(self._computing)
         self.workspace.ready.connect(self._show)
         self.workspace.failed.connect(lambda text: self.summary.setText(text))
         self._stale = True
@@ -172,22 +179,38 @@ class ReportView(QWidget):
             bar.add(button)
 
         body = QWidget()
-        grid = QGridLayout(body)
+        outer = QVBoxLayout(body)
+        outer.setContentsMargins(0, 0, 0, 0)
+        # a file without a campaign (a self-check, an LLM's policy) says so here, and its box
+        # comes first (issue 50: the self-check was 4,000 px down, under an empty Table 1)
+        self.campaign_free = plain_label("")
+        self.campaign_free.setWordWrap(True)
+        self.campaign_free.hide()
+        outer.addWidget(self.campaign_free)
+        self.top = QVBoxLayout()
+        outer.addLayout(self.top)
+        grid = QGridLayout()
+        outer.addLayout(grid)
+        outer.addStretch(1)
+        self.grid = grid
         self.heatmap = FigurePanel("Table 1 — score per category (prioritised/random)")
         self.difficulty = FigurePanel("Category difficulty (hardest first)")
         self.tables: dict[str, tuple[TableBox, QTableView, FrameModel, QLabel]] = {}
         grid.addWidget(self.heatmap, 0, 0, 1, 2)
-        grid.addWidget(self.difficulty, 1, 0, 1, 2)
-        places = ((2, 0), (2, 1), (3, 0), (3, 1), (4, 0, 1, 2), (5, 0), (5, 1))
+        # row 1: the policies' and self-checks' box when the file holds some beside a campaign
+        grid.addWidget(self.difficulty, 2, 0, 1, 2)
+        places = ((3, 0), (3, 1), (4, 0), (4, 1), (5, 0, 1, 2), (6, 0), (6, 1))
         for key, place in zip(TABLES, places, strict=True):
             grid.addWidget(self._table_box(key), *place)
         self.policy_loss = PolicyLossBox(body)  # filled by the window (policy_report.py)
-        grid.addWidget(self.policy_loss, 6, 0, 1, 2)
+        self.policy_place = ""
+        self._place_policy_box("bottom")
         grid.setColumnStretch(0, 1)
         grid.setColumnStretch(1, 1)
         scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
         scroll.setWidget(body)
+        self.scroll_area = scroll
 
         # what the last export wrote, under the summary (which stays)
         self.export_line = plain_label("")
@@ -222,13 +245,38 @@ class ReportView(QWidget):
         note.setWordWrap(True)
         inner.addWidget(note)
         self.tables[key] = (box, view, model, note)
+        box.hide()  # until a report has its section
         return box
+
+    def _place_policy_box(self, place: str) -> None:
+        """The policies' and self-checks' box: ``top`` (a file without a campaign), ``second``
+        (right under Table 1: the file holds policy or self-check rows too) or ``bottom``."""
+        if place == self.policy_place:
+            return
+        box = self.policy_loss
+        self.top.removeWidget(box)
+        self.grid.removeWidget(box)
+        if place == "top":
+            self.top.addWidget(box)
+        else:
+            self.grid.addWidget(box, 1 if place == "second" else 7, 0, 1, 2)
+        self.policy_place = place
 
     # -- refresh ---------------------------------------------------------------------------
     def mark_stale(self) -> None:
         self._stale = True
         self.ready = False
+        if self.results.rows and self.report is None:  # a report will come: not "no results"
+            self._figures_say(COMPUTING)
         self._timer.start()
+
+    def _figures_say(self, text: str) -> None:
+        for panel in (self.heatmap, self.difficulty):
+            panel.set_placeholder(text)
+
+    def _computing(self) -> None:
+        self.summary.setText("Computing the report…")
+        self._figures_say(COMPUTING)
 
     def showEvent(self, event: Any) -> None:
         super().showEvent(event)
@@ -256,13 +304,23 @@ class ReportView(QWidget):
     def _show(self, report: Any) -> None:
         for button in self.export_buttons.values():
             button.setEnabled(report is not None)
+        held = self.workspace.held
+        free = report is not None and held.campaign_free
+        self.campaign_free.setText(campaign_free_text(held) if free else "")
+        self.campaign_free.setVisible(free)
+        self.heatmap.setVisible(not free)
+        self.difficulty.setVisible(not free)
+        besides = held.selfcheck + held.policy > 0
+        self._place_policy_box("top" if free else "second" if besides else "bottom")
         if report is None:
-            self.summary.setText("No results yet: run a campaign or open a results file.")
+            self.summary.setText(NO_RESULTS)
+            self._figures_say(NO_RESULTS)
             self.heatmap.set_figure(None)
             self.difficulty.set_figure(None)
-            for _box, _view, model, note in self.tables.values():
+            for box, _view, model, note in self.tables.values():
                 model.set_frame(None)
                 note.setText("")
+                box.hide()
             self.ready = True
             return
         self.summary.setText(report.summary)

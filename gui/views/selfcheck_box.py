@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QGroupBox, QHeaderView, QTableView, QVBoxLayout, Q
 
 from explaincheck.gui.adapters.frame_model import FrameModel
 from explaincheck.gui.support.safe_text import plain_label
+from explaincheck.gui.views.table_height import fit_rows
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -51,6 +52,5 @@ class SelfCheckBox(QGroupBox):
             self.hide()
             return
         self.model.set_frame(frame)
-        self.view.resizeRowsToContents()
-        self.view.setMinimumHeight(min(360, 30 + 26 * len(frame)))
+        fit_rows(self.view, 420)
         self.show()

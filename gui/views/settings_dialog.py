@@ -1,5 +1,6 @@
 """The Settings dialog: Ollama host, OpenAI-compatible server, timeout, concurrency, default
-budget, the oracle's state limit, theme, the local models' llama.cpp binding."""
+budget, the oracle's state limit, the presentation size, theme, the local models' llama.cpp
+binding."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from explaincheck.core.workspace.presentation.text_size import LIMITS
 from explaincheck.gui.adapters.backend_choices import (
     BadHostError,
     normalize_base_url,
@@ -67,6 +69,16 @@ class SettingsDialog(QDialog):
             " and run); raise it for a larger model if the machine has the memory"
         )
         form.addRow("Oracle state limit:", self.state_limit)
+        self.text_size = QSpinBox()
+        self.text_size.setRange(*LIMITS)
+        self.text_size.setSingleStep(10)
+        self.text_size.setSuffix(" %")
+        self.text_size.setValue(prefs.text_size)
+        self.text_size.setToolTip(
+            "Every view's text, the graph's labels and the plots, for a projector"
+            " (also Ctrl+plus and Ctrl+minus; kept between runs)"
+        )
+        form.addRow("Presentation size:", self.text_size)
         self.theme = QComboBox()
         self.theme.addItems(list(THEMES))
         self.theme.setCurrentText(prefs.theme)
@@ -117,4 +129,5 @@ class SettingsDialog(QDialog):
             llama_binding=self.llama_binding.currentText(),
             openai_base_url=redact_url(self.openai.text().strip()),
             state_limit=self.state_limit.value(),
+            text_size=self.text_size.value(),
         )

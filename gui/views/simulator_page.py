@@ -13,7 +13,6 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
-    QGridLayout,
     QHBoxLayout,
     QLineEdit,
     QListWidget,
@@ -42,6 +41,7 @@ from explaincheck.core.workspace.presentation.workbench import (
     step_rows,
 )
 from explaincheck.gui.support.safe_text import plain_label
+from explaincheck.gui.views.flow_layout import FlowLayout
 from explaincheck.gui.views.tables import fill_row, read_only_table
 
 SAMPLE = -1
@@ -58,6 +58,7 @@ class SimulatorPage(QWidget):
         self.workspace = workspace
         self._build()
         workspace.changed.connect(self._render)
+        workspace.moved.connect(self.state_requested.emit)  # the user's walk moves the selection
         workspace.said.connect(self.message.setText)
 
     def _build(self) -> None:
@@ -75,6 +76,10 @@ class SimulatorPage(QWidget):
         self._enable_policy_item()
         self.llm_spec = QLineEdit("oracle", self)
         self.llm_spec.setPlaceholderText("LLM spec, e.g. ollama:gemma3:1b")
+        self.llm_spec.setVisible(False)  # shown while an LLM chooses: a row less for the path
+        self.chooser.currentIndexChanged.connect(
+            lambda _: self.llm_spec.setVisible(self.chooser.currentData() == LLM)
+        )
         self.action = QComboBox(self)
         self.outcome = QComboBox(self)
         self.step_button = QPushButton("Step")
@@ -93,52 +98,55 @@ class SimulatorPage(QWidget):
         self.k.setRange(1, 50)
         self.k.setValue(5)
         self.k.setPrefix("k = ")
-        self.paths_button = QPushButton("Most probable paths to the goal")
+        self.paths_button = QPushButton("Most probable paths")
+        self.paths_button.setToolTip(
+            "the k most probable paths from the start to the goal under the optimal policy"
+        )
         self.paths = QListWidget(self)
 
-        grid = QGridLayout()
-        grid.addWidget(self.start_label, 0, 0)
-        grid.addWidget(self.seed, 0, 1)
-        grid.addWidget(self.from_initial, 1, 0)
-        grid.addWidget(self.from_selected, 1, 1)
-        grid.addWidget(self.chooser, 2, 0)
-        grid.addWidget(self.llm_spec, 2, 1)
-        grid.addWidget(self.action, 3, 0)
-        grid.addWidget(self.outcome, 3, 1)
         self.action.setToolTip("the action to take (when you choose)")
         self.outcome.setToolTip("the outcome: sampled with the seed, or the one you pick")
         self.chooser.setToolTip("who chooses the action")
-        buttons = QHBoxLayout()
-        for button in (
-            self.step_button,
-            self.run_button,
-            self.back_button,
-            self.forward_button,
-            self.reset_button,
-        ):
-            buttons.addWidget(button)
         self.run_button.setText(f"Run {RUN_STEPS}")
+        page = QVBoxLayout(self)
+        # rows that wrap in a narrow page (a large presentation size) rather than widen it;
+        # kept out of the splitter below, which would squeeze their wrapped lines together
+        for row in (
+            (self.start_label, self.seed),
+            (self.from_initial, self.from_selected),
+            (self.chooser, self.llm_spec),
+            (self.action, self.outcome),
+            (
+                self.step_button,
+                self.run_button,
+                self.back_button,
+                self.forward_button,
+                self.reset_button,
+            ),
+        ):
+            flow = FlowLayout(spacing=6)
+            for widget in row:
+                flow.add(widget, stretch=widget in (self.llm_spec, self.outcome))
+            page.addLayout(flow)
         top = QWidget(self)
         column = QVBoxLayout(top)
         column.setContentsMargins(0, 0, 0, 0)
-        column.addLayout(grid)
-        column.addLayout(buttons)
         column.addWidget(self.table, 1)
         column.addWidget(self.probability)
         column.addWidget(self.message)
         bottom = QWidget(self)
         paths = QVBoxLayout(bottom)
         paths.setContentsMargins(0, 0, 0, 0)
-        row = QHBoxLayout()
-        row.addWidget(self.k)
-        row.addWidget(self.paths_button, 1)
-        paths.addLayout(row)
+        paths_row = QHBoxLayout()
+        paths_row.addWidget(self.k)
+        paths_row.addWidget(self.paths_button, 1)
+        paths.addLayout(paths_row)
         paths.addWidget(self.paths, 1)
         split = QSplitter(Qt.Orientation.Vertical, self)
         split.addWidget(top)
         split.addWidget(bottom)
-        split.setSizes([420, 200])
-        QVBoxLayout(self).addWidget(split)
+        split.setSizes([300, 200])
+        page.addWidget(split, 1)
 
         self.from_initial.clicked.connect(lambda: self.restart(None))
         self.from_selected.clicked.connect(lambda: self.restart(self.selected))
@@ -191,9 +199,6 @@ class SimulatorPage(QWidget):
         self.chooser.setItemText(2, name)
         self._enable_policy_item()
 
-    def select_state(self, state: int) -> None:
-        self.workspace.selected = state
-
     def restart(self, start: int | None) -> None:
         self.workspace.seed = self.seed.value()
         self.workspace.restart(start)
@@ -239,15 +244,16 @@ class SimulatorPage(QWidget):
         for row, cells in enumerate(rows):
             fill_row(self.table, row, cells)
         self.probability.setText(probability_text(simulation))
-        self.action.blockSignals(True)
+        chosen = self.action.currentText()  # kept where the new state offers it: "right"
+        self.action.blockSignals(True)  # three times is three clicks on Step, not a re-choice
         self.action.clear()
         self.action.addItems(simulation.actions())
+        self.action.setCurrentIndex(max(self.action.findText(chosen), 0))
         self.action.blockSignals(False)
         self._fill_outcomes()
         self.back_button.setEnabled(simulation.cursor > 0)
         self.forward_button.setEnabled(simulation.cursor < len(simulation.steps))
         self.path_changed.emit(simulation.path)
-        self.state_requested.emit(simulation.current)
 
     def _ask_paths(self) -> None:
         if self.simulation is not None:

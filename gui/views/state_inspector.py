@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.workspace.presentation.valuation import valuation_text
 from explaincheck.gui.support.safe_text import plain_label
+from explaincheck.gui.support.text_size import relative_font
 from explaincheck.gui.views.policy_box import PolicyBox
 from explaincheck.gui.views.q_bars import QBars
 
@@ -62,10 +63,7 @@ class StateInspector(QScrollArea):
         body = QWidget()
         layout = QVBoxLayout(body)
         self.title = plain_label("No state selected")
-        font = self.title.font()
-        font.setPointSizeF(font.pointSizeF() * 1.25)
-        font.setBold(True)
-        self.title.setFont(font)
+        relative_font(self.title, 1.25, bold=True)  # kept so at every presentation size
         layout.addWidget(self.title)
         self.description = plain_label("Click a state in the graph.")
         self.description.setWordWrap(True)
@@ -73,6 +71,8 @@ class StateInspector(QScrollArea):
 
         facts_box = QGroupBox("Oracle")
         self.form = QFormLayout(facts_box)
+        # a narrow dock (a large presentation size) puts a value under its name, never cut
+        self.form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.fields: dict[str, QLabel] = {}
         for key, text in (
             ("valuation", "Valuation"),
@@ -101,10 +101,12 @@ class StateInspector(QScrollArea):
         bars_layout.addWidget(self.bars)
         layout.addWidget(bars_box)
 
-        successors_box = QGroupBox("Successors (double-click to go)")
+        # a short title: a group box's title never wraps, and a long one widened a narrow dock
+        successors_box = QGroupBox("Successors")
+        successors_box.setToolTip("Double-click a successor to go there")
         successors_layout = QVBoxLayout(successors_box)
         self.successors = QTreeWidget()
-        self.successors.setHeaderLabels(["action / state", "probability"])
+        self.successors.setHeaderLabels(["action / state (double-click)", "probability"])
         self.successors.setRootIsDecorated(True)
         self.successors.itemDoubleClicked.connect(self._go)
         self.successors.setMinimumHeight(140)

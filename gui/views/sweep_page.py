@@ -1,9 +1,11 @@
 """The Workbench's sweep page: V against one constant, and where the best action flips.
 
-Choose an undefined constant, a range and a step; each point is an oracle run (isolated,
-cached), and a failing point is shown as failed. The plot shows V of the initial state (and of
-the followed states) with a dashed line at each tipping point, the table every point, and the
-tipping points below say how exactly they were located. What is shown comes made from
+Choose an undefined constant, a range and a step (offered: the constant's whole range where the
+model says it, ``core.workbench.sweep_range``: 0 to 1 for a probability); each point is an
+oracle run (isolated, cached), and a failing point is shown as failed. The plot shows V of the
+initial state and of the followed states (by default those whose best action flips) with a
+dashed line at each tipping point, the table every point, and the tipping points below say how
+exactly they were located. What is shown comes made from
 ``core.workspace.presentation.workbench.SweepWorkspace`` (``SweepShown``); the page lays it out.
 """
 
@@ -15,6 +17,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QLineEdit,
+    QPlainTextEdit,
     QPushButton,
     QSplitter,
     QVBoxLayout,
@@ -22,17 +25,17 @@ from PySide6.QtWidgets import (
 )
 
 from explaincheck.core.workspace.presentation.workbench import (
+    OfferedRange,
     Sweep,
     SweepShown,
     SweepWorkspace,
     followed_states,
+    offered_range,
 )
 from explaincheck.gui.support.safe_text import plain_label
+from explaincheck.gui.support.text_size import notifier, text_scale
 from explaincheck.gui.views.flow_layout import FlowLayout
 from explaincheck.gui.views.tables import fill_row, read_only_table
-
-DOUBLE_RANGE = ("0.1", "0.9", "0.05")  # a probability's range, offered for a double
-INTEGER_RANGE = ("1", "10", "1")  # whole numbers, offered for an int (a size, a count)
 
 
 def _titled(title: str, field: QWidget, parent: QWidget) -> QWidget:
@@ -52,28 +55,32 @@ class SweepPage(QWidget):
         super().__init__(parent)
         self.workspace = workspace
         self.constant = QComboBox(self)
-        self.low = QLineEdit("0.1", self)
-        self.high = QLineEdit("0.9", self)
+        self.low = QLineEdit("0", self)
+        self.high = QLineEdit("1", self)
         self.step = QLineEdit("0.05", self)
         self.states = QLineEdit("", self)
-        self.states.setPlaceholderText("states, e.g. 0 13")
+        self.states.setPlaceholderText("where A* flips")
         self.states.setToolTip(
-            "states whose V and A* to follow (default: the initial and the selected state)"
+            "states whose V and A* to follow, e.g. 0 13 (default: every state whose best"
+            " action flips in the range)"
         )
         self.run_button = QPushButton("Sweep")
         self.status = plain_label("Choose an undefined constant of the model.")
         self.status.setWordWrap(True)
         self.canvas: FigureCanvasQTAgg | None = None
         self.table = read_only_table(["value", "V(initial)", "A*"], self)
-        self.tipping = plain_label("")
-        self.tipping.setWordWrap(True)
+        # a box that scrolls: twenty tipping points (a lake's states, each flipping at both
+        # bounds) pushed the window past the bottom of a laptop's screen as a label
+        self.tipping = QPlainTextEdit(self)
+        self.tipping.setReadOnly(True)
+        self.tipping.setPlaceholderText("The tipping points, once swept")
         bar = FlowLayout(spacing=6)  # wraps in a narrow window (a 1280-px screen)
         bar.add(_titled("Constant:", self.constant, self))
         for name, field in (("from", self.low), ("to", self.high), ("step", self.step)):
             field.setMaximumWidth(80)
             bar.add(_titled(name, field, self))
         self.states.setMinimumWidth(
-            self.states.fontMetrics().horizontalAdvance("states, e.g. 0 13") + 12
+            self.states.fontMetrics().horizontalAdvance("where A* flips") + 12
         )
         bar.add(_titled("follow", self.states, self), stretch=True)
         bar.add(self.run_button)
@@ -88,51 +95,58 @@ class SweepPage(QWidget):
         split.addWidget(self.plot_holder)
         split.addWidget(right)
         split.setSizes([480, 300])
+        below = QSplitter(Qt.Orientation.Vertical, self)
+        below.addWidget(split)
+        below.addWidget(self.tipping)
+        below.setStretchFactor(0, 3)
+        below.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
         layout.addWidget(self.status)
-        layout.addWidget(split, 1)
-        layout.addWidget(self.tipping)
+        layout.addWidget(below, 1)
         self.run_button.clicked.connect(self.request_sweep)
-        self.types: dict[str, str] = {}
+        self.offered: dict[str, OfferedRange] = {}
         self.constant.currentTextChanged.connect(lambda _name: self._offer_range())
         workspace.ready.connect(self._show)
+        workspace.text_scale = text_scale()
+        notifier().changed.connect(self._text_size_changed)  # the plot's text follows it
 
     @property
     def sweep(self) -> Sweep | None:
         return self.workspace.sweep
 
-    @property
-    def selected(self) -> int | None:
-        return self.workspace.selected
+    def _text_size_changed(self, scale: float) -> None:
+        self.workspace.set_text_scale(scale)
 
     def _offer_range(self) -> None:
-        integer = self.types.get(self.constant.currentText()) == "int"
+        name = self.constant.currentText()
+        offered = self.offered.get(name) or offered_range(None, name)
         for field, text in zip(
-            (self.low, self.high, self.step),
-            INTEGER_RANGE if integer else DOUBLE_RANGE,
-            strict=True,
+            (self.low, self.high, self.step), (offered.low, offered.high, offered.step), strict=True
         ):
             field.setText(text)
+        self.constant.setToolTip(offered.why)
+        if name:
+            self.status.setText(f"{offered.why}. Press Sweep.")
 
     def set_constants(
-        self, names: list[str], selected: int | None = None, types: dict[str, str] | None = None
+        self, names: list[str], offered: dict[str, OfferedRange] | None = None
     ) -> None:
-        """The model's undefined constants (the only ones a sweep may set); ``types`` (PRISM's
-        ``int``/``double``) picks the range first offered: whole numbers for an integer."""
-        self.types = dict(types or {})
+        """The model's undefined constants (the only ones a sweep may set) and the range first
+        offered for each (``core.workbench.sweep_range.offered_range``: a probability's whole
+        range, whole numbers for an integer)."""
+        self.offered = dict(offered or {})
+        self.constant.blockSignals(True)
         self.constant.clear()
         self.constant.addItems(names)
-        self._offer_range()
+        self.constant.blockSignals(False)
         self.run_button.setEnabled(bool(names))
-        self.status.setText(
-            "Choose a range and press Sweep."
-            if names
-            else "This model has no undefined constant to sweep (declare one without a value)."
-        )
-
-    def select_state(self, state: int) -> None:
-        self.workspace.selected = state
+        if names:
+            self._offer_range()
+        else:
+            self.status.setText(
+                "This model has no undefined constant to sweep (declare one without a value)."
+            )
 
     def followed(self) -> tuple[int, ...]:
         return followed_states(self.states.text())
@@ -167,4 +181,4 @@ class SweepPage(QWidget):
         self.table.setRowCount(len(shown.rows))
         for row, cells in enumerate(shown.rows):
             fill_row(self.table, row, cells)
-        self.tipping.setText(shown.tipping)
+        self.tipping.setPlainText(shown.tipping)

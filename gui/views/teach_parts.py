@@ -40,6 +40,7 @@ class Card(QFrame):
         self.setFrameShape(QFrame.Shape.StyledPanel)
         layout = QVBoxLayout(self)
         self.title = plain_label(title)
+        self.title.setWordWrap(True)  # at a large presentation size it outgrows a narrow pane
         font = self.title.font()
         font.setBold(True)
         self.title.setFont(font)

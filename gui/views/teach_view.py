@@ -14,7 +14,7 @@ shows its ``cards()`` and forwards the user's choices.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont, QKeySequence, QShortcut, QShowEvent
+from PySide6.QtGui import QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QFrame,
     QScrollArea,
@@ -35,6 +35,7 @@ from explaincheck.core.workspace.presentation.teach import (
 )
 from explaincheck.gui.adapters.results_data import ResultsData
 from explaincheck.gui.support.tasks import Tasks, in_thread
+from explaincheck.gui.support.text_size import relative_font
 from explaincheck.gui.views.factor_panel import FactorPanel
 from explaincheck.gui.views.graph_view import GraphView
 from explaincheck.gui.views.llm_choices import LlmChoices
@@ -44,7 +45,7 @@ from explaincheck.gui.views.teach_parts import AnswerBar, Card, CaseBar
 class TeachView(QWidget):
     """Question → oracle answer and why → LLM reply."""
 
-    state_changed = Signal(int)
+    case_shown = Signal(tuple)  # the states of the case now shown (the first is selected)
 
     def __init__(
         self,
@@ -215,6 +216,7 @@ class TeachView(QWidget):
         super().showEvent(event)
         if self.pending:
             self.set_model(*self._waiting)
+        self._go_to_focus()
 
     def _choose(self) -> None:
         """The category or order chosen: its cases now, or once a waiting model is taken up."""
@@ -224,12 +226,30 @@ class TeachView(QWidget):
             self.workspace.reorder()
 
     def _case_shown(self, states: tuple[int, ...]) -> None:
-        self.graph.highlight_states(list(states), centre=False, select=states[0])
-        self.state_changed.emit(states[0])
+        self.graph.highlight_states(list(states), centre=False)
+        self.case_shown.emit(tuple(states))
 
     def show_state(self, state_id: int) -> None:
         """Jump to the first case with this state (e.g. clicked in the main graph), if any."""
         self.workspace.show_state(state_id)
+
+    def follow(self, state_id: int | None) -> None:
+        """The window's selected state: the case holding it (if the chosen category has one)
+        and the ring on the graph; a hidden tab goes there when it is shown."""
+        self.workspace.focus = state_id
+        if self.isVisible():
+            self._go_to_focus()
+
+    def case_states(self) -> tuple[int, ...]:
+        return self.workspace.case_states()
+
+    def _go_to_focus(self) -> None:
+        state = self.workspace.focus
+        if state is None or self.pending:
+            return
+        if self.workspace.ready and state not in self.case_states():
+            self.workspace.show_state(state)
+        self.graph.select_state(state, centre=False)
 
     def move_by(self, step: int) -> None:
         self.workspace.move_by(step)
@@ -275,11 +295,8 @@ class TeachView(QWidget):
         self.llm.blockSignals(False)
 
     def scale_text(self, factor: float) -> None:
+        """A− / A+: the cards' text, relative to the presentation size (Ctrl+plus/minus)."""
         self.text_scale = max(0.6, min(3.0, self.text_scale * factor))
         for card in (self.question_card, self.oracle_card, self.flaw_card, self.reply_card):
-            font = QFont(self.font())
-            font.setPointSizeF(self.font().pointSizeF() * self.text_scale)
-            card.body.setFont(font)
-            title = QFont(font)
-            title.setBold(True)
-            card.title.setFont(title)
+            relative_font(card.body, self.text_scale)
+            relative_font(card.title, self.text_scale, bold=True)

@@ -25,10 +25,15 @@ from PySide6.QtWidgets import (
 )
 
 from explaincheck.core.oracle.types import OracleResult
-from explaincheck.core.workspace.presentation.workbench import Transitions, WorkbenchWorkspace
+from explaincheck.core.workspace.presentation.workbench import (
+    OfferedRange,
+    Transitions,
+    WorkbenchWorkspace,
+)
 from explaincheck.gui.support.safe_text import plain_label
 from explaincheck.gui.support.tasks import Tasks
 from explaincheck.gui.views.bellman_page import BellmanPage
+from explaincheck.gui.views.current_tab_size import size_by_current_tab
 from explaincheck.gui.views.editor_page import EditorPage
 from explaincheck.gui.views.graph_view import GraphView
 from explaincheck.gui.views.simulator_page import SimulatorPage
@@ -60,6 +65,7 @@ class WorkbenchView(QWidget):
         self.pages.addTab(self.simulator, "Simulator")
         self.pages.addTab(self.bellman, "Bellman")
         self.pages.addTab(self.sweeps, "Sweep")
+        size_by_current_tab(self.pages)  # the simulator's controls do not widen the editor's tab
         self.lesson_source: Callable[[], object | None] = lambda: None  # the Teach tab's lesson
         self.add_case = QPushButton("Add Teach case to handout")
         self.save_handout_button = QPushButton("Save handout…")
@@ -73,27 +79,34 @@ class WorkbenchView(QWidget):
         split = QSplitter(Qt.Orientation.Horizontal, self)
         split.addWidget(self.pages)
         split.addWidget(self.graph)
-        split.setSizes([620, 380])
+        # the pages (an equation, a model's source) take two thirds: the graph is there to see
+        # where a state lies, and its discs grow for a few states (issue 50, point 10)
+        split.setStretchFactor(0, 2)
+        split.setStretchFactor(1, 1)
+        split.setSizes([660, 330])
         layout.addWidget(split, 1)
         layout.addLayout(bar)
         self.add_case.clicked.connect(self.add_teach_case)
         self.save_handout_button.clicked.connect(self.choose_handout)
         self.simulator.path_changed.connect(self.path_changed)
         self.simulator.path_changed.connect(self.graph.show_path)
+        # a click in its graph, a successor on the Bellman page, the simulator's walk: they ask
+        # the window's one selection to move, and every view (these pages too) follows it
         self.simulator.state_requested.connect(self.state_requested)
         self.bellman.state_requested.connect(self.state_requested)
-        for page in (self.simulator, self.bellman):
-            page.state_requested.connect(lambda s: self.graph.select_state(s, centre=False))
-        self.graph.state_selected.connect(self.select_state)
+        self.graph.state_selected.connect(self.state_requested)
         self.graph.rendered.connect(self._redraw_path)
+        self.selected: int | None = None  # the window's selected state, shown by the pages
 
     def set_model(
         self,
         oracle: OracleResult,
         title: str,
         constants: list[str],
-        types: dict[str, str] | None = None,
+        offered: dict[str, OfferedRange] | None = None,
     ) -> None:
+        """A new oracle; ``constants``: the undefined ones a sweep may set, with the range
+        ``offered`` first for each."""
         self.oracle = oracle
         self.pending = not self.isVisible()
         if not self.pending:
@@ -102,13 +115,15 @@ class WorkbenchView(QWidget):
         self.workspace.oracle = oracle
         self.simulator.set_model(oracle)
         self.bellman.set_model(oracle)
-        self.sweeps.set_constants(constants, types=types)
+        self.sweeps.set_constants(constants, offered)
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         if self.pending and self.oracle is not None:
             self.pending = False
             self.graph.set_oracle(self.oracle)
+            if self.selected is not None:
+                self.graph.select_state(self.selected, centre=False)
 
     def _redraw_path(self) -> None:
         """A new layout has no path marks: draw the simulator's path again."""
@@ -118,8 +133,13 @@ class WorkbenchView(QWidget):
     def set_transitions(self, transitions: Transitions) -> None:
         self.workspace.set_transitions(transitions)
 
-    def select_state(self, state: int) -> None:
-        self.workspace.select_state(state, self.pages.currentWidget() is not self.simulator)
+    def show_selected(self, state: int) -> None:
+        """The window's selected state: the Bellman page shows it, the simulator starts there
+        on request, its graph rings it (once it holds the model, when the tab is shown)."""
+        self.selected = state
+        self.workspace.select_state(state)
+        if self.graph.oracle is self.oracle and not self.pending:
+            self.graph.select_state(state, centre=False)
 
     # -- handout ---------------------------------------------------------------------------
     @property

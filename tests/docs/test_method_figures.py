@@ -4,23 +4,14 @@ computes on this code."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
+from benchmark_script import load
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location(
-        "method_figures", ROOT / "benchmarks" / "method_figures.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load("method_figures")
 
 
 def test_the_block_in_method_md_is_the_rendering_of_the_stored_figures():

@@ -29,6 +29,15 @@ def test_share_action_writes_the_file_and_the_detail_offers_the_case_link(qtbot,
     assert link.isVisibleTo(detail)
     fragment = case_id(row["model_hash"], row["case_key"])
     assert link.link == f"{(tmp_path / 'results.html').resolve().as_uri()}#case={fragment}"
+    # results.html is not written yet: the row says so and offers to write it (issue 50)
+    assert not (tmp_path / "results.html").exists()
+    assert link.label.text() == f"Case link: results.html#case={fragment} — not written yet"
+    assert link.write.isVisibleTo(detail) and not link.copy.isVisibleTo(detail)
+    task = link.write_file()
+    wait_for(qtbot, task.done, 60)
+    assert (tmp_path / "results.html").is_file()
+    assert link.copy.isVisibleTo(detail) and not link.write.isVisibleTo(detail)
+    assert link.label.text() == f"Case link: {link.link}"
     out = tmp_path / "shared.html"
     task = window.tasks.start(window.share.write(str(db), str(out)), "share")  # the dialog's OK
     wait_for(qtbot, task.done, 60)

@@ -35,7 +35,8 @@ def test_pair_question_shows_both_states_and_their_values(qtbot, window):
     choose(qtbot, teach, "more_promising")
     a, b = teach.lesson.case.states
     wait_for(qtbot, lambda: highlighted(teach.graph) == {a, b}, 30)
-    assert teach.graph.selected_state() == a
+    # the ring is on the window's one selected state, the case's first (issue 50, point 8)
+    assert teach.graph.selected_state() == window.model.selection.state == a
     name_a, name_b = letters(2)  # as the prompt names them
     question = teach.question_card.body.text()
     assert f"State {name_a} (id {a})" in question and f"State {name_b} (id {b})" in question

@@ -14,11 +14,11 @@ MODELS = Path(__file__).resolve().parents[1] / "models"
 FLIP = MODELS / "flip.prism"
 
 
-def _open_flip(qtbot, window, path=FLIP):
+def _open_flip(qtbot, window, path=FLIP, constants="p=0.3"):
     """flip.prism leaves p undefined: open it with p = 0.3 (no constants dialog)."""
     from explaincheck.core.environments.registry import resolve
 
-    window.model.open_environment(resolve(str(path), constants="p=0.3"))
+    window.model.open_environment(resolve(str(path), constants=constants))
     wait_for(qtbot, lambda: window.model.oracle is not None and window.graph.ready, 60)
     return window.model.oracle
 
@@ -75,6 +75,31 @@ def test_graph_follows_an_edit(qtbot, window, tmp_path):
     wait_for(qtbot, lambda: window.graph.ready and len(window.graph.node_items) == 4, 60)
     assert model.read_text() == FLIP.read_text()  # checks run on a copy; Save writes
     assert window.model.oracle.state(0).best == ("risky",)  # retrying makes risky win
+
+
+def test_a_new_constant_without_a_value_says_where_to_give_it(qtbot, window, tmp_path):
+    """A teacher's `const double slip;` typed into the lake: the editor names the Model panel's
+    Constants (the command line's --const means nothing there), and once Build oracle builds
+    the copy with slip given, the error is gone."""
+    _lake(qtbot, window)
+    page = window.workbench.editor
+    page.load_button.click()
+    text = page.editor.toPlainText()
+    right = "[right] !over -> AHEAD/3 : (c' = go_right) + SIDE/3 : (r' = go_up) + SIDE/3"
+    assert right in text
+    slips = "[right] !over -> 1-slip : (c' = go_right) + slip/2 : (r' = go_up) + slip/2"
+    text = text.replace("const int SIDE;", "const int SIDE;\nconst double slip;")
+    page.editor.setPlainText(text.replace(right, slips))
+    wait_for(qtbot, lambda: "slip has no value" in page.status.text(), 60)
+    assert "Model panel's Constants" in page.status.text() and "--const" not in page.status.text()
+    before = window.model.oracle
+    window.model.rebuild(constants=f"{window.model.constants},slip=0.1")
+    wait_for(qtbot, lambda: window.model.oracle is not before, 60)
+    assert window.model.oracle.model.initial is not None
+    wait_for(qtbot, lambda: page.status.text().startswith("No errors"), 30)
+    sweeps = window.workbench.sweeps  # the probability offered first, its whole range
+    assert sweeps.constant.currentText() == "slip" and sweeps.constant.count() > 1
+    assert (sweeps.low.text(), sweeps.high.text()) == ("0", "1")
 
 
 def test_builtin_opens_as_a_copy(qtbot, window, tmp_path):
@@ -134,6 +159,9 @@ def test_user_chosen_outcome_and_k_paths(qtbot, window):
     simulator.step()
     step = simulator.simulation.taken[-1]
     assert (step.action, step.successor, step.sampled) == ("down", target, False)
+    # the next Step takes the same action again where it is offered (it went back to "left")
+    assert "down" in simulator.simulation.actions()
+    assert simulator.action.currentText() == "down"
     simulator.paths_button.click()
     wait_for(
         qtbot, lambda: simulator.paths.count() == 5 and "P =" in simulator.paths.item(0).text()
@@ -147,29 +175,34 @@ def test_bellman_view_of_state_13(qtbot, window):
     page.show_state(13)
     assert "V(13) = 16/17" in page.result.text() and "exact fractions" in page.result.text()
     rows = {
-        page.table.item(r, 0).text(): [page.table.item(r, c).text() for c in range(3)]
+        page.table.item(r, 0).text(): page.table.item(r, 1).text().splitlines()
         for r in range(page.table.rowCount())
     }
-    assert rows["down"][1] == ("1/3·V(10) + 1/3·V(13) + 1/3·V(15)\n= 1/3·15/17 + 1/3·16/17 + 1/3·1")
-    assert rows["down"][2] == "16/17  ◀ max"
-    assert rows["left"][2] == "44/51" and rows["right"][2] == "46/51" and rows["up"][2] == "15/17"
+    assert rows["down"] == [
+        "1/3·V(10) + 1/3·V(13) + 1/3·V(15)",
+        "= 1/3·15/17 + 1/3·16/17 + 1/3·1",
+        "= 16/17  ◀ max",
+    ]
+    assert [rows[a][-1] for a in ("left", "right", "up")] == ["= 44/51", "= 46/51", "= 15/17"]
     page.danger_button.setChecked(True)
     assert "D(13) = 1/28" in page.result.text()
     page.value_button.setChecked(True)
     # a click on a successor goes there (and tells the window)
     seen = []
     page.state_requested.connect(seen.append)
-    item = next(
-        page.successors.item(i)
-        for i in range(page.successors.count())
-        if page.successors.item(i).text().startswith("state 10")
-    )
-    page.successors.itemClicked.emit(item)
+    button = next(b for b in page.successor_buttons if b.text().startswith("→ 10:"))
+    button.click()
     assert page.state == 10 and seen == [10] and "V(10) = 15/17" in page.result.text()
     page.pi_button.click()
-    assert page.pi_text.toPlainText().startswith("Round 1 of ")
+    assert page.pi_title.text().startswith("Round 1 of ") and page.tabs.currentIndex() == 1
+    assert page.round_text().startswith("Round 1 of ")
+    assert page.pi_table.rowCount() == 16 and page.pi_table.item(0, 0).text() == "0"
     page.show_round(len(page.rounds) - 1)
-    assert "this policy is optimal" in page.pi_text.toPlainText()
+    assert "σ is optimal" in page.pi_title.text()
+    assert "this policy is optimal" in page.round_text()
+    last = page.rounds[-1]
+    assert page.pi_table.item(13, 1).text() == last.policy[13] == "down"
+    assert page.pi_table.item(13, 2).text() == "16/17" and page.pi_table.item(13, 3).text() == ""
 
 
 def test_sweep_tipping_point_at_one_half(qtbot, window):
@@ -185,8 +218,30 @@ def test_sweep_tipping_point_at_one_half(qtbot, window):
     wait_for(qtbot, lambda: page.sweep is not None, 120)
     (tip,) = page.sweep.tipping_points
     assert tip.at == Fraction(1, 2) and tip.method == "parametric"
-    assert "at 1/2 = 0.5 (parametric)" in page.tipping.text()
+    assert "at 1/2 = 0.5 (parametric)" in page.tipping.toPlainText()
     assert page.canvas is not None and page.table.rowCount() == 4
+
+
+def test_the_sweep_offers_a_probabilitys_whole_range_and_follows_the_flipping_state(qtbot, window):
+    """Issue 50, point 9: on a model with ``const double slip;`` (in an update's probability)
+    the page offers 0 to 1 and says why; Sweep with what is offered finds the flip at 0.0975
+    and follows the state where A* flips (the open model's state 0, drawn once)."""
+    _open_flip(qtbot, window, MODELS / "slip.prism", constants="slip=0.3")
+    page = window.workbench.sweeps
+    wait_for(qtbot, lambda: page.constant.currentText() == "slip")
+    assert (page.low.text(), page.high.text(), page.step.text()) == ("0", "1", "0.05")
+    assert "probability" in page.status.text() and "(1 - slip)" in page.constant.toolTip()
+    assert page.states.text() == ""
+    page.run_button.click()
+    wait_for(qtbot, lambda: page.sweep is not None, 300)
+    (tip,) = page.sweep.tipping_points
+    assert tip.at == Fraction(39, 400) and tip.before == ("dash",)
+    assert "at 39/400 = 0.0975 (parametric)" in page.tipping.toPlainText()
+    assert "following the states where A* flips: 0" in page.status.text()
+    assert page.table.rowCount() == 21 and page.table.horizontalHeaderItem(2).text() == "A*(0)"
+    lines = page.canvas.figure.axes[0].get_lines()
+    labels = [line.get_label() for line in lines if not line.get_label().startswith("_")]
+    assert labels == ["V(initial) = V(0)"]  # state 0 is the initial state: drawn once
 
 
 def test_handout_holds_path_bellman_and_case(qtbot, window, tmp_path):

@@ -71,3 +71,15 @@ def source_excerpt(text: str, line: int, column: int | None, width: int = EXCERP
     if column is not None and column >= 1:
         excerpt += "\n" + " " * (len(prefix) + column - 1 - start) + "^"
     return excerpt
+
+
+def unset_constants_text(names: list[str]) -> str:
+    """What the editor says of a constant declared without a value (``const double slip;``):
+    where the window takes its value, not the command line's ``--const``."""
+    listed = ", ".join(names)
+    example = ",".join(f"{name}=0.5" for name in names)
+    verb = "has" if len(names) == 1 else "have"
+    return (
+        f"{listed} {verb} no value: add {example} to the Model panel's Constants and press"
+        " Build oracle (the Sweep page then varies it)"
+    )

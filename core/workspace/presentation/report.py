@@ -8,18 +8,24 @@ CSV tables or one self-contained HTML file through the same core functions the C
 ``refresh`` supersedes the ones before it: a slower, older computation never replaces a newer
 report. Events (``core.workspace.events.Event``), emitted on the caller's thread:
 ``computing()``, ``ready(report)`` (None: no rows) and ``failed(message)``.
+
+A file without a campaign (a self-check, an LLM asked for its policy) has no Table 1: its
+report is the summary alone, and ``held`` tells the tab to show the file as what it is.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from explaincheck.core.analysis.report import build_report, figure_bytes, write_report
 from explaincheck.core.analysis.report_parts import Report
 from explaincheck.core.atomic_files import write_bytes_atomically
+from explaincheck.core.campaign.selfcheck import EXPLAIN_SELECTIONS, SAY_SELECTION
+from explaincheck.core.policy.stored import POLICY_SELECTION
 from explaincheck.core.store import Store, StoreError, rows_frame
 from explaincheck.core.workspace.events import Event
 
@@ -38,6 +44,53 @@ SHOWN = frozenset({*FIGURES, *TABLES})
 EXPORT_KINDS = ("png", "svg", "csv", "html")
 
 Offload = Callable[..., Awaitable[Any]]  # runs a blocking function off the caller's thread
+
+COMPUTING = "Computing…"  # where the figures will be, while they are computed
+NO_RESULTS = "No results yet: run a campaign or open a results file."
+SELFCHECK_SELECTIONS = frozenset({SAY_SELECTION, *EXPLAIN_SELECTIONS.values()})
+
+
+@dataclass(frozen=True)
+class Held:
+    """What a file's rows hold: the rows of a campaign (prioritised or random cases: Table 1,
+    the RQs), a self-check's and ``explaincheck policy``'s act questions."""
+
+    campaign: int = 0
+    selfcheck: int = 0
+    policy: int = 0
+
+    @property
+    def campaign_free(self) -> bool:
+        """Rows that no Table 1 scores: a self-check or LLM-policy file is shown as one."""
+        return self.campaign == 0 and (self.selfcheck + self.policy) > 0
+
+
+def held(rows: Iterable[Mapping[str, Any]]) -> Held:
+    """Count the rows by what they belong to (a selection of no self-check and no policy,
+    prioritised, random or another's, counts as a campaign's)."""
+    campaign = selfcheck = policy = 0
+    for row in rows:
+        selection = row.get("selection")
+        if selection in SELFCHECK_SELECTIONS:
+            selfcheck += 1
+        elif selection == POLICY_SELECTION:
+            policy += 1
+        else:
+            campaign += 1
+    return Held(campaign, selfcheck, policy)
+
+
+def campaign_free_text(found: Held) -> str:
+    """The line shown instead of Table 1 and the RQs for a file without a campaign."""
+    what = (
+        "a self-check (explaincheck selfcheck)"
+        if found.selfcheck
+        else "an LLM asked for its policy (explaincheck policy)"
+    )
+    return (
+        f"This file holds {what}, no campaign: Table 1 and the research questions need"
+        " prioritised or random cases. Its figures are in the box below, once its model is open."
+    )
 
 
 def file_campaigns(db_path: str | None) -> list:
@@ -105,6 +158,7 @@ class ReportWorkspace:
         self._offload: Offload = offload or asyncio.to_thread
         self.exclude_reading = False
         self.report: Report | None = None
+        self.held = Held()  # what the rows of the report shown (or being computed) hold
         self.computing = Event("computing")  # (): a report is being computed
         self.ready = Event("ready")  # (Report | None): the report to show; None without rows
         self.failed = Event("failed")  # (str): why the report could not be computed
@@ -115,13 +169,16 @@ class ReportWorkspace:
         started meanwhile (then the result is dropped and None returned)."""
         self._generation += 1
         generation = self._generation
+        self.held = held(rows)
         if not rows:
             self.report = None
             self.ready.emit(None)
             return None
         self.computing.emit()
+        # a file without a campaign: its summary alone (no Table 1 of no cases, issue 50)
+        only = frozenset() if self.held.campaign_free else SHOWN
         try:
-            report = await self._offload(build, list(rows), db_path, self.exclude_reading)
+            report = await self._offload(build, list(rows), db_path, self.exclude_reading, only)
         except Exception as error:
             if generation == self._generation:
                 self.failed.emit(f"The report could not be computed: {error}")

@@ -8,7 +8,9 @@ are tested without a widget. Storm's long questions (exact transitions, k paths,
 as chooser) stay with the GUI's ``WorkbenchController``, off the GUI thread; what runs here is
 quick (a step, a Bellman sum, policy iteration on at most ``LESSON_STATES`` states). Events
 (``core.workspace.events.Event``), emitted on the caller's thread: ``SimulatorWorkspace.changed``
-(the simulation) and ``said`` (a one-line message); ``BellmanWorkspace.changed`` (the view or
+(the simulation), ``moved`` (the walk's state after the user's step, back, forward or restart:
+the window's one selection follows it) and ``said`` (a one-line message);
+``BellmanWorkspace.changed`` (the view or
 None), ``rounds_changed`` (the round's text) and ``failed`` (why policy iteration could not
 run); ``SweepWorkspace.ready`` (a ``SweepShown``).
 """
@@ -24,6 +26,7 @@ from matplotlib.figure import Figure
 from explaincheck.core.atomic_files import write_text_atomically
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.plural import counted
 from explaincheck.core.workbench.bellman import DANGER, VALUE, BellmanView, bellman_view
 from explaincheck.core.workbench.bellman import number_text as number_text
 from explaincheck.core.workbench.handout import (
@@ -43,6 +46,7 @@ from explaincheck.core.workbench.simulator import (
 )
 from explaincheck.core.workbench.sweep import Sweep
 from explaincheck.core.workbench.sweep_output import render_table, sweep_figure
+from explaincheck.core.workbench.sweep_range import OfferedRange, offered_range
 from explaincheck.core.workbench.transitions import Transitions
 from explaincheck.core.workspace.events import Event
 
@@ -56,12 +60,14 @@ __all__ = [
     "LLM",
     "OPTIMAL",
     "POLICY",
+    "ROUND_HEADERS",
     "RUN_STEPS",
     "VALUE",
     "YOU",
     "BellmanView",
     "BellmanWorkspace",
     "Chooser",
+    "OfferedRange",
     "RankedPath",
     "Round",
     "Simulation",
@@ -72,6 +78,7 @@ __all__ = [
     "Transitions",
     "WorkbenchWorkspace",
     "number_text",
+    "offered_range",
     "policy_chooser",
 ]
 
@@ -113,12 +120,15 @@ class SimulatorWorkspace:
         self.loaded_policy: Chooser | None = None  # Open policy… plugs in here (issue 24)
         self.seed = 0
         self.changed = Event("changed")  # (Simulation): the path to show
+        # (int): where the user's step, back, forward or restart left the walk; not told when
+        # a new model starts a walk of its own (the selection then stays where it was)
+        self.moved = Event("moved")
         self.said = Event("said")  # (str): one line about the last step ("" clears)
 
     def set_model(self, oracle: OracleResult) -> None:
         self.oracle = oracle
         self.transitions = None
-        self.restart(None)
+        self._walk(None)
 
     def set_transitions(self, transitions: Transitions) -> None:
         self.transitions = transitions
@@ -136,13 +146,22 @@ class SimulatorWorkspace:
 
     def restart(self, start: int | None) -> None:
         """A new path from ``start`` (None: the initial state) with the current seed."""
+        if self._walk(start):
+            self._moved()
+
+    def _walk(self, start: int | None) -> bool:
         if self.oracle is None:
-            return
+            return False
         self.simulation = Simulation(
             self.oracle, start, seed=self.seed, transitions=self.transitions
         )
         self.said.emit("")
         self.changed.emit(self.simulation)
+        return True
+
+    def _moved(self) -> None:
+        if self.simulation is not None:
+            self.moved.emit(self.simulation.current)
 
     def outcomes(self, action: str) -> dict[int, float]:
         """The successors of the current state under ``action`` with their probabilities."""
@@ -182,6 +201,7 @@ class SimulatorWorkspace:
             return
         self.said.emit(f"{step.action}: state {step.state} → {step.successor}")
         self.changed.emit(self.simulation)
+        self._moved()
 
     def run(self, kind: str, steps: int = RUN_STEPS) -> None:
         """``steps`` steps by ``kind``'s chooser (the optimal policy when the user chooses)."""
@@ -195,6 +215,7 @@ class SimulatorWorkspace:
         except ExplaincheckError as error:
             self.said.emit(str(error))
         self.changed.emit(self.simulation)
+        self._moved()
 
     def move(self, back: bool) -> None:
         if self.simulation is None:
@@ -202,12 +223,15 @@ class SimulatorWorkspace:
         moved = self.simulation.back() if back else self.simulation.forward()
         if moved:
             self.changed.emit(self.simulation)
+            self._moved()
 
 
 # -- the Bellman page ------------------------------------------------------------------------
 def sum_rows(view: BellmanView) -> list[tuple[list[str], bool]]:
-    """Each action's row (action, Σ written out then with the numbers, its sum) and whether
-    it optimises."""
+    """Each action's row and whether it optimises: the action, then its sum written out, with
+    the numbers plugged in, and its total (marked ◀ max or ◀ min where it optimises), one line
+    each. The total starts its own line, so a narrow pane wraps the sums and never cuts it off
+    (issue 50, point 7: at 1366 px the totals needed a sideways scroll)."""
     q = view.quantity
     how = "max" if q == VALUE else "min"
     rows = []
@@ -219,7 +243,7 @@ def sum_rows(view: BellmanView) -> list[tuple[list[str], bool]]:
             f"{number_text(t.probability)}·{number_text(t.value)}" for t in line.terms
         )
         total = number_text(line.total) + (f"  ◀ {how}" if line.optimal else "")
-        rows.append(([line.action, f"{symbolic}\n= {plugged}", total], line.optimal))
+        rows.append(([line.action, f"{symbolic}\n= {plugged}\n= {total}"], line.optimal))
     return rows
 
 
@@ -233,7 +257,7 @@ def successor_entries(view: BellmanView) -> list[tuple[int, str]]:
     """(successor, its line) of every state the sums reach, by state id."""
     values = {t.successor: t.value for line in view.sums for t in line.terms}
     return [
-        (successor, f"state {successor}   {view.quantity} = {number_text(value)}")
+        (successor, f"→ {successor}: {view.quantity} = {number_text(value)}")
         for successor, value in sorted(values.items())
     ]
 
@@ -252,6 +276,38 @@ def round_text(rounds: list[Round], index: int) -> str:
     else:
         lines.append("No state can do strictly better: this policy is optimal.")
     return "\n".join(lines)
+
+
+ROUND_HEADERS = ["state", "σ(s)", "V_σ(s)", "switches to"]
+
+
+def round_title(rounds: list[Round], index: int) -> str:
+    """Round ``index`` in one line: which round, and what the improvement step does."""
+    current = rounds[index]
+    head = f"Round {current.number} of {len(rounds)}: the policy σ evaluated, its values"
+    if current.switched:
+        return (
+            f"{head}; {counted(len(current.switched), 'state')} switch to a strictly better action"
+        )
+    return f"{head}; no state can do strictly better: σ is optimal"
+
+
+def round_rows(rounds: list[Round], index: int) -> list[tuple[list[str], bool]]:
+    """One row per state of round ``index`` (state, its action under σ, V_σ(s), the action it
+    switches to or ""), and whether it switches: a table reads at a glance where a list of
+    three blocks of lines did not (issue 50, point 7)."""
+    current = rounds[index]
+    rows = []
+    for state, value in enumerate(current.values):
+        switched = current.switched.get(state)
+        action = current.policy.get(state, "—")
+        rows.append(
+            (
+                [str(state), action, number_text(value), switched[1] if switched else ""],
+                bool(switched),
+            )
+        )
+    return rows
 
 
 class BellmanWorkspace:
@@ -319,6 +375,10 @@ class BellmanWorkspace:
         self.round = max(0, min(index, len(self.rounds) - 1))
         self.rounds_changed.emit(round_text(self.rounds, self.round))
 
+    def round_text(self) -> str:
+        """The round shown, in words ("" before policy iteration ran)."""
+        return round_text(self.rounds, self.round) if self.rounds else ""
+
 
 # -- the sweep page --------------------------------------------------------------------------
 @dataclass(frozen=True)
@@ -333,12 +393,20 @@ class SweepShown:
     tipping: str
 
 
-def sweep_shown(sweep: Sweep) -> SweepShown:
-    followed = sweep.states or ()
+def sweep_shown(sweep: Sweep, text_scale: float = 1.0) -> SweepShown:
+    """What the page shows of ``sweep``: the states asked to follow, else those whose best
+    action flips (a flip inside the range first), each drawn once beside V(initial)."""
+    followed = sweep.states or sweep.flipping
     failed = sum(p.failed for p in sweep.points)
     status = (
-        f"{len(sweep.points)} points, {failed} failed, {len(sweep.tipping_points)} tipping points"
+        f"{counted(len(sweep.points), 'point')}, {failed} failed, "
+        f"{counted(len(sweep.tipping_points), 'tipping point')}"
     )
+    at_bounds = sum(sweep.at_bound(tip) for tip in sweep.tipping_points)
+    if at_bounds:
+        status += f" ({at_bounds} at a bound of the range)"
+    if not sweep.states and followed:
+        status += " · following the states where A* flips: " + ", ".join(map(str, followed[:4]))
     shown = followed[:1]
     headers = [sweep.constant, "V(initial)", *(f"A*({s})" for s in shown)]
     rows = []
@@ -352,22 +420,29 @@ def sweep_shown(sweep: Sweep) -> SweepShown:
         rows.append([str(point.value), value, *(",".join(point.best.get(s, ())) for s in shown)])
     parts = render_table(sweep, followed).split("\n\n", 1)
     tipping = parts[1] if len(parts) > 1 else ""
-    return SweepShown(sweep, status, sweep_figure(sweep, followed), headers, rows, tipping)
+    figure = sweep_figure(sweep, followed, text_scale)
+    return SweepShown(sweep, status, figure, headers, rows, tipping)
 
 
 class SweepWorkspace:
-    """The last finished sweep and the states chosen to follow."""
+    """The last finished sweep, and the presentation size its plot is drawn at."""
 
     def __init__(self) -> None:
         self.sweep: Sweep | None = None
-        self.selected: int | None = None
+        self.text_scale = 1.0
         self.ready = Event("ready")  # (SweepShown)
 
     def show(self, sweep: Sweep) -> SweepShown:
         self.sweep = sweep
-        shown = sweep_shown(sweep)
+        shown = sweep_shown(sweep, self.text_scale)
         self.ready.emit(shown)
         return shown
+
+    def set_text_scale(self, scale: float) -> None:
+        """Draw the plot again at another presentation size."""
+        self.text_scale = scale
+        if self.sweep is not None:
+            self.show(self.sweep)
 
 
 def followed_states(text: str) -> tuple[int, ...]:
@@ -397,13 +472,11 @@ class WorkbenchWorkspace:
         self.simulator.set_transitions(transitions)
         self.bellman.set_transitions(transitions)
 
-    def select_state(self, state: int, bellman_follows: bool) -> None:
-        """The graph's selection: a start for the simulator and the sweep; the Bellman page
-        goes there unless the simulator is in front (it moves the selection itself)."""
+    def select_state(self, state: int) -> None:
+        """The window's one selected state: the Bellman page shows it, and it is where the
+        simulator starts on request."""
         self.simulator.selected = state
-        self.sweeps.selected = state
-        if bellman_follows:
-            self.bellman.show_state(state)
+        self.bellman.show_state(state)
 
     # -- handout -----------------------------------------------------------------------------
     def add_lesson(self, lesson: object | None) -> str:
@@ -411,7 +484,7 @@ class WorkbenchWorkspace:
         if lesson is None:
             return "The Teach tab shows no case yet."
         self.lessons.append(lesson)
-        return f"{len(self.lessons)} Teach cases in the handout"
+        return f"{counted(len(self.lessons), 'Teach case')} in the handout"
 
     def handout_sections(self) -> list[HandoutSection]:
         sections = [lesson_section(lesson) for lesson in self.lessons]

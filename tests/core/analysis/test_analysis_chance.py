@@ -86,11 +86,11 @@ def test_factors_chance_by_hand():
 
 
 def test_factors_chance_under_graded_necessity_by_hand():
-    """The same model under graded necessity: model factors (p, r, L) and state factors (s, w)
-    are not ranked against each other by their values, but a necessary factor (w, r, L)
-    outranks every one that is not, whatever its kind (issue 35, as seed 002 grades). Windy: the
-    three necessary ones fill the triple, L before r (0.2 > 0.1), w in any of 3 places: 3 of 60;
-    half the actions right -> 3/120 (the judge's own count, in the test below, agrees)."""
+    """The same model under graded necessity, on one scale for model factors (p, r, L) and
+    state factors (s, w) alike, as the prompt defines influence (issue 51.6; before, across
+    kinds only membership of the necessary set was compared, which passed 3 of 60). Windy:
+    L 0.2, then w and r tied at 0.1 in either order: 2 of 60; half the actions right -> 2/120
+    (the judge's own count, in the test below, agrees)."""
     kinds = {"s": "state", "w": "state", "p": "model", "r": "model", "L": "model"}
     windy = {
         "action": ["long"],
@@ -100,7 +100,7 @@ def test_factors_chance_under_graded_necessity_by_hand():
         "kind": kinds,
         "strength": {"s": 0.0, "w": 0.5, "p": 0.3, "r": 0.5, "L": 0.6},
     }
-    assert chance.case_chance(FACTORS_SCHEMA, windy) == pytest.approx(3 / 120)
+    assert chance.case_chance(FACTORS_SCHEMA, windy) == pytest.approx(2 / 120)
 
 
 def test_factors_chance_counts_what_the_judge_passes():
@@ -138,4 +138,4 @@ def test_factors_chance_counts_what_the_judge_passes():
         expected = grade_reply(execution.case, json.dumps(answers[0]), plan.oracle).expected
         assert passed > 0
         assert chance.case_chance(schema, expected) == pytest.approx(passed / len(answers))
-        assert passed / len(answers) == pytest.approx(3 / 120)  # the hand count above
+        assert passed / len(answers) == pytest.approx(2 / 120)  # the hand count above

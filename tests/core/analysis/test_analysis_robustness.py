@@ -98,15 +98,16 @@ def test_repeat_statistics():
             rows.append(
                 row(FL, "m", "bottleneck", P, case, verdict, repeat, answer={"answer": answer})
             )
-    # A case with a repeat missing its reply is left out.
+    # A case with a repeat missing its reply was asked k = 3 times but has 2 runs: it counts
+    # where its runs do (agreement, score, majority) and leaves the k-draw estimators.
     rows.append(row(FL, "m", "bottleneck", P, 3, "pass", 0, answer={"answer": "yes"}))
     rows.append(row(FL, "m", "bottleneck", P, 3, "pass", 1, answer={"answer": "yes"}))
     rows.append(row(FL, "m", "bottleneck", P, 3, "error", 2))
     table = robustness.repeat_table(pd.DataFrame(rows))
     line = table.loc[("m", "bottleneck")]
-    assert (line["cases"], line["k"]) == (3, 3)
-    assert line["agreement"] == pytest.approx(2 / 3)
-    assert line["majority_vote"] == pytest.approx(2 / 3)
+    assert (line["cases"], line["k"]) == (4, 3)
+    assert line["agreement"] == pytest.approx(3 / 4)
+    assert line["majority_vote"] == pytest.approx(3 / 4)
     assert line["pass^k"] == pytest.approx(1 / 3)
     assert line["pass@k"] == pytest.approx(2 / 3)
-    assert line["score"] == pytest.approx((2 / 3 + 0 + 1) / 3)
+    assert line["score"] == pytest.approx((2 / 3 + 0 + 1 + 1) / 4)

@@ -66,7 +66,11 @@ def test_an_improvement_is_never_a_regression():
     new = side({"satisfy": ["pass"] * 10})
     result = cmp.compare_campaigns(base, new, "x", "x")
     assert not result.regression and result.lines[0].p == 1.0
-    assert result.lines[0].difference == 1.0 and result.lines[0].ci == (1.0, 1.0)
+    assert result.lines[0].difference == 1.0
+    # ten of ten went the new side's way: the exact bound of θ (the base's share of the
+    # discordant pairs) is 1 − 0.05^(1/10), so the difference is at least 1 − 2θ
+    low, high = result.lines[0].ci
+    assert high == 1.0 and low == pytest.approx(1 - 2 * (1 - 0.05 ** (1 / 10)))
 
 
 def test_max_drop_tolerates_a_drop_whose_interval_reaches_inside_it():
@@ -76,6 +80,8 @@ def test_max_drop_tolerates_a_drop_whose_interval_reaches_inside_it():
     tolerant = cmp.compare_campaigns(base, new, "x", "x", max_drop=0.1)
     assert not tolerant.regression  # the 95% interval of the drop reaches below 0.1
     assert tolerant.lines[0].ci[1] > -0.1
+    # one-sided 95 % bound of θ for 8 of 8 discordant: 0.05^(1/8); drop ≥ (8/40)(2θ − 1)
+    assert tolerant.lines[0].ci[1] == pytest.approx(-(8 / 40) * (2 * 0.05 ** (1 / 8) - 1))
 
 
 def test_cases_on_one_side_are_counted_and_left_out():
@@ -127,3 +133,92 @@ def test_holm_agrees_with_statsmodels():
 
     p = [0.01, 0.04, 0.03, 0.5, 0.01]
     assert cmp.holm(p) == pytest.approx(multipletests(p, method="holm")[1])
+
+
+def test_the_interval_agrees_with_the_holm_verdict_on_every_line():
+    """Issue 51.1: an A/A which_bottleneck of 6 pairs printed [−1.00, −0.33] beside p = 0.0625.
+    Over random comparisons of several categories (pass/fail and shares of repeats), a line's
+    interval lies wholly below 0 exactly when its Holm p is below α, and an interval is printed
+    only where the pairs can reach the line's level."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    checked = excluded = 0
+    for _ in range(120):
+        categories = rng.integers(1, 5)
+        rows = []
+        for c in range(categories):
+            n = int(rng.integers(1, 25))
+            drop = rng.uniform(0, 0.6)
+            repeats = int(rng.choice([1, 1, 2, 3]))
+            base = rng.binomial(repeats, 0.8, n) / repeats
+            new = rng.binomial(repeats, np.clip(0.8 - drop, 0, 1), n) / repeats
+            rows += [(f"c{c}", b, x) for b, x in zip(base, new, strict=True)]
+        pairs = pd.DataFrame(rows, columns=["category", "base", "new"])
+        for alpha in (0.05, 0.2):
+            for line in cmp.gate_lines(pairs, alpha=alpha, detail=False):
+                low, high = line.ci
+                if low != low:  # none: no outcome of these pairs reaches the level
+                    assert 0.5**line.pairs >= line.ci_level and not line.regression
+                    continue
+                checked += 1
+                assert (high < 0) == (line.p_holm < alpha) == line.regression
+                assert low <= line.difference + 1e-9 and line.difference <= high + 1e-9
+                excluded += high < 0
+    assert checked > 200 and excluded > 20
+
+
+def test_six_pairs_with_p_one_sixteenth_print_no_interval_below_zero():
+    """The issue's case: 4 of 6 pairs the base's way, 2 tied (p = 0.5^4 = 0.0625)."""
+    base = side({"which_bottleneck": ["pass"] * 6, "satisfy": ["pass"] * 30})
+    new = side({"which_bottleneck": ["fail"] * 4 + ["pass"] * 2, "satisfy": ["pass"] * 30})
+    lines = cmp.compare_campaigns(base, new, "x", "x").lines
+    line = next(x for x in lines if x.category == "which_bottleneck")
+    assert line.p == pytest.approx(0.0625) and not line.regression
+    low, high = line.ci
+    assert low < line.difference < 0 < high  # the interval holds 0, as the test does
+
+
+def test_shares_of_repeats_give_a_2x2_that_adds_up_to_the_pass_rates():
+    """Issue 51.8: a case asked under both selections (or repeated) has a score that is a share;
+    the 2×2 was thresholded while the rates were averaged. Now each rate is its side's both plus
+    its only, over the pairs."""
+    pairs = pd.DataFrame(
+        {"category": ["satisfy"] * 4, "base": [1.0, 0.5, 0.5, 0.0], "new": [0.5, 0.5, 1.0, 0.0]}
+    )
+    (line,) = cmp.gate_lines(pairs)[:1]
+    assert (line.both_pass, line.base_only, line.new_only, line.both_fail) == (1.5, 0.5, 0.5, 1.5)
+    assert line.base_pass == pytest.approx((line.both_pass + line.base_only) / line.pairs)
+    assert line.new_pass == pytest.approx((line.both_pass + line.new_only) / line.pairs)
+    assert line.difference == pytest.approx((line.new_only - line.base_only) / line.pairs)
+    assert line.as_dict()["both_pass"] == 1.5 and line.discordant == 2
+
+
+def test_the_sign_flip_test_is_the_exact_enumeration():
+    """With shares, the test flips the sign of each differing case: its p is the share of the
+    2^m flips whose base-won sum is at least the one seen (checked by enumeration); with
+    pass/fail scores it is McNemar's exact test."""
+    import itertools
+
+    from explaincheck.core.analysis.sign_flip import PairedDifferences
+
+    base = [1.0, 1.0, 2 / 3, 1.0, 0.0, 1 / 3, 1.0]
+    new = [0.0, 2 / 3, 1.0, 1 / 3, 0.0, 0.0, 1.0]
+    found = PairedDifferences.of(base, new)
+    assert found.scale == 3 and sorted(found.sizes.tolist()) == [1, 1, 1, 2, 3]
+    seen = found.worse_total
+    flips = list(itertools.product([0, 1], repeat=len(found.sizes)))
+    sums = [int(sum(s * w for s, w in zip(found.sizes, f, strict=True))) for f in flips]
+    at_least = sum(total >= seen for total in sums)
+    assert found.p_worse() == pytest.approx(at_least / len(flips))
+    binary = PairedDifferences.of([1.0] * 5 + [0.0] * 2, [0.0] * 5 + [1.0] * 2)
+    assert binary.binary and binary.p_worse() == pytest.approx(binom.sf(4, 7, 0.5))
+
+
+def test_holm_levels_reject_exactly_where_the_adjusted_p_does():
+    from explaincheck.core.analysis.sign_flip import holm_levels
+
+    for p in ([0.001, 0.04, 0.013, 0.5], [0.03, 0.04, 0.045], [0.01, 0.01, 0.2]):
+        levels = holm_levels(p, 0.05)
+        assert [a < b for a, b in zip(p, levels, strict=True)] == list(cmp.holm(p) < 0.05)
+    assert holm_levels([0.03, 0.04, 0.045], 0.05) == pytest.approx([0.05 / 3] * 3)

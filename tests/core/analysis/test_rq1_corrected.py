@@ -123,3 +123,16 @@ def test_the_papers_test_is_biased_by_chance_itself_on_best_and_worst_action():
     )
     chance = prioritization.corrected_case_scores(found).groupby("selection")["chance"].mean()
     assert chance["prioritized"] < chance["random"] - 0.05
+
+
+def test_with_only_controls_the_note_says_that_no_answerer_under_test_ran():
+    """Issue 51.8: with random and noisy:0.5 alone, the power sentence said "no cell with
+    contrast to simulate on" although their cells have contrast."""
+    from explaincheck.core.analysis.controls import control_results
+    from explaincheck.core.analysis.report import build_report
+
+    results = control_results(["frozen_lake", "water_jug"], ["random", "noisy:0.5"], budget=6)
+    (section,) = build_report(results, only=["rq1_wilcoxon"]).sections
+    assert "no answerer under test ran" in section.note
+    assert "no cell with contrast" not in section.note
+    assert section.table.loc["headline: chance-corrected", "answerers"] == "–"

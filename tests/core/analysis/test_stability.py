@@ -85,3 +85,33 @@ def test_case_runs_aggregate_selections_and_leave_errors_out():
     assert row["pass@1"] == pytest.approx(2 / 3)
     assert row["pass@k"] == 1.0 and row["pass^k"] == 0.5
     assert st.quarantine(frame)["states"].tolist() == [[4]]
+
+
+def test_repeat_5_with_both_selections_has_one_k_in_every_table(tmp_path):
+    """Issue 51.2: a question both selections drew has 10 runs; stability.csv then took k = 10
+    for its cell while repeats.csv took k = 5 (noisy:0.5 best_action pass^k 0.0 in one table and
+    0.182 in the other). k is the --repeat count in both, over the same cases."""
+    from explaincheck.core.cli.main import main
+
+    db, out = tmp_path / "r.sqlite", tmp_path / "report"
+    run = "run --env frozen_lake --categories best_action,satisfy,more_promising --budget 6"
+    run += " --repeat 5 --selection both --llm noisy:0.5"
+    assert main([*run.split(), "--db", str(db)]) == 0
+    assert main(["report", "--db", str(db), "--out", str(out), "--format", "csv"]) == 0
+    stability = pd.read_csv(out / "stability.csv").set_index(["llm", "category"])
+    repeats = pd.read_csv(out / "repeats.csv").set_index(["llm", "category"])
+    assert set(stability["k"]) == set(repeats["k"]) == {5}
+    assert list(stability.index) == list(repeats.index)
+    assert stability["cases"].tolist() == repeats["cases"].tolist()
+    for name in ("pass^k", "pass@k"):
+        assert stability[name].to_numpy() == pytest.approx(repeats[name].to_numpy())
+    assert (stability["pass^k"] <= stability["pass@1"] + 1e-12).all()
+    assert (stability["pass@1"] <= stability["pass@k"] + 1e-12).all()
+    runs = st.case_runs(_results(db))
+    assert runs["runs"].max() == 10 and set(runs["repeats"]) == {5}  # both selections: 2 x 5
+
+
+def _results(db) -> pd.DataFrame:
+    from explaincheck.core import api
+
+    return api.results(db, lean=True)

@@ -10,7 +10,7 @@ import pytest
 from explaincheck.core.bench.grading import Oracles, bench_table, random_reply
 from explaincheck.core.bench.questions import cached_default_set, read_set
 from explaincheck.core.cli.main import main
-from explaincheck.core.environments.registry import BUILTIN_IDS
+from explaincheck.core.environments.registry import OWN_IDS
 from explaincheck.core.taxonomy.registry import PAPER_CATEGORIES
 
 
@@ -41,7 +41,7 @@ def test_two_exports_give_one_sha256_and_the_set_covers_everything(default_set, 
     assert default_set.manifest["sha256"] in capsys.readouterr().out
     questions = default_set.questions
     assert len(questions) >= 1000 and default_set.manifest["questions"] == len(questions)
-    assert {q.environment for q in questions} == set(BUILTIN_IDS)
+    assert {q.environment for q in questions} == set(OWN_IDS)
     assert {q.category for q in questions} == set(PAPER_CATEGORIES)
     assert {q.selection for q in questions} == {"prioritized", "random"}
     assert len({q.id for q in questions}) == len(questions)
@@ -131,3 +131,29 @@ def test_unknown_ids_and_a_changed_file_are_refused_in_one_line(default_set, tmp
     (tmp_path / "bad.jsonl").write_text("not json\n")
     assert main(["bench", "grade", str(folder), str(tmp_path / "bad.jsonl")]) == 2
     assert "bad.jsonl:1:1: not valid JSON (expecting value)" in capsys.readouterr().err
+
+
+def test_questions_of_categories_that_measure_nothing_are_left_out_of_the_rows(default_set):
+    """Issue 51.3: subset_dead_end measures nothing on frozen_lake, wolf_goat_cabbage and dam
+    (every subset holds a failure the words give away); its questions there are graded and
+    counted, but out of the rows and of "all" unless asked for."""
+    degenerate = {"frozen_lake", "wolf_goat_cabbage", "dam"}
+    for env in degenerate:
+        assert "subset_dead_end" in default_set.environment(env)["degenerate"]
+    oracles = Oracles(default_set)
+    replies = {q.id: random_reply(q, oracles) for q in default_set.questions}
+    table = bench_table(default_set, replies)
+    rows = {r["category"]: r for r in table["categories"]}
+    left_out = [
+        q for q in default_set.questions
+        if q.category == "subset_dead_end" and q.environment in degenerate
+    ]  # fmt: skip
+    every = sum(q.category == "subset_dead_end" for q in default_set.questions)
+    assert rows["subset_dead_end"]["degenerate"] == len(left_out) > 0
+    assert rows["subset_dead_end"]["answered"] == every - len(left_out)
+    assert rows["all"]["answered"] == len(default_set.questions) - len(left_out)
+    assert set(table["degenerate"]) == degenerate
+    assert all("subset_dead_end" in cats for cats in table["degenerate"].values())
+    counted = bench_table(default_set, replies, include_degenerate=True)
+    again = {r["category"]: r for r in counted["categories"]}
+    assert again["subset_dead_end"]["answered"] == every and again["all"]["degenerate"] == 0

@@ -65,7 +65,7 @@ def test_inspect_eval_with_mockllm_gives_bench_grades_verdicts(tmp_path):
     replies, verdicts = logged(log)
     assert len(replies) == 20
     bench = cached_default_set()
-    table = bench_table(bench, replies)
+    table = bench_table(bench, replies, include_degenerate=True)  # Inspect counts every sample
     assert table["verdicts"] == verdicts
     assert set(verdicts.values()) == {"invalid"}  # mockllm's default output is no answer
     assert log.eval.metadata["bench"]["sha256"] == bench.manifest["sha256"]
@@ -125,7 +125,7 @@ def test_inspect_eval_against_the_openai_standin_keeps_the_schema_and_the_verdic
     )
     replies, verdicts = logged(log)
     assert len(replies) == len(bench.questions)
-    table = bench_table(bench, replies)
+    table = bench_table(bench, replies, include_degenerate=True)  # Inspect counts every sample
     assert table["verdicts"] == verdicts
     assert {"pass", "fail"} <= set(verdicts.values())  # the stand-in's first enum value
     by_category = {r["category"]: r["pass_rate"] for r in table["categories"]}

@@ -56,7 +56,7 @@ def test_the_command_line_builds_the_same_campaign():
 
 
 def test_a_wrong_setting_is_one_clear_error():
-    with pytest.raises(ExplaincheckError, match="unknown category nope"):
+    with pytest.raises(ExplaincheckError, match="unknown category 'nope'"):
         campaign_from_settings("frozen_lake", ["random"], categories="nope")
     with pytest.raises(ExplaincheckError, match="--wording must be one of"):
         campaign_from_settings("frozen_lake", ["random"], wording="7")

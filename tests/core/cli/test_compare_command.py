@@ -134,3 +134,33 @@ def test_repeats_give_stabilities_and_pass_k_in_order(tmp_path, capsys):
     shown = capsys.readouterr().out
     assert f"{len(noisy) - flaky} pairs; left out: 0 cases only in the base," in shown
     assert f", {flaky} flaky cases\n" in shown
+
+
+def test_the_table_fits_100_columns_and_wraps_a_long_category_by_name():
+    """Issue 50 point 12: the table was about 150 columns wide."""
+    from explaincheck.core.analysis.compare import compare_campaigns
+    from explaincheck.core.cli.compare_command import WIDTH, comparison_text, table_lines
+    from explaincheck.core.taxonomy.registry import CATEGORIES
+
+    def frame(verdicts: dict[str, list[str]]) -> pd.DataFrame:
+        rows = [
+            {"environment": "e", "model_hash": "h", "llm": "x", "category": c,
+             "case_key": f"{c}/prioritized/{i}/{i}", "states": [i], "repeat": 0, "verdict": v}
+            for c, found in verdicts.items() for i, v in enumerate(found)
+        ]  # fmt: skip
+        return pd.DataFrame(rows)
+
+    names = list(CATEGORIES)
+    base = frame({c: ["pass"] * 120 + ["fail"] * 80 for c in names})
+    new = frame({c: ["fail"] * 13 + ["pass"] * 107 + ["fail"] * 80 for c in names})
+    comparison = compare_campaigns(base, new, "x", "x")
+    table = table_lines(comparison)
+    assert max(map(len, table)) <= WIDTH and len(table) == len(names) + 2  # one row each
+    assert any("FAIL" in row for row in table) and "[-0.07, -0.02]" in "\n".join(table)
+    text = comparison_text(comparison, "base.sqlite", "new.sqlite")
+    assert all(len(line) <= WIDTH for line in text.splitlines()[len(comparison.failed) + 1 :])
+    long_name = "a-plugin-distribution/" + "x" * 40
+    wide = compare_campaigns(frame({long_name: ["pass"] * 9}), frame({long_name: ["pass"] * 9}),
+                             "x", "x")  # fmt: skip
+    rows = table_lines(wide)
+    assert max(map(len, rows)) <= WIDTH and long_name in rows  # the name on a line of its own

@@ -50,3 +50,20 @@ def test_json_is_the_contract(capsys):
     assert main(["oracle", "frozen_lake", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["model"]["states"] == 16 and len(data["states"]) == 16
+
+
+def test_a_missing_unsafe_label_is_named_with_the_labels_there_are(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setenv("EXPLAINCHECK_CACHE", str(tmp_path / "cache"))  # computed, not an old entry
+    model = tmp_path / "crash.prism"
+    model.write_text(
+        "mdp\nmodule m\n  x : [0..2] init 0;\n  [a] x=0 -> 0.5:(x'=1) + 0.5:(x'=2);\n"
+        "  [b] x=0 -> (x'=2);\n  [] x>0 -> true;\nendmodule\n"
+        'label "goal" = x=1;\nlabel "crash" = x=2;\n'
+    )
+    assert main(["oracle", str(model)]) == 0
+    warning = [line for line in capsys.readouterr().out.splitlines() if line.startswith("warn")]
+    assert warning == [
+        "warning      the model has no 'unsafe' label (its labels: 'goal', 'crash'; --unsafe"
+        " names another), so the danger D is absent and the 'safer' category does not apply"
+    ]

@@ -39,3 +39,25 @@ def test_until_every_llm_answered_once_the_eta_is_unknown():
     bar.estimator = EtaEstimator.start({"random": 2, "local:x": 2}, {})
     bar(progress(1, SimpleNamespace(llm="random", latency=0.01, verdict="pass"), 0.1))
     assert stream.getvalue().strip().endswith("ETA --:--")
+
+
+def test_answers_that_arrive_together_are_drawn_once_the_interval_is_over():
+    """24 instant answers arrive within the bar's interval while a local model loads: the line
+    shows them once the interval is over, not "0/48" until the model's first answer."""
+    import asyncio
+
+    stream = io.StringIO()
+    bar = TerminalProgress(stream, interval=0.05)
+
+    async def campaign() -> None:
+        bar(progress(0, None, None))
+        for done in range(1, 25):
+            bar(progress(done, SimpleNamespace(llm="random", latency=0.0, verdict="pass"), None))
+        for _ in range(200):  # the model loads: no event for a while
+            await asyncio.sleep(0.01)
+            if "24/20" in stream.getvalue():
+                break
+
+    asyncio.run(campaign())
+    lines = stream.getvalue().splitlines()
+    assert [line.split("]")[1].split()[0] for line in lines] == ["0/20", "24/20"]

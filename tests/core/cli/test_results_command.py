@@ -167,3 +167,23 @@ def test_safe_terminal_leaves_nothing_a_terminal_acts_on():
     assert not any(ch in shown for ch in "\x1b\x07\r\x00\x9b\u202e\u2066")
     assert "red" in shown and "link" in shown and "rtl" in shown
     assert safe_terminal("tab\tnew\nline é ü 日本 ✓") == "tab\tnew\nline é ü 日本 ✓"
+
+
+def test_failures_at_80_columns_show_their_states():
+    """A failing case is found again by its states (issue 50: `results --verdict fail` at 80
+    columns dropped the states before the selection)."""
+    rows = [
+        {"id": 2, "llm": "random", "category": "bottleneck", "selection": "prioritized",
+         "repeat": 0, "states": [13], "verdict": "fail", "answer": {"answer": "no"},
+         "reason": "answered no, expected yes: the state is a bottleneck (C_B = 0.08016)"},
+        {"id": 7, "llm": "noisy:0.5", "category": "subset_dead_end", "selection": "random",
+         "repeat": 0, "states": [1, 4, 9, 12], "verdict": "fail", "answer": {"answer": "no"},
+         "reason": "answered no, expected yes: dead end in the subset: L"},
+    ]  # fmt: skip
+    header, first, *rest = table(rows, 80).splitlines()
+    assert header.split()[:4] == ["id", "llm", "category", "states"]
+    assert first.split()[:4] == ["2", "random", "bottleneck", "13"]
+    assert any(
+        line.split()[:4] == ["7", "noisy:0.5", "subset_dead_end", "1,4,9,12"] for line in rest
+    )
+    assert max(len(line) for line in table(rows, 80).splitlines()) <= 80

@@ -51,3 +51,18 @@ def test_errors_are_one_line(capsys):
     assert main(["sweep", FLIP, "--const", "q=0.1:0.9:0.1", "--png", ""]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "every point failed" in err and "unknown constant q" in err
+
+
+def test_a_bare_name_sweeps_the_range_offered(capsys):
+    """``--const slip`` sweeps a probability's whole range, as the GUI offers it: the flip at
+    0.0975 that 0.1 to 0.9 never saw (issue 50); a name the model does not leave open is one
+    line."""
+    slip = str(Path(FLIP).with_name("slip.prism"))
+    assert main(["sweep", slip, "--const", "slip"]) == 0
+    captured = capsys.readouterr()
+    assert "sweeping slip from 0 to 1 step 0.05: slip is a probability" in captured.err
+    assert "at 39/400 = 0.0975 (parametric)" in captured.out
+    assert main(["sweep", slip, "--const", "slop"]) == 2
+    err = capsys.readouterr().err
+    assert "--const slop: not an undefined constant" in err and "(undefined: slip)" in err
+    assert len(err.strip().splitlines()) == 1

@@ -33,8 +33,14 @@ from explaincheck.core.environments.registry import (
     load_builtin,
 )
 from explaincheck.core.oracle import compute_oracle
-from explaincheck.core.oracle.types import EXACT, OracleResult
+from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.paths import environments_dir
+from explaincheck.core.plugin_checks import (
+    expectation_mismatches,
+    expectation_problems,
+    structure_problems,
+    word_problems,
+)
 from explaincheck.core.taxonomy.base import TestCase
 from explaincheck.core.taxonomy.prompts import render_prompt
 from explaincheck.core.taxonomy.registry import applicability
@@ -59,12 +65,10 @@ def test_every_environment_folder_is_listed_with_its_expectations():
     assert list(all_expected()) == list(BUILTIN_IDS)  # each folder has a readable expect.toml
 
 
-def assert_expectations_hold(expect: Expectations, result: OracleResult) -> None:
-    assert result.model.states == expect.states
-    assert len(result.bottlenecks) == expect.bottlenecks
-    assert len(result.dead_ends) == expect.dead_ends
-    assert expect.value_holds(result.initial), (result.initial.value_exact, expect.initial_value)
-    assert danger_is_complement(result) == expect.danger_is_one_minus_value
+def assert_expectations_hold(expect: Expectations, env, result: OracleResult) -> None:
+    """What ``explaincheck plugins check`` holds an environment to (core/plugin_checks.py)."""
+    complement = danger_is_complement(result)
+    assert expectation_mismatches(expect, env, result, complement) == []
 
 
 def test_the_worked_examples_expectations_hold():
@@ -74,8 +78,7 @@ def test_the_worked_examples_expectations_hold():
     expect = read_expectations(cave)
     env = load_environment(cave)
     result = compute_oracle(env.request())
-    assert_expectations_hold(expect, result)
-    assert expect.initial_words in env.describe(result.initial)
+    assert_expectations_hold(expect, env, result)
     assert expect.initial_value == Fraction(27436, 40975) and expect.env_id == "treasure_cave"
     rounded = replace(expect, initial_value=0.6696, tolerance=1e-4)
     assert rounded.value_holds(result.initial)
@@ -85,18 +88,14 @@ def test_the_worked_examples_expectations_hold():
 
 @pytest.mark.parametrize("env_id", BUILTIN_IDS)
 def test_model_builds_with_promised_structure(env_id):
+    """The structure every environment promises and its expect.toml: the checks of
+    ``explaincheck plugins check`` (core/plugin_checks.py)."""
     env = load_builtin(env_id)
     result = oracle(env_id)
-    assert {env.goal_label, env.unsafe_label} <= set(result.model.labels)
-    assert result.method == EXACT and result.has_danger
-    assert 10 <= result.model.states < 1000
-    assert_expectations_hold(expected(env_id), result)
-    assert result.dead_ends, "every environment needs dead ends (V = 0)"
-    between = sum(1 for s in result.states if 0 < s.value < 1)
-    assert between / result.model.states >= 0.25
-    assert 0 < result.initial.value < 1
-    assert any(s.is_goal for s in result.states) and any(s.is_unsafe for s in result.states)
-    assert not result.warnings
+    assert result.has_danger
+    assert structure_problems(env, result) == []
+    assert expectation_problems(env, result) == []
+    assert_expectations_hold(expected(env_id), env, result)
 
 
 @pytest.mark.parametrize("env_id", BUILTIN_IDS)
@@ -114,15 +113,10 @@ def test_every_action_has_a_meaning(env_id):
 
 @pytest.mark.parametrize("env_id", BUILTIN_IDS)
 def test_every_state_reads_and_decisions_read_differently(env_id):
-    """Ended runs may share words (all floods look alike); states with a choice never do."""
+    """Every state reads, no two states outside the goal read alike, every action has a
+    meaning, no verdict in a state's words: the words check of ``plugins check``."""
     env = load_builtin(env_id)
-    texts = {}
-    for state in oracle(env_id).states:
-        text = env.describe(state)
-        assert text.strip()
-        if state.actions:
-            texts[state.id] = text
-    assert len(set(texts.values())) == len(texts), "two states with a choice read the same"
+    assert word_problems(env, oracle(env_id)) == []
 
 
 def best_action_prompt(env, result: OracleResult, state: int) -> str:
@@ -138,8 +132,7 @@ def test_prompt_names_the_state_and_every_available_action(env_id):
     prompt = best_action_prompt(env, result, initial.id)
     assert expected(env_id).initial_words in prompt
     assert env.task in prompt
-    assert len(initial.actions) >= 2
-    for action in initial.actions:
+    for action in initial.actions:  # (an initial state may offer a single action)
         assert f"- {action}: " in prompt
     assert "{" not in env.task, "an unfilled placeholder in the task"
     sample = max(result.states, key=lambda s: len(s.actions))

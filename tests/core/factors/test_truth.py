@@ -223,8 +223,8 @@ def test_an_omitted_necessary_state_factor_fails_necessity_across_kinds(factual)
     """Windy, with a fourth factor L (the long path's chance, neutral 0.6 = unchanged: N = -0.4).
     Necessary: r (model, 0.1) and w (state, 0.1); not: p (-0.1), L (-0.4). Citing r, p, L
     leaves w out: precision 1/3 (best 2/3), and w, necessary, outranks the unnecessary p and L
-    although its kind differs. Comparing kinds not at all (the old rule) let it pass."""
-    from explaincheck.core.taxonomy.factors import factor_metrics, influence_of, order_faults
+    although its kind differs. Comparing kinds not at all (the first rule) let it pass."""
+    from explaincheck.core.taxonomy.factors import factor_metrics
 
     extra = (*HAND, Factor("L", "the long path's chance", MODEL, constants={"L": 0.6}))
     truth = compute_factor_truth(extra, factual, BASE)
@@ -234,9 +234,31 @@ def test_an_omitted_necessary_state_factor_fails_necessity_across_kinds(factual)
     found = factor_metrics(["r", "p", "L"], expected)
     assert found["precision"] == pytest.approx(1 / 3) and found["best_precision"] == 2 / 3
     assert found["uncited_outranks"] and not found["passes"]
-    old = order_faults(["r", "p", "L"], influence_of(expected), expected["kind"])
-    assert old == (False, False)  # kinds compared by score only: the omission went unseen
     assert factor_metrics(["r", "w", "p"], expected)["passes"]  # both necessary ones first
+    assert factor_metrics(["w", "r", "p"], expected)["passes"]  # r and w tie (0.1): either way
+
+
+def test_the_order_graded_is_the_order_the_prompt_asks_for():
+    """Issue 51.6: the prompt defines one scale (how far the chosen action would fall behind),
+    but across kinds only membership was compared: citing a model factor of necessity 0.098
+    before a state factor of 1.0 passed, while two unnecessary model factors (−0.286, −0.333)
+    in the wrong order failed. Now every factor is ranked on that one scale."""
+    from explaincheck.core.taxonomy.factors import factor_metrics, factor_part_chance
+
+    expected = {
+        "necessary": ["m", "s"],
+        "sufficient": [],
+        "necessity": {"m": 0.098, "s": 1.0, "a": -0.286, "b": -0.333},
+        "ps": {"m": 0.0, "s": 0.0, "a": 0.0, "b": 0.0},
+        "kind": {"m": MODEL, "s": STATE, "a": MODEL, "b": MODEL},
+        "strength": {"m": 0.1, "s": 1.0, "a": 0.0, "b": 0.0},
+    }
+    assert not factor_metrics(["m", "s", "a"], expected)["passes"]  # 0.098 before 1.0
+    assert factor_metrics(["m", "s", "a"], expected)["inverted"]
+    assert factor_metrics(["s", "m", "a"], expected)["passes"]
+    assert not factor_metrics(["s", "m", "b"], expected)["passes"]  # a (−0.286) left out
+    # one order of 24 passes: s, m, a
+    assert factor_part_chance(expected) == pytest.approx(1 / 24)
 
 
 def test_a_tie_at_value_zero_is_sufficient_at_most_one_over_the_tie():

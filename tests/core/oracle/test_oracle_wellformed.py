@@ -83,6 +83,9 @@ CONSTANTS = {
     "gate.prism": "g=1",
     "prism_idioms.prism": "N=2",
     "two_gambles.prism": "p=0.5",
+    "slip.prism": "slip=0.2",
+    "slip_lake.prism": "slip=0.2",
+    "tie_at_bounds.prism": "slip=0.2",
 }
 
 

@@ -18,9 +18,11 @@ from explaincheck.core.oracle import compute_in_process
 from explaincheck.core.oracle.columnar import ColumnarStates
 from explaincheck.core.oracle.do_nothing import do_nothing_summary
 from explaincheck.core.oracle.types import VERIFIED, OracleRequest
+from explaincheck.core.plugin_checks import counting_findings
 from explaincheck.core.taxonomy import pool_counts
-from explaincheck.core.taxonomy.registry import applicability
+from explaincheck.core.taxonomy.registry import CATEGORIES, applicability
 from explaincheck.core.taxonomy.safer import danger_is_complement
+from explaincheck.core.taxonomy.satisfy import Satisfy
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
 from gridworld import gridworld_prism
@@ -94,3 +96,44 @@ def test_no_facts_are_made_for_applicability(grid_request):
     applicability(columnar)
     made = sum(fact is not None for fact in columnar.states._made)
     assert made == 0
+    # category by category, the check ``explaincheck plugins check`` runs on a plugin's: no
+    # facts made, the same answer from the columns as from the facts
+    for category in CATEGORIES.values():
+        assert counting_findings(category, columnar) == []
+
+
+def test_a_category_that_makes_facts_to_decide_is_found(grid_request):
+    columnar = compute_in_process(grid_request, columnar_from=0)
+
+    class Careless(Satisfy):
+        id = "test/careless"
+
+        def not_applicable(self, oracle):
+            return None if any(s.value > 0 for s in oracle.states) else "no value above 0"
+
+    (finding,) = counting_findings(Careless(), columnar)
+    assert finding.problem == (
+        "not_applicable made the facts of 1 state: count instead (core/taxonomy/pool_counts.py)"
+    )
+
+
+def test_moves_to_goal_counts_on_the_columns_what_the_facts_say(grid_request):
+    columnar = compute_in_process(grid_request, columnar_from=0)
+    facts = dataclasses.replace(columnar, states=tuple(columnar.states))
+    on_columns = pool_counts.moves_to_goal(columnar)
+    assert list(on_columns) == list(pool_counts.moves_to_goal(facts))
+    goal = pool_counts.goal_flags(facts)
+    assert list(goal) == [s.is_goal for s in facts.states]
+    assert set(on_columns[goal]) == {0} and (on_columns[~goal] != 0).all()
+    # one move further than the nearest successor, along transitions of positive probability
+    for state in facts.states:
+        if state.is_goal or on_columns[state.id] < 0:
+            continue
+        nearest = min(
+            on_columns[t]
+            for outcomes in state.successors.values()
+            for t, p in outcomes.items()
+            if p > 0 and on_columns[t] >= 0
+        )
+        assert on_columns[state.id] == nearest + 1
+    assert (on_columns[[s.id for s in facts.states if s.dead_end]] == -1).all()

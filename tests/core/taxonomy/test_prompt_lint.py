@@ -30,6 +30,7 @@ from explaincheck.core.environments.prism_text import identifiers
 from explaincheck.core.environments.registry import BUILTIN_IDS, load_builtin
 from explaincheck.core.oracle import compute_oracle
 from explaincheck.core.oracle.program import describe_program
+from explaincheck.core.plugin_checks import VERDICT_PHRASES  # shared with plugins check
 from explaincheck.core.taxonomy.answers import CHOICE, PROBABILITY, RANKING
 from explaincheck.core.taxonomy.base import PREFERENCE
 from explaincheck.core.taxonomy.case_rules import (
@@ -40,7 +41,7 @@ from explaincheck.core.taxonomy.case_rules import (
 )
 from explaincheck.core.taxonomy.kinds import STATE_NAMES, letters
 from explaincheck.core.taxonomy.prompts import render_prompt
-from explaincheck.core.taxonomy.registry import CATEGORIES
+from explaincheck.core.taxonomy.registry import CATEGORIES, OWN_CATEGORIES
 from explaincheck.core.taxonomy.selection import select_cases
 
 # Test models (tests/models) with the constants they need, asked in their generic wording.
@@ -57,14 +58,6 @@ TEST_MODELS = {
 MODELS = Path(__file__).resolve().parents[2] / "models"
 KEEP = SelectionRules(keep_do_nothing=True)
 
-# Inferences the oracle grades; a state description may say what is observed, never these.
-# ("unsafe" is allowed: in the generic wording it is the model's own label, shown as observed.)
-VERDICT_PHRASES = re.compile(
-    r"no longer (?:be )?reach|can(?:not|'t) (?:be )?reach|unreachable|dead[ -]?end|bottleneck"
-    r"|(?:task|game|run) (?:has|is) (?:failed|over|lost)|game over|hopeless|doomed"
-    r"|\bsafer?\b|\bdanger|best (?:action|move)|optimal|(?:goal|target) is lost",
-    re.IGNORECASE,
-)
 # A state letter mentioned in a question: "state K", "states K and L", "K or L".
 MENTIONED_LETTER = re.compile(rf"\b([{STATE_NAMES}])\b")
 
@@ -190,15 +183,16 @@ def test_kept_do_nothing_is_always_best_on_the_corridor():
     assert plain and all("wait" not in render_prompt(c, oracle, environment).text for c in plain)
 
 
-def reading_truth(category_id: str, states) -> bool:
-    """Whether a case is a reading case, from the definition (docs/method.md §4)."""
+def reading_truth(category_id: str, states) -> bool | None:
+    """Whether a case is a reading case, from the definition (docs/method.md §4), which names
+    this project's categories; None for another's (a plugin's marks its own)."""
     if category_id == "which_bottleneck":
         return any(is_visible_dead_end(s) and not s.bottleneck for s in states)
     if category_id == "subset_dead_end":  # the label rule answers it, whatever the truth
         return any(reads_as_failure(s) for s in states) == any(s.dead_end for s in states)
     if category_id in ("satisfy", "more_promising", "safer"):
         return any(reads_as_failure(s) for s in states)
-    return False
+    return False if category_id in OWN_CATEGORIES else None
 
 
 def test_every_reading_case_is_marked(builtin):
@@ -206,7 +200,8 @@ def test_every_reading_case_is_marked(builtin):
     for _, case in selected_cases(oracle):
         states = [oracle.state(i) for i in case.states]
         where = f"{environment.title}/{case.key}"
-        assert case.reading == reading_truth(case.category, states), where
+        truth = reading_truth(case.category, states)
+        assert truth is None or case.reading == truth, where
         if case.reading:
             assert case.delta <= READING_DELTA, where
 

@@ -12,8 +12,9 @@ import pytest
 from explaincheck.core.backends.oracle_backend import OracleBackend
 from explaincheck.core.environments.registry import BUILTIN_IDS, load_builtin
 from explaincheck.core.oracle import compute_oracle
+from explaincheck.core.plugin_checks import wording_problems
 from explaincheck.core.taxonomy import metamorphic
-from explaincheck.core.taxonomy.base import FAIL, PASS, WORDINGS, TestCase
+from explaincheck.core.taxonomy.base import FAIL, PASS, TestCase
 from explaincheck.core.taxonomy.grading import grade_reply
 from explaincheck.core.taxonomy.metamorphic import (
     ACTIONS,
@@ -51,19 +52,10 @@ def _undone(category, case, oracle):
 
 
 def test_every_wording_has_the_same_answer_and_its_own_text(builtin):
+    """The wordings check of ``explaincheck plugins check`` (core/plugin_checks.py)."""
     environment, oracle = builtin
-    answerer = OracleBackend(oracle)
     for category, case in _cases(oracle):
-        texts = set()
-        for wording in range(WORDINGS):
-            worded = TestCase(**{**case.__dict__, "wording": wording})
-            assert category.expected(worded, oracle) == category.expected(case, oracle)
-            prompt = render_prompt(worded, oracle, environment)
-            texts.add(category.phrase(worded, oracle))
-            assert category.phrase(worded, oracle) in prompt.text
-            grade = grade_reply(worded, answerer.reply_text(worded), oracle)
-            assert grade.verdict == PASS, (worded.key, grade)
-        assert len(texts) == WORDINGS, category.id
+        assert wording_problems(category, case, environment, oracle) == [], case.key
 
 
 def test_variants_keep_the_oracle_answer_after_undoing(builtin):

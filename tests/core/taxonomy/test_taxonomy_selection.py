@@ -11,7 +11,7 @@ from itertools import combinations
 from pathlib import Path
 
 import pytest
-from taxonomy_factory import make_oracle, make_state
+from taxonomy_factory import make_oracle, make_state, toy_oracle
 
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.taxonomy import sampling
@@ -22,7 +22,7 @@ from explaincheck.core.taxonomy.case_rules import (
     is_visible_dead_end,
     reads_as_failure,
 )
-from explaincheck.core.taxonomy.registry import CATEGORIES
+from explaincheck.core.taxonomy.registry import CATEGORIES, PAPER_CATEGORIES
 from explaincheck.core.taxonomy.selection import select_cases
 
 
@@ -30,11 +30,20 @@ def mean(values):
     return sum(values) / len(values)
 
 
-# factors needs the interventions a campaign computes (tests/core/factors test its selection),
-# the policy categories a loaded policy (tests/core/policy/test_policy_categories.py).
-@pytest.mark.parametrize(
-    "category_id", [c for c in CATEGORIES if c != "factors" and not c.startswith("policy_")]
-)
+# Every category that applies to the toy model (asked of the category, not listed by id): those
+# that need more (factors: the interventions a campaign computes, tested in tests/core/factors;
+# the policy categories: a loaded policy, tests/core/policy/test_policy_categories.py; a
+# plugin's that the toy does not suit) say so through ``not_applicable``.
+APPLICABLE_TO_TOY = [
+    c for c, found in CATEGORIES.items() if found.not_applicable(toy_oracle()) is None
+]
+
+
+def test_the_toy_model_serves_the_papers_categories():
+    assert set(PAPER_CATEGORIES) <= set(APPLICABLE_TO_TOY)
+
+
+@pytest.mark.parametrize("category_id", APPLICABLE_TO_TOY)
 def test_prioritized_beats_random_and_both_are_reproducible(toy, category_id):
     prioritized = select_cases(toy, category_id, budget=6, selection="prioritized", seed=3)
     chosen = select_cases(toy, category_id, budget=6, selection="random", seed=3)

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import itertools
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.oracle.types import OracleRequest
 from explaincheck.core.workbench.bellman import DANGER, bellman_view, equation_lines
 from explaincheck.core.workbench.policy_iteration import evaluate, policy_iteration
+from explaincheck.core.workbench.transitions import load_transitions
+
+MODELS = Path(__file__).resolve().parents[2] / "models"
 
 F = Fraction
 
@@ -83,3 +88,19 @@ def test_policy_iteration_refuses_large_models(lake):
     bigger = type(transitions)(True, transitions.choices * 4)
     with pytest.raises(ExplaincheckError, match="at most 50 states"):
         policy_iteration(oracle, bigger)
+
+
+def test_an_edited_file_gives_its_new_transitions(tmp_path):
+    """A live edit writes the same file anew: the Bellman page and the simulator read the new
+    fractions, not the ones kept from the file's first text (issue 50's demonstration: 2/3 typed,
+    1/3 still shown)."""
+    source = (MODELS / "slip.prism").read_text()
+    path = tmp_path / "lake.prism"
+    path.write_text(source)
+    request = OracleRequest(str(path), constants="slip=0.5")
+    before = load_transitions(request)
+    assert dict(before.labelled(0))["detour"][1] == Fraction(361, 400)
+    path.write_text(source.replace("361/400", "3/4").replace("39/400", "1/4"))
+    after = load_transitions(request)
+    assert dict(after.labelled(0))["detour"] == {1: Fraction(3, 4), 2: Fraction(1, 4)}
+    assert load_transitions(request) is after  # kept for the same content

@@ -3,6 +3,7 @@ parametric engine; a failing point is kept as failed."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
@@ -174,3 +175,85 @@ def test_states_keep_their_names_where_storm_numbers_them_otherwise():
     (tip,) = sweep.tipping_points
     assert tip.state == 0 and tip.between == (Decimal("0.80"), Decimal("0.85"))
     assert abs(float(tip.at) - (13 / 20) ** 0.5) < 1e-12
+
+
+def test_the_range_offered_for_a_probability_finds_a_flip_below_a_tenth():
+    """Issue 50, point 9: ``const double slip;`` used in an update's probability is offered its
+    whole range, 0 to 1 (the page offered 0.1 to 0.9 and the flip at 0.0975 was never seen),
+    and the sweep over that range finds the flip, exactly."""
+    from explaincheck.core.oracle.program import describe_program
+    from explaincheck.core.oracle.types import OracleRequest
+    from explaincheck.core.workbench.sweep_range import offered_range
+
+    model = Path(__file__).resolve().parents[2] / "models" / "slip.prism"
+    offered = offered_range(describe_program(str(model)), "slip")
+    assert (offered.low, offered.high, offered.step) == ("0", "1", "0.05")
+    assert "probability" in offered.why and "(1 - slip)" in offered.why
+    request = OracleRequest(str(model))
+    sweep = run_sweep(request, parse_range(f"slip={offered.low}:{offered.high}:{offered.step}"))
+    (tip,) = sweep.tipping_points
+    assert (tip.state, tip.before, tip.after) == (0, ("dash",), ("detour",))
+    assert tip.at == Fraction(39, 400) and tip.method == "parametric"
+    assert sweep.flipping == (0,) and sweep.initial == 0
+    # the range offered before saw no flip at all
+    assert run_sweep(request, parse_range("slip=0.1:0.9:0.05")).tipping_points == ()
+
+
+def test_a_flip_at_a_bound_is_that_bound_once():
+    """At slip = 0 and slip = 1 both actions arrive alike (a tie there): each flip is reported
+    at the bound, by the tie, for every state alike (the CLI said 3.81e-07 by bisection for
+    some states and 0 by the parametric engine for others)."""
+    from explaincheck.core.oracle.types import OracleRequest
+
+    model = Path(__file__).resolve().parents[2] / "models" / "tie_at_bounds.prism"
+    sweep = run_sweep(OracleRequest(str(model)), parse_range("slip=0:1:0.05"))
+    first, last = sweep.tipping_points
+    assert (first.at, first.method, first.before, first.after) == (
+        0,
+        "tie",
+        ("steady", "brisk"),
+        ("brisk",),
+    )
+    assert (last.at, last.method, last.after) == (1, "tie", ("steady", "brisk"))
+    assert "at 0 (tie)" in render_table(sweep) and "at 1 (tie)" in render_table(sweep)
+    assert sweep.flipping == (0,) and all(sweep.at_bound(tip) for tip in sweep.tipping_points)
+
+
+def test_the_flips_inside_the_range_are_listed_first():
+    """On a lake with a slip probability every state flips at both bounds (every move alike
+    at 0, and at 1), and state 8 flips inside the range: it leads the list and is followed."""
+    from explaincheck.core.oracle.types import OracleRequest
+    from explaincheck.core.workspace.presentation.workbench import sweep_shown
+
+    model = Path(__file__).resolve().parents[2] / "models" / "slip_lake.prism"
+    sweep = run_sweep(OracleRequest(str(model)), parse_range("slip=0:1:0.1"))
+    inside = [tip for tip in sweep.tipping_points if not sweep.at_bound(tip)]
+    assert [tip.state for tip in inside] == [8] and 0.5 < float(inside[0].at) < 0.55
+    assert sweep.flipping[0] == 8
+    tips = render_table(sweep).split("\n\n", 1)[1].splitlines()
+    assert tips[0].startswith("state 8: A* up -> left,right between 0.5 and 0.6")
+    shown = sweep_shown(sweep)
+    at_bounds = len(sweep.tipping_points) - 1
+    assert f"tipping points ({at_bounds} at a bound of the range) ·" in shown.status
+    assert "following the states where A* flips: 8," in shown.status
+    # the plot: one label per dashed line (the bounds' labels were drawn over one another)
+    from explaincheck.core.workbench.sweep_output import sweep_figure
+
+    labels = [text.get_text() for text in sweep_figure(sweep).axes[0].texts]
+    assert len(labels) == 3 and labels[0].startswith("A* of ") and "A*(8): left,right" in labels
+
+
+def test_states_are_named_by_the_open_model_when_given(flip_request):
+    """The GUI names states by the model it shows: a sweep ``named_by`` its oracle follows
+    those ids (and knows its initial state), whatever the first point's numbering."""
+    from explaincheck.core.oracle import compute_oracle
+    from explaincheck.core.oracle.types import OracleRequest
+
+    models = Path(__file__).resolve().parents[2] / "models"
+    request = OracleRequest(str(models / "two_gambles.prism"))
+    shown = compute_oracle(replace(request, constants="p=1"))  # numbered otherwise than p=0.5
+    sweep = run_sweep(request, parse_range("p=0.5:1:0.25"), named_by=shown)
+    assert sweep.initial == shown.model.initial
+    point = sweep.points[0]
+    for state, own in point.own_id.items():
+        assert point.oracle.state(own).valuation == shown.state(state).valuation

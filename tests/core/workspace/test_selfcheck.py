@@ -21,8 +21,15 @@ from explaincheck.core.store import Store
 from explaincheck.core.workspace.selfcheck import run_selfcheck
 
 
-def _check(llm: str, db, budget: int = 20, stop_at: str | None = None):
-    campaign = Campaign(environment="frozen_lake", llms=(llm,), budget=budget)
+def _check(
+    llm: str,
+    db,
+    budget: int = 20,
+    stop_at: str | None = None,
+    env: str = "frozen_lake",
+    constants: str | None = None,
+):
+    campaign = Campaign(environment=env, llms=(llm,), budget=budget, constants=constants)
     environment = load_environment(campaign)
     oracle = oracle_for(campaign, environment)
     with CampaignSession.open(db) as session:
@@ -69,6 +76,29 @@ def test_random_agrees_with_itself_at_the_uniform_mass(tmp_path):
     assert figures.say_do_agreement == pytest.approx(0.25)
     assert figures.disagreement == pytest.approx(0.75 * figures.states)
     assert figures.value_loss_exact == "476875/589033"  # the uniform policy's loss
+
+
+def test_random_agrees_at_the_mass_of_the_actions_the_act_question_offered(tmp_path):
+    """Issue 51.5: the act question leaves do-nothing actions out (the corridor's wait), so the
+    random answerer draws among left and right: its policy is uniform over those two, and its
+    say-do agreement at each state is 1/2, not the 1/3 of all three labelled actions."""
+    from pathlib import Path
+
+    corridor = str(Path(__file__).parents[2] / "models" / "corridor.prism")
+    oracle, _, figures = _check("random", tmp_path / "c.sqlite", env=corridor, constants="TARGET=4")
+    assert figures is not None and figures.states >= 1
+    assert figures.say_do_agreement == pytest.approx(0.5)
+    from explaincheck.core.analysis.selfcheck import stored_policies
+    from explaincheck.core.store import Store
+
+    with Store.open(tmp_path / "c.sqlite", readonly=True) as store:
+        chain = stored_policies(store.executions(), oracle)["random"][0]
+    for state in oracle.states:
+        if state.id in chain.policy.choices and "wait" in state.q and len(state.q) == 3:
+            assert chain.policy.choices[state.id] == {
+                "left": Fraction(1, 2),
+                "right": Fraction(1, 2),
+            }
 
 
 def test_the_myopic_flaw_says_what_it_does_and_misjudges_its_own_policy(tmp_path):
@@ -169,10 +199,39 @@ def test_selfcheck_json_contract_and_bad_input(capsys, tmp_path):
         "questions",
     ]
     assert data["say_do_agreement"] == 1.0 and data["self_accuracy"] == 1.0
-    assert data["defaulted"] > 0 and data["value_loss"] > 0  # 3 states asked, the rest uniform
+    # issue 51.8: the accuracy on a few questions has its interval, as say-do agreement has
+    low, high = data["self_accuracy_ci"]
+    assert 0 < low < 1 == pytest.approx(high) and data["policies"]["own"]["accuracy_ci"]
+    # 3 states asked: the loss is the interval over every choice at the others, from 0 (the
+    # oracle's own choices lose nothing); the uniform default's loss is beside it
+    assert data["defaulted"] > 0 and data["value_loss"] == 0 < data["value_loss_default"]
+    assert data["value_loss_interval"] == [0, data["value_loss_high"]]
+    assert data["value_loss_default"] <= data["value_loss_high"]
     assert main(["selfcheck", "--env", "frozen_lake", "--llm", "nonsense:x", "--db", str(db)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "nonsense" in err[0]
+
+
+def test_the_oracles_loss_at_budget_10_is_its_own(capsys, tmp_path):
+    """Issue 51.4: Frozen Lake has 11 decision states the oracle's run can reach; at --budget 10
+    the eleventh was filled by the uniform default and the oracle "lost" 42/629. Its own loss
+    is the interval over every choice there, from 0 (the best choice) to 28/323 (the worst),
+    and the output says so and names the default in words."""
+    db = str(tmp_path / "o.sqlite")
+    args = ["selfcheck", "--env", "frozen_lake", "--llm", "oracle", "--budget", "10", "--db", db]
+    assert main(args) == 0
+    shown = capsys.readouterr().out
+    assert "1 decision state it gave no choice at, filled by the default: a uniform random" in shown
+    assert (
+        "value loss of its policy            [0, 0.08669] = [0, 28/323] over every choice at the"
+        " 1 state it gave no choice at (a uniform random choice among the state's actions"
+        " there: 0.06677)"
+    ) in shown
+    assert main([*args, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["value_loss_exact"], data["value_loss_high_exact"]) == ("0", "28/323")
+    assert data["value_loss_default_exact"] == "42/629" and data["defaulted"] == 1
+    assert "every choice at the 1 decision state" in data["value_loss_rule"]
 
 
 @pytest.mark.slow

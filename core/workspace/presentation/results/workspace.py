@@ -184,6 +184,18 @@ class ResultsWorkspace:
         return count_text(self.shown_count, len(self.executions), self.failed_count)
 
     # -- the chosen case ---------------------------------------------------------------------
+    def same_everywhere(self, keys: Iterable[str]) -> set[str]:
+        """The fields among ``keys`` that hold one value in every row (the table leaves their
+        columns out: the filter bar names the value), none without rows."""
+        if not self.executions:
+            return set()
+        first = self.executions[0]
+        return {
+            key
+            for key in keys
+            if all(getattr(e, key) == getattr(first, key) for e in self.executions)
+        }
+
     def choose(self, execution: StoredExecution | None) -> None:
         """Show ``execution`` in full (None: none); ``chosen`` fires on every choice, a repeat
         of the same one too, so a listener shows the row again (e.g. with a new oracle)."""

@@ -121,6 +121,8 @@ class TeachWorkspace:
         self.flaw = ""  # the flawed explainer shown beside the oracle ("" none)
         self.order: list[Case] = []
         self.position = 0
+        # the window's selected state: a new order of cases starts at the first case holding it
+        self.focus: int | None = None
         self.step = 0
         self.lesson: Lesson | None = None
         self.flawed: FlawedAnswer | None = None
@@ -150,7 +152,7 @@ class TeachWorkspace:
     def set_model(self, oracle: OracleResult | None, environment: Environment | None) -> None:
         """A new model: its cases of the chosen category, from the first."""
         self.oracle, self.environment = oracle, environment
-        self.reorder()
+        self.reorder(at_focus=True)
 
     def set_category(self, category_id: str) -> None:
         self.category_id = category_id
@@ -166,17 +168,20 @@ class TeachWorkspace:
         self._update_flaw()
         self.changed.emit()
 
-    def reorder(self) -> None:
+    def reorder(self, at_focus: bool = False) -> None:
         """Compute the cases of the chosen category in the chosen order (off the caller's
-        thread); the first one's lesson follows."""
+        thread); the first one's lesson follows (``at_focus``, a new model's: the first case
+        holding the selected state, if any)."""
         if self.oracle is None or self.environment is None:
             self.order, self.lesson, self.ready = [], None, True
             self.changed.emit()
             return
         self.ready = False
-        self._start(self._compute_order(self.oracle, self.category_id), "teach")
+        self._start(self._compute_order(self.oracle, self.category_id, at_focus), "teach")
 
-    async def _compute_order(self, oracle: OracleResult, category_id: str) -> None:
+    async def _compute_order(
+        self, oracle: OracleResult, category_id: str, at_focus: bool = False
+    ) -> None:
         try:
             found = category(category_id)
             if adds_facts(found):  # e.g. factors' exact interventions (isolated, cached)
@@ -200,7 +205,7 @@ class TeachWorkspace:
         if self.ordering == "id":
             order.sort()
         self.order = order
-        self.position = 0
+        self.position = (self._first_case_with(self.focus) if at_focus else None) or 0
         self._load_lesson()
 
     async def _with_facts(self, category_id: str, oracle: OracleResult) -> OracleResult:
@@ -214,12 +219,24 @@ class TeachWorkspace:
 
     # -- moving between cases --------------------------------------------------------------
     def show_state(self, state_id: int) -> None:
-        """Go to the first case with this state (e.g. clicked in the main graph), if any."""
-        for i, (states, _delta) in enumerate(self.order):
-            if state_id in states:
-                self.position = i
-                self._load_lesson()
-                return
+        """Go to the first case with this state (the window's selection), if any; a state that
+        is no case of the chosen category leaves the case shown."""
+        self.focus = state_id
+        found = self._first_case_with(state_id)
+        if found is not None:
+            self.position = found
+            self._load_lesson()
+
+    def _first_case_with(self, state_id: int | None) -> int | None:
+        if state_id is None:
+            return None
+        return next((i for i, (states, _) in enumerate(self.order) if state_id in states), None)
+
+    def case_states(self) -> tuple[int, ...]:
+        """The states of the case shown (empty when none is)."""
+        if self.lesson is None or not self.order:
+            return ()
+        return tuple(self.order[self.position][0])
 
     def move_by(self, step: int) -> None:
         if not self.order:

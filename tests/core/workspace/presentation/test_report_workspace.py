@@ -84,3 +84,27 @@ def test_export_writes_the_whole_report(rows_and_db, tmp_path):
     assert written and all(path.is_file() for path in written)
     assert {"campaign_facts.csv", "llm_settings.csv"} <= {path.name for path in written}
     assert export_summary(written, tmp_path).startswith(f"Exported {len(written)} files")
+
+
+def test_a_file_without_a_campaign_is_its_summary_alone():
+    """A self-check's or an LLM policy's rows score no Table 1: the tab computes their summary
+    and shows the file as what it is (issue 50: "Scores per category (none)", a heatmap of no
+    numbers and an empty Table 1 above the self-check)."""
+    from explaincheck.core.workspace.presentation.report import campaign_free_text, held
+
+    def row(selection: str) -> dict:
+        return {"selection": selection, "environment": "frozen_lake", "llm": "noisy:0.3",
+                "category": "best_action", "case_key": selection, "verdict": "pass"}  # fmt: skip
+
+    selfcheck = [row("policy"), row("selfcheck-say"), row("selfcheck-own")]
+    found = held(selfcheck)
+    assert (found.campaign, found.selfcheck, found.policy) == (0, 2, 1) and found.campaign_free
+    assert "self-check" in campaign_free_text(found)
+    assert not held([*selfcheck, row("prioritized")]).campaign_free
+    assert not held([row("random")]).campaign_free and not held([]).campaign_free
+    assert "its policy" in campaign_free_text(held([row("policy")]))
+    workspace = ReportWorkspace()
+    report = asyncio.run(workspace.refresh(selfcheck, None))
+    assert report is not None and workspace.held == found
+    assert report.figures == {} and report.sections == []
+    assert report.summary.startswith("3 executions over 1 environment")

@@ -262,3 +262,75 @@ def test_a_v5_file_is_read_through_a_migrated_copy(results_file, tmp_path):
     ]
     with sqlite3.connect(old) as untouched:  # reading wrote nothing
         assert untouched.execute("PRAGMA user_version").fetchone()[0] == 5
+
+
+def test_a_file_of_another_model_opens_its_model_or_says_so(results_file, tmp_path):
+    """Issue 50: a file tested on another model left the old one in the graph and the
+    inspector while the Report showed the file's results."""
+    from explaincheck.core.environments.registry import resolve
+    from explaincheck.core.oracle import compute_oracle
+    from explaincheck.core.workspace.presentation.results.opening import file_model
+
+    rows = loaded(results_file).executions
+    lake = compute_oracle(resolve("frozen_lake").request())
+    water = compute_oracle(resolve("water_jug").request())
+    assert rows[0].model_hash == lake.model.content_hash
+    kept = file_model(rows, lake, "frozen_lake", "Frozen Lake", "results.sqlite")
+    assert kept.open is None and kept.said == ""  # graded on the open model
+    opened = file_model(rows, water, "water_jug", "Water Jug", "results.sqlite")
+    assert opened.open == "frozen_lake"
+    said = "Opened frozen_lake, the model results.sqlite was tested on (Water Jug was open)"
+    assert opened.said == said
+    assert file_model(rows, None, None, "", "r.sqlite").open == "frozen_lake"  # none open
+    assert file_model(rows, None, "frozen_lake", "Frozen Lake", "r").open is None  # building it
+    # a PRISM file that is not on this machine: named, the open model kept
+    gone = [replace(e, environment=str(tmp_path / "gone" / "model.prism")) for e in rows]
+    named = file_model(gone, water, "water_jug", "Water Jug", "r.sqlite")
+    assert named.open is None
+    assert named.said == (
+        "r.sqlite was tested on gone, which cannot be opened here: the graph and the inspector"
+        " show Water Jug, another model"
+    )
+    assert file_model([], water, "water_jug", "Water Jug", "r.sqlite").open is None
+    # a policy attached to the open model: its hash names the policy, the rows' do not
+    from types import SimpleNamespace
+
+    with_policy = SimpleNamespace(
+        model=SimpleNamespace(content_hash="lake+policy"), base_hash=lake.model.content_hash
+    )
+    assert file_model(rows, with_policy, "frozen_lake", "Frozen Lake", "r").open is None
+    other_policy = [replace(e, model_hash="lake+another policy") for e in rows]
+    assert file_model(other_policy, with_policy, "frozen_lake", "Frozen Lake", "r").open is None
+
+
+def test_the_case_view_shows_the_prompts_question_and_the_states_by_their_letters(results_file):
+    """The case view's texts (issue 50): the question a prompt ends with, and the oracle's
+    facts four lines a state, each named by the letter the prompt gave it."""
+    from explaincheck.core.environments.registry import resolve
+    from explaincheck.core.oracle import compute_oracle
+    from explaincheck.core.workspace.presentation.results.case_text import (
+        oracle_lines,
+        question_of,
+        state_letters,
+    )
+
+    prompt = "Task.\n\nState K: here\nState L: there\n\nActions:\n- up\n\nIs K safer than L?"
+    assert question_of(prompt + "\nRespond only with a JSON object.") == (
+        "Is K safer than L?\nRespond only with a JSON object."
+    )
+    assert question_of("Task.\n\nIs it?\n\nRespond only with yes.") == (
+        "Is it?\n\nRespond only with yes."
+    )
+    assert question_of("One paragraph only?") == "One paragraph only?"
+    assert state_letters(prompt, 2) == ["K", "L"] and state_letters(prompt, 3) == []
+    lake = compute_oracle(resolve("frozen_lake").request())
+    text = oracle_lines(lake, [13, 12], {"r": "row", "c": "column"}, ["K", "L"]).splitlines()
+    assert text[0] == "K = state 13 (row (r) = 3, column (c) = 2): bottleneck"
+    assert text[1].startswith("  V = 0.9412   D = 0.03571   C_B = ")
+    assert text[2].startswith("  Q: down 0.9412, ") and text[3] == "  A* = {down}   A° = {left}"
+    assert text[4] == "L = state 12 (row (r) = 1, column (c) = 3): dead end, unsafe"  # a hole
+    assert len(text) == 6
+    execution = next(e for e in loaded(results_file).executions if e.category == "best_action")
+    shown = case_text(execution, lake)
+    assert shown.question.startswith("Which action") or "?" in shown.question
+    assert shown.question.endswith("}.") and shown.question in shown.prompt

@@ -24,6 +24,8 @@ from explaincheck.core.workspace.presentation.workbench import (
     policy_chooser,
     probability_text,
     result_text,
+    round_rows,
+    round_title,
     step_rows,
     successor_entries,
     sum_rows,
@@ -57,18 +59,23 @@ def test_bellman_equation_of_state_13_in_exact_fractions(bench):
     assert view is bellman.view and view.state == 13
     assert result_text(view) == "V(13) = 16/17 · exact fractions"
     rows = {cells[0]: (cells, optimal) for cells, optimal in sum_rows(view)}
-    assert rows["down"][0][1] == (
-        "1/3·V(10) + 1/3·V(13) + 1/3·V(15)\n= 1/3·15/17 + 1/3·16/17 + 1/3·1"
+    # the total (and its mark) on a line of its own: a narrow pane never cuts it (issue 50)
+    assert rows["down"] == (
+        [
+            "down",
+            "1/3·V(10) + 1/3·V(13) + 1/3·V(15)\n= 1/3·15/17 + 1/3·16/17 + 1/3·1\n= 16/17  ◀ max",
+        ],
+        True,
     )
-    assert rows["down"] == (["down", rows["down"][0][1], "16/17  ◀ max"], True)
-    assert [rows[a][0][2] for a in ("left", "right", "up")] == ["44/51", "46/51", "15/17"]
+    totals = [rows[a][0][1].splitlines()[-1] for a in ("left", "right", "up")]
+    assert totals == ["= 44/51", "= 46/51", "= 15/17"]
     assert not any(rows[a][1] for a in ("left", "right", "up"))
-    assert (10, "state 10   V = 15/17") in successor_entries(view)
+    assert (10, "→ 10: V = 15/17") in successor_entries(view)
     bellman.set_quantity(DANGER)
     assert result_text(shown[-1]).startswith("D(13) = 1/28")
     minimal = [cells[0] for cells, optimal in sum_rows(shown[-1]) if optimal]
     assert minimal and all(
-        cells[2].endswith("◀ min") == (cells[0] in minimal) for cells, _ in sum_rows(shown[-1])
+        cells[1].endswith("◀ min") == (cells[0] in minimal) for cells, _ in sum_rows(shown[-1])
     )
 
 
@@ -102,6 +109,15 @@ def test_policy_iteration_rounds_end_optimal_and_clamp(bench, lake):
     assert last.values[oracle.model.initial] == Fraction(oracle.state(0).value_exact)
     bellman.show_round(-3)
     assert bellman.round == 0 and "Improvement (strictly better actions):" in texts[-1]
+    # as the page's table reads it: a row per state, the switching ones marked (issue 50)
+    first = bellman.rounds[0]
+    rows = round_rows(bellman.rounds, 0)
+    assert len(rows) == len(oracle.states)
+    assert {int(cells[0]) for cells, switches in rows if switches} == set(first.switched)
+    state, (old, new) = next(iter(sorted(first.switched.items())))
+    assert rows[state] == ([str(state), old, str(first.values[state]), new], True)
+    assert round_title(bellman.rounds, 0).startswith(f"Round 1 of {count}: the policy σ")
+    assert "σ is optimal" in round_title(bellman.rounds, count - 1)
 
 
 def test_a_seeded_optimal_walk_is_reproducible_with_the_hand_probability(bench, lake):
@@ -174,12 +190,21 @@ def test_a_loaded_policy_and_an_llm_choose(bench, lake):
     assert said == [f"the policy says nothing about state {simulator.simulation.current}"]
 
 
-def test_selection_moves_bellman_unless_the_simulator_leads(bench):
-    bench.select_state(13, bellman_follows=False)
-    assert bench.simulator.selected == 13 and bench.sweeps.selected == 13
-    assert bench.bellman.state == 0
-    bench.select_state(10, bellman_follows=True)
-    assert bench.bellman.state == 10 and "V(10) = 15/17" in result_text(bench.bellman.view)
+def test_the_selection_moves_bellman_and_the_simulator_tells_where_the_user_walked(bench):
+    """One selection (issue 50, point 8): the Bellman page always shows it; the simulator tells
+    where the user's steps leave the walk, but a new model's own walk moves nothing."""
+    bench.select_state(13)
+    assert bench.simulator.selected == 13 and bench.bellman.state == 13
+    assert "V(13) = 16/17" in result_text(bench.bellman.view)
+    moved: list[int] = []
+    bench.simulator.moved.connect(moved.append)
+    bench.set_model(bench.oracle, "Frozen Lake")
+    assert moved == [] and bench.simulator.simulation.current == 0
+    bench.simulator.step(OPTIMAL, None, None)
+    stepped = bench.simulator.simulation.current
+    bench.simulator.move(back=True)
+    bench.simulator.restart(13)
+    assert moved == [stepped, 0, 13]
 
 
 def test_handout_holds_the_path_and_the_bellman_view(bench, tmp_path):
@@ -204,7 +229,7 @@ def test_sweep_shown_has_the_tipping_point_at_one_half():
     bench.sweeps.ready.connect(heard.append)
     shown = bench.sweeps.show(sweep)
     assert heard == [shown] and bench.sweeps.sweep is sweep
-    assert shown.status == "4 points, 0 failed, 1 tipping points"
+    assert shown.status == "4 points, 0 failed, 1 tipping point"
     assert shown.headers == ["p", "V(initial)", "A*(0)"]
     assert [row[0] for row in shown.rows] == ["0.05", "0.35", "0.65", "0.95"]
     assert [row[2] for row in shown.rows] == ["safe", "safe", "risky", "risky"]
