@@ -1,6 +1,6 @@
-"""The PRISM benchmark suite's reward and bounded properties: V(s0) through explaincheck's
-property pieces (``core/oracle/storm/properties.py``; a deadline also through the product of
-``property_values``) against stormpy's own build and check of the same file, with times.
+"""The PRISM benchmark suite's reward and bounded properties: V(s0) through explaincheck's one
+oracle pipeline (``compute_in_process``: Storm's check of the property, a deadline through the
+product of ``property_values``) against stormpy's own build and check of the same file, with times.
 
 The suite's files are not in this repository. The instances stormpy's wheel ships are found by
 themselves (consensus coin2-2 and coin2, csma2-2, firewire3-0.5; tests/core/oracle/
@@ -64,27 +64,25 @@ def find(name: str, suite: Path | None) -> Path | None:
 
 
 def ours(path: Path, constants: str, text: str) -> tuple[float, int]:
-    """V(s0) through explaincheck's pieces, and the states."""
-    from explaincheck.core.oracle import property_values as pv
-    from explaincheck.core.oracle.arrays import choice_arrays
-    from explaincheck.core.oracle.property import BOUNDED, parse_property
-    from explaincheck.core.oracle.storm import building
-    from explaincheck.core.oracle.storm.properties import check_property
-    from explaincheck.core.oracle.storm.structure import first_initial, read_structure
+    """V(s0) through explaincheck's one oracle pipeline (``compute_in_process``: Storm's check
+    of the property, a deadline over the product with the steps left), and the states (the
+    product's for a deadline)."""
+    from explaincheck.core.oracle.compute import compute_in_process
+    from explaincheck.core.oracle.property import parse_property
     from explaincheck.core.oracle.types import OracleRequest
 
     prop = parse_property(text)
-    request = OracleRequest(str(path), constants, prop.goal_text, "no_unsafe_label")
-    parsed = building.parse(request)
-    built = building.build(parsed, exact=False, state_limit=10_000_000, path=str(path))
-    checked = check_property(built, parsed.program, prop, exact=False, path=str(path))
-    initial, _ = first_initial(built)
-    value = float(checked.values[initial])
-    if prop.kind == BOUNDED and prop.bound is not None:
-        structure = read_structure(built, exact=False)
-        product = pv.bounded_product(choice_arrays(structure), checked.target, prop.bound, initial)
-        value = float(pv.bounded_values(product, prop.direction)[0][0])
-    return value, int(built.nr_states)
+    request = OracleRequest(
+        str(path),
+        constants,
+        prop.goal_text,
+        "no_unsafe_label",
+        state_limit=10_000_000,
+        centrality=False,
+        property=prop,
+    )
+    result = compute_in_process(request)
+    return float(result.states[result.model.initial].value), result.model.states
 
 
 def storm_alone(path: Path, constants: str, text: str) -> float:

@@ -10,6 +10,7 @@ import argparse
 import os
 from collections.abc import MutableMapping
 
+from explaincheck.core.cli.property_option import add_property_argument, check_goal_and_property
 from explaincheck.core.errors import ExplaincheckError
 
 NAME = "gui"
@@ -57,6 +58,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--goal", default="", help="goal label (default: the environment's)")
     parser.add_argument("--unsafe", default="", help="unsafe label (default: the environment's)")
+    add_property_argument(parser)  # the Model panel's property, as run --property takes it
 
 
 def choose_platform(screenshot: bool, environ: MutableMapping[str, str]) -> None:
@@ -76,6 +78,7 @@ def choose_platform(screenshot: bool, environ: MutableMapping[str, str]) -> None
 def run(args: argparse.Namespace) -> int:
     from explaincheck.gui.support.system_libraries import xcb_problem
 
+    check_goal_and_property(args.goal, args.property)
     choose_platform(bool(args.screenshot), os.environ)
     trouble = xcb_problem(os.environ)  # Qt would abort the process without them
     if trouble:
@@ -93,5 +96,10 @@ def run(args: argparse.Namespace) -> int:
         view=args.view,
         size=args.size,
         policy=getattr(args, "policy", None),
-        model={"constants": args.const, "goal_label": args.goal, "unsafe_label": args.unsafe},
+        model={
+            "constants": args.const,
+            "goal_label": args.goal,
+            "unsafe_label": args.unsafe,
+            "property": args.property or "",
+        },
     )

@@ -231,7 +231,7 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.model_dock)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.inspector_dock)
         self.resizeDocks(
-            [self.model_dock, self.inspector_dock], [360, 320], Qt.Orientation.Horizontal
+            [self.model_dock, self.inspector_dock], [330, 300], Qt.Orientation.Horizontal
         )
 
     def _build_presenters(self) -> None:

@@ -35,6 +35,9 @@ class Reply:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+# Keys of ``Reply.extra`` a replayed reply (an Inspect log's) sets to when it was really asked
+# and answered (ISO UTC); the execution is stored with these times instead of the replay's.
+ASKED_AT, ANSWERED_AT = "asked_at", "answered_at"
 # Longest reply text (and thinking) kept, in characters. A JSON answer is a few hundred; the cap
 # bounds memory, parsing and the database when a server sends megabytes.
 MAX_REPLY_CHARS = 262_144

@@ -182,9 +182,11 @@ def _learner(rest: str, ctx: BackendContext) -> Backend:
 
 def _flaw(rest: str, ctx: BackendContext) -> Backend:
     from explaincheck.core.backends.flaw_backend import FlawedBackend
-    from explaincheck.core.oracle.flawed import parse_flaw
+    from explaincheck.core.oracle.flawed import parse_flaw, refuse_unseen
 
-    return FlawedBackend(_need_oracle(ctx, "flawed"), parse_flaw(rest))
+    truth, flaw = _need_oracle(ctx, "flawed"), parse_flaw(rest)
+    refuse_unseen(truth, flaw)  # one line before the run's first question
+    return FlawedBackend(truth, flaw)
 
 
 def _check_flaw(rest: str) -> None:

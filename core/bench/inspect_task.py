@@ -9,6 +9,9 @@ verdict is the campaign's); the metrics are the pass rate and the chance-correct
 category (``grouped`` over the sample's category). Registered through the ``inspect_ai`` entry
 point (pyproject.toml), so ``inspect eval explaincheck/bench --model PROVIDER/MODEL`` runs it;
 ``-T dir=DIR`` asks an exported set, otherwise the default set (built once into the cache).
+The task's generate config is ``bench run``'s (``bench.asking.generate_options``): temperature 0,
+the set's seed, an output cap of 256 tokens, so both send the same request; Inspect's own
+``--seed``, ``--max-tokens`` and ``--temperature`` override it as they override any task's.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from typing import Any, Optional
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import ResponseSchema
+from inspect_ai.model import GenerateConfig, ResponseSchema
 from inspect_ai.scorer import (
     CORRECT,
     INCORRECT,
@@ -37,6 +40,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import JSONSchema
 from pydantic import ConfigDict
 
+from explaincheck.core.bench.asking import generate_options
 from explaincheck.core.bench.grading import CHANCE_CEILING, Oracles, grade_question
 from explaincheck.core.bench.questions import BenchSet, Question, cached_default_set, read_set
 
@@ -146,6 +150,7 @@ def bench(dir: str | None = None) -> Task:
         dataset=MemoryDataset(samples, name=manifest["name"]),
         solver=ask_with_schema(),
         scorer=explaincheck_grader(found),
+        config=GenerateConfig(**generate_options(found)),
         metadata={"bench": _note(manifest), "bench_dir": dir},
         version=int(manifest["version"]) if str(manifest["version"]).isdigit() else 0,
     )

@@ -22,6 +22,8 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from explaincheck.core.backends.base import (
+    ANSWERED_AT,
+    ASKED_AT,
     MAX_REPLY_CHARS,
     Backend,
     BackendError,
@@ -124,6 +126,7 @@ class CampaignRunner:
         grade: Grader | None = None,
         events: ProgressEvents | None = None,
         max_consecutive_errors: int | None = None,
+        ran_at: str | None = None,
     ):
         missing = [llm for llm in plan.campaign.llms if llm not in backends]
         if missing:
@@ -134,6 +137,7 @@ class CampaignRunner:
         self.grade = grade or self._default_grader()
         self.events = events or ProgressEvents()
         self.max_consecutive_errors = max_consecutive_errors
+        self.ran_at = ran_at  # when a replayed run really started (an Inspect log's); None: now
         self.cache = ReplyCache(store)
         self._tally = Tally(plan.total)
         self._cancelled = False
@@ -236,7 +240,7 @@ class CampaignRunner:
         """The campaign record (once): before the first execution is stored."""
         if self._campaign_id:
             return
-        self._campaign_id = begin_plan(self.store, self.plan)
+        self._campaign_id = begin_plan(self.store, self.plan, created_at=self.ran_at)
 
     def _finish(self) -> RunOutcome:
         self._begin_campaign()  # a run cancelled while its backends were preparing
@@ -463,13 +467,19 @@ class CampaignRunner:
             grading=self._grading,
             error=error,
             attempts=self._attempts.get(execution.key, 1),
-            started_at=started,
-            finished_at=now(),
+            started_at=_logged_time(reply, ASKED_AT) or started,
+            finished_at=_logged_time(reply, ANSWERED_AT) or now(),
         )
 
     def _default_grader(self) -> Grader:
         oracle, settings = self.plan.oracle, self.plan.campaign.grading
         return lambda case, text: grade_reply(case, text, oracle, settings)
+
+
+def _logged_time(reply: Reply | None, key: str) -> str | None:
+    """When a replayed reply was really asked or answered (``extra``), else None (now)."""
+    found = reply.extra.get(key) if reply is not None else None
+    return found if isinstance(found, str) and found else None
 
 
 def _with_cut(reason: str, reply: Reply | None) -> str:
@@ -480,8 +490,9 @@ def _with_cut(reason: str, reply: Reply | None) -> str:
     return f"{reason} (reply cut: {total} characters, the first {MAX_REPLY_CHARS} kept)"
 
 
-def begin_plan(store: Store, plan: Plan) -> int:
-    """The campaign record of ``plan`` in ``store`` (the same id when it is resumed)."""
+def begin_plan(store: Store, plan: Plan, created_at: str | None = None) -> int:
+    """The campaign record of ``plan`` in ``store`` (the same id when it is resumed);
+    ``created_at``: when its run began (None: now)."""
     return store.begin_campaign(
         identity=plan.identity,
         settings=plan.stored_settings(),
@@ -490,4 +501,5 @@ def begin_plan(store: Store, plan: Plan) -> int:
         model_hash=plan.model_hash,
         constants=plan.oracle.model.constants,
         planned=plan.total,
+        created_at=created_at,
     )

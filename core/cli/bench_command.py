@@ -28,23 +28,40 @@ HELP = """The frozen benchmark: a versioned question set others can answer and g
           parser and grader of a campaign, and prints Table 1 with the random baseline and
           the oracle ceiling on the same questions.
   run     asks the set through explaincheck's own backends into a results file (report,
-          compare, results and the window read it).
+          compare, results and the window read it): greedy (temperature 0), the set's seed
+          unless --seed, at most --max-tokens tokens per reply from an OpenAI-compatible
+          server; --limit N asks the set's first N questions, the same N that Inspect's
+          `inspect eval explaincheck/bench --limit N` asks (which sends the same temperature,
+          seed and cap: pass it the same --seed and --max-tokens).
+  export --lm-eval DIR  also writes an lm-evaluation-harness task into DIR (YAML, the
+          questions as its dataset, a utils.py scoring with explaincheck's grader):
+          lm_eval --include_path DIR --tasks explaincheck_bench --model local-chat-completions
 
 examples:
   explaincheck bench export --out bench-v1
+  explaincheck bench export --lm-eval lm-eval-task
   explaincheck bench grade bench-v1 answers.jsonl
   explaincheck bench grade bench-v1 answers.jsonl --json
   explaincheck bench run bench-v1 --llm ollama:gemma3:1b --db bench.sqlite
+  explaincheck bench run bench-v1 --llm openai:MODEL --openai-base-url URL --limit 20
   inspect eval explaincheck/bench --model ollama/gemma3:1b   (pip install explaincheck[inspect])
 """
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from explaincheck.core.bench.questions import DEFAULT_BUDGET, DEFAULT_SEED, VERSION
+    from explaincheck.core.cli.oracle_command import positive_int
 
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     export = actions.add_parser("export", help="write the frozen question set")
-    export.add_argument("--out", required=True, metavar="DIR", help="folder to write into")
+    export.add_argument("--out", default=None, metavar="DIR", help="folder to write into")
+    export.add_argument(
+        "--lm-eval",
+        default=None,
+        metavar="DIR",
+        help="also (or only) write the set as an lm-evaluation-harness task into DIR: the set,"
+        " explaincheck_bench.yaml and a utils.py that grades with explaincheck's grader",
+    )
     export.add_argument("--version", default=VERSION, help=f"the set's version ({VERSION})")
     export.add_argument(
         "--budget",
@@ -84,6 +101,35 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     ask.add_argument(
         "--ollama-host", action="append", default=[], metavar="URL", help="Ollama server"
     )
+    ask.add_argument(
+        "--openai-base-url",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="OpenAI-compatible server for openai:MODEL (repeatable; default OPENAI_BASE_URL,"
+        " else https://api.openai.com/v1)",
+    )
+    ask.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="decoding seed of the answers (default: the set's seed, as Inspect's task sends);"
+        " the questions stay the set's",
+    )
+    ask.add_argument(
+        "--max-tokens",
+        type=positive_int,
+        default=None,
+        help="output cap sent to OpenAI-compatible servers (256, as run's and as the Inspect"
+        " task sends)",
+    )
+    ask.add_argument(
+        "--limit",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="ask only the set's first N questions (as inspect eval --limit N)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -94,6 +140,8 @@ def _export(args: argparse.Namespace) -> int:
     from explaincheck.core.bench.questions import build_set, default_recipe, write_set
     from explaincheck.core.environments.registry import builtin_folder, registered_id
 
+    if not args.out and not args.lm_eval:
+        raise ExplaincheckError("bench export needs --out DIR or --lm-eval DIR (or both)")
     if args.budget < 1:
         raise ExplaincheckError(f"--budget must be at least 1 (got {args.budget})")
     recipe = default_recipe(args.budget, args.seed)
@@ -105,11 +153,18 @@ def _export(args: argparse.Namespace) -> int:
     if args.property:
         recipe = _with_property(recipe, args.property, explicit=bool(args.env))
     bench = build_set(recipe, args.version)
-    out = write_set(bench, args.out)
     manifest = bench.manifest
+    where = []
+    if args.out:
+        where.append(str(write_set(bench, args.out)))
+    if args.lm_eval:
+        from explaincheck.core.bench.lm_eval_task import TASK, write_task
+
+        where.append(f"{write_task(bench, args.lm_eval)} (lm-eval task {TASK})")
     print(
         f"{manifest['questions']} questions ({len(manifest['environments'])} environments,"
-        f" {len(manifest['categories'])} categories) in {out}; sha256 {manifest['sha256']}"
+        f" {len(manifest['categories'])} categories) in {' and '.join(where)};"
+        f" sha256 {manifest['sha256']}"
     )
     return 0
 
@@ -189,7 +244,7 @@ def table_lines(table: dict[str, Any]) -> list[str]:
 
 def _run(args: argparse.Namespace) -> int:
     from explaincheck.core.backends.registry import parse_spec
-    from explaincheck.core.bench.asking import bench_plans
+    from explaincheck.core.bench.asking import bench_plans, generate_options
     from explaincheck.core.bench.questions import read_set
     from explaincheck.core.campaign.session import BackendSettings
     from explaincheck.core.workspace.campaign import run_plans
@@ -199,13 +254,16 @@ def _run(args: argparse.Namespace) -> int:
     if args.repeat < 1:
         raise ExplaincheckError(f"--repeat must be at least 1 (got {args.repeat})")
     bench = read_set(args.dir)
+    options = generate_options(bench, args.seed, args.max_tokens)
     settings = BackendSettings(
         ollama_hosts=tuple(args.ollama_host),
         timeout=args.timeout,
         concurrency=args.concurrency,
         retries=args.retries,
+        openai_hosts=tuple(args.openai_base_url),
+        max_tokens=options["max_tokens"],
     )
-    plans = bench_plans(bench, tuple(args.llm), args.repeat)
+    plans = bench_plans(bench, tuple(args.llm), args.repeat, seed=args.seed, limit=args.limit)
     runs = asyncio.run(run_plans(plans, args.db, settings))
     outcomes = [run.outcome for run in runs]
     done = sum(o.progress.done for o in outcomes)

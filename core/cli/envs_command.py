@@ -131,8 +131,9 @@ def table_text(rows: list[dict[str, Any]], width: int | None = None) -> str:
         for r in rows
     ]
     lines = terminal.table(
-        header, body, width, drop=(1, 6)
-    )  # the title goes first, then do-nothing (in the notes too)
+        header, body, width, drop=(1, 6, 3)
+    )  # the title goes first, then do-nothing (in the notes too), then choices (a plugin's
+    # namespaced id widens the first column: explaincheck-ferrylab/ferry)
     notes = _grouped_notes(rows) + _property_notes(rows)
     if notes:
         lines.append("")

@@ -177,14 +177,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 class OracleProgressLine:
-    """The oracle's phase, counts, time and memory on stderr: one redrawn line on a terminal
-    from the second second on, elsewhere (logs, CI) a line every 10 s from the 15th, so quick
-    runs stay silent."""
+    """The oracle's phase, counts, time and memory on stderr: one redrawn line with a bar of
+    the phases done on a terminal from the second second on, elsewhere (logs, CI) a line every
+    10 s from the 30th, so quick runs stay silent."""
 
     def __init__(self, stream: TextIO, delay: float | None = None) -> None:
         self.stream = stream
         self.tty = bool(getattr(stream, "isatty", lambda: False)())
-        self.delay = delay if delay is not None else (1.0 if self.tty else 30.0)
+        self.delay = delay if delay is not None else (2.0 if self.tty else 30.0)
         self.interval = 0.25 if self.tty else 10.0
         self._last = -1e9
         self._shown = False
@@ -203,6 +203,7 @@ class OracleProgressLine:
             + f"  {progress.memory / (1 << 20):,.0f} MB  (Ctrl-C cancels)"
         )
         if self.tty:
+            text = text.replace("oracle: ", f"oracle: {_bar(progress.fraction)} ", 1)
             self.stream.write("\r" + text + "\x1b[K")
             self._shown = True
         else:
@@ -214,6 +215,12 @@ class OracleProgressLine:
             self.stream.write("\r\x1b[K")
             self.stream.flush()
             self._shown = False
+
+
+def _bar(fraction: float | None, width: int = 20) -> str:
+    """``[######..............]``: the share of the oracle's phases done."""
+    filled = int(width * (fraction or 0.0))
+    return "[" + "#" * filled + "." * (width - filled) + "]"
 
 
 def _fmt(value: float | None) -> str:
@@ -240,7 +247,7 @@ def summary_text(result: OracleResult, order: Sequence[str] = (), width: int | N
     from explaincheck.core.plural import counted
 
     model = result.model
-    initial = result.initial
+    initial = result.peek(model.initial)  # no centrality: the summary shows none
     bottlenecks = result.bottlenecks
     shown = ", ".join(_state_name(result, s, order) for s in bottlenecks[:10])
     more = f" and {len(bottlenecks) - 10} more" if len(bottlenecks) > 10 else ""
@@ -323,7 +330,7 @@ def _do_nothing_line(found: DoNothing) -> str:
 
 
 def _state_name(result: OracleResult, state_id: int, order: Sequence[str] = ()) -> str:
-    valuation = result.state(state_id).valuation
+    valuation = result.peek(state_id).valuation
     names = [v for v in order if v in valuation] + [v for v in valuation if v not in order]
     inner = ",".join(f"{k}={valuation[k]}" for k in names)
     return f"{state_id} ({inner})"

@@ -14,7 +14,6 @@ from explaincheck.core.errors import ModelError, ModelTooLargeError
 from explaincheck.core.notices import warn_once
 from explaincheck.core.oracle import cache
 from explaincheck.core.oracle.isolation import OracleJob, OracleProgress, ProgressCallback
-from explaincheck.core.oracle.property import check_computable
 from explaincheck.core.oracle.types import OracleRequest, OracleResult, Progress, StateFacts
 
 __all__ = [
@@ -48,7 +47,6 @@ def _cached(request: OracleRequest, use_cache: bool) -> tuple[str | None, Oracle
     from explaincheck.core.oracle.storm.targets import check_target_text
 
     _check_file(Path(request.model_path))  # clear errors for missing/empty/binary files first
-    check_computable(request.property, request.model_path)
     for text, role in ((request.goal_label, "goal"), (request.unsafe_label, "unsafe")):
         if text.strip():  # an expression past the stated size never reaches Storm's parser
             check_target_text(text, role)

@@ -29,7 +29,8 @@ class ChoiceArrays:
 
     @cached_property
     def state_of_row(self) -> np.ndarray:
-        return np.repeat(np.arange(self.size), np.diff(self.first_row))
+        kind = np.int32 if self.size < np.iinfo(np.int32).max else np.int64
+        return np.repeat(np.arange(self.size, dtype=kind), np.diff(self.first_row))
 
     @cached_property
     def edge_sources(self) -> np.ndarray:
@@ -74,6 +75,19 @@ def choice_arrays(structure: ModelStructure) -> ChoiceArrays:
     return ChoiceArrays(rows, first_row)
 
 
+def gathered(matrix: csr_matrix, rows: np.ndarray) -> np.ndarray:
+    """The column indices of ``rows`` of a CSR ``matrix``, concatenated: ``matrix[rows].indices``
+    without building the sub-matrix (scipy's fancy indexing costs ~0.2 ms a call, which a
+    search that takes one layer at a time pays thousands of times)."""
+    starts = matrix.indptr[rows]
+    lengths = matrix.indptr[rows + 1] - starts
+    total = int(lengths.sum())
+    if total == 0:
+        return matrix.indices[:0]
+    offsets = np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
+    return matrix.indices[offsets + np.arange(total)]
+
+
 def distinct_edges(sources: np.ndarray, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Distinct directed edges without self-loops, as two arrays (sorted by source, then
     target). A sparse matrix sums the duplicates while it is built, in linear time: 0.03 s for
@@ -88,8 +102,9 @@ def distinct_edges(sources: np.ndarray, targets: np.ndarray) -> tuple[np.ndarray
 
 def _edges_without_loops(graph: csr_matrix) -> tuple[np.ndarray, np.ndarray]:
     graph.sum_duplicates()  # also sorts each row's targets; a no-op on a canonical matrix
-    src = np.repeat(np.arange(graph.shape[0], dtype=np.int64), np.diff(graph.indptr))
-    dst = graph.indices.astype(np.int64)
+    kind = graph.indices.dtype  # int32 where the states fit (half the memory at 10^7 states)
+    src = np.repeat(np.arange(graph.shape[0], dtype=kind), np.diff(graph.indptr))
+    dst = graph.indices
     keep = src != dst
     return src[keep], dst[keep]
 

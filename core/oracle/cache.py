@@ -4,7 +4,8 @@ One file per key under ``paths.cache_dir()/oracle``: JSON for ordinary results, 
 large (columnar) ones, whose per-state facts are numpy arrays that load in seconds even at 10^6
 states. The ``.npz`` is read with ``allow_pickle=False`` and holds the result's other fields as
 JSON text, so neither file can run code when read. A corrupt or outdated entry is ignored and
-recomputed, never trusted.
+recomputed, never trusted. numpy is imported where a columnar entry is read or written: a small
+result travels without it, and ``explaincheck oracle`` on a small model never loads it.
 """
 
 from __future__ import annotations
@@ -14,8 +15,6 @@ import json
 import zipfile
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 from explaincheck.core.cache_files import write_atomic
 from explaincheck.core.oracle.serialization import from_cache, to_cache
@@ -70,6 +69,8 @@ def load(key: str) -> OracleResult | None:
 
 def load_npz(path: Path) -> OracleResult | None:
     """A columnar entry, or None when it is corrupt, outdated or holds pickled objects."""
+    import numpy as np
+
     try:
         with np.load(path, allow_pickle=False) as archive:
             meta = json.loads(str(archive[META]))
@@ -77,6 +78,33 @@ def load_npz(path: Path) -> OracleResult | None:
         return from_cache(meta)
     except (ValueError, KeyError, TypeError, OSError, zipfile.BadZipFile, EOFError):
         return None
+
+
+def write_columns(folder: Path, data: dict) -> None:
+    """A columnar result's plain data (``to_cache``) as one ``.npy`` file per column and the
+    rest as JSON, in ``folder``: how the oracle's child hands a large result to its parent,
+    which maps the files instead of receiving a pickled copy (``read_columns``)."""
+    import numpy as np
+
+    columns = data.pop("columns")
+    names = list(columns)
+    for index, name in enumerate(names):
+        np.save(folder / f"{index}.npy", np.asarray(columns[name]), allow_pickle=False)
+    (folder / META).write_text(json.dumps({"names": names, "meta": data}), encoding="utf-8")
+
+
+def read_columns(folder: Path) -> dict:
+    """``write_columns``' data back, each column memory-mapped read-only (pages are read
+    when touched; the files may be removed at once: a mapping keeps its file)."""
+    import numpy as np
+
+    found = json.loads((folder / META).read_text(encoding="utf-8"))
+    data = found["meta"]
+    data["columns"] = {
+        name: np.load(folder / f"{index}.npy", mmap_mode="r", allow_pickle=False)
+        for index, name in enumerate(found["names"])
+    }
+    return data
 
 
 def store(key: str, result: OracleResult) -> None:
@@ -89,6 +117,8 @@ def store(key: str, result: OracleResult) -> None:
 
 def store_npz(path: Path, data: dict) -> None:
     """Columns as arrays, the rest as one JSON string; written whole, then renamed."""
+    import numpy as np
+
     columns = data.pop("columns")
     save: Any = np.savez  # numpy's stubs read ``**arrays`` as its keyword arguments
     write_atomic(

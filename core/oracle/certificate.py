@@ -375,7 +375,7 @@ def certify(
 
         def own_danger() -> tuple[np.ndarray, np.ndarray]:
             # asked for only where Storm's bounds of D stopped short, where D came from policy
-            # iteration (``sound_values.storm_first``), which gives its policy
+            # iteration (``sound_values.values_from``), which gives its policy
             assert danger_policy is not None
             safe = can_avoid_forever_arrays(arrays, unsafe)
             escape_low, escape_high = reach_bounds(arrays, safe, danger_policy, 1.0 - danger)

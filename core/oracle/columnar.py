@@ -1,22 +1,27 @@
-"""The oracle's per-state facts kept as columns (one numpy array per quantity), for large models.
+"""The oracle's per-state facts kept as columns (one numpy array per quantity): the one state
+representation of ``compute.py``'s pipeline, for every size.
 
 A ``StateFacts`` object per state costs kilobytes (dicts of Q, successors, valuation); at 10^6
 states that is gigabytes and minutes. ``ColumnarStates`` holds the same information as flat
-arrays and builds the ``StateFacts`` of a state only when it is asked for, through the same
-``choice_facts`` as ``compute.derive_state_facts`` (so ``oracle --json`` prints the same object
-either way). It is a read-only sequence, so ``result.states[i]``, ``len`` and iteration work
-unchanged. ``to_arrays``/``from_arrays`` give plain arrays for the child's pipe and the
-``.npz`` cache.
+arrays and builds the ``StateFacts`` of a state only when it is asked for, through
+``choice_facts`` (the derivation the flawed pictures share, ``flawed.derive_state_facts``). It is
+a read-only sequence, so ``result.states[i]``, ``len`` and iteration work unchanged; a small
+result is handed on as the tuple of its facts (``materialised``). Under the exact method it
+also holds the fractions, as "num/den" text columns. ``to_arrays``/``from_arrays`` give plain
+arrays for the child's pipe and the ``.npz`` cache.
 """
 
 from __future__ import annotations
 
 import gc
+import math
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import cached_property
-from typing import Any, TypedDict, overload
+from itertools import pairwise
+from typing import Any, TypedDict, cast, overload
 
 import numpy as np
 
@@ -96,6 +101,24 @@ def _interval(low: np.ndarray | None, high: np.ndarray | None, i: int) -> tuple 
     return None if low is None or high is None else (float(low[i]), float(high[i]))
 
 
+def _exact_number(text: str) -> Fraction | float:
+    """An exact column's text as a number: a fraction, or ``math.inf``."""
+    return math.inf if text == INFINITE else Fraction(text)
+
+
+def _finite_text(text: str) -> str | None:
+    """An exact value's text, None where it is infinite (``StateFacts.value_exact``)."""
+    return None if text == INFINITE else text
+
+
+def _equal(a: Any, b: Any) -> bool:
+    return bool(a == b)
+
+
+def _texts(column: np.ndarray | None) -> list[str] | None:
+    return None if column is None else [str(text) for text in column.tolist()]
+
+
 def _listed(array: np.ndarray) -> list:
     """``array.tolist()`` in slices: one call on a 10^6-entry column holds the GIL for tens of
     milliseconds, which the GUI thread would wait out while a worker makes the first state."""
@@ -125,6 +148,19 @@ class _Lists:
     unsafe: list[bool]
     valuations: list[list]
     labels: list[tuple[str, ...]]
+    dead_end: list[bool]
+    # the exact method's fractions as text (None under the verified method)
+    value_exact: list[str] | None
+    danger_exact: list[str] | None
+    q_exact: list[str] | None
+    probabilities_exact: list[str] | None
+
+
+EXACT_COLUMNS = ("value_exact", "danger_exact", "q_exact", "probabilities_exact")
+PROPERTY_COLUMNS = ("rewards", "rewards_exact", "ended")  # a reward property's (``ended``: bool)
+INFINITE = "inf"  # an exact column's text of an infinite value (an expected reward)
+# columns of bools, kept as bools in the ``.npz``
+FACT_COLUMNS = ("dead_end", "best_row", "worst_row", "do_nothing_row")
 
 
 @dataclass(eq=False)
@@ -151,12 +187,31 @@ class ColumnarStates(Sequence[StateFacts]):
     unsafe: np.ndarray
     initial: int
     tie_tolerance: float
-    # the bounded certificate's intervals (certificate.py); None in an older cache entry
+    # per-state and per-row facts derived once (``choices.py``): V = 0 (exactly, under the
+    # exact method), A*, A° and do-nothing rows
+    dead_end: np.ndarray
+    best_row: np.ndarray
+    worst_row: np.ndarray
+    do_nothing_row: np.ndarray
+    # the bounded certificate's intervals (certificate.py); None under the exact method
     value_low: np.ndarray | None = None
     value_high: np.ndarray | None = None
     danger_low: np.ndarray | None = None
     danger_high: np.ndarray | None = None
     centrality_method: str = NOT_COMPUTED  # how ``centrality`` was obtained (``describe``)
+    # the exact method's fractions as "num/den" text: V and D per state, Q per row, the
+    # probability of each entry (None under the verified method)
+    value_exact: np.ndarray | None = None
+    danger_exact: np.ndarray | None = None
+    q_exact: np.ndarray | None = None
+    probabilities_exact: np.ndarray | None = None
+    # a user's property (``property_answers``): whether its best is the largest value (false:
+    # Pmin, Rmin), a reward property's rewards per row ("num/den" under the exact method) and
+    # the states where its run has ended (their choices collect no reward)
+    maximising: bool = True
+    rewards: np.ndarray | None = None
+    rewards_exact: np.ndarray | None = None
+    ended: np.ndarray | None = None
     _unfrozen: int = field(default=0, init=False, repr=False)  # made since the last freeze
     _centrality_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
@@ -187,22 +242,29 @@ class ColumnarStates(Sequence[StateFacts]):
 
     @cached_property
     def dead_end_ids(self) -> tuple[int, ...]:
-        return tuple(np.flatnonzero(self.value == 0.0).tolist())
+        return tuple(np.flatnonzero(self.dead_end).tolist())
 
-    @cached_property
+    @property
     def do_nothing_rows(self) -> np.ndarray:
         """Per choice row, whether it is a labelled action whose every entry leads back to its
-        own state (``StateFacts.do_nothing``), in one vectorised pass."""
-        rows = len(self.action_code)
-        row_state = np.repeat(np.arange(len(self)), np.diff(self.first_row))
-        entries = np.diff(self.row_offsets)
-        elsewhere = (self.columns != np.repeat(row_state, entries)).astype(np.int64)
-        leaving = np.zeros(rows, dtype=np.int64)
-        filled = entries > 0
-        if filled.any():
-            starts = self.row_offsets[:-1][filled]
-            leaving[filled] = np.add.reduceat(elsewhere, starts)
-        return (self.action_code >= 0) & filled & (leaving == 0)
+        own state (``StateFacts.do_nothing``; ``choices.do_nothing_rows``)."""
+        return self.do_nothing_row
+
+    @property
+    def written_from_columns(self) -> bool:
+        """Whether ``contract_text`` writes these states' JSON from the columns: not where a
+        reward property's rewards or an infinite value are (their keys, ``R``, ``V_infinite``,
+        ``Q_infinite``, come from each state's facts, ``serialization.contract_states``)."""
+        return self.rewards is None and bool(np.isfinite(self.q).all())
+
+    @property
+    def exact(self) -> bool:
+        """Whether the columns hold the exact method's fractions."""
+        return self.value_exact is not None
+
+    def materialised(self) -> tuple[StateFacts, ...]:
+        """Every state's facts at once, as a tuple (how a small result is handed on)."""
+        return tuple(self._make(i) for i in range(len(self)))
 
     def role_counts(self) -> dict[str, int]:
         """How many states have each role (``StateFacts.roles``), without making any state."""
@@ -210,7 +272,7 @@ class ColumnarStates(Sequence[StateFacts]):
             "initial": 1,
             "goal": int(np.count_nonzero(self.goal)),
             "unsafe": int(np.count_nonzero(self.unsafe)),
-            "dead_end": int(np.count_nonzero(self.value == 0.0)),
+            "dead_end": int(np.count_nonzero(self.dead_end)),
             "bottleneck": int(np.count_nonzero(self.bottleneck)),
         }
         return {role: count for role, count in counts.items() if count}
@@ -260,6 +322,14 @@ class ColumnarStates(Sequence[StateFacts]):
     def _centrality_list(self) -> list[float]:
         return _listed(self.centrality_scores())
 
+    def glance(self, state: int) -> StateFacts:
+        """The facts of one state, without computing the centrality for it (NaN until it is
+        computed) and without keeping them: for a summary that shows no centrality."""
+        made = self._made[state]
+        if made is not None or self.centrality is not None:
+            return self.facts(state)
+        return self._make(state, float("nan"))
+
     def without_centrality(self) -> Iterator[StateFacts]:
         """Every state's facts with ``centrality`` left at NaN and nothing kept: for
         ``oracle --json``, which prints null rather than pay for a picture aid it was not
@@ -267,7 +337,7 @@ class ColumnarStates(Sequence[StateFacts]):
         return (self._make(i, float("nan")) for i in range(len(self)))
 
     def _tied(self, a: float, b: float) -> bool:
-        return abs(a - b) <= self.tie_tolerance
+        return a == b or abs(a - b) <= self.tie_tolerance  # == : two infinite Q tie
 
     @cached_property
     def _lists(self) -> _Lists:
@@ -287,14 +357,20 @@ class ColumnarStates(Sequence[StateFacts]):
             goal=_listed(self.goal),
             unsafe=_listed(self.unsafe),
             valuations=[_listed(column) for column in self.valuation_columns],
-            labels=self._label_tuples(),
+            labels=self.label_tuples(),
+            dead_end=_listed(self.dead_end),
+            value_exact=_texts(self.value_exact),
+            danger_exact=_texts(self.danger_exact),
+            q_exact=_texts(self.q_exact),
+            probabilities_exact=_texts(self.probabilities_exact),
         )
 
     def label_tuples(self) -> list[tuple[str, ...]]:
-        """Each state's labels (converted once, kept)."""
-        return self._lists.labels
+        """Each state's labels (converted once, kept; without the other columns' lists)."""
+        return self._label_list
 
-    def _label_tuples(self) -> list[tuple[str, ...]]:
+    @cached_property
+    def _label_list(self) -> list[tuple[str, ...]]:
         """Each state's labels, through one integer code per state (few distinct sets)."""
         if not self.label_names:
             return [()] * len(self)
@@ -331,13 +407,39 @@ class ColumnarStates(Sequence[StateFacts]):
         start, end = c.first_row[state], c.first_row[state + 1]
         names_all = self.action_names
         actions = [names_all[code] if code >= 0 else None for code in c.action_code[start:end]]
+        offsets = c.row_offsets[start : end + 1]
+        bounds = list(pairwise(offsets))
         rows = [
             dict(zip(c.columns[low:high], c.probabilities[low:high], strict=True))
-            for low, high in zip(
-                c.row_offsets[start:end], c.row_offsets[start + 1 : end + 1], strict=True
-            )
+            for low, high in bounds
         ]
-        value = c.value[state]
+        exact: dict[str, Any] = {}
+        keys = None
+        tied = self._tied
+        if c.q_exact is not None and c.probabilities_exact is not None:
+            q_texts = c.q_exact[start:end]
+            keys = [_exact_number(text) for text in q_texts]
+            tied = _equal
+            exact = {
+                "value_exact": _finite_text(c.value_exact[state])
+                if c.value_exact is not None
+                else None,
+                "danger_exact": c.danger_exact[state] if c.danger_exact is not None else None,
+                "q_exact": {
+                    a: text
+                    for a, text in zip(actions, q_texts, strict=True)
+                    if a and text != INFINITE
+                },
+                "successors_exact": {
+                    (action or NO_ACTION): dict(
+                        zip(c.columns[low:high], c.probabilities_exact[low:high], strict=True)
+                    )
+                    for action, (low, high) in zip(actions, bounds, strict=True)
+                },
+            }
+        q = c.q[start:end]
+        if not self.maximising:  # the best first: the lowest Q under a minimising property
+            keys = [-k for k in (q if keys is None else keys)]
         return StateFacts(
             id=state,
             valuation={
@@ -345,18 +447,36 @@ class ColumnarStates(Sequence[StateFacts]):
                 for name, column in zip(self.variables, c.valuations, strict=True)
             },
             labels=c.labels[state],
-            value=value,
+            value=c.value[state],
             danger=c.danger[state] if c.danger is not None else None,
-            dead_end=value == 0.0,
+            dead_end=c.dead_end[state],
             bottleneck=c.bottleneck[state],
             centrality=self._centrality_list[state] if centrality is None else centrality,
             is_goal=c.goal[state],
             is_unsafe=c.unsafe[state],
             is_initial=state == self.initial,
-            **choice_facts(actions, c.q[start:end], rows, c.scheduler[state], self._tied),
+            **choice_facts(actions, q, rows, c.scheduler[state], tied, keys),
             value_interval=_interval(self.value_low, self.value_high, state),
             danger_interval=_interval(self.danger_low, self.danger_high, state),
+            **exact,
+            **self._rewards_of(state, start, end, actions),
         )
+
+    def _rewards_of(
+        self, state: int, start: int, end: int, actions: list[str | None]
+    ) -> dict[str, Any]:
+        """A reward property's ``rewards`` (and ``rewards_exact``) of one state's choices, by
+        action; none where the property's run has ended."""
+        if self.rewards is None or (self.ended is not None and self.ended[state]):
+            return {}
+        keys = [action or NO_ACTION for action in actions]
+        found: dict[str, Any] = {
+            "rewards": dict(zip(keys, self.rewards[start:end].tolist(), strict=True))
+        }
+        if self.rewards_exact is not None:
+            texts = [str(text) for text in self.rewards_exact[start:end].tolist()]
+            found["rewards_exact"] = dict(zip(keys, texts, strict=True))
+        return found
 
     def to_arrays(self) -> dict[str, np.ndarray]:
         """Plain arrays (numbers and unicode only: ``np.load(allow_pickle=False)`` reads them)."""
@@ -379,7 +499,13 @@ class ColumnarStates(Sequence[StateFacts]):
             "unsafe": self.unsafe,
             "initial": np.array(self.initial, dtype=np.int64),
             "tie_tolerance": np.array(self.tie_tolerance, dtype=float),
+            **{name: getattr(self, name) for name in FACT_COLUMNS},
         }
+        for name in EXACT_COLUMNS + PROPERTY_COLUMNS:
+            if getattr(self, name) is not None:
+                arrays[name] = getattr(self, name)
+        if not self.maximising:
+            arrays["minimising"] = np.array(True)
         if self.danger is not None:
             arrays["danger"] = self.danger
         if self.centrality is not None:
@@ -417,6 +543,8 @@ class ColumnarStates(Sequence[StateFacts]):
             unsafe=arrays["unsafe"],
             initial=int(arrays["initial"]),
             tie_tolerance=float(arrays["tie_tolerance"]),
+            **{name: arrays[name] for name in FACT_COLUMNS},
+            **cast(dict[str, Any], {name: arrays.get(name) for name in EXACT_COLUMNS}),
             value_low=arrays.get("value_low"),
             value_high=arrays.get("value_high"),
             danger_low=arrays.get("danger_low"),
@@ -424,4 +552,6 @@ class ColumnarStates(Sequence[StateFacts]):
             centrality_method=str(arrays["centrality_method"])
             if "centrality_method" in arrays
             else NOT_COMPUTED,
+            maximising="minimising" not in arrays,
+            **cast(dict[str, Any], {name: arrays.get(name) for name in PROPERTY_COLUMNS}),
         )

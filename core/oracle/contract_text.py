@@ -14,10 +14,11 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterator
+from itertools import chain
 
 import numpy as np
 
-from explaincheck.core.oracle.columnar import ColumnarStates, group_actions
+from explaincheck.core.oracle.columnar import ColumnarStates
 
 
 def number(x: float) -> str:
@@ -25,107 +26,162 @@ def number(x: float) -> str:
     return float.__repr__(x) if math.isfinite(x) else json.dumps(x)
 
 
+def numbers(column: np.ndarray) -> list[str]:
+    """A float column as ``json`` writes each number (``float.__repr__`` in one C-level map
+    where every number is finite, as the oracle's are)."""
+    if np.isfinite(column).all():
+        return list(map(float.__repr__, column.tolist()))
+    return list(map(number, column.tolist()))
+
+
 def _column_texts(column: np.ndarray) -> list[str]:
     """A valuation column as JSON texts, one per state."""
     if column.dtype == bool:
-        return ["true" if v else "false" for v in column.tolist()]
+        return _booleans(column)
     if np.issubdtype(column.dtype, np.integer):
         return list(map(str, column.tolist()))
     if np.issubdtype(column.dtype, np.floating):
-        return list(map(number, column.tolist()))
+        return numbers(column)
     return [json.dumps(v) for v in column.tolist()]
+
+
+def _booleans(column: np.ndarray) -> list[str]:
+    return np.where(column, "true", "false").tolist()
 
 
 def _names(names: list[str]) -> str:
     return "[" + ", ".join(names) + "]"
 
 
-BLOCK = 1 << 16  # states whose columns are converted to text at a time (bounds the memory)
+BLOCK = 2048  # states converted to text at a time: small blocks reuse the allocator's memory
+# (65,536 at a time made 78,000 page faults at 10^5 states, a quarter of the writing's CPU)
+# between two states' texts in ``_per_state``'s one joined string: JSON text escapes every
+# control character, so none of the texts holds it (numpy would drop a NUL from its strings)
+_BETWEEN = "\x1f"
 
 
 def state_texts(states: ColumnarStates, centrality: bool) -> Iterator[str]:
-    """Each state's contract object as text, in state order; ``centrality``: print the scores
-    (else null, as for a result whose centrality was not asked for)."""
-    names = [json.dumps(name) for name in states.action_names]
+    """The states' contract objects as text, in state order, a block of states at a time
+    (their texts joined by ", "); ``centrality``: print the scores (else null, as for a result
+    whose centrality was not asked for)."""
+    names = np.array([json.dumps(name) for name in states.action_names] + ["null"], dtype=object)
     labels = states.label_tuples()
     label_text = {found: _names([json.dumps(x) for x in found]) for found in set(labels)}
     scores = states.centrality_scores() if centrality else None
     for low in range(0, len(states), BLOCK):
         high = min(low + BLOCK, len(states))
-        yield from _block(states, low, high, names, labels, label_text, scores)
+        yield ", ".join(_block(states, low, high, names, labels, label_text, scores))
+
+
+def _per_state(texts: list[str], state: np.ndarray, states: int, empty: str = "") -> list[str]:
+    """Each state's ``texts`` (given per row, in row order; ``state``: the row's state, in
+    0..states-1, ascending) joined by ", ", ``empty`` for a state without any: one C-level join
+    of all of them and one split, instead of a join per state."""
+    out = np.full(states, empty, dtype=object)
+    if not texts:
+        return out.tolist()
+    last = np.ones(len(state), dtype=bool)
+    last[:-1] = state[1:] != state[:-1]
+    separators = np.where(last, _BETWEEN, ", ").tolist()
+    joined = "".join(chain.from_iterable(zip(texts, separators, strict=True)))
+    out[state[last]] = joined[: -len(_BETWEEN)].split(_BETWEEN)
+    return out.tolist()
 
 
 def _block(
     states: ColumnarStates,
     low: int,
     high: int,
-    names: list[str],
+    names: np.ndarray,
     labels: list[tuple[str, ...]],
     label_text: dict[tuple[str, ...], str],
     scores: np.ndarray | None,
 ) -> Iterator[str]:
-    """The texts of states ``low`` to ``high`` - 1."""
-    first_row = states.first_row[low : high + 1].tolist()
-    base = first_row[0]
-    rows = slice(base, first_row[-1])
-    codes = states.action_code[rows].tolist()
-    q = states.q[rows].tolist()
-    do_nothing = states.do_nothing_rows[rows].tolist()
-    scheduler = states.scheduler[low:high].tolist()
+    """The texts of states ``low`` to ``high`` - 1, assembled column by column."""
+    count = high - low
+    first = int(states.first_row[low])
+    bounds = states.first_row[low : high + 1] - first
+    rows = slice(first, int(states.first_row[high]))
+    codes = states.action_code[rows]
+    row_state = np.repeat(np.arange(count), np.diff(bounds))
+    labelled = codes >= 0
+    kept = np.flatnonzero(labelled)
+    kept_state = row_state[kept]
+    kept_names = names[codes[kept]]
+    q_texts = numbers(states.q[rows][kept])
+    pairs = zip(kept_names.tolist(), q_texts, strict=True)
+    q = _per_state([a + ": " + b for a, b in pairs], kept_state, count)
+    groups = []
+    for flags in (states.best_row, states.worst_row, states.do_nothing_row):
+        chosen = flags[rows][kept]
+        groups.append(_per_state(kept_names[chosen].tolist(), kept_state[chosen], count))
+    best, worst, idle = groups
+    has_labelled = np.add.reduceat(labelled, bounds[:-1]) > 0 if len(codes) else labelled
+    if len(has_labelled) < count:  # states without rows (none in a built model)
+        has_labelled = np.zeros(count, dtype=bool)
+    chosen_row = np.minimum(bounds[:-1] + states.scheduler[low:high], max(len(codes) - 1, 0))
+    chosen_code = np.where(has_labelled, codes[chosen_row] if len(codes) else -1, -1)
+    optimal = names[chosen_code].tolist()  # -1: the "null" at the end of ``names``
     part = slice(low, high)
     valuation_parts = [
-        (json.dumps(name) + ": ", _column_texts(column[part]))
-        for name, column in zip(states.variables, states.valuation_columns, strict=True)
+        [key + text for text in _column_texts(column[part])]
+        for key, column in zip(
+            [json.dumps(name) + ": " for name in states.variables],
+            states.valuation_columns,
+            strict=True,
+        )
     ]
-    values = list(map(number, states.value[part].tolist()))
-    zero = (states.value[part] == 0.0).tolist()
-    dangers = None if states.danger is None else list(map(number, states.danger[part].tolist()))
-    bottleneck = states.bottleneck[part].tolist()
-    centrality = None if scores is None else list(map(number, scores[part].tolist()))
-    value_interval = _intervals(states.value_low, states.value_high, part)
-    danger_interval = _intervals(states.danger_low, states.danger_high, part)
-    tolerance = states.tie_tolerance
-
-    def tied(a: float, b: float) -> bool:
-        return abs(a - b) <= tolerance
-
-    for k in range(high - low):
-        start, end = first_row[k] - base, first_row[k + 1] - base
-        labelled = [r for r in range(start, end) if codes[r] >= 0]
-        q_text = ", ".join(f"{names[codes[r]]}: {number(q[r])}" for r in labelled)
-        if len(labelled) == 1:
-            best = worst = names[codes[labelled[0]]]
-        elif labelled:
-            order = group_actions(
-                [names[codes[r]] for r in labelled], [q[r] for r in labelled], tied
-            )
-            best, worst = ", ".join(order[0]), ", ".join(order[-1])
-        else:
-            best = worst = ""
-        idle = ", ".join(names[codes[r]] for r in labelled if do_nothing[r])
-        chosen = codes[start + scheduler[k]] if labelled else -1
-        optimal = names[chosen] if chosen >= 0 else "null"
-        valuation = ", ".join(key + texts[k] for key, texts in valuation_parts)
-        parts = [
-            f'{{"id": {low + k}, "valuation": {{{valuation}}}',
-            f', "labels": {label_text[labels[low + k]]}',
-            f', "V": {values[k]}, "D": {dangers[k] if dangers is not None else "null"}',
-            f', "Q": {{{q_text}}}, "best": [{best}], "worst": [{worst}]',
-            f', "do_nothing": [{idle}], "optimal_action": {optimal}',
-            f', "dead_end": {"true" if zero[k] else "false"}',
-            f', "bottleneck": {"true" if bottleneck[k] else "false"}',
-            f', "centrality": {centrality[k] if centrality is not None else "null"}',
+    valuation = (
+        list(map(", ".join, zip(*valuation_parts, strict=True)))
+        if valuation_parts
+        else [""] * count
+    )
+    values = numbers(states.value[part])
+    dangers = ["null"] * count if states.danger is None else numbers(states.danger[part])
+    dead = _booleans(states.dead_end[part])
+    bottleneck = _booleans(states.bottleneck[part])
+    centrality = ["null"] * count if scores is None else numbers(scores[part])
+    label_texts = [label_text[found] for found in labels[low:high]]
+    tail = [""] * count
+    if states.value_exact is not None:
+        exact = [
+            ', "V_exact": ' + json.dumps(str(text)) for text in states.value_exact[part].tolist()
         ]
-        if value_interval is not None:
-            parts.append(f', "V_interval": {value_interval[k]}')
-        if danger_interval is not None:
-            parts.append(f', "D_interval": {danger_interval[k]}')
-        parts.append("}")
-        yield "".join(parts)
+        tail = [a + b for a, b in zip(tail, exact, strict=True)]
+    for key, found in (
+        ("V_interval", _intervals(states.value_low, states.value_high, part)),
+        ("D_interval", _intervals(states.danger_low, states.danger_high, part)),
+    ):
+        if found is not None:
+            tail = [f'{a}, "{key}": {b}' for a, b in zip(tail, found, strict=True)]
+    for k, (val, lab, v, d, qt, b, w, i, o, de, bn, c, t) in enumerate(
+        zip(
+            valuation,
+            label_texts,
+            values,
+            dangers,
+            q,
+            best,
+            worst,
+            idle,
+            optimal,
+            dead,
+            bottleneck,
+            centrality,
+            tail,
+            strict=True,
+        )
+    ):
+        yield (
+            f'{{"id": {low + k}, "valuation": {{{val}}}, "labels": {lab}, "V": {v}, "D": {d}'
+            f', "Q": {{{qt}}}, "best": [{b}], "worst": [{w}], "do_nothing": [{i}]'
+            f', "optimal_action": {o}, "dead_end": {de}, "bottleneck": {bn}'
+            f', "centrality": {c}{t}}}'
+        )
 
 
 def _intervals(low: np.ndarray | None, high: np.ndarray | None, part: slice) -> list[str] | None:
     if low is None or high is None:
         return None
-    pairs = zip(low[part].tolist(), high[part].tolist(), strict=True)
-    return [f"[{number(a)}, {number(b)}]" for a, b in pairs]
+    pairs = zip(numbers(low[part]), numbers(high[part]), strict=True)
+    return [f"[{a}, {b}]" for a, b in pairs]

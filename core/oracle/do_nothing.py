@@ -10,13 +10,10 @@ A large (columnar) oracle answers from its arrays, without making any state's fa
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-import numpy as np
-
-from explaincheck.core.oracle.columnar import ColumnarStates
+from typing import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
+    from explaincheck.core.oracle.columnar import ColumnarStates
     from explaincheck.core.oracle.types import OracleResult
 
 
@@ -37,8 +34,10 @@ class DoNothing:
 
 def do_nothing_summary(result: OracleResult) -> DoNothing:
     """The do-nothing actions of ``result`` (outside the goal, where questions are asked)."""
-    table = result.states
-    if isinstance(table, ColumnarStates):
+    if result.columnar:  # numpy only here: a small result is read without it
+        import numpy as np
+
+        table = cast("ColumnarStates", result.states)
         rows = table.do_nothing_rows
         row_state = np.repeat(np.arange(len(table)), np.diff(table.first_row))
         outside = ~table.goal[row_state]

@@ -17,7 +17,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
-from explaincheck.core.oracle.arrays import ChoiceArrays
+from explaincheck.core.oracle.arrays import ChoiceArrays, gathered
 
 
 def _pattern(arrays: ChoiceArrays) -> csr_matrix:
@@ -39,7 +39,7 @@ def almost_sure(arrays: ChoiceArrays, target: np.ndarray, can_reach: np.ndarray)
         winning = target.copy()
         frontier = np.flatnonzero(target)
         while len(frontier):
-            rows = np.unique(by_successor[frontier].indices)
+            rows = np.unique(gathered(by_successor, frontier))
             rows = rows[~leaves[rows]]
             states = np.unique(arrays.state_of_row[rows])
             states = states[~winning[states] & inside[states]]

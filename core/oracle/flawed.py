@@ -3,9 +3,9 @@ faults are known (command-line specs ``flaw:...``).
 
 Each flaw replaces V, D and Q (``determinised`` also the transitions) by an exactly computed but
 wrong version. A*, A°, tie groups and dead ends are then derived by the oracle's own code
-(``compute.derive_state_facts``) and bottlenecks by ``bottlenecks.by_dominators``, so a flawed
-explainer answers every category through the category's ``oracle_answer`` on its picture, with no
-second implementation of any category.
+(``columnar.choice_facts``, through ``derive_state_facts``) and bottlenecks by
+``bottlenecks.by_dominators``, so a flawed explainer answers every category through the
+category's ``oracle_answer`` on its picture, with no second implementation of any category.
 
 - ``myopic:K``: V_K = Pmax [F<=K goal], D_K = Pmin [F<=K unsafe], Q_K(s, a) = Σ p · V_{K-1}(s'),
   from Storm's step-bounded properties (in the isolated child process, cached on disk). A state
@@ -35,12 +35,12 @@ from functools import partial
 
 from explaincheck.core.errors import ExplaincheckError, ModelError
 from explaincheck.core.oracle import bottlenecks, cache
-from explaincheck.core.oracle.compute import derive_state_facts
+from explaincheck.core.oracle.columnar import choice_facts
 from explaincheck.core.oracle.graph_analysis import can_avoid_forever, predecessors
 from explaincheck.core.oracle.property import BOUNDED, MAX, REACH, Property
 from explaincheck.core.oracle.storm.structure import Choice, ModelStructure
-from explaincheck.core.oracle.types import EXACT, OracleRequest, OracleResult
-from explaincheck.core.oracle.values import Values
+from explaincheck.core.oracle.types import EXACT, OracleRequest, OracleResult, StateFacts
+from explaincheck.core.oracle.values import TIE_TOLERANCE, Values
 
 MYOPIC, DETERMINISED, DISTANCE, DANGER_BLIND = "myopic", "determinised", "distance", "danger-blind"
 KINDS = (MYOPIC, DETERMINISED, DISTANCE, DANGER_BLIND)
@@ -99,6 +99,18 @@ def parse_flaw(rest: str) -> Flaw:
 _MEMORY: dict[tuple[str, str, Flaw], OracleResult] = {}
 
 
+def refuse_unseen(truth: OracleResult, flaw: Flaw) -> None:
+    """One line where ``flaw`` has no picture of ``truth``'s states: myopic under a deadline
+    (its picture is of the model, the deadline's oracle of the product with the steps left).
+    Called where the explainer is made, so a run stops before its first question."""
+    if flaw.kind == MYOPIC and truth.prop.kind == BOUNDED:
+        raise ExplaincheckError(
+            f"flaw:myopic sees the model, not the steps left of {truth.prop.text}: its picture"
+            " has other states than the deadline's oracle (use flaw:distance or"
+            " flaw:determinised)"
+        )
+
+
 def flawed_oracle(
     truth: OracleResult, flaw: Flaw, *, use_cache: bool = True, timeout: float | None = None
 ) -> OracleResult:
@@ -109,12 +121,7 @@ def flawed_oracle(
     key = (truth.model.content_hash, truth.method, flaw)
     if key in _MEMORY:
         return _MEMORY[key]
-    if flaw.kind == MYOPIC and truth.prop.kind == BOUNDED:
-        raise ExplaincheckError(
-            f"flaw:myopic sees the model, not the steps left of {truth.prop.text}: its picture"
-            " has other states than the deadline's oracle (use flaw:distance or"
-            " flaw:determinised)"
-        )
+    refuse_unseen(truth, flaw)
     if flaw.kind == MYOPIC:
         picture = _myopic_isolated(truth, flaw.steps, use_cache, timeout)
     elif flaw.kind == DETERMINISED:
@@ -214,6 +221,74 @@ def _cut(structure: ModelStructure, lost: list[bool]) -> ModelStructure:
         for state, state_choices in enumerate(structure.choices)
     ]
     return replace(structure, choices=choices)
+
+
+def derive_state_facts(
+    structure: ModelStructure,
+    values: Values,
+    goal: list[bool],
+    unsafe: list[bool] | None,
+    bottleneck_set: set[int],
+    scores: list[float],
+    *,
+    exact: bool,
+) -> list[StateFacts]:
+    """Per-state facts (A*, A°, tie groups, dead ends, ...) of a picture from its values, through
+    ``choice_facts``, the derivation the oracle's columns make their facts with."""
+
+    def tied(a: float | Fraction, b: float | Fraction) -> bool:
+        return a == b if exact else abs(float(a) - float(b)) <= TIE_TOLERANCE
+
+    facts = []
+    for state in range(structure.size):
+        choices = structure.choices[state]
+        labelled = [(i, c.action) for i, c in enumerate(choices) if c.action]
+        keys = None  # the Q to order by: exact ones under the exact method
+        if exact:
+            assert values.q_exact is not None  # exact values carry exact Q
+            keys = values.q_exact[state]
+        value_exact = values.value_exact[state] if values.value_exact else None
+        facts.append(
+            StateFacts(
+                id=state,
+                valuation=structure.valuations[state],
+                labels=structure.labels[state],
+                value=values.value[state],
+                danger=values.danger[state] if values.danger is not None else None,
+                dead_end=(value_exact == 0) if exact else values.value[state] == 0.0,
+                bottleneck=state in bottleneck_set,
+                centrality=scores[state],
+                is_goal=goal[state],
+                is_unsafe=bool(unsafe[state]) if unsafe is not None else False,
+                is_initial=state == structure.initial,
+                **choice_facts(
+                    [c.action for c in choices],
+                    values.q[state],
+                    [{t: float(p) for t, p in c.probabilities.items()} for c in choices],
+                    values.scheduler[state],
+                    tied,
+                    keys,
+                ),
+                value_exact=_fraction_text(value_exact),
+                danger_exact=_fraction_text(values.danger_exact[state])
+                if values.danger_exact
+                else None,
+                q_exact={name: str(values.q_exact[state][i]) for i, name in labelled}
+                if values.q_exact
+                else {},
+                successors_exact={
+                    (c.action or NO_ACTION): {t: str(p) for t, p in c.probabilities.items()}
+                    for c in choices
+                }
+                if exact
+                else {},
+            )
+        )
+    return facts
+
+
+def _fraction_text(value: Fraction | None) -> str | None:
+    return None if value is None else str(value)
 
 
 # ---------------------------------------------------------------- in-process pictures

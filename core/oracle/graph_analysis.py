@@ -1,20 +1,20 @@
-"""Graph-based (qualitative) facts that need no numbers: exactly who has value 0.
+"""Graph-based (qualitative) facts that need no numbers: exactly who has value 0, and how deep
+a model without cycles is.
 
 Used by the verified float method to pin V=0 and D=0 states exactly, as Storm's own prob0
-precomputations do, so dead ends never depend on floating-point round-off.
+precomputations do, so dead ends never depend on floating-point round-off; the depth sizes the
+round-off allowance of Storm's topological engine (``sound_values``).
 """
 
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING
 
 import numpy as np
+from scipy.sparse import csr_matrix
 
+from explaincheck.core.oracle.arrays import ChoiceArrays, gathered
 from explaincheck.core.oracle.storm.structure import ModelStructure
-
-if TYPE_CHECKING:
-    from explaincheck.core.oracle.arrays import ChoiceArrays
 
 
 def predecessors(structure: ModelStructure) -> list[set[int]]:
@@ -63,7 +63,7 @@ def can_avoid_forever_arrays(arrays: ChoiceArrays, bad: np.ndarray) -> np.ndarra
     counts = np.diff(arrays.first_row)
     removed = np.flatnonzero(bad)
     while len(removed):
-        rows = np.unique(by_successor[removed].indices)
+        rows = np.unique(gathered(by_successor, removed))
         rows = rows[~spoilt[rows]]
         spoilt[rows] = True
         np.add.at(spoilt_count, arrays.state_of_row[rows], 1)
@@ -71,3 +71,34 @@ def can_avoid_forever_arrays(arrays: ChoiceArrays, bad: np.ndarray) -> np.ndarra
         removed = states[inside[states] & (spoilt_count[states] == counts[states])]
         inside[removed] = False
     return inside
+
+
+def acyclic_depth(arrays: ChoiceArrays, limit: int) -> int | None:
+    """The most transitions a path can take in the model's graph without self-loops (every
+    path ends at a state with no other successor), or None when the graph has a cycle other
+    than a self-loop or the depth passes ``limit``.
+
+    Storm's topological engine solves such a model one state at a time, each from its
+    successors' values, so a value's float error is at most the depth times one step's
+    (``certificate.storm_round_off``). Peeled layer by layer from the states without
+    successors, vectorised per layer (one layer per unit of depth)."""
+    n = arrays.size
+    sources, targets = arrays.edges  # distinct, without self-loops
+    remaining = np.bincount(sources, minlength=n)
+    reverse = csr_matrix(
+        (np.ones(len(sources), dtype=np.int8), (targets, sources)), shape=(n, n)
+    )  # target -> its predecessors
+    frontier = np.flatnonzero(remaining == 0)
+    peeled = 0
+    depth = -1
+    while len(frontier):
+        depth += 1
+        if depth > limit:
+            return None
+        peeled += len(frontier)
+        predecessors = gathered(reverse, frontier)
+        if not len(predecessors):
+            break
+        np.subtract.at(remaining, predecessors, 1)  # no sort: one layer's predecessors
+        frontier = np.unique(predecessors[remaining[predecessors] == 0])
+    return max(depth, 0) if peeled == n else None

@@ -3,19 +3,23 @@
 A Storm crash (segfault, abort), a model that eats all memory or a user's Cancel ends only the
 child; the caller gets a ``ModelError``/``ModelTooLargeError``/``OracleCancelled`` with one line.
 The child is started with ``spawn`` (safe next to Qt's and asyncio's threads) and sends back the
-result as plain data.
+result as plain data: a large (columnar) result as one ``.npy`` file per column in a folder the
+parent made, which the parent maps rather than receive a pickled copy of (``cache.write_columns``).
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import shutil
 import signal
+import tempfile
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any
 
 from explaincheck.core.errors import (
@@ -24,7 +28,7 @@ from explaincheck.core.errors import (
     ModelTooLargeError,
     OracleCancelled,
 )
-from explaincheck.core.oracle.types import OracleRequest, OracleResult
+from explaincheck.core.oracle.types import OracleRequest, OracleResult, phase_fraction
 
 BUILD_BYTES_PER_STATE = 512  # Storm's explicit build needed ~300 B a state (10^6 counters)
 BUILD_BASE_BYTES = 512 << 20  # interpreter, Storm and the parsed program
@@ -49,10 +53,15 @@ def build_memory_bound(state_limit: int) -> int:
 class OracleProgress:
     """What the child is doing: a phase, its counts and the child's resident memory."""
 
-    phase: str  # building, structure, values, danger, bottlenecks, centrality, facts
+    phase: str  # building, structure, values, danger, ..., facts (``types.PHASES``)
     counts: dict[str, int]
     seconds: float  # since the job started
     memory: int  # bytes resident in the child
+
+    @property
+    def fraction(self) -> float | None:
+        """How far the run is, by its phase (None before the first)."""
+        return phase_fraction(self.phase)
 
 
 ProgressCallback = Callable[[OracleProgress], None]
@@ -106,10 +115,12 @@ def _child(
     connection: Connection,
     parent: int,
     compute: Callable[[OracleRequest], OracleResult] | None = None,
+    folder: str | None = None,
 ) -> None:
-    """Child process body: limit memory, silence Storm's own logging, compute, send back.
-    ``compute(request) -> OracleResult`` defaults to the oracle; flawed pictures pass their own
-    (a module-level function, so ``spawn`` can pickle it by name)."""
+    """Child process body: limit memory, silence Storm's own logging, compute, send back (a
+    columnar result's columns as files in ``folder``). ``compute(request) -> OracleResult``
+    defaults to the oracle; flawed pictures pass their own (a module-level function, so
+    ``spawn`` can pickle it by name)."""
     die_with_parent(parent)
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)  # Storm logs warnings and errors itself; ours travel by pipe
@@ -129,7 +140,14 @@ def _child(
             result = compute(request)
         else:
             result = compute_in_process(request, progress, watch=watch)
-        connection.send(("ok", to_cache(result)))
+        data = to_cache(result)
+        if folder is not None and "columns" in data:
+            from explaincheck.core.oracle.cache import write_columns
+
+            write_columns(Path(folder), data)
+            connection.send(("columns", folder))
+        else:
+            connection.send(("ok", data))
     except ModelTooLargeError as error:
         connection.send(("error", _Failure("too_large", str(error))))
     except ModelError as error:
@@ -186,9 +204,11 @@ class OracleJob:
         self._started = time.monotonic()
         context = multiprocessing.get_context("spawn")
         self._receiver, sender = context.Pipe(duplex=False)
+        # where a large result's columns come back (removed by ``wait``, whatever happens)
+        self._folder = tempfile.mkdtemp(prefix="explaincheck-oracle-")
         self._process = context.Process(
             target=_child,
-            args=(request, self._memory_limit, sender, os.getpid(), compute),
+            args=(request, self._memory_limit, sender, os.getpid(), compute, self._folder),
             daemon=True,
         )
         self._process.start()
@@ -201,6 +221,7 @@ class OracleJob:
         self._cancelled.set()
         if self._process.is_alive():
             self._process.kill()
+        shutil.rmtree(self._folder, ignore_errors=True)
 
     def _tick(self) -> None:
         """Report progress; stop a build that passes what the state limit can need."""
@@ -246,6 +267,12 @@ class OracleJob:
 
     def wait(self, timeout: float | None = None) -> OracleResult:
         """The result, or the child's error as an ``ExplaincheckError``."""
+        try:
+            return self._result(timeout)
+        finally:
+            shutil.rmtree(self._folder, ignore_errors=True)
+
+    def _result(self, timeout: float | None) -> OracleResult:
         from explaincheck.core.oracle.serialization import from_cache
 
         try:
@@ -266,6 +293,11 @@ class OracleJob:
         finally:
             self._receiver.close()
         self._process.join(5)
+        if status == "columns":
+            from explaincheck.core.oracle.cache import read_columns
+
+            payload = read_columns(Path(payload))  # mapped: the files may go at once
+            status = "ok"
         if status == "ok":
             result = from_cache(payload)
             return _replace_timing(result, payload)

@@ -643,18 +643,3 @@ def without_constants(constants: str, names: tuple[str, ...]) -> str:
 
     kept = [f"{k}={v}" for k, v in constant_parts(constants) if k not in names]
     return ",".join(kept)
-
-
-def check_computable(prop: Property | None, path: str) -> None:
-    """Refuse, in one line, a property today's oracle pipeline does not compute yet.
-
-    The pieces are here (``storm/properties.py``, ``property_values.py``); ``compute.py`` calls
-    them once the one pipeline of issue 48 lands, and this check goes. Until then only
-    ``Pmax=? [F φ]`` (``--goal φ``) is computed: any other form would otherwise be answered,
-    silently, with the values of ``Pmax=? [F φ]``."""
-    if prop is None or prop.reaches_goal:
-        return
-    raise PropertyError(
-        f"{path}: {prop.text} is read and checked, but the oracle computes it only once the one"
-        " oracle pipeline lands (issue 48); today it computes Pmax=? [F φ] (--goal φ)"
-    )

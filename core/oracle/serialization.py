@@ -2,6 +2,7 @@
 
 JSON only (never pickle), so a shared cache or results file cannot run code when read; large
 (columnar) results travel as numpy arrays, stored by ``cache.py`` as ``.npz`` read without pickle.
+The columnar modules (numpy) are imported only for a columnar result.
 """
 
 from __future__ import annotations
@@ -10,12 +11,14 @@ import json
 import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, fields, replace
-from typing import Any, TextIO, cast
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
-from explaincheck.core.oracle.columnar import ColumnarStates
 from explaincheck.core.oracle.do_nothing import do_nothing_summary
 from explaincheck.core.oracle.property import Property
 from explaincheck.core.oracle.types import Certificate, ModelSummary, OracleResult, StateFacts
+
+if TYPE_CHECKING:
+    from explaincheck.core.oracle.columnar import ColumnarStates
 
 CACHE_FORMAT = 3  # 2: states carry successors_exact; 3: the certificate and intervals
 
@@ -31,25 +34,35 @@ def to_contract(result: OracleResult) -> dict[str, Any]:
 def write_contract(result: OracleResult, out: TextIO, chunk: int = 4096) -> None:
     """``json.dumps(to_contract(result))`` written a chunk of states at a time, the same text:
     at 10^6 states the whole list of dicts and its text took gigabytes in one go. A columnar
-    result's states are written from its columns (``contract_text``), without their facts."""
+    result's states are written from its columns (``contract_text``), a block of states at a
+    time, without their facts."""
     texts: Iterator[str]
-    if isinstance(result.states, ColumnarStates):
+    table = cast("ColumnarStates", result.states) if result.columnar else None
+    if table is not None and table.written_from_columns:
         from explaincheck.core.oracle.contract_text import state_texts
 
-        texts = state_texts(result.states, result.states.centrality_computed)
+        texts = state_texts(table, table.centrality_computed)
     else:
-        texts = (json.dumps(state) for state in contract_states(result))
+        states = (json.dumps(state) for state in contract_states(result))
+        texts = (", ".join(batch) for batch in _batches(states, chunk))
     out.write('{"model": ' + json.dumps(contract_model(result)) + ', "states": [')
     first = True
+    for text in texts:
+        if text:
+            out.write(text if first else ", " + text)
+            first = False
+    out.write("]}\n")
+
+
+def _batches(texts: Iterator[str], size: int) -> Iterator[list[str]]:
     batch: list[str] = []
     for text in texts:
         batch.append(text)
-        if len(batch) >= chunk:
-            out.write(("" if first else ", ") + ", ".join(batch))
-            first, batch = False, []
+        if len(batch) >= size:
+            yield batch
+            batch = []
     if batch:
-        out.write(("" if first else ", ") + ", ".join(batch))
-    out.write("]}\n")
+        yield batch
 
 
 def contract_model(result: OracleResult) -> dict[str, Any]:
@@ -82,9 +95,9 @@ def contract_model(result: OracleResult) -> dict[str, Any]:
 def contract_states(result: OracleResult) -> Iterator[dict[str, Any]]:
     """The contract's state objects, one at a time (nothing kept)."""
     states: Iterable[StateFacts] = result.states
-    pending = isinstance(states, ColumnarStates) and not states.centrality_computed
+    pending = result.columnar and not cast("ColumnarStates", states).centrality_computed
     if pending:
-        states = cast(ColumnarStates, states).without_centrality()
+        states = cast("ColumnarStates", states).without_centrality()
     return (_contract_state(s, pending) for s in states)
 
 
@@ -129,7 +142,7 @@ def to_cache(result: OracleResult) -> dict[str, Any]:
     as numpy arrays under ``columns`` (for the child's pipe and the ``.npz`` cache)."""
     if result.columnar:
         data = asdict(replace(result, states=(), attachments={}))
-        data["columns"] = cast(ColumnarStates, result.states).to_arrays()
+        data["columns"] = cast("ColumnarStates", result.states).to_arrays()
     else:
         data = asdict(replace(result, attachments={}))
     data.pop("phases", None)
@@ -146,6 +159,8 @@ def from_cache(data: dict[str, Any]) -> OracleResult:
     )
     states: Sequence[StateFacts]
     if "columns" in data:
+        from explaincheck.core.oracle.columnar import ColumnarStates
+
         states = ColumnarStates.from_arrays(data["columns"])
     else:
         states = tuple(_state_from(s) for s in data["states"])

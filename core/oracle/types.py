@@ -18,6 +18,31 @@ from explaincheck.core.oracle.property import Property, reach_goal
 # progress(phase, **counts), e.g. ("building", states=0): how the oracle reports its phases
 Progress = Callable[..., None]
 
+# The oracle's phases in order (``compute.py``) and the share of a typical run each takes (the
+# drifting grids at 10^4-10^6 states): how far a progress bar stands when one starts.
+PHASES = (
+    ("building", 0.45),
+    ("structure", 0.05),
+    ("values", 0.15),
+    ("danger", 0.1),
+    ("choices", 0.05),
+    ("bottlenecks", 0.05),
+    ("certificate", 0.05),
+    ("centrality", 0.05),
+    ("facts", 0.05),
+)
+
+
+def phase_fraction(phase: str) -> float | None:
+    """The share of a run done when ``phase`` starts (None for a phase not listed)."""
+    done = 0.0
+    for name, share in PHASES:
+        if name == phase:
+            return done
+        done += share
+    return None
+
+
 # Value methods: "exact" = Storm's Rational engine, values are exact fractions, ties exact;
 # "verified" = float policy evaluation of Storm's scheduler with a sparse direct solver, checked
 # against the Bellman equations; ties use ``OracleResult.tie_tolerance``.
@@ -186,6 +211,13 @@ class OracleResult:
 
     def state(self, state_id: int) -> StateFacts:
         return self.states[state_id]
+
+    def peek(self, state_id: int) -> StateFacts:
+        """One state's facts for a glance (a summary line): a columnar result whose centrality
+        is not computed yet leaves it at NaN rather than compute it for every state
+        (``ColumnarStates.glance``); use ``state`` for facts that are read on."""
+        glance = getattr(self.states, "glance", None)
+        return glance(state_id) if glance is not None else self.states[state_id]
 
     @property
     def centrality_described(self) -> str:

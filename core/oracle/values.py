@@ -1,11 +1,11 @@
 """V, D and Q for every state, by one of two methods.
 
-* ``exact``: Storm's Rational engine gives V and D as fractions; Q is summed exactly here.
-* ``verified`` (models too large for rationals): policy iteration on Storm's float model,
-  started from the attractor policy (per state, the action most likely to step closer to the
-  goal). Starting from the scheduler of Storm's own float check instead was measured: it saved
-  at most 4 rounds (29 against 33 at 10^4 gridworld states, none at 4·10^4, none on the 10^6
-  counters) and cost more than it saved (0.25 s at 10^4, 3.7 s at 10^6). Each policy is
+* ``exact``: Storm's Rational engine gives V and D as fractions; Q is summed exactly here
+  (``exact_arrays``, on the model's columns).
+* ``verified`` (models too large for rationals): Storm's sound engines first
+  (``sound_values.py``); where none converges, policy iteration on Storm's float model, started
+  from Storm's scheduler (its unconverged interval iteration's choices), else from the
+  attractor policy (per state, the action most likely to step closer to the goal). Each policy is
   evaluated by a sparse direct solve of its Markov chain (error ~1e-12, where value iteration
   stops at ~1e-6; from the third round on in a nested-dissection order, ``ordering``), zeros
   are pinned exactly by graph analysis, and iteration stops only when no action improves on the
@@ -27,9 +27,10 @@ greedy policies linger and lose value, and with a margin it cycles.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.sparse import csr_matrix, identity, spmatrix
@@ -38,15 +39,17 @@ from scipy.sparse.linalg import splu
 from explaincheck.core.oracle.arrays import ChoiceArrays, choice_arrays, reaching
 from explaincheck.core.oracle.graph_analysis import can_avoid_forever_arrays
 from explaincheck.core.oracle.ordering import nested_dissection
-from explaincheck.core.oracle.storm.checking import exact_check
+from explaincheck.core.oracle.storm.checking import SoundBounds, exact_check
 from explaincheck.core.oracle.storm.structure import ModelStructure
-from explaincheck.core.oracle.storm.types import Property, SparseModel
+from explaincheck.core.oracle.storm.types import SparseModel
 
 if TYPE_CHECKING:
+    from explaincheck.core.oracle.objective import Objective
     from explaincheck.core.oracle.types import Progress
 
 TIE_TOLERANCE = 1e-9  # verified method: Q values closer than this count as tied
-START = "the attractor policy"  # where policy iteration starts (said in ``values_method``)
+START = "the attractor policy"  # where policy iteration starts without Storm's scheduler
+STORM_START = "Storm's scheduler"  # ... and with it (``value_by_iteration``'s ``start``)
 ORDER_FROM_ROUND = 3  # policy iteration rounds from which the solves use a nested-dissection order
 
 
@@ -70,27 +73,53 @@ class Values:
 # ---------------------------------------------------------------- exact (Storm Rational engine)
 
 
-def exact_values(
-    model: SparseModel, structure: ModelStructure, properties: list[Property], has_danger: bool
-) -> Values:
-    value_exact, chosen = exact_check(model, properties[0], structure.size, scheduler=True)
-    scheduler = chosen or [0] * structure.size
-    danger_exact = None
-    if has_danger:
-        danger_exact, _ = exact_check(model, properties[1], structure.size)
-    # Storm's exact models carry Fraction probabilities, so these sums are Fractions.
-    q_exact = cast(
-        list[list[Fraction]],
-        [
-            [sum((p * value_exact[t] for t, p in c.probabilities.items()), Fraction(0)) for c in cs]
-            for cs in structure.choices
-        ],
-    )
-    return Values(
-        value=[float(v) for v in value_exact],
-        danger=[float(d) for d in danger_exact] if danger_exact else None,
-        q=[[float(x) for x in row] for row in q_exact],
-        scheduler=scheduler,
+@dataclass(frozen=True)
+class ExactAnswers:
+    """Storm's Rational engine's fractions per objective, and the first one's scheduler."""
+
+    values: list[list[Fraction]]
+    scheduler: list[int]
+
+
+def exact_answers(model: SparseModel, objectives: list[Objective], size: int) -> ExactAnswers:
+    """Each objective's exact values from Storm's Rational engine (the first's with its
+    scheduler), asked while Storm's model is alive."""
+    values = []
+    scheduler: list[int] = [0] * size
+    for index, objective in enumerate(objectives):
+        found, chosen = exact_check(model, objective.prop, size, scheduler=index == 0)
+        values.append(found)
+        if chosen is not None:
+            scheduler = chosen
+    return ExactAnswers(values, scheduler)
+
+
+def exact_arrays(
+    arrays: ChoiceArrays, probabilities: list[Fraction], storm: ExactAnswers
+) -> ValueArrays:
+    """The exact method on the model's columns: V (and D) as Storm's fractions, Q per choice
+    row summed exactly from the exact ``probabilities`` (one per entry of ``arrays.rows``)."""
+    value_exact = storm.values[0]
+    danger_exact = storm.values[1] if len(storm.values) > 1 else None
+    offsets = arrays.rows.indptr.tolist()
+    columns = arrays.rows.indices.tolist()
+    q_exact = [
+        sum(
+            (probabilities[k] * value_exact[columns[k]] for k in range(low, high)),
+            Fraction(0),
+        )
+        for low, high in itertools.pairwise(offsets)
+    ]
+    return ValueArrays(
+        value=np.array([float(v) for v in value_exact], dtype=float),
+        danger=np.array([float(d) for d in danger_exact], dtype=float)
+        if danger_exact is not None
+        else None,
+        q=np.array([float(x) for x in q_exact], dtype=float),
+        scheduler=np.asarray(storm.scheduler, dtype=np.int64),
+        residual=0.0,
+        rounds=0,
+        words="exact rationals (Storm's Rational engine); Q summed exactly",
         value_exact=value_exact,
         danger_exact=danger_exact,
         q_exact=q_exact,
@@ -219,7 +248,7 @@ def _attractor_policy(arrays: ChoiceArrays, target: np.ndarray) -> np.ndarray:
 
 @dataclass
 class ValueArrays:
-    """The verified method's numbers as flat arrays (``q`` per choice row)."""
+    """The values phase's numbers as flat arrays (``q`` per choice row), for either method."""
 
     value: np.ndarray
     danger: np.ndarray | None
@@ -230,16 +259,28 @@ class ValueArrays:
     rounds_danger: int = 0
     danger_policy: np.ndarray | None = None  # the optimal policy of Pmax [F Z], D = 1 - it
     words: str = ""  # how the numbers were obtained, when not by policy iteration alone
+    # Storm's sound bounds of V and of D where it gave them (the certificate's first source)
+    storm: tuple[SoundBounds | None, SoundBounds | None] = (None, None)
+    # the exact method's fractions: V and D per state, Q per choice row
+    value_exact: list[Fraction] | None = None
+    danger_exact: list[Fraction] | None = None
+    q_exact: list[Fraction] | None = None
 
 
 def value_by_iteration(
-    arrays: ChoiceArrays, goal: np.ndarray
+    arrays: ChoiceArrays, goal: np.ndarray, start: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, int]:
-    """V = Pmax [F goal] by policy iteration from the attractor policy: values, Q per row,
-    the optimal policy, the Bellman residual and the rounds."""
-    policy = _attractor_policy(arrays, goal)
+    """V = Pmax [F goal] by policy iteration from ``start`` (a choice per state: Storm's
+    scheduler), else from the attractor policy: values, Q per row, the optimal policy, the
+    Bellman residual and the rounds."""
+    policy = _attractor_policy(arrays, goal) if start is None else _within(arrays, start)
     dead = ~reaching(arrays.state_graph, goal)
     return _optimise(arrays, policy, goal, dead)
+
+
+def _within(arrays: ChoiceArrays, policy: np.ndarray) -> np.ndarray:
+    """``policy`` with every choice index inside its state's choices (0 where it has none)."""
+    return np.maximum(np.minimum(policy, np.diff(arrays.first_row) - 1), 0).astype(np.int64)
 
 
 def danger_by_iteration(

@@ -26,8 +26,11 @@ class CampaignTable:
         model_hash: str,
         constants: str,
         planned: int,
+        created_at: str | None = None,
     ) -> int:
-        """The id of this campaign (the same id when the same campaign is resumed)."""
+        """The id of this campaign (the same id when the same campaign is resumed).
+        ``created_at``: when a new campaign really ran (a replayed Inspect log's start), else
+        now."""
         connection, db = self._connection, self._connection.db
         stamp = now()
         # Look up inside the write transaction: two runs starting the same campaign at once
@@ -55,7 +58,7 @@ class CampaignTable:
                     model_hash,
                     constants,
                     planned,
-                    stamp,
+                    created_at or stamp,
                     stamp,
                 ),
             )

@@ -17,6 +17,7 @@ from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.taxonomy.base import PRIORITIZED, Category, TestCase
 from explaincheck.core.taxonomy.kinds import letters
 from explaincheck.core.taxonomy.prompts import render_prompt
+from explaincheck.core.taxonomy.property_units import units_of
 from explaincheck.core.taxonomy.registry import CATEGORIES, category
 
 MAX_CASES = 500  # cases offered per category (pairs and subsets can be very many)
@@ -117,13 +118,16 @@ def explain_many(
 
 def explain(oracle: OracleResult, category_id: str, s: StateFacts) -> tuple[list[str], list[int]]:
     """Reasons for the oracle's answer about one state, and a run to show on the graph."""
-    value = f"V(s) = Pmax[F goal] = {s.value:.4g}" + (
+    units = units_of(oracle)  # "V(s) = Pmax[F goal]", or the property's V in its unit
+    value = f"{units.value_label} = {units.words.value_text(s.value)}" + (
         f" (exactly {s.value_exact})" if s.value_exact and "/" in s.value_exact else ""
     )
     lines = [value]
     if s.q:
-        ranked = sorted(s.q.items(), key=lambda kv: -kv[1])
-        lines.append("Q(s, a): " + ", ".join(f"{a} {v:.4g}" for a, v in ranked))
+        sign = -1 if units.words.maximising else 1  # the best first
+        ranked = sorted(s.q.items(), key=lambda kv: sign * kv[1])
+        shown = ", ".join(f"{a} {units.words.value_text(v)}" for a, v in ranked)
+        lines.append("Q(s, a): " + shown)
         best, worst = ", ".join(s.best), ", ".join(s.worst)
         lines.append(f"A* = {{{best}}} (best)    A° = {{{worst}}} (worst)")
         if s.optimal_action:

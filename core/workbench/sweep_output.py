@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -9,6 +10,7 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from explaincheck.core.plural import counted
+from explaincheck.core.taxonomy.property_units import PropertyUnits, units_of
 from explaincheck.core.workbench.sweep import Sweep, TippingPoint
 
 
@@ -104,6 +106,19 @@ def render_table(sweep: Sweep, states: tuple[int, ...] = ()) -> str:
     return "\n".join(lines)
 
 
+def sweep_units(sweep: Sweep) -> PropertyUnits | None:
+    """The units of the property the sweep's oracles were computed for (None: no point was)."""
+    oracle = next((p.oracle for p in sweep.points if p.oracle is not None), None)
+    return units_of(oracle) if oracle is not None else None
+
+
+def _plotted(value: float | None) -> float:
+    """V as a point of the plot: ∞ (an expected reward never reached for sure) as a gap."""
+    if value is None:
+        return 0.0
+    return math.nan if math.isinf(value) else float(value)
+
+
 def sweep_figure(sweep: Sweep, states: tuple[int, ...] = (), text_scale: float = 1.0) -> Figure:
     """V(initial) (and V of the chosen states, the initial one drawn once) against the
     constant; dashed lines where A* changes, crosses on the axis for failed points.
@@ -114,11 +129,11 @@ def sweep_figure(sweep: Sweep, states: tuple[int, ...] = (), text_scale: float =
     good = [p for p in sweep.points if not p.failed]
     xs = [float(p.value) for p in good]
     first = "V(initial)" if sweep.initial is None else f"V(initial) = V({sweep.initial})"
-    axes.plot(xs, [float(p.v_initial or 0.0) for p in good], marker="o", label=first)
+    axes.plot(xs, [_plotted(p.v_initial) for p in good], marker="o", label=first)
     for state in [s for s in states if s != sweep.initial][:4]:
         axes.plot(
             [float(p.value) for p in good if state in p.values],
-            [p.values[state] for p in good if state in p.values],
+            [_plotted(p.values[state]) for p in good if state in p.values],
             marker=".",
             label=f"V({state})",
         )
@@ -137,9 +152,14 @@ def sweep_figure(sweep: Sweep, states: tuple[int, ...] = (), text_scale: float =
             fontsize=0.8 * size,
         )
     axes.set_xlabel(sweep.constant, fontsize=size)
-    axes.set_ylabel("V = Pmax[F goal]", fontsize=size)
+    units = sweep_units(sweep)
+    if units is None or units.legacy:
+        axes.set_ylabel("V = Pmax[F goal]", fontsize=size)
+    else:  # the property's V, its unit (∞ is left out of the plot: the table names it)
+        axes.set_ylabel(f"V = {units.symbol}\n{units.unit}", fontsize=size)
     axes.tick_params(labelsize=0.9 * size)
-    axes.set_ylim(-0.05, 1.05)
+    if units is None or not units.is_reward:
+        axes.set_ylim(-0.05, 1.05)
     axes.grid(alpha=0.3)
     axes.legend(loc="lower right", fontsize=0.8 * size)
     return figure

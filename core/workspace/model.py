@@ -75,6 +75,9 @@ class ModelEvents:
         self.failed = Event("failed")  # (exception): ExplaincheckError for the user's problems
         self.cancelled = Event("cancelled")  # (): a build was cancelled, or constants not given
         self.progress = Event("progress")  # (OracleProgress): the running build's phase
+        # (str): a chosen property was refused (cannot be read, or its oracle cannot be
+        # computed); one line, and the property before it stays in use with its oracle
+        self.property_refused = Event("property_refused")
 
 
 class ModelWorkspace:
@@ -98,6 +101,7 @@ class ModelWorkspace:
         self.unsafe_label = "unsafe"
         self.require_unsafe = False
         self.property: Property | None = None  # the property V is computed for (None: Pmax F goal)
+        self.property_spec = ""  # the --property text it was chosen by ("": none)
         self.oracle: OracleResult | None = None
         self.selection = StateSelection()  # the one selected state every view follows
         self.last_path: str | None = None  # the file last asked for (error excerpts point there)
@@ -159,6 +163,7 @@ class ModelWorkspace:
         self.selection.forget()  # another model: its first oracle starts at the initial state
         self.constants, self.goal_label, self.unsafe_label = constants, goal, unsafe
         self.property = prop
+        self.property_spec = choices.property if choices is not None and prop else ""
         self.require_unsafe = bool(choices and choices.strict and choices.unsafe_label)
         self.error = None
         labels = tuple(program.label_names)
@@ -213,6 +218,48 @@ class ModelWorkspace:
             return None
         return await self._build()
 
+    async def choose_property(self, spec: str) -> OracleResult | None:
+        """Compute the oracle of the open model under the property ``spec`` (``--property``
+        text: PRISM text, FILE.props[:NAME] or the name of one of the environment's own; "":
+        Pmax=? [F goal] of the Goal box), as ``--property`` does on the command line.
+
+        A property that cannot be read, or whose oracle cannot be computed (an unsupported
+        form, a missing rewards block, a form the pipeline does not compute yet), is refused:
+        ``events.property_refused`` says why in one line, and the property and oracle before it
+        stay in use (no ``failed`` event: the model itself is fine)."""
+        environment = self.environment
+        if environment is None:
+            self.events.property_refused.emit("open a model first")
+            return None
+        spec = spec.strip()
+        before = (self.property, self.property_spec, self.goal_label, self.constants)
+        try:
+            if spec:
+                prop, constants = environment.resolve_property(spec, self.constants)
+            else:
+                prop, constants = None, self.constants
+        except ExplaincheckError as error:
+            self.events.property_refused.emit(str(error))
+            return None
+        refused: list[BaseException] = []
+        self.property, self.property_spec, self.constants = prop, spec, constants
+        if prop is not None:
+            self.goal_label = prop.goal_text
+        try:
+            oracle = await self._build(fail=refused.append)
+        except asyncio.CancelledError:
+            if self._build_task is None:  # cancelled, not replaced by a newer build
+                self._restore(before)
+            raise
+        if oracle is None and self._build_task is None:
+            self._restore(before)
+            if refused:
+                self.events.property_refused.emit(_one_line(refused[0]))
+        return oracle
+
+    def _restore(self, before: tuple[Property | None, str, str, str]) -> None:
+        self.property, self.property_spec, self.goal_label, self.constants = before
+
     def request(self) -> OracleRequest:
         """The oracle request of the open model as it stands."""
         if self.environment is None:
@@ -227,8 +274,11 @@ class ModelWorkspace:
             **limit,
         )
 
-    async def _build(self) -> OracleResult | None:
-        """Compute the oracle; a newer build (or open) replaces this one without a word."""
+    async def _build(
+        self, fail: Callable[[BaseException], None] | None = None
+    ) -> OracleResult | None:
+        """Compute the oracle; a newer build (or open) replaces this one without a word.
+        ``fail`` hears why it failed (default: ``events.failed``)."""
         from explaincheck.core.oracle import compute_oracle_async
 
         self.cancel()
@@ -244,7 +294,7 @@ class ModelWorkspace:
             raise
         except Exception as error:  # user errors and bugs alike reach the front end
             if self._build_task is me:
-                self._fail(error)
+                (fail or self._fail)(error)
             return None
         finally:
             if self._build_task is me:
@@ -274,6 +324,12 @@ class ModelWorkspace:
     def _fail(self, error: BaseException) -> None:
         self.error = error
         self.events.failed.emit(error)
+
+
+def _one_line(error: BaseException) -> str:
+    """An error as the one line a refused property shows (its first line; a bug's type too)."""
+    text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    return text if isinstance(error, ExplaincheckError) else f"{type(error).__name__}: {text}"
 
 
 def _chosen(environment: Environment, choices: ModelChoices) -> tuple[str, str, str]:

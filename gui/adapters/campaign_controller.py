@@ -46,9 +46,12 @@ def build_campaign(
     constants: str,
     goal_label: str,
     unsafe_label: str,
+    property_spec: str = "",
 ) -> Campaign:
     """The ``Campaign`` the tab's set-up describes on the open model (an ExplaincheckError with
-    one line when it is incomplete)."""
+    one line when it is incomplete). ``property_spec`` is the Model panel's property as
+    ``--property`` text ("": Pmax=? [F goal_label]); it names its own target, as on the
+    command line, so the goal is not given beside it."""
     from explaincheck.core.campaign.settings import campaign_from_settings
 
     if environment is None:
@@ -69,8 +72,9 @@ def build_campaign(
         satisfy_rule=setup.satisfy_rule,
         satisfy_tolerance=setup.tolerance,
         constants=constants,
-        goal_label=goal_label,
+        goal_label=None if property_spec else goal_label,
         unsafe_label=unsafe_label,
+        property=property_spec or None,
     )
 
 

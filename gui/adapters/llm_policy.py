@@ -140,8 +140,9 @@ class LlmPolicyController(SessionThread):
             categories=("best_action",),
             budget=ask.budget,
             constants=model.get("constants") or None,
-            goal_label=model.get("goal_label") or None,
+            goal_label=None if model.get("property") else model.get("goal_label") or None,
             unsafe_label=model.get("unsafe_label") or None,
+            property_text=model.get("property") or None,  # it names its own target
         )
         database = results_path(ask.database)
         spec = campaign.llms[0]

@@ -22,6 +22,7 @@ from PySide6.QtCore import QObject, Signal
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.program import ProgramDescription
+from explaincheck.core.oracle.property import Property
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.workspace.model import AskConstants, ModelChoices, ModelWorkspace
 from explaincheck.core.workspace.selection import StateSelection
@@ -72,6 +73,7 @@ class ModelController(QObject):
     cancelled = Signal()
     progress = Signal(str)  # the running oracle's phase, counts, time and memory, in words
     sizes_changed = Signal()  # a built-in's number of states was learnt (``probe_sizes``)
+    property_refused = Signal(str)  # a chosen property, refused: one line (the old one stays)
 
     def __init__(
         self, tasks: Tasks, settings: Settings, ask_constants: AskConstants | None = None
@@ -90,6 +92,7 @@ class ModelController(QObject):
         events.failed.connect(self.failed.emit)
         events.cancelled.connect(self.cancelled.emit)
         events.progress.connect(self._report)
+        events.property_refused.connect(self.property_refused.emit)
 
     # -- the workspace's state -------------------------------------------------------------
     @property
@@ -136,6 +139,16 @@ class ModelController(QObject):
         return self.workspace.unsafe_label
 
     @property
+    def chosen_property(self) -> Property | None:
+        """The property V is computed for (None: Pmax=? [F goal] of the Goal box)."""
+        return self.workspace.property
+
+    @property
+    def property_spec(self) -> str:
+        """The ``--property`` text the property in use was chosen by ("": none)."""
+        return self.workspace.property_spec
+
+    @property
     def last_path(self) -> str | None:
         return self.workspace.last_path
 
@@ -157,12 +170,18 @@ class ModelController(QObject):
 
     # -- opening and building (tasks on the window's loop) ---------------------------------
     def open_spec(
-        self, spec: str, *, constants: str = "", goal_label: str = "", unsafe_label: str = ""
+        self,
+        spec: str,
+        *,
+        constants: str = "",
+        goal_label: str = "",
+        unsafe_label: str = "",
+        property: str = "",
     ) -> asyncio.Task:
         """Open a built-in id or a file path (the command line's --env), with constants added
-        to the model's own and other goal/unsafe labels (--const, --goal, --unsafe; a results
-        file's campaign) where given."""
-        choices = ModelChoices(constants, goal_label, unsafe_label)
+        to the model's own and other goal/unsafe labels or a property (--const, --goal,
+        --unsafe, --property; a results file's campaign) where given."""
+        choices = ModelChoices(constants, goal_label, unsafe_label, property=property)
         return self.tasks.start(self.workspace.open_spec(spec, choices), "open model")
 
     def open_environment(self, environment: Environment) -> asyncio.Task:
@@ -179,6 +198,11 @@ class ModelController(QObject):
             return None
         build = self.workspace.rebuild(constants, goal_label, unsafe_label)
         return self.tasks.start(build, "build oracle")
+
+    def choose_property(self, spec: str) -> asyncio.Task:
+        """Compute the oracle under the property ``spec`` (``--property`` text; "": the Goal
+        box's Pmax=? [F goal]); a refused one is ``property_refused``, the old one stays."""
+        return self.tasks.start(self.workspace.choose_property(spec), "build oracle")
 
     def deliver(self, oracle: OracleResult) -> None:
         """Make ``oracle`` the current one and tell the views."""

@@ -81,6 +81,7 @@ class WorkbenchController(QObject):
             goal_label=self.model.goal_label,
             unsafe_label=self.model.unsafe_label,
             state_limit=self.model.state_limit(),
+            property=self.model.chosen_property,  # the sweep computes V of the property in use
         )
 
     def quick(self) -> bool:
@@ -138,6 +139,7 @@ class WorkbenchController(QObject):
             constants=self.model.constants,
             goal_label=self.model.goal_label,
             unsafe_label=self.model.unsafe_label,
+            property=self.model.chosen_property,  # an edit keeps the property in use
         )
         self.check_started.emit("oracle")
         try:

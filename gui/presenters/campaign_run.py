@@ -80,7 +80,12 @@ class CampaignRun:
         setup = view.setup()
         try:
             campaign = build_campaign(
-                setup, model.environment, model.constants, model.goal_label, model.unsafe_label
+                setup,
+                model.environment,
+                model.constants,
+                model.goal_label,
+                model.unsafe_label,
+                model.property_spec,
             )
             db_path = results_path(setup.database)
             costs = view.cost_settings()  # prices and Stop at cost

@@ -141,6 +141,7 @@ class LlmPolicyWiring(QObject):
             "constants": model.constants,
             "goal_label": model.goal_label,
             "unsafe_label": model.unsafe_label,
+            "property": model.property_spec,  # the Model panel's property ("": the goal's)
         }
         try:
             self.controller.start(ask, environment, oracle, opened, self.parts.backend_settings())

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.taxonomy.property_units import units_of
 from explaincheck.core.workspace.presentation.workbench import (
     DANGER,
     LESSON_STATES,
@@ -164,6 +165,7 @@ class BellmanPage(QWidget):
     # -- forwarded to the workspace --------------------------------------------------------
     def set_model(self, oracle: OracleResult) -> None:
         self.danger_button.setEnabled(oracle.has_danger)
+        self.value_button.setText(units_of(oracle).choice_text)  # "V (expected time, min)"
         self.workspace.quantity = self.quantity
         self.workspace.set_model(oracle)
         self.pi_button.setEnabled(self.workspace.lesson_allowed)
@@ -185,7 +187,8 @@ class BellmanPage(QWidget):
             self.result.setText("Reading the exact transition probabilities from Storm…")
             return
         q = view.quantity
-        self.table.setHorizontalHeaderLabels(["action", f"Σ P(s'|s,a)·{q}(s') = its total"])
+        first = "r(s,a) + " if any(line.reward is not None for line in view.sums) else ""
+        self.table.setHorizontalHeaderLabels(["action", f"{first}Σ P(s'|s,a)·{q}(s') = its total"])
         _fill(self.table, sum_rows(view))
         self.table.resizeRowsToContents()
         self.result.setText(result_text(view))

@@ -25,6 +25,8 @@ SELECTED = QColor("#56B4E9")
 NEUTRAL_FILL = QColor("#d9d9d9")
 BEST = QColor("#009E73")
 WORST = QColor("#D55E00")
+# V = ∞ (an expected reward whose target is not reached for sure): off the viridis scale
+INFINITE = QColor("#9e9e9e")
 
 
 def _interpolate(stops: tuple[str, ...], t: float) -> QColor:

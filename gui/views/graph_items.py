@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from explaincheck.core.oracle.types import StateFacts
+from explaincheck.core.taxonomy.property_units import PropertyUnits
 from explaincheck.core.workspace.presentation.valuation import ordered_items, valuation_text
 from explaincheck.gui.support.safe_text import tooltip
 from explaincheck.gui.support.text_size import text_scale
@@ -66,6 +67,9 @@ class GraphStyle:
     # the environment's variable order and names ("r" -> "row"), as the words use them
     variables: dict[str, str] = field(default_factory=dict)
     thin: bool = False  # zoomed far out: edges one pixel wide (see EdgeOverview)
+    # the property in use: V's position on its colour scale, its unit and ∞ (None: V is a
+    # probability, drawn as itself)
+    units: PropertyUnits | None = None
 
 
 def highlight_glow() -> QColor:
@@ -129,7 +133,11 @@ class NodeItem(QGraphicsRectItem):
             if colour is not None:
                 return colour
         if self.style.colour_by == "value":
-            return colours.value_colour(self.facts.value)
+            units = self.style.units
+            if units is None:
+                return colours.value_colour(self.facts.value)
+            place = units.position(self.facts.value)
+            return colours.INFINITE if place is None else colours.value_colour(place)
         if self.style.colour_by == "danger" and self.facts.danger is not None:
             return colours.danger_colour(self.facts.danger)
         return colours.NEUTRAL_FILL
@@ -140,7 +148,13 @@ class NodeItem(QGraphicsRectItem):
         if f.labels:
             lines.append("labels: " + ", ".join(f.labels))
         danger = f", D = {f.danger:.4g}" if f.danger is not None else ""
-        lines.append(f"V = {f.value:.4g}{danger}")
+        units = self.style.units
+        shown = (
+            f"{f.value:.4g}"
+            if math.isfinite(f.value) or units is None
+            else units.value_text(f.value)
+        )
+        lines.append(f"V = {shown}{danger}")
         if f.best:
             lines.append("A* = " + ", ".join(f.best))
         marks = sorted(self.marks - {"initial"})

@@ -30,6 +30,7 @@ _MARK_TEXT = {
     "optimal": "optimal action",
 }
 HIGHLIGHT_MARK = "highlight"
+INFINITE_MARK = "infinite"
 
 
 class GraphLegend(QWidget):
@@ -55,10 +56,38 @@ class GraphLegend(QWidget):
             for m in _MARK_TEXT
             if self.graph_style.show.get(m) and (m in self.present or m == "optimal")
         ]
+        if self._infinite_row():
+            rows.insert(0, INFINITE_MARK)
         return [*rows, HIGHLIGHT_MARK] if self.highlight else rows
 
+    def _infinite_row(self) -> str:
+        """The row of V = ∞ states, when V colours the graph under a reward property."""
+        units = self.graph_style.units
+        if self.graph_style.colour_by != "value" or self.graph_style.scale_title or not units:
+            return ""
+        return units.infinite_text
+
     def _text(self, mark: str) -> str:
-        return self.highlight if mark == HIGHLIGHT_MARK else _MARK_TEXT[mark]
+        if mark == HIGHLIGHT_MARK:
+            return self.highlight
+        if mark == INFINITE_MARK:
+            return self._infinite_row()
+        if mark == "dead_end" and self.graph_style.units is not None:
+            return self.graph_style.units.dead_end_text
+        return _MARK_TEXT[mark]
+
+    def scale_texts(self) -> tuple[str, str, str]:
+        """The colour scale's title and the texts at its two ends: "V(s): P(reach goal)", "0",
+        "1"; under a reward property its unit and direction and its finite range."""
+        style = self.graph_style
+        if style.scale_title:  # another source colours the states (a flaw, a policy)
+            return style.scale_title, "0", "1"
+        if style.colour_by == "danger":
+            return "D(s): P(unsafe)", "0", "1"
+        units = style.units
+        if units is None:
+            return "V(s): P(reach goal)", "0", "1"
+        return units.legend_title, units.low_text, units.high_text
 
     def _unit(self) -> float:
         """Its text follows the presentation size (and so do its rows), or stays normal."""
@@ -73,7 +102,8 @@ class GraphLegend(QWidget):
         height = 14 * u + 20 * u * len(self._rows()) + scale
         metrics = QFontMetrics(self._font())
         words = max((metrics.horizontalAdvance(self._text(m)) for m in self._rows()), default=0)
-        return QSize(round(max(190 * u, 46 * u + words)), round(height))
+        title = metrics.horizontalAdvance(self.scale_texts()[0])
+        return QSize(round(max(190 * u, 46 * u + words, 20 * u + title)), round(height))
 
     def paintEvent(self, event: Any) -> None:
         """Blit the legend's picture, drawn again only when what it shows changes: it lies over
@@ -84,6 +114,7 @@ class GraphLegend(QWidget):
             self.devicePixelRatioF(),
             self.graph_style.colour_by,
             self.graph_style.scale_title,
+            self.scale_texts(),
             tuple(sorted(self.graph_style.show.items())),
             tuple(sorted(self.present)),
             self.has_danger,
@@ -110,12 +141,10 @@ class GraphLegend(QWidget):
         painter.setPen(QColor("#222222"))
         y = 8.0 * u
         if self.graph_style.colour_by != "none":
-            title = self.graph_style.scale_title or (
-                "V(s): P(reach goal)"
-                if self.graph_style.colour_by == "value"
-                else "D(s): P(unsafe)"
+            title, low, high = self.scale_texts()
+            painter.drawText(
+                QRectF(10 * u, y, self.width() - 20 * u, 16 * u), Qt.AlignmentFlag.AlignLeft, title
             )
-            painter.drawText(QRectF(10 * u, y, 170 * u, 16 * u), Qt.AlignmentFlag.AlignLeft, title)
             y += 18 * u
             gradient = QLinearGradient(10 * u, 0, 180 * u, 0)
             stops = colours.scale_stops(self.graph_style.colour_by)
@@ -125,9 +154,9 @@ class GraphLegend(QWidget):
             painter.setPen(Qt.PenStyle.NoPen)
             painter.drawRect(QRectF(10 * u, y, 170 * u, 10 * u))
             painter.setPen(QColor("#222222"))
-            below = QRectF(10 * u, y + 10 * u, 40 * u, 14 * u)
-            painter.drawText(below, Qt.AlignmentFlag.AlignLeft, "0")
-            painter.drawText(below.translated(130 * u, 0), Qt.AlignmentFlag.AlignRight, "1")
+            below = QRectF(10 * u, y + 10 * u, 60 * u, 14 * u)
+            painter.drawText(below, Qt.AlignmentFlag.AlignLeft, low)
+            painter.drawText(below.translated(110 * u, 0), Qt.AlignmentFlag.AlignRight, high)
             y += 28 * u
         for mark in self._rows():
             self._draw_symbol(painter, mark, QPointF(20 * u, y + 8 * u), 6.0 * u)
@@ -139,6 +168,11 @@ class GraphLegend(QWidget):
     @staticmethod
     def _draw_symbol(painter: QPainter, mark: str, c: QPointF, r: float = 6.0) -> None:
         painter.setBrush(QColor("#d9d9d9"))
+        if mark == INFINITE_MARK:  # a state's disc in the colour of V = ∞
+            painter.setPen(QPen(QColor("#555555"), 1))
+            painter.setBrush(colours.INFINITE)
+            painter.drawEllipse(c, r, r)
+            return
         if mark == HIGHLIGHT_MARK:  # the glow NodeItem.paint draws around a highlighted state
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(highlight_glow())

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.oracle.valuation_search import ValuationQueryError
 from explaincheck.core.policy.types import policy_chain
+from explaincheck.core.taxonomy.property_units import units_of
 from explaincheck.core.workspace.presentation.state_query import find_state
 from explaincheck.core.workspace.presentation.valuation import valuation_text
 from explaincheck.gui.support.tasks import Tasks, in_thread
@@ -148,11 +149,13 @@ class GraphView(QWidget):
         self.clear()
         self.oracle = oracle
         self.style_.variables = dict(variables or {})
+        self.style_.units = units_of(oracle)
         self.drawing.highlighted = set()
         self.legend.highlight = ""
         self.status.setText(f"Laying out {len(oracle.states)} states…")
         colours = self.toolbar.colour_box
         colours.model().item(1).setEnabled(oracle.has_danger)  # type: ignore[attr-defined]
+        colours.setItemText(0, "V (goal)" if self.style_.units.legacy else "V (property)")
         self.overlays.flaw_colouring.set_oracle(oracle)
         if not oracle.has_danger and self.style_.colour_by == "danger":
             colours.setCurrentIndex(0)

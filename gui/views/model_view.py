@@ -36,6 +36,7 @@ from explaincheck.core.plural import counted
 from explaincheck.core.workspace.presentation.model_errors import error_text
 from explaincheck.gui.adapters.model_controller import ModelController, size_key
 from explaincheck.gui.support.safe_text import plain_label
+from explaincheck.gui.views.property_box import PropertyBox
 
 PRISM_FILTER = "PRISM models (*.prism *.nm *.pm);;All files (*)"
 
@@ -126,6 +127,8 @@ class ModelView(QWidget):
         self.unsafe.setEditable(True)
         self.unsafe.setToolTip(TARGET_TIP.format(role="unsafe set", example='"crash" | x=0'))
         form.addRow("Unsafe:", self.unsafe)
+        self.property_box = PropertyBox(self.controller, self)  # the property V is computed for
+        form.addRow("Property:", self.property_box)
         for box in (self.goal, self.unsafe):  # Enter builds again, as in the Constants box
             line = box.lineEdit()
             assert line is not None  # the boxes are editable
@@ -179,6 +182,7 @@ class ModelView(QWidget):
         self.controller.failed.connect(self.show_error)
         self.controller.cancelled.connect(lambda: self.status.setText("Cancelled."))
         self.controller.sizes_changed.connect(self._show_sizes)
+        self.controller.property_refused.connect(self._show_kept_oracle)
 
     # -- built-in list ---------------------------------------------------------------------
     def show_environments_error(self, message: str) -> None:
@@ -278,6 +282,7 @@ class ModelView(QWidget):
         editor = self.goal.lineEdit()
         if editor is not None:
             editor.setPlaceholderText("choose the goal" if labels else "")
+        self._goal_follows_property()
         if not self.controller.busy:
             self.status.setText("")
 
@@ -317,6 +322,28 @@ class ModelView(QWidget):
             box.setCurrentText(current)
             box.blockSignals(False)
         self.set_environments(self.environments)  # sizes are known now
+        self._goal_follows_property()
+
+    def _show_kept_oracle(self, _line: str) -> None:
+        """A refused property leaves the oracle in use: the status says it again (the
+        property box says why the property was refused)."""
+        oracle, environment = self.controller.oracle, self.controller.environment
+        if oracle is not None and environment is not None:
+            self._show_oracle(oracle, environment)
+        else:
+            self.status.setText("")
+
+    def _goal_follows_property(self) -> None:
+        """A chosen property names its own target: the Goal box shows it and is not edited
+        (the property list's first entry gives the Goal box back)."""
+        chosen = self.controller.chosen_property is not None
+        self.goal.setEnabled(not chosen)
+        self.goal.setToolTip(
+            "The property in use names the target; choose the Goal box's property (Pmax=? [F"
+            " goal]) in the Property list to set the goal here"
+            if chosen
+            else TARGET_TIP.format(role="goal", example="s1=12 & s2=12")
+        )
 
     def show_error(self, error: BaseException) -> None:
         message, excerpt = error_text(error, self.controller.last_path)

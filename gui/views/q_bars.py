@@ -6,6 +6,7 @@ be instant, crisp at any DPI, and readable on a projector.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from PySide6.QtCore import QEvent, QRectF, QSize, Qt
@@ -13,6 +14,7 @@ from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from explaincheck.core.oracle.types import StateFacts
+from explaincheck.core.taxonomy.property_units import PropertyUnits
 from explaincheck.gui.views import colours
 
 ROW = 24
@@ -25,6 +27,8 @@ class QBars(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.facts: StateFacts | None = None
+        # the property's scale (None: Q is a probability on 0..1); ∞ fills the bar in grey
+        self.units: PropertyUnits | None = None
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.setMinimumHeight(40)
 
@@ -101,10 +105,10 @@ class QBars(QWidget):
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(QColor(colour.red(), colour.green(), colour.blue(), 60))
             painter.drawRect(QRectF(left, y + 3, width, row_height - 10))
-            painter.setBrush(colour)
-            painter.drawRect(
-                QRectF(left, y + 3, width * max(0.0, min(1.0, value)), row_height - 10)
-            )
+            place = self.units.position(value) if self.units else value
+            painter.setBrush(colours.INFINITE if place is None else colour)
+            share = 1.0 if place is None else max(0.0, min(1.0, place))
+            painter.drawRect(QRectF(left, y + 3, width * share, row_height - 10))
             if action == optimal:
                 painter.setPen(QPen(colours.OPTIMAL, 2))
                 painter.setBrush(Qt.BrushStyle.NoBrush)
@@ -113,7 +117,7 @@ class QBars(QWidget):
             painter.drawText(
                 QRectF(right + 4, y, 52 * u, row_height - 4),
                 Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                f"{value:.3f}",
+                self.number(value),
             )
         y = top + len(rows) * row_height
         painter.setPen(QPen(palette_text, 1))
@@ -122,7 +126,20 @@ class QBars(QWidget):
             x = left + width * tick
             painter.drawLine(int(x), int(y), int(x), int(y + 4))
             painter.drawText(
-                QRectF(x - 20 * u, y + 4, 40 * u, 14 * u),
+                QRectF(x - 30 * u, y + 4, 60 * u, 14 * u),
                 Qt.AlignmentFlag.AlignHCenter,
-                f"{tick:g}",
+                self.tick(tick),
             )
+
+    def number(self, value: float) -> str:
+        """Q beside its bar: 3 decimals for a probability, 4 digits for a reward, ∞."""
+        if math.isinf(value):
+            return "∞"
+        return f"{value:.4g}" if self.units and self.units.is_reward else f"{value:.3f}"
+
+    def tick(self, share: float) -> str:
+        """The axis value at ``share`` of the bar: the probability, or the reward's range."""
+        if self.units is None or not self.units.is_reward:
+            return f"{share:g}"
+        scale = self.units.scale
+        return f"{scale.low + share * (scale.high - scale.low):.3g}"

@@ -99,12 +99,26 @@ class FigurePanel(QGroupBox):
         self.placeholder.setText(text)
 
     def _room(self) -> int:
-        """The width a figure may take: the scrolled report's viewport less the panel's frame
-        (the figure panels span the report's width); 0 outside a scrolled report."""
+        """The width a figure may take: the scrolled report's viewport less what lies beside
+        the figure in the page (the page's and the panel's margins and frame), measured on the
+        placeholder or the figure shown, whichever is laid out, and the report's scroll bar that
+        the figures bring (a guessed 30 px left 6 to 14 px to scroll sideways at 1366 and
+        1280, issue 50); 0 outside a scrolled report."""
         scroll = self.parentWidget()
         while scroll is not None and not isinstance(scroll, QScrollArea):
             scroll = scroll.parentWidget()
-        return max(scroll.viewport().width() - 30, 0) if scroll is not None else 0
+        if scroll is None:
+            return 0
+        shown = self.holder.viewport() if self.holder.isVisible() else self.placeholder
+        page = scroll.widget()
+        if shown.isVisible() and shown.width() > 0 and page is not None:
+            beside = page.width() - shown.width()
+        else:
+            beside = 30  # not laid out yet
+        bar = scroll.verticalScrollBar()
+        if not bar.isVisible():  # the figures will make the report scroll: its bar's width
+            beside += bar.sizeHint().width()
+        return max(scroll.viewport().width() - beside, 0)
 
     def set_figure(self, figure: Any) -> None:
         if self.canvas is not None:
@@ -112,12 +126,12 @@ class FigurePanel(QGroupBox):
             self.canvas.deleteLater()
             self.canvas = None
         self.figure = figure
+        room = self._room()  # measured on what is shown now, laid out
         self.placeholder.setVisible(figure is None)
         self.holder.setVisible(figure is not None)
         if figure is None:
             return
         width, height = figure.get_size_inches()
-        room = self._room()
         dpi = figure.get_dpi()
         if room and width * dpi > room:
             figure.set_dpi(max(dpi * room / (width * dpi), dpi * SMALLEST_SCALE))

@@ -22,11 +22,14 @@ from PySide6.QtWidgets import (
 )
 
 from explaincheck.core.oracle.types import OracleResult, StateFacts
+from explaincheck.core.taxonomy.property_units import PropertyUnits, units_of
 from explaincheck.core.workspace.presentation.valuation import valuation_text
 from explaincheck.gui.support.safe_text import plain_label
 from explaincheck.gui.support.text_size import relative_font
 from explaincheck.gui.views.policy_box import PolicyBox
 from explaincheck.gui.views.q_bars import QBars
+
+V_LABEL = "V(s) = Pmax[F goal]"
 
 
 def fmt_value(value: float | None, exact: str | None = None) -> str:
@@ -60,6 +63,7 @@ class StateInspector(QScrollArea):
         self.facts: StateFacts | None = None
         self.describe: Callable[[StateFacts], str] | None = None
         self.variables: dict[str, str] = {}
+        self.units: PropertyUnits | None = None  # the property's words and scale
         body = QWidget()
         layout = QVBoxLayout(body)
         self.title = plain_label("No state selected")
@@ -77,7 +81,7 @@ class StateInspector(QScrollArea):
         for key, text in (
             ("valuation", "Valuation"),
             ("labels", "Labels"),
-            ("V", "V(s) = Pmax[F goal]"),
+            ("V", V_LABEL),
             ("D", "D(s) = Pmin[F unsafe]"),
             ("best", "A* (best)"),
             ("worst", "A° (worst)"),
@@ -124,6 +128,12 @@ class StateInspector(QScrollArea):
         self.oracle = oracle
         self.describe = describe
         self.variables = dict(variables or {})
+        self.units = units_of(oracle) if oracle is not None else None
+        self.bars.units = self.units
+        label = self.form.labelForField(self.fields["V"])
+        if isinstance(label, QLabel):  # the property's V: "V(s) = Rmin[F "goal"]"
+            label.setText((self.units.value_label if self.units else V_LABEL) + ":")
+            label.setToolTip(self.units.sentence if self.units else "")
         self.show_state(None)
 
     def show_state(self, state_id: int | None) -> None:
@@ -149,7 +159,8 @@ class StateInspector(QScrollArea):
         self.description.setText(text)
         self.fields["valuation"].setText(valuation_text(f.valuation, self.variables))
         self.fields["labels"].setText(", ".join(f.labels) or "—")
-        self.fields["V"].setText(fmt_value(f.value, f.value_exact))
+        units = self.units or units_of(self.oracle)
+        self.fields["V"].setText(units.value_text(f.value, f.value_exact))
         self.fields["D"].setText(
             fmt_value(f.danger, f.danger_exact) if self.oracle.has_danger else "— (no unsafe label)"
         )
@@ -157,7 +168,7 @@ class StateInspector(QScrollArea):
         self.fields["worst"].setText(", ".join(f.worst) or "—")
         self.fields["do_nothing"].setText(do_nothing_text(f))
         self.fields["optimal"].setText(f.optimal_action or "—")
-        self.fields["flags"].setText(self.kind(f))
+        self.fields["flags"].setText(self.kind(f, units.dead_end_text))
         self.fields["centrality"].setText(f"{f.centrality:.4g}")
         self.bars.set_state(f)
         self.successors.clear()
@@ -174,8 +185,8 @@ class StateInspector(QScrollArea):
         self.successors.resizeColumnToContents(0)
 
     @staticmethod
-    def kind(f: StateFacts) -> str:
-        names = {"dead_end": "dead end (V = 0)"}
+    def kind(f: StateFacts, dead_end: str = "dead end (V = 0)") -> str:
+        names = {"dead_end": dead_end}
         return ", ".join(names.get(role, role) for role in f.roles) or "ordinary"
 
     def _go(self, item: QTreeWidgetItem, column: int) -> None:

@@ -74,3 +74,20 @@ def test_a_self_check_file_is_shown_as_a_self_check_first(selfcheck_db, qtbot, w
     assert top >= 0 and top + box.view.height() <= viewport.height(), (top, viewport.height())
     figures = {box.model.index(r, 0).data() for r in range(box.model.rowCount())}
     assert {"say–do agreement", "accuracy: own policy", "value loss of its policy"} <= figures
+
+
+@pytest.mark.parametrize("size", [LAPTOP, (1280, 670)], ids=["1366", "1280"])
+def test_a_figure_that_can_fit_its_panel_does_not_scroll_sideways(campaign_db, qtbot, window, size):
+    """The figures are scaled to the width the report gives them once its scroll bar is
+    there: a small Table 1 (two categories, two LLMs) at 1366 or 1280 with both docks shows
+    whole, with no sideways bar (a guessed margin left 6 to 14 pixels to scroll)."""
+    window.resize(*size)
+    window.show_tab("report")
+    window.open_database(str(campaign_db))
+    view = window.report_view
+    wait_for(qtbot, lambda: view.ready and view.heatmap.canvas is not None, 120)
+    qtbot.wait(100)
+    assert window.model_dock.isVisible() and window.inspector_dock.isVisible()
+    for panel in (view.heatmap, view.difficulty):
+        room = panel.holder.viewport().width()
+        assert panel.holder.horizontalScrollBar().maximum() == 0, (panel.canvas.width(), room)

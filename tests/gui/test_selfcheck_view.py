@@ -30,7 +30,8 @@ def test_the_self_check_of_the_oracle_is_stored_and_shown(qtbot, window, tmp_pat
     shown = _figures(box)
     assert shown["say–do agreement"].startswith("1 [")
     assert shown["say–do agreement"].endswith(", 10 states")  # s0: all four moves tie
-    assert shown["accuracy: own policy"].startswith("1 (")
+    own = shown["accuracy: own policy"]  # with its Wilson interval, like say–do (issue 51.8)
+    assert own.startswith("1 [") and own.endswith(" questions)")
     assert shown["accuracy: uniform policy"].startswith("1 (")
     assert shown["value loss of its policy"] == "0 = 0"
     with Store.open(db, readonly=True) as store:

@@ -95,6 +95,12 @@ def property_oracle(
     )
 
 
+def _cuts(arrays, target, initial) -> set[int]:
+    """The bottleneck states (``bottlenecks.bottleneck_column``) as a set of ids."""
+    column = bottlenecks.bottleneck_column(arrays, np.asarray(target, dtype=bool), initial)
+    return set(np.flatnonzero(column).tolist())
+
+
 def _tied(a: Exact, b: Exact) -> bool:
     return a == b
 
@@ -115,7 +121,7 @@ def _states(
     probabilities = [[dict(c.probabilities) for c in cs] for cs in structure.choices]
     q_exact = pv.q_values_exact(probabilities, checked.exact, checked.rewards_exact, ended)
     graph = pv.without_exits(arrays, ended & ~checked.target) if prop.stay else arrays
-    bottleneck = bottlenecks.by_dominators_arrays(graph, checked.target, structure.initial)
+    bottleneck = _cuts(graph, checked.target, structure.initial)
     scores = centrality.estimate(structure.size, *arrays.edges).scores.tolist()
     failing = pv.failing_value(prop)
     facts = []
@@ -186,7 +192,7 @@ def _bounded_states(
     probabilities = [[dict(c.probabilities) for c in cs] for cs in structure.choices]
     values, q_rows = pv.bounded_values_exact(product, probabilities, prop.direction)
     model_choices = [c for cs in structure.choices for c in cs]
-    bottleneck = bottlenecks.by_dominators_arrays(product.arrays, product.target, 0)
+    bottleneck = _cuts(product.arrays, product.target, 0)
     scores = centrality.estimate(product.size, *product.arrays.edges).scores.tolist()
     failing = pv.failing_value(prop)
     first = product.arrays.first_row

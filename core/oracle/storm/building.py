@@ -33,7 +33,11 @@ class ParsedModel:
     labels: tuple[str, ...]
     text: str = ""  # the file's text, to place Storm's exploration errors at a line
     notes: list[str] = field(default_factory=list)  # said with the oracle's warnings
-    targets: list[Target] = field(default_factory=list)  # goal, then unsafe if any
+    # goal, then unsafe if any, then the stay set of a [φ U ψ] property where φ is an expression
+    targets: list[Target] = field(default_factory=list)
+    # built without Storm's checks and the rows' sums left to the reader (``build``'s
+    # ``rows_read_later``): whoever reads the matrix checks them (``wellformed.check_sums``)
+    unchecked_rows: bool = False
 
     def formula(self, role: int) -> str:
         """The state formula of the goal (0) or the unsafe set (1) for a property text."""
@@ -164,6 +168,11 @@ def parse(request: OracleRequest) -> ParsedModel:
         raise ModelError(f"{path}: cannot state the properties: {_storm_message(error)}") from None
     wellformed.check_constant_sums(program, path, text)
     chosen = [goal] if unsafe is None else [goal, unsafe]
+    stay = request.property.stay if request.property is not None else None
+    if stay is not None:  # φ of [φ U ψ]: an expression's states labelled as a goal's are
+        found = target(stay, "stay", program, labels, path)
+        if found is not None and found.expression is not None:
+            chosen.append(found)
     return ParsedModel(program, properties, has_unsafe, labels, text, targets=chosen)
 
 
@@ -215,13 +224,16 @@ def build(
     state_limit: int,
     path: str,
     watch: Callable[[int], None] | None = None,
+    rows_read_later: bool = False,
 ) -> SparseModel:
     """Build the sparse model (labels, valuations and choice labels kept) with Storm's
     exploration checks on, so an ill-formed command is refused (``wellformed``).
 
     ``watch(bytes)`` is told the resident memory this build must stay under to be within
     ``state_limit`` (0: no bound; ``NOT_CALIBRATED``: its default), so a watchdog can stop a
-    model beyond it while it builds."""
+    model beyond it while it builds. ``rows_read_later``: a caller that reads the whole matrix
+    anyway checks a rounding model's row sums itself (``ParsedModel.unchecked_rows``) instead
+    of a second export of the matrix here."""
     if watch is not None:  # calibrated on the float builder; Rational numbers need more
         uncalibrated = build_budget.NOT_CALIBRATED
         watch(uncalibrated if exact else build_budget.resident_bound(parsed.program, state_limit))
@@ -231,24 +243,36 @@ def build(
         # The float builder's sum check compares doubles exactly, so a sum that is one up to
         # rounding stops it. Constant sums were already checked in fractions (``parse``), so the
         # float model is built again without the checks and its rows' sums are checked here
-        # (within ``wellformed.ROW_ROUNDING``); the rational builder's full re-check, which cost
-        # a second build of the whole model in Rational numbers (5 minutes and the watchdog at
-        # 10^6 states), runs only for models small enough to afford it.
+        # (within ``wellformed.ROW_ROUNDING``). What the checks would still decide is whether
+        # an update leaves its variable's range: where interval arithmetic over the updates
+        # shows none can (``wellformed.updates_stay_in_range``), nothing is left to decide;
+        # elsewhere the rational builder's full re-check, a second build of the whole model in
+        # Rational numbers (0.15 s at 10^4 states, 5 minutes and the watchdog at 10^6), runs
+        # for models small enough to afford it.
         model = _build(parsed, exact=exact, checks=False, path=path, state_limit=state_limit)
         if model.nr_states > state_limit:
             raise ModelTooLargeError(_too_many(path, state_limit)) from None
-        wellformed.check_row_sums(model, path)
-        if model.nr_states <= RATIONAL_RECHECK_UP_TO:
+        if rows_read_later:
+            parsed.unchecked_rows = True
+        else:
+            wellformed.check_row_sums(model, path)
+        in_range = wellformed.updates_stay_in_range(parsed.program)
+        if model.nr_states <= RATIONAL_RECHECK_UP_TO and not in_range:
+            # what is left for Storm's checks to decide: whether an update leaves its range
             if watch is not None:
                 watch(build_budget.NOT_CALIBRATED)
             _build(parsed, exact=True, checks=True, path=path, state_limit=state_limit)
-        else:
+        elif model.nr_states > RATIONAL_RECHECK_UP_TO:
             parsed.notes.append(
                 "the model's float probabilities sum to one only up to rounding, and at "
                 f"{model.nr_states:,} states Storm's exploration checks were not repeated in "
                 "exact arithmetic: each choice's probabilities were checked to sum to one within "
-                f"{wellformed.ROW_ROUNDING:g}, but an update outside a variable's range would "
-                "not be refused"
+                f"{wellformed.ROW_ROUNDING:g}, "
+                + (
+                    "and every update was shown to keep its variable within its range"
+                    if in_range
+                    else "but an update outside a variable's range would not be refused"
+                )
             )
     if model.nr_states > state_limit:
         raise ModelTooLargeError(_too_many(path, state_limit))
@@ -281,7 +305,13 @@ def _build(
 
     # expressions' parts labelled by Storm, no state made terminal (``Target.keep``)
     kept = [each.keep for each in parsed.targets if each.keep is not None]
-    options = stormpy.BuilderOptions(kept, build_full=True)
+    options = stormpy.BuilderOptions(kept)
+    # what ``build_full`` keeps, except the choice origins (the commands behind each choice):
+    # the oracle names a choice by its labels, and the origins cost memory at every size
+    options.set_build_all_labels()
+    options.set_build_state_valuations()
+    options.set_build_choice_labels()
+    options.set_build_all_reward_models()
     options.set_exploration_checks(checks)
     try:
         if exact:

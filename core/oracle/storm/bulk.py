@@ -3,19 +3,26 @@ boolean arrays and valuations as one array per variable, with no Python object p
 
 ``structure.read_structure`` walks the model one state and one entry at a time, which costs
 minutes and gigabytes at 10^6 states. Here the matrix comes out of Storm through its binary UMB
-export (row group offsets, row offsets, columns and probabilities as raw arrays), labels through
+export (row group offsets, row offsets, columns and probabilities as raw arrays): its pattern at
+once, its probabilities only when asked (``BulkModel.load_probabilities``), so that Storm's own
+copy of the matrix can be freed first (the export stays open as an unlinked file). Labels through
 ``BitVector.store_as_string`` (64-bit words) and valuations through ``Valuations.get_*_values``
 (one list per variable). Choice names follow ``read_structure`` exactly: labels of a choice
 joined by "+" in sorted order, unlabelled choices None, repeated names told apart as name#2.
+An exact (Rational) model, small by construction (``OracleRequest.exact_state_limit``), is read
+entry by entry instead, keeping each probability as a ``Fraction`` beside its float.
 """
 
 from __future__ import annotations
 
+import os
 import tarfile
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import cached_property
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 import numpy.typing as npt
@@ -28,7 +35,9 @@ from explaincheck.core.oracle.storm.types import BitVector, SparseModel
 
 @dataclass
 class BulkModel:
-    """The reachable state space of an MDP as flat arrays (the columnar ``ModelStructure``)."""
+    """The reachable state space of an MDP as flat arrays (the columnar ``ModelStructure``).
+    A float model's probabilities are read by ``load_probabilities``: until then ``arrays``
+    holds the matrix's pattern (every entry 1)."""
 
     arrays: ChoiceArrays
     action_code: np.ndarray  # per choice row: index into ``action_names``, -1 when unlabelled
@@ -37,6 +46,26 @@ class BulkModel:
     valuations: dict[str, np.ndarray]  # variable -> value per state, in the model's order
     initial: int
     warnings: tuple[str, ...]
+    # an exact model's probabilities, one per entry of ``arrays.rows`` (None: a float model)
+    exact_probabilities: list[Fraction] | None = None
+    # the export that still holds the probabilities (None once read, or for an exact model)
+    pending: _UmbArchive | None = field(default=None, repr=False)
+
+    def probabilities(self) -> np.ndarray:
+        """The matrix's probabilities, one per entry (read from the export if not loaded)."""
+        if self.pending is None:
+            return np.asarray(self.arrays.rows.data)
+        return self.pending.member("branch-to-probability.bin", np.float64)
+
+    def load_probabilities(self) -> None:
+        """Put the probabilities into ``arrays.rows`` (once; Storm's model may be gone)."""
+        if self.pending is not None:
+            data = self.pending.member("branch-to-probability.bin", np.float64)
+            if len(data) != self.arrays.rows.nnz:
+                raise ValueError("UMB export with a probability count unlike its entries")
+            self.arrays.rows.data = data
+            self.pending.close()
+            self.pending = None
 
     @property
     def size(self) -> int:
@@ -65,48 +94,89 @@ def bits_to_array(bits: BitVector, size: int) -> np.ndarray:
 def matrix_arrays(model: SparseModel) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(first_row, row_offsets, columns, probabilities) of a float model's matrix."""
     try:
-        return _umb_matrix(model)
+        archive = _UmbArchive(model)
     except Exception:  # an older Storm without UMB: slower, still no per-state objects
         return _row_matrix(model)
+    with archive:
+        first_row, offsets, columns = archive.pattern(model.nr_states)
+        return first_row, offsets, columns, archive.member("branch-to-probability.bin", np.float64)
 
 
-def _umb_matrix(model: SparseModel) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(first_row, row_offsets, columns, probabilities) through Storm's binary UMB export."""
-    import stormpy.io as storm_io
+class _UmbArchive:
+    """Storm's binary UMB export of a float model (uncompressed), opened and unlinked at once:
+    each array is read straight from its place in the archive, with no second copy in memory,
+    and the file's space is freed when it is closed or the process ends, however it ends."""
 
-    options = storm_io.UmbExportOptions()
-    options.compression = storm_io.CompressionMode.NO_COMPRESSION
-    options.value_type = storm_io.UmbExportValueType.DOUBLE
-    with tempfile.TemporaryDirectory(prefix="explaincheck-umb-") as folder:
-        path = Path(folder) / "model.umb"
-        storm_io.export_to_umb(model, str(path), options=options)
-        with tarfile.open(path) as archive:
+    def __init__(self, model: SparseModel) -> None:
+        import stormpy.io as storm_io
 
-            def member(name: str, dtype: npt.DTypeLike) -> np.ndarray:
-                stream = archive.extractfile(name)
-                if stream is None:
-                    raise ValueError(f"UMB export without {name}")
-                return np.frombuffer(stream.read(), dtype=dtype)
+        options = storm_io.UmbExportOptions()
+        options.compression = storm_io.CompressionMode.NO_COMPRESSION
+        options.value_type = storm_io.UmbExportValueType.DOUBLE
+        with tempfile.TemporaryDirectory(prefix="explaincheck-umb-") as folder:
+            path = Path(folder) / "model.umb"
+            storm_io.export_to_umb(model, str(path), options=options)
+            with tarfile.open(path) as archive:
+                self.places = {m.name: (m.offset_data, m.size) for m in archive.getmembers()}
+            # kept open past the folder's removal: the data lives until closed
+            self.handle: BinaryIO = open(path, "rb")  # noqa: SIM115
 
-            first_row = member("state-to-choices.bin", np.uint64).astype(np.int64)
-            offsets = member("choice-to-branches.bin", np.uint64).astype(np.int64)
-            columns = member("branch-to-target.bin", np.uint64).astype(np.int64)
-            probabilities = member("branch-to-probability.bin", np.float64).copy()
-    return first_row, offsets, columns, probabilities
+    def member(self, name: str, dtype: npt.DTypeLike) -> np.ndarray:
+        if name not in self.places:
+            raise ValueError(f"UMB export without {name}")
+        offset, size = self.places[name]
+        kind = np.dtype(dtype)
+        self.handle.seek(offset, os.SEEK_SET)
+        return np.fromfile(self.handle, dtype=kind, count=size // kind.itemsize)
+
+    def pattern(self, states: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(first_row, row_offsets, columns): offsets and columns as 32-bit integers where
+        they fit (``index_type``)."""
+        if "state-to-choices.bin" in self.places:  # Storm's uint64, all < 2^63
+            first_row = self.member("state-to-choices.bin", np.int64)
+        else:  # a DTMC: one choice per state
+            first_row = np.arange(states + 1, dtype=np.int64)
+        offsets = self.member("choice-to-branches.bin", np.int64)
+        kind = index_type(max(int(offsets[-1]), int(first_row[-1]), states))
+        columns: np.ndarray = self.member("branch-to-target.bin", np.int64).astype(kind)
+        return first_row, offsets.astype(kind), columns
+
+    def close(self) -> None:
+        self.handle.close()
+
+    def __enter__(self) -> _UmbArchive:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def index_type(largest: int) -> type:
+    """int32 where every index fits (a 10^7-state model's 6·10^7 entries do), else int64: the
+    matrix's column indices are its largest array after the probabilities."""
+    return np.int32 if largest < np.iinfo(np.int32).max else np.int64
 
 
 def _row_matrix(model: SparseModel) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The same arrays read row by row (the fallback when the UMB export is unavailable)."""
+    first_row, offsets, columns, exact = _entries(model)
+    return first_row, offsets, columns, np.array([float(p) for p in exact], dtype=np.float64)
+
+
+def _entries(model: SparseModel) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[Fraction]]:
+    """(first_row, row_offsets, columns, probabilities as fractions), entry by entry (a Storm
+    Rational's text is exact; a float's ``Fraction`` is the float itself)."""
     matrix = model.transition_matrix
     n = model.nr_states
     first_row = np.array([matrix.get_row_group_start(s) for s in range(n)] + [matrix.nr_rows])
     offsets = np.zeros(matrix.nr_rows + 1, dtype=np.int64)
     columns = np.zeros(matrix.nr_entries, dtype=np.int64)
-    probabilities = np.zeros(matrix.nr_entries, dtype=np.float64)
+    probabilities: list[Fraction] = []
     at = 0
     for row in range(matrix.nr_rows):
         for entry in matrix.get_row(row):
-            columns[at], probabilities[at] = entry.column, float(entry.value)
+            columns[at] = entry.column
+            probabilities.append(Fraction(str(entry.value)))
             at += 1
         offsets[row + 1] = at
     return first_row.astype(np.int64), offsets, columns, probabilities
@@ -133,32 +203,52 @@ def _valuations(model: SparseModel) -> dict[str, np.ndarray]:
 def _actions(model: SparseModel, rows: int) -> tuple[np.ndarray, list[str]]:
     """Per row an index into the names (the sorted labels of the choice joined by "+")."""
     if not model.has_choice_labeling():
-        return np.full(rows, -1, dtype=np.int64), []
+        return np.full(rows, -1, dtype=np.int32), []
     labeling = model.choice_labeling
     names = sorted(labeling.get_labels())
     if not names:
-        return np.full(rows, -1, dtype=np.int64), []
-    membership = np.stack([bits_to_array(labeling.get_choices(name), rows) for name in names])
+        return np.full(rows, -1, dtype=np.int32), []
     if len(names) <= 62:
-        keys = (membership.astype(np.int64) << np.arange(len(names))[:, None]).sum(axis=0)
+        keys = np.zeros(rows, dtype=np.int64)
+        for i, name in enumerate(names):  # one label at a time: no labels × rows int64 table
+            keys |= bits_to_array(labeling.get_choices(name), rows).astype(np.int64) << i
         combos, code = np.unique(keys, return_inverse=True)
         members = [[i for i in range(len(names)) if (int(k) >> i) & 1] for k in combos]
     else:
+        membership = np.stack([bits_to_array(labeling.get_choices(n), rows) for n in names])
         combos, code = np.unique(membership.T, axis=0, return_inverse=True)
         members = [np.flatnonzero(row).tolist() for row in combos]
     joined = ["+".join(names[i] for i in m) for m in members]
     table = sorted({j for j in joined if j})
-    lookup = np.array([table.index(j) if j else -1 for j in joined], dtype=np.int64)
+    lookup = np.array([table.index(j) if j else -1 for j in joined], dtype=np.int32)
     return lookup[code.ravel()], table
 
 
-def read_bulk(model: SparseModel) -> BulkModel:
-    """The model as arrays; warnings as ``read_structure`` words them."""
+def read_bulk(model: SparseModel, *, exact: bool = False, deferred: bool = False) -> BulkModel:
+    """The model as arrays; warnings as ``read_structure`` words them. ``exact``: a Rational
+    model, whose probabilities are also kept as fractions. ``deferred``: a float model's
+    probabilities are read by ``load_probabilities``, once Storm's model may be freed."""
     n = model.nr_states
-    first_row, offsets, columns, probabilities = matrix_arrays(model)
+    exact_probabilities = None
+    pending = None
+    if exact:
+        first_row, offsets, columns, exact_probabilities = _entries(model)
+        probabilities = np.array([float(p) for p in exact_probabilities], dtype=np.float64)
+    else:
+        try:
+            pending = _UmbArchive(model)
+        except Exception:  # an older Storm without UMB: slower, still no per-state objects
+            first_row, offsets, columns, probabilities = _row_matrix(model)
+        else:
+            first_row, offsets, columns = pending.pattern(n)
+            probabilities = np.ones(len(columns), dtype=np.int8)  # the pattern, until loaded
     rows_count = int(first_row[-1])
-    rows = csr_matrix((probabilities, columns, offsets), shape=(rows_count, n))
+    rows = csr_matrix((probabilities, columns, offsets), shape=(rows_count, n), copy=False)
     arrays = ChoiceArrays(rows, first_row)
+    if pending is not None and not deferred:
+        rows.data = pending.member("branch-to-probability.bin", np.float64)
+        pending.close()
+        pending = None
     code, names = _actions(model, rows_count)
     labeling = model.labeling
     labels = {name: bits_to_array(labeling.get_states(name), n) for name in labeling.get_labels()}
@@ -187,7 +277,15 @@ def read_bulk(model: SparseModel) -> BulkModel:
     if more:
         warnings.append(more)
     return BulkModel(
-        arrays, code, tuple(names), labels, _valuations(model), initial, tuple(warnings)
+        arrays,
+        code,
+        tuple(names),
+        labels,
+        _valuations(model),
+        initial,
+        tuple(warnings),
+        exact_probabilities,
+        pending,
     )
 
 

@@ -37,24 +37,30 @@ def exact_check(
     return values, (_scheduler_choices(result, size) if scheduler else None)
 
 
-SOUND_PRECISION = 1e-12  # absolute width Storm's interval iteration stops at
+SOUND_PRECISION = 1e-12  # absolute width Storm's sound engines stop at
 SOUND_WORK = 3 * 10**8  # iterations × transitions Storm may spend before it stops unconverged
 SOUND_ITERATIONS = (2_000, 100_000)  # the least and the most iterations, whatever the size
+INTERVAL_ITERATION = "interval iteration"
+TOPOLOGICAL = "topological"  # Storm's default sound engine: SCCs in order, each solved alone
 
 
 @dataclass(frozen=True)
 class SoundBounds:
     """Storm's lower and upper bound per state, whether they met the precision (unconverged
-    bounds are still sound, only wider), and the most iterations Storm was allowed: its float
-    arithmetic rounds, so a user widens the bounds by that many rounding errors
-    (``certificate.storm_round_off``). ``scheduler``: Storm's choice per state (an index into
-    the state's choices), when it was asked for."""
+    bounds are still sound, only wider), and how many float steps each value may have taken:
+    its float arithmetic rounds, so a user widens the bounds by that many rounding errors
+    (``certificate.storm_round_off``). For interval iteration that is the most iterations Storm
+    was allowed; for the topological engine on a model without cycles the caller sets it from
+    the model's depth (``graph_analysis.acyclic_depth``). ``scheduler``: Storm's choice per
+    state (an index into the state's choices), when it was asked for; ``engine``: which of
+    Storm's sound engines gave them."""
 
     lower: np.ndarray
     upper: np.ndarray
     converged: bool
     iterations: int
     scheduler: np.ndarray | None = None
+    engine: str = INTERVAL_ITERATION
 
 
 def sound_iterations(transitions: int) -> int:
@@ -72,20 +78,33 @@ def transitions_of(model: SparseModel) -> int:
 
 
 def sound_bounds(
-    model: SparseModel, prop: Property, *, iterations: int | None = None, scheduler: bool = False
+    model: SparseModel,
+    prop: Property,
+    *,
+    iterations: int | None = None,
+    scheduler: bool = False,
+    engine: str = INTERVAL_ITERATION,
+    first_row: np.ndarray | None = None,
 ) -> SoundBounds | None:
-    """Storm's interval iteration (sound: it brackets the fixed point from below and above,
-    with maximal end components collapsed first) on a float model, read in bulk; None when
-    Storm gives no bounds (a property it answers by graph analysis alone still gives them).
-    ``iterations``: the most it may take (default ``sound_iterations``); ``scheduler``: also
-    read Storm's optimal choice per state (for Pmax, one that leaves end components)."""
-    import stormpy
-    from stormpy.environments import MinMaxMethod
+    """Storm's sound bounds on a float model, read in bulk; None when Storm gives none.
 
-    environment = stormpy.Environment()
+    ``engine``: ``INTERVAL_ITERATION`` brackets the fixed point from below and above over the
+    whole model, maximal end components collapsed first; ``TOPOLOGICAL`` is Storm's default
+    sound engine, which solves the strongly connected components one after the other in
+    topological order (a component of one state directly, a larger one by optimistic value
+    iteration): on a model without cycles each state is solved once. Bounds it did not find
+    (an optimistic iteration that gave up) are the trivial 0 and 1, and not converged.
+    ``iterations``: the most it may take (default ``sound_iterations``); ``scheduler``: also
+    read Storm's optimal choice per state (for Pmax, one that leaves end components), given
+    the first row of each state's choices (``first_row``, read from the model if not given)."""
+    import stormpy
+    from stormpy.environments import MinMaxMethod, sound
+
+    environment = sound() if engine == TOPOLOGICAL else stormpy.Environment()
     environment.solver().force_soundness = True
     settings = environment.solver().min_max()
-    settings.method = MinMaxMethod.INTERVAL_ITERATION
+    if engine == INTERVAL_ITERATION:
+        settings.method = MinMaxMethod.INTERVAL_ITERATION
     settings.precision = stormpy.Rational(SOUND_PRECISION)
     settings.relative_termination_criterion = False
     if iterations is None:
@@ -94,15 +113,46 @@ def sound_bounds(
     result = stormpy.model_checking(
         model, prop, environment=environment, extract_scheduler=scheduler
     )
-    if not (result.has_lower_bounds() and result.has_upper_bounds()):
+    size = model.nr_states
+    has_lower, has_upper = result.has_lower_bounds(), result.has_upper_bounds()
+    if not (has_lower or has_upper):
         return None
-    lower = np.asarray(result.get_lower_bound_vector(), dtype=float)
-    upper = np.asarray(result.get_upper_bound_vector(), dtype=float)
-    converged = bool(np.max(upper - lower, initial=0.0) <= 2 * SOUND_PRECISION)
+    lower = _bound_vector(result, size, upper=False) if has_lower else np.zeros(size)
+    upper = _bound_vector(result, size, upper=True) if has_upper else np.ones(size)
+    converged = has_lower and has_upper
+    converged = converged and bool(np.max(upper - lower, initial=0.0) <= 2 * SOUND_PRECISION)
     chosen = None
     if scheduler:
-        chosen = np.asarray(_scheduler_choices(result, len(lower)), dtype=np.int64)
-    return SoundBounds(lower, upper, converged, iterations, chosen)
+        if first_row is None:
+            first_row = np.asarray(model.nondeterministic_choice_indices, dtype=np.int64)
+        chosen = scheduler_choices(result, first_row)
+    return SoundBounds(lower, upper, converged, iterations, chosen, engine)
+
+
+def _bound_vector(result: CheckResult, size: int, *, upper: bool) -> np.ndarray:
+    """One of a result's bound vectors; the trivial bound where Storm cannot give it."""
+    try:
+        found = result.get_upper_bound_vector() if upper else result.get_lower_bound_vector()
+    except RuntimeError:  # "Unable to retrieve unknown ... bounds"
+        return np.ones(size) if upper else np.zeros(size)
+    return np.asarray(found, dtype=float)
+
+
+def scheduler_choices(result: CheckResult, first_row: np.ndarray) -> np.ndarray:
+    """The scheduler's choice per state (an index into the state's choices), read in bulk:
+    the rows it takes, as one bit vector over the rows (0 everywhere for a DTMC, which has no
+    scheduler). ``first_row``: each state's first row, and the number of rows last."""
+    from explaincheck.core.oracle.storm.bulk import bits_to_array
+
+    size = len(first_row) - 1
+    if not result.has_scheduler():
+        return np.zeros(size, dtype=np.int64)
+    support = result.get_scheduler().compute_action_support(first_row.astype(np.uint64))
+    taken = np.flatnonzero(bits_to_array(support, int(first_row[-1])))
+    state_of = np.repeat(np.arange(size), np.diff(first_row))
+    chosen = np.zeros(size, dtype=np.int64)
+    chosen[state_of[taken]] = taken - first_row[state_of[taken]]
+    return chosen
 
 
 def _scheduler_choices(result: CheckResult, size: int) -> list[int]:

@@ -11,15 +11,18 @@ place in the file. Storm's float builder compares sums of doubles exactly, so a 
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from explaincheck.core.errors import ModelError
-from explaincheck.core.oracle.storm.types import PrismCommand, PrismProgram, SparseModel
+from explaincheck.core.oracle.storm.types import Expression, PrismCommand, PrismProgram, SparseModel
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # A float sum this close to one is rounding, not a fault (Storm prints up to 17 digits).
 ROUNDING = 1e-9
@@ -205,8 +208,14 @@ def check_row_sums(model: SparseModel, path: str) -> None:
     probabilities do not sum to one within ``ROW_ROUNDING`` (a state-dependent fault)."""
     from explaincheck.core.oracle.storm.bulk import matrix_arrays
 
-    first_row, offsets, columns, probabilities = matrix_arrays(model)
-    del first_row, columns
+    _, offsets, _, probabilities = matrix_arrays(model)
+    check_sums(offsets, probabilities, path)
+
+
+def check_sums(offsets: np.ndarray, probabilities: np.ndarray, path: str) -> None:
+    """``check_row_sums`` on a matrix already read (``offsets``: each row's first entry)."""
+    import numpy as np  # here: ``explaincheck oracle`` reads this module's file checks without it
+
     nonempty = np.diff(offsets) > 0
     sums: np.ndarray = (
         np.add.reduceat(probabilities, offsets[:-1][nonempty])
@@ -220,3 +229,166 @@ def check_row_sums(model: SparseModel, path: str) -> None:
             f"{path}: the probabilities of a command sum to {float(sums[off[0]]):.17g} in some"
             f" state, not 1 ({len(off):,} choices, the first is choice {row})"
         )
+
+
+def updates_stay_in_range(program: PrismProgram) -> bool:
+    """Whether every update of an integer variable provably keeps it within its range, by
+    interval arithmetic over the update's expression, each variable in its own range narrowed
+    by the simple bounds its command's guard states (``x < 9 & ...``). False where that cannot
+    be shown (a division, a bound that names a variable, a guard too intricate to read):
+    Storm's exploration checks then have something to decide."""
+    try:
+        program = program.substitute_constants()
+        ranges = _ranges(program)
+        for module in program.modules:
+            for command in module.commands:
+                known = _narrowed(command.guard_expression, ranges)
+                for update in command.updates:
+                    for assignment in update.assignments:
+                        bounds = ranges.get(assignment.variable.name)
+                        if bounds is None:
+                            continue  # a boolean: always within its range
+                        found = _interval(assignment.expression, known)
+                        if found is None or found[0] < bounds[0] or found[1] > bounds[1]:
+                            return False
+    except Exception:  # an expression Storm cannot take apart: nothing is shown
+        return False
+    return True
+
+
+Interval = tuple[float, float]
+
+
+def _ranges(program: PrismProgram) -> dict[str, Interval]:
+    """Each integer variable's declared range (a bound naming a variable: unbounded)."""
+    variables = list(program.global_integer_variables)
+    for module in program.modules:
+        variables += list(module.integer_variables)
+    ranges: dict[str, Interval] = {}
+    for variable in variables:
+        low, high = variable.lower_bound_expression, variable.upper_bound_expression
+        if low.contains_variables() or high.contains_variables():
+            ranges[variable.name] = (-math.inf, math.inf)
+        else:
+            ranges[variable.name] = (low.evaluate_as_int(), high.evaluate_as_int())
+    return ranges
+
+
+def _narrowed(guard: Expression, ranges: dict[str, Interval]) -> dict[str, Interval]:
+    """``ranges`` narrowed by the guard's conjuncts of the form variable <op> literal."""
+    known = dict(ranges)
+    pending = [guard]
+    while pending:
+        part = pending.pop()
+        if not part.is_function_application:
+            continue
+        kind = part.operator.name
+        if kind == "AND":
+            pending += [part.get_operand(i) for i in range(part.arity)]
+            continue
+        if kind not in _COMPARISONS or part.arity != 2:
+            continue
+        left, right = part.get_operand(0), part.get_operand(1)
+        if left.is_variable() and right.is_literal() and _name(left) in known:
+            _narrow(known, _name(left), kind, float(right.evaluate_as_double()))
+        elif right.is_variable() and left.is_literal() and _name(right) in known:
+            _narrow(known, _name(right), _MIRRORED[kind], float(left.evaluate_as_double()))
+    return known
+
+
+_COMPARISONS = ("LESS", "LESS_OR_EQUAL", "GREATER", "GREATER_OR_EQUAL", "EQUAL")
+_MIRRORED = {
+    "LESS": "GREATER",
+    "LESS_OR_EQUAL": "GREATER_OR_EQUAL",
+    "GREATER": "LESS",
+    "GREATER_OR_EQUAL": "LESS_OR_EQUAL",
+    "EQUAL": "EQUAL",
+}
+
+
+def _narrow(known: dict[str, Interval], name: str, kind: str, value: float) -> None:
+    low, high = known[name]
+    if kind == "LESS":
+        high = min(high, math.ceil(value) - 1)
+    elif kind == "LESS_OR_EQUAL":
+        high = min(high, math.floor(value))
+    elif kind == "GREATER":
+        low = max(low, math.floor(value) + 1)
+    elif kind == "GREATER_OR_EQUAL":
+        low = max(low, math.ceil(value))
+    else:
+        low, high = max(low, value), min(high, value)
+    known[name] = (low, high)
+
+
+def _name(expression: Expression) -> str:
+    return next(iter(expression.get_variables())).name
+
+
+def _truth(condition: Expression, known: dict[str, Interval]) -> bool | None:
+    """Whether a comparison holds for every value of its sides' intervals (True), for none
+    (False), or either (None)."""
+    if not condition.is_function_application or condition.arity != 2:
+        return None
+    kind = condition.operator.name
+    if kind not in _COMPARISONS or kind == "EQUAL":
+        return None
+    left, right = (
+        _interval(condition.get_operand(0), known),
+        _interval(condition.get_operand(1), known),
+    )
+    if left is None or right is None:
+        return None
+    (a, b), (c, d) = left, right
+    always, never = {
+        "LESS": (b < c, a >= d),
+        "LESS_OR_EQUAL": (b <= c, a > d),
+        "GREATER": (a > d, b <= c),
+        "GREATER_OR_EQUAL": (a >= d, b < c),
+    }[kind]
+    return True if always else False if never else None
+
+
+def _interval(expression: Expression, known: dict[str, Interval]) -> Interval | None:
+    """The values ``expression`` can take with each variable in its interval (None: not
+    shown, e.g. a division or an operator this does not read)."""
+    if expression.is_literal():
+        value = float(expression.evaluate_as_double())
+        return value, value
+    if expression.is_variable():
+        return known.get(_name(expression))
+    if not expression.is_function_application:
+        return None
+    kind = expression.operator.name
+    operands = [expression.get_operand(i) for i in range(expression.arity)]
+    if kind == "ITE":
+        holds = _truth(operands[0], known)
+        if holds is not None:  # a condition the intervals decide (PRISM's mod is written so)
+            return _interval(operands[1] if holds else operands[2], known)
+        then, otherwise = _interval(operands[1], known), _interval(operands[2], known)
+        if then is None or otherwise is None:
+            return None
+        return min(then[0], otherwise[0]), max(then[1], otherwise[1])
+    found = [_interval(operand, known) for operand in operands]
+    if any(part is None for part in found):
+        return None
+    parts = [part for part in found if part is not None]
+    if kind == "MINUS" and len(parts) == 1:
+        return -parts[0][1], -parts[0][0]
+    if len(parts) != 2:
+        return None
+    (a, b), (c, d) = parts
+    if kind == "PLUS":
+        return a + c, b + d
+    if kind == "MINUS":
+        return a - d, b - c
+    if kind == "TIMES":
+        products = [a * c, a * d, b * c, b * d]
+        return min(products), max(products)
+    if kind == "MIN":
+        return min(a, c), min(b, d)
+    if kind == "MAX":
+        return max(a, c), max(b, d)
+    if kind == "MODULO" and c == d and c > 0 and a >= 0:
+        return 0.0, min(b, c - 1)
+    return None

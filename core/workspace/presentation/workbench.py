@@ -45,7 +45,7 @@ from explaincheck.core.workbench.simulator import (
     policy_chooser,
 )
 from explaincheck.core.workbench.sweep import Sweep
-from explaincheck.core.workbench.sweep_output import render_table, sweep_figure
+from explaincheck.core.workbench.sweep_output import render_table, sweep_figure, sweep_units
 from explaincheck.core.workbench.sweep_range import OfferedRange, offered_range
 from explaincheck.core.workbench.transitions import Transitions
 from explaincheck.core.workspace.events import Event
@@ -233,7 +233,7 @@ def sum_rows(view: BellmanView) -> list[tuple[list[str], bool]]:
     each. The total starts its own line, so a narrow pane wraps the sums and never cuts it off
     (issue 50, point 7: at 1366 px the totals needed a sideways scroll)."""
     q = view.quantity
-    how = "max" if q == VALUE else "min"
+    how = view.how
     rows = []
     for line in view.sums:
         symbolic = " + ".join(
@@ -242,6 +242,9 @@ def sum_rows(view: BellmanView) -> list[tuple[list[str], bool]]:
         plugged = " + ".join(
             f"{number_text(t.probability)}·{number_text(t.value)}" for t in line.terms
         )
+        if line.reward is not None:  # V = r + Σ p·V′: the reward collected first
+            symbolic = f"r + {symbolic}"
+            plugged = f"{number_text(line.reward)} + {plugged}"
         total = number_text(line.total) + (f"  ◀ {how}" if line.optimal else "")
         rows.append(([line.action, f"{symbolic}\n= {plugged}\n= {total}"], line.optimal))
     return rows
@@ -335,8 +338,12 @@ class BellmanWorkspace:
 
     @property
     def lesson_allowed(self) -> bool:
-        """Policy iteration is a lesson for small models only."""
-        return self.oracle is not None and len(self.oracle.states) <= LESSON_STATES
+        """Policy iteration is a lesson for small models only, and of Pmax=? [F goal] (the
+        lesson's rounds solve that property)."""
+        oracle = self.oracle
+        return (
+            oracle is not None and len(oracle.states) <= LESSON_STATES and oracle.prop.reaches_goal
+        )
 
     def set_transitions(self, transitions: Transitions) -> None:
         self.transitions = transitions
@@ -354,6 +361,7 @@ class BellmanWorkspace:
         if self.oracle is None or self.state is None:
             return
         if self.transitions is None:
+            self.view = None  # the previous model's equation is not this one's
             self.changed.emit(None)
             return
         self.view = bellman_view(self.oracle, self.transitions, self.state, self.quantity)
@@ -408,14 +416,20 @@ def sweep_shown(sweep: Sweep, text_scale: float = 1.0) -> SweepShown:
     if not sweep.states and followed:
         status += " · following the states where A* flips: " + ", ".join(map(str, followed[:4]))
     shown = followed[:1]
-    headers = [sweep.constant, "V(initial)", *(f"A*({s})" for s in shown)]
+    units = sweep_units(sweep)
+    column = "V(initial)" if units is None or units.legacy else f"V(initial), {units.unit}"
+    headers = [sweep.constant, column, *(f"A*({s})" for s in shown)]
     rows = []
     for point in sweep.points:
         if point.failed:
             rows.append([str(point.value), f"failed: {point.error}"])
             continue
         value = (
-            point.v_exact if point.v_exact and "/" in point.v_exact else f"{point.v_initial:.6g}"
+            point.v_exact
+            if point.v_exact and "/" in point.v_exact
+            else units.value_text(point.v_initial)
+            if units is not None and point.v_initial is not None
+            else f"{point.v_initial:.6g}"
         )
         rows.append([str(point.value), value, *(",".join(point.best.get(s, ())) for s in shown)])
     parts = render_table(sweep, followed).split("\n\n", 1)

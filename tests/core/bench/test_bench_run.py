@@ -52,3 +52,60 @@ def test_only_the_run_sequence_finishes_a_run():
         if "finish_run(" in p.read_text(encoding="utf-8")
     }
     assert callers == {"campaign/finish.py", "workspace/campaign.py"}
+
+
+def trimmed_set(folder: Path, into: Path, keep: int) -> Path:
+    """``folder``'s set with only its first ``keep`` questions, hash and count made to agree
+    (what a user trimming the file by hand would do)."""
+    import hashlib
+
+    into.mkdir()
+    lines = (folder / "questions.jsonl").read_bytes().splitlines(keepends=True)[:keep]
+    (into / "questions.jsonl").write_bytes(b"".join(lines))
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["sha256"] = hashlib.sha256(b"".join(lines)).hexdigest()
+    manifest["questions"] = keep
+    (into / "manifest.json").write_text(json.dumps(manifest))
+    return into
+
+
+def test_a_trimmed_set_is_refused_as_not_in_the_set_and_limit_asks_the_first_n(tmp_path, capsys):
+    folder, db = tmp_path / "set", tmp_path / "bench.sqlite"
+    export = ["bench", "export", "--out", str(folder), "--env", "frozen_lake", "--budget", "2"]
+    assert main(export) == 0
+    bench = read_set(folder)
+    short = trimmed_set(folder, tmp_path / "short", 30)
+    capsys.readouterr()
+    assert main(["bench", "run", str(short), "--llm", "random", "--db", str(db)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "is not in the set (30 questions" in err and "otherwise" not in err, err
+    assert "\n" not in err and not db.exists()
+    run = ["bench", "run", str(folder), "--llm", "random", "--db", str(db), "--limit", "7"]
+    assert main(run) == 0
+    with Store.open(db, create=False) as store:
+        asked = [f"{r.environment}/{r.case_key}" for r in store.iter_stored()]
+    assert sorted(asked) == sorted(q.id for q in bench.questions[:7])
+
+
+def test_bench_run_sends_the_seed_and_cap_to_the_openai_server_it_is_given(tmp_path, monkeypatch):
+    from support.openai_standin import StandinOpenAI
+
+    folder, db = tmp_path / "set", tmp_path / "bench.sqlite"
+    export = ["bench", "export", "--out", str(folder), "--env", "frozen_lake", "--budget", "1"]
+    assert main(export) == 0
+    bench = read_set(folder)
+    monkeypatch.setenv("OPENAI_API_KEY", "not-a-key")
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    ask = ["bench", "run", str(folder), "--llm", "openai:standin-1b", "--db", str(db)]
+    with StandinOpenAI() as server:
+        url = ["--openai-base-url", server.base_url]
+        assert main([*ask, *url, "--limit", "4", "--seed", "3", "--max-tokens", "99"]) == 0
+        first = server.chats()
+        assert main([*ask, *url, "--limit", "4"]) == 0  # the set's seed: another campaign
+        second = server.chats()[len(first) :]
+    asked = sorted(c["messages"][-1]["content"] for c in first)  # in flight together: any order
+    assert asked == sorted(q.prompt for q in bench.questions[:4])
+    assert {(c["temperature"], c["seed"], c["max_tokens"]) for c in first} == {(0.0, 3, 99)}
+    assert {(c["temperature"], c["seed"], c["max_tokens"]) for c in second} == {(0.0, 0, 256)}
+    with Store.open(db, create=False) as store:
+        assert len(store.campaigns()) == 2 and len(list(store.iter_stored())) == 8

@@ -173,3 +173,24 @@ def test_a_zip_bomb_is_refused_before_inspect_inflates_it(bench, tmp_path, capsy
     line = refused(capsys, "import-inspect", str(many), "--db", db)
     assert "many.eval: its members inflate to 2.7 MB, over the 2 MB limit for a log" in line
     assert not Path(db).exists()
+
+
+def test_nonsense_usage_and_times_in_a_log_are_not_stored():
+    """A log's token counts and seconds are whatever its writer put there: negative or past
+    SQLite's integers, NaN or infinite, they are stored as unknown, never as numbers."""
+    from inspect_ai.log import EvalSample
+    from inspect_ai.model import ModelOutput, ModelUsage
+
+    from explaincheck.core.bench.inspect_import import logged_reply
+
+    output = ModelOutput.from_content("m", "{}")
+    output.usage = ModelUsage(input_tokens=-5, output_tokens=2**70, reasoning_tokens=3)
+    output.time = float("nan")
+    sample = EvalSample(
+        id="a", epoch=1, input="i", target="", output=output, working_time=float("inf")
+    )
+    reply = logged_reply(sample)
+    assert (reply.prompt_tokens, reply.completion_tokens, reply.reasoning_tokens) == (None, None, 3)
+    assert reply.latency == 0.0 and reply.extra == {}
+    sample.working_time = 1.5
+    assert logged_reply(sample).latency == 1.5  # the sample's working time when the output's

@@ -1,8 +1,7 @@
 """``--property`` on the command line (issue 49, point 1): PRISM text, FILE.props[:NAME] or an
 environment's own property; every bad one is one line and exit status 2; a property's target is
-the goal; the campaign stores it and its identity holds it. ``Pmax=? [F φ]`` is computed end to
-end today; the other forms are refused in one line until the one pipeline computes them (the
-end-to-end runs below are marked xfail until then)."""
+the goal; the campaign stores it and its identity holds it. Every form is computed end to end by
+the one pipeline (``core/oracle/compute.py``)."""
 
 from __future__ import annotations
 
@@ -34,9 +33,6 @@ const int T;
 "steps": R{"steps"}min=? [ F "done" ];
 "soon": Pmax=? [ F<=T "done" ];
 """
-NEEDS_PIPELINE = pytest.mark.xfail(
-    strict=True, reason="needs the one pipeline (issue 48) to compute this form"
-)
 
 
 @pytest.fixture()
@@ -88,13 +84,25 @@ def test_a_reach_property_is_the_goal_end_to_end(walk, tmp_path, monkeypatch):
         (("--property", "nope"), "'nope' is no property of this model (its properties: reach"),
         (("--property", "walk.props:soon"), "needs the constant T"),
         (("--property", 'Pmax=? [F "done"]', "--goal", "done"), "give --goal or --property"),
-        (("--property", 'R{"steps"}min=? [F "done"]'), "once the one oracle pipeline lands"),
     ],
 )
 def test_a_bad_property_is_one_line(walk, args, says, monkeypatch):
     monkeypatch.chdir(walk.parent)
     line = one_line_error(run_cli("oracle", str(walk), *args))
     assert says in line
+
+
+def test_oracle_computes_an_expected_reward_end_to_end(walk, tmp_path, monkeypatch):
+    """R{"steps"}min: V(x) = 2 per rung still to climb (each "go" advances with 1/2, every
+    step costs 1); "stay" costs a step and leaves V as it was, Q = 1 + 4, the worst."""
+    monkeypatch.setenv("EXPLAINCHECK_CACHE", str(tmp_path / "cache"))
+    done = run_cli("oracle", str(walk), "--property", 'R{"steps"}min=? [F "done"]', "--json")
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert found["model"]["property"]["kind"] == "reward"
+    start = found["states"][found["model"]["initial"]]
+    assert start["V_exact"] == "4" and start["best"] == ["go"] and start["worst"] == ["stay"]
+    assert start["Q"] == {"go": 4.0, "stay": 5.0} and start["R"] == {"go": 1.0, "stay": 1.0}
 
 
 def test_run_takes_an_environments_property_and_refuses_an_unknown_one(tmp_path):
@@ -135,7 +143,6 @@ def test_envs_lists_the_properties(capsys):
     assert rows["dam"]["properties"] == {}
 
 
-@NEEDS_PIPELINE
 def test_run_job_shop_hours_end_to_end(tmp_path):
     """``run --property hours`` with the oracle, a control and two flawed explainers, through
     the oracle's own pipeline (tests/core/analysis/test_property_controls.py shows the same on
@@ -151,7 +158,6 @@ def test_run_job_shop_hours_end_to_end(tmp_path):
     assert plan.oracle.prop.is_reward
 
 
-@NEEDS_PIPELINE
 def test_run_frozen_lake_deadline_end_to_end(tmp_path):
     done = run_cli(
         "run", "--env", "frozen_lake", "--property", "deadline", "--llm", "oracle", "--budget",
@@ -160,11 +166,13 @@ def test_run_frozen_lake_deadline_end_to_end(tmp_path):
     assert done.returncode == 0, done.stderr
 
 
-@NEEDS_PIPELINE
 def test_selfcheck_under_a_reward_property_end_to_end(tmp_path):
+    # a budget that asks every state the optimal policy reaches from the start (as
+    # tests/core/workspace/test_property_selfcheck.py): with 5 the other states take the
+    # uniform default, which loses hours, so the loss could not be 0
     done = run_cli(
         "selfcheck", "--env", "job_shop", "--property", "hours", "--llm", "oracle", "--budget",
-        "5", "--db", str(tmp_path / "self.sqlite"), "--json",
+        "200", "--db", str(tmp_path / "self.sqlite"), "--json",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["value_loss"] == 0
@@ -182,3 +190,16 @@ def test_a_campaign_file_names_the_property(tmp_path):
     campaign = campaign_from(args)
     assert campaign.property_text == "hours"
     assert campaign.run_options()["property"] == "hours"  # written back as the same key
+
+
+def test_myopic_under_a_deadline_is_refused_before_the_run(tmp_path):
+    """flaw:myopic has no picture of a deadline's product states: one line, exit status 2,
+    before any question (it was 14 executions ended in error, exit 1)."""
+    done = run_cli(
+        "run", "--env", "frozen_lake", "--property", "deadline", "--llm", "flaw:myopic:2",
+        "--budget", "2", "--db", str(tmp_path / "m.sqlite"),
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert "flaw:myopic sees the model, not the steps left" in last
+    assert "Traceback" not in done.stderr

@@ -114,3 +114,15 @@ def test_the_streamed_contract_is_the_same_text(grid30):
         out = io.StringIO()
         write_contract(result, out, chunk=7)
         assert out.getvalue() == json.dumps(to_contract(result)) + "\n"
+
+
+def test_the_summary_computes_no_centrality(grid30):
+    """``oracle MODEL`` without --json prints no centrality, so it computes none (issue 48.5:
+    its summary cost 3.6 times the CPU of --json, sampling scores it never printed)."""
+    from explaincheck.core.cli.oracle_command import summary_text
+
+    result = from_cache(to_cache(columnar(grid30, wanted=False)))  # as the parent receives it
+    text = summary_text(result)
+    assert "V(s0)" in text and "bottlenecks" in text
+    assert not result.states.centrality_computed
+    assert result.centrality_described == NOT_COMPUTED

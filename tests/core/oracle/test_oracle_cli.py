@@ -177,3 +177,21 @@ def test_do_nothing_actions_are_found_and_shown(capsys):
     assert f"do-nothing   {len(moving)} states (wait): every outcome is the state itself" in out
     assert main(["oracle", model("shortcut")]) == 0
     assert "do-nothing   none" in capsys.readouterr().out
+
+
+def test_a_small_models_json_needs_no_numpy_in_the_parent():
+    """The command only starts the child, waits and prints: a small result travels as plain
+    data, so the parent does not pay for numpy's import (a tenth of a second at 10^4 states,
+    where raw stormpy's whole run is two tenths)."""
+    import sys
+
+    probe = (
+        "import sys\n"
+        "from explaincheck.core.cli.main import main\n"
+        f"main(['oracle', {model('chain')!r}, '--json', '--no-cache'])\n"
+        "print('numpy' in sys.modules, file=sys.stderr)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["model"]["states"] == 7
+    assert run.stderr.strip().splitlines()[-1] == "False"

@@ -4,6 +4,7 @@ parent, an inherited hard ``ulimit -v``)."""
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 import subprocess
@@ -212,3 +213,27 @@ def test_centrality_beside_the_values_gives_the_same_scores(grid30):
     assert np.abs(scores - direct.scores).max() <= 1e-12
     assert direct.method == "exact" and result.centrality_method == direct.describe()
     assert result.phases["centrality (own)"] > 0 and "centrality" in result.phases
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_bar_on_a_terminal():
+    """On a terminal a run of more than 2 s redraws one line: a bar of the phases done, the
+    phase, its counts, time and memory (issue 48.6)."""
+    from explaincheck.core.cli.oracle_command import OracleProgressLine
+    from explaincheck.core.oracle import OracleProgress
+
+    stream = _Terminal()
+    line = OracleProgressLine(stream)
+    line(OracleProgress("building", {"states": 0}, 1.5, 100 << 20))  # under 2 s: silent
+    assert stream.getvalue() == ""
+    line(OracleProgress("values", {"states": 98_932}, 3.0, 190 << 20))
+    assert stream.getvalue() == (
+        "\roracle: [##########..........] values (98,932 states)  00:03  190 MB"
+        "  (Ctrl-C cancels)\x1b[K"
+    )
+    line.close()
+    assert stream.getvalue().endswith("\r\x1b[K")

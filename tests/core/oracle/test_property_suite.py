@@ -78,3 +78,24 @@ def test_v0_of_the_suites_property_equals_stormpys(name, text):
         assert math.isinf(ours)
     else:
         assert ours == pytest.approx(expected, rel=1e-6, abs=1e-9)
+
+
+@pytest.mark.parametrize(("name", "text"), CASES, ids=[f"pipeline {n}:{t}" for n, t in CASES])
+def test_the_one_pipeline_gives_stormpys_value(name, text):
+    """The same through ``compute.compute_in_process`` (the oracle every command uses): exact
+    rationals up to 1,000 states, Storm's certified bounds above (csma2-2, firewire3-0.5), a
+    deadline over the product with the steps left."""
+    from explaincheck.core.oracle.compute import compute_in_process
+
+    path = wheel_file(name)
+    prop = parse_property(text)
+    request = OracleRequest(
+        str(path), goal_label=prop.goal_text, unsafe_label="no_unsafe", property=prop
+    )
+    result = compute_in_process(request, columnar_from=10**9)
+    found = result.states[result.model.initial]
+    expected = storm_alone(path, text)
+    assert math.isclose(found.value, expected, rel_tol=1e-6, abs_tol=1e-9)
+    if found.value_interval is not None:  # the verified method: Storm's bounds, certified
+        assert found.value_interval[0] <= found.value <= found.value_interval[1]
+        assert result.certificate.max_width < 1e-9

@@ -10,10 +10,16 @@ import numpy as np
 import pytest
 from test_real_prism import key_grid
 
-from explaincheck.core.oracle import compute, compute_in_process
+from explaincheck.core.oracle import compute_in_process, sound_values
 from explaincheck.core.oracle.arrays import reaching
 from explaincheck.core.oracle.certificate import STORM_METHOD
-from explaincheck.core.oracle.sound_values import VALUE_WIDTH, storm_first, usable
+from explaincheck.core.oracle.objective import MAX, MIN, Objective
+from explaincheck.core.oracle.sound_values import (
+    VALUE_WIDTH,
+    storm_answers,
+    usable,
+    values_from,
+)
 from explaincheck.core.oracle.storm import building
 from explaincheck.core.oracle.storm.bulk import read_bulk
 from explaincheck.core.oracle.storm.checking import SoundBounds, sound_bounds
@@ -64,8 +70,10 @@ def test_storms_scheduler_attains_the_values(key_grid_path):
     goal = bulk.with_label("goal")
     storm = sound_bounds(model, parsed.properties[0], iterations=10_000, scheduler=True)
     assert storm is not None and storm.converged and storm.scheduler is not None
-    found = storm_first(bulk.arrays, goal, None, (storm, None))
+    objectives = [Objective("V", MAX, goal, parsed.properties[0], True)]
+    found = values_from(bulk.arrays, objectives, storm_answers(model, bulk.arrays, objectives))
     assert found.rounds == 0 and found.danger is None
+    assert np.array_equal(found.scheduler, storm.scheduler)
     chain = _evaluate(bulk.arrays, found.scheduler, goal, ~reaching(bulk.arrays.state_graph, goal))
     assert np.max(np.abs(chain - found.value)) <= 1e-10
     assert np.array_equal(found.q, bulk.arrays.rows @ found.value)
@@ -75,7 +83,7 @@ def test_the_fallback_is_taken_where_storm_stops_unconverged(gridworld):
     """The slippery gridworld's near-end components keep Storm's upper bound 0.2 wide."""
     result = compute_in_process(OracleRequest(gridworld(30), method=VERIFIED))
     words = result.values_method
-    assert "V: policy iteration from the attractor policy" in words
+    assert "V: policy iteration from Storm's scheduler" in words
     assert "Storm's interval iteration stopped unconverged" in words
     assert result.certificate.method != STORM_METHOD  # the own bounds were computed
     assert result.certificate.max_width <= 1e-6
@@ -88,8 +96,8 @@ def test_storm_cut_short_gives_the_same_values_by_policy_iteration(monkeypatch, 
     """Storm allowed 3 iterations stops unconverged: both quantities come from policy
     iteration, and they agree with Storm's converged midpoints within the stated error."""
     first = compute_in_process(OracleRequest(key_grid_path, method=VERIFIED), columnar_from=0)
-    monkeypatch.setattr(compute, "VALUE_ITERATIONS", (3,))
-    monkeypatch.setattr(compute, "sound_iterations", lambda transitions: 3)
+    monkeypatch.setattr(sound_values, "VALUE_ITERATIONS", (3,))
+    monkeypatch.setattr(sound_values, "sound_iterations", lambda transitions: 3)
     second = compute_in_process(OracleRequest(key_grid_path, method=VERIFIED), columnar_from=0)
     assert "V: policy iteration" in second.values_method
     assert "D: policy iteration" in second.values_method
@@ -117,15 +125,24 @@ def test_storm_is_asked_with_the_smallest_cap_that_converges(monkeypatch, key_gr
     keeps the small one (and its narrow certificate); cut shorter, the next cap is tried."""
     parsed = building.parse(OracleRequest(key_grid_path))
     model = building.build(parsed, exact=False, state_limit=10**6, path=key_grid_path)
-    value, danger = compute._storm_bounds(model, parsed)
+    bulk = read_bulk(model)
+    goal, unsafe = bulk.with_label("goal"), bulk.with_label("unsafe")
+    objectives = [
+        Objective("V", MAX, goal, parsed.properties[0], True),
+        Objective("D", MIN, unsafe, parsed.properties[1]),
+    ]
+    # the key grid has cycles: no topological depth, interval iteration
+    value, danger = (sound_values.storm_bounds(model, o, None, bulk.arrays) for o in objectives)
     assert value is not None and danger is not None
-    assert value.converged and value.iterations == compute.VALUE_ITERATIONS[0]
+    assert value.converged and value.iterations == sound_values.VALUE_ITERATIONS[0]
     assert value.scheduler is not None and danger.scheduler is None
-    escalated = compute._converging(model, parsed.properties[0], 10**5, scheduler=False)
-    assert escalated is not None and escalated.iterations == compute.VALUE_ITERATIONS[0]
-    last = compute.VALUE_ITERATIONS[-1]
-    monkeypatch.setattr(compute, "VALUE_ITERATIONS", (2, last))
-    escalated = compute._converging(model, parsed.properties[0], 10**5, scheduler=False)
+    first_row = bulk.arrays.first_row
+    prop = parsed.properties[0]
+    escalated = sound_values._converging(model, prop, 10**5, False, first_row)
+    assert escalated is not None and escalated.iterations == sound_values.VALUE_ITERATIONS[0]
+    last = sound_values.VALUE_ITERATIONS[-1]
+    monkeypatch.setattr(sound_values, "VALUE_ITERATIONS", (2, last))
+    escalated = sound_values._converging(model, prop, 10**5, False, first_row)
     assert escalated is not None and escalated.converged and escalated.iterations == last
 
 

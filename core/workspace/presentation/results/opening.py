@@ -40,8 +40,9 @@ def missing_plugin_line(campaigns: Sequence[Any]) -> str | None:
 
 
 def campaign_model(campaigns: Sequence[Any], environment: str) -> dict[str, str]:
-    """The constants and goal/unsafe labels the file's last campaign on ``environment`` was
-    run with ("" where it used the model's own), to open that model as it was tested."""
+    """The constants, goal/unsafe labels and property the file's last campaign on
+    ``environment`` was run with ("" where it used the model's own), to open that model as it
+    was tested."""
     for campaign in reversed(campaigns):
         if campaign.environment != environment:
             continue
@@ -50,6 +51,8 @@ def campaign_model(campaigns: Sequence[Any], environment: str) -> dict[str, str]
             "constants": str(extra.get("constants") or settings.get("constants") or ""),
             "goal_label": str(settings.get("goal_label") or ""),
             "unsafe_label": str(settings.get("unsafe_label") or ""),
+            # the property it was asked about (--property text; "": Pmax=? [F goal])
+            "property": str(settings.get("property_text") or ""),
         }
     return {}
 

@@ -43,6 +43,9 @@ def with_facts(found: Category, environment: Environment, oracle: OracleResult) 
     (blocking: the hook may model-check in the isolated child; run it on a worker thread)."""
     model = oracle.model
     request = environment.request(
-        constants=model.constants, goal_label=model.goal_label, unsafe_label=model.unsafe_label
+        constants=model.constants,
+        goal_label=model.goal_label,
+        unsafe_label=model.unsafe_label,
+        property=model.property,  # the property in use (None: Pmax=? [F goal])
     )
     return found.with_facts(oracle, environment, request)
