@@ -1,5 +1,7 @@
 """Regenerate docs/example-report/: the oracle and random answerers on all seven environments.
 
+One ``run --env all`` (one campaign per environment, into one results file), then ``report``.
+
 ``noisy:0.5`` runs beside them as RQ1's second negative control (its chance-corrected test, like
 random's, must come out non-significant; docs/method.md, "RQ1 and its negative controls").
 
@@ -21,7 +23,6 @@ import tempfile
 from pathlib import Path
 
 from explaincheck.core.cli.main import main as cli
-from explaincheck.core.environments.registry import BUILTIN_IDS
 from explaincheck.core.taxonomy.registry import CATEGORIES
 
 PAPER_CATEGORIES = ",".join(c for c in CATEGORIES if c != "factors")
@@ -43,11 +44,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--db", default=None, help="results file (default: a fresh temporary one)")
     args = parser.parse_args(argv)
     db = args.db or str(Path(tempfile.mkdtemp(prefix="example-report-")) / "example.sqlite")
-    for env_id in BUILTIN_IDS:
-        run(
-            "run", "--env", env_id, "--llm", "oracle", "--llm", "random", "--llm", "noisy:0.5",
-            "--budget", "20", "--selection", "both", "--categories", PAPER_CATEGORIES, "--db", db,
-        )  # fmt: skip
+    run(
+        "run", "--env", "all", "--llm", "oracle", "--llm", "random", "--llm", "noisy:0.5",
+        "--budget", "20", "--selection", "both", "--categories", PAPER_CATEGORIES, "--db", db,
+    )  # fmt: skip
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     printed = run("report", "--db", db, "--out", str(out), "--format", "md")

@@ -15,7 +15,7 @@ would count as free, so it is refused before any work.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Set
 from typing import Any
 
 from explaincheck.core.backends.registry import answers_instantly
@@ -79,10 +79,14 @@ def costed_row(record: ExecutionRecord, prices: Mapping[str, Price]) -> dict[str
 
 def stored_tally(plan: Plan, store: Store, prices: Mapping[str, Price]) -> CostTally:
     """What the executions of ``plan`` already in ``store`` cost (a resumed campaign)."""
+    return keys_tally({e.key for e in plan.executions}, store, prices)
+
+
+def keys_tally(keys: Set[str], store: Store, prices: Mapping[str, Price]) -> CostTally:
+    """What the stored executions of these keys cost (several campaigns: a matrix)."""
     tally = CostTally()
     if not prices:
         return tally
-    keys = {e.key for e in plan.executions}
     for row in store.iter_executions(lean=True):
         if row["exec_key"] in keys:
             tally.add({**row, "cost": row_cost(row, prices)})

@@ -1,14 +1,17 @@
 """Merging results databases: shards of one campaign (``run --shard I/N``) or copies of one
-campaign resumed on several machines, into one database with one row per execution.
+campaign resumed on several machines, into one database with one row per execution. A study
+(``run --env all``: one campaign per environment in one file) merges campaign by campaign.
 
-Why refuse differing campaigns: a merged table must mean one campaign, so every campaign in the
-inputs must have one identity (environment, model hash and every option that decides the plan)
-and one grading; the first difference found is named. Why one row per execution: shards never
-overlap, but copies do; which version is kept is settled by a rule independent of the order of
-the inputs (``merge_conflicts``: a graded row wins over an ``error`` one; versions that disagree
-are counted and settled by ``--on-conflict``), and the campaign row written is chosen the same
-way, so ``merge A B`` and ``merge B A`` write the same rows. Replies of every reply cache are
-joined too, so a resumed merged campaign asks nothing again.
+Why refuse differing campaigns: a merged table must mean one campaign (or one study), so every
+campaign of one environment in the inputs must have one identity (environment, model hash and
+every option that decides the plan) and one grading, and campaigns of different environments
+must differ in nothing but their model; the first difference found is named. Why one row per
+execution: shards never overlap, but copies do; which version is kept is settled by a rule
+independent of the order of the inputs (``merge_conflicts``: a graded row wins over an
+``error`` one; versions that disagree are counted and settled by ``--on-conflict``), and the
+campaign row written is chosen the same way, so ``merge A B`` and ``merge B A`` write the same
+rows. Replies of every reply cache are joined too, so a resumed merged campaign asks nothing
+again.
 """
 
 from __future__ import annotations
@@ -35,6 +38,13 @@ MERGING = ".merging"  # the suffix of a merge being written (beside --out)
 # Campaign settings that may differ between inputs: bookkeeping, not what was tested.
 VOLATILE = frozenset(
     {"explaincheck_version", "run_options", "prices", "shard", "skipped", "caveats"}
+)
+
+
+# What the campaigns of one study differ in: their model (``run --env all`` gives every
+# environment the same options; the property checked and what is degenerate follow the model).
+MODEL_SETTINGS = frozenset(
+    {"environment", "model_hash", "constants", "degenerate", "checked_property"}
 )
 
 
@@ -85,6 +95,35 @@ def _compared(campaign: CampaignRow) -> dict[str, Any]:
         "model_hash": campaign.model_hash,
         "constants": campaign.extra.get("constants"),
     }
+
+
+def _study(campaign: CampaignRow) -> dict[str, Any]:
+    """What every campaign of one study shares (``_compared`` without the model)."""
+    return {k: v for k, v in _compared(campaign).items() if k not in MODEL_SETTINGS}
+
+
+def _check_same(
+    references: dict[str, tuple[Path, CampaignRow]], path: Path, campaign: CampaignRow
+) -> None:
+    """``campaign`` (of ``path``) is the campaign its environment's first one is, or, of an
+    environment not seen yet, differs from the first campaign only in its model."""
+    if not references:
+        references[campaign.environment] = (path, campaign)
+        return
+    same = references.get(campaign.environment)
+    if same is not None:
+        first, compared = same, _compared
+        if campaign.identity == first[1].identity and _compared(campaign) == _compared(first[1]):
+            return
+    else:
+        first, compared = next(iter(references.values())), _study
+        if _study(campaign) == _study(first[1]):
+            references[campaign.environment] = (path, campaign)
+            return
+    raise MergeError(
+        f"{path} holds another campaign than {first[0]}: they differ in"
+        f" {_difference(compared(first[1]), compared(campaign))}"
+    )
 
 
 def _difference(first: dict[str, Any], other: dict[str, Any]) -> str:
@@ -158,11 +197,11 @@ def merge_databases(
     if any(p.resolve() == out.resolve() for p in paths if p.exists()):
         raise MergeError(f"{out} is one of the inputs")
     report = MergeReport()
-    reference: tuple[Path, CampaignRow] | None = None
-    every_campaign: list[CampaignRow] = []
-    versions: dict[str, list[tuple[str, StoredExecution]]] = {}
+    references: dict[str, tuple[Path, CampaignRow]] = {}  # environment -> its first campaign
+    campaigns_of: dict[str, list[CampaignRow]] = {}  # identity -> its rows in every input
+    versions: dict[str, dict[str, list[tuple[str, StoredExecution]]]] = {}  # identity -> key ->
     replies: list[CachedReply] = []
-    planned: dict[str, int] = {}
+    planned: dict[tuple[str, str], int] = {}  # (identity, shard) -> planned
     shard_paths: dict[str, list[str]] = {}
     for path in paths:
         with Store.open(path, readonly=True) as store:
@@ -170,42 +209,46 @@ def merge_databases(
             if not campaigns:
                 raise MergeError(f"{path} holds no campaign")
             for campaign in campaigns:
-                if reference is None:
-                    reference = (path, campaign)
-                elif campaign.identity != reference[1].identity or _compared(campaign) != _compared(
-                    reference[1]
-                ):
-                    raise MergeError(
-                        f"{path} holds another campaign than {reference[0]}: they differ in"
-                        f" {_difference(_compared(reference[1]), _compared(campaign))}"
-                    )
-                every_campaign.append(campaign)
+                _check_same(references, path, campaign)
+                campaigns_of.setdefault(campaign.identity, []).append(campaign)
                 shard = str(campaign.settings.get("shard") or "")
-                planned[shard] = max(planned.get(shard, 0), campaign.planned)
+                slot = (campaign.identity, shard)
+                planned[slot] = max(planned.get(slot, 0), campaign.planned)
                 shard_paths.setdefault(shard, []).append(str(path))
                 if shard and shard not in report.shards:
                     report.shards.append(shard)
+            identity_of = {campaign.id: campaign.identity for campaign in campaigns}
             rows = store.stored_executions()
             replies.extend(store.iter_replies())
         for row in rows:
-            versions.setdefault(row.exec_key, []).append((str(path), row))
+            identity = identity_of.get(row.campaign_id) or _planned_by(row, campaigns)
+            versions.setdefault(identity, {}).setdefault(row.exec_key, []).append((str(path), row))
         report.inputs.append((str(path), len(rows), 0))
-    assert reference is not None
     _check_shard_counts(shard_paths)
     report.shards.sort(key=_shard_order)
-    settled = settle(versions, on_conflict)
+    settled_of = {
+        identity: settle(versions.get(identity, {}), on_conflict) for identity in campaigns_of
+    }
+    settled = _together(list(settled_of.values()), on_conflict)
     report.settled, report.replaced_errors = settled, settled.replaced_errors
     report.inputs = [(p, n, settled.kept.get(p, 0)) for p, n, _ in report.inputs]
     report.duplicates = sum(n for _, n, _ in report.inputs) - len(settled.rows)
-    first = _written_campaign(every_campaign)
-    # a whole campaign's count if an input holds one, else the sum over the distinct shards
-    report.planned = planned[""] if "" in planned else sum(planned.values())
+    merged = [
+        MergedCampaign(
+            _written_campaign(found),
+            # a whole campaign's count if an input holds one, else the sum over its shards
+            _planned(identity, planned),
+            settled_of[identity],
+        )
+        for identity, found in sorted(campaigns_of.items(), key=_first_created)
+    ]
+    report.planned = sum(campaign.planned for campaign in merged)
     # Written under a temporary name and renamed at the end: a killed merge leaves nothing
     # under ``out`` (no empty file that looks like a finished campaign, none blocking a rerun).
     with temporary_beside(out, suffix=MERGING) as temporary:
         temporary.unlink()  # the store makes its own file
         try:
-            _write_merged(temporary, out, first, settled.rows, chosen_replies(replies), report)
+            _write_merged(temporary, out, merged, chosen_replies(replies), report)
         finally:
             for leftover in ("-wal", "-shm"):
                 Path(f"{temporary}{leftover}").unlink(missing_ok=True)
@@ -214,31 +257,84 @@ def merge_databases(
     return report
 
 
+def _planned_by(row: StoredExecution, campaigns: list[CampaignRow]) -> str:
+    """The identity of the campaign that planned ``row`` when its campaign id names none of
+    its file's campaigns: the one its key ends with, else the file's first."""
+    for campaign in campaigns:
+        if row.exec_key.endswith(f"|{campaign.identity}"):
+            return campaign.identity
+    return campaigns[0].identity
+
+
+def _first_created(item: tuple[str, list[CampaignRow]]) -> tuple[str, str]:
+    """The merged file's order of campaigns: as first begun in any input (then by identity),
+    whatever the order of the inputs."""
+    identity, found = item
+    return (min(str(campaign.created_at) for campaign in found), identity)
+
+
+@dataclass(frozen=True)
+class MergedCampaign:
+    """One campaign of the merged file: the row its settings come from, what it planned
+    (whole) and its settled rows."""
+
+    row: CampaignRow
+    planned: int
+    settled: Settled
+
+
+def _planned(identity: str, planned: dict[tuple[str, str], int]) -> int:
+    """A whole campaign's count if an input holds one, else the sum over its distinct shards."""
+    if (identity, "") in planned:
+        return planned[(identity, "")]
+    return sum(n for (of, _), n in planned.items() if of == identity)
+
+
+def _together(settled: list[Settled], rule: str) -> Settled:
+    """The campaigns' settlements as one (the report's counts over the whole merge)."""
+    whole = Settled(rule=rule)
+    for one in settled:
+        whole.rows.extend(one.rows)
+        for path, kept in one.kept.items():
+            whole.kept[path] = whole.kept.get(path, 0) + kept
+        whole.replaced_errors += one.replaced_errors
+        whole.conflicts += one.conflicts
+        whole.verdict_conflicts += one.verdict_conflicts
+        whole.added_repeats += one.added_repeats
+    return whole
+
+
 def _write_merged(
     path: Path,
     out: Path,
-    first: CampaignRow,
-    chosen: list[StoredExecution],
+    merged: list[MergedCampaign],
     replies: list[CachedReply],
     report: MergeReport,
 ) -> None:
     with Store.open(path) as store:
-        campaign_id = store.begin_campaign(
-            identity=first.identity,
-            settings=_merged_settings(first.settings, out),
-            environment=first.environment,
-            model_path=str(first.extra.get("model_path", "")),
-            model_hash=first.model_hash,
-            constants=str(first.extra.get("constants", "")),
-            planned=report.planned,
-        )
-        ordered = sorted(chosen, key=lambda r: (str(r.started_at), r.exec_key))
+        for campaign in merged:
+            _write_campaign(store, out, campaign)
         with store.transaction():
-            for row in ordered:
-                store.record(replace(row.record, campaign_id=campaign_id))
             store.put_replies(replies)
-        # added repeats are extras beside the plan: they finish nothing planned
-        done = sum(r.verdict != ERROR for r in ordered) - report.settled.added_repeats
-        store.end_campaign(campaign_id, "finished" if done >= report.planned else "incomplete")
-        report.rows = len(ordered)
+        report.rows = sum(len(campaign.settled.rows) for campaign in merged)
         report.replies = len({(r.backend, r.host, r.model, r.request_hash) for r in replies})
+
+
+def _write_campaign(store: Store, out: Path, campaign: MergedCampaign) -> None:
+    first = campaign.row
+    campaign_id = store.begin_campaign(
+        identity=first.identity,
+        settings=_merged_settings(first.settings, out),
+        environment=first.environment,
+        model_path=str(first.extra.get("model_path", "")),
+        model_hash=first.model_hash,
+        constants=str(first.extra.get("constants", "")),
+        planned=campaign.planned,
+    )
+    ordered = sorted(campaign.settled.rows, key=lambda r: (str(r.started_at), r.exec_key))
+    with store.transaction():
+        for row in ordered:
+            store.record(replace(row.record, campaign_id=campaign_id))
+    # added repeats are extras beside the plan: they finish nothing planned
+    done = sum(r.verdict != ERROR for r in ordered) - campaign.settled.added_repeats
+    store.end_campaign(campaign_id, "finished" if done >= campaign.planned else "incomplete")

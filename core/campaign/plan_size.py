@@ -4,6 +4,7 @@ without a word): its size is estimated from the prompts and said with the disk's
 from __future__ import annotations
 
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 
 from explaincheck.core.campaign.plan import Plan
@@ -21,17 +22,25 @@ def estimated_bytes(plan: Plan) -> int:
 def size_warning(plan: Plan, db: str | Path, stop: str = "Ctrl-C stops the run") -> str | None:
     """One line when the plan is very large (or larger than the free disk), else None;
     ``stop`` says how to stop it (the GUI has a Stop button)."""
-    size = estimated_bytes(plan)
+    return plans_size_warning([plan], db, stop)
+
+
+def plans_size_warning(
+    plans: Sequence[Plan], db: str | Path, stop: str = "Ctrl-C stops the run"
+) -> str | None:
+    """``size_warning`` over several plans written into one file (a matrix of environments)."""
+    size = sum(estimated_bytes(plan) for plan in plans)
+    total = sum(plan.total for plan in plans)
     folder = Path(db).resolve().parent
     try:
         free = shutil.disk_usage(folder).free
     except OSError:
         free = None
-    if size < WARN_BYTES and plan.total < WARN_EXECUTIONS and (free is None or size < free):
+    if size < WARN_BYTES and total < WARN_EXECUTIONS and (free is None or size < free):
         return None
     room = f" ({free / 2**30:,.1f} GB free there)" if free is not None else ""
     beyond = "; that is more than the free space" if free is not None and size >= free else ""
     return (
-        f"warning: {plan.total:,} executions will make {Path(db).name} about"
+        f"warning: {total:,} executions will make {Path(db).name} about"
         f" {size / 2**30:,.1f} GB{room}{beyond}: {stop} and keeps what is stored"
     )

@@ -240,17 +240,7 @@ class CampaignRunner:
         """The campaign record (once): before the first execution is stored."""
         if self._campaign_id:
             return
-        plan = self.plan
-        self._campaign_id = self.store.begin_campaign(
-            identity=plan.identity,
-            settings=plan.stored_settings(),
-            environment=plan.environment_name,
-            model_path=plan.oracle.model.path,
-            model_hash=plan.model_hash,
-            constants=plan.oracle.model.constants,
-            planned=plan.total,
-            created_at=self.ran_at,
-        )
+        self._campaign_id = begin_plan(self.store, self.plan, created_at=self.ran_at)
 
     def _finish(self) -> RunOutcome:
         self._begin_campaign()  # a run cancelled while its backends were preparing
@@ -498,3 +488,18 @@ def _with_cut(reason: str, reply: Reply | None) -> str:
         return reason
     total = reply.extra["cut"]
     return f"{reason} (reply cut: {total} characters, the first {MAX_REPLY_CHARS} kept)"
+
+
+def begin_plan(store: Store, plan: Plan, created_at: str | None = None) -> int:
+    """The campaign record of ``plan`` in ``store`` (the same id when it is resumed);
+    ``created_at``: when its run began (None: now)."""
+    return store.begin_campaign(
+        identity=plan.identity,
+        settings=plan.stored_settings(),
+        environment=plan.environment_name,
+        model_path=plan.oracle.model.path,
+        model_hash=plan.model_hash,
+        constants=plan.oracle.model.constants,
+        planned=plan.total,
+        created_at=created_at,
+    )

@@ -4,6 +4,10 @@ argparse prints the whole usage (20 lines for ``run``) before its message and su
 ``invalid choice: 'rnu'`` or ``unrecognized arguments: --budgte``. A user who typed one letter
 wrong wants the word they meant, so the message names the input, the nearest command, option or
 choice (by ``difflib``), and where the full list is.
+
+An option that takes one value and is given twice is refused (``StoreOnce``): argparse's own
+``store`` keeps the last value without a word, so ``run --env frozen_lake --env water_jug``
+once ran water_jug alone. Options that take several values say so with ``action="append"``.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import re
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from explaincheck.core.terminal_text import safe_terminal
 
@@ -26,8 +30,44 @@ def nearest(word: str, candidates: list[str]) -> str | None:
     return found[0] if found else None
 
 
+_GIVEN_ONCE = "_given_once"  # the namespace attribute: dests a StoreOnce option has set
+
+
+class StoreOnce(argparse._StoreAction):
+    """argparse's ``store``, refusing a second value in one line instead of keeping the last."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        given: dict[str, tuple[str, Any]] = getattr(namespace, _GIVEN_ONCE, None) or {}
+        if self.dest in given:
+            first_option, first = given[self.dest]
+            name = option_string or self.dest
+            also = "" if first_option == name else f" (as {first_option})"
+            parser.error(
+                f"{name} takes one value and was given twice{also}: {_shown(first)}, then"
+                f" {_shown(values)}"
+            )
+        setattr(namespace, _GIVEN_ONCE, {**given, self.dest: (option_string or self.dest, values)})
+        super().__call__(parser, namespace, values, option_string)
+
+
+def _shown(value: Any) -> str:
+    return " ".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
+
+
 class OneLineParser(argparse.ArgumentParser):
-    """An ``ArgumentParser`` whose errors are one line on stderr, exit status 2."""
+    """An ``ArgumentParser`` whose errors are one line on stderr, exit status 2, and whose
+    single-value options refuse a second value (``StoreOnce``; groups share the registry)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.register("action", None, StoreOnce)
+        self.register("action", "store", StoreOnce)
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, safe_terminal(f"{self.prog}: {self.explain(message)}") + "\n")

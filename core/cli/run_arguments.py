@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import argparse
 import math
+from dataclasses import replace
 
 from explaincheck.core.backends.ollama_hosts import configured_hosts
 from explaincheck.core.backends.registry import parse_spec
+from explaincheck.core.campaign.matrix import expand_environments
 from explaincheck.core.campaign.plan import Campaign, selection_name
 from explaincheck.core.campaign.session import BackendSettings
 from explaincheck.core.campaign.settings import campaign_from_settings
@@ -21,6 +23,7 @@ from explaincheck.core.cli.campaign_file import track_given
 from explaincheck.core.cli.oracle_command import add_policy_arguments, positive_int
 from explaincheck.core.cli.property_option import add_property_argument, check_goal_and_property
 from explaincheck.core.cli.target_argument import add_target_arguments
+from explaincheck.core.environments.registry import BUILTIN_IDS
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.taxonomy.follow_ups import follow_up_help
 from explaincheck.core.taxonomy.registry import CATEGORIES
@@ -56,9 +59,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Every option of ``run`` (a campaign file's keys are their long names)."""
     parser.add_argument(
         "--env",
+        action="append",
         default=None,
-        metavar="ENV|MODEL",
-        help="a built-in environment id or a .prism file (required here or in --config)",
+        metavar="ENV|MODEL|all",
+        help="a built-in environment id or a .prism file (required here or in --config);"
+        " repeatable, or all (every installed environment): one campaign per environment into"
+        " the one --db, with one progress bar, resumed as a whole",
     )
     parser.add_argument(
         "--llm", action="append", default=None, metavar="SPEC", help="LLM under test (repeatable)"
@@ -293,10 +299,46 @@ def add_scale_arguments(parser: argparse.ArgumentParser) -> None:
     track_given(parser)
 
 
-def campaign_from(args: argparse.Namespace) -> Campaign:
-    """The campaign the options describe, each option checked (one line naming it)."""
-    if not args.env:
+# Options that describe one model: with several environments they would be applied to models
+# they were not written for (``property`` arrives with ``--property``; absent, it is None).
+ONE_MODEL_OPTIONS = ("const", "goal", "unsafe", "policy", "property")
+
+
+def environments_from(args: argparse.Namespace) -> tuple[str, ...]:
+    """The environments ``--env`` names (``all``: every installed one), each once, in order;
+    the options that belong to one model are refused with several."""
+    given = args.env
+    names = [given] if isinstance(given, str) else list(given or ())
+    if not [name for name in names if name.strip()]:
         raise ExplaincheckError("--env is required (on the command line or in --config)")
+    envs = expand_environments(names, BUILTIN_IDS)
+    if len(envs) > 1:
+        for dest in ONE_MODEL_OPTIONS:
+            if getattr(args, dest, None):
+                option = "--" + dest.replace("_", "-")
+                raise ExplaincheckError(
+                    f"{option} belongs to one model, but --env names {len(envs)} environments:"
+                    f" run them one --env at a time with {option}, or drop it"
+                )
+    return envs
+
+
+def campaigns_from(args: argparse.Namespace) -> tuple[Campaign, ...]:
+    """One campaign per environment of ``--env``, each with every other option (checked once,
+    before any model is loaded)."""
+    envs = environments_from(args)
+    first = campaign_from(args, envs[0])
+    return (first, *(replace(first, environment=env) for env in envs[1:]))
+
+
+def campaign_from(args: argparse.Namespace, env: str | None = None) -> Campaign:
+    """The campaign the options describe on ``env`` (default: the one ``--env``), each option
+    checked (one line naming it)."""
+    if env is None:
+        envs = environments_from(args)
+        if len(envs) > 1:
+            raise ExplaincheckError(f"one environment expected here, --env names {len(envs)}")
+        env = envs[0]
     if not args.llm:
         raise ExplaincheckError("--llm is required (on the command line or in --config)")
     for spec in args.llm:
@@ -313,7 +355,7 @@ def campaign_from(args: argparse.Namespace) -> Campaign:
     if retries < 0:
         raise ExplaincheckError(f"--retries must be 0 or more (got {retries})")
     return campaign_from_settings(
-        args.env,
+        env,
         args.llm,
         categories=args.categories,
         budget=args.budget,

@@ -16,10 +16,10 @@ import os
 import signal
 import sys
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence, Set
 
 from explaincheck.core.backends.native_worker import WORKER
-from explaincheck.core.campaign.cost_limit import stored_tally
+from explaincheck.core.campaign.cost_limit import keys_tally
 from explaincheck.core.campaign.eta import EtaEstimator
 from explaincheck.core.campaign.plan import Campaign, Plan, load_environment, oracle_for
 from explaincheck.core.campaign.prices import Price
@@ -31,6 +31,7 @@ from explaincheck.core.cli.run_arguments import (
     add_arguments,
     backend_settings,
     campaign_from,
+    campaigns_from,
     category_ids,
 )
 from explaincheck.core.cli.run_scale import prepare_scale
@@ -40,13 +41,8 @@ from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.plural import counted
 from explaincheck.core.store import Store
 from explaincheck.core.terminal_text import safe_terminal
-from explaincheck.core.workspace.campaign import (
-    CampaignRequest,
-    CampaignRun,
-    Costs,
-    RunHooks,
-    run_campaign,
-)
+from explaincheck.core.workspace.campaign import CampaignRequest, Costs
+from explaincheck.core.workspace.matrix import MatrixHooks, MatrixRun, run_matrix
 
 EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT)
 EXIT_TERMINATED = 143  # SIGTERM (128 + SIGTERM)
@@ -57,6 +53,8 @@ NAME = "run"
 HELP = f"""Run a test campaign: select test cases per category, ask every LLM, grade each reply
 against the oracle and store it at once in a SQLite database. Running the same command again on
 the same database continues where it stopped (errors are retried, nothing is duplicated).
+Several --env (or --env all) run a whole study: one campaign per environment into the one
+database, one progress bar over all of them, continued as a whole.
 
 LLM specs: random, oracle, ollama:MODEL (host from --ollama-host or OLLAMA_HOST),
 ollama:MODEL@URL, openai:MODEL[@BASE_URL] (any OpenAI-compatible server: vLLM, SGLang,
@@ -73,6 +71,7 @@ Category ids for --categories (by dimension; the method is described in docs/met
 
 examples:
   explaincheck run --env frozen_lake --llm oracle --llm random --budget 20 --selection both
+  explaincheck run --env all --llm oracle --llm random --budget 5 --db study.sqlite
   explaincheck run --env frozen_lake --llm ollama:gemma3:1b --db gemma.sqlite
   explaincheck run --env model.prism --const N=4 --llm ollama:qwen3:8b \\
       --ollama-host http://gpu1:11434 --ollama-host http://gpu2:11434 --concurrency 2
@@ -89,21 +88,25 @@ def run(args: argparse.Namespace) -> int:
     stop_logging = _log_to_terminal()
     try:
         scale = prepare_scale(args)
-        campaign = campaign_from(args)
-        environment, oracle = _model(args, campaign)
-        request = CampaignRequest(
-            campaign,
-            args.db,
-            environment,
-            oracle,
-            backend_settings(args),
-            behavioural=getattr(args, "behavioural", False),
-            costs=Costs(scale.prices, scale.max_cost),
-            shard=scale.shard,
-            run_options=scale.options,
-        )
+        campaigns = campaigns_from(args)
+        environment, oracle = _model(args, campaigns[0])
+        options = {**scale.options, "env": _env_option(campaigns)}
+        requests = [
+            CampaignRequest(
+                campaign,
+                args.db,
+                environment,
+                oracle,
+                backend_settings(args),
+                behavioural=getattr(args, "behavioural", False),
+                costs=Costs(scale.prices, scale.max_cost),
+                shard=scale.shard,
+                run_options=options,
+            )
+            for campaign in campaigns
+        ]
         hooks = TerminalHooks(args.db, scale.prices)
-        ran = asyncio.run(run_campaign(request, hooks))
+        ran = asyncio.run(run_matrix(requests, hooks))
     finally:
         stop_logging()
     assert ran is not None  # the terminal never declines a large plan (it warns)
@@ -118,7 +121,14 @@ def run(args: argparse.Namespace) -> int:
     return status
 
 
-def _ending(ran: CampaignRun, interrupts: _Interrupts) -> int:
+def _env_option(campaigns: tuple[Campaign, ...]) -> str | list[str]:
+    """``env`` as the campaign file of this run holds it (``results --config`` writes it back):
+    one environment's id, or the list a matrix ran, ``all`` spelt out."""
+    envs = [campaign.environment for campaign in campaigns]
+    return envs[0] if len(envs) == 1 else envs
+
+
+def _ending(ran: MatrixRun, interrupts: _Interrupts) -> int:
     """The last lines and the exit status: 0 complete, 1 stopped at the cost limit or with
     executions left, 130/143 interrupted."""
     outcome = ran.outcome
@@ -162,10 +172,11 @@ def _model(
     return environment, attach_file(oracle, args.policy, args.policy_default or "")
 
 
-class TerminalHooks(RunHooks):
+class TerminalHooks(MatrixHooks):
     """The run sequence on a terminal: the plan in words, the size warning, the progress bar
     with the per-LLM time left, Ctrl-C and SIGTERM, then the re-grade, the summary table, the
-    follow-up probes and the cost."""
+    follow-up probes and the cost. Several environments: one line per campaign's plan, one
+    line for the matrix, one bar over all of it and one summary at the end."""
 
     def __init__(self, db: str, prices: dict[str, Price]) -> None:
         self.db = db
@@ -173,9 +184,19 @@ class TerminalHooks(RunHooks):
         self.bar = TerminalProgress()
         self.interrupts = _Interrupts()
         self._remove: Callable[[], None] = lambda: None
+        self._skips_said: set[str] = set()  # a matrix says a left-out category's line once
 
     def planned(self, plan: Plan) -> None:
-        _describe(plan, self.db)
+        _describe(plan, self.db, self._skips_said)
+
+    def matrix_planned(self, plans: Sequence[Plan]) -> None:
+        if len(plans) > 1:
+            total = sum(plan.total for plan in plans)
+            text = (
+                f"explaincheck run: {len(plans)} environments, one campaign each:"
+                f" {counted(total, 'execution')} into {self.db}"
+            )
+            print(safe_terminal(text), file=sys.stderr)
 
     def large_plan(self, warning: str) -> bool:
         print(safe_terminal(f"explaincheck run: {warning}"), file=sys.stderr)
@@ -190,26 +211,29 @@ class TerminalHooks(RunHooks):
     def progress(self, progress: Progress) -> None:
         self.bar(progress)
 
-    def ended(self, run: CampaignRun, session: CampaignSession) -> None:
+    def matrix_ended(self, run: MatrixRun, session: CampaignSession) -> None:
         self._remove()  # the summary is printed whatever a late Ctrl-C says
-        _say_regraded(run.finished.regraded)
-        _summary(run.plan, session.store)
-        for line in run.finished.probe_lines():
-            print(f"explaincheck run: {line}")
-        for line in _cost_lines(run.plan, session.store, self.prices):
+        _say_regraded(run.regraded)
+        _summary_of({e.key for plan in run.plans for e in plan.executions}, session.store)
+        several = len(run.plans) > 1
+        for ran in run.runs:
+            where = f"{ran.plan.environment_name}: " if several else ""
+            for line in ran.finished.probe_lines():
+                print(safe_terminal(f"explaincheck run: {where}{line}"))
+        for line in _cost_lines(run.plans, session.store, self.prices):
             print(f"explaincheck run: {line}", file=sys.stderr)
 
     def closing(self, session: CampaignSession) -> None:
         self._remove()
 
 
-def _cost_lines(plan: Plan, store: Store, prices: dict[str, Price]) -> list[str]:
-    """What the campaign's stored replies cost, as ``results`` prints it (with prices), else
+def _cost_lines(plans: Sequence[Plan], store: Store, prices: dict[str, Price]) -> list[str]:
+    """What the campaigns' stored replies cost, as ``results`` prints it (with prices), else
     the tokens they took (none: nothing to say)."""
-    tally = stored_tally(plan, store, prices)
+    keys = {e.key for plan in plans for e in plan.executions}
+    tally = keys_tally(keys, store, prices)
     if tally.per_llm:
         return tally.lines()
-    keys = {e.key for e in plan.executions}
     tokens = [0, 0]
     for row in store.iter_executions(lean=True):
         if row["exec_key"] in keys and not row.get("cached"):
@@ -294,10 +318,20 @@ def _say_regraded(summary: RegradeSummary) -> None:
         )
 
 
-def _describe(plan: Plan, db: str) -> None:
+def _describe(plan: Plan, db: str, said: set[str] | None = None) -> None:
+    """The plan in words; ``said``: the left-out lines an earlier environment of the matrix
+    printed (the same words in every environment, such as the policy categories without a
+    policy, are said once, then counted)."""
     campaign = plan.campaign
     count = sum(plan.cases.values())
-    skipped = "".join(f"\n  {skip_line(plan, c, why)}" for c, why in plan.skipped.items())
+    lines = {c: skip_line(plan, c, why) for c, why in plan.skipped.items()}
+    said = set() if said is None else said
+    again = [c for c, line in lines.items() if line in said]
+    shown = [line for line in lines.values() if line not in said]
+    if again:
+        shown.append(f"{', '.join(again)}: left out as above")
+    said.update(lines.values())
+    skipped = "".join(f"\n  {line}" for line in shown)
     asked = len({e.case.key for e in plan.executions})
     cases = counted(count, "test case")
     if asked != count:  # wordings and metamorphic variants multiply the prompts of a case
@@ -314,10 +348,14 @@ def _describe(plan: Plan, db: str) -> None:
 
 
 def _summary(plan: Plan, store: Store) -> None:
-    """Per LLM and category: pass / fail / invalid / error and the score of this plan; an
-    ``uncertain`` column too when a verdict could flip inside the oracle's intervals (left
-    out of the score, as everywhere)."""
-    keys = {e.key for e in plan.executions}
+    """Per LLM and category: pass / fail / invalid / error and the score of this plan."""
+    _summary_of({e.key for e in plan.executions}, store)
+
+
+def _summary_of(keys: Set[str], store: Store) -> None:
+    """Per LLM and category: pass / fail / invalid / error and the score of these executions
+    (every environment of a matrix together); an ``uncertain`` column too when a verdict could
+    flip inside the oracle's intervals (left out of the score, as everywhere)."""
     counts: Counter[tuple[str, str, str]] = Counter()
     for row in store.iter_executions():
         if row["exec_key"] in keys:

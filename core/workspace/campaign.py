@@ -156,8 +156,6 @@ async def run_campaign(
     warning = size_warning(plan, request.db_path, stop=hooks.stop_words)
     if warning is not None and not hooks.large_plan(warning):
         return None  # nothing written: not even an empty results file
-    events = ProgressEvents()
-    events.subscribe(hooks.progress)
     # the session is opened on this thread: SQLite's rule
     with (
         discard_if_unused(request.db_path),
@@ -165,22 +163,39 @@ async def run_campaign(
     ):
         hooks.opened(session)
         try:
-            guard = _cost_guard(plan, session, costs, hooks)
-            if guard is not None:
-                events.subscribe(guard)
-
-            def started(backends: Mapping[str, Backend]) -> None:
-                hooks.llm_plan(*left_per_llm(plan, session.store.stored(), backends))
-
-            began = now()
-            outcome = await session.run(plan, events=events, started=started)
-            finished = await finish_run(plan, session, outcome, behavioural=request.behavioural)
-            add_measurements(plan_latencies(plan, session.store, since=began))  # for estimates
-            run = CampaignRun(plan, outcome, finished, guard)
-            hooks.ended(run, session)
-            return run
+            return await run_planned(plan, session, costs, hooks, behavioural=request.behavioural)
         finally:
             hooks.closing(session)
+
+
+async def run_planned(
+    plan: Plan,
+    session: CampaignSession,
+    costs: RunCosts,
+    hooks: RunHooks,
+    *,
+    behavioural: bool = False,
+    spent_elsewhere: float = 0.0,
+) -> CampaignRun:
+    """The run sequence's middle, on an open session: cost guard → run → ``finish_run`` →
+    ``hooks.ended``. ``spent_elsewhere``: what other campaigns of the same run already cost
+    (a matrix of environments stops at one limit over all of them)."""
+    events = ProgressEvents()
+    events.subscribe(hooks.progress)
+    guard = _cost_guard(plan, session, costs, hooks, spent_elsewhere)
+    if guard is not None:
+        events.subscribe(guard)
+
+    def started(backends: Mapping[str, Backend]) -> None:
+        hooks.llm_plan(*left_per_llm(plan, session.store.stored(), backends))
+
+    began = now()
+    outcome = await session.run(plan, events=events, started=started)
+    finished = await finish_run(plan, session, outcome, behavioural=behavioural)
+    add_measurements(plan_latencies(plan, session.store, since=began))  # for estimates
+    run = CampaignRun(plan, outcome, finished, guard)
+    hooks.ended(run, session)
+    return run
 
 
 async def run_plans(
@@ -202,14 +217,18 @@ async def run_plans(
 
 
 def _cost_guard(
-    plan: Plan, session: CampaignSession, costs: RunCosts, hooks: RunHooks
+    plan: Plan,
+    session: CampaignSession,
+    costs: RunCosts,
+    hooks: RunHooks,
+    spent_elsewhere: float = 0.0,
 ) -> CostGuard | None:
     """Tell what the stored executions cost; the guard of ``costs.limit``, or None."""
     tally = stored_tally(plan, session.store, costs.prices)
     hooks.costs_started(costs.prices, tally)
     if costs.limit is None:
         return None
-    guard = CostGuard(costs.prices, costs.limit, session, tally.total)
+    guard = CostGuard(costs.prices, costs.limit, session, spent_elsewhere + tally.total)
     if guard.reached:
         session.cancel()
     return guard

@@ -83,8 +83,10 @@ def save_campaign(path: str | Path, setup: Any, env: str | None, choices: dict[s
 
 
 def open_campaign(path: str | Path) -> tuple[dict[str, Any], str | None]:
-    """The tab's ``choices()`` form of a campaign file, and the model it names (or None).
-    An unusable file raises the ``ExplaincheckError`` that ``run --config`` would."""
+    """The tab's ``choices()`` form of a campaign file, and the model(s) it names (or None):
+    the tab runs its set-up on the open model, one environment at a time, so a file of several
+    environments (``env = "all"``, a list) is named, not run here. An unusable file raises the
+    ``ExplaincheckError`` that ``run --config`` would."""
     values = load_config(path, run_parser())
     choices: dict[str, Any] = {
         key: values[dest] for dest, key in _CHOICE_KEYS.items() if dest in values
@@ -98,4 +100,5 @@ def open_campaign(path: str | Path) -> tuple[dict[str, Any], str | None]:
         choices["openai_host"] = values["openai_base_url"][0]
     choices["prices"] = list(values.get("price") or [])  # the file's set-up: none is none
     choices["max_cost"] = values.get("max_cost") or ""
-    return choices, values.get("env")
+    envs = values.get("env") or []
+    return choices, ", ".join([envs] if isinstance(envs, str) else envs) or None

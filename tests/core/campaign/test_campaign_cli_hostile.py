@@ -19,7 +19,13 @@ BASE = ["run", "--env", "frozen_lake", "--budget", "1", "--categories", "satisfy
 
 
 def run_cli(tmp_path, *extra: str) -> int:
-    return main([*BASE, "--db", str(tmp_path / "r.sqlite"), *extra])
+    """``BASE`` with ``extra``; a ``--budget`` in ``extra`` replaces BASE's (given twice, an
+    option that takes one value is refused)."""
+    base = BASE
+    if "--budget" in extra:
+        at = BASE.index("--budget")
+        base = BASE[:at] + BASE[at + 2 :]
+    return main([*base, "--db", str(tmp_path / "r.sqlite"), *extra])
 
 
 def one_clear_line(capsys) -> str:

@@ -93,7 +93,8 @@ def test_shards_are_disjoint_deterministic_and_whole():
 
 def test_merge_refuses_other_campaigns_and_keeps_one_row_per_execution(walkthrough, capsys):
     other = walkthrough / "other.sqlite"
-    assert main(["run", *WALKTHROUGH, "--budget", "4", "--shard", "1/3", "--db", str(other)]) == 0
+    budget_4 = ["4" if WALKTHROUGH[i - 1] == "--budget" else a for i, a in enumerate(WALKTHROUGH)]
+    assert main(["run", *budget_4, "--shard", "1/3", "--db", str(other)]) == 0
     capsys.readouterr()
     out = walkthrough / "refused.sqlite"
     assert main(["merge", str(walkthrough / "s1.sqlite"), str(other), "--out", str(out)]) == 2

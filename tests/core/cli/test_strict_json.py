@@ -16,6 +16,7 @@ from explaincheck.core.cli.main import SUBCOMMANDS, build_parser, main
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
 SMALL = ["--env", "frozen_lake", "--llm", "random", "--categories", "satisfy,best_action"]
+SMALL_BASE = list(SMALL)
 SMALL += ["--budget", "3"]
 
 
@@ -35,7 +36,7 @@ def files(tmp_path_factory):
     # budgets 3 then 4 into one file: cases of both are run twice, the others once (their
     # stability unknown: a column of None and text, which pandas once wrote as NaN)
     assert main(["run", *SMALL, "--db", str(db)]) == 0
-    assert main(["run", *SMALL, "--budget", "4", "--db", str(db)]) == 0
+    assert main(["run", *SMALL_BASE, "--budget", "4", "--db", str(db)]) == 0
     bench = folder / "bench"
     args = ["bench", "export", "--out", str(bench), "--env", "frozen_lake", "--budget", "1"]
     assert main(args) == 0
