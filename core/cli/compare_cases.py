@@ -32,10 +32,10 @@ def add_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from explaincheck.core.analysis.compare import compare_campaigns, pick_llm
+    from explaincheck.core.analysis.compare import pick_llm
     from explaincheck.core.analysis.repair_report import judge, judgement_text
     from explaincheck.core.analysis.split_cases import keep_part_of_both, read_cases_spec
-    from explaincheck.core.cli.compare_command import load
+    from explaincheck.core.cli.compare_command import compared, load
     from explaincheck.core.errors import ExplaincheckError
 
     if args.llm and (args.base_llm or args.new_llm):
@@ -53,16 +53,7 @@ def run(args: argparse.Namespace) -> int:
                 raise
             missing.append(str(error))  # train, not asked by the new side: said, not judged
             continue
-        comparison = compare_campaigns(
-            ours,
-            theirs,
-            base_llm,
-            new_llm,
-            alpha=args.alpha,
-            max_drop=args.max_drop,
-            exclude_flaky=args.exclude_flaky,
-            names=(args.base, args.new),
-        )
+        comparison = compared(ours, theirs, base_llm, new_llm, args)
         judged.append(judge(part, comparison, ours))
     report = {
         "cases": args.cases,

@@ -125,7 +125,7 @@ def load(path: str, role: str) -> pd.DataFrame:
 
 
 def run(args: argparse.Namespace) -> int:
-    from explaincheck.core.analysis.compare import compare_campaigns, pick_llm
+    from explaincheck.core.analysis.compare import pick_llm
 
     if getattr(args, "cases", None):  # one part of a split, judged both ways
         from explaincheck.core.cli.compare_cases import run as run_cases
@@ -137,16 +137,7 @@ def run(args: argparse.Namespace) -> int:
     sides = finished_sides(args.base, args.new, partial=args.partial)
     base_llm = pick_llm(base, args.base_llm or args.llm, f"BASE {args.base}")
     new_llm = pick_llm(new, args.new_llm or args.llm, f"NEW {args.new}")
-    comparison = compare_campaigns(
-        base,
-        new,
-        base_llm,
-        new_llm,
-        alpha=args.alpha,
-        max_drop=args.max_drop,
-        exclude_flaky=args.exclude_flaky,
-        names=(args.base, args.new),
-    )
+    comparison = compared(base, new, base_llm, new_llm, args)
     extra = {"sides": {role: side.as_dict() for role, side in sides.items()}}
     if args.out:
         write_comparison(comparison, Path(args.out), extra)
@@ -158,6 +149,25 @@ def run(args: argparse.Namespace) -> int:
         note = " (unfinished: compared with --partial)" if partial else ""
         print(safe_terminal(sides_line(sides, args.base, args.new) + note))
     return 1 if comparison.regression else 0
+
+
+def compared(
+    base: pd.DataFrame, new: pd.DataFrame, base_llm: str, new_llm: str, args: argparse.Namespace
+) -> Comparison:
+    """The paired comparison of the two sides under the command's options (alpha, max drop,
+    flaky cases): one call for the whole files and for each part of a split."""
+    from explaincheck.core.analysis.compare import compare_campaigns
+
+    return compare_campaigns(
+        base,
+        new,
+        base_llm,
+        new_llm,
+        alpha=args.alpha,
+        max_drop=args.max_drop,
+        exclude_flaky=args.exclude_flaky,
+        names=(args.base, args.new),
+    )
 
 
 def finished_sides(base: str, new: str, *, partial: bool) -> dict[str, Completeness]:
