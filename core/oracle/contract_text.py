@@ -3,8 +3,9 @@ columns (issue 33.11).
 
 ``serialization.write_contract`` used to make every state's ``StateFacts`` and hand its dict to
 ``json.dumps``: 25 µs a state, 25 s at 10^6 states. Here each state's text is put together from
-columns converted once (numbers through ``float.__repr__``, which is what ``json`` writes for a
-finite float; names and label sets encoded once each), with the same tie groups
+columns converted once (a column of numbers by orjson in one call, which writes the digits
+``float.__repr__`` writes, and so ``json``; names and label sets encoded once each), with the same
+tie groups
 (``columnar.group_actions``) and the same key order, so the text is the one ``json.dumps`` gives
 (pinned by ``tests/core/oracle/test_contract_text.py``).
 """
@@ -17,6 +18,7 @@ from collections.abc import Iterator
 from itertools import chain
 
 import numpy as np
+import orjson
 
 from explaincheck.core.oracle.columnar import ColumnarStates
 
@@ -27,19 +29,33 @@ def number(x: float) -> str:
 
 
 def numbers(column: np.ndarray) -> list[str]:
-    """A float column as ``json`` writes each number (``float.__repr__`` in one C-level map
-    where every number is finite, as the oracle's are)."""
-    if np.isfinite(column).all():
-        return list(map(float.__repr__, column.tolist()))
-    return list(map(number, column.tolist()))
+    """A float column as ``json`` writes each number. orjson writes the whole column in one C
+    call, four times as fast as ``float.__repr__`` per number (3 s of the 10^6-state
+    ``--json``), with the same shortest digits; where ``repr`` switches to an exponent
+    (below 1e-4, from 1e16: orjson writes ``0.00001`` and ``4.5e-6`` for ``1e-05`` and
+    ``4.5e-06``) and where the number is not finite (orjson writes null), ``number`` does."""
+    values = np.ascontiguousarray(column, dtype=np.float64)
+    if not len(values):
+        return []
+    texts = _split(values)
+    magnitude = np.abs(values)
+    plain = ((magnitude >= 1e-4) & (magnitude < 1e16)) | (values == 0.0)
+    for index in np.flatnonzero(~plain).tolist():
+        texts[index] = number(float(values[index]))
+    return texts
+
+
+def _split(values: np.ndarray) -> list[str]:
+    """orjson's text of a numeric column, one string per entry."""
+    return orjson.dumps(values, option=orjson.OPT_SERIALIZE_NUMPY)[1:-1].decode().split(",")
 
 
 def _column_texts(column: np.ndarray) -> list[str]:
     """A valuation column as JSON texts, one per state."""
     if column.dtype == bool:
         return _booleans(column)
-    if np.issubdtype(column.dtype, np.integer):
-        return list(map(str, column.tolist()))
+    if np.issubdtype(column.dtype, np.integer):  # orjson's integers are ``str``'s
+        return _split(np.ascontiguousarray(column, dtype=np.int64)) if len(column) else []
     if np.issubdtype(column.dtype, np.floating):
         return numbers(column)
     return [json.dumps(v) for v in column.tolist()]

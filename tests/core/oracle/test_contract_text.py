@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 
+import numpy as np
 import pytest
 
 from explaincheck.core.oracle import compute_in_process, contract_text
@@ -54,3 +55,22 @@ def test_the_columns_give_the_text_of_the_facts(monkeypatch, tmp_path, unsafe, c
     assert any(s["Q"] == {} and s["optimal_action"] is None for s in states)
     assert all((s["D"] is None) != unsafe for s in states)
     assert all((s["centrality"] is None) != centrality for s in states)
+
+
+def test_a_column_of_numbers_is_written_as_json_writes_each():
+    # orjson's text where it equals repr's, repr's where orjson's differs: exponents (1e-05,
+    # 4.5e-06, 1e+16), non-finite numbers (orjson writes null), signed zeros, round-offs
+    wanted = [0.0, -0.0, 1.0, 0.1, 1 / 3, 0.7999999999793, 1 - 2**-53, 1e-4, 9.999999999999999e-05]
+    wanted += [1e-05, 4.5e-06, 5e-324, 1e16, 9999999999999998.0, 1.2345678901234568e17, -2.5e-7]
+    wanted += [float("inf"), float("-inf"), float("nan"), 123456.789, 1e15]
+    column = np.array(wanted)
+    assert contract_text.numbers(column) == [json.dumps(x) for x in wanted]
+    strided = np.repeat(column, 2)[::2]  # not contiguous: orjson refuses such an array itself
+    assert contract_text.numbers(strided) == [json.dumps(x) for x in wanted]
+    assert contract_text.numbers(np.zeros(0)) == []
+
+
+def test_a_random_column_of_every_magnitude_is_written_as_json_writes_each():
+    rng = np.random.default_rng(7)
+    column = rng.random(20_000) * 10.0 ** rng.integers(-9, 20, 20_000)
+    assert contract_text.numbers(column) == [json.dumps(x) for x in column.tolist()]
