@@ -62,7 +62,8 @@ CRASH = textwrap.dedent(
 def test_a_forked_child_that_crashes_is_one_line(tmp_path):
     path = tmp_path / "m.prism"
     path.write_text(
-        'mdp\nmodule m\n x : [0..1] init 0;\n [go] x=0 -> (x\'=1);\nendmodule\nlabel "goal" = x=1;\n'
+        "mdp\nmodule m\n x : [0..1] init 0;\n [go] x=0 -> (x'=1);\nendmodule\n"
+        'label "goal" = x=1;\n'
     )
     run = subprocess.run(
         [sys.executable, "-c", CRASH, str(path)], capture_output=True, text=True, timeout=120
