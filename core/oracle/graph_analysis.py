@@ -89,6 +89,7 @@ def acyclic_depth(arrays: ChoiceArrays, limit: int) -> int | None:
         (np.ones(len(sources), dtype=np.int8), (targets, sources)), shape=(n, n)
     )  # target -> its predecessors
     frontier = np.flatnonzero(remaining == 0)
+    slot = np.empty(n, dtype=np.int64)  # scratch: which entry of a layer's list names a state
     peeled = 0
     depth = -1
     while len(frontier):
@@ -100,5 +101,13 @@ def acyclic_depth(arrays: ChoiceArrays, limit: int) -> int | None:
         if not len(predecessors):
             break
         np.subtract.at(remaining, predecessors, 1)  # no sort: one layer's predecessors
-        frontier = np.unique(predecessors[remaining[predecessors] == 0])
+        frontier = _once(predecessors[remaining[predecessors] == 0], slot)
     return max(depth, 0) if peeled == n else None
+
+
+def _once(states: np.ndarray, slot: np.ndarray) -> np.ndarray:
+    """``states`` with each state kept once (one of its entries), in linear time: ``np.unique``
+    sorts, and thousands of layers' sorts took 0.6 s of the 10^6-state grid's oracle."""
+    entries = np.arange(len(states))
+    slot[states] = entries  # a repeated state keeps one of its entries
+    return states[slot[states] == entries]
