@@ -1,7 +1,8 @@
 """Oracle scaling: ``explaincheck oracle`` against raw stormpy in the same run (default), or the
 oracle's time per phase in process (--phases).
 
-Default mode (issue 48): one row per model, each run in fresh processes under GNU time (wall,
+Default mode (issue 48): one row per model, each run in fresh processes under GNU time (the
+1e4 and 1e5 rows ``--repeat`` times per side, in turns, the median of each figure shown; wall,
 CPU = user + sys with the oracle's child included, peak resident memory of the largest
 process), the load average before and after beside it (the machine is shared):
 
@@ -11,6 +12,8 @@ process), the load average before and after beside it (the machine is shared):
 - ``slip1e5``: the slippery gridworld with slips both ways (``benchmarks/gridworld.py``: four
   actions, 0.8 the intended way and 0.1 to either side, walls, holes) at 317² cells, where
   Storm's own iteration stalls: raw stormpy runs there with ``--storm-timeout``.
+
+explaincheck's bytecode is written first, as an install writes it (``compile_package``).
 
 Per row: ``explaincheck oracle M --json --no-cache --state-limit 20000000`` (the full command:
 child process, values, certificate, the JSON on stdout, written to a file) and raw stormpy
@@ -22,7 +25,7 @@ table (start-up is most of it at that size); with ``1e5`` the CPU of ``oracle MO
 summary, without --json) beside that of ``--json``.
 
     python benchmarks/oracle_scaling.py [--rows 1e4,1e5,1e6,slip1e5] [--timeout 1800]
-                                        [--storm-timeout 120]
+                                        [--storm-timeout 120] [--repeat 5]
     python benchmarks/oracle_scaling.py --rows 1e7      # about 10 minutes and 8 GB
 
 --phases mode: per model, ``compute_in_process`` in a fresh process, seconds (wall) per phase,
@@ -41,6 +44,7 @@ import argparse
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -73,6 +77,7 @@ ROWS = {
     "slip1e5": ("slippery", 317),
 }
 DEFAULT_ROWS = ["1e4", "1e5", "1e6", "slip1e5"]
+SMALL_ROWS = {"1e4", "1e5"}  # rows run ``--repeat`` times each (median): seconds, noisy
 
 
 def model_text(row: str) -> str:
@@ -143,6 +148,20 @@ def under_time(command: list[str], timeout: float, stdout: Path | None = None) -
     )
 
 
+def median_run(runs: list[Timed]) -> Timed:
+    """The median wall, CPU and peak of repeated runs (a second's runs vary by a tenth from one
+    to the next on this shared machine), with the last run's status and output."""
+    last = runs[-1]
+    return Timed(
+        statistics.median(r.wall for r in runs),
+        statistics.median(r.cpu for r in runs),
+        statistics.median(r.peak_mb for r in runs),
+        max((r.status for r in runs), key=abs),
+        last.out,
+        last.err,
+    )
+
+
 def _key(valuation: dict) -> tuple:
     return tuple(sorted((name, int(value)) for name, value in valuation.items()))
 
@@ -180,7 +199,24 @@ def load() -> float:
     return os.getloadavg()[0]
 
 
-def versus_main(rows: list[str], timeout: float, storm_timeout: float) -> int:
+def compile_package() -> None:
+    """Write explaincheck's bytecode first, as pip does when it installs the package (stormpy's
+    was written at its install): an editable checkout under PYTHONDONTWRITEBYTECODE (this
+    machine's shell sets it) would otherwise compile every module from source on each run,
+    0.06 s of CPU a run that an installed explaincheck never pays."""
+    import compileall
+
+    import explaincheck
+    import explaincheck.core
+    import explaincheck.gui
+
+    for package in (explaincheck, explaincheck.core, explaincheck.gui):
+        for folder in package.__path__:
+            compileall.compile_dir(folder, quiet=1, maxlevels=0 if package is explaincheck else 20)
+
+
+def versus_main(rows: list[str], timeout: float, storm_timeout: float, repeat: int) -> int:
+    compile_package()
     print(
         "| model | states | explaincheck wall | CPU | peak | stormpy wall | CPU | peak "
         "| wall ratio | CPU ratio | peak ratio | exit | max abs V diff (200 states) | max width "
@@ -194,16 +230,23 @@ def versus_main(rows: list[str], timeout: float, storm_timeout: float) -> int:
             path = Path(folder) / f"{row}.prism"
             path.write_text(model_text(row))
             before = load()
-            storm = under_time(
-                [sys.executable, "-c", STORM_RUN, str(path)],
-                storm_timeout if row.startswith("slip") else timeout,
-            )
             output = Path(folder) / f"{row}.json"
-            ours = under_time(
-                [*OURS, str(path), "--json", "--no-cache", "--state-limit", "20000000"],
-                timeout,
-                stdout=output,
-            )
+            storms, ourses = [], []
+            for _ in range(repeat if row in SMALL_ROWS else 1):  # in turns: both see the load
+                storms.append(
+                    under_time(
+                        [sys.executable, "-c", STORM_RUN, str(path)],
+                        storm_timeout if row.startswith("slip") else timeout,
+                    )
+                )
+                ourses.append(
+                    under_time(
+                        [*OURS, str(path), "--json", "--no-cache", "--state-limit", "20000000"],
+                        timeout,
+                        stdout=output,
+                    )
+                )
+            storm, ours = median_run(storms), median_run(ourses)
             loads = f"{before:.1f}/{load():.1f}"
             if ours.status != 0:
                 ok = False
@@ -353,13 +396,19 @@ def main(argv: list[str] | None = None) -> int:
         default=120.0,
         help="seconds raw stormpy may take on the slippery grid, where its iteration stalls",
     )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=5,
+        help="runs of each side on the 1e4 and 1e5 rows, the median reported (default 5)",
+    )
     args = parser.parse_args(argv)
     unknown = [row for row in args.rows if row not in ROWS]
     if unknown:
         parser.error(f"unknown rows {', '.join(unknown)}: choose from {', '.join(ROWS)}")
     if args.phases:
         return phases_main(args.rows, args.timeout)
-    return versus_main(args.rows, args.timeout, args.storm_timeout)
+    return versus_main(args.rows, args.timeout, args.storm_timeout, max(1, args.repeat))
 
 
 if __name__ == "__main__":

@@ -88,6 +88,17 @@ def gathered(matrix: csr_matrix, rows: np.ndarray) -> np.ndarray:
     return matrix.indices[offsets + np.arange(total)]
 
 
+def distinct(indices: np.ndarray, scratch: np.ndarray) -> np.ndarray:
+    """``indices`` (each below ``len(scratch)``) with every index kept once, in no particular
+    order, in linear time: a search that dedupes one layer at a time with ``np.unique`` sorts
+    thousands of times (0.6 s of the 10^6-state grid's oracle, 1 s of the slippery 10^5 grid's
+    certificate). ``scratch``: an int64 array the caller keeps from layer to layer; it is
+    overwritten."""
+    entries = np.arange(len(indices))
+    scratch[indices] = entries  # a repeated index keeps one of its entries
+    return indices[scratch[indices] == entries]
+
+
 def distinct_edges(sources: np.ndarray, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Distinct directed edges without self-loops, as two arrays (sorted by source, then
     target). A sparse matrix sums the duplicates while it is built, in linear time: 0.03 s for

@@ -17,7 +17,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
-from explaincheck.core.oracle.arrays import ChoiceArrays, gathered
+from explaincheck.core.oracle.arrays import ChoiceArrays, distinct, gathered
 
 
 def _pattern(arrays: ChoiceArrays) -> csr_matrix:
@@ -34,14 +34,16 @@ def almost_sure(arrays: ChoiceArrays, target: np.ndarray, can_reach: np.ndarray)
     pattern = _pattern(arrays)
     by_successor = pattern.T.tocsr()  # successor -> rows reaching it
     inside = can_reach | target
+    row_slot = np.empty(pattern.shape[0], dtype=np.int64)  # ``distinct``'s scratch
+    state_slot = np.empty(arrays.size, dtype=np.int64)
     while True:
         leaves = (pattern @ (~inside).astype(np.int64)) > 0  # a row with a successor outside
         winning = target.copy()
         frontier = np.flatnonzero(target)
         while len(frontier):
-            rows = np.unique(gathered(by_successor, frontier))
+            rows = distinct(gathered(by_successor, frontier), row_slot)
             rows = rows[~leaves[rows]]
-            states = np.unique(arrays.state_of_row[rows])
+            states = distinct(arrays.state_of_row[rows], state_slot)
             states = states[~winning[states] & inside[states]]
             winning[states] = True
             frontier = states

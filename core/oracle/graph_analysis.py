@@ -13,7 +13,7 @@ from collections import deque
 import numpy as np
 from scipy.sparse import csr_matrix
 
-from explaincheck.core.oracle.arrays import ChoiceArrays, gathered
+from explaincheck.core.oracle.arrays import ChoiceArrays, distinct, gathered
 from explaincheck.core.oracle.storm.structure import ModelStructure
 
 
@@ -62,12 +62,14 @@ def can_avoid_forever_arrays(arrays: ChoiceArrays, bad: np.ndarray) -> np.ndarra
     spoilt_count = np.zeros(arrays.size, dtype=np.int64)
     counts = np.diff(arrays.first_row)
     removed = np.flatnonzero(bad)
+    row_slot = np.empty(len(spoilt), dtype=np.int64)
+    state_slot = np.empty(arrays.size, dtype=np.int64)
     while len(removed):
-        rows = np.unique(gathered(by_successor, removed))
+        rows = distinct(gathered(by_successor, removed), row_slot)
         rows = rows[~spoilt[rows]]
         spoilt[rows] = True
         np.add.at(spoilt_count, arrays.state_of_row[rows], 1)
-        states = np.unique(arrays.state_of_row[rows])
+        states = distinct(arrays.state_of_row[rows], state_slot)
         removed = states[inside[states] & (spoilt_count[states] == counts[states])]
         inside[removed] = False
     return inside
@@ -89,7 +91,7 @@ def acyclic_depth(arrays: ChoiceArrays, limit: int) -> int | None:
         (np.ones(len(sources), dtype=np.int8), (targets, sources)), shape=(n, n)
     )  # target -> its predecessors
     frontier = np.flatnonzero(remaining == 0)
-    slot = np.empty(n, dtype=np.int64)  # scratch: which entry of a layer's list names a state
+    slot = np.empty(n, dtype=np.int64)  # ``distinct``'s scratch
     peeled = 0
     depth = -1
     while len(frontier):
@@ -101,13 +103,5 @@ def acyclic_depth(arrays: ChoiceArrays, limit: int) -> int | None:
         if not len(predecessors):
             break
         np.subtract.at(remaining, predecessors, 1)  # no sort: one layer's predecessors
-        frontier = _once(predecessors[remaining[predecessors] == 0], slot)
+        frontier = distinct(predecessors[remaining[predecessors] == 0], slot)
     return max(depth, 0) if peeled == n else None
-
-
-def _once(states: np.ndarray, slot: np.ndarray) -> np.ndarray:
-    """``states`` with each state kept once (one of its entries), in linear time: ``np.unique``
-    sorts, and thousands of layers' sorts took 0.6 s of the 10^6-state grid's oracle."""
-    entries = np.arange(len(states))
-    slot[states] = entries  # a repeated state keeps one of its entries
-    return states[slot[states] == entries]

@@ -23,7 +23,8 @@ Progress = Callable[..., None]
 PHASES = (
     ("building", 0.45),
     ("structure", 0.05),
-    ("values", 0.15),
+    ("values", 0.1),
+    ("product", 0.05),  # a deadline's product with the steps left (``compute._product``)
     ("danger", 0.1),
     ("choices", 0.05),
     ("bottlenecks", 0.05),

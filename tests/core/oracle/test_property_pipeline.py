@@ -116,3 +116,17 @@ def test_a_columnar_result_writes_the_same_json(text):
     found = json.loads(written.getvalue())
     wanted = json.loads(json.dumps(to_contract(small), allow_nan=False))
     assert found["states"] == wanted["states"]
+
+
+def test_a_deadlines_progress_moves_forward_through_its_product():
+    # the progress bar: every phase of a deadline's run has its share, in the order they come
+    from explaincheck.core.oracle.types import phase_fraction
+
+    seen: list[str] = []
+    compute_in_process(
+        _request("ladder.prism", 'Pmin=? [F<=6 "goal"]'), lambda phase, **_: seen.append(phase)
+    )
+    assert "product" in seen
+    fractions = [phase_fraction(phase) for phase in seen]
+    assert None not in fractions, seen
+    assert fractions == sorted(fractions), list(zip(seen, fractions, strict=True))
