@@ -147,7 +147,8 @@ def run(args: argparse.Namespace) -> int:
         print(safe_terminal(comparison_text(comparison, args.base, args.new)))
         partial = any(not side.finished for side in sides.values())
         note = " (unfinished: compared with --partial)" if partial else ""
-        print(safe_terminal(sides_line(sides, args.base, args.new) + note))
+        closing = _wrapped(sides_line(sides, args.base, args.new) + note)
+        print(safe_terminal("\n".join(closing)))
     return 1 if comparison.regression else 0
 
 
@@ -219,7 +220,7 @@ def comparison_text(comparison: Comparison, base: str, new: str) -> str:
             else f"these {overall.pairs} pairs are too few to detect any drop"
         )
         lines.append(f"no regression at alpha {comparison.alpha:g}; {seen}")
-    lines.append(
+    lines += _wrapped(
         f"base {base} ({comparison.base_llm}) -> new {new} ({comparison.new_llm}):"
         f" {comparison.pairs} pairs; left out: {comparison.only_base} cases only in the base,"
         f" {comparison.only_new} only in the new"

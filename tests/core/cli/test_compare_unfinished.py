@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -42,6 +43,13 @@ def compared(capsys, *argv: str) -> tuple[int, str, str]:
     return code, said.out, said.err
 
 
+def closing(out: str, base) -> str:
+    """The closing sentence about both sides, its wrapped lines joined again."""
+    lines = out.splitlines()
+    first = max(i for i, line in enumerate(lines) if line.startswith(f"base {base}:"))
+    return " ".join(lines[first:]).strip()
+
+
 def test_an_unfinished_new_side_is_refused_in_one_line(sides, capsys):
     base, running, _, planned = sides
     code, out, err = compared(capsys, str(base), str(running))
@@ -69,7 +77,7 @@ def test_partial_compares_and_says_planned_against_graded(sides, capsys):
     base, running, _, planned = sides
     code, out, _ = compared(capsys, str(base), str(running), "--partial")
     assert code == 0
-    assert out.strip().splitlines()[-1] == (
+    assert closing(out, base) == (
         f"base {base}: {planned} of {planned} planned executions graded; new {running}: 4 of"
         f" {planned} planned executions graded (unfinished: compared with --partial)"
     )
@@ -90,7 +98,34 @@ def test_two_finished_sides_say_so(sides, capsys):
     base, _, _, planned = sides
     code, out, _ = compared(capsys, str(base), str(base))
     assert code == 0
-    assert out.strip().splitlines()[-1] == (
+    assert closing(out, base) == (
         f"base {base}: {planned} of {planned} planned executions graded; new {base}:"
         f" {planned} of {planned} planned executions graded"
+    )
+
+
+def test_the_closing_line_is_wrapped_to_100_columns_at_long_paths(
+    sides, capsys, tmp_path, monkeypatch
+):
+    """Issue 52's leftover: the line about unfinished sides grew with the paths (113 columns
+    with short ones) while the rest of compare's output fits ``WIDTH``; every line fits now,
+    and the sentence read across its lines is unchanged."""
+    from explaincheck.core.cli.compare_command import WIDTH
+
+    base, running, _, planned = sides
+    monkeypatch.chdir(tmp_path)  # relative paths of 60-odd columns: each fits a line
+    folder = Path("campaigns-of-the-nightly-gate") / "a-folder-with-a-rather-long-name"
+    folder.mkdir(parents=True)
+    long_base, long_running = folder / "base-campaign.sqlite", folder / "running-campaign.sqlite"
+    shutil.copyfile(base, long_base)
+    shutil.copyfile(running, long_running)
+    assert 60 < len(str(long_running)) < WIDTH  # a longer path than a line is kept whole
+    code, out, _ = compared(capsys, str(long_base), str(long_running), "--partial")
+    assert code == 0
+    too_wide = [line for line in out.splitlines() if len(line) > WIDTH]
+    assert too_wide == []
+    assert closing(out, long_base) == (
+        f"base {long_base}: {planned} of {planned} planned executions graded; new"
+        f" {long_running}: 4 of {planned} planned executions graded (unfinished: compared with"
+        " --partial)"
     )
