@@ -33,6 +33,9 @@ class Decoding:
         return {"temperature": self.repeat_temperature, "seed": self.seed + repeat}
 
 
+MAX_TOKENS = 256  # the output cap of every answering backend unless --max-tokens says otherwise
+
+
 # Version of the request hash. v1 covered prompt, schema and options only; v2 adds backend,
 # model and the backend's settings, so a reply is only ever reused for the same LLM. Replies
 # stored under v1 hashes are simply never hit again (their requests are asked anew).

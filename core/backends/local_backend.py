@@ -31,7 +31,7 @@ from explaincheck.core.backends.llama_binding import (
     installed_bindings,
     load_model,
 )
-from explaincheck.core.backends.llm import Decoding, LLMBackend, RequestIdentity
+from explaincheck.core.backends.llm import MAX_TOKENS, Decoding, LLMBackend, RequestIdentity
 from explaincheck.core.backends.model_files import EXTRA, bundled_file, is_file_spec, user_file
 from explaincheck.core.backends.native_worker import WORKER
 from explaincheck.core.errors import ExplaincheckError
@@ -40,7 +40,6 @@ from explaincheck.core.taxonomy.base import Prompt, TestCase
 log = logging.getLogger("explaincheck.backends.local")
 
 N_CTX = 8192
-MAX_TOKENS = 256  # JSON answers are short; the cap ends a looping generation
 
 _lock = threading.Lock()
 _models: dict[tuple[str, str], LocalModel] = {}  # (binding, model file) -> the one instance

@@ -3,10 +3,12 @@
 Why these settings: answers must be reproducible and parseable, so each request carries the
 category's JSON schema as ``format`` (structured output), ``temperature`` 0 and a fixed ``seed``,
 and a ``num_ctx`` large enough that Ollama does not silently cut the prompt (its default context
-is small). The client has no timeout by default, so one is always set; transient failures
-(connection refused, 5xx, a dropped connection, a timeout) are retried with backoff, on another
-host when several list the model (see ``ollama_hosts.py``). A thinking model's reasoning is kept
-apart from the answer.
+is small), and ``num_predict`` capping the reply (``--max-tokens``, 256 as the other backends;
+a thinking model gets ``THINKING_RESERVE`` more for its reasoning, which Ollama counts in the
+same cap, as ``num_ctx`` reserves it). The client has no timeout by default, so one is always
+set; transient failures (connection refused, 5xx, a dropped connection, a timeout) are retried
+with backoff, on another host when several list the model (see ``ollama_hosts.py``). A thinking
+model's reasoning is kept apart from the answer.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import httpx
 import ollama
 
 from explaincheck.core.backends.base import BackendError, Reply, clean_count
-from explaincheck.core.backends.llm import Decoding, LLMBackend, RequestIdentity
+from explaincheck.core.backends.llm import MAX_TOKENS, Decoding, LLMBackend, RequestIdentity
 from explaincheck.core.backends.ollama_hosts import (
     Host,
     HostPool,
@@ -121,8 +123,10 @@ class OllamaBackend(LLMBackend):
         decoding: Decoding | None = None,
         retries: int = 3,
         think: bool | None = None,
+        max_tokens: int = MAX_TOKENS,
     ):
         self.model = model
+        self.max_tokens = max_tokens
         self.pool = pool
         self.spec = spec or f"ollama:{model}"
         self.decoding = decoding or Decoding()
@@ -167,9 +171,13 @@ class OllamaBackend(LLMBackend):
 
     # -- requests -----------------------------------------------------------------------------
 
+    def thinking(self) -> bool:
+        """The model reasons before it answers (it has the capability and it is not off)."""
+        return self._thinks and self.think is not False
+
     def num_ctx(self, prompt: Prompt) -> int:
         """A context large enough for prompt + schema + answer, capped by the model's own."""
-        reserve = THINKING_RESERVE if self._thinks and self.think is not False else ANSWER_RESERVE
+        reserve = THINKING_RESERVE if self.thinking() else ANSWER_RESERVE
         need = estimate_tokens(prompt.text) + estimate_tokens(to_json(prompt.schema)) + reserve
         size = max(MIN_CONTEXT, next_power_of_two(need))
         if self._context is None:
@@ -182,8 +190,17 @@ class OllamaBackend(LLMBackend):
             )
         return min(size, self._context)
 
+    def num_predict(self) -> int:
+        """The output cap sent: ``max_tokens`` for the answer, plus the reasoning's reserve for
+        a thinking model (Ollama counts its thinking tokens in ``num_predict`` too)."""
+        return self.max_tokens + (THINKING_RESERVE if self.thinking() else 0)
+
     def options(self, prompt: Prompt, repeat: int = 0) -> dict[str, Any]:
-        return {**self.decoding.options(repeat), "num_ctx": self.num_ctx(prompt)}
+        return {
+            **self.decoding.options(repeat),
+            "num_ctx": self.num_ctx(prompt),
+            "num_predict": self.num_predict(),
+        }
 
     def request_identity(self, prompt: Prompt, repeat: int = 0) -> RequestIdentity:
         hosts = tuple(h.url for h in self.pool.hosts_for(self.model)) or self.pool.urls

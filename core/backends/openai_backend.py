@@ -36,7 +36,7 @@ from typing import Any
 import openai
 
 from explaincheck.core.backends.base import BackendError, Reply, clean_count
-from explaincheck.core.backends.llm import Decoding, LLMBackend, RequestIdentity
+from explaincheck.core.backends.llm import MAX_TOKENS, Decoding, LLMBackend, RequestIdentity
 from explaincheck.core.backends.ollama_backend import ModelNotFoundError, split_thinking
 from explaincheck.core.backends.ollama_hosts import (
     BadHostError,
@@ -59,7 +59,6 @@ JSON_SCHEMA, JSON_OBJECT, TEXT = "json_schema", "json_object", "text"
 OUTPUT_MODES = (JSON_SCHEMA, JSON_OBJECT, TEXT)  # tried in this order
 MAX_RETRY_AFTER = 60.0  # longest wait a server's Retry-After is granted
 MAX_BACKOFF = 30.0
-MAX_TOKENS = 256  # the output cap sent unless --max-tokens says otherwise (as the local backend)
 NO_KEY = "no-key"  # sent when no key is set: local servers ignore it, the client needs one
 _REFUSED_FORMAT = re.compile(r"response_format|json_schema|json_object|structured", re.I)
 

@@ -71,7 +71,7 @@ class BackendContext:
     retries: int = 3
     llama_binding: str | None = None  # local models: "xllamacpp", "llama-cpp-python" or automatic
     openai_hosts: tuple[str, ...] = ()  # --openai-base-url (empty: OPENAI_BASE_URL or OpenAI's)
-    max_tokens: int = 256  # --max-tokens: the output cap sent to OpenAI-compatible servers
+    max_tokens: int = 256  # --max-tokens: the output cap sent to OpenAI-compatible and Ollama
     _pools: dict[tuple[str, ...], HostPool] = field(default_factory=dict, repr=False)
     _openai_pools: dict[tuple[str, ...], HostPool] = field(default_factory=dict, repr=False)
 
@@ -221,7 +221,8 @@ def _ollama(rest: str, ctx: BackendContext) -> Backend:
 
     model, url = split_model_host(rest)
     hosts = (url,) if url else ctx.ollama_hosts
-    return OllamaBackend(model, ctx.pool(hosts), decoding=ctx.decoding, retries=ctx.retries)
+    pool, cap = ctx.pool(hosts), ctx.max_tokens
+    return OllamaBackend(model, pool, decoding=ctx.decoding, retries=ctx.retries, max_tokens=cap)
 
 
 def _check_hosted(raw: str, key_variable: str, check_url: Callable[[str], object]) -> None:

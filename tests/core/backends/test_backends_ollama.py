@@ -13,6 +13,7 @@ from explaincheck.core.backends.base import BackendError
 from explaincheck.core.backends.llm import Decoding
 from explaincheck.core.backends.ollama_backend import (
     MIN_CONTEXT,
+    THINKING_RESERVE,
     ModelNotFoundError,
     OllamaBackend,
     split_thinking,
@@ -40,12 +41,13 @@ def ask(
     decoding: Decoding | None = None,
     prompt: Prompt = PROMPT,
     model: str = MODEL,
+    **settings,
 ):
     """Prepare a backend on ``server`` and answer one prompt (a fresh loop, like the CLI)."""
 
     async def go():
         pool = HostPool([server.url], capacity=2, timeout=timeout, pause=0.05)
-        backend = OllamaBackend(model, pool, decoding=decoding, retries=retries)
+        backend = OllamaBackend(model, pool, decoding=decoding, retries=retries, **settings)
         try:
             await backend.prepare()
             return await backend.answer(prompt, CASE, repeat=repeat), backend
@@ -238,6 +240,26 @@ def test_repeats_get_their_own_seed_and_temperature(server):
     ask(server, decoding=decoding, repeat=2)
     options = server.chats()[0]["options"]
     assert options["seed"] == 9 and options["temperature"] == 0.7
+
+
+def test_the_output_cap_reaches_the_server_as_num_predict(server):
+    """Issue 53's leftover: Ollama runs were uncapped (no ``num_predict``) while OpenAI-compatible
+    servers got ``max_tokens``; the request body the server reads now carries the cap, 256 by
+    default as the other backends."""
+    ask(server)
+    ask(server, max_tokens=40)
+    assert [body["options"]["num_predict"] for body in server.chats()] == [256, 40]
+
+
+def test_a_thinking_model_gets_the_reasoning_reserve_on_top_of_the_cap(server):
+    """Ollama counts a thinking model's reasoning in ``num_predict``: the cap alone would cut it
+    before the answer, so the reserve ``num_ctx`` keeps for it is added (not with think off)."""
+    server.models[MODEL].mode = "thinking"
+    reply, _ = ask(server, max_tokens=40)
+    assert json.loads(reply.text) == {"action": "up"}
+    ask(server, max_tokens=40, think=False)
+    sent = [body["options"]["num_predict"] for body in server.chats()]
+    assert sent == [40 + THINKING_RESERVE, 40]
 
 
 def test_timeout_is_always_set():

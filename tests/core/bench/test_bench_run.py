@@ -109,3 +109,27 @@ def test_bench_run_sends_the_seed_and_cap_to_the_openai_server_it_is_given(tmp_p
     assert {(c["temperature"], c["seed"], c["max_tokens"]) for c in second} == {(0.0, 0, 256)}
     with Store.open(db, create=False) as store:
         assert len(store.campaigns()) == 2 and len(list(store.iter_stored())) == 8
+
+
+def test_bench_run_and_run_cap_ollama_too(tmp_path, capsys):
+    """Issue 53's leftover: ``--max-tokens`` reached OpenAI-compatible servers only, Ollama runs
+    were uncapped; the stand-in Ollama server now reads the cap as ``options.num_predict`` from
+    ``bench run`` and from ``run``, 256 unless given."""
+    from support.ollama_standin import Script, StandinOllama
+
+    folder = tmp_path / "set"
+    export = ["bench", "export", "--out", str(folder), "--env", "frozen_lake", "--budget", "1"]
+    assert main(export) == 0
+    with StandinOllama({"gemma3:1b": Script()}) as server:
+        host = ["--llm", "ollama:gemma3:1b", "--ollama-host", server.url, "--limit", "3"]
+        ask = ["bench", "run", str(folder), *host]
+        assert main([*ask, "--max-tokens", "77", "--db", str(tmp_path / "a.sqlite")]) == 0
+        benched = len(server.chats())
+        assert main([*ask, "--db", str(tmp_path / "b.sqlite")]) == 0
+        defaulted = len(server.chats())
+        run = ["run", "--env", "frozen_lake", "--categories", "satisfy", "--budget", "2"]
+        run += [*host[:4], "--max-tokens", "33", "--db", str(tmp_path / "r.sqlite")]
+        assert main(run) == 0
+        caps = [chat["options"]["num_predict"] for chat in server.chats()]
+    assert benched == 3 and defaulted == 6 and len(caps) > 6
+    assert set(caps[:3]) == {77} and set(caps[3:6]) == {256} and set(caps[6:]) == {33}

@@ -102,7 +102,7 @@ def test_two_models_each_store_their_own_replies(tmp_path):
 def test_replies_cached_under_the_old_key_format_are_never_served(tmp_path):
     plan = synthetic_plan(llms=("ollama:b",), cases_per_category=1)
     db = tmp_path / "old.sqlite"
-    options = {"temperature": 0.0, "seed": 0, "num_ctx": 8192}
+    options = {"temperature": 0.0, "seed": 0, "num_ctx": 8192, "num_predict": 256}
     with StandinOllama({"b:latest": Script()}, answer=by_model) as server:
         with Store.open(db) as store:  # what version 1 stored: a hash of prompt, schema, options
             for execution in plan.executions:
