@@ -47,7 +47,10 @@ def _cached(request: OracleRequest, use_cache: bool) -> tuple[str | None, Oracle
     from explaincheck.core.oracle.storm.targets import check_target_text
 
     _check_file(Path(request.model_path))  # clear errors for missing/empty/binary files first
-    for text, role in ((request.goal_label, "goal"), (request.unsafe_label, "unsafe")):
+    given = [(request.goal_label, "goal"), (request.unsafe_label, "unsafe")]
+    if request.property is not None:  # also a property not read from text (a stored one)
+        given.append((request.property.text, "property"))
+    for text, role in given:
         if text.strip():  # an expression past the stated size never reaches Storm's parser
             check_target_text(text, role)
     key = cache.request_hash(request) if use_cache else None

@@ -26,7 +26,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.errors import ExplaincheckError, ModelError
+from explaincheck.core.oracle.storm.targets import check_target_text
 
 REACH, UNTIL, BOUNDED, REWARD = "reach", "until", "bounded", "reward"
 KINDS = (REACH, UNTIL, BOUNDED, REWARD)
@@ -37,9 +38,6 @@ SUPPORTED = (
     "supported properties: Pmax=? or Pmin=? [F φ], [φ U ψ], [F<=k φ];"
     ' R{"name"}min=? or R{"name"}max=? [F φ]'
 )
-# A property is a line of text; a longer one is refused before any parsing (a generated
-# expression of megabytes would otherwise reach Storm's parser in the child).
-MAX_PROPERTY_CHARS = 4_096
 MAX_PROPS_FILE_BYTES = 1_000_000
 MAX_BOUND = 10_000  # steps of a deadline: the product with the step counter has (k + 1)·|S| states
 PROPS_SUFFIXES = (".props", ".pctl", ".prctl")
@@ -250,11 +248,11 @@ def parse_property(
 
     if not isinstance(text, str) or not text.strip():
         raise fail(f"the property is empty ({SUPPORTED})")
-    if len(text) > MAX_PROPERTY_CHARS:
-        raise fail(
-            f"the property has {len(text):,} characters, more than the {MAX_PROPERTY_CHARS:,}"
-            " a property may have"
-        )
+    try:  # the limits of every expression a user gives (characters, terms, nesting), so a
+        # huge or deeply nested property never reaches Storm's recursive parser in the child
+        check_target_text(text, "property")
+    except ModelError as error:
+        raise fail(str(error)) from None
     if any(ord(ch) < 32 and ch not in "\t\n\r" for ch in text):
         raise fail("the property holds control characters")
     body = text.strip().rstrip(";").strip()

@@ -6,8 +6,10 @@ state formula over the model's variables, formulas and labels; after the build i
 added to the model's labelling under the text itself, so everything downstream (values, the goal
 set, bottlenecks, the JSON's labels) treats an expression exactly like a label.
 
-Why a size limit before Storm sees a text (``check_target_text``, called where a goal is read:
-the command line's ``--goal``/``--unsafe`` and before the oracle's child starts): Storm's
+Why a size limit before Storm sees a text (``check_target_text``, called where a goal or a
+property is read: the command line's ``--goal``/``--unsafe``, ``property.parse_property`` for
+every ``--property``, props file and environment property, and before the oracle's child
+starts): Storm's
 expression parsers recurse per nesting level and echo what they could not read, so 30,000
 nested parentheses crashed the model checker (exit status -11) and 15,000 terms printed a
 180 KB error line. An empty text is refused too (``--goal ''`` once meant the label "goal").
@@ -68,8 +70,9 @@ def _depth(text: str) -> int:
 
 
 def check_target_text(text: str, role: str) -> None:
-    """Refuse an empty ``role`` (goal, unsafe) or one past the stated size (characters, terms,
-    nesting) before Storm reads it; one ``ModelError`` line naming the limit."""
+    """Refuse an empty ``role`` (goal, unsafe, property) or one past the stated size
+    (characters, terms, nesting) before Storm reads it; one ``ModelError`` line naming the
+    limit."""
     if not text.strip():
         raise ModelError(f"the {role} is empty: give a label or a PRISM expression")
     terms, depth = len(_TERM.findall(text)), _depth(text)

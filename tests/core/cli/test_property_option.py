@@ -76,6 +76,9 @@ def test_a_reach_property_is_the_goal_end_to_end(walk, tmp_path, monkeypatch):
     assert named["model"]["property"]["name"] == "reach"
 
 
+DEEP = "the property expression 'Pmax=? [(((((((((((((((((((((((((((((((((((((((((((((((((((("
+
+
 @pytest.mark.parametrize(
     ("args", "says"),
     [
@@ -84,6 +87,11 @@ def test_a_reach_property_is_the_goal_end_to_end(walk, tmp_path, monkeypatch):
         (("--property", "nope"), "'nope' is no property of this model (its properties: reach"),
         (("--property", "walk.props:soon"), "needs the constant T"),
         (("--property", 'Pmax=? [F "done"]', "--goal", "done"), "give --goal or --property"),
+        # the limits of a goal expression, on the whole property as it is read: the old
+        # 4,096-character guard let both through, to be refused as the goal, or as the formula
+        # to stay in only after the child had built the model
+        (("--property", f'Pmax=? [{"(" * 2_000}x<2{")" * 2_000} U "done"]'), DEEP),
+        (("--property", f"Pmax=? [F {'x=1|' * 1_000}x=2]"), "(4,014 characters) has 2,004 terms"),
     ],
 )
 def test_a_bad_property_is_one_line(walk, args, says, monkeypatch):

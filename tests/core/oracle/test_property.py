@@ -8,7 +8,6 @@ import pytest
 from explaincheck.core.oracle.property import (
     BOUNDED,
     MAX,
-    MAX_PROPERTY_CHARS,
     MIN,
     REACH,
     REWARD,
@@ -22,6 +21,7 @@ from explaincheck.core.oracle.property import (
     resolve_property,
     without_constants,
 )
+from explaincheck.core.oracle.storm.targets import MAX_CHARACTERS
 
 
 @pytest.mark.parametrize(
@@ -109,8 +109,28 @@ def test_a_step_bound_takes_a_given_constant_and_the_size_is_capped():
     assert parse_property('Pmax=? [F<=T "goal"]', constants={"T": "7"}).bound == 7
     with pytest.raises(PropertyError, match="between 0 and"):
         parse_property('Pmax=? [F<=99999 "goal"]')
-    with pytest.raises(PropertyError, match=f"more than the {MAX_PROPERTY_CHARS:,}"):
-        parse_property('Pmax=? [F "goal" | ' + "x=1 | " * 1_000 + "x=2]")
+    with pytest.raises(PropertyError, match=f"longer than the {MAX_CHARACTERS:,} characters"):
+        parse_property('Pmax=? [F "goal" | ' + "x=1 | " * 2_000 + "x=2]")
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        # 4,014 characters: under the old 4,096-character guard, which left nesting and terms
+        # to the later checks of the goal and the formula to stay in (Storm crashes at 2,000)
+        ("Pmax=? [F " + "(" * 2_000 + "x=1" + ")" * 2_000 + "]", "nests parentheses 2,000 deep"),
+        ("Pmax=? [F " + "x=1|" * 1_000 + "x=2]", "has 2,004 terms"),  # 4,014 characters
+        ("Pmax=? [F " + "x=1 | " * 10_000 + "x=2]", "longer than the 10,000 characters"),
+    ],
+)
+def test_a_property_has_the_limits_of_every_expression(text, says):
+    """One place for the limits: a property goes through ``check_target_text`` as a goal does
+    (it had its own 4,096-character guard, no term or depth limit)."""
+    with pytest.raises(PropertyError) as error:
+        parse_property(text)
+    message = str(error.value)
+    assert says in message and "\n" not in message and len(message) < 300
+    assert message.startswith("the property expression 'Pmax=? [F ")
 
 
 def test_goal_is_the_short_form_of_pmax_reach():
