@@ -34,7 +34,7 @@ from explaincheck.core.analysis.compare import (
     holm,
 )
 from explaincheck.core.analysis.paired import OVERALL
-from explaincheck.core.analysis.stability import flaky_keys
+from explaincheck.core.analysis.stability import flaky_keys, independent_runs
 
 BETTER, WORSE, NO_CHANGE = "better", "worse", "no change"
 
@@ -131,7 +131,8 @@ def _flaky_shares(base: pd.DataFrame, comparison: Comparison) -> dict[str, float
     """Per line: the share of the paired cases the base answered flakily (None when the base
     ran without ``--repeat``: no repeats, no flakiness to measure)."""
     pairs = comparison.pairs_table
-    if base.empty or int(base["repeat"].max()) < 1:  # no --repeat: every case asked once (two
+    asked = independent_runs(base)  # a merge's further versions are no repeats
+    if asked.empty or int(asked["repeat"].max()) < 1:  # no --repeat: every case asked once (two
         return {}  # campaigns' rows of one question share a cached reply: not a repeat)
     flaky = flaky_keys(base)
     keys = list(zip(pairs["environment"], pairs["category"], pairs["case"], strict=True))

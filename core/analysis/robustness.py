@@ -29,6 +29,7 @@ from explaincheck.core.analysis.scores import case_scores
 from explaincheck.core.analysis.stability import (
     CASE_KEYS,
     UNSCORED,
+    independent_runs,
     pass_k_estimates,
     repeated_cases,
 )
@@ -141,7 +142,8 @@ def repeat_cases(results: pd.DataFrame) -> pd.DataFrame:
     cases = repeated_cases(results)
     if cases.empty:
         return cases.assign(agreement=pd.Series(dtype=bool))
-    scored = results[~results["verdict"].isin(UNSCORED)]
+    scored = independent_runs(results)
+    scored = scored[~scored["verdict"].isin(UNSCORED)]
     scored = scored.assign(
         case=[question_identity(k) for k in scored["case_key"]],
         answer_=[canonical(r) for _, r in scored.iterrows()],

@@ -20,6 +20,11 @@ distinct repeat numbers of a case's executions), never its run count: a question
 selections drew has 2k runs, and the estimators hold for any n ≥ k. Per LLM and category they
 are means over the cases asked k ≥ 2 times; the report's repeats table
 (``robustness.repeat_table``) reads the same cases and the same k (``repeated_cases``).
+
+A further version that ``merge --on-conflict keep-both-as-repeats`` kept of a disagreeing
+execution (marked ``MERGED_VERSION_OF`` in its options) is a second answer to one request, not
+an independent repeat: it is left out of the runs, the repeat count, the stability and the
+estimators here (``independent_runs``); the paired comparison's case score counts it.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from scipy import stats
 
 from explaincheck.core.analysis.layout import order_categories, order_llms
 from explaincheck.core.analysis.paired import question_identity
+from explaincheck.core.store.records import MERGED_VERSION_OF
 from explaincheck.core.taxonomy.base import ERROR, PASS
 
 CONFIDENCE = 0.95
@@ -71,11 +77,24 @@ def pass_hat_k(runs: int, passes: int, k: int) -> float:
     return math.comb(passes, k) / math.comb(runs, k)
 
 
+def independent_runs(results: pd.DataFrame) -> pd.DataFrame:
+    """``results`` without the versions a merge kept beside a repeat (``MERGED_VERSION_OF`` in
+    their options): each asked repeat counts once, by the version under its own number."""
+    if results.empty or "options" not in results.columns:
+        return results
+    merged = np.array(
+        [isinstance(o, dict) and MERGED_VERSION_OF in o for o in results["options"]], dtype=bool
+    )
+    return results[~merged] if merged.any() else results
+
+
 def case_runs(results: pd.DataFrame) -> pd.DataFrame:
     """One row per (environment, LLM, category, distinct case) with a run: ``runs``,
     ``passes``, ``repeats`` (the repeat count it was asked: the distinct repeat numbers of its
     executions, those without a reply included), ``stability``, and the first ``case_key`` and
-    ``states`` (to find the case again)."""
+    ``states`` (to find the case again). A merge's further versions are not runs
+    (``independent_runs``)."""
+    results = independent_runs(results)
     if results.empty:
         return pd.DataFrame(columns=[*CASE_KEYS, "runs", "passes", "repeats", "stability"])
     repeat = results["repeat"] if "repeat" in results.columns else pd.Series(0, index=results.index)

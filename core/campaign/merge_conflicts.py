@@ -9,7 +9,9 @@ pass rates with no word said. The rule (docs/scale-out.md, "Conflicts"):
 - a graded version wins over an ``error`` one (an error is no answer: it is not a conflict);
 - graded versions that differ in the verdict or the reply **disagree**: a conflict. ``newest``
   (the default) keeps the one that finished last; ``fail`` writes nothing and names the first
-  conflict; ``keep-both-as-repeats`` keeps each differing version as one more repeat of the case;
+  conflict; ``keep-both-as-repeats`` keeps each differing version as one more repeat of the case,
+  marked in its options as a merged version of the repeat it answered (``MERGED_VERSION_OF``: it
+  counts in the case's score, never as an independent repeat in pass^k or stability);
 - equal finishing times are broken by the content of the rows (a digest), never by the order
   of the inputs, so every input order gives the same merged file.
 """
@@ -23,6 +25,7 @@ from dataclasses import asdict, dataclass, field, replace
 
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.store import CachedReply, StoredExecution
+from explaincheck.core.store.records import MERGED_VERSION_OF
 from explaincheck.core.taxonomy.base import ERROR
 
 NEWEST, FAIL, KEEP_BOTH = "newest", "fail", "keep-both-as-repeats"
@@ -149,7 +152,8 @@ def _conflict_text(settled: Settled, key: str, found: list[tuple[str, StoredExec
 
 def _as_repeats(chosen: dict[str, list[StoredExecution]]) -> list[StoredExecution]:
     """Every kept row; a conflict's further versions under new repeat numbers (after every
-    repeat its case already has), with keys of their own."""
+    repeat its case already has), with keys of their own, each marked as a merged version of
+    the repeat it answered."""
     used: dict[tuple[str, str], set[int]] = {}
     for rows in chosen.values():
         for row in rows:
@@ -162,7 +166,10 @@ def _as_repeats(chosen: dict[str, list[StoredExecution]]) -> list[StoredExecutio
             taken = used[(row.llm, row.case_key)]
             repeat = max(taken) + 1
             taken.add(repeat)
-            written.append(replace(row, repeat=repeat, exec_key=_repeat_key(key, row, repeat)))
+            marked = {**(row.options or {}), MERGED_VERSION_OF: row.repeat}
+            written.append(
+                replace(row, repeat=repeat, exec_key=_repeat_key(key, row, repeat), options=marked)
+            )
     return written
 
 

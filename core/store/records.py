@@ -55,6 +55,12 @@ class ExecutionRecord:
 
 RECORD_FIELDS = tuple(f.name for f in fields(ExecutionRecord))
 
+# The key ``merge --on-conflict keep-both-as-repeats`` sets in the ``options`` of each further
+# version of a disagreeing execution (stored under a repeat number of its own): the repeat whose
+# request it answered. Such a version is a second answer to one request, not an independent
+# repeat: pass^k, stability and the repeat count leave it out (``analysis.stability``).
+MERGED_VERSION_OF = "merged_version_of_repeat"
+
 
 @dataclass(frozen=True)
 class StoredExecution(ExecutionRecord):

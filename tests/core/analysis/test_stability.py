@@ -87,6 +87,32 @@ def test_case_runs_aggregate_selections_and_leave_errors_out():
     assert st.quarantine(frame)["states"].tolist() == [[4]]
 
 
+def test_a_merged_version_is_not_an_independent_repeat():
+    """Issue 52's leftover: a version ``merge --on-conflict keep-both-as-repeats`` kept beside
+    repeat 0 (a second answer to its request, under repeat number 2) counted as a third repeat:
+    k = 3, 3 runs, flaky, pass^k 0. Marked as a merged version, it is left out: k = 2."""
+    from explaincheck.core.analysis.robustness import repeat_table
+    from explaincheck.core.store.records import MERGED_VERSION_OF
+
+    rows = _rows("a", "3", ["pass", "pass", "fail"])
+    rows[2]["options"] = {"temperature": 0.7, "seed": 0, MERGED_VERSION_OF: 0}
+    rows += _rows("a", "4", ["pass", "fail"])
+    frame = pd.DataFrame(rows)
+    frame["reply"] = '{"probability": 1}'
+    frame["answer"] = None
+    cases = st.case_runs(frame).set_index("case")
+    assert cases.loc["satisfy/3", ["runs", "passes", "repeats", "stability"]].tolist() == [
+        2,
+        2,
+        2,
+        "stable-pass",
+    ]
+    row = st.pass_k_table(frame).loc[("a", "satisfy")]
+    assert row["k"] == 2 and row["pass^k"] == 0.5 and row["flaky"] == 0.5  # case 4 is flaky
+    assert st.quarantine(frame)["states"].tolist() == [[4]]
+    assert repeat_table(frame).loc[("a", "satisfy"), "k"] == 2
+
+
 def test_repeat_5_with_both_selections_has_one_k_in_every_table(tmp_path):
     """Issue 51.2: a question both selections drew has 10 runs; stability.csv then took k = 10
     for its cell while repeats.csv took k = 5 (noisy:0.5 best_action pass^k 0.0 in one table and

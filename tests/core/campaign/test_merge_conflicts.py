@@ -136,10 +136,14 @@ def test_keep_both_as_repeats_keeps_every_version(copies, tmp_path, capsys):
         repeats = db.execute("SELECT repeat, COUNT(*) FROM executions GROUP BY 1").fetchall()
         assert repeats == [(0, 8), (1, changed)]
         assert db.execute("SELECT status FROM campaigns").fetchone() == ("finished",)
-    capsys.readouterr()
+        marks = db.execute(  # each added version names the repeat whose request it answered
+            "SELECT repeat, json_extract(options, '$.merged_version_of_repeat') FROM executions"
+        ).fetchall()
+        assert sorted(marks) == [(0, None)] * 8 + [(1, 0)] * changed
+    capsys.readouterr()  # a version is not an independent repeat: each case was asked once
     assert main(["results", "--db", str(out), "--by-case", "--json"]) == 0
-    runs = sorted(r["runs"] for r in json.loads(capsys.readouterr().out))
-    assert runs == [1] * (8 - changed) + [2] * changed
+    cases = json.loads(capsys.readouterr().out)
+    assert [(c["runs"], c["stability"]) for c in cases] == [(1, None)] * 8
     other = tmp_path / "other"
     other.mkdir()
     assert (
