@@ -35,13 +35,14 @@ def run(args: argparse.Namespace) -> int:
     from explaincheck.core.analysis.compare import pick_llm
     from explaincheck.core.analysis.repair_report import judge, judgement_text
     from explaincheck.core.analysis.split_cases import keep_part_of_both, read_cases_spec
-    from explaincheck.core.cli.compare_command import compared, load
+    from explaincheck.core.cli.compare_command import closing_lines, compared, finished_sides, load
     from explaincheck.core.errors import ExplaincheckError
 
     if args.llm and (args.base_llm or args.new_llm):
         raise ExplaincheckError("--llm names both sides: give it or --base-llm/--new-llm")
     split, parts = read_cases_spec(args.cases)
     base, new = load(args.base, "BASE"), load(args.new, "NEW")
+    sides = finished_sides(args.base, args.new, partial=args.partial)  # as the whole files'
     base_llm = pick_llm(base, args.base_llm or args.llm, f"BASE {args.base}")
     new_llm = pick_llm(new, args.new_llm or args.llm, f"NEW {args.new}")
     judged, missing = [], []
@@ -64,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
         "regression": judged[0].comparison.regression,
         "not_compared": missing,
         "parts": [{**j.as_dict(), "gate": j.comparison.as_dict()} for j in judged],
+        "sides": {role: side.as_dict() for role, side in sides.items()},
     }
     if args.out:
         _write(report, judged, Path(args.out))
@@ -74,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
         for found in judged:
             lines += [*judgement_text(found, args.alpha), ""]
         lines += [f"not compared: {why}" for why in missing]
+        lines += closing_lines(sides, args.base, args.new)
         print(safe_terminal("\n".join(lines).rstrip()))
     return 1 if judged[0].comparison.regression else 0
 

@@ -45,7 +45,7 @@ Exit status: 1 when the new side is worse than the base by more than --max-drop 
 models (model hash) are refused. Each side's planned executions are set against those graded;
 a side whose campaign is unfinished (still running, stopped, or with error rows) is refused,
 since a gate on part of a campaign passes or fails on what happens to be stored: give
---partial to compare what is stored anyway.
+--partial to compare what is stored anyway (with --cases too).
 
 examples:
   explaincheck compare base.sqlite new.sqlite
@@ -145,10 +145,7 @@ def run(args: argparse.Namespace) -> int:
         print(json_output.dumps({**comparison.as_dict(), **extra}, indent=2, ensure_ascii=True))
     else:
         print(safe_terminal(comparison_text(comparison, args.base, args.new)))
-        partial = any(not side.finished for side in sides.values())
-        note = " (unfinished: compared with --partial)" if partial else ""
-        closing = _wrapped(sides_line(sides, args.base, args.new) + note)
-        print(safe_terminal("\n".join(closing)))
+        print(safe_terminal("\n".join(closing_lines(sides, args.base, args.new))))
     return 1 if comparison.regression else 0
 
 
@@ -187,6 +184,14 @@ def finished_sides(base: str, new: str, *, partial: bool) -> dict[str, Completen
             " so far: compare it when its campaign is done, or give --partial"
         )
     return sides
+
+
+def closing_lines(sides: dict[str, Completeness], base: str, new: str) -> list[str]:
+    """Each side's planned and graded executions, said last, wrapped to ``WIDTH`` as the rest
+    (the paths made the line grow past it), with a note when ``--partial`` let one through."""
+    partial = any(not side.finished for side in sides.values())
+    note = " (unfinished: compared with --partial)" if partial else ""
+    return _wrapped(sides_line(sides, base, new) + note)
 
 
 def sides_line(sides: dict[str, Completeness], base: str, new: str) -> str:

@@ -129,3 +129,26 @@ def test_the_closing_line_is_wrapped_to_100_columns_at_long_paths(
         f" {long_running}: 4 of {planned} planned executions graded (unfinished: compared with"
         " --partial)"
     )
+
+
+def test_compare_cases_refuses_an_unfinished_side_too(sides, capsys, tmp_path):
+    """``compare --cases`` (the gate on one part of a split) never asked whether a side was
+    finished: a campaign with error rows was judged, exit 0, without a word; it is refused as
+    the whole-file gate refuses it, and ``--partial`` says both sides at the end."""
+    base, _, errors, planned = sides
+    split = tmp_path / "split.json"
+    assert main(["split", "--db", str(base), "--out", str(split)]) == 0
+    cases = ["--cases", f"{split}:held-out"]
+    code, out, err = compared(capsys, str(base), str(errors), *cases)
+    assert code == 2 and out == ""
+    said = f"NEW {errors} is unfinished: {planned - 2} of {planned} planned executions graded"
+    assert f"{said} (2 errors)" in err
+    code, out, _ = compared(capsys, str(base), str(errors), *cases, "--partial")
+    assert code in (0, 1)
+    assert closing(out, base) == (
+        f"base {base}: {planned} of {planned} planned executions graded; new {errors}:"
+        f" {planned - 2} of {planned} planned executions graded (2 errors) (unfinished:"
+        " compared with --partial)"
+    )
+    code, out, _ = compared(capsys, str(base), str(errors), *cases, "--partial", "--json")
+    assert json.loads(out)["sides"]["new"]["errors"] == 2
