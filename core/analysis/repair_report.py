@@ -22,6 +22,7 @@ cases is over-fitting to the examples).
 from __future__ import annotations
 
 import math
+import textwrap
 from dataclasses import dataclass
 from typing import Any
 
@@ -143,6 +144,9 @@ def _flaky_shares(base: pd.DataFrame, comparison: Comparison) -> dict[str, float
     return found
 
 
+NOTE_WIDTH = 100  # the legend in lines as wide as compare's own (``compare_command.WIDTH``)
+
+
 def judgement_text(judged: PartJudgement, alpha: float = ALPHA) -> list[str]:
     """The part's verdict line and its table, as ``compare --cases`` prints them."""
     comparison = judged.comparison
@@ -171,7 +175,7 @@ def judgement_text(judged: PartJudgement, alpha: float = ALPHA) -> list[str]:
         f" overall line, alpha {alpha:g}; flaky: the base's share of cases whose repeats"
         " disagree (- : asked once), '>' when the gain is larger"
     )
-    return [head, *rows, note]
+    return [head, *rows, *textwrap.wrap(note, NOTE_WIDTH, break_on_hyphens=False)]
 
 
 def _finite(value: Any) -> Any:
