@@ -150,6 +150,6 @@ def test_compare_cases_refuses_an_unfinished_side_too(sides, capsys, tmp_path):
         f" {planned - 2} of {planned} planned executions graded (2 errors) (unfinished:"
         " compared with --partial)"
     )
-    assert max(map(len, out.splitlines())) <= 100  # the legend too (it was 256 columns)
+    assert max(map(len, out.splitlines())) <= 100  # the legend too (it was 252 columns)
     code, out, _ = compared(capsys, str(base), str(errors), *cases, "--partial", "--json")
     assert json.loads(out)["sides"]["new"]["errors"] == 2
