@@ -71,7 +71,7 @@ class BackendContext:
     retries: int = 3
     llama_binding: str | None = None  # local models: "xllamacpp", "llama-cpp-python" or automatic
     openai_hosts: tuple[str, ...] = ()  # --openai-base-url (empty: OPENAI_BASE_URL or OpenAI's)
-    max_tokens: int = 256  # --max-tokens: the output cap sent to OpenAI-compatible and Ollama
+    max_tokens: int = 256  # --max-tokens: the output cap of OpenAI-compatible, Ollama and local
     _pools: dict[tuple[str, ...], HostPool] = field(default_factory=dict, repr=False)
     _openai_pools: dict[tuple[str, ...], HostPool] = field(default_factory=dict, repr=False)
 
@@ -268,7 +268,8 @@ def _local(rest: str, ctx: BackendContext) -> Backend:
     from explaincheck.core.backends.local_backend import LocalBackend
 
     name = rest or LOCAL_DEFAULT.partition(":")[2]
-    return LocalBackend(name, decoding=ctx.decoding, binding=ctx.llama_binding)
+    cap = ctx.max_tokens
+    return LocalBackend(name, decoding=ctx.decoding, binding=ctx.llama_binding, max_tokens=cap)
 
 
 def _check_local(rest: str) -> None:

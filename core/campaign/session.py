@@ -53,7 +53,7 @@ class BackendSettings:
     retries: int = 3
     llama_binding: str | None = None  # the local models' llama.cpp binding; None: automatic
     openai_hosts: tuple[str, ...] = ()  # base URLs of OpenAI-compatible servers
-    max_tokens: int = 256  # output cap sent to OpenAI-compatible and Ollama servers (--max-tokens)
+    max_tokens: int = 256  # output cap of OpenAI-compatible, Ollama and local LLMs (--max-tokens)
 
 
 def backend_context(

@@ -30,9 +30,9 @@ HELP = """The frozen benchmark: a versioned question set others can answer and g
   run     asks the set through explaincheck's own backends into a results file (report,
           compare, results and the window read it): greedy (temperature 0), the set's seed
           unless --seed, at most --max-tokens tokens per reply from an OpenAI-compatible
-          or Ollama server; --limit N asks the set's first N questions, the same N that Inspect's
-          `inspect eval explaincheck/bench --limit N` asks (which sends the same temperature,
-          seed and cap: pass it the same --seed and --max-tokens).
+          or Ollama server or a local model; --limit N asks the set's first N questions, the
+          same N that Inspect's `inspect eval explaincheck/bench --limit N` asks (which sends
+          the same temperature, seed and cap: pass it the same --seed and --max-tokens).
   export --lm-eval DIR  also writes an lm-evaluation-harness task into DIR (YAML, the
           questions as its dataset, a utils.py scoring with explaincheck's grader):
           lm_eval --include_path DIR --tasks explaincheck_bench --model local-chat-completions
@@ -120,8 +120,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-tokens",
         type=positive_int,
         default=None,
-        help="output cap sent to OpenAI-compatible and Ollama servers (256, as run's and as the"
-        " Inspect task sends; an Ollama model that thinks gets 8192 more for its reasoning)",
+        help="output cap of OpenAI-compatible and Ollama servers and local models (256, as"
+        " run's and as the Inspect task sends; an Ollama model that thinks gets 8192 more for"
+        " its reasoning)",
     )
     ask.add_argument(
         "--limit",

@@ -269,9 +269,9 @@ def add_scale_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-tokens",
         type=positive_int,
         default=256,
-        help="output cap sent to OpenAI-compatible and Ollama servers (256, as the local"
-        " models; a reasoning model thinking aloud may need more; an Ollama model with the"
-        " thinking capability gets 8192 more for its reasoning)",
+        help="output cap of every LLM that generates: OpenAI-compatible and Ollama servers and"
+        " the local models (256; a reasoning model thinking aloud may need more; an Ollama"
+        " model with the thinking capability gets 8192 more for its reasoning)",
     )
     parser.add_argument(
         "--price",

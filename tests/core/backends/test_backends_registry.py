@@ -26,6 +26,7 @@ from explaincheck.core.backends.registry import (
     split_model_host,
 )
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.taxonomy.base import Prompt
 
 
 def context(**changes) -> BackendContext:
@@ -45,6 +46,18 @@ def test_every_spec_form_makes_its_backend():
     assert pinned.spec == "ollama:qwen3:8b@https://ollama.com"  # the user's words
     same_hosts = create_backend("ollama:llama3.2", ctx)
     assert same_hosts.pool is plain.pool  # one pool per host set: caps hold across models
+
+
+def test_max_tokens_reaches_every_backend_that_generates(monkeypatch):
+    """``--max-tokens`` capped OpenAI-compatible servers only: Ollama sent no cap and a local
+    model kept its own 256 whatever was given. Each now asks with the context's cap."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)  # made, never asked: no key needed
+    ctx = context(max_tokens=77)
+    prompt = Prompt("Is it safe?", {"type": "object"})
+    local = create_backend(LOCAL_DEFAULT, ctx)
+    assert local.request_identity(prompt).options["max_tokens"] == 77
+    assert create_backend("ollama:gemma3:1b", ctx).options(prompt)["num_predict"] == 77
+    assert create_backend("openai:m@http://127.0.0.1:9/v1", ctx).max_tokens == 77
 
 
 def test_spec_errors_are_one_line_and_name_the_forms():
