@@ -144,8 +144,8 @@ class LlamaCppModel:
         prompt_tokens = len(llama.tokenize(text.encode(), add_bos=True))
         if prompt_tokens + max_tokens > llama.n_ctx():
             raise BindingError(
-                f"a prompt of {prompt_tokens} tokens does not fit in the context of"
-                f" {llama.n_ctx()} tokens"
+                f"a prompt of {prompt_tokens} tokens and an answer of up to {max_tokens}"
+                f" (--max-tokens) do not fit in the context of {llama.n_ctx()} tokens"
             )
         llama.reset()  # no prefix reuse: the previous prompt must not change this one's numbers
         try:
