@@ -163,6 +163,35 @@ async def run_async(
     under other grading settings are re-graded and the grading recorded; ``max_cost`` stops it
     cleanly (every LLM that is not an instant answerer needs a price); ``behavioural``: then
     the follow-up probes of its categories."""
+    costs, settings = _costs_and_backends(
+        prices, max_cost, ollama_hosts, openai_base_urls, timeout, concurrency, retries
+    )
+    request = CampaignRequest(
+        plan.campaign,
+        str(db),
+        plan.environment,
+        plan.oracle,
+        settings,
+        behavioural=behavioural,
+        costs=costs,
+        run_options=_run_options(plan, db, ollama_hosts, openai_base_urls, timeout, concurrency),
+        plan=plan,
+    )
+    ran = await run_campaign(request, _ApiHooks(on_progress))
+    assert ran is not None  # the API never declines a large plan (it logs the warning)
+    return ran.outcome
+
+
+def _costs_and_backends(
+    prices: Iterable[str],
+    max_cost: float | None,
+    ollama_hosts: Iterable[str],
+    openai_base_urls: Iterable[str],
+    timeout: float,
+    concurrency: int,
+    retries: int,
+) -> tuple[Costs, BackendSettings]:
+    """The prices and limit (checked before any work) and the backends' settings of a run."""
     table = price_table(prices)
     names = ("max_cost", "prices=['MODEL=0.15/0.6']")
     check_limit(max_cost, table, *names)
@@ -173,20 +202,7 @@ async def run_async(
         retries=retries,
         openai_hosts=tuple(openai_base_urls),
     )
-    request = CampaignRequest(
-        plan.campaign,
-        str(db),
-        plan.environment,
-        plan.oracle,
-        settings,
-        behavioural=behavioural,
-        costs=Costs(table, max_cost, names),
-        run_options=_run_options(plan, db, ollama_hosts, openai_base_urls, timeout, concurrency),
-        plan=plan,
-    )
-    ran = await run_campaign(request, _ApiHooks(on_progress))
-    assert ran is not None  # the API never declines a large plan (it logs the warning)
-    return ran.outcome
+    return Costs(table, max_cost, names), settings
 
 
 class _ApiHooks(MatrixHooks):
@@ -254,15 +270,8 @@ async def study_async(
     llms = (llms,) if isinstance(llms, str) else tuple(llms)
     for spec in llms:
         parse_spec(spec)  # a bad spec is one clear error before any oracle is computed
-    table = price_table(prices)
-    limit_names = ("max_cost", "prices=['MODEL=0.15/0.6']")
-    check_limit(max_cost, table, *limit_names)
-    settings = BackendSettings(
-        ollama_hosts=tuple(ollama_hosts),
-        timeout=timeout,
-        concurrency=concurrency,
-        retries=retries,
-        openai_hosts=tuple(openai_base_urls),
+    costs, settings = _costs_and_backends(
+        prices, max_cost, ollama_hosts, openai_base_urls, timeout, concurrency, retries
     )
     requests = []
     for environment in expand_environments(names, BUILTIN_IDS):
@@ -283,7 +292,7 @@ async def study_async(
                 None,
                 None,
                 settings,
-                costs=Costs(table, max_cost, limit_names),
+                costs=costs,
                 run_options={**campaign.run_options(), "db": str(db), "env": names},
             )
         )
