@@ -15,12 +15,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from explaincheck.core import json_output
+from explaincheck.core.cli.compare_sides import compared, loaded_sides
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.terminal_text import safe_terminal
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from explaincheck.core.analysis.compare import CategoryComparison, Comparison
     from explaincheck.core.analysis.completeness import Completeness
 
@@ -111,32 +110,13 @@ def _share(low: float, high: float, name: str, *, closed_low: bool) -> Callable[
     return parse
 
 
-def load(path: str, role: str) -> pd.DataFrame:
-    """A side's executions, or one line naming the file when it is missing or empty."""
-    from explaincheck.core import api
-
-    db = Path(path)
-    if not db.is_file():
-        raise ExplaincheckError(f"{role} {db}: no results database there")
-    results = api.results(db, lean=True)
-    if results.empty:
-        raise ExplaincheckError(f"{role} {db} holds no results yet")
-    return results
-
-
 def run(args: argparse.Namespace) -> int:
-    from explaincheck.core.analysis.compare import pick_llm
-
     if getattr(args, "cases", None):  # one part of a split, judged both ways
         from explaincheck.core.cli.compare_cases import run as run_cases
 
         return run_cases(args)
-    if args.llm and (args.base_llm or args.new_llm):
-        raise ExplaincheckError("--llm names both sides: give it or --base-llm/--new-llm")
-    base, new = load(args.base, "BASE"), load(args.new, "NEW")
+    base, new, base_llm, new_llm = loaded_sides(args)
     sides = finished_sides(args.base, args.new, partial=args.partial)
-    base_llm = pick_llm(base, args.base_llm or args.llm, f"BASE {args.base}")
-    new_llm = pick_llm(new, args.new_llm or args.llm, f"NEW {args.new}")
     comparison = compared(base, new, base_llm, new_llm, args)
     extra = {"sides": {role: side.as_dict() for role, side in sides.items()}}
     if args.out:
@@ -149,25 +129,6 @@ def run(args: argparse.Namespace) -> int:
         note = " (unfinished: compared with --partial)" if partial else ""
         print(safe_terminal(sides_line(sides, args.base, args.new) + note))
     return 1 if comparison.regression else 0
-
-
-def compared(
-    base: pd.DataFrame, new: pd.DataFrame, base_llm: str, new_llm: str, args: argparse.Namespace
-) -> Comparison:
-    """The paired comparison of the two sides under the command's options (alpha, max drop,
-    flaky cases): one call for the whole files and for each part of a split."""
-    from explaincheck.core.analysis.compare import compare_campaigns
-
-    return compare_campaigns(
-        base,
-        new,
-        base_llm,
-        new_llm,
-        alpha=args.alpha,
-        max_drop=args.max_drop,
-        exclude_flaky=args.exclude_flaky,
-        names=(args.base, args.new),
-    )
 
 
 def finished_sides(base: str, new: str, *, partial: bool) -> dict[str, Completeness]:
