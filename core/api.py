@@ -7,6 +7,7 @@ results as a pandas DataFrame.
     plan = api.plan(model, ["random", "oracle"], categories="satisfy,best_action", budget=5)
     outcome = api.run(plan, "results.sqlite")          # also inside Jupyter's running loop
     frame = api.results("results.sqlite", prices=["gpt-4o-mini=0.15/0.6"])
+    api.study("all", ["random", "oracle"], "study.sqlite", budget=5)  # run --env all
 
 Why a sync ``run`` that works inside a running event loop: Jupyter runs one, and
 ``asyncio.run`` refuses to start a second on its thread; there the campaign runs on a worker
@@ -30,6 +31,7 @@ from explaincheck.core.analysis.export import SUFFIX, write_file
 from explaincheck.core.backends.ollama_hosts import redact_url
 from explaincheck.core.backends.registry import parse_spec
 from explaincheck.core.campaign.cost_limit import check_limit
+from explaincheck.core.campaign.matrix import expand_environments
 from explaincheck.core.campaign.merge import MergeReport, merge_databases
 from explaincheck.core.campaign.plan import Plan, plan_campaign
 from explaincheck.core.campaign.prices import campaign_prices, price_table, row_cost, with_costs
@@ -38,11 +40,13 @@ from explaincheck.core.campaign.runner import RunOutcome
 from explaincheck.core.campaign.session import BackendSettings
 from explaincheck.core.campaign.settings import campaign_from_settings
 from explaincheck.core.campaign.shard import parse_shard, shard_plan
+from explaincheck.core.environments.registry import BUILTIN_IDS
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.store import Store, StoredExecution, result_dict, rows_frame
-from explaincheck.core.workspace.campaign import CampaignRequest, Costs, RunHooks, run_campaign
+from explaincheck.core.workspace.campaign import CampaignRequest, Costs, run_campaign
+from explaincheck.core.workspace.matrix import MatrixHooks, run_matrix
 from explaincheck.core.workspace.model import ModelChoices, ModelWorkspace
 
 if TYPE_CHECKING:
@@ -159,6 +163,35 @@ async def run_async(
     under other grading settings are re-graded and the grading recorded; ``max_cost`` stops it
     cleanly (every LLM that is not an instant answerer needs a price); ``behavioural``: then
     the follow-up probes of its categories."""
+    costs, settings = _costs_and_backends(
+        prices, max_cost, ollama_hosts, openai_base_urls, timeout, concurrency, retries
+    )
+    request = CampaignRequest(
+        plan.campaign,
+        str(db),
+        plan.environment,
+        plan.oracle,
+        settings,
+        behavioural=behavioural,
+        costs=costs,
+        run_options=_run_options(plan, db, ollama_hosts, openai_base_urls, timeout, concurrency),
+        plan=plan,
+    )
+    ran = await run_campaign(request, _ApiHooks(on_progress))
+    assert ran is not None  # the API never declines a large plan (it logs the warning)
+    return ran.outcome
+
+
+def _costs_and_backends(
+    prices: Iterable[str],
+    max_cost: float | None,
+    ollama_hosts: Iterable[str],
+    openai_base_urls: Iterable[str],
+    timeout: float,
+    concurrency: int,
+    retries: int,
+) -> tuple[Costs, BackendSettings]:
+    """The prices and limit (checked before any work) and the backends' settings of a run."""
     table = price_table(prices)
     names = ("max_cost", "prices=['MODEL=0.15/0.6']")
     check_limit(max_cost, table, *names)
@@ -169,25 +202,13 @@ async def run_async(
         retries=retries,
         openai_hosts=tuple(openai_base_urls),
     )
-    request = CampaignRequest(
-        plan.campaign,
-        str(db),
-        plan.environment,
-        plan.oracle,
-        settings,
-        behavioural=behavioural,
-        costs=Costs(table, max_cost, names),
-        run_options=_run_options(plan, db, ollama_hosts, openai_base_urls, timeout, concurrency),
-        plan=plan,
-    )
-    ran = await run_campaign(request, _ApiHooks(on_progress))
-    assert ran is not None  # the API never declines a large plan (it logs the warning)
-    return ran.outcome
+    return Costs(table, max_cost, names), settings
 
 
-class _ApiHooks(RunHooks):
-    """The run sequence for a script: ``on_progress`` after every execution, the size warning
-    logged (``logging.getLogger("explaincheck")``)."""
+class _ApiHooks(MatrixHooks):
+    """The run sequence for a script (one campaign, or a study's every campaign):
+    ``on_progress`` after every execution, the size warning logged
+    (``logging.getLogger("explaincheck")``)."""
 
     stop_words = "cancelling the task stops the run"
 
@@ -218,6 +239,76 @@ def _run_options(
         if urls:
             options[key] = [redact_url(url) for url in urls]
     return options
+
+
+async def study_async(
+    environments: Sequence[str] | str,
+    llms: Sequence[str] | str,
+    db: str | Path = "study.sqlite",
+    *,
+    categories: str | Sequence[str] = "default",
+    budget: int = 20,
+    selection: str = "prioritized",
+    seed: int = 0,
+    repeat: int = 1,
+    case_seed: int | None = None,
+    ollama_hosts: Iterable[str] = (),
+    openai_base_urls: Iterable[str] = (),
+    timeout: float = 120.0,
+    concurrency: int = 4,
+    retries: int = 3,
+    prices: Iterable[str] = (),
+    max_cost: float | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
+) -> RunOutcome:
+    """A whole study in one call, as ``explaincheck run --env all`` (or several ``--env``) runs
+    it: one campaign per environment (``"all"``: every installed one) into one results file,
+    every plan made before anything is asked, one progress over all of them (``on_progress``),
+    one cost limit, resumed as a whole by the same call; the environments' default constants
+    and labels."""
+    names = [environments] if isinstance(environments, str) else list(environments)
+    llms = (llms,) if isinstance(llms, str) else tuple(llms)
+    for spec in llms:
+        parse_spec(spec)  # a bad spec is one clear error before any oracle is computed
+    costs, settings = _costs_and_backends(
+        prices, max_cost, ollama_hosts, openai_base_urls, timeout, concurrency, retries
+    )
+    requests = []
+    for environment in expand_environments(names, BUILTIN_IDS):
+        campaign = campaign_from_settings(
+            environment,
+            llms,
+            categories=categories,
+            budget=budget,
+            selection=selection,
+            repeat=repeat,
+            seed=seed,
+            case_seed=case_seed,
+        )
+        requests.append(
+            CampaignRequest(
+                campaign,
+                str(db),
+                None,
+                None,
+                settings,
+                costs=costs,
+                run_options={**campaign.run_options(), "db": str(db), "env": names},
+            )
+        )
+    ran = await run_matrix(requests, _ApiHooks(on_progress))
+    assert ran is not None  # the API never declines a large plan (it logs the warning)
+    return ran.outcome
+
+
+def study(
+    environments: Sequence[str] | str,
+    llms: Sequence[str] | str,
+    db: str | Path = "study.sqlite",
+    **options: Any,
+) -> RunOutcome:
+    """``study_async`` for code that is not async, also inside a running loop (Jupyter)."""
+    return run_sync(lambda: study_async(environments, llms, db, **options))
 
 
 def run(plan: Plan, db: str | Path = "results.sqlite", **options: Any) -> RunOutcome:

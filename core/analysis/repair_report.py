@@ -144,7 +144,7 @@ def _flaky_shares(base: pd.DataFrame, comparison: Comparison) -> dict[str, float
     return found
 
 
-NOTE_WIDTH = 100  # the legend in lines as wide as compare's own (``compare_command.WIDTH``)
+NOTE_WIDTH = 100  # the legend in lines as wide as compare's own (``cli.compare_sides.WIDTH``)
 
 
 def judgement_text(judged: PartJudgement, alpha: float = ALPHA) -> list[str]:

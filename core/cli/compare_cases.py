@@ -32,19 +32,19 @@ def add_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from explaincheck.core.analysis.compare import pick_llm
     from explaincheck.core.analysis.repair_report import judge, judgement_text
     from explaincheck.core.analysis.split_cases import keep_part_of_both, read_cases_spec
-    from explaincheck.core.cli.compare_command import closing_lines, compared, finished_sides, load
+    from explaincheck.core.cli.compare_sides import (
+        closing_lines,
+        compared,
+        finished_sides,
+        loaded_sides,
+    )
     from explaincheck.core.errors import ExplaincheckError
 
-    if args.llm and (args.base_llm or args.new_llm):
-        raise ExplaincheckError("--llm names both sides: give it or --base-llm/--new-llm")
     split, parts = read_cases_spec(args.cases)
-    base, new = load(args.base, "BASE"), load(args.new, "NEW")
+    base, new, base_llm, new_llm = loaded_sides(args)
     sides = finished_sides(args.base, args.new, partial=args.partial)  # as the whole files'
-    base_llm = pick_llm(base, args.base_llm or args.llm, f"BASE {args.base}")
-    new_llm = pick_llm(new, args.new_llm or args.llm, f"NEW {args.new}")
     judged, missing = [], []
     for part in parts:
         try:

@@ -9,20 +9,24 @@ from __future__ import annotations
 
 import argparse
 import sys
-import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from explaincheck.core import json_output
+from explaincheck.core.cli.compare_sides import (
+    WIDTH,
+    closing_lines,
+    compared,
+    finished_sides,
+    loaded_sides,
+    wrapped,
+)
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.terminal_text import safe_terminal
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from explaincheck.core.analysis.compare import CategoryComparison, Comparison
-    from explaincheck.core.analysis.completeness import Completeness
 
 NAME = "compare"
 HELP = """Compare two campaigns case by case and gate on a regression.
@@ -111,32 +115,13 @@ def _share(low: float, high: float, name: str, *, closed_low: bool) -> Callable[
     return parse
 
 
-def load(path: str, role: str) -> pd.DataFrame:
-    """A side's executions, or one line naming the file when it is missing or empty."""
-    from explaincheck.core import api
-
-    db = Path(path)
-    if not db.is_file():
-        raise ExplaincheckError(f"{role} {db}: no results database there")
-    results = api.results(db, lean=True)
-    if results.empty:
-        raise ExplaincheckError(f"{role} {db} holds no results yet")
-    return results
-
-
 def run(args: argparse.Namespace) -> int:
-    from explaincheck.core.analysis.compare import pick_llm
-
     if getattr(args, "cases", None):  # one part of a split, judged both ways
         from explaincheck.core.cli.compare_cases import run as run_cases
 
         return run_cases(args)
-    if args.llm and (args.base_llm or args.new_llm):
-        raise ExplaincheckError("--llm names both sides: give it or --base-llm/--new-llm")
-    base, new = load(args.base, "BASE"), load(args.new, "NEW")
+    base, new, base_llm, new_llm = loaded_sides(args)
     sides = finished_sides(args.base, args.new, partial=args.partial)
-    base_llm = pick_llm(base, args.base_llm or args.llm, f"BASE {args.base}")
-    new_llm = pick_llm(new, args.new_llm or args.llm, f"NEW {args.new}")
     comparison = compared(base, new, base_llm, new_llm, args)
     extra = {"sides": {role: side.as_dict() for role, side in sides.items()}}
     if args.out:
@@ -147,61 +132,6 @@ def run(args: argparse.Namespace) -> int:
         print(safe_terminal(comparison_text(comparison, args.base, args.new)))
         print(safe_terminal("\n".join(closing_lines(sides, args.base, args.new))))
     return 1 if comparison.regression else 0
-
-
-def compared(
-    base: pd.DataFrame, new: pd.DataFrame, base_llm: str, new_llm: str, args: argparse.Namespace
-) -> Comparison:
-    """The paired comparison of the two sides under the command's options (alpha, max drop,
-    flaky cases): one call for the whole files and for each part of a split."""
-    from explaincheck.core.analysis.compare import compare_campaigns
-
-    return compare_campaigns(
-        base,
-        new,
-        base_llm,
-        new_llm,
-        alpha=args.alpha,
-        max_drop=args.max_drop,
-        exclude_flaky=args.exclude_flaky,
-        names=(args.base, args.new),
-    )
-
-
-def finished_sides(base: str, new: str, *, partial: bool) -> dict[str, Completeness]:
-    """Each side's planned against graded executions; an unfinished side refused unless
-    ``partial`` (a gate run before a campaign ends must not pass on what is stored so far)."""
-    from explaincheck.core.analysis.completeness import completeness
-
-    sides = {"base": completeness(base), "new": completeness(new)}
-    unfinished = [(role, side) for role, side in sides.items() if not side.finished]
-    if unfinished and not partial:
-        role, side = unfinished[0]
-        path, other = (base, sides["new"]) if role == "base" else (new, sides["base"])
-        raise ExplaincheckError(
-            f"{role.upper()} {path} is unfinished: {side.words()} (the other side:"
-            f" {other.words()}); a gate on part of a campaign passes or fails on what is stored"
-            " so far: compare it when its campaign is done, or give --partial"
-        )
-    return sides
-
-
-def closing_lines(sides: dict[str, Completeness], base: str, new: str) -> list[str]:
-    """Each side's planned and graded executions, said last, wrapped to ``WIDTH`` as the rest
-    (the paths made the line grow past it), with a note when ``--partial`` let one through."""
-    partial = any(not side.finished for side in sides.values())
-    note = " (unfinished: compared with --partial)" if partial else ""
-    return _wrapped(sides_line(sides, base, new) + note)
-
-
-def sides_line(sides: dict[str, Completeness], base: str, new: str) -> str:
-    """``base B: 38 of 38 planned executions graded; new N: 4 of 38 planned ...``."""
-    return "; ".join(
-        f"{role} {path}: {sides[role].words()}" for role, path in (("base", base), ("new", new))
-    )
-
-
-WIDTH = 100  # the table fits this many columns; a longer category name gets a line of its own
 
 
 def comparison_text(comparison: Comparison, base: str, new: str) -> str:
@@ -225,7 +155,7 @@ def comparison_text(comparison: Comparison, base: str, new: str) -> str:
             else f"these {overall.pairs} pairs are too few to detect any drop"
         )
         lines.append(f"no regression at alpha {comparison.alpha:g}; {seen}")
-    lines += _wrapped(
+    lines += wrapped(
         f"base {base} ({comparison.base_llm}) -> new {new} ({comparison.new_llm}):"
         f" {comparison.pairs} pairs; left out: {comparison.only_base} cases only in the base,"
         f" {comparison.only_new} only in the new"
@@ -238,7 +168,7 @@ def comparison_text(comparison: Comparison, base: str, new: str) -> str:
     lines.append("")
     lines += table_lines(comparison)
     lines.append("")
-    lines += _wrapped(
+    lines += wrapped(
         "both/b>n/n>b/none = the paired 2x2: cases both pass, the base or the new side scores"
         " higher, neither passes (shares summed where a case's score is a share of"
         " executions); base, new = pass rates; diff = new - base; p = one-sided exact McNemar"
@@ -293,11 +223,6 @@ def _row_values(line: CategoryComparison) -> tuple[str, ...]:
         "-" if line.mde is None or line.mde != line.mde else f"{line.mde:.3f}",
         "FAIL" if line.regression else "",
     )
-
-
-def _wrapped(text: str) -> list[str]:
-    """Prose in lines of at most ``WIDTH`` columns (a word longer than that, a path, is kept)."""
-    return textwrap.wrap(text, WIDTH, break_on_hyphens=False, break_long_words=False) or [""]
 
 
 def _count(value: float) -> str:

@@ -104,7 +104,7 @@ def policy_loss(table: pd.DataFrame, notes: list[str], out: Path) -> list[Path]:
 def base_comparison(base: str, results: pd.DataFrame) -> list[Section]:
     """The sections comparing this campaign with ``--base`` (core/analysis/compare_report.py)."""
     from explaincheck.core.analysis.compare_report import base_sections
-    from explaincheck.core.cli.compare_command import load
+    from explaincheck.core.cli.compare_sides import load
 
     return base_sections(load(base, "--base"), results, base)
 

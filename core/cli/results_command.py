@@ -12,13 +12,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
 import sys
 import textwrap
 from typing import Any
 
-from explaincheck.core import json_output
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.terminal_text import safe_terminal
 
@@ -155,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
             raise ExplaincheckError(
                 f"unknown category {args.category!r} (valid: {', '.join(CATEGORIES)})"
             )
-    from explaincheck.core.cli.results_export import costed, export, write_config
+    from explaincheck.core.cli.results_export import costed, export, json_text, write_config
 
     fmt = getattr(args, "format", None) or ("json" if args.json else "table")
     with Store.open(args.db, readonly=True) as store:
@@ -195,18 +193,6 @@ def run(args: argparse.Namespace) -> int:
     except BrokenPipeError:  # `explaincheck results | head`: the reader has enough
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
-
-
-# C1 controls, bidi controls and line/paragraph separators: json.dumps(ensure_ascii=False)
-# writes them raw, and a terminal or editor acts on them.
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-
-
-def json_text(rows: list[dict[str, Any]]) -> str:
-    """The rows as JSON, readable UTF-8 but with every control character escaped as \\uXXXX
-    (they can only occur inside strings, where the escape means the same character)."""
-    text = json_output.dumps(rows, ensure_ascii=False)
-    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _flat(text: object) -> str:

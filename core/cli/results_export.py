@@ -8,11 +8,13 @@ and costs, so the rules (which prices apply, where a file goes) are in one place
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from explaincheck.core import json_output
 from explaincheck.core.atomic_files import write_bytes_atomically, write_text_atomically
 from explaincheck.core.campaign.prices import campaign_prices, with_costs
 from explaincheck.core.errors import ExplaincheckError
@@ -28,11 +30,22 @@ def costed(
     return with_costs(rows, prices)
 
 
+# C1 controls, bidi controls and line/paragraph separators: json.dumps(ensure_ascii=False)
+# writes them raw, and a terminal or editor acts on them.
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def json_text(rows: list[dict[str, Any]]) -> str:
+    """The rows as JSON, readable UTF-8 but with every control character escaped as \\uXXXX
+    (they can only occur inside strings, where the escape means the same character)."""
+    text = json_output.dumps(rows, ensure_ascii=False)
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def export(rows: list[dict[str, Any]], fmt: str, out: str | None, db: str = "") -> int:
     """Write the rows in ``fmt`` to ``out`` (stdout when None; Parquet only to a pipe), never
     over the results database ``db`` they were read from."""
     from explaincheck.core.analysis.export import write_file, write_rows
-    from explaincheck.core.cli.results_command import json_text
 
     if fmt in ("table", "json"):
         if fmt == "table":

@@ -75,10 +75,12 @@ def maximal_end_components(arrays: ChoiceArrays, candidates: np.ndarray) -> EndC
     states &= np.bincount(arrays.state_of_row[alive], minlength=n) > 0
     while True:
         keep = alive[entry_row] & states[entry_col]
-        graph = csr_matrix(
-            (np.ones(int(keep.sum()), dtype=np.int8), (entry_source[keep], entry_col[keep])),
-            shape=(n, n),
-        )
+        # the entries are in row order, so their sources ascend: the state graph's CSR arrays
+        # are the kept entries as they stand, with no sort (a COO build sorted them every turn)
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(entry_source[keep], minlength=n), out=offsets[1:])
+        kept = entry_col[keep]
+        graph = csr_matrix((np.ones(len(kept), dtype=np.int8), kept, offsets), shape=(n, n))
         _, label = connected_components(graph, directed=True, connection="strong")
         leaving = alive[entry_row] & (
             ~states[entry_col] | (label[entry_col] != label[entry_source])

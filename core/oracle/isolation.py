@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
+from multiprocessing.context import ForkContext, SpawnContext
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +86,13 @@ def start_method() -> str:
     asyncio's or a worker's threads could copy a lock another thread holds."""
     alone = threading.active_count() == 1 and "PySide6.QtCore" not in sys.modules
     return "fork" if alone and "fork" in multiprocessing.get_all_start_methods() else "spawn"
+
+
+def _context() -> ForkContext | SpawnContext:
+    """multiprocessing's context for ``start_method``."""
+    if start_method() == "fork":
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("spawn")
 
 
 def lower_memory_limit(limit: int) -> None:
@@ -218,7 +226,7 @@ class OracleJob:
         self._build_bound = build_memory_bound(request.state_limit)
         self._on_progress = on_progress
         self._started = time.monotonic()
-        context = multiprocessing.get_context(start_method())
+        context = _context()
         self._receiver, sender = context.Pipe(duplex=False)
         # where a large result's columns come back (removed by ``wait``, whatever happens)
         self._folder = tempfile.mkdtemp(prefix="explaincheck-oracle-")

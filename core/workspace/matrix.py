@@ -121,6 +121,9 @@ async def _run_all(
     hooks: MatrixHooks,
     behavioural: bool,
 ) -> MatrixRun:
+    # every campaign in the file before the first is asked, so a study killed outright
+    # (SIGKILL, a power cut) still says what it planned; each is "running" once it begins
+    _record_not_begun(plans, session.store)
     stored = session.store.stored()
     matrix = MatrixProgress.start(plans, stored)
     told = _CampaignHooks(hooks, matrix, left_in_plans(plans, stored))
@@ -152,9 +155,10 @@ async def _run_all(
 
 
 def _record_not_begun(plans: Sequence[Plan], store: Store) -> None:
-    """The campaigns a stop left unbegun, recorded as ``incomplete`` with nothing stored: the
-    file says what the whole study planned (``report``'s facts, ``compare``'s check of an
-    unfinished side), not only what ran; a campaign the file already holds is left as it is."""
+    """The campaigns not begun yet (at the start, every new one; after a stop, those it left),
+    recorded as ``incomplete`` with nothing stored: the file says what the whole study planned
+    (``report``'s facts, ``compare``'s check of an unfinished side), not only what ran; a
+    campaign the file already holds is left as it is."""
     known = {campaign.identity for campaign in store.campaigns()}
     for plan in plans:
         if plan.identity not in known:

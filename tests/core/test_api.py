@@ -159,3 +159,41 @@ def test_a_resume_under_another_rule_regrades_and_records_the_rule(tmp_path):
     with Store.open(db, readonly=True) as store:
         (campaign,) = store.campaigns()
     assert campaign.settings["grading"] == {"satisfy_rule": "half", "satisfy_tolerance": 0.05}
+
+
+def test_a_whole_study_in_one_call_is_run_env_alls(tmp_path):
+    db = tmp_path / "study.sqlite"
+    seen = []
+    options = {"categories": "satisfy,best_action", "budget": 2}
+    outcome = api.study(["frozen_lake", "dam"], ["random", "oracle"], db, **options)
+    assert outcome.progress.state == "finished"
+    with Store.open(db, readonly=True) as store:
+        campaigns = store.campaigns()
+        stored = len(list(store.iter_executions()))
+    assert [c.environment for c in campaigns] == ["frozen_lake", "dam"]  # one campaign each
+    assert {c.status for c in campaigns} == {"finished"}
+    assert stored == outcome.progress.total == sum(c.planned for c in campaigns) > 0
+    # the command line's study over the same settings plans the very same executions
+    cli_db = tmp_path / "cli.sqlite"
+    from explaincheck.core.cli.main import main
+
+    command = ["run", "--env", "frozen_lake", "--env", "dam", "--llm", "random", "--llm"]
+    command += ["oracle", "--categories", "satisfy,best_action", "--budget", "2"]
+    assert main([*command, "--db", str(cli_db)]) == 0
+    with Store.open(cli_db, readonly=True) as store:
+        cli_keys = {e["exec_key"] for e in store.iter_executions()}
+    with Store.open(db, readonly=True) as store:
+        assert {e["exec_key"] for e in store.iter_executions()} == cli_keys
+    # called again, it resumes: nothing is asked twice, one progress over the whole study
+    again = api.study(
+        ["frozen_lake", "dam"], ["random", "oracle"], db, on_progress=seen.append, **options
+    )
+    assert again.progress.total == stored and seen and seen[-1].total == stored
+
+
+def test_a_study_of_an_unknown_environment_or_llm_is_one_clear_error(tmp_path):
+    with pytest.raises(ExplaincheckError, match="nowhere"):
+        api.study(["frozen_lake", "nowhere"], "random", tmp_path / "s.sqlite", budget=1)
+    with pytest.raises(ExplaincheckError):
+        api.study("all", "bogus:model", tmp_path / "s.sqlite")
+    assert not (tmp_path / "s.sqlite").exists()

@@ -222,3 +222,44 @@ def test_a_left_out_category_is_said_once_over_the_matrix(tmp_path, capsys):
     assert "policy_reach, policy_optimal, policy_better, policy_regret: left out as above" in (
         water_jug
     )
+
+
+def test_a_study_killed_outright_names_every_environment_it_planned(tmp_path):
+    # SIGKILL leaves no moment to write anything: the study's campaigns are recorded before the
+    # first question, so the file still says what was planned, and a resume finishes it
+    db = tmp_path / "killed.sqlite"
+    envs = ["--env", "frozen_lake", "--env", "water_jug", "--env", "dam"]
+    with StandinOpenAI({MODEL: Script(delay=0.2)}) as server:  # slow enough to be caught
+        command = cli(
+            "run", *envs, "--llm", f"openai:{MODEL}", "--openai-base-url", server.base_url,
+            "--categories", "satisfy,best_action", "--budget", "3", "--concurrency", "1",
+            "--db", str(db),
+        )  # fmt: skip
+        _kill_once_answered(command, db)
+        with sqlite3.connect(db) as connection:
+            statuses = dict(connection.execute("SELECT environment, status FROM campaigns"))
+        assert set(statuses) == {"frozen_lake", "water_jug", "dam"}
+        assert statuses["dam"] == "incomplete"  # planned, never begun
+        resumed = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    with sqlite3.connect(db) as connection:
+        statuses = dict(connection.execute("SELECT environment, status FROM campaigns"))
+    assert set(statuses.values()) == {"finished"}
+
+
+def _kill_once_answered(command: list[str], db) -> None:
+    """Start ``command`` and SIGKILL it once its first answer is stored."""
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 600
+        while not (db.exists() and environments_stored(db) >= 1):
+            assert process.poll() is None, process.communicate()
+            if time.monotonic() > deadline:  # a guard against a hang, not a speed figure
+                pytest.fail("the study never stored its first answer")
+            time.sleep(0.005)
+        process.kill()
+        process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()

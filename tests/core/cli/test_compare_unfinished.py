@@ -110,7 +110,7 @@ def test_the_closing_line_is_wrapped_to_100_columns_at_long_paths(
     """Issue 52's leftover: the line about unfinished sides grew with the paths (113 columns
     with short ones) while the rest of compare's output fits ``WIDTH``; every line fits now,
     and the sentence read across its lines is unchanged."""
-    from explaincheck.core.cli.compare_command import WIDTH
+    from explaincheck.core.cli.compare_sides import WIDTH
 
     base, running, _, planned = sides
     monkeypatch.chdir(tmp_path)  # relative paths of 60-odd columns: each fits a line
