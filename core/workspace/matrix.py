@@ -13,7 +13,7 @@ stops every environment; the next ones are not begun), one cost limit over all o
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -121,12 +121,14 @@ async def _run_all(
     hooks: MatrixHooks,
     behavioural: bool,
 ) -> MatrixRun:
-    # every campaign in the file before the first is asked, so a study killed outright
-    # (SIGKILL, a power cut) still says what it planned; each is "running" once it begins
-    _record_not_begun(plans, session.store)
     stored = session.store.stored()
     matrix = MatrixProgress.start(plans, stored)
-    told = _CampaignHooks(hooks, matrix, left_in_plans(plans, stored))
+    # every campaign in the file once the first answer is stored: a study killed outright
+    # (SIGKILL, a power cut) still says what it planned, and a run refused before it asked
+    # anything (no server, an unknown model) leaves no file behind
+    told = _CampaignHooks(
+        hooks, matrix, left_in_plans(plans, stored), lambda: _record_not_begun(plans, session.store)
+    )
     runs: list[CampaignRun] = []
     for index, plan in enumerate(plans):
         if session.cancelled:  # Ctrl-C (or Stop) between two campaigns: begin no other
@@ -184,10 +186,17 @@ def _spent_elsewhere(
 class _CampaignHooks(RunHooks):
     """One campaign's run sequence, told to the matrix's hooks as part of the whole."""
 
-    def __init__(self, hooks: MatrixHooks, matrix: MatrixProgress, left: dict[str, int]) -> None:
+    def __init__(
+        self,
+        hooks: MatrixHooks,
+        matrix: MatrixProgress,
+        left: dict[str, int],
+        ready: Callable[[], None] | None,
+    ) -> None:
         self.hooks = hooks
         self.matrix = matrix
         self.left = left
+        self.ready = ready  # called once, when the first answer is stored
         self._llms_told = False
 
     def costs_started(self, prices: dict[str, Price], tally: CostTally) -> None:
@@ -199,6 +208,9 @@ class _CampaignHooks(RunHooks):
             self.hooks.llm_plan(dict(self.left), concurrency)
 
     def progress(self, progress: Progress) -> None:
+        if progress.last is not None and self.ready is not None:
+            ready, self.ready = self.ready, None
+            ready()
         self.hooks.progress(self.matrix.fold(progress))
 
 
