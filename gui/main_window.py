@@ -472,8 +472,8 @@ class MainWindow(QMainWindow):
         probe = self.model_presenter.size_probe
         if probe is not None:
             probe.cancel()
-        self.campaigns.stop()
-        self.llm_policy.stop()
+        self.campaigns.shutdown()  # stopped, and their threads emit nothing from now on
+        self.llm_policy.controller.shutdown()
         self.model.cancel()
         self.tasks.cancel_all()
         super().closeEvent(event)
