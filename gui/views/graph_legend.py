@@ -81,7 +81,7 @@ class GraphLegend(QWidget):
         "1"; under a reward property its unit and direction and its finite range."""
         style = self.graph_style
         if style.scale_title:  # another source colours the states (a flaw, a policy)
-            return style.scale_title, "0", "1"
+            return style.scale_title, *(style.scale_ends or ("0", "1"))
         if style.colour_by == "danger":
             return "D(s): P(unsafe)", "0", "1"
         units = style.units
