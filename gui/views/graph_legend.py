@@ -45,9 +45,11 @@ class GraphLegend(QWidget):
         # "" while no state is highlighted, and then the legend has no such row
         self.highlight = ""
         self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
-        # False in the Teach and Workbench graphs: beside the cards and pages they are narrow,
-        # and a key grown to a projector's size left the graph a strip (issue 50, point 6)
+        # False in the Teach graph: beside the cards it is narrow, and a key grown to a
+        # projector's size left the graph a strip (issue 50, point 6); the Workbench's follows
+        # the size within ``room`` (its pane: at most its width, under half its height)
         self.follows_text_size = True
+        self.room: QSize | None = None  # the graph's viewport, set where it is placed
         self._cache: tuple[tuple, QPixmap] | None = None  # (what it shows, its picture)
 
     def _rows(self) -> list[str]:
@@ -90,17 +92,36 @@ class GraphLegend(QWidget):
         return units.legend_title, units.low_text, units.high_text
 
     def _unit(self) -> float:
-        """Its text follows the presentation size (and so do its rows), or stays normal."""
-        return text_scale() if self.follows_text_size else 1.0
+        """Its text follows the presentation size (and so do its rows), or stays normal; never
+        grown past its ``room`` (the whole width, under half the height of a narrow pane)."""
+        if not self.follows_text_size:
+            return 1.0
+        scale = text_scale()
+        if self.room is None or scale <= 1.0:
+            return scale
+        base = self._size_at(1.0)
+        fits = min(
+            self.room.width() / max(1, base.width()),
+            0.45 * self.room.height() / max(1, base.height()),
+        )
+        return max(1.0, min(scale, fits))
 
     def _font(self) -> QFont:
-        return QFont(self.font()) if self.follows_text_size else normal_font()
+        return self._font_at(self._unit())
+
+    def _font_at(self, unit: float) -> QFont:
+        font = normal_font()
+        if unit != 1.0:
+            font.setPointSizeF(font.pointSizeF() * unit)
+        return font
 
     def sizeHint(self) -> QSize:
-        u = self._unit()
+        return self._size_at(self._unit())
+
+    def _size_at(self, u: float) -> QSize:
         scale = 46 * u if self.graph_style.colour_by != "none" else 0
         height = 14 * u + 20 * u * len(self._rows()) + scale
-        metrics = QFontMetrics(self._font())
+        metrics = QFontMetrics(self._font_at(u))
         words = max((metrics.horizontalAdvance(self._text(m)) for m in self._rows()), default=0)
         title = metrics.horizontalAdvance(self.scale_texts()[0])
         return QSize(round(max(190 * u, 46 * u + words, 20 * u + title)), round(height))
