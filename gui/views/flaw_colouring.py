@@ -15,8 +15,12 @@ from typing import Any
 from PySide6.QtGui import QColor
 
 from explaincheck.core.oracle.types import OracleResult
-from explaincheck.core.taxonomy.property_units import PropertyUnits
-from explaincheck.core.workspace.presentation.flaw_pictures import VALUE, FlawColours, parse_choice
+from explaincheck.core.workspace.presentation.flaw_pictures import (
+    VALUE,
+    FlawColours,
+    parse_choice,
+    scale_words,
+)
 from explaincheck.gui.support.tasks import Tasks, in_thread
 from explaincheck.gui.views import colours
 from explaincheck.gui.views.graph_items import GraphStyle
@@ -29,23 +33,6 @@ def fill_for(view: str, place: float | None, gap: float) -> QColor:
     if view == VALUE:
         return colours.INFINITE if place is None else colours.value_colour(place)
     return colours.danger_colour(gap)
-
-
-def scale_words(
-    view: str, title: str, units: PropertyUnits | None, believes_other: bool = False
-) -> tuple[str, str, str]:
-    """The legend's title and scale ends for a flaw's view: "0" to "1" for a probability;
-    under an expected reward, its unit and direction and its own range (a picture that
-    believes a chance of reaching the target is drawn in V's direction, its ends "P = …")."""
-    if units is None or not units.is_reward:
-        return title, "0", "1"
-    if view != VALUE:
-        return f"{title}: a share of V's range, in its direction", "0", "1"
-    if believes_other:
-        ends = ("P = 1", "P = 0") if not units.words.maximising else ("P = 0", "P = 1")
-        target = units.words.target
-        return f"{title}: its chance of reaching {target}, drawn as V ({units.direction})", *ends
-    return f"{title}: {units.unit}, {units.direction}", units.low_text, units.high_text
 
 
 class FlawColouring:

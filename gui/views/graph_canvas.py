@@ -101,7 +101,6 @@ class ZoomableView(QGraphicsView):
 
     def place_legend(self) -> None:
         if self.legend is not None:
-            self.legend.room = self.viewport().size()
             size = self.legend.sizeHint()
             grown = size != self.legend.size()
             self.legend.resize(size)

@@ -15,7 +15,7 @@ from PySide6.QtGui import (
     QPixmap,
     QPolygonF,
 )
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QAbstractScrollArea, QWidget
 
 from explaincheck.gui.support.text_size import normal_font, text_scale
 from explaincheck.gui.views import colours
@@ -47,9 +47,8 @@ class GraphLegend(QWidget):
         self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         # False in the Teach graph: beside the cards it is narrow, and a key grown to a
         # projector's size left the graph a strip (issue 50, point 6); the Workbench's follows
-        # the size within ``room`` (its pane: at most its width, under half its height)
+        # the size within its room (the graph's pane: at most its width, under half its height)
         self.follows_text_size = True
-        self.room: QSize | None = None  # the graph's viewport, set where it is placed
         self._cache: tuple[tuple, QPixmap] | None = None  # (what it shows, its picture)
 
     def _rows(self) -> list[str]:
@@ -97,12 +96,13 @@ class GraphLegend(QWidget):
         if not self.follows_text_size:
             return 1.0
         scale = text_scale()
-        if self.room is None or scale <= 1.0:
+        parent = self.parentWidget()  # the graph's view: the legend lies over its viewport
+        if not isinstance(parent, QAbstractScrollArea) or scale <= 1.0:
             return scale
-        base = self._size_at(1.0)
+        room, base = parent.viewport().size(), self._size_at(1.0)
         fits = min(
-            self.room.width() / max(1, base.width()),
-            0.45 * self.room.height() / max(1, base.height()),
+            room.width() / max(1, base.width()),
+            0.45 * room.height() / max(1, base.height()),
         )
         return max(1.0, min(scale, fits))
 

@@ -19,6 +19,7 @@ from typing import Any
 from explaincheck.core.oracle.flawed import flawed_oracle, parse_flaw
 from explaincheck.core.oracle.property import MAX, REWARD
 from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.taxonomy.property_units import PropertyUnits
 from explaincheck.core.taxonomy.value_scale import merit, position
 from explaincheck.core.workspace.events import Event
 
@@ -86,6 +87,23 @@ def flawed_picture(truth: OracleResult, spec: str) -> FlawPicture:
         for value, state in zip(values, truth.states, strict=True)
     ]
     return FlawPicture(values, places, gaps, not same)
+
+
+def scale_words(
+    view: str, title: str, units: PropertyUnits | None, believes_other: bool = False
+) -> tuple[str, str, str]:
+    """The legend's title and scale ends for a flaw's view: "0" to "1" for a probability;
+    under an expected reward, its unit and direction and its own range (a picture that
+    believes a chance of reaching the target is drawn in V's direction, its ends "P = …")."""
+    if units is None or not units.is_reward:
+        return title, "0", "1"
+    if view != VALUE:
+        return f"{title}: a share of V's range, in its direction", "0", "1"
+    if believes_other:
+        ends = ("P = 1", "P = 0") if not units.words.maximising else ("P = 0", "P = 1")
+        target = units.words.target
+        return f"{title}: its chance of reaching {target}, drawn as V ({units.direction})", *ends
+    return f"{title}: {units.unit}, {units.direction}", units.low_text, units.high_text
 
 
 class FlawColours:
