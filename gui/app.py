@@ -118,10 +118,12 @@ def run(
         else:
             loop.run_forever()
     finally:
-        window.campaigns.stop()
+        window.campaigns.shutdown()  # (also when the window never closed: an error)
+        window.llm_policy.controller.shutdown()
         window.model.cancel()
         loop.run_until_complete(_drain(window))
         window.campaigns.wait(5.0)
+        window.llm_policy.controller.wait(5.0)
         loop.close()
         asyncio.set_event_loop(None)
     return status

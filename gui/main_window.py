@@ -79,7 +79,9 @@ def _scrolled(widget: QWidget) -> QScrollArea:
     area.setWidgetResizable(True)
     area.setWidget(widget)
     area.setFrameShape(QScrollArea.Shape.NoFrame)
-    area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    # as needed: at a presentation size the panel may need more than its dock's width, and a
+    # control cut at the dock's edge with no scroll bar could not be reached (at 100 % it fits)
+    area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
     return area
 
 
@@ -472,8 +474,8 @@ class MainWindow(QMainWindow):
         probe = self.model_presenter.size_probe
         if probe is not None:
             probe.cancel()
-        self.campaigns.stop()
-        self.llm_policy.stop()
+        self.campaigns.shutdown()  # stopped, and their threads emit nothing from now on
+        self.llm_policy.controller.shutdown()
         self.model.cancel()
         self.tasks.cancel_all()
         super().closeEvent(event)

@@ -35,6 +35,7 @@ table{border-collapse:collapse;margin:8px 0;background:#fff}
 td,th{border:1px solid #d5dae1;padding:3px 8px;text-align:right}
 th{background:#eef1f5}
 td.l,th.l{text-align:left}
+td.nw{white-space:nowrap}
 .filters label{margin-right:12px}
 .pass{color:#1b7a36}.fail{color:#b3261e}.invalid{color:#8a5a00}.error{color:#666}
 pre{white-space:pre-wrap;word-break:break-word;background:#fff;border:1px solid #d5dae1;
@@ -140,7 +141,7 @@ SCRIPT = r"""
         tr.appendChild(el("td", v, "l"));
       });
       tr.appendChild(el("td", r[3], "l " + r[3]));
-      tr.appendChild(el("td", data.stability[r[0] + "|" + r[1]], "l"));
+      tr.appendChild(el("td", data.stability[r[0] + "|" + r[1]], "l nw"));
       tr.appendChild(el("td", r[6].slice(0, 160), "l"));
       t.appendChild(tr);
     });

@@ -8,6 +8,8 @@ so every δ and grade of a probability is the paper's, unchanged.
 
 * ``normalised_gap``: a difference of V or Q as a share of R, at most 1.
 * ``position``: V on the scale [0, 1] (a probability is its own position).
+* ``merit``: that position in the property's direction (1: the best end; lower is better for a
+  minimum), which compares values of two properties (a flaw's belief and the truth).
 * ``failure_closeness``: how close a state looks to a dead end, in [0, 1] (subset_dead_end's
   δ): 1 − V for Pmax, V for Pmin, V / the largest finite V for Rmin (∞: 1).
 * ``hedge_point``: the constant a hedging answerer gives a numeric question, the mean of the
@@ -99,6 +101,14 @@ def position(value: float, oracle: OracleResult) -> float:
     if math.isinf(value):
         return 1.0
     return min(max((value - scale.low) / scale.width, 0.0), 1.0)
+
+
+def merit(value: float, oracle: OracleResult) -> float:
+    """How good ``value`` is under ``oracle``'s property, in [0, 1] (1: the best end of its
+    scale): its ``position`` read in the property's direction (lower is better for a minimum;
+    an infinite expected reward is the worst end of Rmin and the best of Rmax)."""
+    place = position(value, oracle)
+    return place if oracle.prop.direction == MAX else 1.0 - place
 
 
 def failure_closeness(state: StateFacts, oracle: OracleResult) -> float:

@@ -16,6 +16,7 @@ never on the views' two worker threads (where a slow host would hold up layouts 
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -111,16 +112,19 @@ class CampaignController(SessionThread):
         super().__init__(parent)
         self.tasks = tasks
         self.workspace = CampaignWorkspace()
-        events = self.workspace.events
-        events.planned.connect(self.planned.emit)
-        events.llm_plan.connect(self.llm_plan.emit)
-        events.executed.connect(self.row.emit)
-        events.progress.connect(self.progress.emit)
-        events.finished.connect(self.finished.emit)
-        events.failed.connect(self.failed.emit)
-        events.costs_started.connect(self.costs_started.emit)
-        events.cost_stopped.connect(self.cost_stopped.emit)
-        events.large_plan.connect(self.large_plan.emit)
+        events = self.workspace.events  # emitted on the campaign's thread: through _emit
+        for event, signal in (
+            (events.planned, self.planned),
+            (events.llm_plan, self.llm_plan),
+            (events.executed, self.row),
+            (events.progress, self.progress),
+            (events.finished, self.finished),
+            (events.failed, self.failed),
+            (events.costs_started, self.costs_started),
+            (events.cost_stopped, self.cost_stopped),
+            (events.large_plan, self.large_plan),
+        ):
+            event.connect(functools.partial(self._emit, signal))
 
     @property
     def confirm_large_plans(self) -> bool:

@@ -112,12 +112,12 @@ class LlmPolicyController(SessionThread):
             result = asyncio.run(self._run(ask, environment, oracle, model, backends))
         except Exception as error:  # said in the status bar, never a crash
             text = str(error).strip().splitlines()
-            self.failed.emit(text[0] if text else type(error).__name__)
+            self._emit(self.failed, text[0] if text else type(error).__name__)
         else:
             if isinstance(result, AskedResult):
-                self.finished.emit(result)
+                self._emit(self.finished, result)
             else:
-                self.stopped.emit(result)
+                self._emit(self.stopped, result)
         finally:
             self._detach()
 
@@ -156,7 +156,7 @@ class LlmPolicyController(SessionThread):
                 if seen["replies"] and seen["errors"] == seen["replies"]:
                     session.cancel()  # not one reply in a whole round: the LLM does not answer
                 seen.update(asked=asked, batch=batch)
-                self.progress.emit(status_line(spec, asked, batch, 0))
+                self._emit(self.progress, status_line(spec, asked, batch, 0))
 
             def on_reply(progress: Any) -> None:
                 if progress.last is not None:
@@ -165,7 +165,7 @@ class LlmPolicyController(SessionThread):
                         seen["errors"] += 1
                         reason[0] = progress.last.reason
                 replies = progress.done + progress.errors
-                self.progress.emit(status_line(spec, seen["asked"], seen["batch"], replies))
+                self._emit(self.progress, status_line(spec, seen["asked"], seen["batch"], replies))
 
             events = ProgressEvents()
             events.subscribe(on_reply)
@@ -227,7 +227,7 @@ class LlmPolicyController(SessionThread):
                 "explain": f"Self-check of {spec}: {questions} questions about its policy"
                 " and the two controls…",
             }
-            self.progress.emit(said[step])
+            self._emit(self.progress, said[step])
 
         return await run_selfcheck(
             session,

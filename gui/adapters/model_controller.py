@@ -85,6 +85,7 @@ class ModelController(QObject):
             ask_constants=ask_constants, state_limit=self.state_limit, offload=in_thread
         )
         self.probing = False  # whether ``probe_sizes`` is still learning sizes
+        self.edits: dict[str, str] = {}  # the Workbench's checked copy -> the file it edits
         events = self.workspace.events  # all emitted on the window's loop, the GUI thread
         events.environment.connect(self._described)
         events.busy.connect(self.busy_changed.emit)
@@ -103,11 +104,25 @@ class ModelController(QObject):
     def environment(self, environment: Environment | None) -> None:  # the wording editor's
         self.workspace.environment = environment
 
-    def take_edit(self, environment: Environment, program: ProgramDescription) -> None:
+    def take_edit(
+        self, environment: Environment, program: ProgramDescription, edit_of: str = ""
+    ) -> None:
         """The Workbench editor's checked copy is the open model's file from now on, with its
-        own declarations (a constant typed there is one the Sweep page offers)."""
+        own declarations (a constant typed there is one the Sweep page offers); ``edit_of``:
+        the file it is an edited copy of (the Model panel's File line names both)."""
+        if edit_of:
+            self.edits[environment.model_path] = edit_of
         self.workspace.environment, self.workspace.program = environment, program
         self.workspace.last_path = environment.model_path
+
+    def file_line(self, environment: Environment) -> str:
+        """What the Model panel's File line says of the open model's file: an edited copy is
+        named as the unsaved edit of the file it was copied from, not as that file."""
+        path = environment.model_path
+        original = self.edits.get(path)
+        if original is None:
+            return path
+        return f"Unsaved Workbench edit of {original} (checked copy: {path})"
 
     @property
     def oracle(self) -> OracleResult | None:

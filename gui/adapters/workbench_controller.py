@@ -130,9 +130,11 @@ class WorkbenchController(QObject):
             given = []
         missing = program.missing_constants(given)
         edited = replace(environment, model_path=str(path))
+        # the file this is an edit of (a second edit of the copy still edits the first file)
+        edit_of = self.model.edits.get(environment.model_path, environment.model_path)
         if missing:  # a teacher's new `const double slip;`: where to give it, in the window;
             # Build oracle then builds this copy with the value given
-            self.model.take_edit(edited, program)
+            self.model.take_edit(edited, program, edit_of)
             self.checked.emit(ModelError(unset_constants_text([c.name for c in missing])))
             return
         request = edited.request(
@@ -148,7 +150,7 @@ class WorkbenchController(QObject):
             self.checked.emit(error if isinstance(error, ModelError) else ModelError(str(error)))
             return
         self.checked.emit(None)
-        self.model.take_edit(edited, program)
+        self.model.take_edit(edited, program, edit_of)
         self.model.deliver(oracle)
 
     def save(self, text: str, path: str) -> None:

@@ -15,17 +15,24 @@ from typing import Any
 from PySide6.QtGui import QColor
 
 from explaincheck.core.oracle.types import OracleResult
-from explaincheck.core.workspace.presentation.flaw_pictures import VALUE, FlawColours, parse_choice
+from explaincheck.core.workspace.presentation.flaw_pictures import (
+    VALUE,
+    FlawColours,
+    parse_choice,
+    scale_words,
+)
 from explaincheck.gui.support.tasks import Tasks, in_thread
 from explaincheck.gui.views import colours
 from explaincheck.gui.views.graph_items import GraphStyle
 
 
-def fill_for(view: str, flawed: float, true: float) -> QColor:
-    """V̂ on the viridis scale of V; the difference on the yellow-to-red scale (0: agrees)."""
+def fill_for(view: str, place: float | None, gap: float) -> QColor:
+    """V̂ at its place on the viridis scale of V (None: ∞, in its grey); the difference on the
+    yellow-to-red scale (0: agrees). Both come from ``FlawPicture`` (the property's own range
+    and direction)."""
     if view == VALUE:
-        return colours.value_colour(flawed)
-    return colours.danger_colour(abs(flawed - true))
+        return colours.INFINITE if place is None else colours.value_colour(place)
+    return colours.danger_colour(gap)
 
 
 class FlawColouring:
@@ -58,6 +65,7 @@ class FlawColouring:
         self.state.clear()
         self.style.fill_source = None
         self.style.scale_title = ""
+        self.style.scale_ends = None
 
     def apply(self, kind: str) -> None:
         """Colour by ``kind`` (a flaw choice); states stay grey until the picture is ready."""
@@ -67,7 +75,7 @@ class FlawColouring:
             return
         view = self.state.active[0]
         self.style.colour_by = "value" if view == VALUE else "danger"  # the legend's scale
-        self.style.scale_title = self.state.scale_title
+        self._retitle()
         self.style.fill_source = self.fill
         self._run(work)
         self.changed()
@@ -76,17 +84,30 @@ class FlawColouring:
         if work is not None:
             self.tasks.start(work, "flawed colouring")
 
+    def _retitle(self) -> None:
+        """The legend's title and ends for the active view under the open model's property."""
+        if self.state.active is None:
+            return
+        title, low, high = scale_words(
+            self.state.active[0],
+            self.state.scale_title,
+            self.style.units,
+            self.state.believes_other,
+        )
+        self.style.scale_title, self.style.scale_ends = title, (low, high)
+
     def _picture_changed(self) -> None:
         if self.state.values is None and self.state.failure:
             self.style.scale_title = self.state.failure
+        else:
+            self._retitle()  # a new model may have another property
         self.changed()
 
     def fill(self, state_id: int) -> QColor | None:
         """The hook: this state's colour, grey while the picture is computed."""
-        active, oracle, values = self.state.active, self.state.oracle, self.state.values
+        active, oracle, picture = self.state.active, self.state.oracle, self.state.picture
         if active is None or oracle is None:
             return None
-        if values is None or not 0 <= state_id < len(values):
+        if picture is None or not 0 <= state_id < len(picture.values):
             return colours.NEUTRAL_FILL
-        true = float(oracle.states[state_id].value)
-        return fill_for(active[0], values[state_id], true)
+        return fill_for(active[0], picture.places[state_id], picture.gaps[state_id])

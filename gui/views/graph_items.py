@@ -60,6 +60,7 @@ class GraphStyle:
     # hook: a state's fill from another source (e.g. a flawed explainer's V̂, flaw_colouring.py)
     fill_source: Callable[[int], QColor | None] | None = None
     scale_title: str = ""  # the legend's scale title when fill_source sets the colours
+    scale_ends: tuple[str, str] | None = None  # and the texts at its ends (None: "0", "1")
     # hooks of a loaded policy (policy_overlay.py): a line under a state, its edges emphasised
     caption_source: Callable[[int], str] | None = None
     edge_emphasis: Callable[[int, dict[str, float]], bool] | None = None

@@ -12,6 +12,8 @@ import math
 from collections import defaultdict, deque
 from collections.abc import Collection, Iterable
 
+import numpy as np
+
 from explaincheck.core.oracle.types import OracleResult
 
 CELL = 110.0  # scene units between neighbouring grid cells / typical edge length
@@ -335,3 +337,24 @@ def disc_radius(shown: int) -> float:
     readable in a narrow pane (issue 50, point 10: a 9-state model's ids were not drawn in the
     Workbench's graph); from about 40 states on, the normal radius."""
     return min(NODE_RADIUS * 1.7, max(NODE_RADIUS, NODE_RADIUS * 48 / (shown + 12)))
+
+
+PRESENTED_LIMIT = 400  # discs grow with the presentation size up to this many shown states
+
+
+def presented_radius(
+    positions: dict[int, tuple[float, float]], radius: float, scale: float
+) -> float:
+    """The disc radius at the presentation size ``scale``: grown with it (so the ids grow on
+    screen, not only within a disc the pane's fit keeps small) as far as the layout has room,
+    a disc at most 0.42 of the distance to its nearest neighbour; as laid out above
+    ``PRESENTED_LIMIT`` states or at 100 %."""
+    if scale <= 1.0 or len(positions) > PRESENTED_LIMIT:
+        return radius
+    if len(positions) < 2:
+        return radius * scale
+    points = np.array(list(positions.values()), dtype=float)
+    gaps = np.sqrt(((points[:, None, :] - points[None, :, :]) ** 2).sum(axis=2))
+    np.fill_diagonal(gaps, np.inf)
+    room = 0.42 * float(gaps.min())
+    return max(radius, min(radius * scale, room))

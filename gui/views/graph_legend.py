@@ -15,7 +15,7 @@ from PySide6.QtGui import (
     QPixmap,
     QPolygonF,
 )
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QAbstractScrollArea, QWidget
 
 from explaincheck.gui.support.text_size import normal_font, text_scale
 from explaincheck.gui.views import colours
@@ -45,8 +45,9 @@ class GraphLegend(QWidget):
         # "" while no state is highlighted, and then the legend has no such row
         self.highlight = ""
         self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
-        # False in the Teach and Workbench graphs: beside the cards and pages they are narrow,
-        # and a key grown to a projector's size left the graph a strip (issue 50, point 6)
+        # False in the Teach graph: beside the cards it is narrow, and a key grown to a
+        # projector's size left the graph a strip (issue 50, point 6); the Workbench's follows
+        # the size within its room (the graph's pane: at most its width, under half its height)
         self.follows_text_size = True
         self._cache: tuple[tuple, QPixmap] | None = None  # (what it shows, its picture)
 
@@ -81,7 +82,7 @@ class GraphLegend(QWidget):
         "1"; under a reward property its unit and direction and its finite range."""
         style = self.graph_style
         if style.scale_title:  # another source colours the states (a flaw, a policy)
-            return style.scale_title, "0", "1"
+            return style.scale_title, *(style.scale_ends or ("0", "1"))
         if style.colour_by == "danger":
             return "D(s): P(unsafe)", "0", "1"
         units = style.units
@@ -90,17 +91,37 @@ class GraphLegend(QWidget):
         return units.legend_title, units.low_text, units.high_text
 
     def _unit(self) -> float:
-        """Its text follows the presentation size (and so do its rows), or stays normal."""
-        return text_scale() if self.follows_text_size else 1.0
+        """Its text follows the presentation size (and so do its rows), or stays normal; never
+        grown past its ``room`` (the whole width, under half the height of a narrow pane)."""
+        if not self.follows_text_size:
+            return 1.0
+        scale = text_scale()
+        parent = self.parentWidget()  # the graph's view: the legend lies over its viewport
+        if not isinstance(parent, QAbstractScrollArea) or scale <= 1.0:
+            return scale
+        room, base = parent.viewport().size(), self._size_at(1.0)
+        fits = min(
+            room.width() / max(1, base.width()),
+            0.45 * room.height() / max(1, base.height()),
+        )
+        return max(1.0, min(scale, fits))
 
     def _font(self) -> QFont:
-        return QFont(self.font()) if self.follows_text_size else normal_font()
+        return self._font_at(self._unit())
+
+    def _font_at(self, unit: float) -> QFont:
+        font = normal_font()
+        if unit != 1.0:
+            font.setPointSizeF(font.pointSizeF() * unit)
+        return font
 
     def sizeHint(self) -> QSize:
-        u = self._unit()
+        return self._size_at(self._unit())
+
+    def _size_at(self, u: float) -> QSize:
         scale = 46 * u if self.graph_style.colour_by != "none" else 0
         height = 14 * u + 20 * u * len(self._rows()) + scale
-        metrics = QFontMetrics(self._font())
+        metrics = QFontMetrics(self._font_at(u))
         words = max((metrics.horizontalAdvance(self._text(m)) for m in self._rows()), default=0)
         title = metrics.horizontalAdvance(self.scale_texts()[0])
         return QSize(round(max(190 * u, 46 * u + words, 20 * u + title)), round(height))

@@ -24,12 +24,18 @@ from explaincheck.core.taxonomy.property_units import units_of
 from explaincheck.core.workspace.presentation.state_query import find_state
 from explaincheck.core.workspace.presentation.valuation import valuation_text
 from explaincheck.gui.support.tasks import Tasks, in_thread
-from explaincheck.gui.support.text_size import notifier
+from explaincheck.gui.support.text_size import notifier, text_scale
 from explaincheck.gui.views.graph_canvas import GraphScene, ZoomableView
 from explaincheck.gui.views.graph_controls import GraphRow, GraphToolbar
 from explaincheck.gui.views.graph_drawing import GraphDrawing, summary_text
 from explaincheck.gui.views.graph_items import GraphStyle
-from explaincheck.gui.views.graph_layout import GraphIndex, layout, neighbourhood
+from explaincheck.gui.views.graph_layout import (
+    PRESENTED_LIMIT,
+    GraphIndex,
+    layout,
+    neighbourhood,
+    presented_radius,
+)
 from explaincheck.gui.views.graph_legend import GraphLegend
 from explaincheck.gui.views.graph_overlays import GraphOverlays
 from explaincheck.gui.views.graph_worker import in_graph_thread
@@ -117,7 +123,10 @@ class GraphView(QWidget):
         self.legend.hide()
 
     def _text_size_changed(self, _scale: float) -> None:
-        """Another presentation size: the labels, the legend and its corner, drawn again."""
+        """Another presentation size: the labels, the legend and its corner, drawn again (a
+        graph small enough to grow its discs with the size is laid out again)."""
+        if self.ready and self.index is not None and len(self.drawing.shown) <= PRESENTED_LIMIT:
+            self._relayout()
         self.drawing.repaint_nodes()
         self.view.place_legend()
         self.legend.update()
@@ -250,6 +259,7 @@ class GraphView(QWidget):
         positions, radius = await in_graph_thread(layout, oracle, index, shown, mode)
         if generation != self._generation:
             return
+        radius = presented_radius(positions, radius, text_scale())
         current = lambda: generation == self._generation  # noqa: E731
         if not await self.drawing.populate(oracle, index, positions, radius, current):
             return

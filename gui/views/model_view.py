@@ -267,7 +267,7 @@ class ModelView(QWidget):
         self.error_frame.hide()
         self._select_builtin(environment.id)
         self.title.setText(environment.title)
-        self.path.setText(environment.model_path)
+        self.path.setText(self.controller.file_line(environment))
         self.constants.setText(self.controller.constants)
         labels = list(self.controller.program.label_names) if self.controller.program else []
         for box, current in (
@@ -314,6 +314,7 @@ class ModelView(QWidget):
         ]
         lines += [f"⚠ {w}" for w in oracle.warnings]
         self.status.setText("\n".join(lines))
+        self.path.setText(self.controller.file_line(environment))  # a Workbench edit too
         for box in (self.goal, self.unsafe):
             current = box.currentText()
             box.blockSignals(True)

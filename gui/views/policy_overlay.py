@@ -8,6 +8,7 @@ what π puts there, so the graph view only forwards the chain and the user's col
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from fractions import Fraction
 
@@ -35,9 +36,16 @@ class PolicyOverlay:
 
     @property
     def largest_regret(self) -> float:
+        """The largest finite regret: the scale's top (an infinite regret, under an expected
+        reward π never finishes from there, is drawn at the top end)."""
         if self.chain is None:
             return 0.0
-        return max((s.regret for s in self.chain.states), default=0.0)
+        finite = (s.regret for s in self.chain.states if math.isfinite(s.regret))
+        return max(finite, default=0.0)
+
+    @property
+    def any_infinite(self) -> bool:
+        return self.chain is not None and any(math.isinf(s.regret) for s in self.chain.states)
 
     def set_chain(self, chain: PolicyChain | None) -> None:
         """Show ``chain``'s choices (None: no policy, the hooks are removed)."""
@@ -64,7 +72,9 @@ class PolicyOverlay:
         self.colouring = True
         self.style.colour_by = "danger"  # the legend's yellow-to-red scale
         top = self.largest_regret
-        self.style.scale_title = f"regret of π ÷ {top:.3g}"
+        infinite = ", ∞ at the top" if self.any_infinite else ""
+        self.style.scale_title = f"regret of π ÷ {top:.3g}{infinite}"
+        self.style.scale_ends = None  # "0" to "1"
         self.style.fill_source = self.fill
 
     def fill(self, state_id: int) -> QColor | None:
@@ -72,6 +82,8 @@ class PolicyOverlay:
             return None
         top = self.largest_regret
         regret = self.chain.state(state_id).regret
+        if math.isinf(regret):
+            return colours.danger_colour(1.0)
         return colours.danger_colour(regret / top if top > 0 else 0.0)
 
     def caption(self, state_id: int) -> str:

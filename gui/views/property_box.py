@@ -53,7 +53,8 @@ class PropertyBox(QWidget):
         self.choice.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
-        self.choice.setMinimumContentsLength(12)
+        # few characters: the Model panel fits its dock at 1280 px (the list names it whole)
+        self.choice.setMinimumContentsLength(5)
         self.choice.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         line = self.choice.lineEdit()
         assert line is not None  # the box is editable

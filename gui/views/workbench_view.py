@@ -56,6 +56,7 @@ class WorkbenchView(QWidget):
         self.graph.search.setMinimumWidth(90)
         self.graph.setMinimumWidth(180)
         self.graph.set_controls_visible(False)
+        self.graph.legend.follows_text_size = True  # a projector's size, within its pane
         self.pages = QTabWidget(self)
         self.editor = EditorPage(self)
         self.simulator = SimulatorPage(workspace.simulator, self)

@@ -223,3 +223,29 @@ def test_wrapped_rows_keep_their_height_at_150_percent(qtbot, window, normal_siz
     found["teach"] = _squeezed(teach)
     problems = {name: rows for name, rows in found.items() if rows}
     assert not problems, problems
+
+
+def test_the_workbench_graph_grows_its_discs_and_key_at_150_percent(
+    qtbot, window, normal_size_after
+):
+    """At 150 % the Workbench graph's discs (and so their ids) and its key grow too, the key
+    within its pane (they stayed at their 100 % size: the bare graph kept a normal key and the
+    pane's fit kept the discs small)."""
+    from gui_helpers import open_env
+
+    open_env(qtbot, window, "frozen_lake")
+    window.show_tab("workbench")
+    graph = window.workbench.graph
+    wait_for(qtbot, lambda: graph.ready and graph.oracle is window.model.oracle, 60)
+    normal = graph.node_items[0].radius
+    key = graph.legend.sizeHint()
+    window.presentation.apply(150, remember=False)
+    wait_for(qtbot, lambda: graph.ready and graph.node_items[0].radius > normal, 60)
+    assert graph.node_items[0].radius == pytest.approx(normal * 1.5)  # the grid has room
+    grown = graph.legend.sizeHint()
+    assert grown.width() > key.width() and grown.height() > key.height()
+    room = graph.view.viewport().size()
+    assert grown.width() <= room.width() and grown.height() <= 0.45 * room.height() + 1
+    window.presentation.apply(100, remember=False)
+    wait_for(qtbot, lambda: graph.ready and graph.node_items[0].radius == normal, 60)
+    assert graph.legend.sizeHint() == key

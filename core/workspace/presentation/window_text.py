@@ -6,6 +6,7 @@ Qt-free so tests can check the wording without a window: the presenters (``gui/*
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -34,7 +35,8 @@ def regraded_text(graded: int, changed: int, satisfy_rule: str) -> str:
 def policy_text(name: str, value: float, value_loss: float, filled: int, default: str) -> str:
     """A policy just attached: its value at s0 and its loss against the optimum."""
     defaulted = f" ({filled} states by the default {default})" if filled else ""
-    return f"Policy {name}: V^π(s0) = {value:.4g}, value loss {value_loss:.4g}{defaulted}"
+    value_text, loss_text = (f"{x:.4g}" if math.isfinite(x) else "∞" for x in (value, value_loss))
+    return f"Policy {name}: V^π(s0) = {value_text}, value loss {loss_text}{defaulted}"
 
 
 def saved_wording_text(written: object, folder: str) -> str:

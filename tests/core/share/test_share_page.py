@@ -146,3 +146,21 @@ def test_table_1_in_chromium_is_the_reports_over_every_execution(shared, tmp_pat
     scores = [cell.replace("‡", "") for cell in oracle[2:-1]]
     assert all(cell == "1.00†/1.00†" for cell in scores) and oracle[-1] == "1.00/1.00"
     assert "Table 1 — score per category (prioritised/random)" in run.stdout
+
+
+def test_the_stability_column_keeps_its_word_whole(shared, tmp_path):
+    """A narrow window wrapped "stable-fail" at its hyphen (issue 50's follow-up): the
+    case list's stability cells do not wrap (``td.nw``, white-space: nowrap)."""
+    from explaincheck.core.share.page import STYLE
+
+    out, _cid = shared
+    run = run_chromium(out.as_uri(), tmp_path / "profile", "--dump-dom", "--window-size=700,900")
+    assert run.returncode == 0, run.stderr[-2000:]
+    words = ("stable-pass", "stable-fail", "flaky", "single run")
+    cells = re.findall(
+        r'<td class="([^"]*)">(stable-pass|stable-fail|flaky|single run)</td>', run.stdout
+    )
+    assert cells and {word for _, word in cells} <= set(words)
+    assert "stable-fail" in {word for _, word in cells}  # random fails some case twice
+    assert all("nw" in classes.split() for classes, _ in cells)
+    assert "td.nw{white-space:nowrap}" in STYLE
