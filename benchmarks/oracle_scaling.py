@@ -44,6 +44,7 @@ import argparse
 import json
 import os
 import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -120,32 +121,31 @@ class Timed:
 def under_time(command: list[str], timeout: float, stdout: Path | None = None) -> Timed:
     """``command`` under ``/usr/bin/time``: its CPU includes the children it waited for (the
     oracle's child process), its peak is the largest of them. ``stdout``: a file for the
-    output (large JSON) instead of memory; a timeout is exit status -9."""
+    output (large JSON) instead of memory; a timeout is exit status -9, and ends the command's
+    whole process group: killing GNU time alone left a stalled raw stormpy run spinning on a
+    core for an hour, under every later figure."""
     with tempfile.NamedTemporaryFile("r", suffix=".time") as report:
         started = time.monotonic()
         sink = stdout.open("w") if stdout is not None else subprocess.PIPE
+        process = subprocess.Popen(
+            ["/usr/bin/time", "-o", report.name, "-f", "%e %U %S %M", *command],
+            stdout=sink,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,  # its own process group, ended whole on a timeout
+        )
         try:
-            done = subprocess.run(
-                ["/usr/bin/time", "-o", report.name, "-f", "%e %U %S %M", *command],
-                stdout=sink,
-                stderr=subprocess.PIPE,
-                text=True,
-                timeout=timeout,
-            )
+            out, err = process.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
             return Timed(time.monotonic() - started, float("nan"), float("nan"), -9, "", "")
         finally:
             if stdout is not None:
                 sink.close()  # type: ignore[union-attr]
         wall, user, system, peak = report.read().split()[-4:]
-    return Timed(
-        float(wall),
-        float(user) + float(system),
-        int(peak) / 1024,
-        done.returncode,
-        done.stdout or "",
-        done.stderr,
-    )
+    cpu = float(user) + float(system)
+    return Timed(float(wall), cpu, int(peak) / 1024, process.returncode, out or "", err)
 
 
 def median_run(runs: list[Timed]) -> Timed:
