@@ -7,12 +7,12 @@ The columnar modules (numpy) are imported only for a columnar result.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, fields, replace
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
+from explaincheck.core import json_output
 from explaincheck.core.oracle.do_nothing import do_nothing_summary
 from explaincheck.core.oracle.property import Property
 from explaincheck.core.oracle.types import Certificate, ModelSummary, OracleResult, StateFacts
@@ -43,9 +43,9 @@ def write_contract(result: OracleResult, out: TextIO, chunk: int = 4096) -> None
 
         texts = state_texts(table, table.centrality_computed)
     else:
-        states = (json.dumps(state) for state in contract_states(result))
+        states = (json_output.dumps(state) for state in contract_states(result))
         texts = (", ".join(batch) for batch in _batches(states, chunk))
-    out.write('{"model": ' + json.dumps(contract_model(result)) + ', "states": [')
+    out.write('{"model": ' + json_output.dumps(contract_model(result)) + ', "states": [')
     first = True
     for text in texts:
         if text:

@@ -9,6 +9,7 @@ import json
 import numpy as np
 import pytest
 
+from explaincheck.core import json_output
 from explaincheck.core.oracle import compute_in_process, contract_text
 from explaincheck.core.oracle.columnar import ColumnarStates
 from explaincheck.core.oracle.serialization import to_contract, write_contract
@@ -59,14 +60,14 @@ def test_the_columns_give_the_text_of_the_facts(monkeypatch, tmp_path, unsafe, c
 
 def test_a_column_of_numbers_is_written_as_json_writes_each():
     # orjson's text where it equals repr's, repr's where orjson's differs: exponents (1e-05,
-    # 4.5e-06, 1e+16), non-finite numbers (orjson writes null), signed zeros, round-offs
+    # 4.5e-06, 1e+16), signed zeros, round-offs; a non-finite number is strict JSON's null
     wanted = [0.0, -0.0, 1.0, 0.1, 1 / 3, 0.7999999999793, 1 - 2**-53, 1e-4, 9.999999999999999e-05]
     wanted += [1e-05, 4.5e-06, 5e-324, 1e16, 9999999999999998.0, 1.2345678901234568e17, -2.5e-7]
     wanted += [float("inf"), float("-inf"), float("nan"), 123456.789, 1e15]
     column = np.array(wanted)
-    assert contract_text.numbers(column) == [json.dumps(x) for x in wanted]
+    assert contract_text.numbers(column) == [json_output.dumps(x) for x in wanted]
     strided = np.repeat(column, 2)[::2]  # not contiguous: orjson refuses such an array itself
-    assert contract_text.numbers(strided) == [json.dumps(x) for x in wanted]
+    assert contract_text.numbers(strided) == [json_output.dumps(x) for x in wanted]
     assert contract_text.numbers(np.zeros(0)) == []
 
 
@@ -74,3 +75,27 @@ def test_a_random_column_of_every_magnitude_is_written_as_json_writes_each():
     rng = np.random.default_rng(7)
     column = rng.random(20_000) * 10.0 ** rng.integers(-9, 20, 20_000)
     assert contract_text.numbers(column) == [json.dumps(x) for x in column.tolist()]
+
+
+def test_an_infinite_value_under_the_verified_method_is_strict_json(tmp_path):
+    # an expected time with a state that never reaches the goal: V = inf there, and its
+    # certified interval [inf, inf]; oracle --json wrote "V_interval": [Infinity, Infinity]
+    from explaincheck.core.oracle.property import parse_property
+
+    path = tmp_path / "stuck.prism"
+    path.write_text(
+        "mdp\nmodule m\n x : [0..3] init 0;\n [go] x<2 -> 0.5:(x'=x+1) + 0.5:(x'=3);\n"
+        ' [stay] x=3 -> true;\nendmodule\nlabel "goal" = x=2;\n'
+        'rewards "time"\n [go] true : 1;\n [stay] true : 1;\nendrewards\n'
+    )
+    prop = parse_property('R{"time"}min=? [F "goal"]')
+    request = OracleRequest(str(path), method=VERIFIED, property=prop, goal_label=prop.goal_text)
+    out = io.StringIO()
+    write_contract(compute_in_process(request), out)
+
+    def refused(constant: str) -> None:
+        raise ValueError(f"not JSON: {constant}")
+
+    states = json.loads(out.getvalue(), parse_constant=refused)["states"]
+    stuck = next(s for s in states if s["valuation"]["x"] == 3)
+    assert stuck["V"] is None and stuck["V_interval"] == [None, None]
