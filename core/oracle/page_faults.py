@@ -1,0 +1,69 @@
+"""Fewer page faults for the oracle's large arrays: most of its system time went on them.
+
+Two defaults make every fresh large array expensive on the 2-core VMs this tool is used on
+(measured at 10^6 states, ``benchmarks/oracle_scaling.py``):
+
+- NumPy asks the kernel for transparent huge pages on every array of 4 MB or more
+  (``madvise(MADV_HUGEPAGE)``). Where the kernel's ``defrag`` setting is ``madvise``, as here,
+  each such first touch may compact memory to find a 2 MB page: copying a 184 MB array took
+  2.2 s of system time with the advice and 0.1 s without it.
+- glibc hands every allocation above 128 kB to ``mmap`` and gives it back on free, so the next
+  array of that size is faulted in again, page by page. Raising the threshold (to glibc's largest,
+  32 MB) and keeping freed memory in the heap lets the phases reuse each other's pages.
+
+Storm's own C++ allocations are unaffected (it asks for no huge pages). The two calls change
+speed only, never a value; where either is unavailable (another C library, another OS), the
+defaults stay.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+
+M_TRIM_THRESHOLD = -1  # glibc's mallopt parameters (malloc.h)
+M_TOP_PAD = -2
+M_MMAP_THRESHOLD = -3
+LARGEST_MMAP_THRESHOLD = 32 << 20  # glibc's cap on M_MMAP_THRESHOLD (64-bit)
+KEPT_FREE = 1 << 30  # freed heap memory kept for reuse before glibc returns it
+TOP_PAD = 64 << 20  # extra heap asked for each time the heap grows
+
+
+def fewer_page_faults() -> bool:
+    """Turn off NumPy's huge-page advice and keep freed large blocks for reuse (this process
+    only, from now on); True when both took effect."""
+    return _no_huge_page_advice() and _reuse_freed_memory()
+
+
+def _no_huge_page_advice() -> bool:
+    if "numpy" not in sys.modules:  # NumPy reads this when it is imported (here or in the
+        os.environ["NUMPY_MADVISE_HUGEPAGE"] = "0"  # forked child): the parent need not
+        return True
+    try:
+        from numpy._core.multiarray import _set_madvise_hugepage
+    except ImportError:  # NumPy 1.x kept it under numpy.core
+        try:
+            from numpy.core.multiarray import _set_madvise_hugepage  # type: ignore[no-redef]
+        except ImportError:
+            return False
+    _set_madvise_hugepage(False)
+    return True
+
+
+def _reuse_freed_memory() -> bool:
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None)
+        mallopt = libc.mallopt
+    except (OSError, AttributeError):  # not glibc (musl has no mallopt)
+        return False
+    mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
+    mallopt.restype = ctypes.c_int
+    settings = (
+        (M_MMAP_THRESHOLD, LARGEST_MMAP_THRESHOLD),
+        (M_TRIM_THRESHOLD, KEPT_FREE),
+        (M_TOP_PAD, TOP_PAD),
+    )
+    return all(mallopt(parameter, value) == 1 for parameter, value in settings)

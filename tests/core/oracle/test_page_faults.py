@@ -1,0 +1,105 @@
+"""The oracle's child hands a large result back through shared memory where it has room, and
+turns off what made its arrays fault in slowly (``page_faults``, ``isolation.handoff_folders``):
+speed only, so the test is that the switches hold, the hand-off picks the right folder, and no
+folder outlives the job."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from collections import namedtuple
+from pathlib import Path
+
+import pytest
+from oracle_helpers import gridworld_text
+
+from explaincheck.core.oracle import isolation
+from explaincheck.core.oracle.isolation import OracleJob, handoff_folders, roomy_folder
+from explaincheck.core.oracle.types import OracleRequest
+
+CHECK = """
+import sys
+from numpy._core.multiarray import _set_madvise_hugepage
+from explaincheck.core.oracle.page_faults import fewer_page_faults
+print(fewer_page_faults(), _set_madvise_hugepage(False))  # the second: the flag before
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallopt")
+def test_the_switches_take_effect_in_a_fresh_process():
+    out = subprocess.run([sys.executable, "-c", CHECK], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "False"]  # applied; huge-page advice was off
+
+
+Usage = namedtuple("Usage", "total used free")
+
+
+def test_shared_memory_is_used_only_with_room_to_spare(monkeypatch, tmp_path):
+    memory, disk = str(tmp_path / "memory"), str(tmp_path / "disk")
+    room = {memory: 150, disk: 0}
+    monkeypatch.setattr(isolation.shutil, "disk_usage", lambda f: Usage(0, 0, room[f]))
+    assert roomy_folder((memory, disk), 100) == memory  # 1.5 times what it needs
+    assert roomy_folder((memory, disk), 101) == disk
+    assert roomy_folder((disk,), 10**12) == disk  # the disk whatever its room
+
+
+def test_the_folders_are_in_shared_memory_then_on_disk():
+    folders = handoff_folders()
+    try:
+        assert Path(folders[-1]).parent == Path(tempfile.gettempdir())
+        if os.access(isolation.MEMORY_FOLDER, os.W_OK):
+            assert len(folders) == 2 and folders[0].startswith(isolation.MEMORY_FOLDER + "/")
+    finally:
+        for folder in folders:
+            os.rmdir(folder)
+
+
+def _ours() -> set[str]:
+    places = [isolation.MEMORY_FOLDER, tempfile.gettempdir()]
+    return {
+        str(Path(place) / name)
+        for place in places
+        if os.path.isdir(place)
+        for name in os.listdir(place)
+        if name.startswith("explaincheck-oracle-")
+    }
+
+
+def test_a_columnar_result_crosses_and_leaves_no_folder(tmp_path):
+    path = tmp_path / "grid.prism"
+    path.write_text(gridworld_text(75))  # above the columnar threshold (5,000 states)
+    job = OracleJob(OracleRequest(str(path), centrality=False))
+    made = set(job._folders)
+    result = job.wait(120)
+    assert result.columnar and result.model.states > 5_000
+    assert result.states.facts(0).valuation  # the mapped columns are readable
+    assert not made & _ours()  # both hand-off folders are gone
+
+
+def test_a_cancelled_job_leaves_no_folder(tmp_path):
+    path = tmp_path / "grid.prism"
+    path.write_text(gridworld_text(75))
+    job = OracleJob(OracleRequest(str(path), centrality=False))
+    made = set(job._folders)
+    assert all(os.path.isdir(folder) for folder in made)
+    job.cancel()
+    assert not any(os.path.exists(folder) for folder in made)
+
+
+LATER = """
+import os
+from explaincheck.core.oracle.page_faults import fewer_page_faults
+fewer_page_faults()
+import sys
+before = "numpy" in sys.modules
+from numpy._core.multiarray import _set_madvise_hugepage
+print(before, _set_madvise_hugepage(False), os.environ["NUMPY_MADVISE_HUGEPAGE"])
+"""
+
+
+def test_before_numpy_is_imported_the_advice_is_off_from_its_import():
+    """The command's parent need not import NumPy for it (a small model's JSON needs none)."""
+    out = subprocess.run([sys.executable, "-c", LATER], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False", "0"]
