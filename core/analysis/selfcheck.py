@@ -392,27 +392,30 @@ def _loss_text(figures: SelfCheckFigures) -> str:
     if not figures.value_loss_bounded and figures.defaulted:
         exact = f" = {figures.value_loss_exact}" if figures.value_loss_exact else ""
         return (
-            f"{low:.4g}{exact} with {figures.default} at the {states} it gave no choice at (not"
+            f"{_shown(low)}{exact} with {figures.default} at the {states} it gave no choice at (not"
             " bounded over every choice there under an expected reward)"
         )
     if figures.value_loss_exact == figures.value_loss_high_exact and low == high:
-        found = f"{low:.4g}" + (
-            f" = {figures.value_loss_exact}" if figures.value_loss_exact else ""
-        )
+        found = _shown(low) + (f" = {figures.value_loss_exact}" if figures.value_loss_exact else "")
         if figures.defaulted:
             found += (
                 f" (whatever it would do at the {figures.defaulted} {states} it gave no choice at)"
             )
         return found
     exact = (
-        f" = [{figures.value_loss_exact}, {figures.value_loss_high_exact}]"
+        f" = [{figures.value_loss_exact}, {figures.value_loss_high_exact or _shown(high)}]"
         if figures.value_loss_exact
         else ""
     )
     return (
-        f"[{low:.4g}, {high:.4g}]{exact} over every choice at the {states}"
-        f" it gave no choice at ({figures.default} there: {figures.value_loss_default:.4g})"
+        f"[{_shown(low)}, {_shown(high)}]{exact} over every choice at the {states}"
+        f" it gave no choice at ({figures.default} there: {_shown(figures.value_loss_default)})"
     )
+
+
+def _shown(value: float) -> str:
+    """A loss for reading: ∞ in words where an expected reward's total is infinite."""
+    return "∞" if math.isinf(value) else f"{value:.4g}"
 
 
 def figures_table(figures: SelfCheckFigures) -> pd.DataFrame:

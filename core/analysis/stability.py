@@ -77,15 +77,26 @@ def pass_hat_k(runs: int, passes: int, k: int) -> float:
     return math.comb(passes, k) / math.comb(runs, k)
 
 
+def _merged(results: pd.DataFrame) -> np.ndarray:
+    """Which executions are versions a merge kept beside a repeat (``MERGED_VERSION_OF``)."""
+    if results.empty or "options" not in results.columns:
+        return np.zeros(len(results), dtype=bool)
+    return np.array(
+        [isinstance(o, dict) and MERGED_VERSION_OF in o for o in results["options"]], dtype=bool
+    )
+
+
 def independent_runs(results: pd.DataFrame) -> pd.DataFrame:
     """``results`` without the versions a merge kept beside a repeat (``MERGED_VERSION_OF`` in
     their options): each asked repeat counts once, by the version under its own number."""
-    if results.empty or "options" not in results.columns:
-        return results
-    merged = np.array(
-        [isinstance(o, dict) and MERGED_VERSION_OF in o for o in results["options"]], dtype=bool
-    )
+    merged = _merged(results)
     return results[~merged] if merged.any() else results
+
+
+def merged_versions(results: pd.DataFrame) -> int:
+    """How many executions ``independent_runs`` leaves out: a reader of per-case counts is
+    told that the store holds more answers than the runs it sees."""
+    return int(_merged(results).sum())
 
 
 def case_runs(results: pd.DataFrame) -> pd.DataFrame:

@@ -13,6 +13,7 @@ from typing import Any
 
 from explaincheck.core import json_output
 from explaincheck.core.errors import ExplaincheckError
+from explaincheck.core.plural import counted
 from explaincheck.core.terminal_text import safe_terminal
 
 FIELDS = ("environment", "llm", "category", "states", "case_key", "runs", "passes", "stability")
@@ -67,7 +68,22 @@ def print_by_case(rows: list[dict[str, Any]], args: argparse.Namespace) -> int:
     flaky = sum(1 for r in found if r["stability"] == "flaky")
     repeated = sum(1 for r in found if r["stability"] is not None)
     print(f"{flaky} of {repeated} repeated (case, LLM) pairs are flaky")
+    left_out = _merged_count(rows)
+    if left_out:
+        print(
+            f"{counted(left_out, 'merged version')} left out: a merge kept "
+            + ("it" if left_out == 1 else "them")
+            + " beside the repeat each answered, which counts once (docs/method.md,"
+            ' "Stability over repeats")'
+        )
     return 0
+
+
+def _merged_count(rows: list[dict[str, Any]]) -> int:
+    from explaincheck.core.analysis.stability import merged_versions
+    from explaincheck.core.store import rows_frame
+
+    return merged_versions(rows_frame(rows))
 
 
 def _text(value: object) -> str:

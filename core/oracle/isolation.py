@@ -137,6 +137,7 @@ def die_with_parent(parent: int) -> None:
 
 
 MEMORY_FOLDER = "/dev/shm"  # Linux's shared memory, as files: no disk between the processes
+HANDOFF_PREFIX = "explaincheck-oracle-"  # then, in shared memory, the parent's pid and "-"
 
 
 def handoff_folders() -> tuple[str, ...]:
@@ -145,10 +146,32 @@ def handoff_folders() -> tuple[str, ...]:
     to a new file on disk took 1.3 to 1.9 s of system time here, into shared memory 0.1 s."""
     folders = []
     if os.path.isdir(MEMORY_FOLDER) and os.access(MEMORY_FOLDER, os.W_OK):
+        remove_stale_folders(MEMORY_FOLDER)
         with contextlib.suppress(OSError):  # full, or mounted read-only
-            folders.append(tempfile.mkdtemp(prefix="explaincheck-oracle-", dir=MEMORY_FOLDER))
-    folders.append(tempfile.mkdtemp(prefix="explaincheck-oracle-"))
+            prefix = f"{HANDOFF_PREFIX}{os.getpid()}-"
+            folders.append(tempfile.mkdtemp(prefix=prefix, dir=MEMORY_FOLDER))
+    folders.append(tempfile.mkdtemp(prefix=HANDOFF_PREFIX))
     return tuple(folders)
+
+
+def remove_stale_folders(place: str) -> None:
+    """Remove the hand-off folders in ``place`` whose process is gone: shared memory holds its
+    files until they are removed, and a process killed between the child's write and its own
+    clean-up (SIGKILL) would leave them there until the machine restarts."""
+    try:
+        names = os.listdir(place)
+    except OSError:
+        return
+    for name in names:
+        owner = name[len(HANDOFF_PREFIX) :].split("-", 1)[0]
+        if not name.startswith(HANDOFF_PREFIX) or not owner.isdigit():
+            continue
+        try:
+            os.kill(int(owner), 0)
+        except ProcessLookupError:
+            shutil.rmtree(os.path.join(place, name), ignore_errors=True)
+        except OSError:  # alive, under another user
+            continue
 
 
 def roomy_folder(folders: tuple[str, ...], needed: int) -> str:

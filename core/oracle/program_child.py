@@ -12,7 +12,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 from explaincheck.core.errors import ModelError
-from explaincheck.core.oracle.program import (
+from explaincheck.core.oracle.program_types import (
     ProgramCommand,
     ProgramConstant,
     ProgramDescription,

@@ -19,25 +19,38 @@ as the induced chain is (``chain.reach_probability``: exact fractions where the 
 Under a property (``oracle.prop``, docs/method.md §14) the loss is in its direction: for a
 maximal probability the best choices give the greatest value, for a minimal one the least. An
 until's run ends where φ fails (``chain.ended``, value 0) and a deadline's states carry the
-steps left, so both are reachability values as above. An expected reward is not bounded here
-(its least and greatest totals need their own infinite cases): ``bounded`` is False and both
-ends are the loss with the policy's own completion.
+steps left, so both are reachability values as above.
+
+An expected reward (``R min/max [F φ]``) is the total until φ, infinite on a run that may miss φ
+(as Storm counts it). Its greatest total over the free choices is infinite where some choice
+there can keep the run from φ with positive probability (graph analysis: the states that can
+avoid φ forever, ``_avoiding``, reached from s0); otherwise every choice reaches φ almost surely
+and policy iteration towards the greatest total settles as above. Its least total is infinite
+where no choice reaches φ almost surely from s0; otherwise policy iteration towards the least
+total starts from choices that do (each free state's step closer to φ inside the states that can
+still make sure of it, ``_sure_start``), so every total it compares is finite. Where that
+iteration does not settle (zero-reward cycles can trap it) or V*(s0) is infinite, ``bounded`` is
+False and both ends are the loss with the policy's own completion, as before.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from explaincheck.core.oracle.types import OracleResult
+from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.policy.chain import (
     Number,
+    _rewards,
     _successors,
     _value_star,
     ended,
+    expected_reward,
     induced_rows,
     is_exact,
+    policy_rewards,
     reach_probability,
     solve_policy,
 )
@@ -76,12 +89,15 @@ def loss_interval(oracle: OracleResult, policy: Policy, free: Iterable[int]) -> 
         )
     )
     prop = oracle.prop
+    initial = oracle.state(oracle.model.initial)
+    optimum = _value_star(initial, exact)
     if prop.is_reward:
+        found = _reward_interval(oracle, policy, open_states, exact, optimum)
+        if found is not None:
+            return found
         chain = solve_policy(oracle, policy)
         loss = chain.value_loss_exact if chain.value_loss_exact is not None else chain.value_loss
         return LossInterval(loss, loss, open_states, exact, bounded=False)
-    initial = oracle.state(oracle.model.initial)
-    optimum = _value_star(initial, exact)
     if not open_states:
         value = _values(oracle, policy, {}, exact)[initial.id]
         loss = optimum - value if prop.maximising else value - optimum
@@ -97,16 +113,183 @@ def loss_interval(oracle: OracleResult, policy: Policy, free: Iterable[int]) -> 
     return LossInterval(low - optimum, high - optimum, open_states, exact)
 
 
+def _reward_interval(
+    oracle: OracleResult,
+    policy: Policy,
+    open_states: tuple[int, ...],
+    exact: bool,
+    optimum: Number,
+) -> LossInterval | None:
+    """The loss interval under an expected reward (module docstring); None where it cannot be
+    bounded (V*(s0) infinite, or an iteration that does not settle)."""
+    if math.isinf(optimum):
+        return None
+    start = oracle.model.initial
+    if not open_states:
+        total = _totals(oracle, policy, {}, exact)[start]
+        return _reward_loss(oracle, total, total, open_states, exact, optimum)
+    inf = math.inf
+    try:
+        if start in _can_reach(oracle, policy, open_states, _avoiding(oracle, policy, open_states)):
+            greatest: Number = inf
+        else:
+            found = _iterate(
+                oracle, policy, open_states, exact, _start_high(oracle, open_states), 1, _totals
+            )
+            greatest = found[start]
+        sure = _sure_start(oracle, policy, open_states)
+        if sure is None:
+            least: Number = inf
+        else:
+            least = _iterate(oracle, policy, open_states, exact, sure, -1, _totals)[start]
+    except RuntimeError:
+        return None
+    return _reward_loss(oracle, least, greatest, open_states, exact, optimum)
+
+
+def _reward_loss(
+    oracle: OracleResult,
+    least: Number,
+    greatest: Number,
+    open_states: tuple[int, ...],
+    exact: bool,
+    optimum: Number,
+) -> LossInterval:
+    """The loss interval from the least and the greatest total, in the property's direction."""
+    if oracle.prop.maximising:
+        return LossInterval(optimum - greatest, optimum - least, open_states, exact)
+    return LossInterval(least - optimum, greatest - optimum, open_states, exact)
+
+
+def _chosen(policy: Policy, choice: dict[int, str]) -> Policy:
+    one = Fraction(1)
+    return replace(policy, choices={**policy.choices, **{s: {a: one} for s, a in choice.items()}})
+
+
 def _values(
     oracle: OracleResult, policy: Policy, choice: dict[int, str], exact: bool
 ) -> dict[int, Number]:
     """V(s) = P [F goal] when ``policy`` is followed, with ``choice`` at its states."""
-    one = Fraction(1)
-    chosen = replace(policy, choices={**policy.choices, **{s: {a: one} for s, a in choice.items()}})
+    chosen = _chosen(policy, choice)
     goal = {s.id for s in oracle.states if s.is_goal}
     return reach_probability(induced_rows(oracle, chosen, exact), len(oracle.states), goal, exact)[
         0
     ]
+
+
+def _totals(
+    oracle: OracleResult, policy: Policy, choice: dict[int, str], exact: bool
+) -> dict[int, Number]:
+    """E [total reward until the goal] when ``policy`` is followed, with ``choice`` at its
+    states: infinite where the run may miss the goal (``chain.expected_reward``)."""
+    chosen = _chosen(policy, choice)
+    goal = {s.id for s in oracle.states if s.is_goal}
+    rows = induced_rows(oracle, chosen, exact)
+    rewards = policy_rewards(oracle, chosen, exact)
+    return expected_reward(rows, len(oracle.states), goal, rewards, exact)[0]
+
+
+def _step(oracle: OracleResult, state_id: int, exact: bool) -> dict[str, Number]:
+    """What one step of each action collects at ``state_id`` (0 under a probability)."""
+    if not oracle.prop.is_reward:
+        return {}
+    return _rewards(oracle.state(state_id), exact)
+
+
+def _support(oracle: OracleResult, policy: Policy, state: StateFacts) -> list[set[int]]:
+    """The successor sets a state may step to: one per action at a free state (the caller's),
+    else the policy's support, or its one unlabelled choice."""
+    distribution = policy.distribution(state.id)
+    if distribution:
+        return [{t for a, w in distribution.items() if w for t in state.successors[a]}]
+    return [set(d) for d in list(state.successors.values())[:1]] or [set()]
+
+
+def _can_reach(
+    oracle: OracleResult, policy: Policy, open_states: tuple[int, ...], targets: set[int]
+) -> set[int]:
+    """The states from which some choice at the free states reaches ``targets`` with positive
+    probability (the run ends at the goal and where an until's φ fails)."""
+    free = set(open_states)
+    back: dict[int, set[int]] = {}
+    for state in oracle.states:
+        if ended(oracle, state):
+            continue
+        if state.id in free:
+            steps = [set(state.successors[a]) for a in state.q]
+        else:
+            steps = _support(oracle, policy, state)
+        for targets_of in steps:
+            for t in targets_of:
+                back.setdefault(t, set()).add(state.id)
+    found = set(targets)
+    stack = list(found)
+    while stack:
+        t = stack.pop()
+        for s in back.get(t, ()):
+            if s not in found:
+                found.add(s)
+                stack.append(s)
+    return found
+
+
+def _sure_start(
+    oracle: OracleResult, policy: Policy, open_states: tuple[int, ...]
+) -> dict[int, str] | None:
+    """Choices at the free states under which the run from s0 reaches the goal almost surely
+    (None: no choice does). The states that can make sure of the goal are the greatest set
+    from which the goal stays reachable while every step stays inside; within it each free
+    state takes an action that stays inside and steps closer to the goal (by layers)."""
+    free = set(open_states)
+    steps: dict[int, list[tuple[str | None, set[int]]]] = {}
+    goal = set()
+    for state in oracle.states:
+        if state.is_goal:
+            goal.add(state.id)
+        elif ended(oracle, state):
+            steps[state.id] = [(None, {state.id})]  # an until's run ended outside φ
+        elif state.id in free:
+            steps[state.id] = [(a, set(state.successors[a])) for a in state.q]
+        else:
+            steps[state.id] = [(None, targets) for targets in _support(oracle, policy, state)]
+    inside = set(steps) | goal
+    while True:
+        layer = _layers(steps, goal, inside)
+        kept = goal | set(layer)
+        if kept == inside:
+            break
+        inside = kept
+    if oracle.model.initial not in inside:
+        return None
+    found = {}
+    for state_id in open_states:
+        if state_id in layer:
+            found[state_id] = str(layer[state_id])
+        else:  # outside the sure states: unreachable from s0 under these choices
+            found[state_id] = next(iter(oracle.state(state_id).q))
+    return found
+
+
+def _layers(
+    steps: dict[int, list[tuple[str | None, set[int]]]], goal: set[int], inside: set[int]
+) -> dict[int, str | None]:
+    """The states that reach the goal by steps that stay in ``inside`` (an attractor), each
+    with the action that first brings it closer (None: a state without a choice)."""
+    reached: dict[int, str | None] = {}
+    closer = set(goal)
+    changed = True
+    while changed:
+        changed = False
+        for state_id, options in steps.items():
+            if state_id in reached or state_id not in inside:
+                continue
+            for action, targets in options:
+                if targets <= inside and targets & closer:
+                    reached[state_id] = action
+                    changed = True
+                    break
+        closer = goal | set(reached)
+    return reached
 
 
 def _iterate(
@@ -116,17 +299,20 @@ def _iterate(
     exact: bool,
     choice: dict[int, str],
     sign: int,
+    evaluate: Callable[[OracleResult, Policy, dict[int, str], bool], dict[int, Number]] = _values,
 ) -> dict[int, Number]:
     """Policy iteration over the open states' actions, towards the largest values (``sign``
-    1) or the smallest (-1), switching a state only on a strict gain."""
+    1) or the smallest (-1), switching a state only on a strict gain; ``evaluate``: the
+    probability of the goal (``_values``) or the total reward until it (``_totals``)."""
     zero: Number = Fraction(0) if exact else 0.0
     for _ in range(ROUNDS):
-        values = _values(oracle, policy, choice, exact)
+        values = evaluate(oracle, policy, choice, exact)
         switched = False
         for state_id in open_states:
             successors = _successors(oracle.state(state_id), exact)
+            step = _step(oracle, state_id, exact)
             q = {
-                a: sum((p * values[t] for t, p in successors[a].items()), zero)
+                a: step.get(a, zero) + sum((p * values[t] for t, p in successors[a].items()), zero)
                 for a in oracle.state(state_id).q
             }
             current = q[choice[state_id]]

@@ -74,6 +74,7 @@ class ModelController(QObject):
     progress = Signal(str)  # the running oracle's phase, counts, time and memory, in words
     sizes_changed = Signal()  # a built-in's number of states was learnt (``probe_sizes``)
     property_refused = Signal(str)  # a chosen property, refused: one line (the old one stays)
+    file_line_changed = Signal()  # the open Workbench edit was saved (``note_saved``)
 
     def __init__(
         self, tasks: Tasks, settings: Settings, ask_constants: AskConstants | None = None
@@ -86,6 +87,7 @@ class ModelController(QObject):
         )
         self.probing = False  # whether ``probe_sizes`` is still learning sizes
         self.edits: dict[str, str] = {}  # the Workbench's checked copy -> the file it edits
+        self.saved_as: dict[str, str] = {}  # a checked copy -> the file its text was saved to
         events = self.workspace.events  # all emitted on the window's loop, the GUI thread
         events.environment.connect(self._described)
         events.busy.connect(self.busy_changed.emit)
@@ -112,6 +114,7 @@ class ModelController(QObject):
         the file it is an edited copy of (the Model panel's File line names both)."""
         if edit_of:
             self.edits[environment.model_path] = edit_of
+        self.saved_as.pop(environment.model_path, None)  # the copy was written anew
         self.workspace.environment, self.workspace.program = environment, program
         self.workspace.last_path = environment.model_path
 
@@ -122,7 +125,26 @@ class ModelController(QObject):
         original = self.edits.get(path)
         if original is None:
             return path
+        saved = self.saved_as.get(path)
+        if saved is not None:
+            return f"Workbench edit of {original}, saved as {saved} (checked copy: {path})"
         return f"Unsaved Workbench edit of {original} (checked copy: {path})"
+
+    def note_saved(self, text: str, path: str) -> None:
+        """The Workbench saved ``text`` to ``path``: where that is the text of the open model's
+        checked copy, the File line names the saved file from now on (an editor text changed
+        since the last check is not the open model, which stays unsaved)."""
+        environment = self.environment
+        if environment is None or environment.model_path not in self.edits:
+            return
+        copy = Path(environment.model_path)
+        try:
+            same = copy.read_text(encoding="utf-8") == text
+        except OSError:
+            same = False
+        if same:
+            self.saved_as[environment.model_path] = path
+            self.file_line_changed.emit()
 
     @property
     def oracle(self) -> OracleResult | None:

@@ -111,6 +111,7 @@ def attach_workbench(
             view.editor.status.setText(f"Not saved: {problem}")
             return
         view.editor.saved(path)
+        model.note_saved(text, path)  # the Model panel's File line names the saved file
 
     def failed(what: str, why: str) -> None:
         target = {"sweep": view.sweeps.show_error, "llm": view.simulator.show_error}

@@ -183,6 +183,7 @@ class ModelView(QWidget):
         self.controller.cancelled.connect(lambda: self.status.setText("Cancelled."))
         self.controller.sizes_changed.connect(self._show_sizes)
         self.controller.property_refused.connect(self._show_kept_oracle)
+        self.controller.file_line_changed.connect(self._show_file_line)
 
     # -- built-in list ---------------------------------------------------------------------
     def show_environments_error(self, message: str) -> None:
@@ -263,6 +264,11 @@ class ModelView(QWidget):
             action.triggered.connect(lambda _=False, p=path: self.controller.open_spec(p))
 
     # -- current model ---------------------------------------------------------------------
+    def _show_file_line(self) -> None:
+        environment = self.controller.environment
+        if environment is not None:
+            self.path.setText(self.controller.file_line(environment))
+
     def _show_environment(self, environment: Environment) -> None:
         self.error_frame.hide()
         self._select_builtin(environment.id)

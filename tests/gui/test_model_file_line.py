@@ -38,3 +38,21 @@ def test_the_file_line_names_the_edited_copy_of_a_builtin(qtbot, window):
     wait_for(qtbot, lambda: window.model.environment.model_path == flip, 60)
     wait_for(qtbot, lambda: window.model.oracle is not None and window.graph.ready, 60)
     assert window.model_view.path.text() == flip
+
+
+def test_after_save_the_file_line_names_the_saved_file(qtbot, window, tmp_path):
+    open_env(qtbot, window, "frozen_lake")
+    builtin_file = window.model.environment.model_path
+    window.show_tab("workbench")
+    window.workbench.editor.load_button.click()
+    _edit(qtbot, window, "kept_edit")
+    copy = window.model.environment.model_path
+    page = window.workbench.editor
+    mine = tmp_path / "mine.prism"
+    page.source_path = str(mine)
+    page.save()
+    assert mine.read_text(encoding="utf-8") == page.editor.toPlainText()
+    said = window.model_view.path.text()
+    assert said == f"Workbench edit of {builtin_file}, saved as {mine} (checked copy: {copy})"
+    _edit(qtbot, window, "later_edit")  # checked anew: the open model is not the saved text
+    assert window.model_view.path.text().startswith(f"Unsaved Workbench edit of {builtin_file}")

@@ -144,6 +144,11 @@ def test_keep_both_as_repeats_keeps_every_version(copies, tmp_path, capsys):
     assert main(["results", "--db", str(out), "--by-case", "--json"]) == 0
     cases = json.loads(capsys.readouterr().out)
     assert [(c["runs"], c["stability"]) for c in cases] == [(1, None)] * 8
+    assert main(["results", "--db", str(out), "--by-case"]) == 0  # the table says what it left out
+    table = capsys.readouterr().out
+    assert f"{changed} merged version{'s' if changed != 1 else ''} left out" in table
+    assert main(["results", "--db", str(first), "--by-case"]) == 0  # none to leave out: no line
+    assert "merged version" not in capsys.readouterr().out
     other = tmp_path / "other"
     other.mkdir()
     assert (

@@ -6,6 +6,7 @@ folder outlives the job."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -103,3 +104,29 @@ def test_before_numpy_is_imported_the_advice_is_off_from_its_import():
     """The command's parent need not import NumPy for it (a small model's JSON needs none)."""
     out = subprocess.run([sys.executable, "-c", LATER], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False", "0"]
+
+
+@pytest.mark.skipif(not os.access(isolation.MEMORY_FOLDER, os.W_OK), reason="no /dev/shm")
+def test_a_dead_processs_folder_in_shared_memory_is_removed():
+    """A parent killed after its child wrote the columns leaves them in shared memory, which
+    holds them until removed: the next job removes the folders of processes that are gone."""
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    dead = int(gone.stdout)
+    place = isolation.MEMORY_FOLDER
+    stale = tempfile.mkdtemp(prefix=f"{isolation.HANDOFF_PREFIX}{dead}-", dir=place)
+    Path(stale, "0.npy").write_bytes(b"x" * 100)
+    mine = tempfile.mkdtemp(prefix=f"{isolation.HANDOFF_PREFIX}{os.getpid()}-", dir=place)
+    other = tempfile.mkdtemp(prefix="someone-else-", dir=place)
+    folders = handoff_folders()
+    try:
+        assert not os.path.exists(stale)
+        assert os.path.isdir(mine) and os.path.isdir(other)  # alive, or not ours
+        assert Path(folders[0]).name.startswith(f"{isolation.HANDOFF_PREFIX}{os.getpid()}-")
+    finally:
+        for folder in (*folders, mine, other):
+            shutil.rmtree(folder, ignore_errors=True)

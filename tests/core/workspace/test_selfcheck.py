@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -245,3 +246,21 @@ def test_gemma_checks_itself(tmp_path):
     assert 0 <= figures.value_loss <= oracle.initial.value + 1e-12
     for found in figures.policies.values():
         assert found.accuracy is None or 0 <= found.accuracy <= 1
+
+
+def test_under_an_expected_reward_the_loss_is_bounded_over_every_choice(capsys, tmp_path):
+    """R{"time"}min on rewards_four, one state asked: random's uniform mix at the start loses
+    1/2 · (17/4 − 7/2) = 3/8 when the junction climbs (the least), and the junction's risky
+    jump may fall into the pit (the greatest: an infinite total), so the interval is [3/8, ∞]."""
+    model = str(Path(__file__).resolve().parents[2] / "models" / "rewards_four.prism")
+    db = str(tmp_path / "r.sqlite")
+    args = ["selfcheck", "--env", model, "--property", 'R{"time"}min=? [F "goal"]',
+            "--llm", "random", "--budget", "1", "--db", db]  # fmt: skip
+    assert main([*args, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["value_loss_bounded"] is True and data["defaulted"] == 1
+    assert data["value_loss_exact"] == "3/8" and data["value_loss_interval"] == [0.375, None]
+    assert data["value_loss_high_infinite"] is True
+    assert main(args) == 0
+    said = capsys.readouterr().out
+    assert "[0.375, ∞] = [3/8, ∞] over every choice at the 1 state it gave no choice at" in said
