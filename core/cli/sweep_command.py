@@ -90,8 +90,9 @@ def _offered(model_path: str, name: str) -> str:
 def run(args: argparse.Namespace) -> int:
     from explaincheck.core.environments.registry import resolve
     from explaincheck.core.oracle.constants_text import without_constant
-    from explaincheck.core.workbench.sweep import SweepPoint, parse_range, run_sweep
+    from explaincheck.core.workbench.sweep import SweepPoint, parse_range
     from explaincheck.core.workbench.sweep_output import render_table, sweep_figure, to_json
+    from explaincheck.core.workbench.sweep_run import run_sweep
 
     swept, fixed = _split(args.const)
     check_goal_and_property(args.goal, args.property)

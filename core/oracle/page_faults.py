@@ -40,15 +40,17 @@ def _no_huge_page_advice() -> bool:
     if "numpy" not in sys.modules:  # NumPy reads this when it is imported (here or in the
         os.environ["NUMPY_MADVISE_HUGEPAGE"] = "0"  # forked child): the parent need not
         return True
-    try:
-        from numpy._core.multiarray import _set_madvise_hugepage
-    except ImportError:  # NumPy 1.x kept it under numpy.core
+    import importlib
+
+    for name in ("numpy._core.multiarray", "numpy.core.multiarray"):  # NumPy 2, then 1.x
         try:
-            from numpy.core.multiarray import _set_madvise_hugepage  # type: ignore[no-redef]
+            switch = getattr(importlib.import_module(name), "_set_madvise_hugepage", None)
         except ImportError:
-            return False
-    _set_madvise_hugepage(False)
-    return True
+            continue
+        if switch is not None:
+            switch(False)
+            return True
+    return False
 
 
 def _reuse_freed_memory() -> bool:

@@ -263,7 +263,7 @@ class Category(ABC):
     @abstractmethod
     def question(self, case: TestCase, oracle: OracleResult) -> str:
         """The question sentence(s), referring to "this state" or to the states by the names the
-        prompt gives them (``kinds.letters``: K, L, ...). This is wording 0."""
+        prompt gives them (``state_letters.letters``: K, L, ...). This is wording 0."""
 
     def rephrasings(self, case: TestCase, oracle: OracleResult) -> tuple[str, ...]:
         """Wordings 1 and 2: the same question in other words, with the same oracle answer

@@ -57,18 +57,6 @@ from explaincheck.core.taxonomy.sampling import (
 from explaincheck.core.taxonomy.sampling import subsets as sample_subsets
 from explaincheck.core.taxonomy.value_scale import normalised_gap, scale_of
 
-# Names of the states of a pair or subset as shown to the LLM. Letters the built-in wordings
-# already use (A, B, C for jobs; S, F, H, G, R, D, X on maps) are left out so that "state A"
-# can never be read as "job A" or a map symbol.
-STATE_NAMES = "KLMNPTUVWYZEIJOQ"
-
-
-def letters(count: int) -> tuple[str, ...]:
-    """Names of the states of a pair or subset as shown to the LLM: K, L, M, N, ..."""
-    if count > len(STATE_NAMES):
-        raise ValueError(f"at most {len(STATE_NAMES)} states can be named in one question")
-    return tuple(STATE_NAMES[:count])
-
 
 def number(value: float | None) -> str:
     """A value for a human-readable reason (4 significant digits; an infinite expected reward

@@ -17,6 +17,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from explaincheck.core.taxonomy.base import MODE, SCOPE, VARIANT_MARK, WORDING_MARK, TestCase
+from explaincheck.core.taxonomy.state_letters import STATE_NAMES, letters
 
 if TYPE_CHECKING:
     from explaincheck.core.oracle.types import OracleResult
@@ -28,9 +29,7 @@ VARIANTS = (SWAP, ACTIONS, RENAME, SUBSET_ORDER)
 
 def state_names(case: TestCase, count: int) -> tuple[str, ...]:
     """The letters the prompt gives the case's states: K, L, ... or, renamed, the next ``count``
-    letters of ``kinds.STATE_NAMES`` (so no renamed letter is one of the original ones)."""
-    from explaincheck.core.taxonomy.kinds import STATE_NAMES, letters
-
+    letters of ``state_letters.STATE_NAMES`` (so no renamed letter is one of the original ones)."""
     if case.variant != RENAME:
         return letters(count)
     if 2 * count > len(STATE_NAMES):

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from explaincheck.core.environments.types import Environment
 from explaincheck.core.oracle.types import OracleResult, StateFacts
 from explaincheck.core.taxonomy.base import PRIORITIZED, Category, TestCase
-from explaincheck.core.taxonomy.kinds import letters
 from explaincheck.core.taxonomy.prompts import render_prompt
 from explaincheck.core.taxonomy.property_units import units_of
 from explaincheck.core.taxonomy.registry import CATEGORIES, category
+from explaincheck.core.taxonomy.state_letters import letters
 
 MAX_CASES = 500  # cases offered per category (pairs and subsets can be very many)
 

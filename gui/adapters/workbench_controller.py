@@ -234,7 +234,8 @@ class WorkbenchController(QObject):
         states: tuple[int, ...] | None,
         named_by: OracleResult,
     ) -> None:
-        from explaincheck.core.workbench.sweep import parse_range, run_sweep
+        from explaincheck.core.workbench.sweep import parse_range
+        from explaincheck.core.workbench.sweep_run import run_sweep
 
         loop = asyncio.get_running_loop()
 

@@ -94,7 +94,8 @@ def test_ctrl_plus_scales_every_view_and_is_remembered(qtbot, window, settings, 
 
 def test_the_sweep_plot_follows_the_presentation_size(qtbot, window, normal_size_after):
     from explaincheck.core.oracle.types import OracleRequest
-    from explaincheck.core.workbench.sweep import parse_range, run_sweep
+    from explaincheck.core.workbench.sweep import parse_range
+    from explaincheck.core.workbench.sweep_run import run_sweep
 
     sweeps = window.workbench.sweeps
     sweep = run_sweep(OracleRequest(str(MODELS / "flip.prism")), parse_range("p=0.2:0.8:0.3"))

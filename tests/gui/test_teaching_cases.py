@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from gui_helpers import open_env, wait_for
 
-from explaincheck.core.taxonomy.kinds import letters
+from explaincheck.core.taxonomy.state_letters import letters
 from explaincheck.core.taxonomy.teaching import explain_many, taught
 
 

@@ -39,10 +39,10 @@ from explaincheck.core.taxonomy.case_rules import (
     is_visible_dead_end,
     reads_as_failure,
 )
-from explaincheck.core.taxonomy.kinds import STATE_NAMES, letters
 from explaincheck.core.taxonomy.prompts import render_prompt
 from explaincheck.core.taxonomy.registry import CATEGORIES, OWN_CATEGORIES
 from explaincheck.core.taxonomy.selection import select_cases
+from explaincheck.core.taxonomy.state_letters import STATE_NAMES, letters
 
 # Test models (tests/models) with the constants they need, asked in their generic wording.
 TEST_MODELS = {

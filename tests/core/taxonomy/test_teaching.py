@@ -8,8 +8,8 @@ import pytest
 from explaincheck.core.analysis import layout
 from explaincheck.core.environments.registry import load_builtin
 from explaincheck.core.oracle import compute_oracle
-from explaincheck.core.taxonomy.kinds import letters
 from explaincheck.core.taxonomy.registry import CATEGORIES
+from explaincheck.core.taxonomy.state_letters import letters
 from explaincheck.core.taxonomy.teaching import (
     explain,
     explain_many,

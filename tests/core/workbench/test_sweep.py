@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from explaincheck.core.errors import ExplaincheckError
-from explaincheck.core.workbench.sweep import parse_range, run_sweep
+from explaincheck.core.workbench.sweep import parse_range
 from explaincheck.core.workbench.sweep_output import render_table, to_json
+from explaincheck.core.workbench.sweep_run import run_sweep
 from explaincheck.core.workbench.tipping import root_between
 
 

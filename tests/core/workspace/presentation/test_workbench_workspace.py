@@ -12,7 +12,8 @@ import pytest
 from explaincheck.core.environments.registry import resolve
 from explaincheck.core.oracle import compute_oracle
 from explaincheck.core.oracle.types import OracleRequest
-from explaincheck.core.workbench.sweep import parse_range, run_sweep
+from explaincheck.core.workbench.sweep import parse_range
+from explaincheck.core.workbench.sweep_run import run_sweep
 from explaincheck.core.workbench.transitions import load_transitions
 from explaincheck.core.workspace.presentation.workbench import (
     DANGER,
