@@ -176,15 +176,31 @@ def remove_stale_folders(place: str) -> None:
 
 def roomy_folder(folders: tuple[str, ...], needed: int) -> str:
     """The first of ``folders`` with room for ``needed`` bytes and half as much to spare (a
-    container's shared memory is often 64 MB: a result that does not fit goes to disk); the
-    last (on disk) whatever its room, where a full disk is an error worth seeing."""
+    container's shared memory is often 64 MB: a result that does not fit goes to disk), and,
+    since shared memory is memory, with twice ``needed`` of the machine's memory available
+    (files on disk can leave memory again, these cannot); the last (on disk) whatever its
+    room, where a full disk is an error worth seeing."""
     for folder in folders[:-1]:
         try:
-            if shutil.disk_usage(folder).free >= needed * 3 // 2:
-                return folder
+            roomy = shutil.disk_usage(folder).free >= needed * 3 // 2
         except OSError:
             continue
+        if roomy and available_memory() >= 2 * needed:
+            return folder
     return folders[-1]
+
+
+def available_memory() -> int:
+    """Bytes of memory the kernel says it can give without swapping (``MemAvailable``); a
+    large number where it does not say."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as stream:
+            for line in stream:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 1 << 62
 
 
 def _column_bytes(data: dict) -> int:

@@ -44,6 +44,15 @@ def test_shared_memory_is_used_only_with_room_to_spare(monkeypatch, tmp_path):
     assert roomy_folder((memory, disk), 100) == memory  # 1.5 times what it needs
     assert roomy_folder((memory, disk), 101) == disk
     assert roomy_folder((disk,), 10**12) == disk  # the disk whatever its room
+    monkeypatch.setattr(isolation, "available_memory", lambda: 199)
+    assert roomy_folder((memory, disk), 100) == disk  # room there, but not twice in memory
+    monkeypatch.setattr(isolation, "available_memory", lambda: 200)
+    assert roomy_folder((memory, disk), 100) == memory
+
+
+def test_available_memory_is_the_kernels_figure():
+    found = isolation.available_memory()
+    assert 0 < found < 1 << 50  # /proc/meminfo is read here, in bytes
 
 
 def test_the_folders_are_in_shared_memory_then_on_disk():
