@@ -56,6 +56,7 @@ from explaincheck.core.policy.stored import POLICY_SELECTION, stored_policies
 from explaincheck.core.policy.types import OPTIMAL, UNIFORM, Policy, PolicyChain, policy_hash
 from explaincheck.core.policy.unchosen import loss_interval
 from explaincheck.core.taxonomy.base import FAIL, INVALID, PASS
+from explaincheck.core.taxonomy.kinds import number
 from explaincheck.core.taxonomy.registry import CATEGORIES
 
 SCORED = (PASS, FAIL, INVALID)  # an invalid reply counts as not passed; error/uncertain: out
@@ -392,30 +393,25 @@ def _loss_text(figures: SelfCheckFigures) -> str:
     if not figures.value_loss_bounded and figures.defaulted:
         exact = f" = {figures.value_loss_exact}" if figures.value_loss_exact else ""
         return (
-            f"{_shown(low)}{exact} with {figures.default} at the {states} it gave no choice at (not"
+            f"{number(low)}{exact} with {figures.default} at the {states} it gave no choice at (not"
             " bounded over every choice there under an expected reward)"
         )
     if figures.value_loss_exact == figures.value_loss_high_exact and low == high:
-        found = _shown(low) + (f" = {figures.value_loss_exact}" if figures.value_loss_exact else "")
+        found = number(low) + (f" = {figures.value_loss_exact}" if figures.value_loss_exact else "")
         if figures.defaulted:
             found += (
                 f" (whatever it would do at the {figures.defaulted} {states} it gave no choice at)"
             )
         return found
     exact = (
-        f" = [{figures.value_loss_exact}, {figures.value_loss_high_exact or _shown(high)}]"
+        f" = [{figures.value_loss_exact}, {figures.value_loss_high_exact or number(high)}]"
         if figures.value_loss_exact
         else ""
     )
     return (
-        f"[{_shown(low)}, {_shown(high)}]{exact} over every choice at the {states}"
-        f" it gave no choice at ({figures.default} there: {_shown(figures.value_loss_default)})"
+        f"[{number(low)}, {number(high)}]{exact} over every choice at the {states}"
+        f" it gave no choice at ({figures.default} there: {number(figures.value_loss_default)})"
     )
-
-
-def _shown(value: float) -> str:
-    """A loss for reading: ∞ in words where an expected reward's total is infinite."""
-    return "∞" if math.isinf(value) else f"{value:.4g}"
 
 
 def figures_table(figures: SelfCheckFigures) -> pd.DataFrame:

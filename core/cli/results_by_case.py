@@ -28,12 +28,11 @@ def add_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def by_case_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The (case, LLM) objects of ``results --by-case --json``."""
+def by_case_rows(frame: Any) -> list[dict[str, Any]]:
+    """The (case, LLM) objects of ``results --by-case --json``, from ``rows_frame``'s frame."""
     from explaincheck.core.analysis.stability import case_runs
-    from explaincheck.core.store import rows_frame
 
-    cases = case_runs(rows_frame(rows))
+    cases = case_runs(frame)
     return [
         {
             "environment": str(c["environment"]),
@@ -53,7 +52,11 @@ def by_case_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def print_by_case(rows: list[dict[str, Any]], args: argparse.Namespace) -> int:
     if args.verdict:
         raise ExplaincheckError("--by-case counts every verdict of a case: leave --verdict out")
-    found = by_case_rows(rows)
+    from explaincheck.core.analysis.stability import merged_versions
+    from explaincheck.core.store import rows_frame
+
+    frame = rows_frame(rows)
+    found = by_case_rows(frame)
     if args.json or getattr(args, "format", None) == "json":
         sys.stdout.write(json_output.dumps(found, ensure_ascii=True) + "\n")
         return 0
@@ -68,7 +71,7 @@ def print_by_case(rows: list[dict[str, Any]], args: argparse.Namespace) -> int:
     flaky = sum(1 for r in found if r["stability"] == "flaky")
     repeated = sum(1 for r in found if r["stability"] is not None)
     print(f"{flaky} of {repeated} repeated (case, LLM) pairs are flaky")
-    left_out = _merged_count(rows)
+    left_out = merged_versions(frame)
     if left_out:
         print(
             f"{counted(left_out, 'merged version')} left out: a merge kept "
@@ -77,13 +80,6 @@ def print_by_case(rows: list[dict[str, Any]], args: argparse.Namespace) -> int:
             ' "Stability over repeats")'
         )
     return 0
-
-
-def _merged_count(rows: list[dict[str, Any]]) -> int:
-    from explaincheck.core.analysis.stability import merged_versions
-    from explaincheck.core.store import rows_frame
-
-    return merged_versions(rows_frame(rows))
 
 
 def _text(value: object) -> str:

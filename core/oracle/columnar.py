@@ -19,7 +19,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import cached_property
+from functools import cached_property, partial
 from itertools import pairwise
 from typing import Any, TypedDict, cast, overload
 
@@ -115,8 +115,8 @@ def _equal(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def _texts(column: np.ndarray | None) -> list[str] | None:
-    return None if column is None else [str(text) for text in column.tolist()]
+def _texts(column: np.ndarray) -> list[str]:
+    return [str(text) for text in column.tolist()]
 
 
 def _listed(array: np.ndarray) -> list:
@@ -163,10 +163,6 @@ class _LabelsRead(Sequence[tuple[str, ...]]):
         if isinstance(state, slice):
             return [self[i] for i in range(*state.indices(self._size))]
         return tuple(name for k, name in enumerate(self._names) if self._bits[k, state])
-
-
-def _read(array: np.ndarray | None, *, text: bool = False) -> _Read | None:
-    return None if array is None else _Read(array, text=text)
 
 
 @dataclass(frozen=True)
@@ -384,52 +380,47 @@ class ColumnarStates(Sequence[StateFacts]):
     def _lists(self) -> _Lists:
         """The columns as Python lists, converted once: slicing lists and reading Python
         numbers is several times cheaper per state than doing either on numpy arrays."""
-        return _Lists(
-            first_row=_listed(self.first_row),
-            row_offsets=_listed(self.row_offsets),
-            columns=_listed(self.columns),
-            probabilities=_listed(self.probabilities),
-            action_code=_listed(self.action_code),
-            q=_listed(self.q),
-            value=_listed(self.value),
-            danger=_listed(self.danger) if self.danger is not None else None,
-            scheduler=_listed(self.scheduler),
-            bottleneck=_listed(self.bottleneck),
-            goal=_listed(self.goal),
-            unsafe=_listed(self.unsafe),
-            valuations=[_listed(column) for column in self.valuation_columns],
-            labels=self.label_tuples(),
-            dead_end=_listed(self.dead_end),
-            value_exact=_texts(self.value_exact),
-            danger_exact=_texts(self.danger_exact),
-            q_exact=_texts(self.q_exact),
-            probabilities_exact=_texts(self.probabilities_exact),
-        )
+        return self._columns_as(_listed, _texts, self.label_tuples())
 
     @cached_property
     def _glance_lists(self) -> _Lists:
         """The columns read in place (``_Read``): for ``glance`` before ``_lists`` is made."""
         names = self.label_names
+        labels = _LabelsRead(names, self.label_bits, len(self)) if names else [()] * len(self)
+        return self._columns_as(_Read, partial(_Read, text=True), labels)
+
+    def _columns_as(
+        self,
+        numbers: Callable[[np.ndarray], Sequence[Any]],
+        texts: Callable[[np.ndarray], Sequence[str]],
+        labels: Sequence[tuple[str, ...]],
+    ) -> _Lists:
+        """Every column through ``numbers`` (the exact method's text columns through
+        ``texts``), a column that is absent left None: the one list of what ``_make`` reads."""
+
+        def each(column: np.ndarray | None, convert: Callable[[np.ndarray], Any]) -> Any:
+            return None if column is None else convert(column)
+
         return _Lists(
-            first_row=_Read(self.first_row),
-            row_offsets=_Read(self.row_offsets),
-            columns=_Read(self.columns),
-            probabilities=_Read(self.probabilities),
-            action_code=_Read(self.action_code),
-            q=_Read(self.q),
-            value=_Read(self.value),
-            danger=_read(self.danger),
-            scheduler=_Read(self.scheduler),
-            bottleneck=_Read(self.bottleneck),
-            goal=_Read(self.goal),
-            unsafe=_Read(self.unsafe),
-            valuations=[_Read(column) for column in self.valuation_columns],
-            labels=_LabelsRead(names, self.label_bits, len(self)) if names else [()] * len(self),
-            dead_end=_Read(self.dead_end),
-            value_exact=_read(self.value_exact, text=True),
-            danger_exact=_read(self.danger_exact, text=True),
-            q_exact=_read(self.q_exact, text=True),
-            probabilities_exact=_read(self.probabilities_exact, text=True),
+            first_row=numbers(self.first_row),
+            row_offsets=numbers(self.row_offsets),
+            columns=numbers(self.columns),
+            probabilities=numbers(self.probabilities),
+            action_code=numbers(self.action_code),
+            q=numbers(self.q),
+            value=numbers(self.value),
+            danger=each(self.danger, numbers),
+            scheduler=numbers(self.scheduler),
+            bottleneck=numbers(self.bottleneck),
+            goal=numbers(self.goal),
+            unsafe=numbers(self.unsafe),
+            valuations=[numbers(column) for column in self.valuation_columns],
+            labels=labels,
+            dead_end=numbers(self.dead_end),
+            value_exact=each(self.value_exact, texts),
+            danger_exact=each(self.danger_exact, texts),
+            q_exact=each(self.q_exact, texts),
+            probabilities_exact=each(self.probabilities_exact, texts),
         )
 
     def label_tuples(self) -> list[tuple[str, ...]]:

@@ -40,9 +40,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from explaincheck.core.oracle.types import OracleResult, StateFacts
+from explaincheck.core.oracle.types import OracleResult
 from explaincheck.core.policy.chain import (
     Number,
+    Rows,
     _rewards,
     _successors,
     _value_star,
@@ -52,6 +53,7 @@ from explaincheck.core.policy.chain import (
     is_exact,
     policy_rewards,
     reach_probability,
+    reaching,
     solve_policy,
 )
 from explaincheck.core.policy.types import Policy
@@ -196,41 +198,41 @@ def _step(oracle: OracleResult, state_id: int, exact: bool) -> dict[str, Number]
     return _rewards(oracle.state(state_id), exact)
 
 
-def _support(oracle: OracleResult, policy: Policy, state: StateFacts) -> list[set[int]]:
-    """The successor sets a state may step to: one per action at a free state (the caller's),
-    else the policy's support, or its one unlabelled choice."""
-    distribution = policy.distribution(state.id)
-    if distribution:
-        return [{t for a, w in distribution.items() if w for t in state.successors[a]}]
-    return [set(d) for d in list(state.successors.values())[:1]] or [set()]
+Steps = dict[int, list[tuple[str | None, set[int]]]]  # per state: (action, successors) options
+
+
+def _steps(oracle: OracleResult, policy: Policy, open_states: tuple[int, ...]) -> Steps:
+    """Where each state outside the goal may step: at a free state one option per action; at
+    another the policy's support (or its one unlabelled choice, the closing self-loop: action
+    None); where an until's run ended outside φ, a self-loop (it stays away from the goal)."""
+    free = set(open_states)
+    steps: Steps = {}
+    for state in oracle.states:
+        if state.is_goal:
+            continue
+        if ended(oracle, state):
+            steps[state.id] = [(None, {state.id})]
+        elif state.id in free:
+            steps[state.id] = [(a, set(state.successors[a])) for a in state.q]
+        elif distribution := policy.distribution(state.id):
+            support = {t for a, w in distribution.items() if w for t in state.successors[a]}
+            steps[state.id] = [(None, support)]
+        else:
+            first = [set(d) for d in list(state.successors.values())[:1]] or [set()]
+            steps[state.id] = [(None, first[0])]
+    return steps
 
 
 def _can_reach(
     oracle: OracleResult, policy: Policy, open_states: tuple[int, ...], targets: set[int]
 ) -> set[int]:
     """The states from which some choice at the free states reaches ``targets`` with positive
-    probability (the run ends at the goal and where an until's φ fails)."""
-    free = set(open_states)
-    back: dict[int, set[int]] = {}
-    for state in oracle.states:
-        if ended(oracle, state):
-            continue
-        if state.id in free:
-            steps = [set(state.successors[a]) for a in state.q]
-        else:
-            steps = _support(oracle, policy, state)
-        for targets_of in steps:
-            for t in targets_of:
-                back.setdefault(t, set()).add(state.id)
-    found = set(targets)
-    stack = list(found)
-    while stack:
-        t = stack.pop()
-        for s in back.get(t, ()):
-            if s not in found:
-                found.add(s)
-                stack.append(s)
-    return found
+    probability (``chain.reaching`` on every option's successors)."""
+    rows: Rows = {
+        state_id: {t: 1.0 for _, successors in options for t in successors}
+        for state_id, options in _steps(oracle, policy, open_states).items()
+    }
+    return reaching(rows, len(oracle.states), targets)
 
 
 def _sure_start(
@@ -240,18 +242,8 @@ def _sure_start(
     (None: no choice does). The states that can make sure of the goal are the greatest set
     from which the goal stays reachable while every step stays inside; within it each free
     state takes an action that stays inside and steps closer to the goal (by layers)."""
-    free = set(open_states)
-    steps: dict[int, list[tuple[str | None, set[int]]]] = {}
-    goal = set()
-    for state in oracle.states:
-        if state.is_goal:
-            goal.add(state.id)
-        elif ended(oracle, state):
-            steps[state.id] = [(None, {state.id})]  # an until's run ended outside φ
-        elif state.id in free:
-            steps[state.id] = [(a, set(state.successors[a])) for a in state.q]
-        else:
-            steps[state.id] = [(None, targets) for targets in _support(oracle, policy, state)]
+    steps = _steps(oracle, policy, open_states)
+    goal = {s.id for s in oracle.states if s.is_goal}
     inside = set(steps) | goal
     while True:
         layer = _layers(steps, goal, inside)
@@ -270,9 +262,7 @@ def _sure_start(
     return found
 
 
-def _layers(
-    steps: dict[int, list[tuple[str | None, set[int]]]], goal: set[int], inside: set[int]
-) -> dict[int, str | None]:
+def _layers(steps: Steps, goal: set[int], inside: set[int]) -> dict[int, str | None]:
     """The states that reach the goal by steps that stay in ``inside`` (an attractor), each
     with the action that first brings it closer (None: a state without a choice)."""
     reached: dict[int, str | None] = {}
@@ -356,23 +346,10 @@ def _start_low(
 def _avoiding(oracle: OracleResult, policy: Policy, open_states: tuple[int, ...]) -> set[int]:
     """The states from which some choice at the open states keeps the run away from the goal
     forever (the greatest set where each state has a choice whose successors all stay in it)."""
-    free = set(open_states)
-    choices: dict[int, list[set[int]]] = {}
-    for state in oracle.states:
-        if state.is_goal:
-            continue
-        if ended(oracle, state):  # an until's run ends outside φ: it stays away from the goal
-            choices[state.id] = [{state.id}]
-            continue
-        if state.id in free:
-            choices[state.id] = [set(state.successors[a]) for a in state.q]
-            continue
-        distribution = policy.distribution(state.id)
-        if distribution:
-            support = {t for a, w in distribution.items() if w for t in state.successors[a]}
-            choices[state.id] = [support]
-        else:  # no labelled action: the closing self-loop (or its one unlabelled choice)
-            choices[state.id] = [set(d) for d in list(state.successors.values())[:1]] or [set()]
+    choices = {
+        state_id: [successors for _, successors in options]
+        for state_id, options in _steps(oracle, policy, open_states).items()
+    }
     inside = set(choices)
     changed = True
     while changed:
