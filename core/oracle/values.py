@@ -36,9 +36,12 @@ import numpy as np
 from scipy.sparse import csr_matrix, identity, spmatrix
 from scipy.sparse.linalg import splu
 
+from explaincheck.core.oracle import pardiso
 from explaincheck.core.oracle.arrays import ChoiceArrays, choice_arrays, reaching
 from explaincheck.core.oracle.graph_analysis import can_avoid_forever_arrays
 from explaincheck.core.oracle.ordering import nested_dissection
+from explaincheck.core.oracle.pardiso import PivotPerturbed
+from explaincheck.core.oracle.policy_systems import PolicySystems
 from explaincheck.core.oracle.storm.checking import SoundBounds, exact_check
 from explaincheck.core.oracle.storm.structure import ModelStructure
 from explaincheck.core.oracle.storm.types import SparseModel
@@ -51,6 +54,7 @@ TIE_TOLERANCE = 1e-9  # verified method: Q values closer than this count as tied
 START = "the attractor policy"  # where policy iteration starts without Storm's scheduler
 STORM_START = "Storm's scheduler"  # ... and with it (``value_by_iteration``'s ``start``)
 ORDER_FROM_ROUND = 3  # policy iteration rounds from which the solves use a nested-dissection order
+PARDISO_FROM = 20_000  # states to solve from which PARDISO (if installed) replaces SuperLU
 
 
 @dataclass
@@ -159,16 +163,24 @@ def _evaluate(
     fixed: np.ndarray,
     zero: np.ndarray,
     order: np.ndarray | None = None,
+    systems: PolicySystems | None = None,
 ) -> np.ndarray:
     """Values of the chain induced by ``policy``: ``fixed`` states (value 1) keep it, states
-    that cannot reach one under the policy get 0, the rest are solved (eliminated in ``order``,
-    a permutation of all states, when given)."""
+    that cannot reach one under the policy get 0, the rest are solved: by PARDISO on
+    ``systems``' fixed pattern when given, else by SuperLU (eliminating in ``order``, a
+    permutation of all states, when given)."""
     chain = arrays.rows[arrays.first_row[:-1] + policy]
     values = fixed.astype(float)
     pattern = chain.copy()
     pattern.data = (pattern.data > 0).astype(np.int8)
     reach = reaching(pattern, fixed)
     free = reach & ~fixed & ~zero
+    if systems is not None:
+        try:
+            values[systems.states] = np.clip(systems.values(policy, free), 0.0, 1.0)
+            return values
+        except PivotPerturbed:
+            pass  # this round by SuperLU
     index = order[free[order]] if order is not None else np.flatnonzero(free)
     if len(index):
         sub = chain[index]
@@ -189,10 +201,12 @@ def _optimise(
     free = ~fixed & ~zero & has_rows
     rows_index = np.arange(arrays.rows.shape[0])
     order = None
+    systems = None
     for rounds in range(1, 1001):
         if rounds == ORDER_FROM_ROUND:  # the order costs ~2 solves; it pays from here on
-            order = nested_dissection(arrays.state_graph)
-        values = _evaluate(arrays, policy, fixed, zero, order)
+            systems = _pardiso_systems(arrays, fixed, zero)
+            order = nested_dissection(arrays.state_graph) if systems is None else None
+        values = _evaluate(arrays, policy, fixed, zero, order, systems)
         q = arrays.rows @ values
         best = np.full(arrays.size, -np.inf)
         best[has_rows] = np.maximum.reduceat(q, first[has_rows])
@@ -200,6 +214,8 @@ def _optimise(
         improvable = free & (gain > 1e-12)
         if not improvable.any():
             residual = float(np.max(np.abs(gain[free]), initial=0.0))
+            if systems is not None:
+                systems.close()
             return values, q, policy, residual, rounds
         # first row of each state attaining its best Q (ties keep model order)
         attains = q >= best[arrays.state_of_row]
@@ -209,6 +225,16 @@ def _optimise(
         chosen[has_rows] = argbest
         policy = np.where(improvable, chosen, policy)
     raise RuntimeError("policy iteration did not converge in 1000 rounds")
+
+
+def _pardiso_systems(
+    arrays: ChoiceArrays, fixed: np.ndarray, zero: np.ndarray
+) -> PolicySystems | None:
+    """PARDISO's fixed-pattern systems where MKL is installed and the model has at least
+    ``PARDISO_FROM`` states to solve (below, SuperLU's analysis costs less than PARDISO's)."""
+    if int((~fixed & ~zero).sum()) < PARDISO_FROM or not pardiso.available():
+        return None
+    return PolicySystems(arrays, fixed, zero)
 
 
 def _attractor_policy(arrays: ChoiceArrays, target: np.ndarray) -> np.ndarray:

@@ -11,7 +11,7 @@ REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text()
 SET_UP = README[README.index("## Set up") : README.index("\n## ", README.index("## Set up") + 1)]
 START = 'pip install -e ".[local]" && explaincheck gui'
-TEST = 'pip install -e ".[test,local]" && python -m pytest'
+TEST = 'pip install -e ".[test,local,pardiso]" && python -m pytest'
 VENV = "python3 -m venv .venv && . .venv/bin/activate"
 
 
