@@ -17,7 +17,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
-from explaincheck.core.oracle.arrays import ChoiceArrays, distinct, entries_of, gathered
+from explaincheck.core.oracle.arrays import ChoiceArrays, entries_of, reaching
 
 
 def _pattern(arrays: ChoiceArrays) -> csr_matrix:
@@ -30,23 +30,23 @@ def _pattern(arrays: ChoiceArrays) -> csr_matrix:
 
 def almost_sure(arrays: ChoiceArrays, target: np.ndarray, can_reach: np.ndarray) -> np.ndarray:
     """States with Pmax [F target] = 1 exactly (Storm's prob1E: a greatest fixed point of
-    attractors). ``can_reach``: the states with a path to ``target`` (the others have 0)."""
+    attractors). ``can_reach``: the states with a path to ``target`` (the others have 0).
+
+    Each turn keeps the choices that cannot leave the current set and takes the states with a
+    path to the target through them: one breadth-first search in C (``reaching``), where a
+    search a layer at a time in Python took 0.7 s on the slippery 10^5 grid."""
+    n = arrays.size
     pattern = _pattern(arrays)
-    by_successor = pattern.T.tocsr()  # successor -> rows reaching it
+    entry_row = np.repeat(np.arange(pattern.shape[0]), np.diff(pattern.indptr))
+    entry_state = arrays.state_of_row[entry_row]
     inside = can_reach | target
-    row_slot = np.empty(pattern.shape[0], dtype=np.int64)  # ``distinct``'s scratch
-    state_slot = np.empty(arrays.size, dtype=np.int64)
     while True:
         leaves = (pattern @ (~inside).astype(np.int64)) > 0  # a row with a successor outside
-        winning = target.copy()
-        frontier = np.flatnonzero(target)
-        while len(frontier):
-            rows = distinct(gathered(by_successor, frontier), row_slot)
-            rows = rows[~leaves[rows]]
-            states = distinct(arrays.state_of_row[rows], state_slot)
-            states = states[~winning[states] & inside[states]]
-            winning[states] = True
-            frontier = states
+        usable = ~leaves & inside[arrays.state_of_row]
+        keep = usable[entry_row]
+        ones = np.ones(int(keep.sum()), dtype=np.int8)
+        graph = csr_matrix((ones, (entry_state[keep], pattern.indices[keep])), shape=(n, n))
+        winning = (reaching(graph, target) | target) & inside
         if np.array_equal(winning, inside):
             return winning
         inside = winning

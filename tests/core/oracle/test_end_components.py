@@ -1,5 +1,6 @@
-"""Maximal end components against the textbook algorithm, written out state by state with
-networkx on 300 random MDPs: the same components and the same choices that stay inside."""
+"""Maximal end components and the almost-sure states against the textbook algorithms, written
+out state by state with networkx on 300 random MDPs: the same components, the same choices that
+stay inside, the same states with Pmax [F target] = 1."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 from scipy.sparse import csr_matrix
 
 from explaincheck.core.oracle.arrays import ChoiceArrays
-from explaincheck.core.oracle.end_components import maximal_end_components
+from explaincheck.core.oracle.end_components import almost_sure, maximal_end_components
 
 
 def _random_mdp(seed: int) -> tuple[list[list[set[int]]], np.ndarray]:
@@ -85,3 +86,54 @@ def test_random_models_have_components_and_leave_some_out():
     assert sum(c > 0 for c in counts) > 100
     assert sum(c == 0 for c in counts) > 10
     assert max(counts) >= 3
+
+
+def _textbook_almost_sure(choices: list[list[set[int]]], target: set[int]) -> set[int]:
+    """prob1E: keep the states with a path to the target through choices that stay in the set,
+    until the set stays the same."""
+
+    def ancestors(edges: list[tuple[int, int]]) -> set[int]:
+        graph = nx.DiGraph(edges)
+        graph.add_nodes_from(target)
+        return set(target).union(*(nx.ancestors(graph, t) for t in target))
+
+    everything = [(s, t) for s, state in enumerate(choices) for succ in state for t in succ]
+    inside = ancestors(everything)
+    while True:
+        edges = [
+            (s, t)
+            for s in inside
+            for successors in choices[s]
+            if successors <= inside
+            for t in successors
+        ]
+        winning = ancestors(edges) & inside
+        if winning == inside:
+            return winning
+        inside = winning
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_the_almost_sure_states_are_the_textbooks(seed):
+    choices, _ = _random_mdp(seed)
+    target = np.random.default_rng(seed + 1000).random(len(choices)) < 0.2
+    arrays = _arrays(choices)
+    expected = _textbook_almost_sure(choices, set(np.flatnonzero(target).tolist()))
+    graph = nx.DiGraph([(s, t) for s, state in enumerate(choices) for su in state for t in su])
+    graph.add_nodes_from(range(len(choices)))
+    can_reach = np.zeros(len(choices), dtype=bool)  # a path to the target, the target included
+    for t in np.flatnonzero(target).tolist():
+        can_reach[[t, *nx.ancestors(graph, t)]] = True
+    found = almost_sure(arrays, target, can_reach)
+    assert set(np.flatnonzero(found).tolist()) == expected
+
+
+def test_random_targets_are_reached_almost_surely_by_some_not_all():
+    sizes = []
+    for seed in range(300):
+        choices, _ = _random_mdp(seed)
+        target = np.random.default_rng(seed + 1000).random(len(choices)) < 0.2
+        sure = _textbook_almost_sure(choices, set(np.flatnonzero(target).tolist()))
+        sizes.append((len(sure) - int(target.sum()), len(choices) - len(sure)))
+    assert sum(more > 0 for more, _ in sizes) > 50  # states beyond the target itself
+    assert sum(fewer > 0 for _, fewer in sizes) > 50  # and states left out
