@@ -7,9 +7,10 @@
   from Storm's scheduler (its unconverged interval iteration's choices), else from the
   attractor policy (per state, the action most likely to step closer to the goal). Each policy is
   evaluated by a sparse direct solve of its Markov chain (error ~1e-12, where value iteration
-  stops at ~1e-6; from the third round on in a nested-dissection order, ``ordering``), zeros
-  are pinned exactly by graph analysis, and iteration stops only when no action improves on the
-  values by more than 1e-12 (the Bellman residual, reported). A value that is attained by a
+  stops at ~1e-6; from the third round on in a nested-dissection order, ``ordering``, or by
+  MKL's PARDISO on one pattern analysed once where the extra is installed, ``policy_systems``),
+  zeros are pinned exactly by graph analysis, and iteration stops only when no action improves
+  on the values by more than 1e-12 (the Bellman residual, reported). A value that is attained by a
   policy and is a Bellman fixed point is the optimum, so the result is exact up to the solver's
   round-off. The improvement step is vectorised (numpy segment reductions), never a loop
   over states.
