@@ -8,6 +8,9 @@ import sys
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
+
+from explaincheck.core.oracle.arrays import ChoiceArrays
 from explaincheck.core.oracle.types import OracleResult, StateFacts
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -19,13 +22,32 @@ def model(name: str) -> str:
     return str(MODELS / f"{name}.prism")
 
 
-def gridworld_text(n: int) -> str:
-    """The benchmark's slippery N×N gridworld as PRISM text, holes listed cell by cell (the
-    reference's value iteration for D converges on that layout, not on the hashed one)."""
+def _gridworld_prism(n: int, listed: bool = False) -> str:
+    """``benchmarks/gridworld.py``'s model text (the benchmarks folder is not a package)."""
     spec = importlib.util.spec_from_file_location("gridworld", ROOT / "benchmarks" / "gridworld.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.gridworld_prism(n, listed=True)
+    return module.gridworld_prism(n, listed=listed)
+
+
+def gridworld_text(n: int) -> str:
+    """The benchmark's slippery N×N gridworld as PRISM text, holes listed cell by cell (the
+    reference's value iteration for D converges on that layout, not on the hashed one)."""
+    return _gridworld_prism(n, listed=True)
+
+
+def gridworld_arrays(folder: Path, n: int) -> tuple[ChoiceArrays, np.ndarray]:
+    """The benchmark's slippery N×N gridworld (its hashed holes) built by Storm in floats and
+    read in bulk: its choice arrays and its goal states, for the policy-iteration solves."""
+    from explaincheck.core.oracle.storm import building
+    from explaincheck.core.oracle.storm.bulk import read_bulk
+    from explaincheck.core.oracle.types import OracleRequest
+
+    path = folder / f"grid{n}.prism"
+    path.write_text(_gridworld_prism(n))
+    parsed = building.parse(OracleRequest(str(path)))
+    bulk = read_bulk(building.build(parsed, exact=False, state_limit=10**6, path=str(path)))
+    return bulk.arrays, bulk.with_label("goal")
 
 
 def state(result: OracleResult, **valuation: int | bool) -> StateFacts:

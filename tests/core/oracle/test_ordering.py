@@ -3,33 +3,20 @@ values as SuperLU's own order, and fill close to SuperLU's per-matrix order."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
+from oracle_helpers import gridworld_arrays
 from scipy.sparse import csr_matrix, identity
 from scipy.sparse.linalg import splu
 
 from explaincheck.core.oracle.arrays import reaching
 from explaincheck.core.oracle.ordering import nested_dissection
-from explaincheck.core.oracle.storm import building
-from explaincheck.core.oracle.storm.bulk import read_bulk
-from explaincheck.core.oracle.types import OracleRequest
 from explaincheck.core.oracle.values import _attractor_policy, _evaluate
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
-from gridworld import gridworld_prism
 
 
 @pytest.fixture(scope="module")
 def grid40(tmp_path_factory):
-    path = tmp_path_factory.mktemp("grid") / "grid40.prism"
-    path.write_text(gridworld_prism(40))
-    parsed = building.parse(OracleRequest(str(path)))
-    model = building.build(parsed, exact=False, state_limit=10**6, path=str(path))
-    bulk = read_bulk(model)
-    return bulk.arrays, bulk.with_label("goal")
+    return gridworld_arrays(tmp_path_factory.mktemp("grid"), 40)
 
 
 def test_the_order_is_a_permutation_of_every_state():

@@ -5,11 +5,9 @@ on a pivot PARDISO had to perturb, SuperLU does the work."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
+from oracle_helpers import gridworld_arrays
 from scipy.sparse import csr_matrix
 from scipy.sparse.linalg import spsolve
 
@@ -17,13 +15,7 @@ from explaincheck.core.oracle import pardiso, values
 from explaincheck.core.oracle.arrays import reaching
 from explaincheck.core.oracle.pardiso import PatternFactor, PivotPerturbed
 from explaincheck.core.oracle.policy_systems import PolicySystems
-from explaincheck.core.oracle.storm import building
-from explaincheck.core.oracle.storm.bulk import read_bulk
-from explaincheck.core.oracle.types import OracleRequest
 from explaincheck.core.oracle.values import _attractor_policy, _evaluate, value_by_iteration
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
-from gridworld import gridworld_prism
 
 needs_mkl = pytest.mark.skipif(
     not pardiso.available(), reason="MKL is not installed (extra 'pardiso')"
@@ -32,12 +24,7 @@ needs_mkl = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def grid30(tmp_path_factory):
-    path = tmp_path_factory.mktemp("grid") / "grid30.prism"
-    path.write_text(gridworld_prism(30))
-    parsed = building.parse(OracleRequest(str(path)))
-    model = building.build(parsed, exact=False, state_limit=10**6, path=str(path))
-    bulk = read_bulk(model)
-    return bulk.arrays, bulk.with_label("goal")
+    return gridworld_arrays(tmp_path_factory.mktemp("grid"), 30)
 
 
 @needs_mkl
