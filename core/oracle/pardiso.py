@@ -14,7 +14,7 @@ round-off, since either solve is refined against the same matrix.
 Scaling and weighted matching are off: they would fix a pivot order from the first round's
 numbers, and ``I - P`` (an M-matrix, diagonally dominant on the states that reach the target)
 needs no pivoting. A factorisation that still perturbed a pivot is refused (``PivotPerturbed``)
-and the caller uses SuperLU for that round.
+and the caller uses SuperLU for that round, as for any other ``PardisoError``.
 """
 
 from __future__ import annotations
@@ -35,7 +35,11 @@ ANALYSE, FACTOR, SOLVE, RELEASE = 11, 22, 33, -1  # PARDISO's phases
 MOST_THREADS = 4  # beyond this a policy-iteration factorisation gains nothing on these sizes
 
 
-class PivotPerturbed(RuntimeError):
+class PardisoError(RuntimeError):
+    """PARDISO could not do a phase (its error code in the message): out of memory, say."""
+
+
+class PivotPerturbed(PardisoError):
     """PARDISO replaced a tiny pivot by a small number: its factors are not of the matrix."""
 
 
@@ -62,7 +66,8 @@ def library() -> ctypes.CDLL | None:
             mkl.pardiso  # noqa: B018 (the symbol must be there)
         except (OSError, AttributeError):
             continue
-        threads = min(MOST_THREADS, len(os.sched_getaffinity(0)))
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        threads = min(MOST_THREADS, cores or 1)
         mkl.MKL_Set_Num_Threads(ctypes.c_int(threads))
         return mkl
     return None
@@ -155,4 +160,4 @@ class PatternFactor:
             ctypes.byref(error),
         )
         if error.value != 0:
-            raise RuntimeError(f"PARDISO phase {phase} failed with error {error.value}")
+            raise PardisoError(f"PARDISO phase {phase} failed with error {error.value}")

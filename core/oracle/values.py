@@ -41,7 +41,7 @@ from explaincheck.core.oracle import pardiso
 from explaincheck.core.oracle.arrays import ChoiceArrays, choice_arrays, reaching
 from explaincheck.core.oracle.graph_analysis import can_avoid_forever_arrays
 from explaincheck.core.oracle.ordering import nested_dissection
-from explaincheck.core.oracle.pardiso import PivotPerturbed
+from explaincheck.core.oracle.pardiso import PardisoError
 from explaincheck.core.oracle.policy_systems import PolicySystems
 from explaincheck.core.oracle.storm.checking import SoundBounds, exact_check
 from explaincheck.core.oracle.storm.structure import ModelStructure
@@ -180,8 +180,8 @@ def _evaluate(
         try:
             values[systems.states] = np.clip(systems.values(policy, free), 0.0, 1.0)
             return values
-        except PivotPerturbed:
-            pass  # this round by SuperLU
+        except PardisoError:  # a pivot it would perturb, or no memory left: this round by SuperLU
+            pass
     index = order[free[order]] if order is not None else np.flatnonzero(free)
     if len(index):
         sub = chain[index]
@@ -232,10 +232,14 @@ def _pardiso_systems(
     arrays: ChoiceArrays, fixed: np.ndarray, zero: np.ndarray
 ) -> PolicySystems | None:
     """PARDISO's fixed-pattern systems where MKL is installed and the model has at least
-    ``PARDISO_FROM`` states to solve (below, SuperLU's analysis costs less than PARDISO's)."""
+    ``PARDISO_FROM`` states to solve (below, SuperLU's analysis costs less than PARDISO's) and
+    PARDISO's analysis succeeds."""
     if int((~fixed & ~zero).sum()) < PARDISO_FROM or not pardiso.available():
         return None
-    return PolicySystems(arrays, fixed, zero)
+    try:
+        return PolicySystems(arrays, fixed, zero)
+    except PardisoError:  # its analysis failed (no memory for it, say): SuperLU throughout
+        return None
 
 
 def _attractor_policy(arrays: ChoiceArrays, target: np.ndarray) -> np.ndarray:

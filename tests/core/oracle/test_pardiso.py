@@ -1,7 +1,7 @@
 """MKL's PARDISO as policy iteration's factoriser (extra ``pardiso``): the binding solves what
 SciPy solves, the fixed-pattern systems give SuperLU's values (0 where a state cannot reach the
 target under the policy), a whole policy iteration agrees with SuperLU's, and without MKL, or
-on a pivot PARDISO had to perturb, SuperLU does the work."""
+on a pivot PARDISO had to perturb or any other failure of it, SuperLU does the work."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from scipy.sparse.linalg import spsolve
 
 from explaincheck.core.oracle import pardiso, values
 from explaincheck.core.oracle.arrays import reaching
-from explaincheck.core.oracle.pardiso import PatternFactor, PivotPerturbed
+from explaincheck.core.oracle.pardiso import PardisoError, PatternFactor, PivotPerturbed
 from explaincheck.core.oracle.policy_systems import PolicySystems
 from explaincheck.core.oracle.values import _attractor_policy, _evaluate, value_by_iteration
 
@@ -114,16 +114,34 @@ def test_without_mkl_superlu_solves(grid30, monkeypatch, tmp_path):
         pardiso.library.cache_clear()
 
 
-def test_a_perturbed_round_is_solved_by_superlu(grid30):
+@pytest.mark.parametrize(
+    "failure", [PivotPerturbed("1 pivots perturbed"), PardisoError("phase 22 failed with error -2")]
+)
+def test_a_round_pardiso_fails_is_solved_by_superlu(grid30, failure):
     arrays, goal = grid30
     zero = ~reaching(arrays.state_graph, goal)
 
-    class Perturbing:
+    class Failing:
         states = np.flatnonzero(~goal & ~zero)
 
         def values(self, policy, free):
-            raise PivotPerturbed("1 pivot perturbed")
+            raise failure
 
     policy = _attractor_policy(arrays, goal)
-    fallback = _evaluate(arrays, policy, goal, zero, systems=Perturbing())  # type: ignore[arg-type]
+    fallback = _evaluate(arrays, policy, goal, zero, systems=Failing())  # type: ignore[arg-type]
     assert np.array_equal(fallback, _evaluate(arrays, policy, goal, zero))
+
+
+def test_a_failed_analysis_leaves_superlu_for_the_whole_run(grid30, monkeypatch):
+    arrays, goal = grid30
+    monkeypatch.setattr(values, "PARDISO_FROM", 0)
+    monkeypatch.setattr(pardiso, "available", lambda: True)
+
+    def no_memory(*_):
+        raise PardisoError("PARDISO phase 11 failed with error -2")
+
+    monkeypatch.setattr(values, "PolicySystems", no_memory)
+    assert values._pardiso_systems(arrays, goal, np.zeros_like(goal)) is None
+    value, _, _, residual, rounds = value_by_iteration(arrays, goal)
+    assert rounds >= values.ORDER_FROM_ROUND and residual <= 1e-12
+    assert 0.5 < value[0] < 1.0
