@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from explaincheck.core.oracle.types import StateFacts
-    from explaincheck.core.taxonomy.base import Candidate
+    from explaincheck.core.taxonomy.cases import Candidate
 
 READING_DELTA = 0.5  # the most δ a reading case can have
 # Satisfy's δ (``SelectionRules.delta``): measured from the tolerance band around ½ (default),

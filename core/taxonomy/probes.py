@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from explaincheck.core.taxonomy.base import Prompt, TestCase
+from explaincheck.core.taxonomy.cases import Prompt, TestCase
 
 if TYPE_CHECKING:
     from explaincheck.core.oracle.types import OracleResult
