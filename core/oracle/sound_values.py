@@ -105,10 +105,15 @@ def values_from(
     else:
         report("values", states=arrays.size)
         start = storm_value.scheduler if storm_value is not None else None
+        factorisers: list[str] = []
         value, q, scheduler, residual, rounds = value_by_iteration(
-            arrays, value_objective.target, start
+            arrays, value_objective.target, start, factorisers
         )
-        words.append(_iteration_words(value_objective.name, rounds, residual, storm_value, start))
+        words.append(
+            _iteration_words(
+                value_objective.name, rounds, residual, storm_value, factorisers, start
+            )
+        )
     danger = danger_policy = storm_danger = None
     rounds_danger = 0
     for objective, storm_danger in zip(rest, storm_rest, strict=True):
@@ -117,11 +122,16 @@ def values_from(
             words.append(_storm_words(objective, storm_danger, arrays, storm.depth))
         else:
             report("danger", states=arrays.size)
+            factorisers_d: list[str] = []
             danger, danger_policy, residual_d, rounds_danger = danger_by_iteration(
-                arrays, objective.target, scheduler
+                arrays, objective.target, scheduler, factorisers_d
             )
             residual = max(residual, residual_d)
-            words.append(_iteration_words(objective.name, rounds_danger, residual_d, storm_danger))
+            words.append(
+                _iteration_words(
+                    objective.name, rounds_danger, residual_d, storm_danger, factorisers_d
+                )
+            )
     words.append("Q = P·V in one sparse product")
     return ValueArrays(
         value,
@@ -252,8 +262,11 @@ def _iteration_words(
     rounds: int,
     residual: float,
     bounds: SoundBounds | None,
+    factorisers: list[str],
     start: np.ndarray | None = None,
 ) -> str:
+    """How policy iteration got ``name``'s values: from where, why, its rounds (and the
+    factorisers that solved them, in the order they took over), its residual."""
     why = (
         "Storm gave no bounds"
         if bounds is None
@@ -263,6 +276,6 @@ def _iteration_words(
     )
     origin = (STORM_START if start is not None else START) if name == "V" else "V's policy"
     return (
-        f"{name}: policy iteration from {origin} ({why}): {rounds} sparse direct solves,"
-        f" Bellman residual {residual:.1e}"
+        f"{name}: policy iteration from {origin} ({why}): {rounds} sparse direct solves"
+        f" ({', then '.join(dict.fromkeys(factorisers))}), Bellman residual {residual:.1e}"
     )

@@ -56,6 +56,7 @@ START = "the attractor policy"  # where policy iteration starts without Storm's 
 STORM_START = "Storm's scheduler"  # ... and with it (``value_by_iteration``'s ``start``)
 ORDER_FROM_ROUND = 3  # policy iteration rounds from which the solves use a nested-dissection order
 PARDISO_FROM = 20_000  # states to solve from which PARDISO (if installed) replaces SuperLU
+SUPERLU, PARDISO = "SuperLU", "MKL's PARDISO"  # the factorisers, as the values' words name them
 
 
 @dataclass
@@ -165,11 +166,14 @@ def _evaluate(
     zero: np.ndarray,
     order: np.ndarray | None = None,
     systems: PolicySystems | None = None,
+    factorisers: list[str] | None = None,
 ) -> np.ndarray:
     """Values of the chain induced by ``policy``: ``fixed`` states (value 1) keep it, states
     that cannot reach one under the policy get 0, the rest are solved: by PARDISO on
     ``systems``' fixed pattern when given, else by SuperLU (eliminating in ``order``, a
-    permutation of all states, when given)."""
+    permutation of all states, when given). ``factorisers`` is told which did it (``SUPERLU``
+    or ``PARDISO``), for the values' words."""
+    said = factorisers if factorisers is not None else []
     chain = arrays.rows[arrays.first_row[:-1] + policy]
     values = fixed.astype(float)
     pattern = chain.copy()
@@ -179,10 +183,12 @@ def _evaluate(
     if systems is not None:
         try:
             values[systems.states] = np.clip(systems.values(policy, free), 0.0, 1.0)
+            said.append(PARDISO)
             return values
         except PardisoError:  # a pivot it would perturb, or no memory left: this round by SuperLU
             pass
     index = order[free[order]] if order is not None else np.flatnonzero(free)
+    said.append(SUPERLU)
     if len(index):
         sub = chain[index]
         rhs = sub @ values
@@ -193,10 +199,15 @@ def _evaluate(
 
 
 def _optimise(
-    arrays: ChoiceArrays, policy: np.ndarray, fixed: np.ndarray, zero: np.ndarray
+    arrays: ChoiceArrays,
+    policy: np.ndarray,
+    fixed: np.ndarray,
+    zero: np.ndarray,
+    factorisers: list[str] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, int]:
     """Maximising policy iteration from ``policy`` until no choice improves by more than
-    round-off; returns values, Q per row, the policy, the Bellman residual and the rounds."""
+    round-off; returns values, Q per row, the policy, the Bellman residual and the rounds
+    (``factorisers``: told which factoriser solved each round)."""
     first = arrays.first_row[:-1]
     has_rows = np.diff(arrays.first_row) > 0
     free = ~fixed & ~zero & has_rows
@@ -207,7 +218,7 @@ def _optimise(
         if rounds == ORDER_FROM_ROUND:  # the order costs ~2 solves; it pays from here on
             systems = _pardiso_systems(arrays, fixed, zero)
             order = nested_dissection(arrays.state_graph) if systems is None else None
-        values = _evaluate(arrays, policy, fixed, zero, order, systems)
+        values = _evaluate(arrays, policy, fixed, zero, order, systems, factorisers)
         q = arrays.rows @ values
         best = np.full(arrays.size, -np.inf)
         best[has_rows] = np.maximum.reduceat(q, first[has_rows])
@@ -299,14 +310,17 @@ class ValueArrays:
 
 
 def value_by_iteration(
-    arrays: ChoiceArrays, goal: np.ndarray, start: np.ndarray | None = None
+    arrays: ChoiceArrays,
+    goal: np.ndarray,
+    start: np.ndarray | None = None,
+    factorisers: list[str] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, int]:
     """V = Pmax [F goal] by policy iteration from ``start`` (a choice per state: Storm's
     scheduler), else from the attractor policy: values, Q per row, the optimal policy, the
     Bellman residual and the rounds."""
     policy = _attractor_policy(arrays, goal) if start is None else _within(arrays, start)
     dead = ~reaching(arrays.state_graph, goal)
-    return _optimise(arrays, policy, goal, dead)
+    return _optimise(arrays, policy, goal, dead, factorisers)
 
 
 def _within(arrays: ChoiceArrays, policy: np.ndarray) -> np.ndarray:
@@ -315,7 +329,10 @@ def _within(arrays: ChoiceArrays, policy: np.ndarray) -> np.ndarray:
 
 
 def danger_by_iteration(
-    arrays: ChoiceArrays, unsafe: np.ndarray, start: np.ndarray
+    arrays: ChoiceArrays,
+    unsafe: np.ndarray,
+    start: np.ndarray,
+    factorisers: list[str] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, float, int]:
     """D = Pmin [F unsafe] as 1 - Pmax [F Z] by policy iteration from ``start`` (V's optimal
     policy: the policy that best reaches the goal mostly also best avoids unsafe, since goal
@@ -324,7 +341,9 @@ def danger_by_iteration(
     Pmax [F Z], the residual and the rounds."""
     safe = can_avoid_forever_arrays(arrays, unsafe)
     cannot_reach_safe = ~reaching(arrays.state_graph, safe)
-    escape, _, policy, residual, rounds = _optimise(arrays, start.copy(), safe, cannot_reach_safe)
+    escape, _, policy, residual, rounds = _optimise(
+        arrays, start.copy(), safe, cannot_reach_safe, factorisers
+    )
     return 1.0 - escape, policy, residual, rounds
 
 

@@ -15,6 +15,7 @@ from explaincheck.core.oracle import pardiso, values
 from explaincheck.core.oracle.arrays import reaching
 from explaincheck.core.oracle.pardiso import PardisoError, PatternFactor, PivotPerturbed
 from explaincheck.core.oracle.policy_systems import PolicySystems
+from explaincheck.core.oracle.sound_values import _iteration_words
 from explaincheck.core.oracle.values import _attractor_policy, _evaluate, value_by_iteration
 
 needs_mkl = pytest.mark.skipif(
@@ -88,7 +89,11 @@ def test_policy_iteration_with_pardiso_agrees_with_superlu(grid30, monkeypatch):
         return original(self, policy, free)
 
     monkeypatch.setattr(PolicySystems, "values", counting)
-    value, q, _, residual, rounds = value_by_iteration(arrays, goal)
+    factorisers: list[str] = []
+    value, q, _, residual, rounds = value_by_iteration(arrays, goal, None, factorisers)
+    assert factorisers == [values.SUPERLU] * 2 + [values.PARDISO] * (rounds - 2)
+    words = _iteration_words("V", rounds, residual, None, factorisers)
+    assert f"{rounds} sparse direct solves (SuperLU, then MKL's PARDISO)" in words
     assert rounds_lu >= values.ORDER_FROM_ROUND  # PARDISO takes over from that round
     assert len(used) == rounds - values.ORDER_FROM_ROUND + 1
     assert 0.5 < value[0] < 1.0
@@ -105,8 +110,10 @@ def test_without_mkl_superlu_solves(grid30, monkeypatch, tmp_path):
     try:
         assert pardiso.library() is None and not pardiso.available()
         assert values._pardiso_systems(arrays, goal, np.zeros_like(goal)) is None
-        value, *_ = value_by_iteration(arrays, goal)
+        factorisers: list[str] = []
+        value, *_ = value_by_iteration(arrays, goal, None, factorisers)
         assert 0.5 < value[0] < 1.0
+        assert set(factorisers) == {values.SUPERLU}
         with pytest.raises(RuntimeError, match="pip install 'explaincheck\\[pardiso\\]'"):
             PatternFactor(csr_matrix(np.eye(2)))
     finally:
