@@ -26,7 +26,9 @@ from explaincheck.core.oracle import compute_oracle
 from explaincheck.core.oracle.types import OracleRequest, OracleResult, StateFacts
 from explaincheck.core.taxonomy.answers import action_form
 from explaincheck.core.taxonomy.base import Prompt, TestCase
+from explaincheck.core.taxonomy.best_action import BestAction
 from explaincheck.core.taxonomy.probes import Probe
+from explaincheck.core.taxonomy.prompt_text import prompt_for
 
 BASELINE = "(baseline)"
 SUFFICIENCY_MARK = "~keep"  # probe name suffix: only this factor kept (sufficiency)
@@ -89,10 +91,6 @@ def _on_model(
     """The decision question at ``state`` on the model with ``neutral``'s constants set (the
     factual model when empty), with one sentence per change; None where that model does not
     reach the state."""
-    # deferred: prompts imports the registry, which imports taxonomy.factors, which imports this
-    # module (a cycle)
-    from explaincheck.core.taxonomy.prompts import render_prompt
-
     constants: dict[str, Any] = {}
     for factor in neutral:
         constants.update(factor.constants)
@@ -102,7 +100,7 @@ def _on_model(
         return None
     words = _reworded(environment, constants, base)
     probe_case = _decision(target.id, case)
-    prompt = render_prompt(probe_case, after, words)
+    prompt = prompt_for(_BEST_ACTION, probe_case, after, words)
     if not neutral:
         return _probe(name, probe_case, after, prompt)
     changes = "; ".join(f.neutral or f"{f.words} is removed" for f in neutral)
@@ -116,16 +114,19 @@ def _probe(name: str, case: TestCase, oracle: OracleResult, prompt: Prompt) -> P
     return Probe(name, case, oracle, prompt, action_form(oracle.state(case.states[0]).actions))
 
 
+# the probes' question, rendered by the category itself: not looked up in the registry, which
+# holds the factors category that asks for these probes (a cycle)
+_BEST_ACTION = BestAction()
+
+
 def _decision(state_id: int, case: TestCase) -> TestCase:
-    return TestCase("best_action", (state_id,), 0.0, "behaviour", case.index)
+    return TestCase(_BEST_ACTION.id, (state_id,), 0.0, "behaviour", case.index)
 
 
 def _render(
     state_id: int, case: TestCase, oracle: OracleResult, environment: Environment
 ) -> Prompt:
-    from explaincheck.core.taxonomy.prompts import render_prompt
-
-    return render_prompt(_decision(state_id, case), oracle, environment)
+    return prompt_for(_BEST_ACTION, _decision(state_id, case), oracle, environment)
 
 
 def _reworded(environment: Environment, constants: dict, base: OracleRequest) -> Environment:

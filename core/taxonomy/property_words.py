@@ -11,7 +11,7 @@ categories put it into their sentences (``PropertyWords.quantity``, ``.aim``, ``
 * ``Pmin=?`` of it: the same quantity, "as small as possible".
 * ``[φ U ψ]``: "the probability of reaching ψ without first entering ¬φ".
 * ``[F<=k φ]``: "the probability of reaching φ within the steps left" (each state says its
-  steps left: ``prompts.steps_left_line``).
+  steps left: ``prompt_text.steps_left_line``).
 * ``R{"r"}min|max=? [F φ]``: "the expected number of steps until reaching φ" (the reward's
   unit from the environment, else from the rewards block's name).
 
