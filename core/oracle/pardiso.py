@@ -44,6 +44,8 @@ class PivotPerturbed(PardisoError):
 
 
 def _candidates() -> list[Path]:
+    """Where ``libmkl_rt`` may be: the file ``EXPLAINCHECK_MKL_RT`` names, else the
+    environment's (and the base interpreter's) library folders, as the ``mkl`` wheel fills them."""
     named = os.environ.get(ENVIRONMENT)
     if named:
         return [Path(named)]

@@ -49,8 +49,8 @@ class PolicySystems:
 
     def values(self, policy: np.ndarray, free: np.ndarray) -> np.ndarray:
         """V under ``policy`` on ``self.states`` (in that order): solved where ``free`` (the
-        states reaching the fixed ones under it), 0 elsewhere. Raises ``PivotPerturbed`` where
-        PARDISO could not factorise without perturbing a pivot."""
+        states reaching the fixed ones under it), 0 elsewhere. Raises ``PardisoError`` where
+        PARDISO failed (``PivotPerturbed``: it would have perturbed a pivot)."""
         rows = self._arrays.rows
         chosen = (self._arrays.first_row[:-1] + policy)[self.states[free[self.states]]]
         entries = entries_of(rows, chosen)
