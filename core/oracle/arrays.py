@@ -32,10 +32,15 @@ class ChoiceArrays:
         kind = np.int32 if self.size < np.iinfo(np.int32).max else np.int64
         return np.repeat(np.arange(self.size, dtype=kind), np.diff(self.first_row))
 
+    def entry_states(self) -> np.ndarray:
+        """The state of every entry of ``rows`` (parallel to ``rows.indices``). Not cached: at
+        10^7 states it is 160 MB that only a few phases need, once each."""
+        return np.repeat(self.state_of_row, np.diff(self.rows.indptr))
+
     @cached_property
     def edge_sources(self) -> np.ndarray:
-        """Source state of every positive transition (parallel to ``rows.indices``)."""
-        return np.repeat(self.state_of_row, np.diff(self.rows.indptr))[self.rows.data > 0]
+        """Source state of every positive transition (parallel to ``edge_targets``)."""
+        return self.entry_states()[self.rows.data > 0]
 
     @cached_property
     def edge_targets(self) -> np.ndarray:

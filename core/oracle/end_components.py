@@ -92,11 +92,9 @@ def maximal_end_components(arrays: ChoiceArrays, candidates: np.ndarray) -> EndC
         if not leaving.any():
             break
         alive[entry_row[leaving]] = False
+        states &= np.bincount(state_of_row[live_rows[alive[live_rows]]], minlength=n) > 0
+        alive[live_rows] &= states[state_of_row[live_rows]]
         live_rows = live_rows[alive[live_rows]]
-        states &= np.bincount(state_of_row[live_rows], minlength=n) > 0
-        live_rows = live_rows[states[state_of_row[live_rows]]]
-        alive[:] = False
-        alive[live_rows] = True
         survive = alive[entry_row]
         entry_row, entry_col = entry_row[survive], entry_col[survive]
     component = np.full(n, -1, dtype=np.int64)

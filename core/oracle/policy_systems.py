@@ -30,8 +30,7 @@ class PolicySystems:
         self._position = np.full(arrays.size, -1, dtype=np.int64)
         self._position[self.states] = np.arange(size)
         rows = arrays.rows
-        entry_state = np.repeat(arrays.state_of_row, np.diff(rows.indptr))
-        row_at = self._position[entry_state]
+        row_at = self._position[arrays.entry_states()]
         column_at = self._position[rows.indices]
         inside = (row_at >= 0) & (column_at >= 0)
         ones = np.ones(int(inside.sum()), dtype=np.int8)

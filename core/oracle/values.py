@@ -271,7 +271,7 @@ def _attractor_policy(arrays: ChoiceArrays, target: np.ndarray) -> np.ndarray:
     )
     augmented = (augmented + extra).tocsr()
     distance = shortest_path(augmented, unweighted=True, indices=n)[:n] - 1
-    entry_state = np.repeat(arrays.state_of_row, np.diff(arrays.rows.indptr))
+    entry_state = arrays.entry_states()
     closer = distance[arrays.rows.indices] < distance[entry_state]
     weights = np.where(closer, arrays.rows.data, 0.0)
     row_sums = np.add.reduceat(weights, arrays.rows.indptr[:-1]) if len(weights) else weights
