@@ -13,8 +13,8 @@ tie groups
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from itertools import chain
+from collections.abc import Iterable, Iterator
+from itertools import chain, repeat
 
 import numpy as np
 import orjson
@@ -142,65 +142,45 @@ def _block(
     chosen_code = np.where(has_labelled, codes[chosen_row] if len(codes) else -1, -1)
     optimal = names[chosen_code].tolist()  # -1: the "null" at the end of ``names``
     part = slice(low, high)
-    valuation_parts = [
-        [key + text for text in _column_texts(column[part])]
-        for key, column in zip(
-            [json.dumps(name) + ": " for name in states.variables],
-            states.valuation_columns,
-            strict=True,
-        )
-    ]
-    valuation = (
-        list(map(", ".join, zip(*valuation_parts, strict=True)))
-        if valuation_parts
-        else [""] * count
-    )
-    values = numbers(states.value[part])
-    dangers = ["null"] * count if states.danger is None else numbers(states.danger[part])
-    dead = _booleans(states.dead_end[part])
-    bottleneck = _booleans(states.bottleneck[part])
-    centrality = ["null"] * count if scores is None else numbers(scores[part])
-    label_texts = [label_text[found] for found in labels[low:high]]
-    tail = [""] * count
-    if states.value_exact is not None:
-        exact = [
-            ', "V_exact": ' + json.dumps(str(text)) for text in states.value_exact[part].tolist()
+    # each state's text is one "".join of its pieces in order, columns and fixed words zipped
+    # in C (``map``): a Python f-string per state, with the intervals and valuations joined
+    # into strings of their own first, took a fifth more of the text's time
+    pieces: list[Iterable[str]] = [repeat('{"id": '), _split(np.arange(low, high))]
+    pieces.append(repeat(', "valuation": {'))
+    for k, (name, column) in enumerate(
+        zip(states.variables, states.valuation_columns, strict=True)
+    ):
+        pieces += [
+            repeat((", " if k else "") + json.dumps(name) + ": "),
+            _column_texts(column[part]),
         ]
-        tail = [a + b for a, b in zip(tail, exact, strict=True)]
-    for key, found in (
-        ("V_interval", _intervals(states.value_low, states.value_high, part)),
-        ("D_interval", _intervals(states.danger_low, states.danger_high, part)),
+    dangers = ["null"] * count if states.danger is None else numbers(states.danger[part])
+    centrality = ["null"] * count if scores is None else numbers(scores[part])
+    pieces += [
+        repeat('}, "labels": '), [label_text[found] for found in labels[low:high]],
+        repeat(', "V": '), numbers(states.value[part]),
+        repeat(', "D": '), dangers,
+        repeat(', "Q": {'), q,
+        repeat('}, "best": ['), best,
+        repeat('], "worst": ['), worst,
+        repeat('], "do_nothing": ['), idle,
+        repeat('], "optimal_action": '), optimal,
+        repeat(', "dead_end": '), _booleans(states.dead_end[part]),
+        repeat(', "bottleneck": '), _booleans(states.bottleneck[part]),
+        repeat(', "centrality": '), centrality,
+    ]  # fmt: skip
+    if states.value_exact is not None:
+        exact = [json.dumps(str(text)) for text in states.value_exact[part].tolist()]
+        pieces += [repeat(', "V_exact": '), exact]
+    for key, lower, upper in (
+        ("V_interval", states.value_low, states.value_high),
+        ("D_interval", states.danger_low, states.danger_high),
     ):
-        if found is not None:
-            tail = [f'{a}, "{key}": {b}' for a, b in zip(tail, found, strict=True)]
-    for k, (val, lab, v, d, qt, b, w, i, o, de, bn, c, t) in enumerate(
-        zip(
-            valuation,
-            label_texts,
-            values,
-            dangers,
-            q,
-            best,
-            worst,
-            idle,
-            optimal,
-            dead,
-            bottleneck,
-            centrality,
-            tail,
-            strict=True,
-        )
-    ):
-        yield (
-            f'{{"id": {low + k}, "valuation": {{{val}}}, "labels": {lab}, "V": {v}, "D": {d}'
-            f', "Q": {{{qt}}}, "best": [{b}], "worst": [{w}], "do_nothing": [{i}]'
-            f', "optimal_action": {o}, "dead_end": {de}, "bottleneck": {bn}'
-            f', "centrality": {c}{t}}}'
-        )
-
-
-def _intervals(low: np.ndarray | None, high: np.ndarray | None, part: slice) -> list[str] | None:
-    if low is None or high is None:
-        return None
-    pairs = zip(numbers(low[part]), numbers(high[part]), strict=True)
-    return [f"[{a}, {b}]" for a, b in pairs]
+        if lower is not None and upper is not None:
+            pieces += [repeat(f', "{key}": ['), numbers(lower[part]), repeat(", ")]
+            pieces += [numbers(upper[part]), repeat("]")]
+    pieces.append(repeat("}"))
+    # the fixed words repeat without end, so zip cannot be strict: the columns are checked here
+    if any(len(each) != count for each in pieces if isinstance(each, list)):
+        raise ValueError("a column of the states' text is not one entry per state")
+    return map("".join, zip(*pieces, strict=False))

@@ -13,7 +13,7 @@ from explaincheck.core import json_output
 from explaincheck.core.oracle import compute_in_process, contract_text
 from explaincheck.core.oracle.columnar import ColumnarStates
 from explaincheck.core.oracle.serialization import to_contract, write_contract
-from explaincheck.core.oracle.types import VERIFIED, OracleRequest
+from explaincheck.core.oracle.types import EXACT, VERIFIED, OracleRequest
 
 # a bool and an int variable, ties (wait/stay do nothing; left and right mirror each other),
 # an unlabelled choice, a deadlock (x=0 & lit), a state with one action, labels on some states
@@ -36,11 +36,14 @@ label "lit" = lit;
 @pytest.mark.parametrize("block", [5, contract_text.BLOCK])
 @pytest.mark.parametrize("unsafe", [True, False])
 @pytest.mark.parametrize("centrality", [True, False])
-def test_the_columns_give_the_text_of_the_facts(monkeypatch, tmp_path, unsafe, centrality, block):
+@pytest.mark.parametrize("method", [VERIFIED, EXACT])
+def test_the_columns_give_the_text_of_the_facts(
+    monkeypatch, tmp_path, unsafe, centrality, block, method
+):
     monkeypatch.setattr(contract_text, "BLOCK", block)  # 5: blocks end mid-model
     path = tmp_path / "walk.prism"
     path.write_text(MODEL if unsafe else MODEL.replace('label "unsafe"', 'label "other"'))
-    request = OracleRequest(str(path), method=VERIFIED, centrality=centrality)
+    request = OracleRequest(str(path), method=method, centrality=centrality)
     result = compute_in_process(request, columnar_from=0)
     assert isinstance(result.states, ColumnarStates)
     assert result.states.centrality_computed == centrality
@@ -56,6 +59,10 @@ def test_the_columns_give_the_text_of_the_facts(monkeypatch, tmp_path, unsafe, c
     assert any(s["Q"] == {} and s["optimal_action"] is None for s in states)
     assert all((s["D"] is None) != unsafe for s in states)
     assert all((s["centrality"] is None) != centrality for s in states)
+    # verified: each value's certified interval (and the danger's); exact: each value's fraction
+    assert all(("V_interval" in s) == (method == VERIFIED) for s in states)
+    assert all(("D_interval" in s) == (method == VERIFIED and unsafe) for s in states)
+    assert all(("V_exact" in s) == (method == EXACT) for s in states)
 
 
 def test_a_column_of_numbers_is_written_as_json_writes_each():
