@@ -16,7 +16,6 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import rustworkx as rx
 from scipy.sparse import csr_matrix
 
 from explaincheck.core.oracle.storm.structure import ModelStructure
@@ -37,6 +36,8 @@ def by_dominators(structure: ModelStructure, goal: list[bool]) -> set[int]:
     """Dominators of the goal set from the initial state, excluding s0 and goal states."""
     if not any(goal):
         return set()
+    import rustworkx as rx  # here: only the flawed pictures ask, never the oracle's child
+
     graph = rx.PyDiGraph(multigraph=False)
     graph.add_nodes_from(range(structure.size + 1))
     sink = structure.size

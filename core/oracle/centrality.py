@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-import rustworkx as rx
 
 from explaincheck.core.oracle.arrays import distinct_edges
 
@@ -80,6 +79,8 @@ def estimate(
     if size < 3:
         return Centrality(np.zeros(size), "exact")
     if size <= exact_up_to:
+        import rustworkx as rx  # here: a large model's oracle without centrality never needs it
+
         graph = rx.PyDiGraph(multigraph=False)
         graph.add_nodes_from(range(size))
         graph.extend_from_edge_list(list(zip(src.tolist(), dst.tolist(), strict=True)))

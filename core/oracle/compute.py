@@ -20,8 +20,7 @@ import contextlib
 import os
 import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -61,6 +60,9 @@ from explaincheck.core.oracle.values import (
     exact_answers,
     exact_arrays,
 )
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 COLUMNAR_FROM = 5_000  # states: results this large stay columns, each state made when asked
 
@@ -306,6 +308,8 @@ def _start_centrality(
     if table.size > centrality.EXACT_UP_TO:
         centrality.load_sampler()  # here, not on the thread: its import holds the interpreter
     edges = table.arrays.edges  # made once, here, for both threads (bottlenecks read them)
+    from concurrent.futures import ThreadPoolExecutor  # here: only a run with centrality needs it
+
     beside = ThreadPoolExecutor(max_workers=1, thread_name_prefix="centrality")
     pending = beside.submit(_timed_centrality, table.size, edges)
     beside.shutdown(wait=False)
