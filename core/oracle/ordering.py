@@ -1,12 +1,13 @@
-"""A fill-reducing order of the states, for the sparse LU solves of policy iteration.
+"""A fill-reducing order of a block of states, for the sparse LU solves of policy iteration.
 
-Policy iteration factorises ``I - P_π`` once per round, and every round's chain is a subgraph of
-the model's state graph. So one nested-dissection order of that graph (METIS, through pymetis),
-computed once, serves every round, where SuperLU would otherwise order each matrix afresh
-(COLAMD). Measured on the slippery gridworld: at 10^5 states the factors have 30 % less fill and
-factorise in 0.22 s instead of 0.39 s; at 4·10^4 the fill is 15 % higher, yet a factorisation
-takes 0.11 s instead of 0.17 s, as the per-round ordering is gone. The order itself costs about
-two factorisations, so ``values`` asks for it from the third round on.
+Policy iteration factorises each large strongly connected component of a policy's chain
+(``block_solve``) in a nested-dissection order of the component's own graph (METIS, through
+pymetis), kept for the following rounds while the component's states stay nearly the same. On the
+slippery gridworld of 10^5 states a 44,000-state component factorises in 0.05 s so, with 0.9
+million entries in its factors, against 0.10 s and 1.3 million in SuperLU's own order (COLAMD)
+and 0.08 s and 1.4 million in one order of the whole model's graph restricted to it (what the
+solves used before the chain was split into its components). METIS takes 0.18 s on such a
+component, so the solves use it from the third round on (``values.ORDER_FROM_ROUND``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from scipy.sparse import csr_matrix
 
 def nested_dissection(graph: csr_matrix) -> np.ndarray:
     """A permutation of the states (``order[k]`` = the state eliminated k-th) that keeps the LU
-    factors of any matrix with ``graph``'s pattern, or a part of it, sparse."""
+    factors of a matrix with ``graph``'s pattern sparse (the graph's direction and its diagonal
+    are ignored)."""
     import pymetis
 
     size = graph.shape[0]

@@ -7,8 +7,10 @@
   from Storm's scheduler (its unconverged interval iteration's choices), else from the
   attractor policy (per state, the action most likely to step closer to the goal). Each policy is
   evaluated by a sparse direct solve of its Markov chain (error ~1e-12, where value iteration
-  stops at ~1e-6; from the third round on in a nested-dissection order, ``ordering``, or by
-  MKL's PARDISO on one pattern analysed once where the extra is installed, ``policy_systems``),
+  stops at ~1e-6): by SciPy's SuperLU one strongly connected component of the chain at a time,
+  a component that did not change keeping its factors, a large one from the third round on in
+  a nested-dissection order of its own (``block_solve``), or by MKL's PARDISO on one pattern
+  analysed once where the extra is installed (``policy_systems``);
   zeros are pinned exactly by graph analysis, and iteration stops only when no action improves
   on the values by more than 1e-12 (the Bellman residual, reported). A value that is attained by a
   policy and is a Bellman fixed point is the optimum, so the result is exact up to the solver's
@@ -39,8 +41,8 @@ from scipy.sparse.linalg import splu
 
 from explaincheck.core.oracle import pardiso
 from explaincheck.core.oracle.arrays import ChoiceArrays, choice_arrays, reaching
+from explaincheck.core.oracle.block_solve import BlockSolver
 from explaincheck.core.oracle.graph_analysis import can_avoid_forever_arrays
-from explaincheck.core.oracle.ordering import nested_dissection
 from explaincheck.core.oracle.pardiso import PardisoError
 from explaincheck.core.oracle.policy_systems import PolicySystems
 from explaincheck.core.oracle.storm.checking import SoundBounds, exact_check
@@ -56,7 +58,8 @@ START = "the attractor policy"  # where policy iteration starts without Storm's 
 STORM_START = "Storm's scheduler"  # ... and with it (``value_by_iteration``'s ``start``)
 ORDER_FROM_ROUND = 3  # policy iteration rounds from which the solves use a nested-dissection order
 PARDISO_FROM = 20_000  # states to solve from which PARDISO (if installed) replaces SuperLU
-SUPERLU, PARDISO = "SuperLU", "MKL's PARDISO"  # the factorisers, as the values' words name them
+# the factorisers, as the values' words name them
+SUPERLU, PARDISO = "SuperLU, a strongly connected component at a time", "MKL's PARDISO"
 
 
 @dataclass
@@ -135,9 +138,7 @@ def exact_arrays(
 # ---------------------------------------------------------------- verified float method
 
 
-def _refined_solve(
-    matrix: spmatrix, rhs: np.ndarray, steps: int = 1, ordered: bool = False
-) -> np.ndarray:
+def _refined_solve(matrix: spmatrix, rhs: np.ndarray, steps: int = 1) -> np.ndarray:
     """x with ``matrix @ x = rhs``: one sparse LU factorisation, then ``steps`` of iterative
     refinement with it. A chain that lingers is ill-conditioned, and a bare LU solve is then off
     by ~1e-9: policy iteration reads that noise as improvements and churns for dozens of rounds
@@ -146,10 +147,9 @@ def _refined_solve(
 
     ``matrix`` is I - (a substochastic matrix), a row diagonally dominant M-matrix, so the
     elimination needs no pivoting (``diag_pivot_thresh=0`` keeps SuperLU on the diagonal and
-    the fill low). ``ordered``: the rows are already in a fill-reducing order (``ordering``),
-    which SuperLU then keeps; otherwise it picks its own (COLAMD)."""
+    the fill low)."""
     matrix = matrix.tocsc()
-    factor = splu(matrix, permc_spec="NATURAL" if ordered else "COLAMD", diag_pivot_thresh=0.0)
+    factor = splu(matrix, permc_spec="COLAMD", diag_pivot_thresh=0.0)
     x = factor.solve(rhs)
     for _ in range(steps):
         residual = rhs - matrix @ x
@@ -164,15 +164,15 @@ def _evaluate(
     policy: np.ndarray,
     fixed: np.ndarray,
     zero: np.ndarray,
-    order: np.ndarray | None = None,
     systems: PolicySystems | None = None,
     factorisers: list[str] | None = None,
+    blocks: BlockSolver | None = None,
 ) -> np.ndarray:
     """Values of the chain induced by ``policy``: ``fixed`` states (value 1) keep it, states
     that cannot reach one under the policy get 0, the rest are solved: by PARDISO on
-    ``systems``' fixed pattern when given, else by SuperLU (eliminating in ``order``, a
-    permutation of all states, when given). ``factorisers`` is told which did it (``SUPERLU``
-    or ``PARDISO``), for the values' words."""
+    ``systems``' fixed pattern when given, else by SuperLU, block by block (``blocks``, which
+    keeps the factors of the blocks that did not change for the next round).
+    ``factorisers`` is told which did it (``SUPERLU`` or ``PARDISO``), for the values' words."""
     said = factorisers if factorisers is not None else []
     chain = arrays.rows[arrays.first_row[:-1] + policy]
     values = fixed.astype(float)
@@ -187,13 +187,15 @@ def _evaluate(
             return values
         except PardisoError:  # a pivot it would perturb, or no memory left: this round by SuperLU
             pass
-    index = order[free[order]] if order is not None else np.flatnonzero(free)
+    index = np.flatnonzero(free)
     said.append(SUPERLU)
     if len(index):
         sub = chain[index]
         rhs = sub @ values
         square = sub[:, index]
-        solved = _refined_solve(identity(len(index)) - square, rhs, ordered=order is not None)
+        system = (identity(len(index), format="csr") - square).tocsr()
+        chosen = arrays.first_row[index] + policy[index]  # the model's rows: they name blocks
+        solved = (blocks or BlockSolver()).solve(system, rhs, index, chosen)
         values[index] = np.clip(solved, 0.0, 1.0)
     return values
 
@@ -212,13 +214,13 @@ def _optimise(
     has_rows = np.diff(arrays.first_row) > 0
     free = ~fixed & ~zero & has_rows
     rows_index = np.arange(arrays.rows.shape[0])
-    order = None
     systems = None
+    blocks = BlockSolver()
     for rounds in range(1, 1001):
-        if rounds == ORDER_FROM_ROUND:  # the order costs ~2 solves; it pays from here on
+        if rounds == ORDER_FROM_ROUND:  # the orders cost ~2 solves; they pay from here on
             systems = _pardiso_systems(arrays, fixed, zero)
-            order = nested_dissection(arrays.state_graph) if systems is None else None
-        values = _evaluate(arrays, policy, fixed, zero, order, systems, factorisers)
+            blocks.ordered = True
+        values = _evaluate(arrays, policy, fixed, zero, systems, factorisers, blocks)
         q = arrays.rows @ values
         best = np.full(arrays.size, -np.inf)
         best[has_rows] = np.maximum.reduceat(q, first[has_rows])

@@ -93,7 +93,10 @@ def test_policy_iteration_with_pardiso_agrees_with_superlu(grid30, monkeypatch):
     value, q, _, residual, rounds = value_by_iteration(arrays, goal, None, factorisers)
     assert factorisers == [values.SUPERLU] * 2 + [values.PARDISO] * (rounds - 2)
     words = _iteration_words("V", rounds, residual, None, factorisers)
-    assert f"{rounds} sparse direct solves (SuperLU, then MKL's PARDISO)" in words
+    assert (
+        f"{rounds} sparse direct solves (SuperLU, a strongly connected component at a time,"
+        " then MKL's PARDISO)"
+    ) in words
     assert rounds_lu >= values.ORDER_FROM_ROUND  # PARDISO takes over from that round
     assert len(used) == rounds - values.ORDER_FROM_ROUND + 1
     assert 0.5 < value[0] < 1.0
