@@ -93,12 +93,15 @@ class BlockSolver:
         ids), which take the model's choice rows ``rows``; then ``steps`` of iterative
         refinement with the same factors (``values._refined_solve`` says why one)."""
         blocks = _blocks(matrix)
+        keys = [rows[block].tobytes() for block in blocks]
+        # factors no block takes again are freed before any new one is made (peak memory)
+        reusable = {key: self._factors[key] for key in keys if key in self._factors}
+        self._factors = {}
         kept: dict[bytes, _Solves] = {}
         orders: list[_Order] = []
         solvers = []
-        for block in blocks:
-            key = rows[block].tobytes()
-            solver = self._factors.get(key)
+        for block, key in zip(blocks, keys, strict=True):
+            solver = reusable.get(key)
             if solver is None:
                 solver = self._factorise(matrix[block][:, block], states[block], orders)
                 self.factorised += 1
