@@ -195,7 +195,7 @@ def _evaluate(
         square = sub[:, index]
         system = (identity(len(index), format="csr") - square).tocsr()
         chosen = arrays.first_row[index] + policy[index]  # the model's rows: they name blocks
-        solved = (blocks or BlockSolver()).solve(system, rhs, index, chosen)
+        solved = (blocks or BlockSolver(helper=False)).solve(system, rhs, index, chosen)
         values[index] = np.clip(solved, 0.0, 1.0)
     return values
 
@@ -216,29 +216,32 @@ def _optimise(
     rows_index = np.arange(arrays.rows.shape[0])
     systems = None
     blocks = BlockSolver()
-    for rounds in range(1, 1001):
-        if rounds == ORDER_FROM_ROUND:  # the orders cost ~2 solves; they pay from here on
-            systems = _pardiso_systems(arrays, fixed, zero)
-            blocks.ordered = True
-        values = _evaluate(arrays, policy, fixed, zero, systems, factorisers, blocks)
-        q = arrays.rows @ values
-        best = np.full(arrays.size, -np.inf)
-        best[has_rows] = np.maximum.reduceat(q, first[has_rows])
-        gain = best - values
-        improvable = free & (gain > 1e-12)
-        if not improvable.any():
-            residual = float(np.max(np.abs(gain[free]), initial=0.0))
-            if systems is not None:
-                systems.close()
-            return values, q, policy, residual, rounds
-        # first row of each state attaining its best Q (ties keep model order)
-        attains = q >= best[arrays.state_of_row]
-        candidate = np.where(attains, rows_index, np.iinfo(np.int64).max)
-        argbest = np.minimum.reduceat(candidate, first[has_rows]) - first[has_rows]
-        chosen = np.zeros(arrays.size, dtype=np.int64)
-        chosen[has_rows] = argbest
-        policy = np.where(improvable, chosen, policy)
-    raise RuntimeError("policy iteration did not converge in 1000 rounds")
+    try:
+        for rounds in range(1, 1001):
+            if rounds == ORDER_FROM_ROUND:  # the orders cost ~2 solves; they pay from here on
+                systems = _pardiso_systems(arrays, fixed, zero)
+                blocks.ordered = True
+            values = _evaluate(arrays, policy, fixed, zero, systems, factorisers, blocks)
+            q = arrays.rows @ values
+            best = np.full(arrays.size, -np.inf)
+            best[has_rows] = np.maximum.reduceat(q, first[has_rows])
+            gain = best - values
+            improvable = free & (gain > 1e-12)
+            if not improvable.any():
+                residual = float(np.max(np.abs(gain[free]), initial=0.0))
+                return values, q, policy, residual, rounds
+            # first row of each state attaining its best Q (ties keep model order)
+            attains = q >= best[arrays.state_of_row]
+            candidate = np.where(attains, rows_index, np.iinfo(np.int64).max)
+            argbest = np.minimum.reduceat(candidate, first[has_rows]) - first[has_rows]
+            chosen = np.zeros(arrays.size, dtype=np.int64)
+            chosen[has_rows] = argbest
+            policy = np.where(improvable, chosen, policy)
+        raise RuntimeError("policy iteration did not converge in 1000 rounds")
+    finally:  # whether it converged or not: the factors freed, the helper thread stopped
+        blocks.close()
+        if systems is not None:
+            systems.close()
 
 
 def _pardiso_systems(
