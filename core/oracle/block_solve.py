@@ -155,7 +155,8 @@ class BlockSolver:
         return x
 
     def close(self) -> None:
-        """Free every block's factors (in the thread that made them) and stop the helper."""
+        """Free every block's factors (in the thread that made them) and stop the helper; it
+        may still solve afterwards, without the helper."""
         self._release(self._factors.values())
         self._factors = {}
         if self._helper is not None:

@@ -221,6 +221,8 @@ def _optimise(
             if rounds == ORDER_FROM_ROUND:  # the orders cost ~2 solves; they pay from here on
                 systems = _pardiso_systems(arrays, fixed, zero)
                 blocks.ordered = True
+                if systems is not None:  # PARDISO's from here on: SuperLU's factors go now
+                    blocks.close()
             values = _evaluate(arrays, policy, fixed, zero, systems, factorisers, blocks)
             q = arrays.rows @ values
             best = np.full(arrays.size, -np.inf)
