@@ -26,7 +26,6 @@ made (``_Permuted.release``).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -38,6 +37,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import SuperLU, splu
 
+from explaincheck.core.oracle.cores import available_cores
 from explaincheck.core.oracle.ordering import nested_dissection
 
 SMALL = 2_000  # components below this many states are solved together in runs
@@ -104,7 +104,7 @@ class BlockSolver:
         self._orders: list[_Order] = []  # the large blocks' orders of the last round
         # a second thread factorises one large block while this one does another (SuperLU
         # lets go of the interpreter): on two cores two halves take 0.10 s instead of 0.18 s
-        self._helper = ThreadPoolExecutor(1) if helper and _cores() > 1 else None
+        self._helper = ThreadPoolExecutor(1) if helper and available_cores() > 1 else None
 
     def solve(
         self,
@@ -213,14 +213,6 @@ class BlockSolver:
             position = np.where(had, known.rank()[at], len(known.states) + np.arange(len(states)))
             return np.argsort(position, kind="stable")
         return None
-
-
-def _cores() -> int:
-    """Cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 def _substitute(

@@ -29,6 +29,8 @@ from pathlib import Path
 import numpy as np
 from scipy.sparse import csr_matrix
 
+from explaincheck.core.oracle.cores import available_cores
+
 ENVIRONMENT = "EXPLAINCHECK_MKL_RT"  # path of libmkl_rt to use instead of the environment's
 REAL_NONSYMMETRIC = 11  # PARDISO's matrix type
 ANALYSE, FACTOR, SOLVE, RELEASE = 11, 22, 33, -1  # PARDISO's phases
@@ -68,8 +70,7 @@ def library() -> ctypes.CDLL | None:
             mkl.pardiso  # noqa: B018 (the symbol must be there)
         except (OSError, AttributeError):
             continue
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-        threads = min(MOST_THREADS, cores or 1)
+        threads = min(MOST_THREADS, available_cores())
         mkl.MKL_Set_Num_Threads(ctypes.c_int(threads))
         return mkl
     return None

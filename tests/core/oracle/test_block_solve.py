@@ -16,6 +16,7 @@ from scipy.sparse.linalg import spsolve
 
 from explaincheck.core.oracle import block_solve
 from explaincheck.core.oracle.block_solve import BlockSolver, _blocks, _Order, _solve_order
+from explaincheck.core.oracle.cores import available_cores
 
 LEAK = 0.05  # each state's probability of leaving the system (to a solved state)
 
@@ -156,6 +157,7 @@ import json, sys
 import numpy as np
 from scipy.sparse import block_diag, diags, identity
 from explaincheck.core.oracle import block_solve
+from explaincheck.core.oracle.cores import available_cores
 from explaincheck.core.oracle.block_solve import BlockSolver
 
 def resident():
@@ -182,7 +184,7 @@ print(json.dumps([solver.helped, solver.factorised, seen[9], seen[-1]]))
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/self/statm")
-@pytest.mark.skipif(block_solve._cores() < 2, reason="the helper thread needs two cores")
+@pytest.mark.skipif(available_cores() < 2, reason="the helper thread needs two cores")
 def test_the_helpers_factors_are_freed_by_the_helper():
     """SciPy's SuperLU frees a factor's memory only in the thread that made it (SciPy issue
     15921): freed from the main thread, 40 rounds of a helper-made block would keep ~200 MB."""

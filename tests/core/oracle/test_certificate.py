@@ -11,7 +11,7 @@ from oracle_helpers import model
 from scipy.sparse import csr_matrix
 from test_real_prism import key_grid
 
-from explaincheck.core.oracle import compute, compute_in_process
+from explaincheck.core.oracle import certificate, compute, compute_in_process
 from explaincheck.core.oracle.arrays import ChoiceArrays
 from explaincheck.core.oracle.end_components import almost_sure, maximal_end_components
 from explaincheck.core.oracle.serialization import from_cache, to_cache, to_contract
@@ -98,6 +98,31 @@ def test_the_slippery_grid_bound_is_tight_and_holds_the_exact_values(
         assert Fraction(low) <= Fraction(truth.value_exact) <= Fraction(high)
         d_low, d_high = facts.danger_interval
         assert Fraction(d_low) <= Fraction(truth.danger_exact) <= Fraction(d_high)
+
+
+def test_d_bounded_beside_v_gives_the_bounds_of_one_after_the_other(
+    slippery_grid_path, monkeypatch
+):
+    """Where V and D both need the own bounds, D's are computed on a helper thread beside V's
+    (``certify``): the same numbers as computed one after the other."""
+    _own_bounds_only(monkeypatch)
+    request = OracleRequest(slippery_grid_path, method=VERIFIED, centrality=False)
+    submitted = []
+    original = certificate.ThreadPoolExecutor.submit
+
+    def counting(self, *arguments, **keywords):
+        submitted.append(arguments[0].__name__)
+        return original(self, *arguments, **keywords)
+
+    monkeypatch.setattr(certificate.ThreadPoolExecutor, "submit", counting)
+    monkeypatch.setattr(certificate, "available_cores", lambda: 2)
+    beside = compute_in_process(request, columnar_from=0).states
+    monkeypatch.setattr(certificate, "available_cores", lambda: 1)
+    after = compute_in_process(request, columnar_from=0).states
+    assert submitted.count("_escape_bounds") == 1  # the first run only
+    for name in ("value_low", "value_high", "danger_low", "danger_high"):
+        assert np.array_equal(getattr(beside, name), getattr(after, name)), name
+    assert 0.0 < float(np.max(beside.danger_high - beside.danger_low)) <= 1e-6
 
 
 def _arrays(choices: list[list[dict[int, float]]]) -> ChoiceArrays:
