@@ -124,7 +124,7 @@ class BlockSolver:
         self._release(self._factors.values())
         orders: list[_Order] = []
         solvers: list[_Solves | None] = []
-        ordered: list[tuple[int, csr_matrix, np.ndarray]] = []  # blocks to factorise in order
+        large: list[tuple[int, csr_matrix, np.ndarray]] = []  # (index, matrix, order) to factorise
         for index, (block, key) in enumerate(zip(blocks, keys, strict=True)):
             solver = reusable.get(key)
             if solver is not None:
@@ -138,9 +138,9 @@ class BlockSolver:
                 if order is None:
                     solver = splu(square.tocsc(), permc_spec="COLAMD", diag_pivot_thresh=0.0)
                 else:
-                    ordered.append((index, square, order))
+                    large.append((index, square, order))
             solvers.append(solver)
-        for index, made in self._permuted(ordered):
+        for index, made in self._permuted(large):
             solvers[index] = made
         done = [solver for solver in solvers if solver is not None]
         self._factors = dict(zip(keys, done, strict=True))
@@ -182,16 +182,16 @@ class BlockSolver:
         return order
 
     def _permuted(
-        self, ordered: list[tuple[int, csr_matrix, np.ndarray]]
+        self, large: list[tuple[int, csr_matrix, np.ndarray]]
     ) -> list[tuple[int, _Permuted]]:
         """The large blocks' factors, one of every two made by the helper meanwhile."""
         helped = []
-        if self._helper is not None and len(ordered) > 1:
-            for index, square, order in ordered[1::2]:
+        if self._helper is not None and len(large) > 1:
+            for index, square, order in large[1::2]:
                 helped.append((index, self._helper.submit(_Permuted, square, order)))
                 self.helped += 1
-            ordered = ordered[::2]
-        made = [(index, _Permuted(square, order)) for index, square, order in ordered]
+            large = large[::2]
+        made = [(index, _Permuted(square, order)) for index, square, order in large]
         for index, pending in helped:
             permuted = pending.result()
             permuted.owner = self._helper
