@@ -36,7 +36,7 @@ is widened to hold the reported value.
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -370,17 +370,60 @@ def certify(
     both computations' arrays at once (peak 640-680 MB instead of 500-550 MB)."""
     storm_value, storm_danger = storm
     with ThreadPoolExecutor(1) as helper:
-        pending = None  # D's own escape bounds, being computed beside V's
-        both_own = _needs_own(storm_value) and _needs_own(storm_danger)
-        if both_own and danger is not None and unsafe is not None and available_cores() > 1:
-            assert danger_policy is not None  # D came from policy iteration, which gives it
-            pending = helper.submit(_escape_bounds, arrays, unsafe, danger_policy, danger)
-        return _bounds(arrays, goal, unsafe, value, policy, danger, danger_policy, storm, pending)
+        escape = None  # D's own escape bounds, when needed; started now beside V's where both are
+        if danger is not None and unsafe is not None and danger_policy is not None:
+            escape = _escape_source(helper, arrays, unsafe, danger_policy, danger, storm)
+        value_low, value_high, own = _interval(
+            arrays, storm_value, value, lambda: reach_bounds(arrays, goal, policy, value)
+        )
+        if storm_value is not None and storm_value.converged:
+            # graph facts need no round-off allowance: V = 1 on the goal, 0 where no path leads
+            _pin(value_low, value_high, goal, 1.0, value)
+            _pin(value_low, value_high, ~reaching(arrays.state_graph, goal), 0.0, value)
+        widths = [value_high - value_low]
+        danger_low = danger_high = None
+        if danger is not None and unsafe is not None:
+
+            def own_danger() -> tuple[np.ndarray, np.ndarray]:
+                # asked for only where Storm's bounds of D stopped short, where D came from
+                # policy iteration (``sound_values.values_from``), which gives its policy
+                assert escape is not None
+                escape_low, escape_high = escape()
+                return 1.0 - escape_high, 1.0 - escape_low
+
+            danger_low, danger_high, own_d = _interval(arrays, storm_danger, danger, own_danger)
+            if storm_danger is not None and storm_danger.converged:
+                _pin(danger_low, danger_high, unsafe, 1.0, danger)  # D = 1 on unsafe states
+            own = own or own_d
+            widths.append(danger_high - danger_low)
+    max_width = float(max(w.max(initial=0.0) for w in widths))
+    return Bounds(
+        Certificate("bounded", _method(storm_value, storm_danger, own), max_width),
+        value_low,
+        value_high,
+        danger_low,
+        danger_high,
+    )
 
 
 def _needs_own(storm: SoundBounds | None) -> bool:
     """Whether an interval needs the own bounds: Storm gave none, or stopped short."""
     return storm is None or not storm.converged
+
+
+def _escape_source(
+    helper: ThreadPoolExecutor,
+    arrays: ChoiceArrays,
+    unsafe: np.ndarray,
+    policy: np.ndarray,
+    danger: np.ndarray,
+    storm: tuple[SoundBounds | None, SoundBounds | None],
+) -> Callable[[], tuple[np.ndarray, np.ndarray]]:
+    """How to get D's own escape bounds: already being computed by ``helper`` where V's own
+    bounds are needed too (and two cores are there), else computed when asked."""
+    if all(_needs_own(bounds) for bounds in storm) and available_cores() > 1:
+        return helper.submit(_escape_bounds, arrays, unsafe, policy, danger).result
+    return lambda: _escape_bounds(arrays, unsafe, policy, danger)
 
 
 def _escape_bounds(
@@ -390,55 +433,6 @@ def _escape_bounds(
     the policy of D's iteration."""
     safe = can_avoid_forever_arrays(arrays, unsafe)
     return reach_bounds(arrays, safe, policy, 1.0 - danger)
-
-
-def _bounds(
-    arrays: ChoiceArrays,
-    goal: np.ndarray,
-    unsafe: np.ndarray | None,
-    value: np.ndarray,
-    policy: np.ndarray,
-    danger: np.ndarray | None,
-    danger_policy: np.ndarray | None,
-    storm: tuple[SoundBounds | None, SoundBounds | None],
-    pending: Future[tuple[np.ndarray, np.ndarray]] | None,
-) -> Bounds:
-    """``certify``'s intervals, D's own escape bounds taken from ``pending`` where given."""
-    storm_value, storm_danger = storm
-    value_low, value_high, own = _interval(
-        arrays, storm_value, value, lambda: reach_bounds(arrays, goal, policy, value)
-    )
-    if storm_value is not None and storm_value.converged:
-        # graph facts need no round-off allowance: V = 1 on the goal, 0 where no path leads to it
-        _pin(value_low, value_high, goal, 1.0, value)
-        _pin(value_low, value_high, ~reaching(arrays.state_graph, goal), 0.0, value)
-    widths = [value_high - value_low]
-    danger_low = danger_high = None
-    if danger is not None and unsafe is not None:
-
-        def own_danger() -> tuple[np.ndarray, np.ndarray]:
-            # asked for only where Storm's bounds of D stopped short, where D came from policy
-            # iteration (``sound_values.values_from``), which gives its policy
-            assert danger_policy is not None
-            if pending is not None:
-                escape_low, escape_high = pending.result()
-            else:
-                escape_low, escape_high = _escape_bounds(arrays, unsafe, danger_policy, danger)
-            return 1.0 - escape_high, 1.0 - escape_low
-
-        danger_low, danger_high, own_d = _interval(arrays, storm_danger, danger, own_danger)
-        if storm_danger is not None and storm_danger.converged:
-            _pin(danger_low, danger_high, unsafe, 1.0, danger)  # D = 1 on unsafe states
-        own = own or own_d
-        widths.append(danger_high - danger_low)
-    max_width = float(max(w.max(initial=0.0) for w in widths))
-    return Bounds(
-        Certificate("bounded", _method(storm_value, storm_danger, own), max_width),
-        value_low,
-        value_high,
-        danger_low,
-        danger_high,
-    )
 
 
 def _pin(
