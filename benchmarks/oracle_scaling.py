@@ -310,6 +310,8 @@ def versus_main(rows: list[str], timeout: float, storm_timeout: float, repeat: i
 BREAKDOWN = """
 import json, sys, time
 import explaincheck.core.cli.oracle_command, explaincheck.core.oracle  # the command's own
+from explaincheck.core.oracle.blas_threads import one_blas_thread
+one_blas_thread()  # as the command does, before NumPy's import
 start = time.process_time()
 from explaincheck.core.oracle.scipy_import import import_sparse
 import_sparse()  # as the child does, before the oracle's modules
@@ -361,6 +363,8 @@ def breakdown(path: Path) -> str:
 
 PHASES_RUN = """
 import json, resource, sys, time
+from explaincheck.core.oracle.blas_threads import one_blas_thread
+one_blas_thread()  # as the oracle's child does, before NumPy's import
 from explaincheck.core.oracle.compute import compute_in_process
 from explaincheck.core.oracle.page_faults import fewer_page_faults
 from explaincheck.core.oracle.types import OracleRequest

@@ -139,9 +139,11 @@ def request_from(args: argparse.Namespace) -> OracleRequest:
 
 def run(args: argparse.Namespace) -> int:
     from explaincheck.core.oracle import compute_oracle
+    from explaincheck.core.oracle.blas_threads import one_blas_thread
     from explaincheck.core.oracle.page_faults import fewer_page_faults
     from explaincheck.core.oracle.serialization import to_contract, write_contract
 
+    one_blas_thread()  # before NumPy's import: this process only runs the oracle
     fewer_page_faults()  # before the child is forked: it inherits them; the JSON gains too
     progress = OracleProgressLine(sys.stderr)
     try:

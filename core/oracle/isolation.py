@@ -229,8 +229,10 @@ def _child(
     os.dup2(devnull, 2)
     try:
         lower_memory_limit(memory_limit)
+        from explaincheck.core.oracle.blas_threads import one_blas_thread
         from explaincheck.core.oracle.page_faults import fewer_page_faults
 
+        one_blas_thread()  # before SciPy's OpenBLAS loads (and NumPy's, in a spawned child)
         fewer_page_faults()  # a forked child inherits them; a spawned one sets its own
         from explaincheck.core.oracle.scipy_import import import_sparse
 
