@@ -31,6 +31,11 @@ import numpy as np
 
 from explaincheck.core.oracle.arrays import ChoiceArrays, reaching
 from explaincheck.core.oracle.certificate import storm_round_off
+from explaincheck.core.oracle.complement import (
+    COMPLEMENT,
+    complement_bounds,
+    ends_in_goal_or_unsafe,
+)
 from explaincheck.core.oracle.graph_analysis import acyclic_depth
 from explaincheck.core.oracle.objective import MAX, Objective
 from explaincheck.core.oracle.storm.checking import (
@@ -74,11 +79,29 @@ def storm_answers(
     scheduler), asked while Storm's model is alive: ``arrays`` needs only its pattern."""
     report = progress or (lambda phase, **counts: None)
     depth = acyclic_depth(arrays, TOPOLOGICAL_DEPTH)
-    found = []
+    found: list[SoundBounds | None] = []
     for index, objective in enumerate(objectives):
         report("values" if index == 0 else "danger", states=arrays.size)
-        found.append(storm_bounds(model, objective, depth, arrays))
+        if index and _is_complement(arrays, objectives, found[0], depth):
+            assert found[0] is not None  # usable
+            found.append(complement_bounds(found[0]))
+        else:
+            found.append(storm_bounds(model, objective, depth, arrays))
     return StormAnswers(found, depth)
+
+
+def _is_complement(
+    arrays: ChoiceArrays,
+    objectives: list[Objective],
+    value: SoundBounds | None,
+    depth: int | None,
+) -> bool:
+    """Whether D's bounds are V's turned around (``complement``): V's are usable and every run
+    ends in the goal or an unsafe state and never reaches the other kind after."""
+    if not usable(value, arrays):
+        return False
+    goal, unsafe = objectives[0].target, objectives[1].target
+    return ends_in_goal_or_unsafe(arrays, goal, unsafe, acyclic=depth is not None)
 
 
 def values_from(
@@ -244,6 +267,11 @@ def _storm_words(
 ) -> str:
     width = float(np.max(bounds.upper - bounds.lower, initial=0.0))
     error = width / 2 + storm_round_off(arrays, bounds.iterations)
+    if bounds.engine == COMPLEMENT:
+        return (
+            f"{objective.name} = 1 − V (every run ends in the goal or an unsafe state and"
+            f" never reaches the other kind after: no second check; error ≤ {error:.1e})"
+        )
     scheduler = ", Storm's scheduler" if objective.scheduler else ""
     engine = (
         f"Storm's topological engine (no cycle but self-loops: each state solved once, depth"
