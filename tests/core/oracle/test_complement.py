@@ -39,91 +39,52 @@ label "goal" = k=4 & !trap;
 label "unsafe" = trap;
 """
 
+
+def states_model(top: int, commands: str, goal: str, unsafe: str, constants: str = "") -> str:
+    """A model of one variable s in 0..top, starting at 0."""
+    return (
+        f"mdp\n{constants}module m\n  s : [0..{top}] init 0;\n{commands}endmodule\n"
+        f'label "goal" = {goal};\nlabel "unsafe" = {unsafe};\n'
+    )
+
+
 # A retry loop: cycles (try again, go back), yet no end component outside the goal and the
 # trap: every choice leaves to one of them with positive probability.
-RETRY = """mdp
-module retry
-  s : [0..3] init 0;
-  [try] s=0 -> 0.5:(s'=2) + 0.3:(s'=1) + 0.2:(s'=0);
-  [back] s=1 -> 0.6:(s'=0) + 0.4:(s'=3);
-  [risk] s=1 -> 0.5:(s'=2) + 0.5:(s'=3);
-endmodule
-label "goal" = s=2;
-label "unsafe" = s=3;
-"""
-
+RETRY = states_model(
+    3,
+    "  [try] s=0 -> 0.5:(s'=2) + 0.3:(s'=1) + 0.2:(s'=0);\n"
+    "  [back] s=1 -> 0.6:(s'=0) + 0.4:(s'=3);\n"
+    "  [risk] s=1 -> 0.5:(s'=2) + 0.5:(s'=3);\n",
+    goal="s=2",
+    unsafe="s=3",
+)
+GO = "  [go] s=0 -> 0.5:(s'=1) + 0.5:(s'=2);\n"  # the goal or the trap, even odds
 # (d) fails, acyclic: a state may wait forever (a choice that only loops back), so the least
 # chance of the trap is 0 while the goal's best chance is 0.5.
-WAITING = """mdp
-module waiting
-  s : [0..2] init 0;
-  [wait] s=0 -> (s'=0);
-  [go] s=0 -> 0.5:(s'=1) + 0.5:(s'=2);
-endmodule
-label "goal" = s=1;
-label "unsafe" = s=2;
-"""
-
+WAITING = states_model(2, "  [wait] s=0 -> (s'=0);\n" + GO, goal="s=1", unsafe="s=2")
 # (d) fails with a cycle: two states can pass a run back and forth forever.
-PING_PONG = """mdp
-module pingpong
-  s : [0..3] init 0;
-  [pass] s=0 -> (s'=1);
-  [go] s=0 -> 0.5:(s'=2) + 0.5:(s'=3);
-  [pass] s=1 -> (s'=0);
-endmodule
-label "goal" = s=2;
-label "unsafe" = s=3;
-"""
-
+PING_PONG = states_model(
+    3, "  [pass] s=0 -> (s'=3);\n  [pass] s=3 -> (s'=0);\n" + GO, goal="s=1", unsafe="s=2"
+)
 # (b) fails: the goal is not the end, a run goes on from it into the trap.
-GOAL_LEADS_ON = """mdp
-module on
-  s : [0..3] init 0;
-  [go] s=0 -> 0.5:(s'=1) + 0.5:(s'=3);
-  [on] s=1 -> (s'=3);
-  [] s>=2 -> true;
-endmodule
-label "goal" = s=1;
-label "unsafe" = s=3;
-"""
-
+GOAL_LEADS_ON = states_model(
+    2, GO + "  [on] s=1 -> (s'=2);\n  [] s=2 -> true;\n", goal="s=1", unsafe="s=2"
+)
 # (c) fails: an unsafe state leads on to the goal.
-UNSAFE_LEADS_ON = """mdp
-module on
-  s : [0..3] init 0;
-  [go] s=0 -> 0.5:(s'=1) + 0.5:(s'=3);
-  [on] s=3 -> (s'=1);
-  [] s=1 | s=2 -> true;
-endmodule
-label "goal" = s=1;
-label "unsafe" = s=3;
-"""
-
+UNSAFE_LEADS_ON = states_model(
+    2, GO + "  [on] s=2 -> (s'=1);\n  [] s=1 -> true;\n", goal="s=1", unsafe="s=2"
+)
 # (a) fails: a state that is both.
-BOTH = """mdp
-module both
-  s : [0..2] init 0;
-  [go] s=0 -> 0.5:(s'=1) + 0.5:(s'=2);
-  [] s>0 -> true;
-endmodule
-label "goal" = s>=1;
-label "unsafe" = s=2;
-"""
-
+BOTH = states_model(2, GO + "  [] s>0 -> true;\n", goal="s>=1", unsafe="s=2")
 # A zero-probability update: Storm's builder must not keep it as an entry, or the only choice
 # of s=0 would seem to leave (to the trap) where in truth it only loops back (an end component).
-ZERO_UPDATE = """mdp
-const double p = 0;
-module zero
-  s : [0..2] init 0;
-  [stay] s=0 -> p:(s'=2) + (1-p):(s'=0);
-  [go] s=0 -> 0.5:(s'=1) + 0.5:(s'=2);
-  [] s>0 -> true;
-endmodule
-label "goal" = s=1;
-label "unsafe" = s=2;
-"""
+ZERO_UPDATE = states_model(
+    2,
+    "  [stay] s=0 -> p:(s'=2) + (1-p):(s'=0);\n" + GO + "  [] s>0 -> true;\n",
+    goal="s=1",
+    unsafe="s=2",
+    constants="const double p = 0;\n",
+)
 
 
 def both_methods(tmp_path, text: str):
