@@ -97,17 +97,27 @@ def positive_int(text: str) -> int:
     return value
 
 
+def _is_bare(text: str) -> bool:
+    """A PRISM file outside any environment folder: told from the path where it can be
+    (``folder_layout.surely_bare``), else by the registry, whose import discovers plugins."""
+    from explaincheck.core.environments.folder_layout import surely_bare
+
+    if surely_bare(text):
+        return True
+    from explaincheck.core.environments.registry import is_bare_model
+
+    return is_bare_model(text)
+
+
 def request_from(args: argparse.Namespace) -> OracleRequest:
     """Resolve MODEL|ENV (built-in ids take their environment's constants and labels). A bare
     PRISM file's request needs no environment: its generic wording would have Storm parse the
     file in a child process of its own (``describe_program``), which the oracle's child parses
     again anyway."""
-    from explaincheck.core.environments.registry import is_bare_model, resolve
-
     method, limit, require_unsafe = args.method, args.state_limit, args.unsafe is not None
     spec = getattr(args, "property", None)
     check_goal_and_property(args.goal, spec)
-    if is_bare_model(args.model):
+    if _is_bare(args.model):
         path = Path(args.model).expanduser()
         constants, prop = args.const or "", None
         if spec:
@@ -127,6 +137,8 @@ def request_from(args: argparse.Namespace) -> OracleRequest:
             require_unsafe=require_unsafe,
             property=prop,
         )
+    from explaincheck.core.environments.registry import resolve
+
     constants = model_constants(spec, args.const)
     environment = resolve(
         args.model, constants=constants, goal_label=args.goal, unsafe_label=args.unsafe

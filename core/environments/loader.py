@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from explaincheck.core.environments.folder_layout import DESCRIBE_NAME, MODEL_NAME, TOML_NAME
 from explaincheck.core.environments.types import Environment, StateDescriber
 from explaincheck.core.errors import ExplaincheckError
 from explaincheck.core.oracle.constants_text import constant_parts, literal
@@ -28,9 +29,6 @@ from explaincheck.core.oracle.property import Property, PropertyError, parse_pro
 from explaincheck.core.oracle.types import StateFacts
 from explaincheck.core.paths import environments_dir
 
-TOML_NAME = "environment.toml"
-MODEL_NAME = "model.prism"
-DESCRIBE_NAME = "describe.py"
 # Labels Storm adds by itself; they say nothing about the task.
 HIDDEN_LABELS = frozenset({"init", "deadlock"})
 
