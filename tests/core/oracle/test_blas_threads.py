@@ -49,12 +49,8 @@ FRESH = COUNTS + textwrap.dedent(
 
 
 def fresh(mode: str, **environment: str) -> list:
-    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"} | environment
-    run = subprocess.run(
-        [sys.executable, "-c", FRESH, mode], capture_output=True, text=True, timeout=60, env=env
-    )
-    assert run.returncode == 0, run.stderr[-2000:]
-    return json.loads(run.stdout.strip().splitlines()[-1])
+    """What ``FRESH`` prints, with ``environment`` added to the caller's (count unset)."""
+    return json.loads(run_fresh("-c", FRESH, mode, **environment))
 
 
 def test_numpys_and_scipys_openblas_run_one_thread_when_asked_before_numpys_import():
@@ -106,9 +102,10 @@ COMMAND = COUNTS + textwrap.dedent(
 )
 
 
-def run_fresh(*arguments) -> str:
-    """The last line a fresh interpreter prints, run with ``arguments``, OpenBLAS's count unset."""
-    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+def run_fresh(*arguments, **environment: str) -> str:
+    """The last line a fresh interpreter prints, run with ``arguments``, OpenBLAS's count unset
+    unless ``environment`` sets it."""
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"} | environment
     run = subprocess.run(
         [sys.executable, *map(str, arguments)],
         capture_output=True,
