@@ -71,6 +71,8 @@ def test_a_column_of_numbers_is_written_as_json_writes_each():
     wanted = [0.0, -0.0, 1.0, 0.1, 1 / 3, 0.7999999999793, 1 - 2**-53, 1e-4, 9.999999999999999e-05]
     wanted += [1e-05, 4.5e-06, 5e-324, 1e16, 9999999999999998.0, 1.2345678901234568e17, -2.5e-7]
     wanted += [float("inf"), float("-inf"), float("nan"), 123456.789, 1e15]
+    # about 1e-9, where orjson's exponent gets its second digit: orjson writes 1e-9, repr 1e-09
+    wanted += [1e-9, -1e-9, float(np.nextafter(1e-9, 0)), 9.87654321e-10, 1e-10, 2.5e-300]
     column = np.array(wanted)
     assert contract_text.numbers(column) == [json_output.dumps(x) for x in wanted]
     strided = np.repeat(column, 2)[::2]  # not contiguous: orjson refuses such an array itself
@@ -81,6 +83,17 @@ def test_a_column_of_numbers_is_written_as_json_writes_each():
 def test_a_random_column_of_every_magnitude_is_written_as_json_writes_each():
     rng = np.random.default_rng(7)
     column = rng.random(20_000) * 10.0 ** rng.integers(-9, 20, 20_000)
+    assert contract_text.numbers(column) == [json.dumps(x) for x in column.tolist()]
+
+
+def test_tiny_numbers_down_to_the_smallest_subnormal_are_written_as_json_writes_each():
+    # below 1e-9 orjson's text is kept (repr's costs 1.3 µs a number there): both must agree
+    rng = np.random.default_rng(11)
+    exponents = rng.uniform(-320, -8, 50_000)
+    column = rng.uniform(1, 10, 50_000) * 10.0**exponents * rng.choice([-1.0, 1.0], 50_000)
+    bits = rng.integers(1, 0x3E20000000000000, 50_000, dtype=np.int64).view(np.float64)
+    column = np.concatenate([column, bits, -bits])  # subnormals and every bit pattern to 1e-9
+    assert (np.abs(column) < 1e-9).sum() > 100_000 and (column != 0).all()
     assert contract_text.numbers(column) == [json.dumps(x) for x in column.tolist()]
 
 
