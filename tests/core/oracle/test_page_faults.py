@@ -34,6 +34,39 @@ def test_the_switches_take_effect_in_a_fresh_process():
     assert out.stdout.split() == ["True", "False"]  # applied; huge-page advice was off
 
 
+ROUNDS = """
+import resource, sys
+from explaincheck.core.oracle.page_faults import held_arenas
+held = held_arenas(16) if sys.argv[1] == "held" else []
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+for round in range(40):  # as oracle --json's blocks: megabytes of short strings, then none
+    texts = [str(round * 100_000 + k) + ", " for k in range(60_000)]
+    del texts
+print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before, len(held))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="getrusage's page faults")
+def test_held_arenas_keep_short_lived_strings_from_faulting_in_again():
+    def faults(mode: str) -> tuple[int, int]:
+        environment = {k: v for k, v in os.environ.items() if k != "PYTHONMALLOC"}
+        out = subprocess.run(
+            [sys.executable, "-c", ROUNDS, mode],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=environment,
+        )
+        found, held = out.stdout.split()
+        return int(found), int(held)
+
+    loose, none_held = faults("loose")
+    kept, held = faults("held")
+    assert none_held == 0 and held >= 128  # one object per 128 kB of 16 MB
+    assert loose > 10_000  # each round's arenas faulted in again: 40 rounds of about 4 MB
+    assert kept < loose / 10
+
+
 Usage = namedtuple("Usage", "total used free")
 
 
