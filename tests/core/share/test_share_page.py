@@ -148,6 +148,7 @@ def test_table_1_in_chromium_is_the_reports_over_every_execution(shared, tmp_pat
     assert "Table 1 — score per category (prioritised/random)" in run.stdout
 
 
+@pytest.mark.skipif(chromium() is None, reason="needs Debian's chromium (.ci/run installs it)")
 def test_the_stability_column_keeps_its_word_whole(shared, tmp_path):
     """A narrow window wrapped "stable-fail" at its hyphen (issue 50's follow-up): the
     case list's stability cells do not wrap (``td.nw``, white-space: nowrap)."""
