@@ -12,7 +12,7 @@ from base64 import b64decode
 from html.parser import HTMLParser
 
 import pytest
-from support.chromium import chromium, run_chromium
+from support.chromium import needs_chromium, run_chromium
 
 from explaincheck.core.cli.main import main
 from explaincheck.core.share.bundle import case_id, clean, stability
@@ -70,7 +70,7 @@ def test_untrusted_text_is_made_visible_not_obeyed():
     assert stability(["fail"]) == "single run"
 
 
-@pytest.mark.skipif(chromium() is None, reason="needs Debian's chromium (.ci/run installs it)")
+@needs_chromium()
 def test_chromium_opens_the_case_of_the_fragment_and_keeps_a_hostile_reply_text(shared, tmp_path):
     out, cid = shared
     run = run_chromium(f"{out.as_uri()}#case={cid}", tmp_path / "profile", "--dump-dom")
@@ -121,7 +121,7 @@ class _Table1(HTMLParser):
             self.cell.append(data)
 
 
-@pytest.mark.skipif(chromium() is None, reason="needs Debian's chromium (.ci/run installs it)")
+@needs_chromium()
 def test_table_1_in_chromium_is_the_reports_over_every_execution(shared, tmp_path):
     """The page opens with its "failures" filter on: Table 1 still shows ``report``'s figures
     over every run (issue 50: it scored only the listed failures, 0.0 % for every LLM and
@@ -148,7 +148,7 @@ def test_table_1_in_chromium_is_the_reports_over_every_execution(shared, tmp_pat
     assert "Table 1 — score per category (prioritised/random)" in run.stdout
 
 
-@pytest.mark.skipif(chromium() is None, reason="needs Debian's chromium (.ci/run installs it)")
+@needs_chromium()
 def test_the_stability_column_keeps_its_word_whole(shared, tmp_path):
     """A narrow window wrapped "stable-fail" at its hyphen (issue 50's follow-up): the
     case list's stability cells do not wrap (``td.nw``, white-space: nowrap)."""
