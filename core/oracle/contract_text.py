@@ -77,7 +77,10 @@ def _names(names: list[str]) -> str:
 BLOCK = 2048  # states converted to text at a time: small blocks reuse the allocator's memory
 # (65,536 at a time made 78,000 page faults at 10^5 states, a quarter of the writing's CPU)
 HELD_MEGABYTES = 16  # of Python's arenas kept mapped while the text is written: a block's
-# strings take about 4 MB (``page_faults.held_arenas``)
+# strings take about 4 MB (``page_faults.held_arenas``); making them costs about 10 ms, which
+# the faults saved repay from some 17 blocks on: held, the drifting grids' text took 10 ms more
+# at 10^4 states (5 blocks) and 15 ms less at 10^5 (48 blocks)
+HELD_FROM = 32 * BLOCK  # states
 # between two states' texts in ``_per_state``'s one joined string: JSON text escapes every
 # control character, so none of the texts holds it (numpy would drop a NUL from its strings)
 _BETWEEN = "\x1f"
@@ -92,7 +95,8 @@ def state_texts(states: ColumnarStates, centrality: bool) -> Iterator[str]:
     labels = states.label_tuples()
     label_text = {found: _names([json.dumps(x) for x in found]) for found in set(labels)}
     scores = states.centrality_scores() if centrality else None
-    held = held_arenas(HELD_MEGABYTES)  # a block's strings reuse these arenas' pages
+    # a block's strings reuse these arenas' pages
+    held = held_arenas(HELD_MEGABYTES) if len(states) >= HELD_FROM else []
     for low in range(0, len(states), BLOCK):
         high = min(low + BLOCK, len(states))
         yield ", ".join(_block(states, low, high, names, keys, labels, label_text, scores))

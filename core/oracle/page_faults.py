@@ -76,7 +76,8 @@ def _reuse_freed_memory() -> bool:
     return all(mallopt(parameter, value) == 1 for parameter, value in settings)
 
 
-HELD_OBJECT = 47  # bytes(47) is an 80-byte object, one of the allocator's size classes
+HELD_OBJECT = 479  # bytes(479) is a 512-byte object, the allocator's largest size class:
+# the fewest objects to make (9 ms for 16 MB; 80-byte objects took 36 ms)
 HELD_SPAN = 128 << 10  # one object kept per 128 kB: several in each arena (256 kB before 3.10)
 
 
@@ -86,7 +87,7 @@ def held_arenas(megabytes: int) -> list[bytes]:
     goes), and their free pools serve objects of every size. At 10^6 states the ``--json``
     text faulted in 195,000 pages without them and 11,700 with 16 MB held (0.2 s of system
     time, and a little user time, of its 2.4 s). Speed only; with another allocator
-    (``PYTHONMALLOC=malloc``) the list is just 16 MB of small objects."""
+    (``PYTHONMALLOC=malloc``) the list is just a hundred objects kept of many made."""
     count = (megabytes << 20) // (HELD_OBJECT + 33)  # 33: a bytes object's own header
     made = [bytes(HELD_OBJECT) for _ in range(count)]  # distinct objects (bytes(0) is shared)
     return made[:: HELD_SPAN // (HELD_OBJECT + 33)]

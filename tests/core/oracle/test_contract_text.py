@@ -41,6 +41,7 @@ def test_the_columns_give_the_text_of_the_facts(
     monkeypatch, tmp_path, unsafe, centrality, block, method
 ):
     monkeypatch.setattr(contract_text, "BLOCK", block)  # 5: blocks end mid-model
+    monkeypatch.setattr(contract_text, "HELD_FROM", 0 if block == 5 else 10**9)  # arenas held
     path = tmp_path / "walk.prism"
     path.write_text(MODEL if unsafe else MODEL.replace('label "unsafe"', 'label "other"'))
     request = OracleRequest(str(path), method=method, centrality=centrality)
