@@ -85,7 +85,7 @@ def held_arenas(megabytes: int) -> list[bytes]:
     """Small objects spread over ``megabytes`` of Python's small-object arenas: while the caller
     holds the list, those arenas stay mapped (an arena is unmapped only when its last object
     goes), and their free pools serve objects of every size. At 10^6 states the ``--json``
-    text faulted in 195,000 pages without them and 11,700 with 16 MB held (0.2 s of system
+    text faulted in 195,000 pages without them and 17,000 with 16 MB held (0.2 s of system
     time, and a little user time, of its 2.4 s). Speed only; with another allocator
     (``PYTHONMALLOC=malloc``) the list is just a hundred objects kept of many made."""
     count = (megabytes << 20) // (HELD_OBJECT + 33)  # 33: a bytes object's own header
